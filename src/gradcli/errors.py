@@ -1,0 +1,64 @@
+"""The one error root of gradcli: every user-facing failure is a GradcliError with a source span."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A 1-based source region: where a statement or expression sits in the script."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class GradcliError(Exception):
+    """Root of every error gradcli reports to a user.
+
+    ``kind`` is the Python/PyTorch exception name the same program would raise
+    ("RuntimeError", "TypeError", "NameError", "SyntaxError", ...).
+    """
+
+    exit_code = 1
+    default_kind = "RuntimeError"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str | None = None,
+        span: Span | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind or self.default_kind
+        self.span = span
+        self.hint = hint
+
+    def at(self, span: Span | None) -> GradcliError:
+        """Attach a span unless one is already known; returns self for ``raise err.at(span)``."""
+        if self.span is None:
+            self.span = span
+        return self
+
+
+class ScriptSyntaxError(GradcliError):
+    """The script is not in the grad language (exit 3)."""
+
+    exit_code = 3
+    default_kind = "SyntaxError"
+
+
+class ScriptError(GradcliError):
+    """The script failed while running (exit 1): autograd errors, unknown names, bad arguments."""
+
+
+class UsageError(GradcliError):
+    """The command line is wrong: bad option, missing file, unknown --wrt name, no backend (exit 2)."""
+
+    exit_code = 2
+    default_kind = "UsageError"
