@@ -1,0 +1,120 @@
+"""Array backends: NumPy, CuPy or any Array API namespace, chosen once per run.
+
+The engine and the op table speak only the Python Array API through ``Backend.xp``.  This is
+the only module that imports NumPy or CuPy, and ``to_host`` is the one place where data leaves
+the device.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy
+
+from .errors import UsageError
+
+DTYPES = ("float64", "float32")
+BACKENDS = ("numpy", "cupy")
+
+_cupy_failure: str | None = None  # why CuPy cannot run here, kept from the one import attempt
+_cupy_module: ModuleType | None = None
+
+
+@dataclass(eq=False)
+class Backend:
+    """An array namespace plus the run's dtype and random generator."""
+
+    name: str
+    xp: Any
+    dtype: Any
+    dtype_name: str
+    seed: int = 0
+    _rng: Any = field(default=None, repr=False)
+    formulas: Any = field(default=None, repr=False)  # the op table's formula namespace, cached
+
+    def asarray(self, data: Any) -> Any:
+        """Data (numbers, nested lists, host arrays) as a writable array of the run's dtype."""
+        return self.xp.asarray(data, dtype=self.dtype, copy=True)
+
+    def writable(self, array: Any) -> Any:
+        """The same values as an array object that supports ``a[...] = v`` and views.
+
+        NumPy turns 0-d results into immutable scalars; in-place updates and aliases need an
+        ndarray.  Other namespaces already return arrays.
+        """
+        return numpy.asarray(array) if self.name == "numpy" else array
+
+    def random(self, shape: tuple[int, ...], normal: bool) -> Any:
+        """Uniform [0, 1) or standard normal samples from the backend's seeded generator."""
+        if self._rng is None:
+            self.reseed(self.seed)
+        if self.name == "cupy":
+            fn = self._rng.standard_normal if normal else self._rng.random
+            return fn(shape, dtype=self.dtype)
+        host = self._rng.standard_normal(shape) if normal else self._rng.random(shape)
+        return self.asarray(host)
+
+    def reseed(self, seed: int) -> None:
+        """Restart the generator (``seed(n)`` in a script, ``--seed`` on the command line)."""
+        self.seed = seed
+        if self.name == "cupy":
+            self._rng = _cupy_module.random.default_rng(seed)
+        else:
+            self._rng = numpy.random.default_rng(seed)
+
+
+def get_backend(name: str | None = None, dtype: str = "float64", seed: int = 0) -> Backend:
+    """The backend named ``name`` (default: $GRADCLI_BACKEND or numpy); UsageError if unavailable."""
+    name = name or os.environ.get("GRADCLI_BACKEND") or "numpy"
+    if dtype not in DTYPES:
+        raise UsageError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
+    if name == "numpy":
+        import array_api_compat.numpy as xp
+    elif name == "cupy":
+        xp = _import_cupy()
+    elif name == "array_api_strict":
+        import array_api_strict as xp
+    else:
+        raise UsageError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    return Backend(name, xp, getattr(xp, dtype), dtype, seed)
+
+
+def from_namespace(xp: Any, dtype: str = "float64", seed: int = 0) -> Backend:
+    """A backend over any Array API namespace (library use and the array-api-strict tests)."""
+    return Backend(getattr(xp, "__name__", "array_api"), xp, getattr(xp, dtype), dtype, seed)
+
+
+def _import_cupy() -> Any:
+    """Import CuPy once and check a GPU is usable; keep the reason when not."""
+    global _cupy_failure, _cupy_module
+    if _cupy_module is None and _cupy_failure is None:
+        try:
+            import cupy
+
+            cupy.cuda.runtime.getDeviceCount()
+            import array_api_compat.cupy  # noqa: F401
+        except ImportError as exc:
+            _cupy_failure = f"CuPy is not installed ({exc.msg}); install gradcli[cupy]"
+        except Exception as exc:  # CUDA driver/runtime errors have no common base class
+            _cupy_failure = f"CuPy is installed but no usable NVIDIA GPU was found ({exc})"
+        else:
+            _cupy_module = cupy
+    if _cupy_failure is not None:
+        raise UsageError(f"backend 'cupy' is unavailable: {_cupy_failure}")
+    import array_api_compat.cupy as xp
+
+    return xp
+
+
+def to_host(array: Any) -> Any:
+    """The one device→host transfer: any backend array as a NumPy array."""
+    if isinstance(array, numpy.ndarray | numpy.generic):
+        return numpy.asarray(array)
+    if hasattr(array, "get"):  # CuPy
+        return array.get()
+    return numpy.asarray(numpy.from_dlpack(array)) if hasattr(array, "__dlpack__") else (
+        numpy.asarray(array)
+    )

@@ -1,0 +1,424 @@
+"""The op table: every differentiable op declared once.
+
+Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
+
+    defop(NAME, GRAD_FN, INPUTS, FORWARD, FORMULA_FOR_INPUT_0, FORMULA_FOR_INPUT_1, ...)
+
+* ``INPUTS`` are PyTorch's names of the tensor arguments (``self``, ``other``, ``mat2`` …).  A
+  Python number passed in a tensor position is PyTorch's *wrapped number*: it is saved like a
+  tensor (so ``x * 2`` saves ``other`` and a second backward fails).  Scalar arguments
+  (``x ** 2``'s exponent, ``clamp``'s bounds, ``dim``) are keyword *params*, never saved tensors.
+* ``FORWARD(xp, *inputs, **params)`` computes the result with Array API calls only.
+* Each formula is a function whose parameter names say what it reads: ``grad`` (the incoming
+  gradient), ``xp`` (the formula namespace, below), an input name or ``result`` (a saved tensor),
+  ``self_shape`` (the first input's shape) or a param name.  What a node saves is derived from
+  these names with PyTorch's rule: ``result`` always; an input read by one formula only is saved
+  only when that formula's input needs grad; an input read by several formulas always.
+* A formula's ``xp`` offers only: where, sign, sin, cos, exp, log, sqrt, sum, reshape,
+  broadcast_to, matmul, permute_dims, zeros_like, select_backward, slice_backward.  Under
+  ``create_graph=True`` these names are recorded ops (``differentiable`` below), so every formula
+  is itself differentiable and second derivatives work.
+* Broadcasting is undone by the engine (``engine.sum_to``), so formulas are plain math.
+* ``kind``: "elementwise" ops keep their inputs' memory layout as PyTorch's TensorIterator
+  does; "view" ops share data and version counter with their input.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from . import layout
+from .engine import Tensor, apply
+
+OPS: dict[str, Op] = {}
+
+
+class Op:
+    """One entry of the table (see the module docstring)."""
+
+    __slots__ = ("name", "grad_fn", "inputs", "forward", "formulas", "kind", "saves", "_reads")
+
+    def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable,
+                 formulas: tuple[Callable | None, ...], kind: str | None) -> None:
+        self.name = name
+        self.grad_fn = grad_fn
+        self.inputs = inputs
+        self.forward = forward
+        self.formulas = tuple(
+            None if f is None else (f, f.__code__.co_varnames[: f.__code__.co_argcount])
+            for f in formulas
+        )
+        self.kind = kind
+        self.saves: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
+        # for each saved-able name, the inputs whose formulas read it
+        reads: dict[str, list[int]] = {}
+        for i, f in enumerate(self.formulas):
+            if f is not None:
+                for nm in f[1]:
+                    if nm in inputs or nm == "result":
+                        reads.setdefault(nm, []).append(i)
+        self._reads = reads
+
+    def saved_names(self, needs: tuple[bool, ...]) -> tuple[tuple[str, int], ...]:
+        """(name, input index or -1 for result) of what a node saves, given which inputs need grad.
+
+        PyTorch's codegen guards a saved input only when a single formula reads it and the op
+        has more than one differentiable input; the output is saved unconditionally.
+        """
+        differentiable = sum(f is not None for f in self.formulas)
+        out = []
+        for nm, readers in self._reads.items():
+            if nm != "result" and differentiable > 1 and len(readers) == 1:
+                if not needs[readers[0]]:
+                    continue
+            out.append((nm, -1 if nm == "result" else self.inputs.index(nm)))
+        result = tuple(out)
+        self.saves[needs] = result
+        return result
+
+    def __repr__(self) -> str:
+        return f"Op({self.name}: {self.grad_fn})"
+
+
+def defop(name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable,
+          *formulas: Callable | None, kind: str | None = None) -> Op:
+    """Declare an op in the table."""
+    if len(formulas) != len(inputs):
+        raise ValueError(f"{name}: one formula per input")
+    op = OPS[name] = Op(name, grad_fn, inputs, forward, formulas, kind)
+    return op
+
+
+def _raw(x: Any) -> Any:
+    """The array behind a tensor (masks in formulas are never differentiated)."""
+    return x.data if x.__class__ is Tensor else x
+
+
+def _where_eq(xp: Any, a: Any, b: Any) -> Any:
+    a, b = _raw(a), _raw(b)
+    return (a == b) | (xp_isnan(a) & xp_isnan(b))
+
+
+def xp_isnan(a: Any) -> Any:
+    """NaN mask that also works on Python numbers."""
+    return a != a
+
+
+def _scalar_log(b: float) -> float:
+    if b > 0:
+        return math.log(b)
+    return -math.inf if b == 0 else math.nan
+
+
+def _keep_dims(xp: Any, grad: Any, self_shape: tuple, dim: tuple | None, keepdim: bool) -> Any:
+    """Broadcast a reduced gradient back over the reduced dimensions."""
+    if dim is not None and not keepdim:
+        kept = [1 if i in dim else d for i, d in enumerate(self_shape)]
+        grad = xp.reshape(grad, tuple(kept))
+    return xp.broadcast_to(grad, self_shape)
+
+
+def _count(shape: tuple, dim: tuple | None) -> int:
+    n = 1
+    for i, d in enumerate(shape):
+        if dim is None or i in dim:
+            n *= d
+    return n
+
+
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+def _reverse_dims(xp: Any, g: Any) -> Any:
+    nd = len(g.shape)
+    return g if nd < 2 else xp.permute_dims(g, tuple(range(nd - 1, -1, -1)))
+
+
+def _swap(n: int, d0: int, d1: int) -> tuple[int, ...]:
+    perm = list(range(n))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return tuple(perm)
+
+
+def _index(dim: int, key: Any) -> tuple:
+    return (slice(None),) * dim + (key, Ellipsis)
+
+
+# --- arithmetic ---------------------------------------------------------------------------------
+ADD = defop("add", "AddBackward0", ("self", "other"), lambda xp, self, other: self + other,
+            lambda grad: grad,
+            lambda grad: grad, kind="elementwise")
+SUB = defop("sub", "SubBackward0", ("self", "other"), lambda xp, self, other: self - other,
+            lambda grad: grad,
+            lambda grad: -grad, kind="elementwise")
+RSUB = defop("rsub", "RsubBackward1", ("self",), lambda xp, self, other: other - self,
+             lambda grad: -grad, kind="elementwise")
+MUL = defop("mul", "MulBackward0", ("self", "other"), lambda xp, self, other: self * other,
+            lambda grad, other: grad * other,
+            lambda grad, self: grad * self, kind="elementwise")
+DIV = defop("div", "DivBackward0", ("self", "other"), lambda xp, self, other: self / other,
+            lambda grad, other: grad / other,
+            lambda grad, self, other: -grad * ((self / other) / other), kind="elementwise")
+RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", ("self",), lambda xp, self: 1.0 / self,
+                   lambda grad, result: -grad * (result * result), kind="elementwise")
+NEG = defop("neg", "NegBackward0", ("self",), lambda xp, self: -self,
+            lambda grad: -grad, kind="elementwise")
+# NOTE: pow's derivative is 0 where the exponent is 0, even at self = 0 (as PyTorch).
+POW = defop("pow", "PowBackward0", ("self",), lambda xp, self, exponent: self ** exponent,
+            lambda xp, grad, self, exponent: xp.zeros_like(grad) if exponent == 0
+            else grad * (exponent * self ** (exponent - 1)), kind="elementwise")
+POW_TENSOR = defop(
+    "pow_tensor", "PowBackward1", ("self", "exponent"),
+    lambda xp, self, exponent: self ** exponent,
+    lambda xp, grad, self, exponent: xp.where(_raw(exponent) == 0.0, 0.0,
+                                              grad * (exponent * self ** (exponent - 1))),
+    lambda xp, grad, self, exponent, result: xp.where(
+        (_raw(self) == 0.0) & (_raw(exponent) >= 0.0), 0.0, grad * (result * xp.log(self))),
+    kind="elementwise")
+
+
+def _pow_base_grad(xp: Any, grad: Any, exponent: Any, result: Any, base: float) -> Any:
+    if base == 0:
+        return grad * xp.where(_raw(exponent) >= 0.0, 0.0, result * _scalar_log(base))
+    return grad * (result * _scalar_log(base))
+
+
+POW_SCALAR_BASE = defop("pow_scalar_base", "PowBackward2", ("exponent",),
+                        lambda xp, exponent, base: base ** exponent, _pow_base_grad,
+                        kind="elementwise")
+MAXIMUM = defop(
+    "maximum", "MaximumBackward0", ("self", "other"), lambda xp, self, other: xp.maximum(self, other),
+    lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
+                                           xp.where(_raw(self) < _raw(other), 0.0, grad)),
+    lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
+                                           xp.where(_raw(self) > _raw(other), 0.0, grad)),
+    kind="elementwise")
+MINIMUM = defop(
+    "minimum", "MinimumBackward0", ("self", "other"), lambda xp, self, other: xp.minimum(self, other),
+    lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
+                                           xp.where(_raw(self) > _raw(other), 0.0, grad)),
+    lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
+                                           xp.where(_raw(self) < _raw(other), 0.0, grad)),
+    kind="elementwise")
+
+
+def _clamp(xp: Any, self: Any, min: float | None, max: float | None) -> Any:
+    return xp.clip(self, min=min, max=max)
+
+
+def _in_bounds(self: Any, min: float | None, max: float | None) -> Any:
+    s = _raw(self)
+    mask = s == s if min is None else s >= min
+    return mask if max is None else mask & (s <= max)
+
+
+# NOTE: clamp passes the gradient at the bounds themselves (min <= x <= max), as PyTorch.
+CLAMP = defop("clamp", "ClampBackward1", ("self",), _clamp,
+              lambda xp, grad, self, min, max: xp.where(_in_bounds(self, min, max), grad, 0.0),
+              kind="elementwise")
+
+# --- elementwise functions ----------------------------------------------------------------------
+EXP = defop("exp", "ExpBackward0", ("self",), lambda xp, self: xp.exp(self),
+            lambda grad, result: grad * result, kind="elementwise")
+LOG = defop("log", "LogBackward0", ("self",), lambda xp, self: xp.log(self),
+            lambda grad, self: grad / self, kind="elementwise")
+SQRT = defop("sqrt", "SqrtBackward0", ("self",), lambda xp, self: xp.sqrt(self),
+             lambda grad, result: grad / (2 * result), kind="elementwise")
+# NOTE: abs'(0) = sign(0) = 0, as PyTorch.
+ABS = defop("abs", "AbsBackward0", ("self",), lambda xp, self: xp.abs(self),
+            lambda xp, grad, self: grad * xp.sign(self), kind="elementwise")
+SIN = defop("sin", "SinBackward0", ("self",), lambda xp, self: xp.sin(self),
+            lambda xp, grad, self: grad * xp.cos(self), kind="elementwise")
+COS = defop("cos", "CosBackward0", ("self",), lambda xp, self: xp.cos(self),
+            lambda xp, grad, self: grad * -xp.sin(self), kind="elementwise")
+TANH = defop("tanh", "TanhBackward0", ("self",), lambda xp, self: xp.tanh(self),
+             lambda grad, result: grad * (1 - result * result), kind="elementwise")
+SIGMOID = defop("sigmoid", "SigmoidBackward0", ("self",),
+                lambda xp, self: 1.0 / (1.0 + xp.exp(-self)),
+                lambda grad, result: grad * ((1 - result) * result), kind="elementwise")
+# NOTE: relu'(0) = 0, as PyTorch (threshold_backward on the result).
+RELU = defop("relu", "ReluBackward0", ("self",), lambda xp, self: xp.clip(self, min=0.0),
+             lambda xp, grad, result: xp.where(_raw(result) > 0, grad, 0.0), kind="elementwise")
+SIGN = defop("sign", "SignBackward0", ("self",), lambda xp, self: xp.sign(self),
+             lambda xp, grad: xp.zeros_like(grad), kind="elementwise")
+WHERE = defop("where", "WhereBackward0", ("self", "other"),
+              lambda xp, self, other, condition: xp.where(condition, self, other),
+              lambda xp, grad, condition: xp.where(condition, grad, 0.0),
+              lambda xp, grad, condition: xp.where(condition, 0.0, grad), kind="elementwise")
+CLONE = defop("clone", "CloneBackward0", ("self",), lambda xp, self: xp.asarray(self, copy=True),
+              lambda grad: grad, kind="elementwise")
+ZERO = defop("zero_", "ZeroBackward0", ("self",), lambda xp, self: xp.zeros_like(self),
+             lambda xp, grad: xp.zeros_like(grad))
+
+# --- reductions ---------------------------------------------------------------------------------
+SUM = defop("sum", "SumBackward0", ("self",), lambda xp, self: xp.sum(self),
+            lambda xp, grad, self_shape: xp.broadcast_to(grad, self_shape))
+SUM_DIM = defop("sum_dim", "SumBackward1", ("self",),
+                lambda xp, self, dim, keepdim: xp.sum(self, axis=dim, keepdims=keepdim),
+                lambda xp, grad, self_shape, dim, keepdim: _keep_dims(xp, grad, self_shape, dim,
+                                                                      keepdim))
+MEAN = defop("mean", "MeanBackward0", ("self",), lambda xp, self: xp.mean(self),
+             lambda xp, grad, self_shape: xp.broadcast_to(grad / _count(self_shape, None),
+                                                          self_shape))
+MEAN_DIM = defop("mean_dim", "MeanBackward1", ("self",),
+                 lambda xp, self, dim, keepdim: xp.mean(self, axis=dim, keepdims=keepdim),
+                 lambda xp, grad, self_shape, dim, keepdim: _keep_dims(
+                     xp, grad / _count(self_shape, dim), self_shape, dim, keepdim))
+
+
+def _distribute(xp: Any, grad: Any, self: Any, result: Any) -> Any:
+    # NOTE: ties share the gradient evenly, as PyTorch's evenly_distribute_backward.
+    mask = _where_eq(xp, self, result)
+    return xp.where(mask, grad / float(xp.count_nonzero(mask)), 0.0)
+
+
+MAX = defop("max", "MaxBackward1", ("self",), lambda xp, self: xp.max(self), _distribute)
+MIN = defop("min", "MinBackward1", ("self",), lambda xp, self: xp.min(self), _distribute)
+
+# --- linear algebra -----------------------------------------------------------------------------
+MM = defop("mm", "MmBackward0", ("self", "mat2"), lambda xp, self, mat2: xp.matmul(self, mat2),
+           lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
+           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad))
+MV = defop("mv", "MvBackward0", ("self", "vec"), lambda xp, self, vec: xp.matmul(self, vec),
+           lambda xp, grad, vec: xp.reshape(grad, (-1, 1)) * xp.reshape(vec, (1, -1)),
+           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad))
+DOT = defop("dot", "DotBackward0", ("self", "tensor"),
+            lambda xp, self, tensor: xp.sum(self * tensor),
+            lambda grad, tensor: grad * tensor,
+            lambda grad, self: grad * self)
+
+# --- shape (views) ------------------------------------------------------------------------------
+VIEW = defop("view", "ViewBackward0", ("self",), lambda xp, self, shape: xp.reshape(self, shape),
+             lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
+UNSAFE_VIEW = defop("unsafe_view", "UnsafeViewBackward0", ("self",),
+                    lambda xp, self, shape: xp.reshape(self, shape),
+                    lambda xp, grad, self_shape: xp.reshape(grad, self_shape))
+T = defop("t", "TBackward0", ("self",), lambda xp, self: _reverse_dims(xp, self),
+          lambda xp, grad: _reverse_dims(xp, grad), kind="view")
+PERMUTE = defop("permute", "PermuteBackward0", ("self",),
+                lambda xp, self, dims: xp.permute_dims(self, dims),
+                lambda xp, grad, dims: xp.permute_dims(grad, _inverse(dims)), kind="view")
+TRANSPOSE = defop("transpose", "TransposeBackward0", ("self",),
+                  lambda xp, self, dim0, dim1: xp.permute_dims(self, _swap(self.ndim, dim0, dim1)),
+                  lambda xp, grad, dim0, dim1: xp.permute_dims(grad, _swap(grad.ndim, dim0, dim1)),
+                  kind="view")
+UNSQUEEZE = defop("unsqueeze", "UnsqueezeBackward0", ("self",),
+                  lambda xp, self, dim: xp.expand_dims(self, axis=dim),
+                  lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
+SQUEEZE = defop("squeeze", "SqueezeBackward0", ("self",),
+                lambda xp, self, shape: xp.reshape(self, shape),
+                lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
+SQUEEZE_DIM = defop("squeeze_dim", "SqueezeBackward1", ("self",),
+                    lambda xp, self, shape, dim: xp.reshape(self, shape),
+                    lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
+# 1-D @ 2-D is unsqueeze(0) -> mm -> squeeze(0) in PyTorch, whose last step is SqueezeBackward4.
+SQUEEZE_SYM = defop("squeeze_sym", "SqueezeBackward4", ("self",),
+                    lambda xp, self, shape, dim: xp.reshape(self, shape),
+                    lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
+SELECT = defop("select", "SelectBackward0", ("self",),
+               lambda xp, self, dim, index: self[_index(dim, index)],
+               lambda xp, grad, self_shape, dim, index: xp.select_backward(grad, self_shape, dim,
+                                                                          index), kind="view")
+SLICE = defop("slice", "SliceBackward0", ("self",),
+              lambda xp, self, dim, start, stop, step: self[_index(dim, slice(start, stop, step))],
+              lambda xp, grad, self_shape, dim, start, stop, step: xp.slice_backward(
+                  grad, self_shape, dim, start, stop, step), kind="view")
+EXPAND = defop("expand", "ExpandBackward0", ("self",),
+               lambda xp, self, shape: xp.broadcast_to(self, shape),
+               lambda grad: grad, kind="view")  # the engine sums the gradient back down
+
+
+def _select_backward(xp: Any, grad: Any, shape: tuple, dim: int, index: int) -> Any:
+    out = xp.zeros(shape, dtype=grad.dtype)
+    out[_index(dim, index)] = grad
+    return out
+
+
+def _slice_backward(xp: Any, grad: Any, shape: tuple, dim: int, start: int, stop: int,
+                    step: int) -> Any:
+    out = xp.zeros(shape, dtype=grad.dtype)
+    out[_index(dim, slice(start, stop, step))] = grad
+    return out
+
+
+SELECT_BACKWARD = defop(
+    "select_backward", "SelectBackwardBackward0", ("grad_output",),
+    lambda xp, grad_output, shape, dim, index: _select_backward(xp, grad_output, shape, dim, index),
+    lambda xp, grad, dim, index: grad[_index(dim, index)])
+SLICE_BACKWARD = defop(
+    "slice_backward", "SliceBackwardBackward0", ("grad_output",),
+    lambda xp, grad_output, shape, dim, start, stop, step: _slice_backward(
+        xp, grad_output, shape, dim, start, stop, step),
+    lambda xp, grad, dim, start, stop, step: grad[_index(dim, slice(start, stop, step))])
+
+# --- neural -------------------------------------------------------------------------------------
+
+
+def _softmax(xp: Any, self: Any, dim: int) -> Any:
+    e = xp.exp(self - xp.max(self, axis=dim, keepdims=True))
+    return e / xp.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax(xp: Any, self: Any, dim: int) -> Any:
+    shifted = self - xp.max(self, axis=dim, keepdims=True)
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+
+
+def _mse(xp: Any, self: Any, target: Any, reduction: str) -> Any:
+    sq = (self - target) * (self - target)
+    if reduction == "none":
+        return sq
+    return xp.mean(sq) if reduction == "mean" else xp.sum(sq)
+
+
+def _mse_norm(shape: tuple, reduction: str) -> float:
+    return 2.0 / _count(shape, None) if reduction == "mean" else 2.0
+
+
+SOFTMAX = defop("softmax", "SoftmaxBackward0", ("self",), _softmax,
+                lambda xp, grad, result, dim: (grad - xp.sum(grad * result, axis=dim,
+                                                             keepdims=True)) * result)
+LOG_SOFTMAX = defop("log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax,
+                    lambda xp, grad, result, dim: grad - xp.exp(result) * xp.sum(
+                        grad, axis=dim, keepdims=True))
+MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
+                 lambda grad, self, target, self_shape, reduction: _mse_norm(
+                     self_shape, reduction) * (self - target) * grad,
+                 lambda grad, self, target, self_shape, reduction: _mse_norm(
+                     self_shape, reduction) * (target - self) * grad)
+
+
+# --- the formula namespaces ---------------------------------------------------------------------
+FORMULA_NAMES = ("where", "sign", "sin", "cos", "exp", "log", "sqrt", "sum", "reshape",
+                 "broadcast_to", "matmul", "permute_dims", "zeros_like", "count_nonzero")
+
+
+class ArrayFormulas:
+    """The formulas' ``xp`` for plain backward: the backend's functions plus two scatters."""
+
+    def __init__(self, xp: Any) -> None:
+        for name in FORMULA_NAMES:
+            setattr(self, name, getattr(xp, name))
+        self.zeros = xp.zeros
+        self._xp = xp
+
+    def select_backward(self, grad: Any, shape: tuple, dim: int, index: int) -> Any:
+        """Scatter ``grad`` into zeros at ``index`` of ``dim``."""
+        return _select_backward(self._xp, grad, shape, dim, index)
+
+    def slice_backward(self, grad: Any, shape: tuple, dim: int, start: int, stop: int,
+                       step: int) -> Any:
+        """Scatter ``grad`` into zeros at a slice of ``dim``."""
+        return _slice_backward(self._xp, grad, shape, dim, start, stop, step)
+
+
+def differentiable(name: str, backend: Any) -> Callable:
+    """The formula function ``name`` as a recorded op (the formulas' ``xp`` under create_graph)."""
+    from . import functions as F
+
+    return getattr(F, "formula_" + name)
