@@ -118,3 +118,47 @@ def to_host(array: Any) -> Any:
     return numpy.asarray(numpy.from_dlpack(array)) if hasattr(array, "__dlpack__") else (
         numpy.asarray(array)
     )
+
+
+def quiet() -> Any:
+    """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1)."""
+    return numpy.errstate(all="ignore")
+
+
+def read_array(path: str, shown: str, key: str | None = None) -> Any:
+    """Numbers from a .npy, .npz or .csv file as a host array; never unpickles."""
+    from .errors import ScriptError
+
+    def fail(why: str, kind: str = "ValueError") -> ScriptError:
+        return ScriptError(f"load(): {why}", kind=kind)
+
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".npy", ".npz", ".csv"):
+        raise fail(f"'{shown}' is not a .npy, .npz or .csv file")
+    if not os.path.isfile(path):
+        raise fail(f"no such file '{shown}'", "FileNotFoundError")
+    try:
+        if ext == ".npy":
+            data = numpy.load(path, allow_pickle=False)
+        elif ext == ".npz":
+            with numpy.load(path, allow_pickle=False) as archive:
+                names = list(archive.files)
+                if key is None and len(names) == 1:
+                    key = names[0]
+                if key is None or key not in names:
+                    raise fail(f"'{shown}' holds {', '.join(map(repr, names)) or 'no arrays'}; "
+                               "choose one with key=", "KeyError")
+                data = archive[key]
+        else:
+            data = numpy.loadtxt(path, delimiter=",", ndmin=1, comments="#")
+    except ScriptError:
+        raise
+    except ValueError as exc:
+        if "pickle" in str(exc):
+            raise fail(f"'{shown}' holds Python objects; gradcli never loads pickles") from None
+        raise fail(f"'{shown}' is not a valid {ext} file of numbers ({exc})") from None
+    except (OSError, EOFError) as exc:
+        raise fail(f"cannot read '{shown}' ({exc})", "OSError") from None
+    if not isinstance(data, numpy.ndarray) or data.dtype.kind not in "biuf":
+        raise fail(f"'{shown}' does not hold numbers (dtype {getattr(data, 'dtype', '?')})")
+    return data

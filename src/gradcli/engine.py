@@ -17,6 +17,10 @@ from .errors import ScriptError
 _grad_enabled = True
 _next_seq = 0
 _EMPTY: dict = {}
+# Set by the runtime: called as recorder(output, op, args, inplace) for every recorded op, and
+# the tag (statement line, text) a backward stamps on the nodes it frees, for error hints.
+recorder: Callable | None = None
+free_tag: Any = None
 
 RETAIN_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -181,7 +185,7 @@ class Tensor:
         out = Tensor(self.data, self.backend)
         out._version = self._version
         out._strides = self._strides
-        out._base = self._base or self
+        out._base = self._base if self._base is not None else self
         return out
 
     def item(self) -> float:
@@ -253,7 +257,7 @@ class Node:
     """A backward function (PyTorch's ``grad_fn``): an op applied to inputs, with saved tensors."""
 
     __slots__ = ("op", "name", "next_functions", "saved", "params", "shapes", "seq", "retained",
-                 "backend", "__weakref__")
+                 "backend", "freed_by", "__weakref__")
 
     def __init__(self, op: Any, name: str, next_functions: tuple, saved: dict, params: dict,
                  shapes: tuple, backend: Any) -> None:
@@ -266,6 +270,7 @@ class Node:
         self.shapes = shapes
         self.backend = backend
         self.retained: Tensor | None = None
+        self.freed_by: Any = None
         self.seq = _next_seq
         _next_seq += 1
 
@@ -276,7 +281,9 @@ class Node:
         """A saved value, checked for freeing and in-place modification."""
         s = self.saved[name]
         if s.freed:
-            raise ScriptError(RETAIN_MSG)
+            err = ScriptError(RETAIN_MSG)
+            err.freed_by = self.freed_by  # type: ignore[attr-defined]
+            raise err
         if s.counter is not None and s.counter[0] != s.version:
             raise ScriptError(_version_message(s, self))
         if not tensor_mode:
@@ -314,8 +321,10 @@ class Node:
 
     def free(self) -> None:
         """Release every saved tensor."""
-        for s in self.saved.values():
-            s.free()
+        if self.saved:
+            self.freed_by = free_tag
+            for s in self.saved.values():
+                s.free()
 
 
 class AccumulateGrad(Node):
@@ -358,6 +367,13 @@ def edge(t: Tensor) -> Node:
 # ---------------------------------------------------------------------------------------------
 def apply(op: Any, args: tuple, params: dict = _EMPTY, name: str | None = None) -> Tensor:
     """Run ``op`` forward on tensors/numbers ``args`` and record a Node when grad is needed."""
+    out = _apply(op, args, params, name)
+    if recorder is not None:
+        recorder(out, op, args, False)
+    return out
+
+
+def _apply(op: Any, args: tuple, params: dict, name: str | None) -> Tensor:
     backend = None
     arrays = []
     needs = []
@@ -409,7 +425,7 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY,
             "in-place update of a view of a tensor that requires grad is not supported by gradcli",
             hint="use an out-of-place form, e.g. y = y + 1",
         )
-    result = apply(op, (target, *args), params, name)
+    result = _apply(op, (target, *args), params, name)
     target.data = target.backend.writable(target.data)
     if tuple(result.data.shape) != tuple(target.data.shape):
         raise ScriptError(
@@ -428,6 +444,8 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY,
             target.grad_fn.retained = None
             node.retained = target
         target.grad_fn = node
+    if recorder is not None:
+        recorder(target, op, (target, *args), True)
     target.data[...] = result.data
     target._version[0] += 1
     return target

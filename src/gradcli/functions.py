@@ -91,7 +91,7 @@ def _view(out: Tensor, base: Tensor, strides: Sequence[int] | None) -> Tensor:
     """Mark ``out`` as a view of ``base``: shared version counter, PyTorch's strides."""
     out.data = out.backend.writable(out.data)
     out._version = base._version
-    out._base = base._base or base
+    out._base = base._base if base._base is not None else base
     out._strides = None if strides is None else layout.normalise(out.shape, strides)
     return out
 
@@ -111,14 +111,14 @@ def _broadcast_check(a: Any, b: Any) -> None:
     if sa == sb:
         return
     out = []
-    for i in range(1, max(len(sa), len(sb)) + 1):
+    for i in range(1, builtins.max(len(sa), len(sb)) + 1):
         da = sa[-i] if i <= len(sa) else 1
         db = sb[-i] if i <= len(sb) else 1
         if da != db and da != 1 and db != 1:
             raise ScriptError(
                 f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
-                f"non-singleton dimension {max(len(sa), len(sb)) - i}")
-        out.append(max(da, db))
+                f"non-singleton dimension {builtins.max(len(sa), len(sb)) - i}")
+        out.append(builtins.max(da, db))
     _check_numel(out)
 
 
@@ -454,6 +454,8 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     """Basic indexing with ints and slices (SelectBackward0 / SliceBackward0 per dimension)."""
     single = not isinstance(key, tuple)
     keys = (key,) if single else key
+    if keys and keys[-1] is Ellipsis:  # a trailing `...` selects the remaining dims (formulas)
+        keys = keys[:-1]
     if len(keys) > x.ndim:
         raise ScriptError(f"too many indices for tensor of dimension {x.ndim}",
                           kind="IndexError")

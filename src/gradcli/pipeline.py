@@ -1,0 +1,152 @@
+"""text → program → run → result: the one pipeline every command and the library call."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from typing import Any, Callable
+
+from . import functions as F
+from .backend import get_backend
+from .errors import GradcliError, ScriptSyntaxError, UsageError
+from .runtime import MAX_STEPS, Interpreter, RunResult
+
+MAX_ELEMENTS = 50_000_000
+
+
+def read_script(path: str | None, eval_text: str | None = None) -> tuple[str, str, str]:
+    """(source, display name, folder for relative load() paths) from a path, ``-`` or -e text."""
+    if eval_text is not None:
+        if path is not None:
+            raise UsageError("give either SCRIPT or -e/--eval, not both")
+        return eval_text, "<eval>", os.getcwd()
+    if path is None:
+        raise UsageError("missing SCRIPT (a path, or - for standard input); or use -e TEXT")
+    if path == "-":
+        raw = sys.stdin.buffer.read()
+        return decode(raw, "<stdin>"), "<stdin>", os.getcwd()
+    if not os.path.exists(path):
+        raise UsageError(f"no such file: {path}")
+    if os.path.isdir(path):
+        raise UsageError(f"{path} is a folder, not a script")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return decode(raw, path), path, os.path.dirname(os.path.abspath(path))
+
+
+def decode(raw: bytes, name: str) -> str:
+    """UTF-8 text, or a positioned syntax error at the first bad byte."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        from .errors import Span
+
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ScriptSyntaxError(f"the script is not UTF-8 text (byte 0x{raw[exc.start]:02x})",
+                                span=Span(line, col, line, col + 1)) from None
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """``--set NAME=VALUE`` items as {name: number or nested list}."""
+    import json
+
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            raise UsageError(f"--set {name}: {value!r} is not a number or a JSON list") from None
+        if not _numeric(parsed):
+            raise UsageError(f"--set {name}: {value!r} is not a number or a JSON list of numbers")
+        out[name] = parsed
+    return out
+
+
+def _numeric(v: Any) -> bool:
+    if isinstance(v, list):
+        return all(_numeric(x) for x in v)
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[str] = (),
+        backend: str | Any = "numpy", dtype: str = "float64", seed: int = 0,
+        overrides: dict[str, Any] | None = None, record: bool = False,
+        max_steps: int = MAX_STEPS, max_elements: int = MAX_ELEMENTS,
+        on_print: Callable[[str], None] | None = None, base_dir: str = ".",
+        perturb: tuple[str, int, Any] | None = None) -> RunResult:
+    """Parse and execute a script; syntax and run-time errors are in ``result.error``."""
+    from .syntax import parse
+
+    be = get_backend(backend, dtype, seed) if isinstance(backend, str) or backend is None \
+        else backend
+    try:
+        gc_was = gc.isenabled()
+        gc.disable()  # parsing allocates many small objects that all live; gc passes are waste
+        try:
+            program = parse(source, filename)
+        finally:
+            if gc_was:
+                gc.enable()
+    except ScriptSyntaxError as err:
+        result = RunResult(None, be)  # type: ignore[arg-type]
+        result.error = err
+        return result
+    _check_overrides(program, overrides or {})
+    F.set_max_elements(max_elements)
+    interp = Interpreter(program, be, wrt=tuple(wrt), overrides=overrides, record=record,
+                         max_steps=max_steps, on_print=on_print, base_dir=base_dir,
+                         perturb=perturb)
+    return interp.run()
+
+
+def _check_overrides(program: Any, overrides: dict[str, Any]) -> None:
+    if not overrides:
+        return
+    from . import program as P
+
+    found: set[str] = set()
+
+    def walk(body: tuple) -> None:
+        for s in body:
+            if isinstance(s, P.Assign) and s.literal:
+                found.add(s.target)
+            for attr in ("body", "orelse"):
+                walk(getattr(s, attr, ()))
+            for _, b in getattr(s, "branches", ()):
+                walk(b)
+
+    walk(program.body)
+    for name in overrides:
+        if name not in found:
+            raise UsageError(f"--set {name}: the script has no assignment of a literal to "
+                             f"'{name}'")
+
+
+def resolve_names(result: RunResult, wrt: list[str], of: str | None) -> str:
+    """Check --wrt/--of against the final bindings; the output name (default: last assigned)."""
+    from .engine import Tensor
+
+    if of is None:
+        of = result.last_assigned
+        if of is None:
+            raise UsageError("the script assigns nothing, so there is no output; use --of")
+    for flag, name in [("--of", of), *[("--wrt", w) for w in wrt]]:
+        if name not in result.bindings:
+            known = ", ".join(sorted(result.bindings)) or "none"
+            raise UsageError(f"{flag} {name}: the script binds no '{name}' at top level "
+                             f"(top-level names: {known})")
+        if not isinstance(result.bindings[name], Tensor):
+            raise UsageError(f"{flag} {name}: '{name}' is a "
+                             f"{type(result.bindings[name]).__name__}, not a tensor")
+    return of
+
+
+__all__ = ["run", "read_script", "parse_overrides", "resolve_names", "GradcliError"]

@@ -1,0 +1,366 @@
+"""The engine on its own: every op against finite differences, PyTorch's autograd rules."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from gradcli import engine
+from gradcli import functions as F
+from gradcli import ops as O
+from gradcli.backend import from_namespace, get_backend
+from gradcli.errors import ScriptError
+
+
+@pytest.fixture(autouse=True)
+def numpy_backend():
+    F.set_backend(get_backend("numpy", "float64"))
+    yield
+
+
+def _param(values):
+    return F.param(np.asarray(values, dtype=np.float64).tolist())
+
+
+rng = np.random.default_rng(7)
+A = rng.uniform(0.5, 1.5, (3, 4)).tolist()  # positive: log/sqrt/pow are smooth here
+B = rng.uniform(0.5, 1.5, (3, 4)).tolist()
+V3 = rng.uniform(0.5, 1.5, 3).tolist()
+V4 = rng.uniform(0.5, 1.5, 4).tolist()
+M44 = rng.uniform(-1, 1, (4, 4)).tolist()
+DISTINCT = [[0.3, -1.2, 2.5, 0.7], [1.9, -0.4, 0.1, 1.1], [-2.2, 0.6, 1.4, -0.9]]
+
+# Each case: (op-table name it exercises, function of the inputs, input values). One case per
+# op at least: a test below fails when an op of the table has none.
+CASES = [
+    ("add", lambda a, b: a + b, [A, B]),
+    ("add", lambda a, b: a + b, [A, V4]),  # broadcast undone by the engine
+    ("sub", lambda a, b: a - b, [A, B]),
+    ("rsub", lambda a: 1 - a, [A]),
+    ("mul", lambda a, b: a * b, [A, B]),
+    ("mul", lambda a: a * a, [A]),
+    ("div", lambda a, b: a / b, [A, B]),
+    ("reciprocal", lambda a: 2 / a, [A]),
+    ("neg", lambda a: -a, [A]),
+    ("pow", lambda a: a ** 3, [A]),
+    ("pow", lambda a: a ** 0.5, [A]),
+    ("pow_tensor", lambda a, b: a ** b, [A, B]),
+    ("pow_scalar_base", lambda a: 2 ** a, [A]),
+    ("maximum", lambda a, b: F.maximum(a, b), [A, B]),
+    ("minimum", lambda a, b: F.minimum(a, b), [A, B]),
+    ("clamp", lambda a: F.clamp(a, min=0.0, max=0.5), [DISTINCT]),
+    ("exp", F.exp, [A]),
+    ("log", F.log, [A]),
+    ("sqrt", F.sqrt, [A]),
+    ("abs", F.abs, [DISTINCT]),
+    ("sin", F.sin, [A]),
+    ("cos", F.cos, [A]),
+    ("tanh", F.tanh, [A]),
+    ("sigmoid", F.sigmoid, [A]),
+    ("relu", F.relu, [DISTINCT]),
+    ("sign", lambda a: F.sign(a) * a, [DISTINCT]),
+    ("clone", F.clone, [A]),
+    ("sum", F.sum, [A]),
+    ("sum_dim", lambda a: F.sum(a, dim=0), [A]),
+    ("sum_dim", lambda a: F.sum(a, dim=1, keepdim=True), [A]),
+    ("mean", F.mean, [A]),
+    ("mean_dim", lambda a: F.mean(a, dim=1), [A]),
+    ("max", F.max, [DISTINCT]),
+    ("min", F.min, [DISTINCT]),
+    ("mm", lambda a, b: a @ b, [A, M44]),
+    ("mv", lambda a, v: a @ v, [A, V4]),
+    ("dot", lambda a, b: a @ b, [V4, V4]),
+    ("squeeze_sym", lambda v, a: v @ a, [V3, A]),
+    ("view", lambda a: F.reshape(a, 4, 3), [A]),
+    ("unsafe_view", lambda a: F.reshape(a.t(), 12), [A]),
+    ("t", lambda a: a.t(), [A]),
+    ("permute", lambda a: a.T, [A]),
+    ("transpose", lambda a: F.transpose(a, 0, 1), [A]),
+    ("unsqueeze", lambda a: F.unsqueeze(a, 1), [A]),
+    ("squeeze", lambda a: F.squeeze(F.unsqueeze(a, 0)), [A]),
+    ("squeeze_dim", lambda a: F.squeeze(F.unsqueeze(a, 2), 2), [A]),
+    ("select", lambda a: a[1], [A]),
+    ("slice", lambda a: a[0:3:2], [A]),
+    ("softmax", lambda a: F.softmax(a, 1), [A]),
+    ("log_softmax", lambda a: F.log_softmax(a, 0), [A]),
+    ("mse_loss", F.mse_loss, [A, B]),
+    ("where", lambda a, b: F.formula_where(np.asarray(DISTINCT) > 0, a, b), [A, B]),
+    ("expand", lambda a: F.formula_broadcast_to(a, (2, 3, 4)), [A]),
+    ("select_backward", lambda a: F.formula_select_backward(a, (2, 3, 4), 0, 1), [A]),
+    ("slice_backward", lambda a: F.formula_slice_backward(a, (5, 4), 0, 1, 4, 1), [A]),
+]
+INPLACE_ONLY = {"zero_"}
+
+
+def _numeric_grad(fn, values, i, weights, h=1e-6):
+    base = [np.asarray(v, dtype=np.float64) for v in values]
+    g = np.zeros_like(base[i])
+    for idx in np.ndindex(base[i].shape):
+        vals = []
+        for sign in (1, -1):
+            moved = [b.copy() for b in base]
+            moved[i][idx] += sign * h
+            out = fn(*[F.tensor(m.tolist()) for m in moved])
+            vals.append(float(np.sum(np.asarray(out.data) * weights)))
+        g[idx] = (vals[0] - vals[1]) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("name,fn,values", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_op_matches_finite_differences(name, fn, values):
+    inputs = [_param(v) for v in values]
+    out = fn(*inputs)
+    weights = np.random.default_rng(1).uniform(-1, 1, out.shape)  # a random upstream gradient
+    grads = engine.grad(out, inputs, grad_outputs=[F.tensor(weights.tolist())])
+    for i, g in enumerate(grads):
+        expected = _numeric_grad(fn, values, i, weights)
+        np.testing.assert_allclose(np.asarray(g.data), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_every_op_in_the_table_is_checked():
+    checked = {c[0] for c in CASES} | INPLACE_ONLY
+    assert set(O.OPS) - checked == set()
+
+
+@pytest.mark.parametrize("name,fn,values", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_second_derivatives_match_finite_differences_of_first(name, fn, values):
+    """create_graph=True: the gradient is itself differentiable (formulas are recorded ops)."""
+    inputs = [_param(v) for v in values]
+    out = fn(*inputs)
+    weights = F.tensor(np.random.default_rng(2).uniform(-1, 1, out.shape).tolist())
+    g = engine.grad(out, inputs[0], grad_outputs=[weights], create_graph=True)[0]
+    if not g.requires_grad:  # linear ops: the gradient does not depend on the input
+        return
+    w2 = np.random.default_rng(3).uniform(-1, 1, g.shape)
+    (h,) = engine.grad(g, inputs[0], grad_outputs=[F.tensor(w2.tolist())], allow_unused=True)
+    if h is None:
+        return
+
+    def first(*xs):
+        ins = [_param(np.asarray(x.data).tolist()) for x in xs]
+        return engine.grad(fn(*ins), ins[0], grad_outputs=[weights])[0]
+
+    expected = _numeric_grad(first, values, 0, w2)
+    np.testing.assert_allclose(np.asarray(h.data), expected, rtol=1e-5, atol=1e-6)
+
+
+# --- named edge cases -----------------------------------------------------------------------
+def test_chain_rule_walkthrough():
+    x1, x2, w1, w2, w3 = (F.tensor(v) for v in (1.0, 2.0, 1.0, 2.0, 3.0))
+    w1.requires_grad_()
+    L = 1 - (w2 * (w1 * x1) + w3 * (w1 * x2))
+    assert L.grad_fn.name == "RsubBackward1"
+    L.backward()
+    assert w1.grad.item() == -8.0
+
+
+def test_x_times_x_has_two_edges_and_gradient_2x():
+    x = F.param(3.0)
+    y = x * x
+    assert y.grad_fn.next_functions[0] is y.grad_fn.next_functions[1]
+    assert sorted(y.grad_fn.saved) == ["other", "self"]
+    y.backward()
+    assert x.grad.item() == 6.0
+
+
+def test_saved_tensors_follow_pytorch_guards():
+    x, c = F.param([1.0, 2.0]), F.tensor([3.0, 4.0])
+    assert list((x * 2).grad_fn.saved) == ["other"]
+    assert list((c * x).grad_fn.saved) == ["self"]
+    assert (x + 2).grad_fn.saved == {}
+    assert sorted((x ** c).grad_fn.saved) == ["exponent", "result", "self"]
+    assert sorted((x / 2).grad_fn.saved) == ["other"]
+
+
+def test_second_backward_fails_only_when_a_freed_tensor_is_needed():
+    x = F.param([1.0, 2.0])
+    s = F.sum(x + 1)
+    s.backward()
+    s.backward()  # AddBackward0 and SumBackward0 saved nothing: accumulates again
+    assert x.grad.data.tolist() == [2.0, 2.0]
+    y = F.sum(x * 2)
+    y.backward()
+    with pytest.raises(ScriptError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_retain_graph_keeps_saved_tensors():
+    x = F.param([1.0, 2.0])
+    y = F.sum(x * x)
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.data.tolist() == [4.0, 8.0]
+
+
+def test_errors_match_pytorch():
+    x = F.param([1.0, 2.0])
+    with pytest.raises(ScriptError, match="grad can be implicitly created only for scalar"):
+        (x * 2).backward()
+    with pytest.raises(ScriptError, match="element 0 of tensors does not require grad"):
+        F.tensor(1.0).backward()
+    with pytest.raises(ScriptError, match="a leaf Variable that requires grad is being used"):
+        x += 1
+
+
+def test_inplace_version_error_names_the_producer():
+    w = F.param(2.0)
+    y = F.exp(w)
+    z = y * 1
+    y += 1
+    assert y.version == 1 and y.grad_fn.name == "AddBackward0"
+    with pytest.raises(ScriptError) as info:
+        z.backward()
+    assert ("[torch.DoubleTensor []], which is output 0 of Exp, is at version 1; expected "
+            "version 0 instead.") in info.value.message
+
+
+def test_inplace_on_nonleaf_rebases_grad_fn():
+    w = F.param(2.0)
+    y = w * 3
+    y -= 10
+    assert y.grad_fn.name == "SubBackward0" and y.version == 1 and not y.is_leaf
+    y.backward()
+    assert w.grad.item() == 3.0
+
+
+def test_no_grad_inplace_on_leaf_and_detach_shares_version():
+    w = F.param([1.0, 2.0])
+    with engine.no_grad():
+        w -= 1
+    assert w.data.tolist() == [0.0, 1.0] and w.version == 1 and w.requires_grad
+    d = w.detach()
+    d += 1
+    assert w.data.tolist() == [1.0, 2.0] and w.version == 2 and not d.requires_grad
+
+
+def test_nonleaf_grad_warns_and_retain_grad_keeps_it():
+    w = F.param(2.0)
+    y = w * 2
+    with pytest.warns(UserWarning, match="is not a leaf Tensor is being accessed"):
+        assert y.grad is None
+    z = w * 2
+    z.retain_grad()
+    (z * z).backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert z.grad.item() == 8.0
+
+
+def test_reassignment_dy_is_32():
+    w1, w2, x = F.param(2.0), F.param(2.0), F.param(4.0)
+    y = w1 * x
+    y = w2 * y
+    y.retain_grad()
+    (y ** 2).backward()
+    assert y.grad.item() == 32.0
+
+
+def test_grad_functional_accumulates_nothing_and_second_derivative():
+    x = F.param(3.0)
+    y = x ** 3
+    (g,) = engine.grad(y, x, create_graph=True)
+    (g2,) = engine.grad(g, x)
+    assert (g.item(), g2.item()) == (27.0, 18.0)
+    assert x._grad is None
+
+
+def test_grad_unused_input_error_and_materialize():
+    x, u = F.param(1.0), F.param(1.0)
+    with pytest.raises(ScriptError, match="appears to not have been used in the graph"):
+        engine.grad(x * 2, [x, u])
+    g = engine.grad(x * 2, [x, u], materialize_grads=True)
+    assert [t.item() for t in g] == [2.0, 0.0]
+
+
+def test_accumulation_is_in_place_into_the_same_grad_tensor():
+    w = F.param([1.0])
+    F.sum(w * 2).backward()
+    g = w.grad
+    F.sum(w * 2).backward()
+    assert g is w.grad and g.data.tolist() == [4.0]
+
+
+def test_reshape_view_or_copy_as_pytorch():
+    x = F.param([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert F.reshape(x, 6).grad_fn.name == "ViewBackward0"
+    r = F.reshape(x.t(), 6)
+    assert r.grad_fn.name == "UnsafeViewBackward0"
+    assert r.grad_fn.next_functions[0].name == "CloneBackward0"
+    assert F.reshape(x.t() * 2, 6).grad_fn.name == "UnsafeViewBackward0"
+    assert F.reshape(x.t().t(), 6).grad_fn.name == "ViewBackward0"
+    with pytest.raises(ScriptError, match="view size is not compatible"):
+        F.view(x.t(), 6)
+
+
+def test_indexing_grad_fns():
+    x = F.param([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert x[0].grad_fn.name == "SelectBackward0"
+    assert x[:].grad_fn.name == "SliceBackward0"
+    assert x[:, 1].grad_fn.name == "SelectBackward0"
+    assert x[0, 1].grad_fn.next_functions[0].name == "SelectBackward0"
+
+
+def test_matmul_dispatch_names():
+    m, v = F.param([[1.0, 2.0], [3.0, 4.0]]), F.param([1.0, 2.0])
+    assert (m @ m).grad_fn.name == "MmBackward0"
+    assert (m @ v).grad_fn.name == "MvBackward0"
+    assert (v @ v).grad_fn.name == "DotBackward0"
+    vm = v @ m
+    assert vm.grad_fn.name == "SqueezeBackward4"
+    assert vm.grad_fn.next_functions[0].name == "MmBackward0"
+
+
+def test_subgradients_at_kinks_and_ties():
+    x = F.param([0.0, 1.0, 1.0])
+    F.sum(F.relu(x)).backward()
+    assert x.grad.data.tolist() == [0.0, 1.0, 1.0]
+    y = F.param([0.0])
+    F.sum(F.abs(y)).backward()
+    assert y.grad.data.tolist() == [0.0]
+    z = F.param([1.0, 3.0, 3.0])
+    F.max(z).backward()
+    assert z.grad.data.tolist() == [0.0, 0.5, 0.5]
+    a, b = F.param([1.0]), F.param([1.0])
+    F.sum(F.maximum(a, b)).backward()
+    assert (a.grad.item(), b.grad.item()) == (0.5, 0.5)
+
+
+def test_million_node_chain_forward_and_backward():
+    x = F.param(1.0)
+    y = x
+    for _ in range(1_000_000):
+        y = y + 1.0
+    y.backward()
+    assert x.grad.item() == 1.0 and y.item() == 1_000_001.0
+
+
+# --- the Array API: no NumPy-only call hides in the engine ----------------------------------
+def test_engine_runs_on_array_api_strict():
+    xs = pytest.importorskip("array_api_strict")
+    F.set_backend(from_namespace(xs))
+    for name, fn, values in CASES:
+        inputs = [_param(v) for v in values]
+        out = fn(*inputs) if name not in ("where",) else None
+        if out is None:
+            continue
+        grads = engine.grad(out, inputs, grad_outputs=[F.ones_like(out)])
+        assert all(type(g.data).__module__.startswith("array_api_strict") for g in grads), name
+
+
+def test_cupy_backend_reports_why_it_is_unavailable():
+    try:
+        import cupy  # noqa: F401
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        from gradcli.errors import UsageError
+
+        with pytest.raises(UsageError, match="backend 'cupy' is unavailable"):
+            get_backend("cupy")
+    else:  # pragma: no cover - only on a machine with a GPU
+        be = get_backend("cupy")
+        F.set_backend(be)
+        x = F.param([1.0, 2.0])
+        F.sum(x * x).backward()
+        assert x.grad.data.get().tolist() == [2.0, 4.0]
