@@ -570,7 +570,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
             g = buffers.pop(n)
             if target_set is not None and n in target_set:
                 captured[n] = g
-            if n.retained is not None and targets is None:
+            if n.retained is not None:  # retain_grad() fires in autograd.grad() too
                 _accumulate(n.retained, g, create_graph)
             if n.__class__ is AccumulateGrad:
                 if targets is None:
