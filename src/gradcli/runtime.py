@@ -124,6 +124,8 @@ class Interpreter:
                     pass
                 except GradcliError as err:
                     self.result.error = err.at(self.span)
+                    if err.hint is None:
+                        err.hint = self._hint(err)
                 except RecursionError:
                     self.result.error = ScriptError(
                         "maximum recursion depth exceeded", kind="RecursionError", span=self.span)
@@ -133,6 +135,31 @@ class Interpreter:
             engine.free_tag = None
             sys.setrecursionlimit(limit)
         return self.result
+
+    def _hint(self, err: GradcliError) -> str | None:
+        """A suggestion for the autograd errors learners meet most."""
+        msg = err.message
+        freed_by = getattr(err, "freed_by", None)
+        if msg.startswith("Trying to backward through the graph a second time") and freed_by:
+            line = self.program.source.splitlines()[freed_by.line - 1]
+            text = line[freed_by.column - 1:freed_by.end_column - 1 if
+                        freed_by.end_line == freed_by.line else None].strip()
+            if text.endswith(".backward()"):
+                fixed = text[:-1] + "retain_graph=True)"
+                return f"call {fixed} on line {freed_by.line} to keep the saved tensors"
+            return (f"pass retain_graph=True to the call on line {freed_by.line} to keep the "
+                    "saved tensors")
+        if msg.startswith("one of the variables needed for gradient computation"):
+            return ("a tensor saved for backward was changed in place afterwards; write the "
+                    "update out of place (y = y + 1) or update a clone()")
+        if msg.startswith("a leaf Variable that requires grad"):
+            return "update parameters inside `with no_grad():`, as optimizers do"
+        if msg.startswith("grad can be implicitly created only for scalar"):
+            return "reduce to a scalar first (y.sum().backward()) or pass gradient=ones_like(y)"
+        if msg.startswith("element 0 of tensors does not require grad"):
+            return ("nothing it depends on requires grad: use param(...), requires_grad=True, "
+                    "or --wrt NAME")
+        return None
 
     def _drain(self) -> None:
         for w in self._caught:
@@ -164,7 +191,7 @@ class Interpreter:
             if s.literal and s.target in self.overrides:
                 value = F.tensor(self.overrides[s.target])
             elif s.literal:
-                value = F.tensor(self._literal(self.eval(s.value, scope)))
+                value = F.tensor(_literal(s.value))
             else:
                 value = self.eval(s.value, scope)
             self.bind(s.target, value, scope, top)
@@ -196,9 +223,6 @@ class Interpreter:
             pass
         else:  # pragma: no cover - the compiler produces only the classes above
             raise ScriptError(f"unsupported statement {cls.__name__}")
-
-    def _literal(self, value: Any) -> Any:
-        return value.data if isinstance(value, Tensor) else value
 
     def bind(self, name: str, value: Any, scope: dict, top: bool) -> None:
         """Bind a name; top-level tensors named by --wrt become leaves that require grad."""
@@ -439,6 +463,20 @@ def _arith(op: str, a: Any, b: Any) -> Any:
         raise ScriptError(f"unsupported operand type(s) for {op}: '{_tname(a)}' and "
                           f"'{_tname(b)}'", kind="TypeError") from None
     raise ScriptError(f"unknown operator {op}")  # pragma: no cover
+
+
+def _literal(e: Any) -> Any:
+    """The numbers of a bare literal (SPEC §2.4); a leading minus negates every element."""
+    if e.__class__ is P.Number:
+        return e.value
+    if e.__class__ is P.Unary:
+        v = _literal(e.operand)
+        return _negate(v) if e.op == "-" else v
+    return [_literal(i) for i in e.items]
+
+
+def _negate(v: Any) -> Any:
+    return [_negate(x) for x in v] if isinstance(v, list) else -v
 
 
 def _tname(v: Any) -> str:
