@@ -162,3 +162,20 @@ def read_array(path: str, shown: str, key: str | None = None) -> Any:
     if not isinstance(data, numpy.ndarray) or data.dtype.kind not in "biuf":
         raise fail(f"'{shown}' does not hold numbers (dtype {getattr(data, 'dtype', '?')})")
     return data
+
+
+def view_maps(backend: Backend, base_shape: tuple, view_fn: Any) -> tuple[Any, Any]:
+    """Where a view's elements sit in its base, both ways, as integer arrays.
+
+    ``index`` has the view's shape and holds flat base positions; ``inverse`` has one entry per
+    base element: the flat view position there, or -1.  Views here never overlap.
+    """
+    xp = backend.xp
+    n = 1
+    for d in base_shape:
+        n *= d
+    index = view_fn(xp.reshape(xp.arange(n, dtype=xp.int64), base_shape))
+    host = numpy.asarray(to_host(index)).reshape(-1)
+    inverse = numpy.full(n, -1, dtype=numpy.int64)
+    inverse[host] = numpy.arange(host.size)
+    return index, xp.asarray(inverse)

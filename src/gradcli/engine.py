@@ -83,7 +83,7 @@ class Tensor:
 
     __slots__ = (
         "data", "backend", "requires_grad", "grad_fn", "_grad", "_version", "_retains_grad",
-        "_strides", "_base", "_accumulator", "__weakref__",
+        "_strides", "_base", "_view_fn", "_accumulator", "__weakref__",
     )
 
     def __init__(self, data: Any, backend: Any, requires_grad: bool = False,
@@ -97,6 +97,7 @@ class Tensor:
         self._retains_grad = False
         self._strides: tuple[int, ...] | None = None
         self._base: Tensor | None = None
+        self._view_fn: Callable | None = None  # replays this view from its base's array
         self._accumulator: AccumulateGrad | None = None
 
     # -- attributes -------------------------------------------------------------------------
@@ -185,7 +186,6 @@ class Tensor:
         out = Tensor(self.data, self.backend)
         out._version = self._version
         out._strides = self._strides
-        out._base = self._base if self._base is not None else self
         return out
 
     def item(self) -> float:
@@ -418,13 +418,14 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY,
     """Update ``target`` in place with ``op(target, *args)`` (``add_``, ``mul_``, …)."""
     if _grad_enabled and target.requires_grad and target.grad_fn is None:
         raise ScriptError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if _grad_enabled and target._base is not None and (
+    base = target._base
+    if _grad_enabled and base is not None and (
         target.requires_grad or any(a.__class__ is Tensor and a.requires_grad for a in args)
     ):
-        raise ScriptError(
-            "in-place update of a view of a tensor that requires grad is not supported by gradcli",
-            hint="use an out-of-place form, e.g. y = y + 1",
-        )
+        if base.requires_grad and base.grad_fn is None:
+            raise ScriptError("a view of a leaf Variable that requires grad is being used in an "
+                              "in-place operation.")
+        return _inplace_on_view(op, target, base, args, params, name)
     result = _apply(op, (target, *args), params, name)
     target.data = target.backend.writable(target.data)
     if tuple(result.data.shape) != tuple(target.data.shape):
@@ -449,6 +450,80 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY,
     target.data[...] = result.data
     target._version[0] += 1
     return target
+
+
+class CopySlices(Node):
+    """PyTorch's node for an in-place op on a view: rewrites the base's history.
+
+    Its gradient for the base is the incoming gradient with the view's region replaced by the
+    in-place op's gradient for its ``self``; its other edges are the op's other inputs.
+    """
+
+    __slots__ = ("fn", "index", "inverse")
+
+    def __init__(self, fn: Node, base_edge: Node | None, index: Any, inverse: Any) -> None:
+        super().__init__(None, "CopySlices", (base_edge, *fn.next_functions[1:]), fn.saved,
+                         _EMPTY, (), fn.backend)
+        self.fn, self.index, self.inverse = fn, index, inverse
+
+    def apply(self, grad: Any, needed: Sequence[bool], tensor_mode: bool) -> list:
+        """Gradients for the base and the op's other inputs."""
+        if tensor_mode:
+            raise ScriptError("create_graph=True through an in-place update of a view is not "
+                              "supported by gradcli")
+        xp = self.backend.xp
+        flat = xp.reshape(grad, (-1,))
+        region = xp.reshape(xp.take(flat, xp.reshape(self.index, (-1,))), self.index.shape)
+        res = self.fn.apply(region, [True, *needed[1:]], False)
+        out = list(res)
+        if needed[0]:
+            new = res[0] if res[0] is not None else xp.zeros_like(region)
+            picked = xp.take(xp.reshape(new, (-1,)), xp.clip(self.inverse, 0, None))
+            out[0] = xp.reshape(xp.where(self.inverse >= 0, picked, flat), tuple(grad.shape))
+        return out
+
+    def free(self) -> None:
+        """Release what the wrapped op saved."""
+        self.fn.free()
+
+
+def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple, params: dict,
+                     name: str | None) -> Tensor:
+    from .backend import view_maps
+
+    result = _apply(op, (target, *args), params, name)
+    fn = result.grad_fn
+    s = fn.saved.get("self")
+    if s is not None:  # the original value of self, as for any in-place op
+        s.value = target.backend.xp.asarray(s.value, copy=True)
+        s.counter = None
+    index, inverse = view_maps(base.backend, base.shape, target._view_fn)
+    cs = CopySlices(fn, edge(base) if base.requires_grad else None, index, inverse)
+    if base._retains_grad and base.grad_fn is not None:
+        base.grad_fn.retained, cs.retained = None, base
+    base.grad_fn, base.requires_grad = cs, True
+    view_node = Node(_AS_STRIDED, "AsStridedBackward0", (cs,), _EMPTY,
+                     {"inverse": inverse, "base_shape": base.shape}, (base.shape,), base.backend)
+    if target._retains_grad and target.grad_fn is not None:
+        target.grad_fn.retained, view_node.retained = None, target
+    target.grad_fn, target.requires_grad = view_node, True
+    if recorder is not None:
+        recorder(target, op, (target, *args), True)
+    target.data[...] = result.data
+    target._version[0] += 1
+    return target
+
+
+class _AsStrided:
+    """The op of a view's grad_fn after an in-place update: its gradient lands in the base."""
+
+    name = "as_strided"
+    formulas = ((lambda xp, grad, inverse, base_shape: xp.reshape(
+        xp.where(inverse >= 0, xp.take(xp.reshape(grad, (-1,)), xp.clip(inverse, 0, None)), 0.0),
+        base_shape), ("xp", "grad", "inverse", "base_shape")),)
+
+
+_AS_STRIDED = _AsStrided()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -669,9 +744,12 @@ class _TensorNamespace:
         self.backend = backend
 
     def __getattr__(self, name: str) -> Callable:
-        from . import ops
+        from . import functions
 
-        return ops.differentiable(name, self.backend)
+        fn = getattr(functions, "formula_" + name, None)
+        if fn is None:
+            raise ScriptError(f"create_graph=True is not supported through '{name}' in gradcli")
+        return fn
 
 
 def iter_graph(roots: Iterable[Node]) -> list[Node]:

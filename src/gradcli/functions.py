@@ -87,11 +87,22 @@ def _elementwise(out: Tensor, args: tuple) -> Tensor:
     return out
 
 
-def _view(out: Tensor, base: Tensor, strides: Sequence[int] | None) -> Tensor:
-    """Mark ``out`` as a view of ``base``: shared version counter, PyTorch's strides."""
+def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Tensor:
+    """Apply a view op: the result shares data and version counter with ``x``'s base.
+
+    It also keeps how to replay itself from the base (``_view_fn``), which an in-place update
+    of the view needs to rewrite the base's history (CopySlices).
+    """
+    out = apply(op, (x,), params)
     out.data = out.backend.writable(out.data)
-    out._version = base._version
-    out._base = base._base if base._base is not None else base
+    out._version = x._version
+    out._base = x._base if x._base is not None else x
+    xp, parent = x.backend.xp, x._view_fn
+
+    def replay(a: Any) -> Any:
+        return op.forward(xp, a if parent is None else parent(a), **params)
+
+    out._view_fn = replay
     out._strides = None if strides is None else layout.normalise(out.shape, strides)
     return out
 
@@ -320,7 +331,7 @@ def matmul(input: Any, other: Any) -> Tensor:
         return apply(O.MV, (a, b))
     if da == 1 and db == 2:
         m = mm(unsqueeze(a, 0), b)
-        return _view(apply(O.SQUEEZE_SYM, (m,), {"shape": (m.shape[1],), "dim": 0}), m, None)
+        return _view(O.SQUEEZE_SYM, m, {"shape": (m.shape[1],), "dim": 0}, None)
     if da == 2 and db == 2:
         return mm(a, b)
     raise ScriptError(f"matmul of {da}-D and {db}-D tensors is not supported by gradcli "
@@ -375,7 +386,7 @@ def view(input: Any, *shape: Any) -> Tensor:
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
             hint="use reshape(), which copies when a view is impossible")
-    return _view(apply(O.VIEW, (x,), {"shape": new}), x, strides)
+    return _view(O.VIEW, x, {"shape": new}, strides)
 
 
 def reshape(input: Any, *shape: Any) -> Tensor:
@@ -384,7 +395,7 @@ def reshape(input: Any, *shape: Any) -> Tensor:
     new = _shape_arg(shape, x.numel())
     strides = layout.view_strides(x.shape, layout.strides_of(x), new)
     if strides is not None:
-        return _view(apply(O.VIEW, (x,), {"shape": new}), x, strides)
+        return _view(O.VIEW, x, {"shape": new}, strides)
     return apply(O.UNSAFE_VIEW, (apply(O.CLONE, (x,)),), {"shape": new})
 
 
@@ -407,7 +418,7 @@ def t(input: Any) -> Tensor:
     x = _tensor(input, "t")
     if x.ndim > 2:
         raise ScriptError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return _view(apply(O.T, (x,)), x, layout.strides_of(x)[::-1])
+    return _view(O.T, x, {}, layout.strides_of(x)[::-1])
 
 
 def transpose(input: Any, dim0: int, dim1: int) -> Tensor:
@@ -416,14 +427,14 @@ def transpose(input: Any, dim0: int, dim1: int) -> Tensor:
     d0, d1 = _dim(dim0, x.ndim), _dim(dim1, x.ndim)
     s = list(layout.strides_of(x))
     s[d0], s[d1] = s[d1], s[d0]
-    return _view(apply(O.TRANSPOSE, (x,), {"dim0": d0, "dim1": d1}), x, s)
+    return _view(O.TRANSPOSE, x, {"dim0": d0, "dim1": d1}, s)
 
 
 def _T(x: Tensor) -> Tensor:
     """``x.T``: all dimensions reversed (PermuteBackward0)."""
     dims = tuple(range(x.ndim - 1, -1, -1))
     s = layout.strides_of(x)
-    return _view(apply(O.PERMUTE, (x,), {"dims": dims}), x, [s[d] for d in dims])
+    return _view(O.PERMUTE, x, {"dims": dims}, [s[d] for d in dims])
 
 
 def unsqueeze(input: Any, dim: int) -> Tensor:
@@ -432,7 +443,7 @@ def unsqueeze(input: Any, dim: int) -> Tensor:
     d = _dim(dim, x.ndim + 1)
     s = list(layout.strides_of(x))
     s.insert(d, 1 if d >= x.ndim else x.shape[d] * s[d])
-    return _view(apply(O.UNSQUEEZE, (x,), {"dim": d}), x, s)
+    return _view(O.UNSQUEEZE, x, {"dim": d}, s)
 
 
 def squeeze(input: Any, dim: int | None = None) -> Tensor:
@@ -447,7 +458,7 @@ def squeeze(input: Any, dim: int | None = None) -> Tensor:
         keep = [i for i in range(x.ndim) if i != d or x.shape[i] != 1]
         op, params = O.SQUEEZE_DIM, {"dim": d}
     params["shape"] = tuple(x.shape[i] for i in keep)
-    return _view(apply(op, (x,), params), x, [s[i] for i in keep])
+    return _view(op, x, params, [s[i] for i in keep])
 
 
 def getitem(x: Tensor, key: Any) -> Tensor:
@@ -487,14 +498,13 @@ def getitem(x: Tensor, key: Any) -> Tensor:
 def _select(x: Tensor, dim: int, index: int) -> Tensor:
     s = list(layout.strides_of(x))
     del s[dim]
-    return _view(apply(O.SELECT, (x,), {"dim": dim, "index": index}), x, s)
+    return _view(O.SELECT, x, {"dim": dim, "index": index}, s)
 
 
 def _slice(x: Tensor, dim: int, start: int, stop: int, step: int) -> Tensor:
     s = list(layout.strides_of(x))
     s[dim] *= step
-    return _view(apply(O.SLICE, (x,), {"dim": dim, "start": start, "stop": stop, "step": step}),
-                 x, s)
+    return _view(O.SLICE, x, {"dim": dim, "start": start, "stop": stop, "step": step}, s)
 
 
 # --- neural -------------------------------------------------------------------------------------
@@ -754,7 +764,7 @@ def formula_broadcast_to(x: Tensor, shape: tuple) -> Tensor:
 
 def formula_permute_dims(x: Tensor, axes: tuple) -> Tensor:
     """Differentiable ``xp.permute_dims``."""
-    return _view(apply(O.PERMUTE, (x,), {"dims": tuple(axes)}), x, None)
+    return _view(O.PERMUTE, x, {"dims": tuple(axes)}, None)
 
 
 def formula_zeros_like(x: Any) -> Tensor:

@@ -16,7 +16,7 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   only when that formula's input needs grad; an input read by several formulas always.
 * A formula's ``xp`` offers only: where, sign, sin, cos, exp, log, sqrt, sum, reshape,
   broadcast_to, matmul, permute_dims, zeros_like, select_backward, slice_backward.  Under
-  ``create_graph=True`` these names are recorded ops (``differentiable`` below), so every formula
+  ``create_graph=True`` these names are recorded ops (``functions.formula_*``), so every formula
   is itself differentiable and second derivatives work.
 * Broadcasting is undone by the engine (``engine.sum_to``), so formulas are plain math.
 * ``kind``: "elementwise" ops keep their inputs' memory layout as PyTorch's TensorIterator
@@ -395,7 +395,8 @@ MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
 
 # --- the formula namespaces ---------------------------------------------------------------------
 FORMULA_NAMES = ("where", "sign", "sin", "cos", "exp", "log", "sqrt", "sum", "reshape",
-                 "broadcast_to", "matmul", "permute_dims", "zeros_like", "count_nonzero")
+                 "broadcast_to", "matmul", "permute_dims", "zeros_like", "count_nonzero", "take",
+                 "clip")
 
 
 class ArrayFormulas:
@@ -415,10 +416,3 @@ class ArrayFormulas:
                        step: int) -> Any:
         """Scatter ``grad`` into zeros at a slice of ``dim``."""
         return _slice_backward(self._xp, grad, shape, dim, start, stop, step)
-
-
-def differentiable(name: str, backend: Any) -> Callable:
-    """The formula function ``name`` as a recorded op (the formulas' ``xp`` under create_graph)."""
-    from . import functions as F
-
-    return getattr(F, "formula_" + name)
