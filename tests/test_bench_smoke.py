@@ -1,0 +1,85 @@
+"""The benchmark harness runs: every workload at a tiny size, gradcli always, torch when present.
+
+No timing is asserted; these tests prove the harness works and that its two halves compute the
+same gradients, so a broken bench is caught before someone reads numbers from it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_engine.py"
+TINY = {"a": 31, "b": 22, "c": 8}  # 31 and 22 exercise the tails (n % 3, n % 4)
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("bench_engine", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_engine"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load()
+WORKLOADS = {w.key: w for w in bench.WORKLOADS}
+
+
+@pytest.mark.parametrize("key", sorted(TINY))
+def test_gradcli_half_runs(key: str) -> None:
+    w = WORKLOADS[key]
+    timing = bench.run_once(w, bench.GradcliLib(), TINY[key])
+    assert timing.total >= 0
+    assert len(timing.grads) == w.leaves
+    for g in timing.grads:
+        assert np.all(np.isfinite(g))
+        assert np.any(g != 0)
+
+
+def test_scalar_chain_counts_ops() -> None:
+    lib = bench.GradcliLib()
+    for n in (30, 31, 32):
+        y = bench.scalar_forward(lib, bench.scalar_setup(lib, n), n)
+        depth, node = 0, y.grad_fn
+        while node is not None and node.name != "AccumulateGrad":
+            depth += 1
+            node = node.next_functions[0]
+        assert depth == n
+
+
+@pytest.mark.parametrize("key", sorted(TINY))
+def test_torch_half_agrees(key: str) -> None:
+    torch = pytest.importorskip("torch")
+    w = WORKLOADS[key]
+    best = bench.best_of(w, [bench.GradcliLib(), bench.TorchLib(torch)], TINY[key], reps=1)
+    assert set(best) == {"gradcli", "torch"}
+    assert bench.max_abs_diff(best["gradcli"].grads, best["torch"].grads) < 1e-10
+
+
+def test_memory_child_in_process() -> None:
+    m = bench.memory_child("gradcli", 1000, 3)
+    assert m["saved_mb"] == pytest.approx(3 * 8000 / bench.MB)
+    assert m["grad"] != 0
+
+
+def test_memory_subprocess_and_table_row() -> None:
+    m = bench.measure_memory("gradcli", 1000, 2, threads=1)
+    assert set(m) >= {"after_forward_mb", "after_backward_mb", "peak_mb"}
+    assert bench.table([("a", "bb"), ("ccc", "d")]).splitlines()[1] == "---  --"
+
+
+def test_cli_quick_gradcli_only(capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "load_torch", lambda: None)
+    monkeypatch.setattr(bench, "WORKLOADS", tuple(
+        bench.Workload(w.key, w.title, w.setup, w.forward, w.leaves, TINY[w.key], TINY[w.key],
+                       w.target) for w in bench.WORKLOADS))
+    assert bench.main(["--quick", "--reps", "1", "--only", "abc", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    for label in ("a scalar chain 31 ops", "b 3x3 chain 22 ops", "c mlp 8x8 f64"):
+        assert label in out
+    assert "MISS" not in out and "PASS" not in out  # no torch, no verdict
