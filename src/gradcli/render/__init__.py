@@ -1,0 +1,1 @@
+"""Renderers: plain text, Rich tables, JSON documents and Graphviz DOT."""

@@ -1,0 +1,137 @@
+"""``--format json``: the documents of SPEC §3.2, schema "1".
+
+Numbers that are not finite are written as the strings ``"nan"``, ``"inf"`` and ``"-inf"`` (so
+every document is strict JSON).  Keys come out in the order the SPEC lists them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from ..views import BackwardView, GraphView, PlainView, TensorView, span_dict
+
+SCHEMA = "1"
+
+
+def number(v: Any, dtype: str = "float64") -> Any:
+    """A JSON number, or "nan"/"inf"/"-inf"; float32 values by their shortest decimal form."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    f = float(v)
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    return float(str(np.float32(v))) if dtype == "float32" else f
+
+
+def data(a: Any, dtype: str = "float64") -> Any:
+    """An array as a number or nested lists of numbers."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return number(a, dtype)
+    return [data(row, dtype) for row in a]
+
+
+def tensor(v: TensorView) -> dict[str, Any]:
+    """SPEC §3.2's tensor object."""
+    return {"shape": list(v.shape), "dtype": v.dtype, "data": data(v.data, v.dtype),
+            "requires_grad": v.requires_grad, "is_leaf": v.is_leaf, "grad_fn": v.grad_fn,
+            "grad": data(v.grad, v.dtype) if v.grad is not None else None,
+            "version": v.version}
+
+
+def value(v: Any) -> Any:
+    """A binding: a tensor object, ``{"type", "value"}``, or a list of those."""
+    if isinstance(v, TensorView):
+        return tensor(v)
+    if isinstance(v, list):
+        return [value(x) for x in v]
+    assert isinstance(v, PlainView)
+    val = number(v.value) if v.type == "float" else v.value
+    return {"type": v.type, "value": val}
+
+
+def error(err: Any) -> dict[str, Any] | None:
+    """``{"type", "message", "line", "column", "hint"}`` of a GradcliError, or None."""
+    if err is None:
+        return None
+    where = span_dict(getattr(err, "span", None))
+    return {"type": getattr(err, "kind", type(err).__name__),
+            "message": getattr(err, "message", str(err)), "line": where["line"],
+            "column": where["column"], "hint": getattr(err, "hint", None)}
+
+
+def warning(w: Any) -> dict[str, Any]:
+    """``{"line", "column", "message"}`` of a run-time warning."""
+    return {**span_dict(w.span), "message": w.message}
+
+
+def run_doc(bindings: dict[str, Any], prints: list[str], warnings: list[Any],
+            err: Any) -> dict[str, Any]:
+    """The ``run`` document."""
+    return {"gradcli": SCHEMA, "bindings": {k: value(v) for k, v in bindings.items()},
+            "prints": list(prints), "warnings": [warning(w) for w in warnings],
+            "error": error(err)}
+
+
+def grad_doc(of: str | None, out: TensorView | None, grads: dict[str, TensorView],
+             err: Any) -> dict[str, Any]:
+    """The ``grad`` document."""
+    return {"gradcli": SCHEMA, "of": of,
+            "value": data(out.data, out.dtype) if out is not None else None,
+            "wrt": {k: {"shape": list(g.shape), "data": data(g.data, g.dtype)}
+                    for k, g in grads.items()},
+            "error": error(err)}
+
+
+def graph_doc(view: GraphView | None, err: Any) -> dict[str, Any]:
+    """The ``graph`` document: every recorded node in topological order."""
+    nodes = []
+    for n in (view.nodes if view is not None else ()):
+        nodes.append({
+            "id": n.id, "name": n.name, "op": n.op, "grad_fn": n.grad_fn,
+            "inputs": list(n.inputs), "shape": list(n.shape),
+            "requires_grad": n.requires_grad, "is_leaf": n.is_leaf,
+            "data": data(n.data, view.dtype),
+            "grad": data(n.grad, view.dtype) if n.grad is not None else None,
+            "saved": [{"name": s.name, "freed": s.freed} for s in n.saved]})
+    return {"gradcli": SCHEMA, "output": view.output if view is not None else None,
+            "nodes": nodes, "error": error(err)}
+
+
+def backward_doc(view: BackwardView | None, err: Any) -> dict[str, Any]:
+    """``graph --tree`` as JSON: the grad_fn nodes numbered from the output's."""
+    nodes = []
+    for n in (view.nodes if view is not None else ()):
+        nodes.append({"id": n.id, "name": n.name, "tensor": n.tensor, "next": list(n.next),
+                      "variable": n.variable_name if n.variable is not None else None,
+                      "saved": [{"name": s.name, "freed": s.freed} for s in n.saved]})
+    return {"gradcli": SCHEMA, "output": view.output if view is not None else None,
+            "root": view.root if view is not None else None, "nodes": nodes,
+            "error": error(err)}
+
+
+def check_doc(report: Any, err: Any) -> dict[str, Any]:
+    """The ``check`` document."""
+    wrt = {} if report is None else {
+        k: {"max_abs_err": number(w.max_abs_err), "max_rel_err": number(w.max_rel_err),
+            "ok": w.ok} for k, w in report.wrt.items()}
+    ok = report is not None and err is None and report.ok
+    return {"gradcli": SCHEMA, "ok": ok, "wrt": wrt, "error": error(err)}
+
+
+def dot_doc(text: str | None, err: Any) -> dict[str, Any]:
+    """``dot --format json``: the DOT text in a document."""
+    return {"gradcli": SCHEMA, "dot": text, "error": error(err)}
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """Strict JSON (no NaN literals), indented, with a final newline."""
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

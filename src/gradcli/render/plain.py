@@ -1,0 +1,241 @@
+"""Plain text: what gradcli prints when stdout is not a terminal (or with ``--format plain``).
+
+Every function returns text; nothing here writes.  Lines are stable and greppable: no colour,
+no box drawing in listings, one record per line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..views import BackwardView, GraphView, PlainView, TensorView
+
+SUMMARY_THRESHOLD = 12  # elements shown in full in a listing cell; longer arrays are abbreviated
+
+
+# -- numbers and arrays ---------------------------------------------------------------------------
+def number(v: Any, dtype: str = "float64") -> str:
+    """One element as Python writes it (``-8.0``, ``nan``, ``inf``); float32 by its shortest form."""
+    if dtype == "float32":
+        return str(np.float32(v))
+    return repr(float(v))
+
+
+def full(data: Any, dtype: str = "float64") -> str:
+    """Every element on one line: ``-8.0`` or ``[[1.0, 2.0], [3.0, 4.0]]``."""
+    a = np.asarray(data)
+    if a.ndim == 0:
+        return number(a, dtype)
+    return "[" + ", ".join(full(row, dtype) for row in a) + "]"
+
+
+def compact(data: Any, threshold: int = SUMMARY_THRESHOLD, dtype: str = "float64") -> str:
+    """One line for listings: every element up to ``threshold``, else the first and last three
+    of each long dimension around ``...`` (as NumPy and PyTorch abbreviate)."""
+    a = np.asarray(data)
+    if a.size <= threshold:
+        return full(a, dtype)
+    return _summary(a, dtype)
+
+
+def _summary(a: Any, dtype: str) -> str:
+    if a.ndim == 0:
+        return number(a, dtype)
+    if len(a) > 6:
+        parts = [*(_summary(r, dtype) for r in a[:3]), "...",
+                 *(_summary(r, dtype) for r in a[-3:])]
+    else:
+        parts = [_summary(r, dtype) for r in a]
+    return "[" + ", ".join(parts) + "]"
+
+
+def short(data: Any, threshold: int = SUMMARY_THRESHOLD, one_line: bool = True,
+          edgeitems: int = 3, width: int = 10**9) -> str:
+    """NumPy's form with 4 decimals (``-8.``, ``[0.5, 1.25]``), abbreviated past ``threshold``."""
+    a = np.asarray(data)
+    with np.errstate(all="ignore"):
+        text = np.array2string(a, precision=4, threshold=threshold, edgeitems=edgeitems,
+                               separator=", ", max_line_width=width, suppress_small=True)
+    return " ".join(text.split()) if one_line else text
+
+
+def shape(s: list[int]) -> str:
+    """A shape as PyTorch prints a Size's contents: ``()``, ``(3,)``, ``(2, 3)``."""
+    return "(" + ", ".join(map(str, s)) + ("," if len(s) == 1 else "") + ")"
+
+
+def flags(requires_grad: bool, is_leaf: bool, retains_grad: bool = False) -> str:
+    """``leaf``, ``requires_grad``, ``retains_grad`` as space-separated words (or ``-``)."""
+    words = [w for w, on in (("leaf", is_leaf), ("requires_grad", requires_grad),
+                             ("retains_grad", retains_grad)) if on]
+    return " ".join(words) or "-"
+
+
+def value_text(v: Any, *, in_full: bool = False) -> str:
+    """A binding's value for a listing."""
+    if isinstance(v, TensorView):
+        return full(v.data, v.dtype) if in_full else short(v.data)
+    if isinstance(v, list):
+        return "[" + ", ".join(value_text(x, in_full=in_full) for x in v) + "]"
+    if v.type == "float":
+        return repr(v.value)
+    if v.type == "function":
+        return v.value
+    if v.type == "grad_fn":
+        return f"<{v.value}>"
+    if v.type == "Size":
+        return f"torch.Size({v.value})"
+    return str(v.value)
+
+
+def type_text(v: Any) -> str:
+    """What a binding is: ``tensor (2, 3)`` or ``int``."""
+    if isinstance(v, TensorView):
+        return "tensor " + shape(v.shape)
+    if isinstance(v, list):
+        return "list"
+    return v.type
+
+
+# -- diagnostics ----------------------------------------------------------------------------------
+def source_excerpt(source: str | None, span: Any) -> list[str]:
+    """The span's source line, indented by four, and a caret line ``^~~~`` under the span."""
+    if source is None or span is None:
+        return []
+    lines = source.splitlines()
+    if not 1 <= span.line <= len(lines):
+        return []
+    text = lines[span.line - 1].expandtabs(1)
+    col = max(1, span.column)
+    end = span.end_column if span.end_line == span.line else len(text) + 1
+    width = max(1, min(end, len(text) + 1) - col)
+    return ["    " + text.rstrip(), "    " + " " * (col - 1) + "^" + "~" * (width - 1)]
+
+
+def diagnostic(err: Any, source: str | None, filename: str) -> str:
+    """``file:line:col: Kind: message``, the source line and caret, then ``hint: …``."""
+    span = getattr(err, "span", None)
+    kind = getattr(err, "kind", "error")
+    message = getattr(err, "message", str(err))
+    if span is not None:
+        head = f"{filename}:{span.line}:{span.column}: {kind}: {message}"
+    elif kind == "UsageError":
+        head = f"gradcli: error: {message}"
+    else:
+        head = f"{filename}: {kind}: {message}"
+    lines = [head, *source_excerpt(source, span)]
+    hint = getattr(err, "hint", None)
+    if hint:
+        lines.append(f"hint: {hint}")
+    return "\n".join(lines) + "\n"
+
+
+# -- commands -------------------------------------------------------------------------------------
+def run(bindings: dict[str, Any]) -> str:
+    """The final bindings: ``name  type  value  grad_fn  flags  grad``, aligned."""
+    rows = [["name", "type", "value", "grad_fn", "flags", "grad"]]
+    for name, v in bindings.items():
+        if isinstance(v, TensorView):
+            rows.append([name, type_text(v), short(v.data), v.grad_fn or "-",
+                         flags(v.requires_grad, v.is_leaf, v.retains_grad),
+                         short(v.grad) if v.grad is not None else "-"])
+        else:
+            rows.append([name, type_text(v), value_text(v), "-", "-", "-"])
+    return columns(rows)
+
+
+def grad(of: str, grads: dict[str, TensorView]) -> str:
+    """One line per --wrt name: ``dL/dw1 = -8.0``, tensors in full."""
+    return "".join(f"d{of}/d{name} = {full(g.data, g.dtype)}\n" for name, g in grads.items())
+
+
+def saved_text(saved: list) -> str:
+    """``self, other`` with ``(freed)`` after freed ones, or ``-``."""
+    return ", ".join(s.name + (" (freed)" if s.freed else "") for s in saved) or "-"
+
+
+def graph(view: GraphView) -> str:
+    """Every recorded node, one per line, in topological order; the output is marked ``*``."""
+    rows = [["id", "name", "op", "grad_fn", "inputs", "shape", "flags", "value", "grad",
+             "saved"]]
+    for n in view.nodes:
+        rows.append([
+            f"{n.id}{'*' if n.id == view.output else ''}", n.name or "-",
+            (n.op + ("_" if n.inplace else "")) if n.op else "-", n.grad_fn or "-",
+            ",".join(map(str, n.inputs)) or "-", shape(n.shape),
+            flags(n.requires_grad, n.is_leaf, n.retains_grad), short(n.data),
+            short(n.grad) if n.grad is not None else "-",
+            saved_text(n.saved)])
+    out = columns(rows)
+    if view.output is not None:
+        out += f"* output: node {view.output}\n"
+    return out
+
+
+def tree(view: BackwardView) -> str:
+    """The backward graph from the output's grad_fn as an indented tree (``├──``/``└──``)."""
+    if view.root is None:
+        what = f"'{view.output}'" if view.output else "the output"
+        return f"{what} has no grad_fn: it does not require grad, so there is no backward graph\n"
+    lines = [f"{view.output}  shape={shape(view.output_tensor.shape)}" if view.output_tensor
+             else str(view.output)]
+    for prefix, label in walk_tree(view):
+        lines.append(prefix + label)
+    return "\n".join(lines) + "\n"
+
+
+def node_label(view: BackwardView, i: int) -> str:
+    """``MulBackward0 [x3]`` or ``AccumulateGrad -> w1 (2,)``; saved tensors after ``saves``."""
+    n = view.nodes[i]
+    label = f"#{n.id} {n.name}"
+    if n.variable is not None:
+        label += f" -> {n.variable_name or 'leaf'} {shape(n.variable.shape)}"
+    elif n.tensor:
+        label += f" [{n.tensor}]"
+    if n.saved:
+        label += "  saves " + saved_text(n.saved)
+    return label
+
+
+def walk_tree(view: BackwardView) -> list[tuple[str, str]]:
+    """(prefix, label) lines of a depth-first walk; a node met again is shown once, by number."""
+    out: list[tuple[str, str]] = []
+    shown: set[int] = set()
+    stack: list[tuple[int, str, str]] = [(view.root, "", "")]  # type: ignore[list-item]
+    while stack:
+        i, prefix, branch = stack.pop()
+        if i in shown:
+            out.append((prefix + branch, f"#{i} {view.nodes[i].name} (see above)"))
+            continue
+        shown.add(i)
+        out.append((prefix + branch, node_label(view, i)))
+        children = [c for c in view.nodes[i].next if c is not None]
+        child_prefix = prefix + ("" if not branch else ("    " if branch == "└── " else "│   "))
+        for k in range(len(children) - 1, -1, -1):
+            last = k == len(children) - 1
+            stack.append((children[k], child_prefix, "└── " if last else "├── "))
+    return out
+
+
+def check(report: Any) -> str:
+    """One line per --wrt name: errors and ``ok``/``MISMATCH``, then a summary."""
+    rows = [["wrt", "elements", "max_abs_err", "max_rel_err", "result"]]
+    for w in report.wrt.values():
+        rows.append([w.name, f"{w.checked}" if w.checked == w.total else
+                     f"{w.checked}/{w.total}", f"{w.max_abs_err:.3e}", f"{w.max_rel_err:.3e}",
+                     "ok" if w.ok else "MISMATCH"])
+    verdict = "gradients match finite differences" if report.ok else \
+        "gradients DO NOT match finite differences"
+    return columns(rows) + f"{verdict} (d{report.of}/d·, rtol=1e-05, atol=1e-07)\n"
+
+
+def columns(rows: list[list[str]]) -> str:
+    """Left-aligned columns separated by two spaces, no trailing spaces."""
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return "".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() + "\n"
+                   for r in rows)
+
+
+__all__ = ["PlainView", "check", "diagnostic", "grad", "graph", "run", "tree"]

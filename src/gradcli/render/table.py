@@ -1,0 +1,219 @@
+"""Rich output for a terminal: tables of values and gradients, the backward tree, diagnostics.
+
+Only this module (and ``cli.py``) imports Rich.  The texts of cells come from ``plain`` so the
+two forms never disagree; Rich adds colour, boxes and the diagnostic panel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from ..views import BackwardView, GraphView, TensorView
+from . import plain
+
+NAME = "bold cyan"
+GRAD_FN = "magenta"
+DIM = "dim"
+FLAGS: dict = {}
+VALUES: dict = {}
+RUN_VALUES: dict = {}
+CELL_WIDTH = 34  # NumPy wraps rows of a value cell at this width, so Rich never has to
+
+
+def console(stderr: bool = False, color: bool | None = None) -> Console:
+    """A console on stdout or stderr (Rich honours NO_COLOR and FORCE_COLOR itself)."""
+    return Console(stderr=stderr, highlight=False, no_color=None if color is None else not color,
+                   soft_wrap=False)
+
+
+def _flags(requires_grad: bool, is_leaf: bool, retains_grad: bool = False) -> Text:
+    t = Text()
+    for word, on, style in (("leaf", is_leaf, "green"), ("req_grad", requires_grad, "yellow"),
+                            ("retains", retains_grad, "blue")):
+        if on:
+            t.append(("  " if t else "") + word, style=style)
+    return t or Text("-", style=DIM)
+
+
+def _cell(data: Any) -> Text:
+    if data is None:
+        return Text("None", DIM)
+    return Text(plain.short(data, one_line=False, width=CELL_WIDTH))
+
+
+def _brief(data: Any, budget: int = 30) -> Text:
+    """One line for the crowded graph table: all of it if short, else leading elements and …."""
+    import numpy as np
+
+    a = np.asarray(data)
+    text = plain.short(a)
+    if len(text) <= budget:
+        return Text(text)
+    parts: list[str] = []
+    for v in a.reshape(-1):
+        item = plain.short(v)
+        if len(", ".join([*parts, item])) + 2 * a.ndim + 3 > budget and parts:
+            break
+        parts.append(item)
+    return Text("[" * a.ndim + ", ".join(parts) + ", …" + "]" * a.ndim)
+
+
+def _table(title: str | None, *cols: tuple[str, dict]) -> Table:
+    t = Table(title=title, box=box.SIMPLE_HEAVY, title_style="bold", title_justify="left",
+              header_style="bold", pad_edge=False)
+    for name, kw in cols:
+        t.add_column(name, **{"no_wrap": True, **kw})
+    return t
+
+
+def run(out: Console, bindings: dict[str, Any]) -> None:
+    """The final bindings as a table."""
+    t = _table("bindings", ("name", {"style": NAME}), ("shape", {"style": DIM}),
+               ("value", RUN_VALUES), ("grad_fn", {"style": GRAD_FN}), ("flags", FLAGS),
+               ("grad", RUN_VALUES))
+    for name, v in bindings.items():
+        if isinstance(v, TensorView):
+            t.add_row(name, plain.shape(v.shape), _cell(v.data), v.grad_fn or Text("-", DIM),
+                      _flags(v.requires_grad, v.is_leaf, v.retains_grad),
+                      _cell(v.grad) if v.grad is not None else Text("-", DIM))
+        else:
+            t.add_row(name, Text(plain.type_text(v), DIM), plain.value_text(v), Text("-", DIM),
+                      Text("-", DIM), Text("-", DIM))
+    out.print(t)
+
+
+def grad(out: Console, of: str, grads: dict[str, TensorView]) -> None:
+    """``dL/dw = value`` per --wrt name, as the plain form, with colour and the shape."""
+    width = max(len(f"d{of}/d{name}") for name in grads)
+    for name, g in grads.items():
+        size = 1
+        for d in g.shape:
+            size *= d
+        value = plain.full(g.data, g.dtype) if size <= plain.SUMMARY_THRESHOLD else \
+            plain.short(g.data, one_line=False)
+        pad = " " * (width + 3)
+        line = Text.assemble((f"d{of}/d{name}".ljust(width), "bold"), (" = ", DIM),
+                             (value.replace("\n", "\n" + pad), "green"))
+        if g.shape:
+            line.append(f"  shape {plain.shape(g.shape)}", style=DIM)
+        out.print(line)
+
+
+def _op(n: Any) -> Text:
+    """grad_fn when the op was recorded (it names the op), else the op name, dim."""
+    if n.op is None:
+        return Text("leaf", DIM)
+    if n.grad_fn is None:
+        return Text(n.op + ("_" if n.inplace else ""), DIM)
+    return Text.assemble((n.grad_fn, GRAD_FN), (" (in-place)" if n.inplace else "", DIM))
+
+
+def graph(out: Console, view: GraphView) -> None:
+    """Every recorded node, in topological order; the output's row is highlighted."""
+    t = _table("graph (forward, topological order)", ("id", {"justify": "right"}),
+               ("name", {"style": NAME}), ("grad_fn / op", {}), ("inputs", {}),
+               ("shape", {"style": DIM}), ("flags", FLAGS), ("value / grad", VALUES),
+               ("saved", FLAGS))
+    freed = False
+    for n in view.nodes:
+        saved = Text()
+        for s in n.saved:
+            saved.append((" " if saved else "") + s.name,
+                         style="red strike" if s.freed else "dark_orange")
+            freed = freed or s.freed
+        value = _brief(n.data)
+        if n.grad is not None:
+            value.append_text(Text("\ngrad ", "bold yellow") + _brief(n.grad))
+        t.add_row(f"{n.id}", n.name or Text("-", DIM), _op(n),
+                  ",".join(map(str, n.inputs)) or Text("-", DIM), plain.shape(n.shape),
+                  _flags(n.requires_grad, n.is_leaf, n.retains_grad), value,
+                  saved or Text("-", DIM), style="bold" if n.id == view.output else None)
+    out.print(t)
+    notes = []
+    if view.output is not None:
+        notes.append(Text.assemble(("output: ", DIM), (f"node {view.output}", "bold")))
+    if freed:
+        notes.append(Text.assemble(("saved ", DIM), ("struck through", "red strike"),
+                                   (": freed by a backward() without retain_graph=True", DIM)))
+    for note in notes:
+        out.print(note)
+
+
+def tree(out: Console, view: BackwardView) -> None:
+    """The backward graph as a Rich tree rooted at the output."""
+    if view.root is None:
+        out.print(plain.tree(view).rstrip(), style=DIM)
+        return
+    head = Text.assemble((str(view.output), NAME), (" ", ""),
+                         (plain.shape(view.output_tensor.shape), DIM))
+    root = Tree(head, guide_style="bright_black")
+    shown: set[int] = set()
+    stack: list[tuple[int, Tree]] = [(view.root, root)]
+    while stack:
+        i, parent = stack.pop()
+        n = view.nodes[i]
+        label = Text.assemble((f"#{i} ", DIM), (n.name, GRAD_FN))
+        if i in shown:
+            parent.add(label + Text(" (see above)", DIM))
+            continue
+        shown.add(i)
+        if n.variable is not None:
+            label.append_text(Text.assemble(("  → ", DIM), (n.variable_name or "leaf", NAME),
+                                            (" " + plain.shape(n.variable.shape), DIM)))
+        elif n.tensor:
+            label.append_text(Text.assemble(("  [", DIM), (n.tensor, NAME), ("]", DIM)))
+        for s in n.saved:
+            label.append(f"  {s.name}", style="red strike" if s.freed else "dark_orange")
+        node = parent.add(label)
+        for c in reversed([c for c in n.next if c is not None]):
+            stack.append((c, node))
+    out.print(root)
+
+
+def check(out: Console, report: Any) -> None:
+    """Errors per --wrt name and the verdict."""
+    t = _table(None, ("wrt", {"style": NAME}), ("elements", {"justify": "right"}),
+               ("max abs err", {"justify": "right"}), ("max rel err", {"justify": "right"}),
+               ("", {}))
+    for w in report.wrt.values():
+        t.add_row(w.name, str(w.checked) if w.checked == w.total else f"{w.checked}/{w.total}",
+                  f"{w.max_abs_err:.3e}", f"{w.max_rel_err:.3e}",
+                  Text("✓ ok", "bold green") if w.ok else Text("✗ mismatch", "bold red"))
+    out.print(t)
+    if report.ok:
+        out.print(Text("gradients match finite differences", "green"))
+    else:
+        out.print(Text("gradients DO NOT match finite differences", "bold red"))
+
+
+def diagnostic(out: Console, err: Any, source: str | None, filename: str,
+               warning: bool = False) -> None:
+    """A diagnostic in a panel: the message, the highlighted source line with a caret, the hint."""
+    span = getattr(err, "span", None)
+    kind = getattr(err, "kind", "error")
+    color = "yellow" if warning else "red"
+    parts: list[Any] = [Text.assemble((f"{kind}: ", f"bold {color}"),
+                                      (getattr(err, "message", str(err)), ""))]
+    excerpt = plain.source_excerpt(source, span)
+    if excerpt:
+        from rich.syntax import Syntax  # pygments: only when there is a line to highlight
+
+        code = Syntax(excerpt[0][4:], "python", theme="ansi_dark", line_numbers=True,
+                      start_line=span.line, background_color="default")
+        gutter = len(str(span.line)) + 3
+        parts += [Text(""), code, Text(" " * gutter + excerpt[1][4:], style=f"bold {color}")]
+    hint = getattr(err, "hint", None)
+    if hint:
+        parts += [Text(""), Text.assemble(("hint: ", "bold cyan"), (hint, ""))]
+    where = filename + (f":{span.line}:{span.column}" if span is not None else "")
+    if span is None and kind == "UsageError":
+        where = "gradcli"
+    out.print(Panel(Group(*parts), title=Text(where, "bold"), title_align="left",
+                    border_style=color, box=box.ROUNDED, expand=False))

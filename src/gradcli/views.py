@@ -1,0 +1,294 @@
+"""Engine graph → plain host-side records with stable numbering, for every renderer.
+
+Nothing here imports Rich or Typer, and nothing keeps a reference to a device array: values are
+NumPy arrays (through ``backend.to_host``), so renderers only format.
+
+Naming (SPEC §2.2): every tensor *state* the run recorded gets the name of the top-level
+binding it belongs to.  The states of one name are its bindings in order, and within a binding
+the tensor's in-place updates in order; the last state is ``y``, earlier ones ``y#1``, ``y#2`` …
+(so ``h = x * 2; h += 1`` lists ``h#1`` for ``MulBackward0`` and ``h`` for ``AddBackward0``).
+Tensors inside a bound list (``g = grad(L, [a, b])``) are named ``g[0]``, ``g[1]``.  A state
+bound to several names takes a final name over an older one, then the first bound.
+
+The backward view numbers grad_fn nodes in depth-first preorder from the output's node (0),
+following ``next_functions`` in order, so ``--tree`` reads #0, #1, #2 … top to bottom and the
+numbers are the same on every run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .backend import to_host
+from .engine import AccumulateGrad, Node, Tensor
+
+
+@dataclass
+class TensorView:
+    """A tensor's host-side state, as SPEC §3.2 describes it."""
+
+    shape: list[int]
+    dtype: str
+    data: Any  # numpy array
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None
+    grad: Any  # numpy array or None
+    version: int
+    retains_grad: bool = False
+
+
+@dataclass
+class PlainView:
+    """A binding that is not a tensor: a number, a bool, a function, a list, None."""
+
+    type: str
+    value: Any
+
+
+@dataclass
+class SavedView:
+    """One tensor (or wrapped number) a backward node saved."""
+
+    name: str
+    freed: bool
+    shape: list[int] | None = None
+    value: Any = None  # a Python number for a wrapped scalar, else None
+    tensor: str | None = None  # the script name of the saved tensor, while it is kept
+
+
+@dataclass
+class GraphNode:
+    """One recorded tensor state (SPEC §3.2 ``graph`` node)."""
+
+    id: int
+    name: str | None
+    op: str | None
+    grad_fn: str | None
+    inputs: list[int]
+    shape: list[int]
+    requires_grad: bool
+    is_leaf: bool
+    data: Any
+    grad: Any
+    saved: list[SavedView]
+    inplace: bool = False
+    retains_grad: bool = False
+
+
+@dataclass
+class GraphView:
+    """Every recorded tensor state in topological order, and the output's id."""
+
+    nodes: list[GraphNode]
+    output: int | None
+    dtype: str
+
+
+@dataclass
+class BackwardNode:
+    """One grad_fn node reached from the output (AccumulateGrad nodes carry the leaf)."""
+
+    id: int
+    name: str
+    next: list[int | None]
+    saved: list[SavedView]
+    tensor: str | None = None  # the script name of the tensor whose grad_fn this is
+    variable: TensorView | None = None  # AccumulateGrad: the leaf
+    variable_name: str | None = None
+
+
+@dataclass
+class BackwardView:
+    """The grad_fn graph of the output, numbered from the output's node."""
+
+    nodes: list[BackwardNode]
+    output: str | None
+    output_tensor: TensorView | None
+    root: int | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def tensor_view(t: Tensor) -> TensorView:
+    """A tensor's values and flags on the host."""
+    g = t._grad
+    return TensorView(
+        shape=list(t.shape), dtype=t.backend.dtype_name, data=to_host(t.data),
+        requires_grad=bool(t.requires_grad), is_leaf=t.is_leaf,
+        grad_fn=t.grad_fn.name if t.grad_fn is not None else None,
+        grad=to_host(g.data) if g is not None else None, version=t.version,
+        retains_grad=t._retains_grad)
+
+
+def value_view(value: Any) -> TensorView | PlainView | list:
+    """Any binding value as a view: tensors, numbers, lists of them, and the rest by type."""
+    if isinstance(value, Tensor):
+        return tensor_view(value)
+    if isinstance(value, bool):
+        return PlainView("bool", value)
+    if isinstance(value, int):
+        return PlainView("int", value)
+    if isinstance(value, float):
+        return PlainView("float", value)
+    if isinstance(value, list):
+        return [value_view(v) for v in value]
+    if value is None:
+        return PlainView("NoneType", None)
+    if isinstance(value, Node):
+        return PlainView("grad_fn", value.name)
+    if isinstance(value, tuple):  # x.shape (torch.Size)
+        return PlainView("Size", [int(v) for v in value])
+    if isinstance(value, str):
+        return PlainView("str", value)
+    return PlainView("function" if callable(value) else type(value).__name__, str(value))
+
+
+def bindings_view(result: Any) -> dict[str, Any]:
+    """The final top-level bindings, in first-binding order."""
+    return {name: value_view(v) for name, v in result.bindings.items()}
+
+
+def _saved(node: Any, names: dict[int, str] | None = None,
+           own: str | None = None) -> list[SavedView]:
+    """What a node saved; ``names`` maps id(tensor) to a script name, ``own`` names its output."""
+    out = []
+    for s in (node.saved.values() if node is not None else ()):
+        number = s.value if s.tensor is None and not s.is_output and not s.freed \
+            and isinstance(s.value, (int, float)) else None
+        label = own if s.is_output else (names or {}).get(id(s.tensor)) \
+            if s.tensor is not None else None
+        out.append(SavedView(s.name, bool(s.freed), list(s.shape), number, label))
+    return out
+
+
+def _tensor_names(result: Any, names: dict[int, str]) -> dict[int, str]:
+    """id(tensor) → the name of its latest named state."""
+    out: dict[int, str] = {}
+    for rid in sorted(names):
+        out[id(result.records[rid].tensor)] = names[rid]
+    return out
+
+
+def record_names(result: Any) -> dict[int, str]:
+    """Record id → script name (``y``, ``y#1``, ``g[0]``), per the module docstring."""
+    records = result.records or []
+    states: dict[int, list[int]] = {}  # id(tensor) → its record ids, in order
+    for i, r in enumerate(records):
+        states.setdefault(id(r.tensor), []).append(i)
+    best: dict[int, tuple] = {}
+    order = 0
+    for name, values in result.history.items():
+        seen: list[int] = []
+        pending: list[tuple[str, Tensor]] = []
+        for v in values:
+            if isinstance(v, Tensor):
+                pending.append((name, v))
+            elif isinstance(v, list):
+                pending.extend((f"{name}[{j}]", t) for j, t in enumerate(v)
+                               if isinstance(t, Tensor))
+        per_label: dict[str, list[int]] = {}
+        for label, t in pending:
+            for rid in states.get(id(t), ()):
+                if rid not in seen:
+                    seen.append(rid)
+                    per_label.setdefault(label, []).append(rid)
+        for label, rids in per_label.items():
+            for k, rid in enumerate(rids):
+                final = k == len(rids) - 1
+                shown = label if final else f"{label}#{k + 1}"
+                key = (not final, order, shown)
+                order += 1
+                if rid not in best or key < best[rid]:
+                    best[rid] = key
+    return {rid: key[2] for rid, key in best.items()}
+
+
+def output_record(result: Any, of: str | None) -> int | None:
+    """The record id of the tensor bound to ``of`` (its latest state)."""
+    if of is None or not result.records:
+        return None
+    t = result.bindings.get(of)
+    if not isinstance(t, Tensor):
+        return None
+    for i in range(len(result.records) - 1, -1, -1):
+        if result.records[i].tensor is t:
+            return i
+    return None
+
+
+def graph_view(result: Any, of: str | None) -> GraphView:
+    """Every recorded tensor state as a numbered node (SPEC §3.2 ``graph``)."""
+    records = result.records or []
+    names = record_names(result)
+    by_tensor = _tensor_names(result, names)
+    latest: dict[int, int] = {}
+    for i, r in enumerate(records):
+        latest[id(r.tensor)] = i
+    nodes = []
+    for i, r in enumerate(records):
+        t = r.tensor
+        current = latest[id(t)] == i
+        inputs = [j for j in r.inputs if j is not None]
+        inplace = bool(r.inputs) and r.inputs[0] is not None and \
+            records[r.inputs[0]].tensor is t
+        data = getattr(r, "data", None)
+        data = to_host(t.data) if data is None else to_host(data)
+        is_leaf = r.grad_fn is None
+        requires_grad = r.node is not None or (is_leaf and t.is_leaf and t.requires_grad)
+        grad = t._grad if current else None
+        nodes.append(GraphNode(
+            id=i, name=names.get(i), op=r.op, grad_fn=r.grad_fn, inputs=inputs,
+            shape=list(data.shape), requires_grad=requires_grad, is_leaf=is_leaf, data=data,
+            grad=to_host(grad.data) if grad is not None else None,
+            saved=_saved(r.node, by_tensor, names.get(i)),
+            inplace=inplace, retains_grad=current and t._retains_grad))
+    dtype = result.backend.dtype_name if result.backend is not None else "float64"
+    return GraphView(nodes, output_record(result, of), dtype)
+
+
+def backward_view(result: Any, of: str | None) -> BackwardView:
+    """The output's grad_fn graph: nodes reached through ``next_functions``, numbered."""
+    out = result.bindings.get(of) if of is not None else None
+    if not isinstance(out, Tensor):
+        return BackwardView([], of, None, None)
+    names = record_names(result)
+    by_tensor = _tensor_names(result, names)
+    node_names: dict[int, str] = {}
+    leaf_names: dict[int, str] = {}
+    for rid, label in names.items():
+        r = result.records[rid]
+        if r.node is not None:
+            node_names.setdefault(id(r.node), label)
+        if r.grad_fn is None:
+            leaf_names.setdefault(id(r.tensor), label)
+    root = out.grad_fn
+    if root is None:
+        return BackwardView([], of, tensor_view(out), None)
+    reached: list[Node] = []  # depth-first preorder along next_functions (the tree's order)
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        reached.append(n)
+        stack.extend(m for m in reversed(n.next_functions) if m is not None)
+    number = {id(n): i for i, n in enumerate(reached)}
+    nodes = []
+    for i, n in enumerate(reached):
+        bn = BackwardNode(
+            id=i, name=n.name, saved=_saved(n, by_tensor, node_names.get(id(n))),
+            tensor=node_names.get(id(n)),
+            next=[number[id(m)] if m is not None else None for m in n.next_functions])
+        if isinstance(n, AccumulateGrad):
+            bn.variable = tensor_view(n.variable)
+            bn.variable_name = leaf_names.get(id(n.variable))
+        nodes.append(bn)
+    return BackwardView(nodes, of, tensor_view(out), 0)
+
+
+def span_dict(span: Any) -> dict[str, int | None]:
+    """Line and column of a span (None when unknown)."""
+    return {"line": span.line if span else None, "column": span.column if span else None}
