@@ -1,0 +1,297 @@
+"""The command line: thin Typer commands over the pipeline, and the one place errors become exits.
+
+Exit codes (SPEC §3): 0 success, 1 the script failed, 2 usage, 3 syntax, 4 ``check`` mismatch,
+70 internal error, 130 Ctrl-C.  Results go to stdout, diagnostics and warnings to stderr.
+
+Startup matters (``gradcli grad`` is run in loops): only Typer is imported here at module level;
+NumPy, the engine, Lark and Rich are imported by the command that needs them.  Typer 0.29 coerces
+every option through a Pydantic ``TypeAdapter`` (about 200 ms to import and build), so
+``main()`` gives each parameter of the built command a small coercer for the few types used
+here (``_fast_coercion``); Rich help is off (``rich_markup_mode=None``), which keeps Rich's
+Markdown renderer out of ``--help`` and of usage errors.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from . import __version__
+
+
+class BackendName(str, Enum):
+    """Array backends."""
+
+    numpy = "numpy"
+    cupy = "cupy"
+
+
+class DType(str, Enum):
+    """Floating dtypes."""
+
+    float64 = "float64"
+    float32 = "float32"
+
+
+class Format(str, Enum):
+    """Output formats."""
+
+    rich = "rich"
+    plain = "plain"
+    json = "json"
+
+
+EPILOG = """\b
+Examples:
+  gradcli grad samples/chain_rule.grad --wrt w1          # dL/dw1 = -8.0
+  gradcli run samples/chain_rule.grad --wrt w1 --format plain
+  gradcli graph samples/chain_rule.grad --wrt w1 --tree
+  gradcli dot samples/chain_rule.grad --wrt w1 --backward --show-saved -o g.svg
+  gradcli check samples/chain_rule.grad --wrt w1 --wrt w2
+  echo 'w = 3; y = w * w' | gradcli grad - --wrt w      # dy/dw = 6.0
+  gradcli grad -e 'w = 2; L = w ** 3' --wrt w --set w=1 --format json
+
+\b
+Exit codes: 0 ok, 1 the script failed, 2 usage error, 3 syntax error, 4 check mismatch,
+70 internal error, 130 interrupted.
+"""
+
+app = typer.Typer(
+    name="gradcli", help="Run tiny Python-flavoured scripts and see PyTorch's autograd graph.",
+    epilog=EPILOG, rich_markup_mode=None, pretty_exceptions_enable=False, add_completion=False,
+    no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]})
+
+# -- shared options, declared once ----------------------------------------------------------------
+Script = Annotated[str | None, typer.Argument(
+    metavar="SCRIPT", show_default=False, help="The .grad script, or - to read standard input.")]
+Eval = Annotated[str | None, typer.Option(
+    "-e", "--eval", metavar="TEXT", help="Give the script inline instead of SCRIPT.")]
+Wrt = Annotated[list[str] | None, typer.Option(
+    "--wrt", metavar="NAME", show_default=False,
+    help="A tensor name to differentiate with respect to (repeatable); made to require grad.")]
+Of = Annotated[str | None, typer.Option(
+    "--of", metavar="NAME", help="The output tensor [default: the last name assigned].")]
+BackendOpt = Annotated[BackendName, typer.Option(
+    "--backend", envvar="GRADCLI_BACKEND", case_sensitive=False, help="Array backend.")]
+DTypeOpt = Annotated[DType, typer.Option("--dtype", case_sensitive=False,
+                                         help="Floating dtype of every tensor.")]
+Seed = Annotated[int, typer.Option("--seed", metavar="N", help="Seed for rand()/randn().")]
+SetOpt = Annotated[list[str] | None, typer.Option(
+    "--set", metavar="NAME=VALUE", show_default=False,
+    help="Replace the literal assigned to NAME (a number or a JSON list); repeatable.")]
+FormatOpt = Annotated[Format | None, typer.Option(
+    "--format", case_sensitive=False, show_default=False,
+    help="Output format [default: rich on a terminal, plain otherwise].")]
+Quiet = Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or notes on stderr; "
+                                     "`run` prints only the script's print() output.")]
+MaxSteps = Annotated[int, typer.Option("--max-steps", metavar="N",
+                                       help="Stop after N executed statements.")]
+MaxElements = Annotated[int, typer.Option("--max-elements", metavar="N",
+                                          help="Largest number of elements of one tensor.")]
+Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of internal errors.")]
+Tree = Annotated[bool, typer.Option("--tree", help="Show the backward (grad_fn) graph as a tree.")]
+Backward = Annotated[bool, typer.Option("--backward", help="Draw the grad_fn graph (torchviz).")]
+ShowValues = Annotated[bool, typer.Option("--show-values", help="Put tensor values in the boxes.")]
+ShowGrads = Annotated[bool, typer.Option("--show-grads", help="Put .grad values in the boxes.")]
+ShowSaved = Annotated[bool, typer.Option("--show-saved", help="Draw saved tensors (orange).")]
+Output = Annotated[str | None, typer.Option(
+    "-o", "--output", metavar="FILE",
+    help="Write FILE: .dot/.gv as DOT, .svg/.png/.pdf rendered by Graphviz's dot.")]
+
+MAX_STEPS = 1_000_000
+MAX_ELEMENTS = 50_000_000
+
+
+@dataclass
+class Options:
+    """Every command's options after parsing (one field per shared option)."""
+
+    script: str | None = None
+    eval_text: str | None = None
+    wrt: list[str] = field(default_factory=list)
+    of: str | None = None
+    backend: Any = BackendName.numpy
+    dtype: Any = DType.float64
+    seed: int = 0
+    set_: list[str] = field(default_factory=list)
+    fmt: Any = None
+    quiet: bool = False
+    max_steps: int = MAX_STEPS
+    max_elements: int = MAX_ELEMENTS
+    debug: bool = False
+    tree: bool = False
+    backward: bool = False
+    show_values: bool = False
+    show_grads: bool = False
+    show_saved: bool = False
+    output: str | None = None
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"gradcli {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+          ) -> None:
+    """Run tiny Python-flavoured scripts (.grad) and see PyTorch's autograd graph."""
+
+
+@app.command(epilog="\b\nExample:\n  gradcli run samples/chain_rule.grad --wrt w1")
+def run(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
+        backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
+        set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
+        max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+        debug: Debug = False) -> None:
+    """Execute a script: its print() output as it happens, then a table of final bindings."""
+    _execute("run", Options(**locals()))
+
+
+@app.command(epilog="\b\nExample:\n  gradcli grad samples/chain_rule.grad --wrt w1   # dL/dw1 = -8.0")
+def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
+         backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
+         seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
+         max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+         debug: Debug = False) -> None:
+    """Print d(output)/dW for each --wrt W (torch.autograd.grad; nothing accumulates)."""
+    _execute("grad", Options(**locals()))
+
+
+@app.command(epilog="\b\nExamples:\n  gradcli graph samples/chain_rule.grad --wrt w1\n"
+             "  gradcli graph samples/chain_rule.grad --wrt w1 --tree")
+def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
+          tree: Tree = False, backend: BackendOpt = BackendName.numpy,
+          dtype: DTypeOpt = DType.float64, seed: Seed = 0, set_: SetOpt = None,
+          fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
+          max_elements: MaxElements = MAX_ELEMENTS, debug: Debug = False) -> None:
+    """List every recorded node: name, op, grad_fn, inputs, shape, flags, value, grad, saved."""
+    _execute("graph", Options(**locals()))
+
+
+@app.command(epilog="\b\nExamples:\n  gradcli dot samples/chain_rule.grad --wrt w1 | dot -Tsvg > g.svg"
+             "\n  gradcli dot samples/chain_rule.grad --wrt w1 --backward --show-saved -o g.png")
+def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
+        backward: Backward = False, show_values: ShowValues = False,
+        show_grads: ShowGrads = False, show_saved: ShowSaved = False, output: Output = None,
+        backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
+        set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
+        max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+        debug: Debug = False) -> None:
+    """Write the graph as Graphviz DOT (forward by default; --backward: the grad_fn graph)."""
+    _execute("dot", Options(**locals()))
+
+
+@app.command(epilog="\b\nExample:\n  gradcli check samples/chain_rule.grad --wrt w1 --wrt w2")
+def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
+          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
+          seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
+          max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+          debug: Debug = False) -> None:
+    """Compare autograd with central finite differences in float64 (exit 4 on a mismatch)."""
+    _execute("check", Options(**locals()))
+
+
+def _execute(command: str, opts: Options) -> None:
+    """Run one command through the session and leave with its exit code."""
+    from .commands import Session
+
+    code = Session(command, opts).guarded()
+    if code:
+        raise typer.Exit(code)
+
+
+# -- startup: coercion without Pydantic -----------------------------------------------------------
+class _Coercer:
+    """Turns the raw strings Click collected into the annotation's type (str, int, bool, Enum)."""
+
+    def __init__(self, annotation: Any, multiple: bool) -> None:
+        self.annotation = annotation
+        self.multiple = multiple
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        """Typer's RuntimeParam.coerce contract."""
+        if value is None:
+            return () if self.multiple else None
+        if self.multiple:
+            return [self._one(v, param, ctx) for v in value]
+        return self._one(value, param, ctx)
+
+    def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+        kind = self.annotation
+        if kind is str or isinstance(value, kind):
+            return value
+        if kind is int:
+            try:
+                return int(value)
+            except ValueError:
+                raise typer.BadParameter(f"{value!r} is not a valid integer.", ctx=ctx,
+                                         param=param) from None
+        if kind is bool:
+            return str(value).lower() in ("1", "true", "yes", "on", "y", "t")
+        for member in kind:
+            if member.value == str(value).lower():
+                return member
+        choices = ", ".join(repr(m.value) for m in kind)
+        raise typer.BadParameter(f"{value!r} is not one of {choices}.", ctx=ctx, param=param)
+
+
+def _fast_coercion(command: Any) -> None:
+    """Pre-set each parameter's coercer so Typer never builds Pydantic adapters (startup time).
+
+    Only annotations this module uses are handled; anything else keeps Typer's own path, and a
+    Typer without ``_runtime_param`` simply runs slower.
+    """
+    for sub in [command, *getattr(command, "commands", {}).values()]:
+        for p in sub.params:
+            _preset(p)
+        if hasattr(sub, "get_help_option"):  # -h/--help is made per command, on first use
+            sub.get_help_option = _with_preset(sub.get_help_option)
+
+
+def _preset(p: Any) -> Any:
+    desc = getattr(p, "type_descriptor", None)
+    if desc is None or getattr(p, "_runtime_param", False) is not None:
+        return p
+    ann = desc.annotation
+    multiple = getattr(ann, "__origin__", None) is list
+    if multiple:
+        ann = ann.__args__[0]
+    if ann in (str, int, bool) or (isinstance(ann, type) and issubclass(ann, Enum)):
+        p._runtime_param = _Coercer(ann, multiple)
+    return p
+
+
+def _with_preset(get_help_option: Any) -> Any:
+    def wrapped(ctx: Any) -> Any:
+        option = get_help_option(ctx)
+        return option if option is None else _preset(option)
+
+    return wrapped
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The ``gradcli`` entry point."""
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
+    try:
+        command = typer.main.get_command(app)
+        _fast_coercion(command)
+        command.main(args=argv, prog_name="gradcli")
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        from .commands import quiet_stdout
+
+        quiet_stdout()
+        sys.exit(0)
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback only with --debug
+        from .commands import internal_error
+
+        internal_error(exc, debug)
+        sys.exit(70)

@@ -1,0 +1,350 @@
+"""What each command does: run the pipeline, build views, hand them to a renderer, exit code.
+
+``cli.py`` parses options into an ``Options`` and calls ``Session(command, opts).guarded()``;
+this module never imports Typer, and Rich only through ``render.table``.  Every failure becomes
+an exit code here: a ``GradcliError`` its own (1, 2, 3), ``check`` mismatch 4, Ctrl-C 130, a bug
+70 with one line asking for a report.  With ``--format json`` a document is printed even on
+failure, with ``error`` filled in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any
+
+from .errors import GradcliError, UsageError
+
+ISSUES_URL = "https://github.com/gradcli/gradcli/issues"
+
+
+class Session:
+    """One command invocation: its options, the script text, and where output goes."""
+
+    def __init__(self, command: str, opts: Any) -> None:
+        self.command = command
+        self.opts = opts
+        chosen = opts.fmt.value if opts.fmt is not None else None
+        self.fmt = chosen or ("rich" if _isatty(sys.stdout) else "plain")
+        self.rich_errors = chosen == "rich" or (chosen is None and _isatty(sys.stderr))
+        self.source: str | None = None
+        self.filename = "<script>"
+        self.base_dir = "."
+        self.wrt: list[str] = list(dict.fromkeys(opts.wrt or ()))
+        self.overrides: dict[str, Any] = {}
+        self.doc_written = False
+        self._out: Any = None
+        self._err: Any = None
+
+    # -- the guard --------------------------------------------------------------------------------
+    def guarded(self) -> int:
+        """Run the command; map every outcome to an exit code (SPEC §3)."""
+        try:
+            code = getattr(self, "cmd_" + self.command)()
+            sys.stdout.flush()
+            return code
+        except GradcliError as err:
+            if self.fmt == "json" and not self.doc_written:
+                self.doc(_empty_doc(self.command, err))
+            self.diagnose(err)
+            return err.exit_code
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            quiet_stdout()
+            return 0
+        except Exception as exc:  # noqa: BLE001 - a bug: report it, never a bare traceback
+            if self.fmt == "json" and not self.doc_written:
+                err = GradcliError(f"{type(exc).__name__}: {exc}", kind="InternalError")
+                with contextlib.suppress(Exception):  # the report below matters more
+                    self.doc(_empty_doc(self.command, err))
+            internal_error(exc, self.opts.debug)
+            return 70
+
+    # -- running ----------------------------------------------------------------------------------
+    def execute(self, *, record: bool = False, on_print: Any = None,
+                dtype: str | None = None) -> Any:
+        """Read the script and run it with the shared options; warnings go to stderr."""
+        from . import pipeline
+
+        o = self.opts
+        for flag, value in (("--max-steps", o.max_steps), ("--max-elements", o.max_elements)):
+            if value < 1:
+                raise UsageError(f"{flag} must be at least 1, got {value}")
+        self.source, self.filename, self.base_dir = pipeline.read_script(o.script, o.eval_text)
+        self.overrides = pipeline.parse_overrides(list(o.set_ or ()))
+        result = pipeline.run(
+            self.source, filename=self.filename, wrt=self.wrt, backend=o.backend.value,
+            dtype=dtype or o.dtype.value, seed=o.seed, overrides=self.overrides, record=record,
+            max_steps=o.max_steps, max_elements=o.max_elements, on_print=on_print,
+            base_dir=self.base_dir)
+        if not o.quiet:
+            for w in result.warnings:
+                self.diagnose(w, warning=True)
+        return result
+
+    def names(self, result: Any, need_output: bool) -> tuple[str | None, GradcliError | None]:
+        """The output name and a UsageError for unknown --wrt/--of names (None if all good)."""
+        from .engine import Tensor
+        from .pipeline import resolve_names
+
+        if result.error is not None:  # show what exists; the script's error is reported
+            of = self.opts.of if self.opts.of is not None else result.last_assigned
+            return (of if isinstance(result.bindings.get(of), Tensor) else None), None
+        try:
+            if self.opts.of is not None or need_output:
+                return resolve_names(result, self.wrt, self.opts.of), None
+            of = result.last_assigned
+            if self.wrt:
+                resolve_names(result, self.wrt, self.wrt[0])
+            return (of if isinstance(result.bindings.get(of), Tensor) else None), None
+        except UsageError as err:
+            return None, err
+
+    def require_wrt(self) -> None:
+        """``grad`` and ``check`` need at least one --wrt."""
+        if not self.wrt:
+            raise UsageError(f"{self.command} needs at least one --wrt NAME",
+                             hint=f"e.g. gradcli {self.command} script.grad --wrt w")
+
+    # -- commands ---------------------------------------------------------------------------------
+    def cmd_run(self) -> int:
+        """print() output as it happens, then the final bindings."""
+        from . import views
+
+        json_out = self.fmt == "json"
+        result = self.execute(on_print=None if json_out else self.echo)
+        err = result.error
+        if err is None and self.wrt:
+            err = self.names(result, need_output=False)[1]
+        bindings = views.bindings_view(result)
+        if json_out:
+            from .render import json
+
+            self.doc(json.run_doc(bindings, result.prints, result.warnings, err))
+        elif err is None and not self.opts.quiet:
+            self.emit("run", bindings)
+        return self.finish(err)
+
+    def cmd_grad(self) -> int:
+        """d(of)/dW for each --wrt W."""
+        from . import views
+
+        self.require_wrt()
+        result = self.execute()
+        of, err = self.names(result, need_output=True)
+        err = result.error or err
+        grads: dict[str, Any] = {}
+        out = None
+        if err is None:
+            try:
+                values = result.grad(of, self.wrt)
+            except GradcliError as exc:
+                err = _explain_freed(exc)
+            else:
+                grads = {w: views.tensor_view(g) for w, g in zip(self.wrt, values)}
+                out = views.tensor_view(result.bindings[of])
+        if self.fmt == "json":
+            from .render import json
+
+            self.doc(json.grad_doc(of, out, grads, err))
+        elif grads:
+            self.emit("grad", of, grads)
+        return self.finish(err)
+
+    def _graph_view(self) -> tuple[Any, Any]:
+        from . import views
+
+        result = self.execute(record=True)
+        if result.program is None:  # a syntax error: nothing ran
+            return None, result.error
+        of, err = self.names(result, need_output=False)
+        if err is not None:
+            return None, err
+        backward = self.opts.tree or self.opts.backward
+        view = views.backward_view(result, of) if backward else views.graph_view(result, of)
+        return view, result.error
+
+    def cmd_graph(self) -> int:
+        """Every recorded node (or, with --tree, the backward graph)."""
+        view, err = self._graph_view()
+        if self.fmt == "json":
+            from .render import json
+
+            doc = json.backward_doc if self.opts.tree else json.graph_doc
+            self.doc(doc(view, err))
+        elif view is not None:
+            self.emit("tree" if self.opts.tree else "graph", view)
+        return self.finish(err)
+
+    def cmd_dot(self) -> int:
+        """Graphviz DOT to stdout or to -o FILE (rendered for .svg/.png/.pdf)."""
+        from .render import dot
+
+        o = self.opts
+        view, err = self._graph_view()
+        text = None
+        if view is not None:
+            if o.backward:
+                text = dot.backward(view, show_values=o.show_values, show_grads=o.show_grads,
+                                    show_saved=o.show_saved)
+            else:
+                text = dot.forward(view, show_values=o.show_values, show_grads=o.show_grads)
+            if o.output:
+                dot.save(text, o.output)
+                self.note(f"wrote {o.output}")
+        if self.fmt == "json":
+            from .render import json
+
+            self.doc(json.dot_doc(text, err))
+        elif text is not None and not o.output:
+            self.write(text)
+        return self.finish(err)
+
+    def cmd_check(self) -> int:
+        """Autograd against central differences; exit 4 on a mismatch."""
+        from . import check as checking
+        from . import pipeline
+
+        o = self.opts
+        self.require_wrt()
+        if o.dtype.value != "float64":
+            self.note("check computes in float64; --dtype is ignored")
+        result = self.execute(dtype="float64")
+        of, err = self.names(result, need_output=True)
+        err = result.error or err
+        report = None
+
+        def rerun(backend: Any, perturb: Any) -> Any:
+            return pipeline.run(
+                self.source, filename=self.filename, wrt=self.wrt, backend=backend,
+                dtype="float64", seed=o.seed, overrides=self.overrides,
+                max_steps=o.max_steps, max_elements=o.max_elements, base_dir=self.base_dir,
+                perturb=perturb)
+
+        if err is None:
+            try:
+                report = checking.check(result, of, self.wrt, rerun, o.backend.value, o.seed)
+            except GradcliError as exc:
+                err = _explain_freed(exc)
+        if self.fmt == "json":
+            from .render import json
+
+            self.doc(json.check_doc(report, err))
+        elif report is not None:
+            self.emit("check", report)
+        for text in report.notes if report is not None else ():
+            self.note(text)
+        if err is not None:
+            return self.finish(err)
+        return 0 if report.ok else 4
+
+    # -- output -----------------------------------------------------------------------------------
+    def finish(self, err: GradcliError | None) -> int:
+        """Report the error (if any) and return its exit code."""
+        if err is None:
+            return 0
+        self.diagnose(err)
+        return err.exit_code
+
+    def echo(self, text: str) -> None:
+        """A line of the script's print() output, as it happens."""
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def write(self, text: str) -> None:
+        """Text to stdout."""
+        sys.stdout.write(text)
+
+    def doc(self, document: dict) -> None:
+        """A JSON document to stdout."""
+        from .render import json
+
+        self.doc_written = True
+        self.write(json.dumps(document))
+
+    def emit(self, kind: str, *args: Any) -> None:
+        """Render a view in the plain or the rich form."""
+        if self.fmt == "plain":
+            from .render import plain
+
+            self.write(getattr(plain, kind)(*args))
+            return
+        from .render import table
+
+        if self._out is None:
+            self._out = table.console()
+        getattr(table, kind)(self._out, *args)
+
+    def diagnose(self, err: Any, warning: bool = False) -> None:
+        """An error or warning on stderr (a panel on a terminal, else the plain form)."""
+        if self.rich_errors:
+            from .render import table
+
+            if self._err is None:
+                self._err = table.console(stderr=True)
+            table.diagnostic(self._err, err, self.source, self.filename, warning)
+        else:
+            from .render import plain
+
+            sys.stderr.write(plain.diagnostic(err, self.source, self.filename))
+        sys.stderr.flush()
+
+    def note(self, text: str) -> None:
+        """A remark on stderr (hidden by --quiet)."""
+        if not self.opts.quiet:
+            sys.stderr.write(f"gradcli: note: {text}\n")
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _explain_freed(err: GradcliError) -> GradcliError:
+    """A hint when the script's own backward() freed what gradcli's gradient needs."""
+    span = getattr(err, "freed_by", None)
+    if span is not None and not err.hint:
+        err.hint = (f"the backward() on line {span.line} freed the saved tensors; pass "
+                    "retain_graph=True there, or drop it: gradcli differentiates by itself")
+    return err
+
+
+def _empty_doc(command: str, err: Any) -> dict:
+    """The command's JSON document when it failed before producing anything."""
+    from .render import json
+
+    if command == "run":
+        return json.run_doc({}, [], [], err)
+    if command == "grad":
+        return json.grad_doc(None, None, {}, err)
+    if command == "graph":
+        return json.graph_doc(None, err)
+    if command == "check":
+        return json.check_doc(None, err)
+    return json.dot_doc(None, err)
+
+
+def internal_error(exc: BaseException, debug: bool) -> None:
+    """One line asking for a report; the traceback only with --debug."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(exc)
+    sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc} — please report it "
+                     f"at {ISSUES_URL}" + ("" if debug else " (rerun with --debug for details)")
+                     + "\n")
+    sys.stderr.flush()
+
+
+def quiet_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null so the final flush cannot fail (Python docs)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
