@@ -1,0 +1,143 @@
+"""The compiler's static checks and literal values: what is rejected before anything runs."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .errors import ScriptSyntaxError, Span
+from .program import (
+    MAX_EXPR_DEPTH,
+    Attribute,
+    Binary,
+    BoolOp,
+    Call,
+    Compare,
+    For,
+    If,
+    ListExpr,
+    Number,
+    Return,
+    Slice,
+    Subscript,
+    Unary,
+    With,
+)
+
+CONTEXTS = ("no_grad", "enable_grad")  # the only context managers `with` accepts
+
+
+def error(message: str, where: Any, hint: str | None = None) -> ScriptSyntaxError:
+    """A syntax error at a Span, a token tuple, or anything with a ``span``."""
+    if isinstance(where, Span):
+        span = where
+    elif type(where) is tuple:
+        span = Span(where[2], where[3], where[2], where[4])
+    else:
+        span = where.span
+    return ScriptSyntaxError(message, span=span, hint=hint)
+
+
+# ---- nesting depth ----------------------------------------------------------------------------
+
+
+def _subexprs(e: Any) -> tuple[Any, ...]:
+    t = type(e)
+    if t is Binary:
+        return (e.left, e.right)
+    if t is Unary:
+        return (e.operand,)
+    if t is Attribute:
+        return (e.value,)
+    if t is Call:
+        return (e.func, *e.args, *(v for _, v in e.kwargs))
+    if t is Subscript:
+        return (e.value, *e.index)
+    if t is Slice:
+        return tuple(p for p in (e.start, e.stop, e.step) if p is not None)
+    if t is ListExpr:
+        return e.items
+    if t is Compare:
+        return e.operands
+    if t is BoolOp:
+        return e.values
+    return ()
+
+
+def check_depth(e: Any) -> None:
+    """Reject expressions nested deeper than MAX_EXPR_DEPTH, without recursing.
+
+    Each level of nesting takes at least one character, so a one-line expression no wider
+    than the limit cannot be too deep: the walk runs only for the rare wide ones.
+    """
+    s = e.span
+    if s.line == s.end_line and s.end_column - s.column <= MAX_EXPR_DEPTH:
+        return
+    stack = [(e, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_EXPR_DEPTH:
+            raise error(
+                f"expression nested too deeply (limit {MAX_EXPR_DEPTH})",
+                e,
+                "split it into several statements with intermediate names",
+            )
+        stack.extend((child, depth + 1) for child in _subexprs(node))
+
+
+def check_returns(body: list[Any] | tuple[Any, ...]) -> None:
+    """Reject ``return`` outside a function (Python checks this after parsing, as here)."""
+    for s in body:
+        t = type(s)
+        if t is Return:
+            raise error("'return' outside function", s)
+        if t is If:
+            for _, branch in s.branches:
+                check_returns(branch)
+            check_returns(s.orelse)
+        elif t is For or t is With:
+            check_returns(s.body)
+
+
+# ---- literals ---------------------------------------------------------------------------------
+
+_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+_ESCAPE_RE = re.compile(r"\\(.)")
+
+
+def string_value(t: tuple) -> str:
+    """The text of a STRING token, its simple escapes decoded."""
+    body = t[1][1:-1]
+    if "\\" not in body:
+        return body
+    for m in _ESCAPE_RE.finditer(body):
+        if m.group(1) not in _ESCAPES:
+            col = t[3] + 1 + m.start()
+            raise error(
+                f"unsupported escape sequence '\\{m.group(1)}'",
+                Span(t[2], col, t[2], col + 2),
+                "strings support \\\\ \\' \\\" \\n \\t \\r \\0; write '\\\\' for a backslash",
+            )
+    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(1)], body)
+
+
+def number_value(t: tuple) -> int | float:
+    """The value of a NUMBER token: an int unless it has a point or an exponent."""
+    v = t[1]
+    if "." in v or "e" in v or "E" in v:
+        return float(v)
+    if v[0] == "0" and len(v) > 1 and v.strip("0_"):
+        raise error("leading zeros in decimal integer literals are not permitted", t)
+    return int(v)
+
+
+def is_literal(e: Any) -> bool:
+    """True for a number or a (nested) list of numbers, with unary signs (SPEC §2.4)."""
+    t = type(e)
+    if t is Number:
+        return type(e.value) is int or type(e.value) is float
+    if t is Unary:
+        return e.op != "not" and is_literal(e.operand)
+    if t is ListExpr:
+        return all(is_literal(item) for item in e.items)
+    return False

@@ -1,0 +1,392 @@
+"""Parse-tree reductions to program dataclasses, and the static checks of the language.
+
+``Compiler`` has one method per rule alias of ``grammars/grad.lark``. The LALR driver in
+``gradcli.syntax`` calls it at each reduction with the rule's children, all of them kept in
+order: tokens are plain tuples ``(type, value, line, column, end_column)`` and nonterminals are
+what the methods returned (an Expr, a Stmt, or a list of Stmts). Nothing is evaluated here and
+built-in names are not resolved (the runtime does that); what is static is checked: assignment
+targets, ``return`` outside a function, parameters, call arguments, ``for``/``with`` headers,
+literals, and how deep expressions nest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any
+
+from .checks import (
+    CONTEXTS,
+    check_depth,
+    check_returns,
+    error,
+    is_literal,
+    number_value,
+    string_value,
+)
+from .errors import Span
+from .program import (
+    Assign,
+    Attribute,
+    AugAssign,
+    Binary,
+    BoolOp,
+    Call,
+    Compare,
+    Expr,
+    ExprStmt,
+    For,
+    FunctionDef,
+    If,
+    ListExpr,
+    Name,
+    Number,
+    Pass,
+    Return,
+    Slice,
+    Stmt,
+    String,
+    Subscript,
+    Unary,
+    With,
+)
+
+Token = tuple  # (type, value, line, column, end_column); a token never spans lines
+
+
+def _fast(cls: type) -> Callable[..., Any]:
+    """A positional constructor for a frozen slots dataclass that skips the frozen __init__.
+
+    The generated __init__ of a frozen dataclass goes through object.__setattr__ per field
+    (about 1 us per node); writing the slots directly is about 3x faster, and the
+    parser builds ~10 nodes and spans per line, so this is a large share of parse time.
+    """
+    new = object.__new__
+    setters = [getattr(cls, f.name).__set__ for f in fields(cls)]
+    if len(setters) == 2:
+        s0, s1 = setters
+
+        def make2(a: Any, b: Any) -> Any:
+            o = new(cls)
+            s0(o, a)
+            s1(o, b)
+            return o
+
+        return make2
+    if len(setters) == 3:
+        s0, s1, s2 = setters
+
+        def make3(a: Any, b: Any, c: Any) -> Any:
+            o = new(cls)
+            s0(o, a)
+            s1(o, b)
+            s2(o, c)
+            return o
+
+        return make3
+    s0, s1, s2, s3 = setters
+
+    def make4(a: Any, b: Any, c: Any, d: Any) -> Any:
+        o = new(cls)
+        s0(o, a)
+        s1(o, b)
+        s2(o, c)
+        s3(o, d)
+        return o
+
+    return make4
+
+
+_span = _fast(Span)
+_name = _fast(Name)
+_number = _fast(Number)
+_binary = _fast(Binary)
+_unary = _fast(Unary)
+_call = _fast(Call)
+_attribute = _fast(Attribute)
+_subscript = _fast(Subscript)
+_assign = _fast(Assign)
+_aug = _fast(AugAssign)
+_expr_stmt = _fast(ExprStmt)
+
+
+def tok_span(t: Token) -> Span:
+    """The span of one token."""
+    return _span(t[2], t[3], t[2], t[4])
+
+
+def _join(first: Any, last: Any) -> Span:
+    """The span from the start of ``first`` to the end of ``last`` (tokens or nodes)."""
+    if type(first) is tuple:
+        line, col = first[2], first[3]
+    else:
+        line, col = first.span.line, first.span.column
+    if type(last) is tuple:
+        return _span(line, col, last[2], last[4])
+    s = last.span
+    return _span(line, col, s.end_line, s.end_column)
+
+
+class _Tuple:
+    """``a, b`` somewhere an expression list may stand; never part of a program."""
+
+    __slots__ = ("items", "span")
+
+    def __init__(self, items: list[Any], span: Span) -> None:
+        self.items = items
+        self.span = span
+
+
+class _Kwarg:
+    """``name=value`` inside a call's parentheses."""
+
+    __slots__ = ("name", "span", "value")
+
+    def __init__(self, name: str, value: Expr, span: Span) -> None:
+        self.name = name
+        self.value = value
+        self.span = span
+
+
+def _expr(x: Any) -> Expr:
+    """``x`` as a single expression: a bare tuple is an error."""
+    if type(x) is _Tuple:
+        raise error("tuples are not supported", x, "use a list [a, b] or separate statements")
+    return x
+
+
+# ---- statement checks ---------------------------------------------------------------------------
+
+
+def _target(x: Any) -> str:
+    """The name an assignment binds, or a clear error for anything else."""
+    t = type(x)
+    if t is Name:
+        return x.id
+    if t is Number and (x.value is None or type(x.value) is bool):
+        raise error(f"cannot assign to {x.value}", x)
+    if t is Subscript:
+        hint = "gradcli assigns names only; item assignment (x[0] = ...) is not supported"
+    elif t is Attribute:
+        hint = "gradcli assigns names only; attributes such as x.grad cannot be assigned"
+    elif t is _Tuple:
+        hint = "assign one name per statement: a = 1; b = 2"
+    else:
+        hint = "only a plain name can stand left of '='"
+    raise error("invalid assignment target", x, hint)
+
+
+def _flatten(items: list[Any]) -> list[Stmt]:
+    """Statements from a mix of tokens, statement lists and statements."""
+    out: list[Stmt] = []
+    for x in items:
+        t = type(x)
+        if t is list:
+            out.extend(x)
+        elif t is not tuple:
+            out.append(x)
+    return out
+
+
+class Compiler:
+    """The reductions: one method per grammar alias, each given the rule's children."""
+
+    # ---- statements ----
+
+    def module(self, c: list[Any]) -> list[Stmt]:
+        body = _flatten(c)
+        check_returns(body)
+        return body
+
+    def simple_stmts(self, c: list[Any]) -> list[Stmt]:
+        if len(c) == 2:
+            return [c[0]]
+        return [x for x in c if type(x) is not tuple]
+
+    def suite(self, c: list[Any]) -> tuple[Stmt, ...]:
+        return tuple(c[0]) if len(c) == 1 else tuple(_flatten(c))
+
+    def expr_stmt(self, c: list[Any]) -> ExprStmt:
+        e = _expr(c[0])
+        check_depth(e)
+        return _expr_stmt(e, e.span)
+
+    def assign(self, c: list[Any]) -> Assign:
+        if len(c) > 3:
+            raise error(
+                "chained assignment (a = b = ...) is not supported", c[3], "assign one at a time"
+            )
+        name = _target(c[0])
+        value = _expr(c[2])
+        check_depth(value)
+        return _assign(name, value, is_literal(value), _join(c[0], value))
+
+    def aug_assign(self, c: list[Any]) -> AugAssign:
+        name = _target(c[0])
+        value = _expr(c[2])
+        check_depth(value)
+        return _aug(name, c[1][1][0], value, _join(c[0], value))
+
+    def return_stmt(self, c: list[Any]) -> Return:
+        if len(c) == 1:
+            return Return(None, tok_span(c[0]))
+        value = _expr(c[1])
+        check_depth(value)
+        return Return(value, _join(c[0], value))
+
+    def pass_stmt(self, c: list[Any]) -> Pass:
+        return Pass(tok_span(c[0]))
+
+    def if_stmt(self, c: list[Any]) -> If:
+        branches = []
+        orelse: tuple[Stmt, ...] = ()
+        i, n = 0, len(c)
+        while i < n:
+            kind = c[i][0]
+            if kind == "ELSE":
+                orelse = c[i + 2]
+                i += 3
+            else:
+                cond = _expr(c[i + 1])
+                check_depth(cond)
+                branches.append((cond, c[i + 3]))
+                i += 4
+        last = orelse[-1] if orelse else branches[-1][1][-1]
+        return If(tuple(branches), orelse, _join(c[0], last))
+
+    def for_stmt(self, c: list[Any]) -> For:
+        it = _expr(c[3])
+        check_depth(it)
+        if not (type(it) is Call and type(it.func) is Name and it.func.id == "range"):
+            raise error("for loops iterate over range(...) only", it, "write: for i in range(n):")
+        if it.kwargs or not 1 <= len(it.args) <= 3:
+            raise error("range() in a for loop takes 1 to 3 positional arguments", it)
+        body = c[5]
+        return For(c[1][1], it.args, body, _join(c[0], body[-1]))
+
+    def with_stmt(self, c: list[Any]) -> With:
+        ctx = _expr(c[1])
+        if not (type(ctx) is Call and type(ctx.func) is Name and ctx.func.id in CONTEXTS):
+            raise error(
+                "'with' supports only no_grad() and enable_grad()",
+                ctx,
+                "write: with no_grad():",
+            )
+        if ctx.args or ctx.kwargs:
+            raise error(f"{ctx.func.id}() takes no arguments", ctx)
+        body = c[3]
+        return With(ctx, body, _join(c[0], body[-1]))
+
+    def param(self, c: list[Any]) -> Token:
+        if len(c) > 1:
+            raise error("default parameter values are not supported", _join(c[0], c[2]))
+        return c[0]
+
+    def funcdef(self, c: list[Any]) -> FunctionDef:
+        params: list[str] = []
+        for t in c[3:-3]:
+            if t[0] == "NAME":
+                if t[1] in params:
+                    raise error(f"duplicate argument '{t[1]}' in function definition", t)
+                params.append(t[1])
+        body = c[-1]
+        return FunctionDef(c[1][1], tuple(params), body, _join(c[0], body[-1]))
+
+    # ---- expressions ----
+
+    def tuple(self, c: list[Any]) -> _Tuple:
+        return _Tuple(c[::2], _join(c[0], c[-1]))
+
+    def or_op(self, c: list[Any]) -> BoolOp:
+        return BoolOp("or", tuple(c[::2]), _join(c[0], c[-1]))
+
+    def and_op(self, c: list[Any]) -> BoolOp:
+        return BoolOp("and", tuple(c[::2]), _join(c[0], c[-1]))
+
+    def not_op(self, c: list[Any]) -> Unary:
+        return _unary("not", c[1], _join(c[0], c[1]))
+
+    def compare(self, c: list[Any]) -> Compare:
+        return Compare(tuple(t[1] for t in c[1::2]), tuple(c[::2]), _join(c[0], c[-1]))
+
+    def binary(self, c: list[Any]) -> Binary:
+        left, op, right = c
+        ls = left.span
+        rs = right.span
+        return _binary(op[1], left, right, _span(ls.line, ls.column, rs.end_line, rs.end_column))
+
+    def unary(self, c: list[Any]) -> Unary:
+        op, operand = c
+        s = operand.span
+        return _unary(op[1], operand, _span(op[2], op[3], s.end_line, s.end_column))
+
+    def name(self, c: list[Any]) -> Name:
+        t = c[0]
+        return _name(t[1], _span(t[2], t[3], t[2], t[4]))
+
+    def number(self, c: list[Any]) -> Number:
+        t = c[0]
+        return _number(number_value(t), _span(t[2], t[3], t[2], t[4]))
+
+    def string(self, c: list[Any]) -> String:
+        return String("".join(string_value(t) for t in c), _join(c[0], c[-1]))
+
+    def const(self, c: list[Any]) -> Number:
+        t = c[0]
+        value = True if t[1] == "True" else False if t[1] == "False" else None
+        return _number(value, tok_span(t))
+
+    def paren(self, c: list[Any]) -> Expr:
+        inner = _expr(c[1])
+        # The node's span grows to cover the parentheses, so that an enclosing node's span
+        # (taken from its first and last children) covers them too.
+        new = object.__new__(type(inner))
+        for f in fields(inner):
+            getattr(type(inner), f.name).__set__(new, getattr(inner, f.name))
+        type(inner).span.__set__(new, _join(c[0], c[2]))
+        return new
+
+    def list_expr(self, c: list[Any]) -> ListExpr:
+        return ListExpr(tuple(c[1:-1:2]), _join(c[0], c[-1]))
+
+    def call(self, c: list[Any]) -> Call:
+        args: list[Expr] = []
+        kwargs: list[tuple[str, Expr]] = []
+        for a in c[2:-1:2]:
+            if type(a) is _Kwarg:
+                if any(k == a.name for k, _ in kwargs):
+                    raise error(f"keyword argument repeated: {a.name}", a)
+                kwargs.append((a.name, a.value))
+            elif kwargs:
+                raise error("positional argument follows keyword argument", a)
+            else:
+                args.append(a)
+        func = c[0]
+        s = func.span
+        end = c[-1]
+        return _call(func, tuple(args), tuple(kwargs), _span(s.line, s.column, end[2], end[4]))
+
+    def kwarg(self, c: list[Any]) -> _Kwarg:
+        return _Kwarg(c[0][1], c[2], _join(c[0], c[2]))
+
+    def attribute(self, c: list[Any]) -> Attribute:
+        value = c[0]
+        s = value.span
+        t = c[2]
+        return _attribute(value, t[1], _span(s.line, s.column, t[2], t[4]))
+
+    def subscript(self, c: list[Any]) -> Subscript:
+        value = c[0]
+        s = value.span
+        end = c[-1]
+        return _subscript(value, tuple(c[2:-1:2]), _span(s.line, s.column, end[2], end[4]))
+
+    def slice(self, c: list[Any]) -> Slice:
+        parts: list[Any] = [None, None, None]
+        k = 0
+        for x in c:
+            if type(x) is tuple:
+                k += 1
+            else:
+                parts[k] = x
+        return Slice(parts[0], parts[1], parts[2], _join(c[0], c[-1]))

@@ -1,0 +1,306 @@
+"""Text to program: the LALR parser for ``grammars/grad.lark`` and its friendly syntax errors.
+
+Lark compiles the grammar into LALR(1) tables once (cached per user, see ``_tables``). Parsing
+then runs a small driver over those tables: one regex lexer built from the grammar's own
+terminals, the indentation layout (Python's rules), and the shift/reduce loop that calls
+``gradcli.compiler.Compiler`` at each reduction. Lark's own parse loop and Token objects cost
+about three times as much per line (measured in ``bench/bench_parse.py``), and a script is
+parsed before every run, so the hot path is ours while the grammar stays the single source of
+truth. Every failure is a ``ScriptSyntaxError`` with a 1-based span, worded for people.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import threading
+from typing import Any
+
+from . import grammar as tables
+from .compiler import Compiler
+from .errors import ScriptSyntaxError, Span
+from .grammar import HELPER
+from .program import MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, Program
+from .syntax_errors import RESERVED_WORDS, bad_character, never_closed, unexpected_token
+
+__all__ = ["parse", "parse_bytes"]
+
+_OPEN = {"LPAR": ")", "LSQB": "]"}
+_BRACKETS = {"LPAR", "LSQB", "RPAR", "RSQB"}
+_TOKENS = {"NUMBER", "STRING"}  # lexer groups that are tokens as they are
+_LEADING_SPACE = re.compile(r"[ \t\f]*")
+
+_lock = threading.Lock()
+_parser: _Parser | None = None
+
+
+class _Stuck(Exception):
+    """The parse table has no action for ``token`` in the current state."""
+
+    def __init__(self, token: tuple) -> None:
+        self.token = token
+
+
+class _Parser:
+    """The loaded tables bound to a compiler: what one process needs to parse scripts."""
+
+    def __init__(self, t: tables.Tables) -> None:
+        self.t = t
+        compiler = Compiler()
+        self.keywords = {**dict.fromkeys(RESERVED_WORDS, "RESERVED"), **t.keywords}
+        self.rules = [
+            (
+                size,
+                nt,
+                None if kind == "unit" else HELPER if kind == "helper" else getattr(compiler, kind),
+                tuple(splice),
+            )
+            for size, nt, kind, splice in t.rules
+        ]
+
+    def run(self, text: str) -> list:
+        """Lex, lay out and parse ``text`` (LF line ends, ends with a newline)."""
+        t = self.t
+        match = t.master.match
+        keywords = self.keywords
+        operators = t.operators
+        actions = t.actions
+        gotos = t.gotos
+        unit_gotos = t.unit_gotos
+        rules = self.rules
+        first_rule = -1 - len(unit_gotos)  # actions <= first_rule reduce by rule first_rule - act
+        end_state = t.end
+        states = [t.start]
+        values: list[Any] = []
+        brackets: list[tuple] = []
+        indents = [0]
+
+        def feed(tok: tuple) -> bool:
+            """One parse step for ``tok``; True when the end of input was accepted."""
+            kind = tok[0]
+            while True:
+                act = actions[states[-1]].get(kind)
+                if act is None:
+                    raise _Stuck(tok)
+                if act >= 0:
+                    states.append(act)
+                    values.append(tok)
+                    return False
+                if act > first_rule:
+                    states[-1] = unit_gotos[~act][states[-2]]
+                    continue
+                size, nt, fn, splice = rules[first_rule - act]
+                c = values[-size:] if size else []
+                if size:
+                    del values[-size:]
+                    del states[-size:]
+                if splice:
+                    c = tables.splice(c, splice)
+                values.append(c if fn is HELPER else fn(c))
+                states.append(gotos[nt][states[-1]])
+                if states[-1] == end_state:  # only reached by reducing `start` at the end
+                    return True
+
+        pos = 0
+        n = len(text)
+        line = 1
+        line_start = 0
+        last = ("$END", "", 1, 1, 1)
+        try:
+            while pos < n:
+                m = match(text, pos)
+                if m is None:
+                    raise bad_character(text, pos, line, line_start)
+                kind = m.lastgroup
+                end = m.end()
+                value = m.group(kind)
+                if kind == "NAME":
+                    kind = keywords.get(value, "NAME")
+                elif kind == "OP":
+                    kind = operators[value]
+                elif kind == "_NEWLINE":
+                    line, line_start = _newline(
+                        text, end, value, line, line_start, brackets, indents, feed
+                    )
+                    pos = end
+                    continue
+                elif kind not in _TOKENS:  # a line continuation
+                    line += 1
+                    line_start = pos = end
+                    continue
+                width = len(value)
+                col = end - width - line_start + 1
+                tok = (kind, value, line, col, col + width)
+                if kind in _BRACKETS:
+                    _bracket(tok, brackets)
+                pos = end  # before the parse step: an error scan for brackets goes on from here
+                last = tok
+                # The parse step, as in feed() but inline: it runs for every token.
+                while True:
+                    try:
+                        act = actions[states[-1]][kind]
+                    except KeyError:
+                        raise _Stuck(tok) from None
+                    if act >= 0:
+                        states.append(act)
+                        values.append(tok)
+                        break
+                    if act > first_rule:  # a unit rule such as `?term: factor`
+                        states[-1] = unit_gotos[~act][states[-2]]
+                        continue
+                    size, nt, fn, splice = rules[first_rule - act]
+                    if size == 1 and not splice:
+                        values[-1] = [values[-1]] if fn is HELPER else fn([values[-1]])
+                        states[-1] = gotos[nt][states[-2]]
+                        continue
+                    c = values[-size:] if size else []
+                    if size:
+                        del values[-size:]
+                        del states[-size:]
+                    if splice:
+                        c = tables.splice(c, splice)
+                    values.append(c if fn is HELPER else fn(c))
+                    states.append(gotos[nt][states[-1]])
+            if brackets:
+                raise never_closed(brackets[-1])
+            while len(indents) > 1:
+                indents.pop()
+                feed(("_DEDENT", "", last[2], last[4], last[4]))
+            if not feed(("$END", "", last[2], last[4], last[4])):
+                raise AssertionError("the parser shifted the end of input")
+            return values[-1]
+        except _Stuck as stuck:
+            raise unexpected_token(
+                stuck.token, set(actions[states[-1]]), values, brackets, text, pos
+            ) from None
+
+
+def _newline(
+    text: str,
+    end: int,
+    value: str,
+    line: int,
+    line_start: int,
+    brackets: list,
+    indents: list[int],
+    feed: Any,
+) -> tuple[int, int]:
+    """Feed a newline and the indents/dedents it implies; returns the new line position."""
+    col = end - len(value) - line_start + 1
+    tok = ("_NEWLINE", value, line, col, col)
+    line += value.count("\n")
+    line_start = end - len(value) + value.rfind("\n") + 1
+    if brackets:  # brackets continue the line
+        return line, line_start
+    feed(tok)
+    width = end - line_start
+    if "\t" in value and "\t" in text[line_start:end]:
+        raise ScriptSyntaxError(
+            "tab in indentation; use spaces", span=Span(line, 1, line, width + 1)
+        )
+    if width > indents[-1]:
+        if len(indents) > MAX_BLOCK_DEPTH:
+            raise ScriptSyntaxError(
+                f"blocks nested too deeply (limit {MAX_BLOCK_DEPTH})",
+                span=Span(line, width + 1, line, width + 1),
+            )
+        indents.append(width)
+        feed(("_INDENT", "", line, width + 1, width + 1))
+    elif width < indents[-1]:
+        while width < indents[-1]:
+            indents.pop()
+            feed(("_DEDENT", "", line, width + 1, width + 1))
+        if width != indents[-1]:
+            raise ScriptSyntaxError(
+                "unindent does not match any outer indentation level",
+                span=Span(line, width + 1, line, width + 1),
+            )
+    return line, line_start
+
+
+def _bracket(tok: tuple, brackets: list[tuple]) -> None:
+    """Track an opening or closing bracket; reject a mismatch or too deep a nesting."""
+    kind, value, line, col = tok[0], tok[1], tok[2], tok[3]
+    if kind in _OPEN:
+        brackets.append(tok)
+        if len(brackets) > MAX_EXPR_DEPTH:
+            raise ScriptSyntaxError(
+                f"expression nested too deeply (limit {MAX_EXPR_DEPTH})",
+                span=Span(line, col, line, col + 1),
+                hint="split it into several statements with intermediate names",
+            )
+        return
+    if not brackets:
+        raise ScriptSyntaxError(f"unmatched '{value}'", span=Span(line, col, line, col + 1))
+    opener = brackets.pop()
+    if _OPEN[opener[0]] != value:
+        raise ScriptSyntaxError(
+            f"closing parenthesis '{value}' does not match opening parenthesis '{opener[1]}'"
+            + ("" if opener[2] == line else f" on line {opener[2]}"),
+            span=Span(line, col, line, col + 1),
+        )
+
+
+def _get_parser() -> _Parser:
+    """The process-wide parser, built on first use (thread-safe)."""
+    global _parser
+    if _parser is None:
+        with _lock:
+            if _parser is None:
+                _parser = _Parser(tables.load())
+    return _parser
+
+
+def _normalise(source: str) -> str:
+    """Strip a BOM, turn CRLF/CR into LF, and reject NUL bytes."""
+    source = source.removeprefix("\ufeff")
+    if "\r" in source:
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+    nul = source.find("\0")
+    if nul >= 0:
+        line = source.count("\n", 0, nul) + 1
+        col = nul - (source.rfind("\n", 0, nul) + 1) + 1
+        raise ScriptSyntaxError(
+            "source code cannot contain null bytes", span=Span(line, col, line, col + 1)
+        )
+    return source
+
+
+def parse(source: str, filename: str = "<script>") -> Program:
+    """Parse and compile a grad script into a Program; raises ScriptSyntaxError."""
+    source = _normalise(source)
+    text = source.rstrip() + "\n"  # trailing blanks and a missing final newline are harmless
+    lead = _LEADING_SPACE.match(text).end()
+    if lead and text[lead] not in "#\n":
+        raise ScriptSyntaxError("unexpected indent", span=Span(1, lead + 1, 1, lead + 1))
+    parser = _get_parser()
+    # The parse allocates many small acyclic objects; the cyclic collector would only rescan
+    # them over and over, so it pauses and is restored after.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        body = parser.run(text)
+    finally:
+        if enabled:
+            if gc.get_freeze_count() == 0:
+                # Hand the new objects straight to the oldest generation: otherwise the first
+                # young collection after enable() walks all of them (about 1 s per 100,000
+                # lines). Skipped when the application froze objects itself.
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+    return Program(tuple(body), source, filename)
+
+
+def parse_bytes(data: bytes, filename: str = "<script>") -> Program:
+    """Parse a script given as bytes, which must be UTF-8 (a BOM is allowed)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ScriptSyntaxError(
+            f"invalid UTF-8 byte 0x{data[e.start]:02x}; a script must be UTF-8 text",
+            span=Span(line, col, line, col + 1),
+        ) from None
+    return parse(text, filename)

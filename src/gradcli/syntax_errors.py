@@ -1,0 +1,226 @@
+"""Syntax errors in words: what the parser was stuck on, said the way Python says it.
+
+The parser hands over the token it could not shift, the terminals the LALR state expected,
+and the value stack (tokens of statements still open, such as an ``if`` header waiting for
+its block). These functions turn that into one ``ScriptSyntaxError`` with a 1-based span.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .errors import ScriptSyntaxError, Span
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BRACKETS = re.compile(r"#[^\n]*|'(?:[^'\\\n]|\\.)*'?|\"(?:[^\"\\\n]|\\.)*\"?|[()\[\]]")
+
+_NO_STATEMENT = {
+    "import": "import",
+    "from": "import",
+    "while": "while loops",
+    "class": "classes",
+    "try": "exception handling",
+    "except": "exception handling",
+    "finally": "exception handling",
+    "raise": "exceptions",
+    "del": "del",
+    "global": "global",
+    "nonlocal": "nonlocal",
+    "yield": "generators",
+    "async": "async",
+    "await": "async",
+    "assert": "assert",
+    "break": "break",
+    "continue": "continue",
+}
+RESERVED_WORDS = frozenset([*_NO_STATEMENT, "lambda", "is", "as"])
+_HINTS = {
+    "while": "loop with: for i in range(n):",
+    "lambda": "define a function with def",
+    "break": "a for loop always runs to the end of its range",
+    "continue": "put the rest of the loop body under an if",
+    "is": "compare with ==",
+    "as": "write: with no_grad():",
+}
+_HEADERS = {
+    "IF": "'if' statement",
+    "ELIF": "'elif' statement",
+    "ELSE": "'else' statement",
+    "FOR": "'for' statement",
+    "WITH": "'with' statement",
+    "DEF": "function definition",
+}
+_EXPR_NEEDED = {"NAME", "NUMBER", "LPAR"}
+_EXPR_START = {
+    "NAME",
+    "NUMBER",
+    "STRING",
+    "TRUE",
+    "FALSE",
+    "NONE",
+    "LPAR",
+    "LSQB",
+    "PLUS",
+    "MINUS",
+    "NOT",
+}
+_STRING_PREFIXES = {"r", "u", "b", "f", "br", "rb", "fr", "rf"}
+
+
+def _err(
+    message: str, line: int, col: int, end: int | None = None, hint: str | None = None
+) -> ScriptSyntaxError:
+    return ScriptSyntaxError(message, span=Span(line, col, line, end or col + 1), hint=hint)
+
+
+def bad_character(text: str, pos: int, line: int, line_start: int) -> ScriptSyntaxError:
+    """No terminal matches at ``pos``: say what is there instead."""
+    while text[pos] in " \t\f":
+        pos += 1
+    col = pos - line_start + 1
+    c = text[pos]
+    if text.startswith("__", pos):
+        end = col + len(_WORD.match(text, pos).group())
+        return _err("names starting with '__' are not allowed", line, col, end)
+    if c in "'\"":
+        if pos >= 2 and text.startswith(c * 3, pos - 2):
+            return _err("triple-quoted strings are not supported", line, col - 2, col + 1)
+        return _err("unterminated string literal", line, col)
+    if c == "\\":
+        return _err("unexpected character after line continuation character", line, col)
+    if c in "{}":
+        return _err(f"unsupported '{c}' (gradcli scripts have no dicts or sets)", line, col)
+    if c in "%&|^~!":
+        return _err(f"unsupported operator '{c}'", line, col)
+    if c.isprintable() and c.isascii():
+        return _err(f"invalid character '{c}'", line, col)
+    return _err(f"invalid character {c!r} (U+{ord(c):04X})", line, col)
+
+
+def _reserved(tok: tuple) -> ScriptSyntaxError:
+    """A Python keyword that the language does not have."""
+    w, line, col, end = tok[1], tok[2], tok[3], tok[4]
+    if w == "lambda":
+        return _err(
+            "unsupported expression 'lambda' (gradcli scripts have no lambda)",
+            line,
+            col,
+            end,
+            _HINTS["lambda"],
+        )
+    if w in ("is", "as"):
+        what = "operator" if w == "is" else "keyword"
+        return _err(f"unsupported {what} '{w}'", line, col, end, _HINTS[w])
+    return _err(
+        f"unsupported statement '{w}' (gradcli scripts have no {_NO_STATEMENT[w]})",
+        line,
+        col,
+        end,
+        _HINTS.get(w),
+    )
+
+
+def never_closed(opener: tuple) -> ScriptSyntaxError:
+    """An opening bracket with no closing one before the end of the script."""
+    return _err(f"'{opener[1]}' was never closed", opener[2], opener[3])
+
+
+def _still_open(brackets: list[tuple], text: str, pos: int) -> tuple | None:
+    """The innermost bracket still open at the end of the text, scanning on from ``pos``."""
+    stack: list[Any] = list(brackets)
+    for m in _BRACKETS.finditer(text, pos):
+        s = m.group()
+        if s in "([":
+            stack.append(m.start())
+        elif s in ")]" and stack:
+            stack.pop()
+    if not stack:
+        return None
+    top = stack[-1]
+    if isinstance(top, int):
+        line = text.count("\n", 0, top) + 1
+        col = top - (text.rfind("\n", 0, top) + 1) + 1
+        return ("LPAR", text[top], line, col, col + 1)
+    return top
+
+
+def _describe(tok: tuple) -> str:
+    kind, value = tok[0], tok[1]
+    if kind == "NAME":
+        return f"name '{value}'"
+    if kind == "NUMBER":
+        return f"number {value}"
+    if kind == "STRING":
+        return f"string {value if len(value) <= 24 else value[:20] + '...' + value[-1]}"
+    return {
+        "_NEWLINE": "end of line",
+        "$END": "end of file",
+        "_INDENT": "indent",
+        "_DEDENT": "unindent",
+    }.get(kind, f"'{value}'")
+
+
+def unexpected_token(
+    tok: tuple, expected: set[str], values: list[Any], brackets: list[tuple], text: str, pos: int
+) -> ScriptSyntaxError:
+    """The parser cannot go on at ``tok``: explain why, most specific reason first."""
+    if brackets:
+        opener = _still_open(brackets, text, pos)
+        if opener is not None:
+            return never_closed(opener)
+    kind, line, col = tok[0], tok[2], tok[3]
+    end = max(tok[4], col + 1)
+    if kind == "_INDENT":
+        return _err("unexpected indent", line, col)
+    if kind == "RESERVED":
+        return _reserved(tok)
+    if "_INDENT" in expected:
+        header = next((v for v in reversed(values) if type(v) is tuple and v[0] in _HEADERS), None)
+        after = f" after {_HEADERS[header[0]]} on line {header[2]}" if header else ""
+        return _err(f"expected an indented block{after}", line, col)
+    prev = values[-1] if values else None
+    adjacent = type(prev) is tuple and prev[2] == line and prev[4] == col
+    if kind == "EQUAL":
+        hint = "a keyword argument is name=value; " if brackets else ""
+        return _err("invalid syntax: unexpected '='", line, col, end, hint + "compare with '=='")
+    if kind == "SLASH" and adjacent and prev[0] == "SLASH":
+        return _err("unsupported operator '//'", line, prev[3], end, "divide with /")
+    if ("COLON" in expected and kind in ("_NEWLINE", "$END")) or expected == {"COLON"}:
+        return _err("expected ':'", line, col)
+    if kind == "NAME" and adjacent and prev[0] == "NUMBER":
+        return _err(
+            "invalid number literal",
+            line,
+            prev[3],
+            end,
+            "only decimal numbers such as 12, 0.5 or 1e-3 are supported",
+        )
+    if kind == "STRING" and adjacent and prev[0] == "NAME" and prev[1].lower() in _STRING_PREFIXES:
+        return _err(
+            f"string prefix '{prev[1]}' is not supported",
+            line,
+            prev[3],
+            col,
+            "write a plain string: 'text'",
+        )
+    for terminal, word in (("IN", "'in'"), ("NAME", "a name"), ("LPAR", "'('")):
+        if expected == {terminal}:
+            return _err(f"expected {word}", line, col, end)
+    if kind == "IN":
+        return _err("unsupported operator 'in'", line, col, end)
+    if kind in ("ELSE", "ELIF"):
+        return _err(
+            f"unexpected '{tok[1]}' (no 'if' before it at this indentation)", line, col, end
+        )
+    if kind == "IF" and "IF" not in expected:
+        return _err(
+            "conditional expressions (a if c else b) are not supported",
+            line,
+            col,
+            end,
+            "use an if statement",
+        )
+    if _EXPR_NEEDED <= expected and kind not in _EXPR_START:
+        return _err("expected an expression", line, col, end)
+    return _err(f"invalid syntax: unexpected {_describe(tok)}", line, col, end)
