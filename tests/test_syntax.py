@@ -1,0 +1,443 @@
+"""The grad language's syntax: every form of SPEC §2.2/§2.3 parses to the right dataclasses, and
+every rejected text gives a worded ScriptSyntaxError at the right line and column."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gradcli import grammar, syntax
+from gradcli import program as P
+from gradcli.errors import ScriptSyntaxError
+from gradcli.syntax import parse, parse_bytes
+
+
+def dump(e: object) -> str:
+    """An S-expression of a node without spans, e.g. ``(+ x 1)``."""
+    d = dump
+    if isinstance(e, P.Number | P.String):
+        return repr(e.value)
+    if isinstance(e, P.Name):
+        return e.id
+    if isinstance(e, P.ListExpr):
+        return "[" + " ".join(map(d, e.items)) + "]"
+    if isinstance(e, P.Unary):
+        return f"({e.op} {d(e.operand)})"
+    if isinstance(e, P.Binary):
+        return f"({e.op} {d(e.left)} {d(e.right)})"
+    if isinstance(e, P.Compare):
+        parts = [d(e.operands[0])]
+        for op, x in zip(e.ops, e.operands[1:], strict=True):
+            parts += [op, d(x)]
+        return "(cmp " + " ".join(parts) + ")"
+    if isinstance(e, P.BoolOp):
+        return f"({e.op} " + " ".join(map(d, e.values)) + ")"
+    if isinstance(e, P.Call):
+        args = [d(a) for a in e.args] + [f"{k}={d(v)}" for k, v in e.kwargs]
+        return "(call " + " ".join([d(e.func), *args]) + ")"
+    if isinstance(e, P.Attribute):
+        return f"(. {d(e.value)} {e.attr})"
+    if isinstance(e, P.Subscript):
+        return "(idx " + " ".join([d(e.value), *map(d, e.index)]) + ")"
+    if isinstance(e, P.Slice):
+        parts = ["_" if x is None else d(x) for x in (e.start, e.stop, e.step)]
+        return "(: " + " ".join(parts) + ")"
+    raise TypeError(e)
+
+
+def expr(text: str) -> str:
+    """The dump of one expression statement."""
+    (stmt,) = parse(text + "\n").body
+    assert isinstance(stmt, P.ExprStmt)
+    return dump(stmt.value)
+
+
+def error(text: str) -> ScriptSyntaxError:
+    with pytest.raises(ScriptSyntaxError) as info:
+        parse(text)
+    return info.value
+
+
+# ---- expressions: precedence and associativity (SPEC §2.3) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "tree"),
+    [
+        ("-x**2", "(- (** x 2))"),
+        ("2**3**2", "(** 2 (** 3 2))"),
+        ("2**-1", "(** 2 (- 1))"),
+        ("(-x)**2", "(** (- x) 2)"),
+        ("a - b - c", "(- (- a b) c)"),
+        ("a / b * c", "(* (/ a b) c)"),
+        ("a + b * c", "(+ a (* b c))"),
+        ("a @ b * c", "(* (@ a b) c)"),
+        ("a * b @ c", "(@ (* a b) c)"),
+        ("(a + b) * c", "(* (+ a b) c)"),
+        ("-a * b", "(* (- a) b)"),
+        ("+a", "(+ a)"),
+        ("--a", "(- (- a))"),
+        ("not a == b", "(not (cmp a == b))"),
+        ("not not a", "(not (not a))"),
+        ("a < b <= c", "(cmp a < b <= c)"),
+        ("a == b != c > d >= e", "(cmp a == b != c > d >= e)"),
+        ("a + 1 < b * 2", "(cmp (+ a 1) < (* b 2))"),
+        ("a and b or c and d", "(or (and a b) (and c d))"),
+        ("a or b or c", "(or a b c)"),
+        ("(a or b) or c", "(or (or a b) c)"),
+        ("a and not b", "(and a (not b))"),
+        ("f(a, k=v)", "(call f a k=v)"),
+        ("f()", "(call f)"),
+        ("f(a,)", "(call f a)"),
+        ("x.f()", "(call (. x f))"),
+        ("x.grad.zero_()", "(call (. (. x grad) zero_))"),
+        ("-x.grad", "(- (. x grad))"),
+        ("f(x)(y)", "(call (call f x) y)"),
+        ("x[0]", "(idx x 0)"),
+        ("x[:, 1]", "(idx x (: _ _ _) 1)"),
+        ("x[1:3]", "(idx x (: 1 3 _))"),
+        ("x[::2]", "(idx x (: _ _ 2))"),
+        ("x[1:]", "(idx x (: 1 _ _))"),
+        ("x[:-1]", "(idx x (: _ (- 1) _))"),
+        ("x[a:b:c, ::]", "(idx x (: a b c) (: _ _ _))"),
+        ("x[0][1]", "(idx (idx x 0) 1)"),
+        ("x.shape[0]", "(idx (. x shape) 0)"),
+        ("[[1, 2], [3, 4]]", "[[1 2] [3 4]]"),
+        ("[1, 2,]", "[1 2]"),
+        ("[]", "[]"),
+        ("[\n  1,\n  2\n]", "[1 2]"),
+        ("f(1,\n  2)", "(call f 1 2)"),
+        ("x \\\n + 1", "(+ x 1)"),
+    ],
+)
+def test_expression_tree(text: str, tree: str) -> None:
+    assert expr(text) == tree
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1", 1),
+        ("0", 0),
+        ("2.5", 2.5),
+        ("1e-3", 1e-3),
+        ("1E3", 1000.0),
+        (".5", 0.5),
+        ("1.", 1.0),
+        ("1_000", 1000),
+        ("True", True),
+        ("False", False),
+        ("None", None),
+    ],
+)
+def test_number_literals(text: str, value: object) -> None:
+    (stmt,) = parse(text).body
+    assert isinstance(stmt.value, P.Number)
+    assert stmt.value.value == value and type(stmt.value.value) is type(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("'abc'", "abc"),
+        ('"abc"', "abc"),
+        ("'it\\'s'", "it's"),
+        ('"a\\nb\\t\\\\"', "a\nb\t\\"),
+        ("'a' \"b\"", "ab"),
+        ("'#not a comment'", "#not a comment"),
+    ],
+)
+def test_string_literals(text: str, value: str) -> None:
+    (stmt,) = parse(text).body
+    assert stmt.value == P.String(value, stmt.value.span)
+
+
+# ---- statements (SPEC §2.2) -------------------------------------------------------------------
+
+
+def test_statement_forms() -> None:
+    src = (
+        "x = 1; y = x * 2\n"
+        "y += 1\ny -= 1\ny *= 2\ny /= 2\n"
+        "L.backward()\n"
+        "for i in range(3):\n    x = x + i\n"
+        "for i in range(1, 10, 2): pass\n"
+        "if x > 1:\n    pass\nelif x < 0:\n    y = 0\nelse:\n    y = 1\n"
+        "with no_grad():\n    w -= 0.1 * w.grad\n"
+        "with enable_grad(): z = w * 2\n"
+        "def f(a, b):\n    return a * b\n"
+        "def g():\n    return\n"
+        "pass\n"
+    )
+    body = parse(src).body
+    kinds = [type(s).__name__ for s in body]
+    assert kinds == ["Assign", "Assign", "AugAssign", "AugAssign", "AugAssign", "AugAssign",
+                     "ExprStmt", "For", "For", "If", "With", "With", "FunctionDef",
+                     "FunctionDef", "Pass"]  # fmt: skip
+    assert [s.op for s in body[2:6]] == ["+", "-", "*", "/"]
+    loop = body[7]
+    assert loop.var == "i" and [dump(a) for a in loop.args] == ["3"]
+    assert [dump(a) for a in body[8].args] == ["1", "10", "2"]
+    assert isinstance(body[8].body[0], P.Pass)
+    branch = body[9]
+    assert [dump(c) for c, _ in branch.branches] == ["(cmp x > 1)", "(cmp x < 0)"]
+    assert isinstance(branch.branches[1][1][0], P.Assign)
+    assert branch.orelse[0].target == "y"
+    assert dump(body[10].context) == "(call no_grad)"
+    assert dump(body[11].context) == "(call enable_grad)"
+    f = body[12]
+    assert (f.name, f.params) == ("f", ("a", "b"))
+    assert dump(f.body[0].value) == "(* a b)"
+    assert body[13].body == (P.Return(None, body[13].body[0].span),)
+
+
+def test_if_without_else_has_empty_orelse() -> None:
+    (stmt,) = parse("if a:\n    pass\n").body
+    assert stmt.orelse == () and len(stmt.branches) == 1
+
+
+def test_nested_blocks_and_dedent_to_outer_level() -> None:
+    src = "for i in range(2):\n  if i:\n    for j in range(2):\n      x = j\n  y = i\nz = 1\n"
+    loop, z = parse(src).body
+    assert [type(s).__name__ for s in loop.body] == ["If", "Assign"]
+    inner = loop.body[0].branches[0][1][0]
+    assert isinstance(inner, P.For) and inner.body[0].target == "x"
+    assert z.target == "z"
+
+
+def test_comments_and_blank_lines() -> None:
+    src = "# head\n\nx = 1  # one\n   # indented comment\n\nif x:\n    # inside\n\n    y = 2\n"
+    x, cond = parse(src).body
+    assert x.target == "x" and cond.branches[0][1][0].target == "y"
+
+
+@pytest.mark.parametrize(
+    ("text", "literal"),
+    [
+        ("x1 = 1", True),
+        ("x = 2.5", True),
+        ("x = -1", True),
+        ("v = [1.0, 2.0]", True),
+        ("m = [[1, -2], [3, 4]]", True),
+        ("m = -[[1, 2]]", True),
+        ("e = []", True),
+        ("x = +3", True),
+        ("x = True", False),
+        ("x = None", False),
+        ("x = [1, y]", False),
+        ("x = 1 + 2", False),
+        ("x = -y", False),
+        ("x = param(1)", False),
+        ("x = not 1", False),
+        ("x = 'a'", False),
+        ("x = [True]", False),
+    ],
+)
+def test_literal_flag(text: str, literal: bool) -> None:
+    (stmt,) = parse(text).body
+    assert stmt.literal is literal
+
+
+# ---- input hygiene ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment", "  \n# c\n   # d\n"])
+def test_empty_scripts(text: str) -> None:
+    prog = parse(text, "empty.grad")
+    assert prog.body == () and prog.filename == "empty.grad"
+
+
+def test_crlf_cr_bom_and_missing_final_newline() -> None:
+    want = [dump(s.value) for s in parse("x = 1\nif x:\n  y = 2\n").body[:1]]
+    for text in ("\ufeffx = 1\r\nif x:\r\n  y = 2\r\n", "x = 1\rif x:\r  y = 2", "x = 1\nif x:\n  y = 2"):
+        prog = parse(text)
+        assert [dump(prog.body[0].value)] == want
+        assert prog.body[1].branches[0][1][0].span.line == 3
+        assert "\r" not in prog.source and not prog.source.startswith("\ufeff")
+
+
+def test_parse_bytes() -> None:
+    assert parse_bytes(b"\xef\xbb\xbfx = 1\r\n").body[0].target == "x"
+    with pytest.raises(ScriptSyntaxError) as info:
+        parse_bytes(b"x = 1\ny = '\xff'\n")
+    assert "UTF-8" in info.value.message
+    assert (info.value.span.line, info.value.span.column) == (2, 6)
+
+
+# ---- rejected text: message, line and column --------------------------------------------------
+
+REJECTED = [
+    # (source, message, line, column)
+    ("x = (1 + 2\n", "'(' was never closed", 1, 5),
+    ("x = (1 + 2\ny = 3\n", "'(' was never closed", 1, 5),
+    ("x = [1,\n  2,\n", "'[' was never closed", 1, 5),
+    ("f(g(1)\n", "'(' was never closed", 1, 2),
+    ("x = 1)\n", "unmatched ')'", 1, 6),
+    ("f(1, 2]\n", "closing parenthesis ']' does not match opening parenthesis '('", 1, 7),
+    ("x = 1 +\n", "expected an expression", 1, 8),
+    ("x =\n", "expected an expression", 1, 4),
+    ("y = f(,)\n", "expected an expression", 1, 7),
+    ("if x\n    pass\n", "expected ':'", 1, 5),
+    ("for i in range(3)\n    pass\n", "expected ':'", 1, 18),
+    ("def f()\n    pass\n", "expected ':'", 1, 8),
+    ("if x:\ny = 1\n", "expected an indented block after 'if' statement on line 1", 2, 1),
+    ("if x:\n", "expected an indented block after 'if' statement on line 1", 1, 6),
+    ("x = 1\nfor i in range(3):\nx = 2\n",
+     "expected an indented block after 'for' statement on line 2", 3, 1),
+    ("def f(a):\nreturn a\n", "expected an indented block after function definition on line 1",
+     2, 1),
+    ("with no_grad():\n\n", "expected an indented block after 'with' statement on line 1", 1, 16),
+    ("if a:\n  pass\nelse:\nz = 1\n",
+     "expected an indented block after 'else' statement on line 3", 4, 1),
+    (" x = 1\n", "unexpected indent", 1, 2),
+    ("x = 1\n    y = 2\n", "unexpected indent", 2, 5),
+    ("if x:\n    a = 1\n  b = 2\n", "unindent does not match any outer indentation level", 3, 3),
+    ("if x:\n\ty = 1\n", "tab in indentation; use spaces", 2, 1),
+    ("import os\n", "unsupported statement 'import' (gradcli scripts have no import)", 1, 1),
+    ("from os import path\n", "unsupported statement 'from' (gradcli scripts have no import)",
+     1, 1),
+    ("while x:\n  pass\n", "unsupported statement 'while' (gradcli scripts have no while loops)",
+     1, 1),
+    ("y = lambda: 1\n", "unsupported expression 'lambda' (gradcli scripts have no lambda)", 1, 5),
+    ("class A:\n  pass\n", "unsupported statement 'class' (gradcli scripts have no classes)",
+     1, 1),
+    ("try:\n  pass\n",
+     "unsupported statement 'try' (gradcli scripts have no exception handling)", 1, 1),
+    ("del x\n", "unsupported statement 'del' (gradcli scripts have no del)", 1, 1),
+    ("global x\n", "unsupported statement 'global' (gradcli scripts have no global)", 1, 1),
+    ("def f():\n  yield 1\n",
+     "unsupported statement 'yield' (gradcli scripts have no generators)", 2, 3),
+    ("async def f():\n  pass\n", "unsupported statement 'async' (gradcli scripts have no async)",
+     1, 1),
+    ("raise E\n", "unsupported statement 'raise' (gradcli scripts have no exceptions)", 1, 1),
+    ("assert x\n", "unsupported statement 'assert' (gradcli scripts have no assert)", 1, 1),
+    ("for i in range(3):\n  break\n",
+     "unsupported statement 'break' (gradcli scripts have no break)", 2, 3),
+    ("x = a is b\n", "unsupported operator 'is'", 1, 7),
+    ("with no_grad() as g:\n  pass\n", "unsupported keyword 'as'", 1, 16),
+    ("x = a in b\n", "unsupported operator 'in'", 1, 7),
+    ("__x = 1\n", "names starting with '__' are not allowed", 1, 1),
+    ("y = x.__class__\n", "names starting with '__' are not allowed", 1, 7),
+    ("x[0] = 1\n", "invalid assignment target", 1, 1),
+    ("x.grad = None\n", "invalid assignment target", 1, 1),
+    ("a, b = 1, 2\n", "invalid assignment target", 1, 1),
+    ("f() = 1\n", "invalid assignment target", 1, 1),
+    ("x + 1 += 2\n", "invalid assignment target", 1, 1),
+    ("True = 1\n", "cannot assign to True", 1, 1),
+    ("None = 1\n", "cannot assign to None", 1, 1),
+    ("a = b = 1\n", "chained assignment (a = b = ...) is not supported", 1, 7),
+    ("x = 1, 2\n", "tuples are not supported", 1, 5),
+    ("x = (1, 2)\n", "tuples are not supported", 1, 6),
+    ("x = 1 2\n", "invalid syntax: unexpected number 2", 1, 7),
+    ("x = y z\n", "invalid syntax: unexpected name 'z'", 1, 7),
+    ("if x = 1:\n  pass\n", "invalid syntax: unexpected '='", 1, 6),
+    ("x = 1 // 2\n", "unsupported operator '//'", 1, 7),
+    ("x = 5 % 2\n", "unsupported operator '%'", 1, 7),
+    ("x = {}\n", "unsupported '{' (gradcli scripts have no dicts or sets)", 1, 5),
+    ("x = $\n", "invalid character '$'", 1, 5),
+    ("x = é\n", "invalid character 'é' (U+00E9)", 1, 5),
+    ("x = 'abc\n", "unterminated string literal", 1, 5),
+    ("x = '''a\nb'''\n", "triple-quoted strings are not supported", 1, 5),
+    ("x = 'a\\q'\n", "unsupported escape sequence '\\q'", 1, 7),
+    ("x = f'a'\n", "string prefix 'f' is not supported", 1, 5),
+    ("x = 0x10\n", "invalid number literal", 1, 5),
+    ("x = 007\n", "leading zeros in decimal integer literals are not permitted", 1, 5),
+    ("x = 1 if y else 2\n", "conditional expressions (a if c else b) are not supported", 1, 7),
+    ("else:\n  pass\n", "unexpected 'else' (no 'if' before it at this indentation)", 1, 1),
+    ("for i range(3):\n  pass\n", "expected 'in'", 1, 7),
+    ("for 1 in range(3):\n  pass\n", "expected a name", 1, 5),
+    ("def f:\n  pass\n", "expected '('", 1, 6),
+    ("x = \\y\n", "unexpected character after line continuation character", 1, 5),
+    ("x = 1\0\n", "source code cannot contain null bytes", 1, 6),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "line", "column"), REJECTED)
+def test_rejected(text: str, message: str, line: int, column: int) -> None:
+    err = error(text)
+    assert err.message == message
+    assert (err.span.line, err.span.column) == (line, column)
+    assert err.kind == "SyntaxError" and err.exit_code == 3
+    assert err.span.end_line >= err.span.line and err.span.end_column >= err.span.column
+
+
+def test_assignment_target_hints_say_why() -> None:
+    assert "item assignment" in error("x[0] = 1\n").hint
+    assert "x.grad" in error("x.grad = 1\n").hint
+    assert "one name per statement" in error("a, b = 1, 2\n").hint
+
+
+def test_error_reports_the_first_problem_in_source_order() -> None:
+    err = error("x = 1 +\nimport os\n")
+    assert (err.message, err.span.line) == ("expected an expression", 1)
+
+
+# ---- safety limits (SPEC §6): never a RecursionError ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = " + "(" * 5000 + "1" + ")" * 5000,
+        "x = " + "[" * 5000 + "1" + "]" * 5000,
+        "x = " + "-" * 5000 + "1",
+        "x = " + "not " * 5000 + "1",
+        "x = " + "**".join(["2"] * 5000),
+        "x = " + "+".join(["a"] * 5000),
+        "x = a" + ".b" * 5000,
+        "x = f" + "()" * 5000,
+        "x = [" + ",\n".join(["-" * 300 + "1"]) + "]",
+    ],
+)
+def test_deep_expressions_are_rejected_clearly(text: str) -> None:
+    err = error(text)
+    assert err.message == "expression nested too deeply (limit 200)"
+
+
+def test_depth_limit_is_exact() -> None:
+    parse("x = " + "(" * 200 + "1" + ")" * 200)
+    parse("x = " + "-" * 199 + "1")  # 199 minus signs and the number: depth 200
+    assert "too deeply" in error("x = " + "(" * 201 + "1" + ")" * 201).message
+    assert "too deeply" in error("x = " + "-" * 200 + "1").message
+
+
+def test_deep_blocks_are_rejected_clearly() -> None:
+    deep = "".join(" " * i + "if x:\n" for i in range(1000)) + " " * 1000 + "pass\n"
+    err = error(deep)
+    assert err.message == "blocks nested too deeply (limit 100)"
+    assert err.span.line == 102
+    ok = "".join(" " * i + "if x:\n" for i in range(100)) + " " * 100 + "pass\n"
+    assert isinstance(parse(ok).body[0], P.If)
+
+
+def test_long_flat_programs_parse() -> None:
+    src = "".join(f"x{i} = x{i - 1} * 2 + 1\n" for i in range(1, 20_000))
+    assert len(parse(src).body) == 19_999
+
+
+# ---- the parser tables and their cache --------------------------------------------------------
+
+
+def test_tables_cache_round_trip(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("GRADCLI_CACHE_DIR", str(tmp_path))
+    sample = "x = -a**2 + f(1, k=2)[1:, ::2]\nif x < y:\n    with no_grad():\n        pass\n"
+    want = parse(sample).body
+
+    def parsed_with(tables: grammar.Tables) -> tuple:
+        return tuple(syntax._Parser(tables).run(sample))
+
+    built = grammar.load()  # compiles and writes the cache
+    (cached,) = list(tmp_path.glob("grad-*.json"))
+    assert parsed_with(built) == want
+    assert parsed_with(grammar.load()) == want  # read back from the cache
+    cached.write_text("{not json")
+    assert parsed_with(grammar.load()) == want  # a damaged cache is rebuilt
+    assert json.loads(cached.read_text())["format"] == grammar.FORMAT
+
+
+def test_grammar_file_is_the_source_of_truth() -> None:
+    text = grammar.grammar_text()
+    assert "-> binary" in text and "%declare _INDENT _DEDENT" in text
+    data = grammar.compile_tables(text)
+    assert data["keywords"]["if"] == "IF" and data["operators"]["**"] == "DOUBLESTAR"
