@@ -94,6 +94,25 @@ CASES = [
 INPLACE_ONLY = {"zero_"}
 
 
+def _in_formula(fn):
+    """Run ``fn`` as formulas run under create_graph=True (C++ Scalar overloads)."""
+    def run(*xs):
+        prev, engine.formula_mode = engine.formula_mode, True
+        try:
+            return fn(*xs)
+        finally:
+            engine.formula_mode = prev
+    return run
+
+
+CASES += [
+    ("mul_scalar", _in_formula(lambda a: a * 3), [A]),
+    ("div_scalar", _in_formula(lambda a: a / 3), [A]),
+    ("add_scalar", _in_formula(lambda a: a + 3), [A]),
+    ("sub_scalar", _in_formula(lambda a: a - 3), [A]),
+]
+
+
 def _numeric_grad(fn, values, i, weights, h=1e-6):
     base = [np.asarray(v, dtype=np.float64) for v in values]
     g = np.zeros_like(base[i])
@@ -117,6 +136,12 @@ def test_op_matches_finite_differences(name, fn, values):
     for i, g in enumerate(grads):
         expected = _numeric_grad(fn, values, i, weights)
         np.testing.assert_allclose(np.asarray(g.data), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_formula_mode_uses_scalar_overloads():
+    x = F.param(2.0)
+    assert _in_formula(lambda a: a * 3)(x).grad_fn.name == "MulBackward1"
+    assert (x * 3).grad_fn.name == "MulBackward0"
 
 
 def test_every_op_in_the_table_is_checked():

@@ -94,7 +94,7 @@ def len_(x: Any) -> int:
 def float_(x: Any) -> float:
     """A tensor's single value, or a number, as a float."""
     if isinstance(x, Tensor):
-        return x.item()
+        return float(x)
     if isinstance(x, (int, float)):
         return float(x)
     raise ScriptError(f"float() argument must be a number, not '{type(x).__name__}'",
@@ -103,7 +103,7 @@ def float_(x: Any) -> float:
 
 def int_(x: Any) -> int:
     """A tensor's single value, or a number, truncated to an int."""
-    v = float_(x)
+    v = x.item() if isinstance(x, Tensor) else float_(x)
     if v != v or v in (float("inf"), float("-inf")):
         raise ScriptError(f"cannot convert float {v} to integer", kind="ValueError")
     return int(v)

@@ -21,6 +21,9 @@ _EMPTY: dict = {}
 # the tag (statement line, text) a backward stamps on the nodes it frees, for error hints.
 recorder: Callable | None = None
 free_tag: Any = None
+# True while formulas run under create_graph=True: `tensor * number` there is PyTorch's C++
+# Scalar overload (MulBackward1), not Python's wrapped number (MulBackward0).
+formula_mode = False
 
 RETAIN_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -34,6 +37,10 @@ NONLEAF_GRAD_MSG = (
     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+SCALAR_CONVERSION_MSG = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
 )
 ANOMALY_HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
@@ -207,10 +214,12 @@ class Tensor:
         return self.item() != 0
 
     def __float__(self) -> float:
+        if self.requires_grad:
+            warnings.warn(SCALAR_CONVERSION_MSG, UserWarning, stacklevel=2)
         return self.item()
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self.item())  # NOTE: PyTorch warns for float(), not for int()
 
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False) -> None:
@@ -294,7 +303,16 @@ class Node:
 
     def apply(self, grad: Any, needed: Sequence[bool], tensor_mode: bool) -> list:
         """Gradients for each input edge that is needed (None elsewhere)."""
-        xp = _TensorNamespace(self.backend) if tensor_mode else _formulas(self.backend)
+        global formula_mode
+        if tensor_mode:
+            prev, formula_mode = formula_mode, True
+            try:
+                return self._apply(grad, needed, _TensorNamespace(self.backend), True)
+            finally:
+                formula_mode = prev
+        return self._apply(grad, needed, _formulas(self.backend), False)
+
+    def _apply(self, grad: Any, needed: Sequence[bool], xp: Any, tensor_mode: bool) -> list:
         out: list = [None] * len(self.next_functions)
         for i, fn in enumerate(self.next_functions):
             if fn is None or not needed[i]:
@@ -462,7 +480,8 @@ class CopySlices(Node):
     __slots__ = ("fn", "index", "inverse")
 
     def __init__(self, fn: Node, base_edge: Node | None, index: Any, inverse: Any) -> None:
-        super().__init__(None, "CopySlices", (base_edge, *fn.next_functions[1:]), fn.saved,
+        # NOTE: like PyTorch's, it lists no saved tensors itself; the wrapped op keeps them.
+        super().__init__(None, "CopySlices", (base_edge, *fn.next_functions[1:]), _EMPTY,
                          _EMPTY, (), fn.backend)
         self.fn, self.index, self.inverse = fn, index, inverse
 
@@ -485,6 +504,7 @@ class CopySlices(Node):
     def free(self) -> None:
         """Release what the wrapped op saved."""
         self.fn.free()
+        self.freed_by = self.fn.freed_by
 
 
 def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple, params: dict,
@@ -555,7 +575,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     got = _run(roots, grads, retain_graph if retain_graph is not None else create_graph,
                create_graph, targets)
     result = []
-    for i, (t, g) in enumerate(zip(inputs, got)):
+    for i, (t, cap) in enumerate(zip(inputs, got)):
+        g, version = cap if cap is not None else (None, 0)
         if g is None:
             if not (allow_unused or materialize_grads):
                 raise ScriptError(
@@ -569,7 +590,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         elif isinstance(g, Tensor):
             result.append(g)
         else:
-            result.append(Tensor(t.backend.writable(g), t.backend))
+            out = Tensor(t.backend.writable(g), t.backend)
+            out._version[0] = version
+            result.append(out)
     return result
 
 
@@ -630,6 +653,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                         deps[m] = deps.get(m, 0) + 1
     captured: dict[Node, Any] = {}
     buffers: dict[Node, Any] = {}
+    adds: dict[Node, int] = {}  # in-place sums into a buffer (PyTorch bumps its version)
     heap: list = []
     for n, g in zip(roots, grads):
         if n in buffers:
@@ -644,12 +668,12 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
             n = heapq.heappop(heap)[2]
             g = buffers.pop(n)
             if target_set is not None and n in target_set:
-                captured[n] = g
+                captured[n] = (g, adds.get(n, 0))
             if n.retained is not None:  # retain_grad() fires in autograd.grad() too
                 _accumulate(n.retained, g, create_graph)
             if n.__class__ is AccumulateGrad:
                 if targets is None:
-                    _accumulate(n.variable, g, create_graph)
+                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
                 continue
             if needed is not None:
                 mask = [m is not None and m in needed for m in n.next_functions]
@@ -665,6 +689,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                     continue
                 if m in buffers:
                     buffers[m] = buffers[m] + gi
+                    adds[m] = adds.get(m, 0) + 1
                 else:
                     buffers[m] = gi
                 left = deps[m] - 1
@@ -698,8 +723,8 @@ def _priority(n: Node) -> float:
     return float("-inf") if n.__class__ is AccumulateGrad else -n.seq
 
 
-def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
-    """Add ``g`` into ``t.grad`` in place, as AccumulateGrad does."""
+def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
+    """Add ``g`` into ``t.grad`` in place, as AccumulateGrad does (bumping its version)."""
     if create_graph:
         g = g if isinstance(g, Tensor) else Tensor(g, t.backend)
         t._grad = g if t._grad is None else t._grad + g
@@ -709,8 +734,10 @@ def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
     if t._grad is None:
         t._grad = Tensor(t.backend.xp.asarray(g, copy=True), t.backend)
         t._grad.data = t.backend.writable(t._grad.data)
+        t._grad._version[0] = adds
     else:
         t._grad.data[...] = t._grad.data + g
+        t._grad._version[0] += 1
 
 
 def sum_to(xp: Any, g: Any, shape: tuple) -> Any:

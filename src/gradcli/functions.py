@@ -10,8 +10,10 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from typing import Any, Sequence
 
+from . import engine as _engine
 from . import layout
 from . import ops as O
 from .engine import Tensor, apply, apply_inplace, is_grad_enabled
@@ -119,9 +121,13 @@ def _broadcast_check(a: Any, b: Any) -> None:
     if a.__class__ is not Tensor or b.__class__ is not Tensor:
         return
     sa, sb = a.data.shape, b.data.shape
-    if sa == sb:
-        return
-    out = []
+    if sa != sb:
+        _check_numel(_broadcast_shape(sa, sb))
+
+
+def _broadcast_shape(sa: Sequence[int], sb: Sequence[int]) -> list[int]:
+    """NumPy/PyTorch broadcasting of two shapes, with PyTorch's error."""
+    out: list[int] = []
     for i in range(1, builtins.max(len(sa), len(sb)) + 1):
         da = sa[-i] if i <= len(sa) else 1
         db = sb[-i] if i <= len(sb) else 1
@@ -130,7 +136,7 @@ def _broadcast_check(a: Any, b: Any) -> None:
                 f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
                 f"non-singleton dimension {builtins.max(len(sa), len(sb)) - i}")
         out.append(builtins.max(da, db))
-    _check_numel(out)
+    return out[::-1]
 
 
 def _binary(op: Any, a: Any, b: Any, name: str) -> Tensor:
@@ -143,24 +149,34 @@ def _binary(op: Any, a: Any, b: Any, name: str) -> Tensor:
     return _record(op, (a, b))
 
 
+_SCALAR_OVERLOAD = {O.ADD: O.ADD_SCALAR, O.SUB: O.SUB_SCALAR, O.MUL: O.MUL_SCALAR,
+                    O.DIV: O.DIV_SCALAR}
+
+
+def _arith(op: Any, a: Any, b: Any, name: str) -> Tensor:
+    if _engine.formula_mode and a.__class__ is Tensor and _number(b):
+        return _record(_SCALAR_OVERLOAD[op], (a,), {"other": b})
+    return _binary(op, a, b, name)
+
+
 def add(input: Any, other: Any) -> Tensor:
     """``input + other``."""
-    return _binary(O.ADD, input, other, "add")
+    return _arith(O.ADD, input, other, "add")
 
 
 def sub(input: Any, other: Any) -> Tensor:
     """``input - other``."""
-    return _binary(O.SUB, input, other, "sub")
+    return _arith(O.SUB, input, other, "sub")
 
 
 def mul(input: Any, other: Any) -> Tensor:
     """``input * other``."""
-    return _binary(O.MUL, input, other, "mul")
+    return _arith(O.MUL, input, other, "mul")
 
 
 def div(input: Any, other: Any) -> Tensor:
     """``input / other``."""
-    return _binary(O.DIV, input, other, "div")
+    return _arith(O.DIV, input, other, "div")
 
 
 def maximum(input: Any, other: Any) -> Tensor:
@@ -331,7 +347,10 @@ def matmul(input: Any, other: Any) -> Tensor:
         return apply(O.MV, (a, b))
     if da == 1 and db == 2:
         m = mm(unsqueeze(a, 0), b)
-        return _view(O.SQUEEZE_SYM, m, {"shape": (m.shape[1],), "dim": 0}, None)
+        # NOTE: PyTorch squeezes the product in place (squeeze_), so the result is at version 1.
+        out = apply(O.SQUEEZE_SYM, (m,), {"shape": (m.shape[1],), "dim": 0})
+        out._version[0] = 1
+        return out
     if da == 2 and db == 2:
         return mm(a, b)
     raise ScriptError(f"matmul of {da}-D and {db}-D tensors is not supported by gradcli "
@@ -526,7 +545,23 @@ def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     if reduction not in ("mean", "sum", "none"):
         raise ScriptError(f"{reduction} is not a valid value for reduction", kind="ValueError")
     _broadcast_check(a, b)
+    if a.shape != b.shape:
+        warnings.warn(f"Using a target size (torch.Size({list(b.shape)})) that is different to the "
+                      f"input size (torch.Size({list(a.shape)})). This will likely lead to "
+                      "incorrect results due to broadcasting. Please ensure they have the same "
+                      "size.", UserWarning, stacklevel=2)
+        # PyTorch broadcasts both sides first (torch.broadcast_tensors: ExpandBackward0)
+        shape = tuple(_broadcast_shape(a.shape, b.shape))
+        a, b = (t if t.shape == shape else _expand(t, shape) for t in (a, b))
     return apply(O.MSE_LOSS, (a, b), {"reduction": reduction})
+
+
+def _expand(t: Tensor, shape: tuple) -> Tensor:
+    lead = len(shape) - t.ndim
+    s = layout.strides_of(t)
+    strides = [0] * lead + [0 if t.shape[i] == 1 and shape[i + lead] != 1 else s[i]
+                            for i in range(t.ndim)]
+    return _view(O.EXPAND, t, {"shape": shape}, strides)
 
 
 # --- in-place -----------------------------------------------------------------------------------

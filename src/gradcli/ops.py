@@ -156,6 +156,16 @@ ADD = defop("add", "AddBackward0", ("self", "other"), lambda xp, self, other: se
 SUB = defop("sub", "SubBackward0", ("self", "other"), lambda xp, self, other: self - other,
             lambda grad: grad,
             lambda grad: -grad, kind="elementwise")
+# C++ `tensor * Scalar` overloads: no wrapped tensor, nothing saved.  They appear in graphs that
+# formulas build under create_graph=True (PyTorch's formulas are C++), see engine.formula_mode.
+MUL_SCALAR = defop("mul_scalar", "MulBackward1", ("self",), lambda xp, self, other: self * other,
+                   lambda grad, other: grad * other, kind="elementwise")
+DIV_SCALAR = defop("div_scalar", "DivBackward1", ("self",), lambda xp, self, other: self / other,
+                   lambda grad, other: grad / other, kind="elementwise")
+ADD_SCALAR = defop("add_scalar", "AddBackward1", ("self",), lambda xp, self, other: self + other,
+                   lambda grad: grad, kind="elementwise")
+SUB_SCALAR = defop("sub_scalar", "SubBackward1", ("self",), lambda xp, self, other: self - other,
+                   lambda grad: grad, kind="elementwise")
 RSUB = defop("rsub", "RsubBackward1", ("self",), lambda xp, self, other: other - self,
              lambda grad: -grad, kind="elementwise")
 MUL = defop("mul", "MulBackward0", ("self", "other"), lambda xp, self, other: self * other,
@@ -319,7 +329,7 @@ SQUEEZE_DIM = defop("squeeze_dim", "SqueezeBackward1", ("self",),
 # 1-D @ 2-D is unsqueeze(0) -> mm -> squeeze(0) in PyTorch, whose last step is SqueezeBackward4.
 SQUEEZE_SYM = defop("squeeze_sym", "SqueezeBackward4", ("self",),
                     lambda xp, self, shape, dim: xp.reshape(self, shape),
-                    lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
+                    lambda xp, grad, self_shape: xp.reshape(grad, self_shape))
 SELECT = defop("select", "SelectBackward0", ("self",),
                lambda xp, self, dim, index: self[_index(dim, index)],
                lambda xp, grad, self_shape, dim, index: xp.select_backward(grad, self_shape, dim,
