@@ -100,7 +100,7 @@ with no_grad():
 def test_spans_cover_whole_nodes() -> None:
     prog = parse(SRC)
     b = prog.body
-    at = lambda node: text_at(SRC, node.span)  # noqa: E731
+    at = lambda node: text_at(SRC, node.span)
     assert at(b[0]) == "x1 = 1" and at(b[1]) == "x2 = [1.0, -2.0]"
     assert at(b[1].value.items[1]) == "-2.0"
     assert at(b[2]) == "y = (x1 + x2) * w.grad[0, 1:]"

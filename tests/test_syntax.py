@@ -4,6 +4,7 @@ every rejected text gives a worded ScriptSyntaxError at the right line and colum
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -250,7 +251,11 @@ def test_empty_scripts(text: str) -> None:
 
 def test_crlf_cr_bom_and_missing_final_newline() -> None:
     want = [dump(s.value) for s in parse("x = 1\nif x:\n  y = 2\n").body[:1]]
-    for text in ("\ufeffx = 1\r\nif x:\r\n  y = 2\r\n", "x = 1\rif x:\r  y = 2", "x = 1\nif x:\n  y = 2"):
+    for text in (
+        "\ufeffx = 1\r\nif x:\r\n  y = 2\r\n",
+        "x = 1\rif x:\r  y = 2",
+        "x = 1\nif x:\n  y = 2",
+    ):
         prog = parse(text)
         assert [dump(prog.body[0].value)] == want
         assert prog.body[1].branches[0][1][0].span.line == 3
@@ -283,37 +288,72 @@ REJECTED = [
     ("def f()\n    pass\n", "expected ':'", 1, 8),
     ("if x:\ny = 1\n", "expected an indented block after 'if' statement on line 1", 2, 1),
     ("if x:\n", "expected an indented block after 'if' statement on line 1", 1, 6),
-    ("x = 1\nfor i in range(3):\nx = 2\n",
-     "expected an indented block after 'for' statement on line 2", 3, 1),
-    ("def f(a):\nreturn a\n", "expected an indented block after function definition on line 1",
-     2, 1),
+    (
+        "x = 1\nfor i in range(3):\nx = 2\n",
+        "expected an indented block after 'for' statement on line 2",
+        3,
+        1,
+    ),
+    (
+        "def f(a):\nreturn a\n",
+        "expected an indented block after function definition on line 1",
+        2,
+        1,
+    ),
     ("with no_grad():\n\n", "expected an indented block after 'with' statement on line 1", 1, 16),
-    ("if a:\n  pass\nelse:\nz = 1\n",
-     "expected an indented block after 'else' statement on line 3", 4, 1),
+    (
+        "if a:\n  pass\nelse:\nz = 1\n",
+        "expected an indented block after 'else' statement on line 3",
+        4,
+        1,
+    ),
     (" x = 1\n", "unexpected indent", 1, 2),
     ("x = 1\n    y = 2\n", "unexpected indent", 2, 5),
     ("if x:\n    a = 1\n  b = 2\n", "unindent does not match any outer indentation level", 3, 3),
     ("if x:\n\ty = 1\n", "tab in indentation; use spaces", 2, 1),
     ("import os\n", "unsupported statement 'import' (gradcli scripts have no import)", 1, 1),
-    ("from os import path\n", "unsupported statement 'from' (gradcli scripts have no import)",
-     1, 1),
-    ("while x:\n  pass\n", "unsupported statement 'while' (gradcli scripts have no while loops)",
-     1, 1),
+    (
+        "from os import path\n",
+        "unsupported statement 'from' (gradcli scripts have no import)",
+        1,
+        1,
+    ),
+    (
+        "while x:\n  pass\n",
+        "unsupported statement 'while' (gradcli scripts have no while loops)",
+        1,
+        1,
+    ),
     ("y = lambda: 1\n", "unsupported expression 'lambda' (gradcli scripts have no lambda)", 1, 5),
-    ("class A:\n  pass\n", "unsupported statement 'class' (gradcli scripts have no classes)",
-     1, 1),
-    ("try:\n  pass\n",
-     "unsupported statement 'try' (gradcli scripts have no exception handling)", 1, 1),
+    ("class A:\n  pass\n", "unsupported statement 'class' (gradcli scripts have no classes)", 1, 1),
+    (
+        "try:\n  pass\n",
+        "unsupported statement 'try' (gradcli scripts have no exception handling)",
+        1,
+        1,
+    ),
     ("del x\n", "unsupported statement 'del' (gradcli scripts have no del)", 1, 1),
     ("global x\n", "unsupported statement 'global' (gradcli scripts have no global)", 1, 1),
-    ("def f():\n  yield 1\n",
-     "unsupported statement 'yield' (gradcli scripts have no generators)", 2, 3),
-    ("async def f():\n  pass\n", "unsupported statement 'async' (gradcli scripts have no async)",
-     1, 1),
+    (
+        "def f():\n  yield 1\n",
+        "unsupported statement 'yield' (gradcli scripts have no generators)",
+        2,
+        3,
+    ),
+    (
+        "async def f():\n  pass\n",
+        "unsupported statement 'async' (gradcli scripts have no async)",
+        1,
+        1,
+    ),
     ("raise E\n", "unsupported statement 'raise' (gradcli scripts have no exceptions)", 1, 1),
     ("assert x\n", "unsupported statement 'assert' (gradcli scripts have no assert)", 1, 1),
-    ("for i in range(3):\n  break\n",
-     "unsupported statement 'break' (gradcli scripts have no break)", 2, 3),
+    (
+        "for i in range(3):\n  break\n",
+        "unsupported statement 'break' (gradcli scripts have no break)",
+        2,
+        3,
+    ),
     ("x = a is b\n", "unsupported operator 'is'", 1, 7),
     ("with no_grad() as g:\n  pass\n", "unsupported keyword 'as'", 1, 16),
     ("x = a in b\n", "unsupported operator 'in'", 1, 7),
@@ -419,7 +459,7 @@ def test_long_flat_programs_parse() -> None:
 # ---- the parser tables and their cache --------------------------------------------------------
 
 
-def test_tables_cache_round_trip(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+def test_tables_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADCLI_CACHE_DIR", str(tmp_path))
     sample = "x = -a**2 + f(1, k=2)[1:, ::2]\nif x < y:\n    with no_grad():\n        pass\n"
     want = parse(sample).body
