@@ -214,6 +214,18 @@ def test_run_grad_and_plain_numbers(script):
     assert b["n"]["shape"] == []  # a bare literal assignment is a tensor
 
 
+def test_run_non_tensor_bindings(script):
+    p = script("def f(a):\n    return a * 2\nx = param([1.0, 2.0])\ns = x.shape\n"
+               "g = f(x).grad_fn\nn = None\n")
+    b = jdoc("run", p)["bindings"]
+    assert b["f"] == {"type": "function", "value": "f"}
+    assert b["s"] == {"type": "Size", "value": [2]}
+    assert b["g"] == {"type": "grad_fn", "value": "MulBackward0"}
+    assert b["n"] == {"type": "NoneType", "value": None}
+    out = invoke("run", p).stdout
+    assert "<function f>" in out and "torch.Size([2])" in out and "<MulBackward0>" in out
+
+
 def test_run_streams_print_output_before_a_failure(script):
     p = script("print(1)\nx = 1\ny = x.nope\n")
     r = invoke("run", p)
@@ -444,6 +456,7 @@ def test_check_ok():
     r = invoke("check", CHAIN, "--wrt", "w1", "--wrt", "w2")
     assert r.exit_code == 0
     assert "gradients match finite differences" in r.stdout
+    assert r.stderr == ""  # no progress bar off a terminal
     doc = jdoc("check", CHAIN, "--wrt", "w1")
     assert doc["ok"] is True and doc["error"] is None
     assert doc["wrt"]["w1"]["ok"] is True
@@ -459,6 +472,16 @@ def test_check_mismatch_exit_4():
     assert doc["ok"] is False
     assert doc["wrt"]["w"]["max_abs_err"] == pytest.approx(3.0, rel=1e-6)
     assert doc["wrt"]["w"]["max_rel_err"] == pytest.approx(0.5, rel=1e-6)
+
+
+def test_check_relative_error_ignores_values_below_atol_over_rtol():
+    from gradcli.check import compare
+
+    assert compare([1e-9, 2.0], [2e-9, 2.0]) == (pytest.approx(1e-9), 0.0, True)
+    abs_err, rel_err, ok = compare([1.0, 2.0], [1.0, 2.1])
+    assert (abs_err, ok) == (pytest.approx(0.1), False)
+    assert rel_err == pytest.approx(0.1 / 2.1)
+    assert compare([float("nan")], [1.0])[2] is False
 
 
 def test_check_uses_the_last_binding_and_random_draws_repeat():

@@ -4,7 +4,9 @@ For each ``--wrt W`` the analytic gradient is ``result.grad(of, [W])``; the nume
 the whole script once per element and sign, adding ``±h`` to one element of W's last top-level
 binding (``h = 1e-6 * max(1, |x|)``), and takes ``(f(x+h) - f(x-h)) / 2h``.  They agree when
 ``|a - n| <= atol + rtol * |n|`` elementwise (``numpy.allclose`` with rtol=1e-5, atol=1e-7).
-The relative error of one element is ``|a - n| / max(|a|, |n|)`` (0 when both are 0).
+The relative error of one element is ``|a - n| / max(|a|, |n|)``, counted only where that
+scale is at least ``atol / rtol`` (below it the absolute tolerance decides, and a quotient of
+two tiny numbers would only be noise).
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ def compare(analytic: Any, numeric: Any) -> tuple[float, float, bool]:
     with np.errstate(all="ignore"):
         diff = np.abs(a - n)
         scale = np.maximum(np.abs(a), np.abs(n))
-        rel = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), 0.0)
+        judged = scale >= ATOL / RTOL  # smaller values are judged by atol alone
+        rel = np.where(judged, diff / np.where(judged, scale, 1.0), 0.0)
         rel = np.where(np.isnan(diff), np.nan, rel)
         ok = bool(np.allclose(a, n, rtol=RTOL, atol=ATOL, equal_nan=False))
     return _max(diff), _max(rel), ok
@@ -71,15 +74,22 @@ def _max(v: Any) -> float:
     return float("nan") if np.isnan(v).any() else float(np.max(v))
 
 
+def elements(result: Any, wrt: list[str]) -> int:
+    """How many elements ``check`` will perturb (two re-runs each)."""
+    return sum(min(result.bindings[w].numel(), MAX_ELEMENTS) for w in wrt)
+
+
 def check(result: Any, of: str, wrt: list[str], rerun: Callable[..., Any],
-          backend: str | None, seed: int) -> CheckReport:
+          backend: str | None, seed: int,
+          progress: Callable[[int], None] | None = None) -> CheckReport:
     """Compare autograd with central differences for each name in ``wrt``.
 
     ``rerun(backend=, perturb=)`` runs the script again (same source and options) and returns its
     RunResult; ``backend`` and ``seed`` make a fresh float64 backend per re-run, so random draws
-    repeat exactly.
+    repeat exactly.  ``progress(n)`` is told after each element.
     """
     report = CheckReport(of)
+    done = 0
     for name in wrt:
         [g] = result.grad(of, [name])
         analytic = to_host(g.data).astype(np.float64)
@@ -99,6 +109,9 @@ def check(result: Any, of: str, wrt: list[str], rerun: Callable[..., Any],
                 delta = Tensor(be.asarray(bump.reshape(x.shape)), be)
                 f.append(_scalar(rerun(backend=be, perturb=(name, k, delta)), of))
             numeric[j] = (f[0] - f[1]) / (2 * h)
+            done += 1
+            if progress is not None:
+                progress(done)
         a = analytic.reshape(-1)[:count]
         abs_err, rel_err, ok = compare(a, numeric)
         report.wrt[name] = WrtCheck(name, abs_err, rel_err, ok, count, total, a, numeric)

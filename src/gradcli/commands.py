@@ -12,11 +12,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .errors import GradcliError, UsageError
 
 ISSUES_URL = "https://github.com/gradcli/gradcli/issues"
+PROGRESS_MIN = 50  # elements; fewer finite-difference re-runs finish before a bar would help
 
 
 class Session:
@@ -225,7 +227,10 @@ class Session:
 
         if err is None:
             try:
-                report = checking.check(result, of, self.wrt, rerun, o.backend.value, o.seed)
+                with self.progress("finite differences", checking.elements(result, self.wrt)) \
+                        as tick:
+                    report = checking.check(result, of, self.wrt, rerun, o.backend.value,
+                                            o.seed, tick)
             except GradcliError as exc:
                 err = _explain_freed(exc)
         if self.fmt == "json":
@@ -290,6 +295,17 @@ class Session:
 
             sys.stderr.write(plain.diagnostic(err, self.source, self.filename))
         sys.stderr.flush()
+
+    @contextlib.contextmanager
+    def progress(self, label: str, total: int) -> Iterator[Callable[[int], None] | None]:
+        """A progress bar on a terminal's stderr for long work; nothing otherwise."""
+        if total < PROGRESS_MIN or self.opts.quiet or not _isatty(sys.stderr):
+            yield None
+            return
+        from .render import table
+
+        with table.progress(label, total) as update:
+            yield update
 
     def note(self, text: str) -> None:
         """A remark on stderr (hidden by --quiet)."""

@@ -141,6 +141,9 @@ def value_view(value: Any) -> TensorView | PlainView | list:
         return PlainView("Size", [int(v) for v in value])
     if isinstance(value, str):
         return PlainView("str", value)
+    node = getattr(value, "node", None)  # the runtime's user function: a def's name
+    if node is not None and hasattr(node, "params"):
+        return PlainView("function", node.name)
     return PlainView("function" if callable(value) else type(value).__name__, str(value))
 
 

@@ -82,7 +82,7 @@ def value_text(v: Any, *, in_full: bool = False) -> str:
     if v.type == "float":
         return repr(v.value)
     if v.type == "function":
-        return v.value
+        return f"<function {v.value}>"
     if v.type == "grad_fn":
         return f"<{v.value}>"
     if v.type == "Size":

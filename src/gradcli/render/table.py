@@ -6,6 +6,8 @@ two forms never disagree; Rich adds colour, boxes and the diagnostic panel.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich import box
@@ -217,3 +219,14 @@ def diagnostic(out: Console, err: Any, source: str | None, filename: str,
         where = "gradcli"
     out.print(Panel(Group(*parts), title=Text(where, "bold"), title_align="left",
                     border_style=color, box=box.ROUNDED, expand=False))
+
+
+@contextmanager
+def progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A transient progress bar on stderr; yields ``update(completed)``."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda done: bar.update(task, completed=done)
