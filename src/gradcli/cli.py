@@ -144,7 +144,8 @@ def _root(version: Annotated[bool, typer.Option(
     """Run tiny Python-flavoured scripts (.grad) and see PyTorch's autograd graph."""
 
 
-@app.command(epilog="\b\nExample:\n  gradcli run samples/chain_rule.grad --wrt w1")
+@app.command(short_help="Execute a script; print() output, then the final bindings.",
+             epilog="\b\nExample:\n  gradcli run samples/chain_rule.grad --wrt w1")
 def run(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
         backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
         set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
@@ -154,7 +155,8 @@ def run(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
     _execute("run", Options(**locals()))
 
 
-@app.command(epilog="\b\nExample:\n  gradcli grad samples/chain_rule.grad --wrt w1   # dL/dw1 = -8.0")
+@app.command(short_help="dL/dW for each --wrt W.",
+             epilog="\b\nExample:\n  gradcli grad samples/chain_rule.grad --wrt w1   # dL/dw1 = -8.0")
 def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
          seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
@@ -164,7 +166,8 @@ def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of 
     _execute("grad", Options(**locals()))
 
 
-@app.command(epilog="\b\nExamples:\n  gradcli graph samples/chain_rule.grad --wrt w1\n"
+@app.command(short_help="Every recorded node; --tree: the grad_fn graph.",
+             epilog="\b\nExamples:\n  gradcli graph samples/chain_rule.grad --wrt w1\n"
              "  gradcli graph samples/chain_rule.grad --wrt w1 --tree")
 def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
           tree: Tree = False, backend: BackendOpt = BackendName.numpy,
@@ -175,7 +178,8 @@ def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
     _execute("graph", Options(**locals()))
 
 
-@app.command(epilog="\b\nExamples:\n  gradcli dot samples/chain_rule.grad --wrt w1 | dot -Tsvg > g.svg"
+@app.command(short_help="Graphviz DOT of the forward or the backward graph.",
+             epilog="\b\nExamples:\n  gradcli dot samples/chain_rule.grad --wrt w1 | dot -Tsvg > g.svg"
              "\n  gradcli dot samples/chain_rule.grad --wrt w1 --backward --show-saved -o g.png")
 def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
         backward: Backward = False, show_values: ShowValues = False,
@@ -188,7 +192,8 @@ def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of =
     _execute("dot", Options(**locals()))
 
 
-@app.command(epilog="\b\nExample:\n  gradcli check samples/chain_rule.grad --wrt w1 --wrt w2")
+@app.command(short_help="Autograd against central finite differences.",
+             epilog="\b\nExample:\n  gradcli check samples/chain_rule.grad --wrt w1 --wrt w2")
 def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
           backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
           seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
