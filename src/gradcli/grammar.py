@@ -16,12 +16,11 @@ import json
 import os
 import re
 import string
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FORMAT = "gradcli-lalr-3"
+FORMAT = "gradcli-lalr-4"
 HELPER = object()  # marks a helper rule Lark made for `x*` / `x+`: its children are spliced
 _WS = "WS"  # the ignored terminal of blanks inside a line; it becomes the lexer's prefix
 
@@ -34,11 +33,11 @@ class Tables:
     keywords: dict[str, str]  # word -> terminal, for words that NAME matches
     operators: dict[str, str]  # operator text -> terminal
     ignored: frozenset[str]
-    # actions[state][terminal]: a shift target (>= 0), or ~code where code < len(unit_gotos)
-    # is a unit rule and code - len(unit_gotos) indexes rules.
+    # actions[state][terminal]: a shift target (>= 0), or ~code where code < len(chains) is a
+    # run of unit rules and code - len(chains) indexes rules.
     actions: list[dict[str, int]]
     gotos: list[list[int]]  # gotos[nonterminal index][state] -> state
-    unit_gotos: list[list[int]]  # gotos of the unit rules' left sides, by unit code
+    chains: list[dict[int, int]]  # runs of unit rules: state below -> state after the run
     rules: list[tuple[int, int, str, list[int]]]  # size, nonterminal, kind, spliced children
     start: int
     end: int
@@ -108,13 +107,8 @@ def compile_tables(grammar: str) -> dict[str, Any]:
         else:
             kind = origin
         rules.append((size, nt_index[origin], kind, helpers))
-    # Unit rules (`?term: factor`) only change the state on top of the stack; they get their
-    # own action codes so that the driver handles them without a call.
-    units = sorted({r[1] for r in rules if r[2] == "unit"})
-    unit_code = {nt: k for k, nt in enumerate(units)}
-
     n_states = len(table.states)
-    actions: list[dict[str, int]] = [{} for _ in range(n_states)]
+    raw: list[dict[str, tuple[str, int]]] = [{} for _ in range(n_states)]
     gotos = [[-1] * n_states for _ in nonterminals]
     for state, row in table.states.items():
         for sym, (action, arg) in row.items():
@@ -122,12 +116,45 @@ def compile_tables(grammar: str) -> dict[str, Any]:
             if not (sym.isupper() or sym == "$END"):
                 gotos[nt_index[sym]][state] = arg
             elif action.name == "Shift":
-                actions[state][sym] = arg
+                raw[state][sym] = ("shift", arg)
             else:
                 i = rule_index[arg]
-                nt = rules[i][1]
-                code = unit_code[nt] if rules[i][2] == "unit" else len(units) + i
-                actions[state][sym] = ~code
+                raw[state][sym] = ("unit", rules[i][1]) if rules[i][2] == "unit" else ("rule", i)
+
+    # Unit rules (`?term: factor`) only replace the state on top of the stack, and a run of
+    # them (factor -> term -> arith ...) depends only on the first rule, the lookahead and the
+    # state below. So each (unit rule, lookahead) gets a "chain": state below -> the state the
+    # whole run ends in, and the driver takes one step where the parse table has several.
+    def run_of_units(nt: int, lookahead: str, below: int) -> int:
+        top = gotos[nt][below]
+        while True:
+            kind, arg = raw[top].get(lookahead, ("error", 0))
+            if kind != "unit":
+                return top
+            top = gotos[arg][below]
+
+    chain_index: dict[tuple[int, str], int] = {}
+    chains: list[dict[int, int]] = []
+    for row in raw:
+        for sym, (kind, arg) in row.items():
+            if kind == "unit" and (arg, sym) not in chain_index:
+                chain_index[arg, sym] = len(chains)
+                chains.append(
+                    {b: run_of_units(arg, sym, b) for b in range(n_states) if gotos[arg][b] >= 0}
+                )
+    # Encoded actions: a shift target (>= 0), else ~code where a code below len(chains) is a
+    # chain of unit rules and len(chains) + i is a reduction by rule i.
+    actions = [
+        {
+            sym: arg
+            if kind == "shift"
+            else ~chain_index[arg, sym]
+            if kind == "unit"
+            else ~(len(chains) + arg)
+            for sym, (kind, arg) in row.items()
+        }
+        for row in raw
+    ]
     return {
         "format": FORMAT,
         "ws": ws,
@@ -138,7 +165,7 @@ def compile_tables(grammar: str) -> dict[str, Any]:
         "nonterminals": nonterminals,
         "actions": actions,
         "gotos": gotos,
-        "units": units,
+        "chains": [sorted(c.items()) for c in chains],
         "rules": rules,
         "start": table.start_states["start"],
         "end": table.end_states["start"],
@@ -157,7 +184,7 @@ def from_data(data: dict[str, Any]) -> Tables:
         ignored=frozenset(data["ignored"]),
         actions=data["actions"],
         gotos=data["gotos"],
-        unit_gotos=[data["gotos"][nt] for nt in data["units"]],
+        chains=[dict(c) for c in data["chains"]],
         rules=[tuple(r) for r in data["rules"]],
         start=data["start"],
         end=data["end"],
@@ -190,6 +217,8 @@ def load() -> Tables:
             pass  # missing or damaged: rebuild below
     data = compile_tables(text)
     if path is not None:
+        import tempfile  # only when writing the cache: it is slow to import
+
         try:
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".grad-", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as f:

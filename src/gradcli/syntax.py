@@ -66,9 +66,9 @@ class _Parser:
         operators = t.operators
         actions = t.actions
         gotos = t.gotos
-        unit_gotos = t.unit_gotos
+        chains = t.chains
         rules = self.rules
-        first_rule = -1 - len(unit_gotos)  # actions <= first_rule reduce by rule first_rule - act
+        first_rule = -1 - len(chains)  # actions <= first_rule reduce by rule first_rule - act
         end_state = t.end
         states = [t.start]
         values: list[Any] = []
@@ -87,17 +87,21 @@ class _Parser:
                     values.append(tok)
                     return False
                 if act > first_rule:
-                    states[-1] = unit_gotos[~act][states[-2]]
+                    states[-1] = chains[~act][states[-2]]
                     continue
                 size, nt, fn, splice = rules[first_rule - act]
-                c = values[-size:] if size else []
-                if size:
-                    del values[-size:]
-                    del states[-size:]
-                if splice:
-                    c = tables.splice(c, splice)
-                values.append(c if fn is HELPER else fn(c))
-                states.append(gotos[nt][states[-1]])
+                if size == 1 and not splice:
+                    values[-1] = [values[-1]] if fn is HELPER else fn([values[-1]])
+                    states[-1] = gotos[nt][states[-2]]
+                else:
+                    c = values[-size:] if size else []
+                    if size:
+                        del values[-size:]
+                        del states[-size:]
+                    if splice:
+                        c = tables.splice(c, splice)
+                    values.append(c if fn is HELPER else fn(c))
+                    states.append(gotos[nt][states[-1]])
                 if states[-1] == end_state:  # only reached by reducing `start` at the end
                     return True
 
@@ -145,8 +149,8 @@ class _Parser:
                         states.append(act)
                         values.append(tok)
                         break
-                    if act > first_rule:  # a unit rule such as `?term: factor`
-                        states[-1] = unit_gotos[~act][states[-2]]
+                    if act > first_rule:  # unit rules such as `?term: factor`, in one step
+                        states[-1] = chains[~act][states[-2]]
                         continue
                     size, nt, fn, splice = rules[first_rule - act]
                     if size == 1 and not splice:
