@@ -72,7 +72,7 @@ def get_backend(name: str | None = None, dtype: str = "float64", seed: int = 0) 
     if dtype not in DTYPES:
         raise UsageError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
     if name == "numpy":
-        import array_api_compat.numpy as xp
+        xp = _numpy_namespace()
     elif name == "cupy":
         xp = _import_cupy()
     elif name == "array_api_strict":
@@ -80,6 +80,17 @@ def get_backend(name: str | None = None, dtype: str = "float64", seed: int = 0) 
     else:
         raise UsageError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
     return Backend(name, xp, getattr(xp, dtype), dtype, seed)
+
+
+def _numpy_namespace() -> Any:
+    """NumPy itself where it implements the Array API (2.1+): importing the compat layer costs
+    more than NumPy (it pulls in numpy.testing, f2py, ma) and its wrappers slow every call."""
+    major, minor = (int(p) for p in numpy.__version__.split(".")[:2])
+    if (major, minor) >= (2, 1):
+        return numpy
+    import array_api_compat.numpy as xp
+
+    return xp
 
 
 def from_namespace(xp: Any, dtype: str = "float64", seed: int = 0) -> Backend:

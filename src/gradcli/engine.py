@@ -529,9 +529,19 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple, params:
     target.grad_fn, target.requires_grad = view_node, True
     if recorder is not None:
         recorder(target, op, (target, *args), True)
+        recorder(base, _COPY_SLICES, (base, target), True)
     target.data[...] = result.data
     target._version[0] += 1
     return target
+
+
+class _CopySlicesOp:
+    """The op name listings show for a base rewritten through its view."""
+
+    name = "copy_slices"
+
+
+_COPY_SLICES = _CopySlicesOp()
 
 
 class _AsStrided:

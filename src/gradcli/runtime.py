@@ -43,6 +43,7 @@ class Record:
     inputs: tuple[int | None, ...]  # record ids; None for a plain number argument
     span: Span | None
     node: Any = None  # the engine Node created (grad_fn), for saved-tensor listings
+    data: Any = None  # the values of an older state that an in-place update overwrote
 
 
 @dataclass
@@ -63,7 +64,13 @@ class RunResult:
         """d(of)/d(w) for each w, as torch.autograd.grad with retain_graph; zeros if unused."""
         out = self.bindings[of]
         inputs = [self.bindings[w] for w in wrt]
-        return engine.grad(out, inputs, retain_graph=True, materialize_grads=True)
+        if not out.requires_grad or not any(t.requires_grad for t in inputs):
+            # nothing connects them: every --wrt gets a zero gradient (SPEC §3)
+            return [Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
+        live = [t for t in inputs if t.requires_grad]
+        grads = iter(engine.grad(out, live, retain_graph=True, materialize_grads=True))
+        return [next(grads) if t.requires_grad else
+                Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
 
 
 class _Return(Exception):
@@ -236,8 +243,9 @@ class Interpreter:
         scope[name] = value
         if name in self.wrt and isinstance(value, Tensor) and value.is_leaf:
             value.requires_grad_(True)
-        if isinstance(value, Tensor) and self.result.records is not None:
-            self._ensure_record(value)
+        if self.result.records is not None:
+            for t in iter_tensors(value):
+                self._ensure_record(t)
         self.result.history.setdefault(name, []).append(value)
         self.result.bindings[name] = value
         self.result.last_assigned = name
@@ -429,6 +437,9 @@ class Interpreter:
 
     def _record(self, out: Tensor, op: Any, args: tuple, inplace: bool) -> None:
         inputs = tuple(self._ensure_record(a) if isinstance(a, Tensor) else None for a in args)
+        if inplace:  # keep the values the update is about to overwrite
+            old = self.result.records[inputs[0]]
+            old.data = self.backend.xp.asarray(out.data, copy=True)
         self._add_record(out, op, inputs, out.grad_fn if out.requires_grad else None)
 
 
