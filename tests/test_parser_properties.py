@@ -424,6 +424,13 @@ FRAGMENTS = [
     "0x1",
     "f(",
     "x.grad",
+    "if x:\n    ",
+    "for i in range(2):\n  ",
+    "def f(a):\n  return a\n",
+    "with no_grad():\n  pass\n",
+    "else:\n  ",
+    "elif y:\n ",
+    "x[:, 1:]",
 ]
 
 

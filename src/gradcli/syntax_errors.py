@@ -145,6 +145,11 @@ def _still_open(brackets: list[tuple], text: str, pos: int) -> tuple | None:
     return top
 
 
+def _is_token(v: Any) -> bool:
+    """Whether a value-stack entry is a token (a block's statements are a tuple too)."""
+    return type(v) is tuple and len(v) == 5 and type(v[0]) is str
+
+
 def _describe(tok: tuple) -> str:
     kind, value = tok[0], tok[1]
     if kind == "NAME":
@@ -176,11 +181,11 @@ def unexpected_token(
     if kind == "RESERVED":
         return _reserved(tok)
     if "_INDENT" in expected:
-        header = next((v for v in reversed(values) if type(v) is tuple and v[0] in _HEADERS), None)
+        header = next((v for v in reversed(values) if _is_token(v) and v[0] in _HEADERS), None)
         after = f" after {_HEADERS[header[0]]} on line {header[2]}" if header else ""
         return _err(f"expected an indented block{after}", line, col)
-    prev = values[-1] if values else None
-    adjacent = type(prev) is tuple and prev[2] == line and prev[4] == col
+    prev = values[-1] if values and _is_token(values[-1]) else None
+    adjacent = prev is not None and prev[2] == line and prev[4] == col
     if kind == "EQUAL":
         hint = "a keyword argument is name=value; " if brackets else ""
         return _err("invalid syntax: unexpected '='", line, col, end, hint + "compare with '=='")
@@ -213,6 +218,8 @@ def unexpected_token(
         return _err(
             f"unexpected '{tok[1]}' (no 'if' before it at this indentation)", line, col, end
         )
+    if kind in _HEADERS and prev is not None and prev[0] in ("SEMICOLON", "COLON"):
+        return _err(f"'{tok[1]}' must start on a new line", line, col, end)
     if kind == "IF" and "IF" not in expected:
         return _err(
             "conditional expressions (a if c else b) are not supported",
