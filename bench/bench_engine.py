@@ -355,6 +355,9 @@ def bench(args: argparse.Namespace) -> int:
     limiter, blas = set_threads(args.threads, torch)
     reps = args.reps or (2 if args.quick else 3)
     print("\n".join(header(args.threads, blas, torch, reps)), end="\n\n")
+    if os.getloadavg()[0] > 1.0:
+        print(f"note: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus: other work "
+              "is running; absolute times are inflated and ratios noisy\n")
     rows, phases = time_rows(args, libs, reps)
     if "d" in args.only:
         rows.append(memory_row(args, libs))
@@ -407,7 +410,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--only", default="abcd", help="workloads to run, e.g. 'ab'")
     p.add_argument("--gc", action="store_true", help="keep the garbage collector enabled")
     p.add_argument("--profile", choices=[w.key for w in WORKLOADS],
-                   help="cProfile gradcli on one workload instead of benchmarking")
+                   help="profile the gradcli half of one workload instead of benchmarking")
     p.add_argument("--profiler", choices=("cprofile", "pyinstrument"), default="cprofile")
     p.add_argument("--profile-top", type=int, default=25, help="rows of cProfile's listing")
     p.add_argument("--memory-child", nargs=3, metavar=("LIB", "ELEMS", "DEPTH"),
