@@ -13,9 +13,11 @@ from .program import (
     BoolOp,
     Call,
     Compare,
+    Expr,
     For,
     If,
     ListExpr,
+    Name,
     Number,
     Return,
     Slice,
@@ -36,6 +38,55 @@ def error(message: str, where: Any, hint: str | None = None) -> ScriptSyntaxErro
     else:
         span = where.span
     return ScriptSyntaxError(message, span=span, hint=hint)
+
+
+# ---- what the compiler rejects -------------------------------------------------------------
+
+
+class TupleSyntax:
+    """``a, b`` somewhere an expression list may stand; never part of a program."""
+
+    __slots__ = ("items", "span")
+
+    def __init__(self, items: list[Any], span: Span) -> None:
+        self.items = items
+        self.span = span
+
+
+class Kwarg:
+    """``name=value`` inside a call's parentheses."""
+
+    __slots__ = ("name", "span", "value")
+
+    def __init__(self, name: str, value: Expr, span: Span) -> None:
+        self.name = name
+        self.value = value
+        self.span = span
+
+
+def single(x: Any) -> Expr:
+    """``x`` as a single expression: a bare tuple is an error."""
+    if type(x) is TupleSyntax:
+        raise error("tuples are not supported", x, "use a list [a, b] or separate statements")
+    return x
+
+
+def assign_target(x: Any) -> str:
+    """The name an assignment binds, or a clear error for anything else."""
+    t = type(x)
+    if t is Name:
+        return x.id
+    if t is Number and (x.value is None or type(x.value) is bool):
+        raise error(f"cannot assign to {x.value}", x)
+    if t is Subscript:
+        hint = "gradcli assigns names only; item assignment (x[0] = ...) is not supported"
+    elif t is Attribute:
+        hint = "gradcli assigns names only; attributes such as x.grad cannot be assigned"
+    elif t is TupleSyntax:
+        hint = "assign one name per statement: a = 1; b = 2"
+    else:
+        hint = "only a plain name can stand left of '='"
+    raise error("invalid assignment target", x, hint)
 
 
 # ---- nesting depth ----------------------------------------------------------------------------

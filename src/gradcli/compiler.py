@@ -17,11 +17,15 @@ from typing import Any
 
 from .checks import (
     CONTEXTS,
+    Kwarg,
+    TupleSyntax,
+    assign_target,
     check_depth,
     check_returns,
     error,
     is_literal,
     number_value,
+    single,
     string_value,
 )
 from .errors import Span
@@ -127,55 +131,6 @@ def _join(first: Any, last: Any) -> Span:
     return _span(line, col, s.end_line, s.end_column)
 
 
-class _Tuple:
-    """``a, b`` somewhere an expression list may stand; never part of a program."""
-
-    __slots__ = ("items", "span")
-
-    def __init__(self, items: list[Any], span: Span) -> None:
-        self.items = items
-        self.span = span
-
-
-class _Kwarg:
-    """``name=value`` inside a call's parentheses."""
-
-    __slots__ = ("name", "span", "value")
-
-    def __init__(self, name: str, value: Expr, span: Span) -> None:
-        self.name = name
-        self.value = value
-        self.span = span
-
-
-def _expr(x: Any) -> Expr:
-    """``x`` as a single expression: a bare tuple is an error."""
-    if type(x) is _Tuple:
-        raise error("tuples are not supported", x, "use a list [a, b] or separate statements")
-    return x
-
-
-# ---- statement checks ---------------------------------------------------------------------------
-
-
-def _target(x: Any) -> str:
-    """The name an assignment binds, or a clear error for anything else."""
-    t = type(x)
-    if t is Name:
-        return x.id
-    if t is Number and (x.value is None or type(x.value) is bool):
-        raise error(f"cannot assign to {x.value}", x)
-    if t is Subscript:
-        hint = "gradcli assigns names only; item assignment (x[0] = ...) is not supported"
-    elif t is Attribute:
-        hint = "gradcli assigns names only; attributes such as x.grad cannot be assigned"
-    elif t is _Tuple:
-        hint = "assign one name per statement: a = 1; b = 2"
-    else:
-        hint = "only a plain name can stand left of '='"
-    raise error("invalid assignment target", x, hint)
-
-
 def _flatten(items: list[Any]) -> list[Stmt]:
     """Statements from a mix of tokens, statement lists and statements."""
     out: list[Stmt] = []
@@ -207,7 +162,7 @@ class Compiler:
         return tuple(c[0]) if len(c) == 1 else tuple(_flatten(c))
 
     def expr_stmt(self, c: list[Any]) -> ExprStmt:
-        e = _expr(c[0])
+        e = single(c[0])
         check_depth(e)
         return _expr_stmt(e, e.span)
 
@@ -216,21 +171,25 @@ class Compiler:
             raise error(
                 "chained assignment (a = b = ...) is not supported", c[3], "assign one at a time"
             )
-        name = _target(c[0])
-        value = _expr(c[2])
+        target, _, value = c
+        name = target.id if type(target) is Name else assign_target(target)
+        value = single(value)
         check_depth(value)
-        return _assign(name, value, is_literal(value), _join(c[0], value))
+        ts = target.span
+        vs = value.span
+        span = _span(ts.line, ts.column, vs.end_line, vs.end_column)
+        return _assign(name, value, is_literal(value), span)
 
     def aug_assign(self, c: list[Any]) -> AugAssign:
-        name = _target(c[0])
-        value = _expr(c[2])
+        name = assign_target(c[0])
+        value = single(c[2])
         check_depth(value)
         return _aug(name, c[1][1][0], value, _join(c[0], value))
 
     def return_stmt(self, c: list[Any]) -> Return:
         if len(c) == 1:
             return Return(None, tok_span(c[0]))
-        value = _expr(c[1])
+        value = single(c[1])
         check_depth(value)
         return Return(value, _join(c[0], value))
 
@@ -247,7 +206,7 @@ class Compiler:
                 orelse = c[i + 2]
                 i += 3
             else:
-                cond = _expr(c[i + 1])
+                cond = single(c[i + 1])
                 check_depth(cond)
                 branches.append((cond, c[i + 3]))
                 i += 4
@@ -255,7 +214,7 @@ class Compiler:
         return If(tuple(branches), orelse, _join(c[0], last))
 
     def for_stmt(self, c: list[Any]) -> For:
-        it = _expr(c[3])
+        it = single(c[3])
         check_depth(it)
         if not (type(it) is Call and type(it.func) is Name and it.func.id == "range"):
             raise error("for loops iterate over range(...) only", it, "write: for i in range(n):")
@@ -265,7 +224,7 @@ class Compiler:
         return For(c[1][1], it.args, body, _join(c[0], body[-1]))
 
     def with_stmt(self, c: list[Any]) -> With:
-        ctx = _expr(c[1])
+        ctx = single(c[1])
         if not (type(ctx) is Call and type(ctx.func) is Name and ctx.func.id in CONTEXTS):
             raise error(
                 "'with' supports only no_grad() and enable_grad()",
@@ -294,8 +253,8 @@ class Compiler:
 
     # ---- expressions ----
 
-    def tuple(self, c: list[Any]) -> _Tuple:
-        return _Tuple(c[::2], _join(c[0], c[-1]))
+    def tuple(self, c: list[Any]) -> TupleSyntax:
+        return TupleSyntax(c[::2], _join(c[0], c[-1]))
 
     def or_op(self, c: list[Any]) -> BoolOp:
         return BoolOp("or", tuple(c[::2]), _join(c[0], c[-1]))
@@ -337,7 +296,7 @@ class Compiler:
         return _number(value, tok_span(t))
 
     def paren(self, c: list[Any]) -> Expr:
-        inner = _expr(c[1])
+        inner = single(c[1])
         # The node's span grows to cover the parentheses, so that an enclosing node's span
         # (taken from its first and last children) covers them too.
         new = object.__new__(type(inner))
@@ -350,10 +309,20 @@ class Compiler:
         return ListExpr(tuple(c[1:-1:2]), _join(c[0], c[-1]))
 
     def call(self, c: list[Any]) -> Call:
+        func = c[0]
+        s = func.span
+        end = c[-1]
+        span = _span(s.line, s.column, end[2], end[4])
+        items = c[2:-1:2]
+        for a in items:
+            if type(a) is Kwarg:
+                break
+        else:  # positional arguments only: the common case
+            return _call(func, tuple(items), (), span)
         args: list[Expr] = []
         kwargs: list[tuple[str, Expr]] = []
-        for a in c[2:-1:2]:
-            if type(a) is _Kwarg:
+        for a in items:
+            if type(a) is Kwarg:
                 if any(k == a.name for k, _ in kwargs):
                     raise error(f"keyword argument repeated: {a.name}", a)
                 kwargs.append((a.name, a.value))
@@ -361,13 +330,10 @@ class Compiler:
                 raise error("positional argument follows keyword argument", a)
             else:
                 args.append(a)
-        func = c[0]
-        s = func.span
-        end = c[-1]
-        return _call(func, tuple(args), tuple(kwargs), _span(s.line, s.column, end[2], end[4]))
+        return _call(func, tuple(args), tuple(kwargs), span)
 
-    def kwarg(self, c: list[Any]) -> _Kwarg:
-        return _Kwarg(c[0][1], c[2], _join(c[0], c[2]))
+    def kwarg(self, c: list[Any]) -> Kwarg:
+        return Kwarg(c[0][1], c[2], _join(c[0], c[2]))
 
     def attribute(self, c: list[Any]) -> Attribute:
         value = c[0]
