@@ -1,6 +1,6 @@
 """Text to program: the LALR parser for ``grammars/grad.lark`` and its friendly syntax errors.
 
-Lark compiles the grammar into LALR(1) tables once (cached per user, see ``_tables``). Parsing
+Lark compiles the grammar into LALR(1) tables once (cached per user: gradcli.grammar). Parsing
 then runs a small driver over those tables: one regex lexer built from the grammar's own
 terminals, the indentation layout (Python's rules), and the shift/reduce loop that calls
 ``gradcli.compiler.Compiler`` at each reduction. Lark's own parse loop and Token objects cost
