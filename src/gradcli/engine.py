@@ -48,6 +48,16 @@ ANOMALY_HINT = (
 )
 
 
+_warned_once: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """A UserWarning PyTorch gives once per process (TORCH_WARN_ONCE); runs reset the memory."""
+    if message not in _warned_once:
+        _warned_once.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
 def is_grad_enabled() -> bool:
     """Whether ops are being recorded (False inside ``no_grad``)."""
     return _grad_enabled
@@ -215,7 +225,7 @@ class Tensor:
 
     def __float__(self) -> float:
         if self.requires_grad:
-            warnings.warn(SCALAR_CONVERSION_MSG, UserWarning, stacklevel=2)
+            warn_once(SCALAR_CONVERSION_MSG)
         return self.item()
 
     def __int__(self) -> int:

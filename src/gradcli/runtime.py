@@ -117,6 +117,7 @@ class Interpreter:
     def run(self) -> RunResult:
         """Execute the whole program; errors end up in ``result.error``."""
         F.set_backend(self.backend)
+        engine._warned_once.clear()  # a run is a fresh process for PyTorch's warn-once
         prev_recorder = engine.recorder
         engine.recorder = self._record if self.result.records is not None else None
         limit = sys.getrecursionlimit()
