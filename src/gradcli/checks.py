@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from .errors import ScriptSyntaxError, Span
@@ -179,7 +180,13 @@ def number_value(t: tuple) -> int | float:
         return float(v)
     if v[0] == "0" and len(v) > 1 and v.strip("0_"):
         raise error("leading zeros in decimal integer literals are not permitted", t)
-    return int(v)
+    try:
+        return int(v)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits())
+        digits = len(v.replace("_", ""))
+        raise error(f"integer literal too large: {digits:,} digits, the limit is "
+                    f"{sys.get_int_max_str_digits():,}", t,
+                    "write it in floating point (1e4999)") from None
 
 
 def is_literal(e: Any) -> bool:
