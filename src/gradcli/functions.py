@@ -135,7 +135,7 @@ def _broadcast_shape(sa: Sequence[int], sb: Sequence[int]) -> list[int]:
             raise ScriptError(
                 f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
                 f"non-singleton dimension {builtins.max(len(sa), len(sb)) - i}")
-        out.append(builtins.max(da, db))
+        out.append(db if da == 1 else da)  # 1 broadcasts to anything, 0 included
     return out[::-1]
 
 
@@ -292,6 +292,8 @@ def _reduce(full: Any, by_dim: Any, input: Tensor, dim: Any, keepdim: bool) -> T
     if dim is None and not keepdim:
         return apply(full, (input,))
     dims = _dims(dim, input.ndim) if dim is not None else tuple(range(input.ndim))
+    if input.ndim == 0:  # dim 0 or -1 of a 0-d tensor names no axis to reduce (PyTorch allows it)
+        dims = ()
     return apply(by_dim, (input,), {"dim": dims, "keepdim": bool(keepdim)})
 
 
@@ -445,7 +447,8 @@ def transpose(input: Any, dim0: int, dim1: int) -> Tensor:
     x = _tensor(input, "transpose")
     d0, d1 = _dim(dim0, x.ndim), _dim(dim1, x.ndim)
     s = list(layout.strides_of(x))
-    s[d0], s[d1] = s[d1], s[d0]
+    if x.ndim:  # a 0-d tensor has no dimension to swap (dim 0 and -1 are allowed)
+        s[d0], s[d1] = s[d1], s[d0]
     return _view(O.TRANSPOSE, x, {"dim0": d0, "dim1": d1}, s)
 
 
@@ -530,13 +533,15 @@ def _slice(x: Tensor, dim: int, start: int, stop: int, step: int) -> Tensor:
 def softmax(input: Any, dim: int) -> Tensor:
     """Softmax over ``dim`` (SoftmaxBackward0)."""
     x = _tensor(input, "softmax")
-    return apply(O.SOFTMAX, (x,), {"dim": _dim(dim, x.ndim)})
+    d = _dim(dim, x.ndim)
+    return apply(O.SOFTMAX, (x,), {"dim": d if x.ndim else None})
 
 
 def log_softmax(input: Any, dim: int) -> Tensor:
     """Log-softmax over ``dim`` (LogSoftmaxBackward0)."""
     x = _tensor(input, "log_softmax")
-    return apply(O.LOG_SOFTMAX, (x,), {"dim": _dim(dim, x.ndim)})
+    d = _dim(dim, x.ndim)
+    return apply(O.LOG_SOFTMAX, (x,), {"dim": d if x.ndim else None})
 
 
 def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
@@ -631,6 +636,11 @@ def _check_literal(data: Any, dim: int = 0) -> tuple[int, ...]:
         return (len(data),) + (shapes[0] if shapes else ())
     if not _number(data):
         raise ScriptError(f"Could not infer dtype of {_type_name(data)}", kind="TypeError")
+    if data.__class__ is int and data.bit_length() > 1023:
+        try:
+            builtins.float(data)
+        except OverflowError:
+            raise ScriptError("int too large to convert to float", kind="OverflowError") from None
     return ()
 
 
@@ -685,6 +695,8 @@ def arange(start: float, end: float | None = None, step: float = 1,
         start, end = 0, start
     if step == 0:
         raise ScriptError("step must be nonzero")
+    if not builtins.all(math.isfinite(v) for v in (start, end, step) if _number(v)):
+        raise ScriptError(f"unsupported range: {start} -> {end}")
     n = builtins.max(0, math.ceil((end - start) / step))
     _check_numel((n,))
     return _leaf(be.xp.arange(start, end, step, dtype=be.dtype), requires_grad)

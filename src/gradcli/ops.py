@@ -141,7 +141,8 @@ def _reverse_dims(xp: Any, g: Any) -> Any:
 
 def _swap(n: int, d0: int, d1: int) -> tuple[int, ...]:
     perm = list(range(n))
-    perm[d0], perm[d1] = perm[d1], perm[d0]
+    if n:  # 0-d: nothing to swap
+        perm[d0], perm[d1] = perm[d1], perm[d0]
     return tuple(perm)
 
 
