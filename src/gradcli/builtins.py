@@ -46,6 +46,12 @@ def _needs_interpreter(fn: Any) -> Any:
 @_needs_interpreter
 def print_(interp: Any, *args: Any, sep: str = " ", end: str = "\n") -> None:
     """Record (and stream) one printed line."""
+    for name, v in (("sep", sep), ("end", end)):
+        if v is not None and not isinstance(v, str):
+            raise ScriptError(f"{name} must be None or a string, not {type(v).__name__}",
+                              kind="TypeError")
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
     text = sep.join(display(a) for a in args) + (end if end != "\n" else "")
     interp.result.prints.append(text)
     if interp.on_print is not None:
@@ -57,6 +63,8 @@ def seed(interp: Any, n: int) -> None:
     """Restart the run's random generator."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise ScriptError("seed() takes an integer", kind="TypeError")
+    if not -2 ** 63 <= n < 2 ** 64:  # torch.manual_seed's range
+        raise ScriptError("Overflow when unpacking long")
     interp.backend.reseed(n)
 
 
@@ -68,7 +76,7 @@ def load(interp: Any, path: str, key: str | None = None, requires_grad: bool = F
     full = path if os.path.isabs(path) else os.path.join(interp.base_dir, path)
     from .backend import read_array
 
-    data = read_array(full, path, key)
+    data = read_array(full, path, key, F._check_numel)
     return F._leaf(interp.backend.asarray(data), requires_grad)
 
 
