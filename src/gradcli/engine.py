@@ -631,7 +631,8 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
             g = t.backend.xp.ones_like(t.data)
         else:
             if not isinstance(g, Tensor):
-                g = Tensor(t.backend.asarray(g), t.backend)
+                raise ScriptError("gradients can be either Tensors or None, but got "
+                                  f"{type(g).__name__}", kind="TypeError")
             if g.shape != t.shape:
                 raise ScriptError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.shape)}) "
