@@ -504,6 +504,8 @@ def getitem(x: Tensor, key: Any) -> Tensor:
                                   f"{size}", kind="IndexError")
             out = _select(out, dim, k % size)
             continue
+        if k.step == 0:
+            raise ScriptError("step must be greater than zero", kind="ValueError")
         start, stop, step = k.indices(size)
         if step <= 0:
             raise ScriptError("step must be greater than zero", kind="ValueError")
@@ -677,7 +679,14 @@ def ones(*size: Any, requires_grad: bool = False) -> Tensor:
 def full(size: Any, fill_value: float, requires_grad: bool = False) -> Tensor:
     """A leaf filled with ``fill_value``."""
     be = current_backend()
-    return _leaf(be.xp.full(_size((size,)), float(fill_value), dtype=be.dtype), requires_grad)
+    if not _number(fill_value) and fill_value.__class__ is not Tensor:
+        raise ScriptError("full(): argument 'fill_value' must be Number, not "
+                          f"{_type_name(fill_value)}", kind="TypeError")
+    try:
+        value = builtins.float(fill_value)
+    except OverflowError:
+        raise ScriptError("int too large to convert to float", kind="OverflowError") from None
+    return _leaf(be.xp.full(_size((size,)), value, dtype=be.dtype), requires_grad)
 
 
 def eye(n: int, m: int | None = None, requires_grad: bool = False) -> Tensor:
@@ -695,9 +704,10 @@ def arange(start: float, end: float | None = None, step: float = 1,
         start, end = 0, start
     if step == 0:
         raise ScriptError("step must be nonzero")
-    if not builtins.all(math.isfinite(v) for v in (start, end, step) if _number(v)):
-        raise ScriptError(f"unsupported range: {start} -> {end}")
-    n = builtins.max(0, math.ceil((end - start) / step))
+    try:
+        n = builtins.max(0, math.ceil((end - start) / step))
+    except (OverflowError, ValueError):  # an inf or nan bound or step
+        raise ScriptError(f"unsupported range: {start} -> {end}") from None
     _check_numel((n,))
     return _leaf(be.xp.arange(start, end, step, dtype=be.dtype), requires_grad)
 

@@ -371,11 +371,15 @@ SLICE_BACKWARD = defop(
 
 
 def _softmax(xp: Any, self: Any, dim: int) -> Any:
+    if 0 in self.shape:  # nothing to normalise (and NumPy's max of nothing fails)
+        return self + 0
     e = xp.exp(self - xp.max(self, axis=dim, keepdims=True))
     return e / xp.sum(e, axis=dim, keepdims=True)
 
 
 def _log_softmax(xp: Any, self: Any, dim: int) -> Any:
+    if 0 in self.shape:
+        return self + 0
     shifted = self - xp.max(self, axis=dim, keepdims=True)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
