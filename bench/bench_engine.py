@@ -39,6 +39,7 @@ from gradcli import functions as F
 
 MB = 1024 * 1024
 KEEP_GC = False  # --gc: leave the collector enabled during timed runs (both libraries)
+SETTLE_S = 0.2  # pause before each timed run (see run_once)
 
 
 # --- the two libraries behind one interface -----------------------------------------------------
@@ -190,6 +191,9 @@ def run_once(w: Workload, lib: Any, n: int) -> Timing:
     """One timed forward + backward + graph teardown (gc collected before, off during)."""
     state = w.setup(lib, n)
     gc.collect()
+    # NOTE: OpenBLAS and OpenMP workers spin for a while after a call; let them park so one
+    # library's idle threads do not steal a core from the other's timed run.
+    time.sleep(SETTLE_S)
     enabled = gc.isenabled()
     if not KEEP_GC:
         gc.disable()
@@ -353,11 +357,12 @@ def bench(args: argparse.Namespace) -> int:
     torch = load_torch()
     libs: list = [GradcliLib()] + ([TorchLib(torch)] if torch is not None else [])
     limiter, blas = set_threads(args.threads, torch)
-    reps = args.reps or (2 if args.quick else 3)
+    reps = args.reps or (2 if args.quick else 5)
     print("\n".join(header(args.threads, blas, torch, reps)), end="\n\n")
     if os.getloadavg()[0] > 1.0:
         print(f"note: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus: other work "
-              "is running; absolute times are inflated and ratios noisy\n")
+              "is running; absolute times are inflated and ratios noisy (multi-threaded BLAS stalls when a "
+              "core is taken: compare with --threads 1)\n")
     rows, phases = time_rows(args, libs, reps)
     if "d" in args.only:
         rows.append(memory_row(args, libs))

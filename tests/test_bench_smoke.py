@@ -29,6 +29,11 @@ bench = _load()
 WORKLOADS = {w.key: w for w in bench.WORKLOADS}
 
 
+@pytest.fixture(autouse=True)
+def _no_settle_pause(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "SETTLE_S", 0.0)
+
+
 @pytest.mark.parametrize("key", sorted(TINY))
 def test_gradcli_half_runs(key: str) -> None:
     w = WORKLOADS[key]
