@@ -45,9 +45,11 @@ def decode(raw: bytes, name: str) -> str:
     except UnicodeDecodeError as exc:
         from .errors import Span
 
-        line = raw.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ScriptSyntaxError(f"the script is not UTF-8 text (byte 0x{raw[exc.start]:02x})",
+        bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0  # exc.start counts from after it
+        start = exc.start + bom
+        line = raw.count(b"\n", 0, start) + 1
+        col = start - (raw.rfind(b"\n", 0, start) + 1) + 1 - (bom if line == 1 else 0)
+        raise ScriptSyntaxError(f"the script is not UTF-8 text (byte 0x{raw[start]:02x})",
                                 span=Span(line, col, line, col + 1)) from None
 
 
