@@ -74,6 +74,9 @@ class Session:
         for flag, value in (("--max-steps", o.max_steps), ("--max-elements", o.max_elements)):
             if value < 1:
                 raise UsageError(f"{flag} must be at least 1, got {value}")
+        # named before reading: a script that is not UTF-8 fails inside read_script
+        self.filename = "<eval>" if o.eval_text is not None else \
+            "<stdin>" if o.script == "-" else o.script or self.filename
         self.source, self.filename, self.base_dir = pipeline.read_script(o.script, o.eval_text)
         self.overrides = pipeline.parse_overrides(list(o.set_ or ()))
         result = pipeline.run(
