@@ -29,7 +29,7 @@ SCRIPTS = sorted(
 def header(source: str) -> dict[str, str]:
     """The `# gradcli: key=value ...` options at the top of a script."""
     opts: dict[str, str] = {}
-    for m in re.finditer(r"^#\s*gradcli:\s*(.*)$", source, re.M):
+    for m in re.finditer(r"^#\s*gradcli:\s*(.*)$", source, re.MULTILINE):
         for item in m.group(1).split():
             k, _, v = item.partition("=")
             opts[k] = v

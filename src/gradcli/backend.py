@@ -111,7 +111,7 @@ def _import_cupy() -> Any:
             import array_api_compat.cupy  # noqa: F401
         except ImportError as exc:
             _cupy_failure = f"CuPy is not installed ({exc.msg}); install gradcli[cupy]"
-        except Exception as exc:  # CUDA driver/runtime errors have no common base class
+        except Exception as exc:  # noqa: BLE001 - CUDA runtime errors have no common base
             _cupy_failure = f"CuPy is installed but no usable NVIDIA GPU was found ({exc})"
         else:
             _cupy_module = cupy

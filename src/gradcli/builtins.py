@@ -7,10 +7,11 @@ the ones that need the running interpreter (``print``, ``load``, ``seed``) and P
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
-from . import engine
+from . import autograd, engine
 from . import functions as F
 from .engine import Node, Tensor
 from .errors import ScriptError
@@ -88,7 +89,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         items = v if isinstance(v, list) else [v]
         if not items or not all(isinstance(t, Tensor) for t in items):
             raise ScriptError("grad() takes a tensor or a list of tensors", kind="TypeError")
-    return engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+    return autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
                        bool(allow_unused), materialize_grads)
 
 
@@ -112,7 +113,7 @@ def float_(x: Any) -> float:
 def int_(x: Any) -> int:
     """A tensor's single value, or a number, truncated to an int."""
     v = x.item() if isinstance(x, Tensor) else float_(x)
-    if v != v or v in (float("inf"), float("-inf")):
+    if math.isnan(v) or math.isinf(v):
         raise ScriptError(f"cannot convert float {v} to integer", kind="ValueError")
     return int(v)
 

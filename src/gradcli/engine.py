@@ -1,18 +1,18 @@
-"""The autograd engine: Tensor, Node, apply, backward and grad, with PyTorch's semantics.
+"""The autograd engine's recording half: Node, Saved, apply, in-place updates, grad mode.
 
 No derivative formula lives here; they are in the op table (``ops.py``).  The engine records
 one ``Node`` (PyTorch's ``grad_fn``) per differentiable op, saves exactly the tensors the op's
-formulas read, frees them after a backward without ``retain_graph``, and checks versions of
-saved tensors against in-place updates.
+formulas read (freed by a backward without ``retain_graph``, run by ``autograd.py``), and
+checks versions of saved tensors against in-place updates.  ``Tensor`` is in ``tensor.py``.
 """
 
 from __future__ import annotations
 
-import heapq
-import warnings
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .errors import ScriptError
+from .tensor import Tensor, warn_once  # noqa: F401  (re-exported: the engine's public names)
 
 _grad_enabled = True
 _next_seq = 0
@@ -31,31 +31,10 @@ RETAIN_MSG = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
 )
-NONLEAF_GRAD_MSG = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
-    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
-    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
-    "github.com/pytorch/pytorch/pull/30531 for more information."
-)
-SCALAR_CONVERSION_MSG = (
-    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-    "Consider using tensor.detach() first."
-)
 ANOMALY_HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
     "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
-
-
-_warned_once: set[str] = set()
-
-
-def warn_once(message: str) -> None:
-    """A UserWarning PyTorch gives once per process (TORCH_WARN_ONCE); runs reset the memory."""
-    if message not in _warned_once:
-        _warned_once.add(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def is_grad_enabled() -> bool:
@@ -90,165 +69,23 @@ def enable_grad() -> _GradMode:
     return _GradMode(True)
 
 
-class Tensor:
-    """A float array with PyTorch's autograd attributes.
-
-    ``_version`` is a one-element list shared by a tensor, its views and its ``detach()``-es, as
-    PyTorch's version counter is.  ``_strides`` are PyTorch's strides in elements, or None for a
-    contiguous tensor; they decide whether ``reshape`` can be a view, as in PyTorch.
-    """
-
-    __slots__ = (
-        "data", "backend", "requires_grad", "grad_fn", "_grad", "_version", "_retains_grad",
-        "_strides", "_base", "_view_fn", "_accumulator", "__weakref__",
-    )
-
-    def __init__(self, data: Any, backend: Any, requires_grad: bool = False,
-                 grad_fn: Node | None = None) -> None:
-        self.data = data
-        self.backend = backend
-        self.requires_grad = requires_grad
-        self.grad_fn = grad_fn
-        self._grad: Tensor | None = None
-        self._version = [0]
-        self._retains_grad = False
-        self._strides: tuple[int, ...] | None = None
-        self._base: Tensor | None = None
-        self._view_fn: Callable | None = None  # replays this view from its base's array
-        self._accumulator: AccumulateGrad | None = None
-
-    # -- attributes -------------------------------------------------------------------------
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The shape as a tuple of ints."""
-        return tuple(self.data.shape)
-
-    @property
-    def ndim(self) -> int:
-        """Number of dimensions."""
-        return len(self.data.shape)
-
-    def numel(self) -> int:
-        """Number of elements."""
-        n = 1
-        for d in self.data.shape:
-            n *= d
-        return n
-
-    @property
-    def is_leaf(self) -> bool:
-        """True for tensors made by the user or not requiring grad (no ``grad_fn``)."""
-        return self.grad_fn is None
-
-    @property
-    def version(self) -> int:
-        """The in-place version counter (PyTorch's ``_version``)."""
-        return self._version[0]
-
-    @property
-    def retains_grad(self) -> bool:
-        """Whether ``retain_grad()`` was called on this non-leaf."""
-        return self._retains_grad
-
-    @property
-    def grad(self) -> Tensor | None:
-        """The accumulated gradient; reading it on a non-leaf warns as PyTorch does."""
-        if self.grad_fn is not None and not self._retains_grad:
-            warnings.warn(NONLEAF_GRAD_MSG, UserWarning, stacklevel=2)
-        return self._grad
-
-    @grad.setter
-    def grad(self, value: Tensor | None) -> None:
-        self._grad = value
-
-    def __len__(self) -> int:
-        if not self.data.shape:
-            raise ScriptError("len() of a 0-d tensor", kind="TypeError")
-        return self.data.shape[0]
-
-    def __repr__(self) -> str:
-        from .reprs import format_tensor
-        from .backend import to_host
-
-        name = self.grad_fn.name if self.grad_fn is not None else None
-        return format_tensor(to_host(self.data), grad_fn=name,
-                             requires_grad=self.requires_grad and name is None,
-                             dtype=self.backend.dtype_name, default_dtype=self.backend.dtype_name)
-
-    # -- autograd methods -------------------------------------------------------------------
-    def retain_grad(self) -> None:
-        """Keep ``.grad`` for this non-leaf after backward (no-op on leaves)."""
-        if not self.requires_grad:
-            raise ScriptError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is not None:
-            self._retains_grad = True
-            self.grad_fn.retained = self
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` on a leaf, as PyTorch's ``requires_grad_``."""
-        if self.grad_fn is not None:
-            if not requires_grad:
-                raise ScriptError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use"
-                    " a computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach()."
-                )
-            return self
-        self.requires_grad = bool(requires_grad)
-        return self
-
-    def detach(self) -> Tensor:
-        """A new leaf sharing data and version counter, cut from the graph."""
-        self.data = self.backend.writable(self.data)
-        out = Tensor(self.data, self.backend)
-        out._version = self._version
-        out._strides = self._strides
-        return out
-
-    def item(self) -> float:
-        """The single value as a Python float."""
-        n = self.numel()
-        if n != 1:
-            raise ScriptError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        from .backend import to_host
-
-        return float(to_host(self.data).reshape(()))
-
-    def __bool__(self) -> bool:
-        n = self.numel()
-        if n != 1:
-            raise ScriptError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
-                if n > 1 else "Boolean value of Tensor with no values is ambiguous"
-            )
-        return self.item() != 0
-
-    def __float__(self) -> float:
-        if self.requires_grad:
-            warn_once(SCALAR_CONVERSION_MSG)
-        return self.item()
-
-    def __int__(self) -> int:
-        return int(self.item())  # NOTE: PyTorch warns for float(), not for int()
-
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False) -> None:
-        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf, as ``Tensor.backward``."""
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
-
-
-def _contiguous(t: Tensor) -> bool:
-    return t._strides is None
-
-
 # ---------------------------------------------------------------------------------------------
 # Graph nodes
 # ---------------------------------------------------------------------------------------------
 class Saved:
     """One tensor a node saved for its backward, by PyTorch's name (``self``, ``result``, …)."""
 
-    __slots__ = ("name", "value", "tensor", "counter", "version", "is_output", "freed",
-                 "producer", "shape")
+    __slots__ = (
+        "counter",
+        "freed",
+        "is_output",
+        "name",
+        "producer",
+        "shape",
+        "tensor",
+        "value",
+        "version",
+    )
 
     def __init__(self, name: str, value: Any, tensor: Tensor | None, is_output: bool,
                  producer: str | None = None) -> None:
@@ -275,8 +112,19 @@ class Saved:
 class Node:
     """A backward function (PyTorch's ``grad_fn``): an op applied to inputs, with saved tensors."""
 
-    __slots__ = ("op", "name", "next_functions", "saved", "params", "shapes", "seq", "retained",
-                 "backend", "freed_by", "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "backend",
+        "freed_by",
+        "name",
+        "next_functions",
+        "op",
+        "params",
+        "retained",
+        "saved",
+        "seq",
+        "shapes",
+    )
 
     def __init__(self, op: Any, name: str, next_functions: tuple, saved: dict, params: dict,
                  shapes: tuple, backend: Any) -> None:
@@ -566,201 +414,6 @@ class _AsStrided:
 _AS_STRIDED = _AsStrided()
 
 
-# ---------------------------------------------------------------------------------------------
-# Backward
-# ---------------------------------------------------------------------------------------------
-def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
-             retain_graph: bool | None = None, create_graph: bool = False) -> None:
-    """As ``torch.autograd.backward``: accumulate into ``.grad`` of leaves and retained tensors."""
-    roots, grads = _roots(tensors, grad_tensors, create_graph)
-    _run(roots, grads, retain_graph if retain_graph is not None else create_graph, create_graph,
-         None)
-
-
-def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool = False,
-         materialize_grads: bool = False) -> list:
-    """As ``torch.autograd.grad``: gradients of ``outputs`` w.r.t. ``inputs``, nothing accumulated."""
-    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    if grad_outputs is not None and isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs]
-    for t in inputs:
-        if not isinstance(t, Tensor):
-            raise ScriptError("grad(): inputs must be tensors", kind="TypeError")
-        if not t.requires_grad:
-            raise ScriptError("One of the differentiated Tensors does not require grad")
-    roots, grads = _roots(outputs, grad_outputs, create_graph)
-    targets = [edge(t) for t in inputs]
-    got = _run(roots, grads, retain_graph if retain_graph is not None else create_graph,
-               create_graph, targets)
-    result = []
-    for i, (t, cap) in enumerate(zip(inputs, got)):
-        g, version = cap if cap is not None else (None, 0)
-        if g is None:
-            if not (allow_unused or materialize_grads):
-                raise ScriptError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
-                )
-            if materialize_grads:
-                result.append(Tensor(t.backend.xp.zeros_like(t.data), t.backend))
-            else:
-                result.append(None)
-        elif isinstance(g, Tensor):
-            result.append(g)
-        else:
-            out = Tensor(t.backend.writable(g), t.backend)
-            out._version[0] = version
-            result.append(out)
-    return result
-
-
-def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
-           create_graph: bool) -> tuple[list[Node], list]:
-    roots, out = [], []
-    for i, t in enumerate(tensors):
-        if not t.requires_grad:
-            raise ScriptError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
-        g = grads[i] if grads is not None and i < len(grads) else None
-        if g is None:
-            if t.numel() != 1:
-                raise ScriptError("grad can be implicitly created only for scalar outputs")
-            g = t.backend.xp.ones_like(t.data)
-        else:
-            if not isinstance(g, Tensor):
-                raise ScriptError("gradients can be either Tensors or None, but got "
-                                  f"{type(g).__name__}", kind="TypeError")
-            if g.shape != t.shape:
-                raise ScriptError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.shape)}) "
-                    f"and output[{i}] has a shape of torch.Size({list(t.shape)})."
-                )
-            g = g if create_graph else g.data
-        if create_graph and not isinstance(g, Tensor):
-            g = Tensor(g, t.backend)
-        roots.append(edge(t))
-        out.append(g)
-    return roots, out
-
-
-def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
-         targets: list[Node] | None) -> list:
-    """Execute the backward graph from ``roots`` in PyTorch's order (highest sequence first)."""
-    # Dependencies: how many edges (among executed nodes) point into each node.
-    deps: dict[Node, int] = {}
-    order: list[Node] = []  # discovery order, used to compute which nodes lead to targets
-    stack = list(dict.fromkeys(roots))
-    seen = set(stack)
-    while stack:
-        n = stack.pop()
-        order.append(n)
-        for m in n.next_functions:
-            if m is not None:
-                deps[m] = deps.get(m, 0) + 1
-                if m not in seen:
-                    seen.add(m)
-                    stack.append(m)
-    needed: set | None = None
-    if targets is not None:
-        needed = _leads_to(order, set(targets))
-        deps = {}
-        for n in order:
-            if n in needed:
-                for m in n.next_functions:
-                    if m is not None and m in needed:
-                        deps[m] = deps.get(m, 0) + 1
-    captured: dict[Node, Any] = {}
-    buffers: dict[Node, Any] = {}
-    adds: dict[Node, int] = {}  # in-place sums into a buffer (PyTorch bumps its version)
-    heap: list = []
-    for n, g in zip(roots, grads):
-        if n in buffers:
-            buffers[n] = buffers[n] + g
-        else:
-            buffers[n] = g
-            if deps.get(n, 0) == 0:
-                heapq.heappush(heap, (_priority(n), n.seq, n))
-    target_set = set(targets) if targets is not None else None
-    with _GradMode(create_graph):
-        while heap:
-            n = heapq.heappop(heap)[2]
-            g = buffers.pop(n)
-            if target_set is not None and n in target_set:
-                captured[n] = (g, adds.get(n, 0))
-            if n.retained is not None:  # retain_grad() fires in autograd.grad() too
-                _accumulate(n.retained, g, create_graph)
-            if n.__class__ is AccumulateGrad:
-                if targets is None:
-                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
-                continue
-            if needed is not None:
-                mask = [m is not None and m in needed for m in n.next_functions]
-            else:
-                mask = [m is not None for m in n.next_functions]
-            if not any(mask):
-                continue
-            grads_in = n.apply(g, mask, create_graph)
-            if not retain_graph:
-                n.free()
-            for m, gi, use in zip(n.next_functions, grads_in, mask):
-                if not use:
-                    continue
-                if m in buffers:
-                    buffers[m] = buffers[m] + gi
-                    adds[m] = adds.get(m, 0) + 1
-                else:
-                    buffers[m] = gi
-                left = deps[m] - 1
-                deps[m] = left
-                if left == 0:
-                    heapq.heappush(heap, (_priority(m), m.seq, m))
-    if targets is None:
-        return []
-    return [captured.get(t) for t in targets]
-
-
-def _leads_to(order: list[Node], targets: set) -> set:
-    """Nodes from which some target is reachable (targets included).
-
-    Sequence numbers are a topological order (a node is numbered after its inputs' nodes), so
-    one pass in increasing order decides every node after all of its successors.
-    """
-    needed = set(targets)
-    for n in sorted(order, key=_seq):
-        if n not in needed and any(m in needed for m in n.next_functions if m is not None):
-            needed.add(n)
-    return needed
-
-
-def _seq(n: Node) -> int:
-    return n.seq
-
-
-def _priority(n: Node) -> float:
-    # NOTE: PyTorch runs AccumulateGrad as soon as it is ready, then the newest node first.
-    return float("-inf") if n.__class__ is AccumulateGrad else -n.seq
-
-
-def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
-    """Add ``g`` into ``t.grad`` in place, as AccumulateGrad does (bumping its version)."""
-    if create_graph:
-        g = g if isinstance(g, Tensor) else Tensor(g, t.backend)
-        t._grad = g if t._grad is None else t._grad + g
-        return
-    if isinstance(g, Tensor):
-        g = g.data
-    if t._grad is None:
-        t._grad = Tensor(t.backend.xp.asarray(g, copy=True), t.backend)
-        t._grad.data = t.backend.writable(t._grad.data)
-        t._grad._version[0] = adds
-    else:
-        t._grad.data[...] = t._grad.data + g
-        t._grad._version[0] += 1
-
-
 def sum_to(xp: Any, g: Any, shape: tuple) -> Any:
     """Undo broadcasting: sum ``g`` down to ``shape`` (PyTorch's ``sum_to``)."""
     gshape = tuple(g.shape)
@@ -798,19 +451,3 @@ class _TensorNamespace:
         if fn is None:
             raise ScriptError(f"create_graph=True is not supported through '{name}' in gradcli")
         return fn
-
-
-def iter_graph(roots: Iterable[Node]) -> list[Node]:
-    """Every node reachable from ``roots``, in reverse topological (execution) order."""
-    seen: set = set()
-    out: list[Node] = []
-    stack = [r for r in roots if r is not None]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        out.append(n)
-        stack.extend(m for m in n.next_functions if m is not None)
-    out.sort(key=lambda n: -n.seq)
-    return out

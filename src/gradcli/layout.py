@@ -7,7 +7,7 @@ is None when it is contiguous, which is the common, free case.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -50,8 +50,7 @@ def view_strides(shape: Sequence[int], strides: Sequence[int],
     for d in shape:
         numel *= d
     if numel == 0:
-        return contiguous_strides(new_shape) if tuple(shape) == tuple(new_shape) else (
-            contiguous_strides(new_shape))
+        return contiguous_strides(new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base = strides[-1]

@@ -26,10 +26,10 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from . import layout
-from .engine import Tensor, apply
+from .engine import Tensor
 
 OPS: dict[str, Op] = {}
 
@@ -37,7 +37,7 @@ OPS: dict[str, Op] = {}
 class Op:
     """One entry of the table (see the module docstring)."""
 
-    __slots__ = ("name", "grad_fn", "inputs", "forward", "formulas", "kind", "saves", "_reads")
+    __slots__ = ("_reads", "formulas", "forward", "grad_fn", "inputs", "kind", "name", "saves")
 
     def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable,
                  formulas: tuple[Callable | None, ...], kind: str | None) -> None:
@@ -69,9 +69,9 @@ class Op:
         differentiable = sum(f is not None for f in self.formulas)
         out = []
         for nm, readers in self._reads.items():
-            if nm != "result" and differentiable > 1 and len(readers) == 1:
-                if not needs[readers[0]]:
-                    continue
+            guarded = nm != "result" and differentiable > 1 and len(readers) == 1
+            if guarded and not needs[readers[0]]:
+                continue
             out.append((nm, -1 if nm == "result" else self.inputs.index(nm)))
         result = tuple(out)
         self.saves[needs] = result
@@ -102,7 +102,7 @@ def _where_eq(xp: Any, a: Any, b: Any) -> Any:
 
 def xp_isnan(a: Any) -> Any:
     """NaN mask that also works on Python numbers."""
-    return a != a
+    return a != a  # noqa: PLR0124 - NaN is the one value unequal to itself
 
 
 def _scalar_log(b: float) -> float:
@@ -224,8 +224,9 @@ def _clamp(xp: Any, self: Any, min: float | None, max: float | None) -> Any:
 
 def _in_bounds(self: Any, min: float | None, max: float | None) -> Any:
     s = _raw(self)
-    mask = s == s if min is None else s >= min
-    return mask if max is None else mask & (s <= max)
+    if min is None:
+        return s <= max
+    return s >= min if max is None else (s >= min) & (s <= max)
 
 
 # NOTE: clamp passes the gradient at the bounds themselves (min <= x <= max), as PyTorch.

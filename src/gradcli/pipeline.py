@@ -5,7 +5,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import functions as F
 from .backend import get_backend
@@ -151,4 +152,4 @@ def resolve_names(result: RunResult, wrt: list[str], of: str | None) -> str:
     return of
 
 
-__all__ = ["run", "read_script", "parse_overrides", "resolve_names", "GradcliError"]
+__all__ = ["GradcliError", "parse_overrides", "read_script", "resolve_names", "run"]

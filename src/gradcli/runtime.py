@@ -13,9 +13,10 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from . import engine
+from . import autograd, engine
 from . import functions as F
 from . import program as P
+from . import tensor as tensor_module
 from .backend import quiet
 from .builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS, Size, display
 from .engine import Tensor
@@ -72,7 +73,7 @@ class RunResult:
             # nothing connects them: every --wrt gets a zero gradient (SPEC §3)
             return [Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
         live = [t for t in inputs if t.requires_grad]
-        grads = iter(engine.grad(out, live, retain_graph=True, materialize_grads=True))
+        grads = iter(autograd.grad(out, live, retain_graph=True, materialize_grads=True))
         return [next(grads) if t.requires_grad else
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
 
@@ -121,7 +122,7 @@ class Interpreter:
     def run(self) -> RunResult:
         """Execute the whole program; errors end up in ``result.error``."""
         F.set_backend(self.backend)
-        engine._warned_once.clear()  # a run is a fresh process for PyTorch's warn-once
+        tensor_module._warned_once.clear()  # a run is a fresh process for PyTorch's warn-once
         prev_recorder = engine.recorder
         engine.recorder = self._record if self.result.records is not None else None
         limit = sys.getrecursionlimit()

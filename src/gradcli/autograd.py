@@ -1,0 +1,219 @@
+"""Running the backward graph: ``backward`` and ``grad`` with PyTorch's order and errors."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .engine import AccumulateGrad, Node, _GradMode, edge
+from .errors import ScriptError
+from .tensor import Tensor
+
+
+def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False) -> None:
+    """As ``torch.autograd.backward``: accumulate into ``.grad`` of leaves and retained tensors."""
+    roots, grads = _roots(tensors, grad_tensors, create_graph)
+    _run(roots, grads, retain_graph if retain_graph is not None else create_graph, create_graph,
+         None)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool = False,
+         materialize_grads: bool = False) -> list:
+    """As ``torch.autograd.grad``: gradients of ``outputs`` w.r.t. ``inputs``, nothing accumulated."""
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is not None and isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise ScriptError("grad(): inputs must be tensors", kind="TypeError")
+        if not t.requires_grad:
+            raise ScriptError("One of the differentiated Tensors does not require grad")
+    roots, grads = _roots(outputs, grad_outputs, create_graph)
+    targets = [edge(t) for t in inputs]
+    got = _run(roots, grads, retain_graph if retain_graph is not None else create_graph,
+               create_graph, targets)
+    result = []
+    for i, (t, cap) in enumerate(zip(inputs, got)):
+        g, version = cap if cap is not None else (None, 0)
+        if g is None:
+            if not (allow_unused or materialize_grads):
+                raise ScriptError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                result.append(Tensor(t.backend.xp.zeros_like(t.data), t.backend))
+            else:
+                result.append(None)
+        elif isinstance(g, Tensor):
+            result.append(g)
+        else:
+            out = Tensor(t.backend.writable(g), t.backend)
+            out._version[0] = version
+            result.append(out)
+    return result
+
+
+def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
+           create_graph: bool) -> tuple[list[Node], list]:
+    roots, out = [], []
+    for i, t in enumerate(tensors):
+        if not t.requires_grad:
+            raise ScriptError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        g = grads[i] if grads is not None and i < len(grads) else None
+        if g is None:
+            if t.numel() != 1:
+                raise ScriptError("grad can be implicitly created only for scalar outputs")
+            g = t.backend.xp.ones_like(t.data)
+        else:
+            if not isinstance(g, Tensor):
+                raise ScriptError("gradients can be either Tensors or None, but got "
+                                  f"{type(g).__name__}", kind="TypeError")
+            if g.shape != t.shape:
+                raise ScriptError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.shape)}) "
+                    f"and output[{i}] has a shape of torch.Size({list(t.shape)})."
+                )
+            g = g if create_graph else g.data
+        if create_graph and not isinstance(g, Tensor):
+            g = Tensor(g, t.backend)
+        roots.append(edge(t))
+        out.append(g)
+    return roots, out
+
+
+def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
+         targets: list[Node] | None) -> list:
+    """Execute the backward graph from ``roots`` in PyTorch's order (highest sequence first)."""
+    # Dependencies: how many edges (among executed nodes) point into each node.
+    deps: dict[Node, int] = {}
+    order: list[Node] = []  # discovery order, used to compute which nodes lead to targets
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        for m in n.next_functions:
+            if m is not None:
+                deps[m] = deps.get(m, 0) + 1
+                if m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+    needed: set | None = None
+    if targets is not None:
+        needed = _leads_to(order, set(targets))
+        deps = {}
+        for n in order:
+            if n in needed:
+                for m in n.next_functions:
+                    if m is not None and m in needed:
+                        deps[m] = deps.get(m, 0) + 1
+    captured: dict[Node, Any] = {}
+    buffers: dict[Node, Any] = {}
+    adds: dict[Node, int] = {}  # in-place sums into a buffer (PyTorch bumps its version)
+    heap: list = []
+    for n, g in zip(roots, grads):
+        if n in buffers:
+            buffers[n] = buffers[n] + g
+        else:
+            buffers[n] = g
+            if deps.get(n, 0) == 0:
+                heapq.heappush(heap, (_priority(n), n.seq, n))
+    target_set = set(targets) if targets is not None else None
+    with _GradMode(create_graph):
+        while heap:
+            n = heapq.heappop(heap)[2]
+            g = buffers.pop(n)
+            if target_set is not None and n in target_set:
+                captured[n] = (g, adds.get(n, 0))
+            if n.retained is not None:  # retain_grad() fires in autograd.grad() too
+                _accumulate(n.retained, g, create_graph)
+            if n.__class__ is AccumulateGrad:
+                if targets is None:
+                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
+                continue
+            if needed is not None:
+                mask = [m is not None and m in needed for m in n.next_functions]
+            else:
+                mask = [m is not None for m in n.next_functions]
+            if not any(mask):
+                continue
+            grads_in = n.apply(g, mask, create_graph)
+            if not retain_graph:
+                n.free()
+            for m, gi, use in zip(n.next_functions, grads_in, mask):
+                if not use:
+                    continue
+                if m in buffers:
+                    buffers[m] = buffers[m] + gi
+                    adds[m] = adds.get(m, 0) + 1
+                else:
+                    buffers[m] = gi
+                left = deps[m] - 1
+                deps[m] = left
+                if left == 0:
+                    heapq.heappush(heap, (_priority(m), m.seq, m))
+    if targets is None:
+        return []
+    return [captured.get(t) for t in targets]
+
+
+def _leads_to(order: list[Node], targets: set) -> set:
+    """Nodes from which some target is reachable (targets included).
+
+    Sequence numbers are a topological order (a node is numbered after its inputs' nodes), so
+    one pass in increasing order decides every node after all of its successors.
+    """
+    needed = set(targets)
+    for n in sorted(order, key=_seq):
+        if n not in needed and any(m in needed for m in n.next_functions if m is not None):
+            needed.add(n)
+    return needed
+
+
+def _seq(n: Node) -> int:
+    return n.seq
+
+
+def _priority(n: Node) -> float:
+    # NOTE: PyTorch runs AccumulateGrad as soon as it is ready, then the newest node first.
+    return float("-inf") if n.__class__ is AccumulateGrad else -n.seq
+
+
+def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
+    """Add ``g`` into ``t.grad`` in place, as AccumulateGrad does (bumping its version)."""
+    if create_graph:
+        g = g if isinstance(g, Tensor) else Tensor(g, t.backend)
+        t._grad = g if t._grad is None else t._grad + g
+        return
+    if isinstance(g, Tensor):
+        g = g.data
+    if t._grad is None:
+        t._grad = Tensor(t.backend.xp.asarray(g, copy=True), t.backend)
+        t._grad.data = t.backend.writable(t._grad.data)
+        t._grad._version[0] = adds
+    else:
+        t._grad.data[...] = t._grad.data + g
+        t._grad._version[0] += 1
+
+
+def iter_graph(roots: Iterable[Node]) -> list[Node]:
+    """Every node reachable from ``roots``, in reverse topological (execution) order."""
+    seen: set = set()
+    out: list[Node] = []
+    stack = [r for r in roots if r is not None]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        out.append(n)
+        stack.extend(m for m in n.next_functions if m is not None)
+    out.sort(key=lambda n: -n.seq)
+    return out

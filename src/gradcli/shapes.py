@@ -1,0 +1,215 @@
+"""Shape functions (views): strides as PyTorch computes them, and how each view replays
+itself from its base for in-place updates through it."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+from . import layout
+from . import ops as O
+from .creation import _dim, _tensor, _type_name
+from .engine import Tensor, apply
+from .errors import ScriptError
+
+
+# --- layout bookkeeping -------------------------------------------------------------------------
+def _elementwise(out: Tensor, args: tuple) -> Tensor:
+    """Give an elementwise result the memory layout PyTorch's TensorIterator would."""
+    operands = [(a.shape, layout.strides_of(a)) for a in args if a.__class__ is Tensor]
+    out._strides = layout.elementwise_strides(out.shape, operands)
+    return out
+
+
+def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Tensor:
+    """Apply a view op: the result shares data and version counter with ``x``'s base.
+
+    It also keeps how to replay itself from the base (``_view_fn``), which an in-place update
+    of the view needs to rewrite the base's history (CopySlices).
+    """
+    out = apply(op, (x,), params)
+    out.data = out.backend.writable(out.data)
+    out._version = x._version
+    out._base = x._base if x._base is not None else x
+    xp, parent = x.backend.xp, x._view_fn
+
+    def replay(a: Any) -> Any:
+        return op.forward(xp, a if parent is None else parent(a), **params)
+
+    out._view_fn = replay
+    out._strides = None if strides is None else layout.normalise(out.shape, strides)
+    return out
+
+
+def _record(op: Any, args: tuple, params: dict | None = None) -> Tensor:
+    out = apply(op, args, params or {})
+    if any(a.__class__ is Tensor and a._strides is not None for a in args):
+        _elementwise(out, args)
+    return out
+
+
+# --- shape --------------------------------------------------------------------------------------
+def _shape_arg(shape: tuple, numel: int) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        shape = tuple(shape[0])
+    for d in shape:
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise ScriptError(f"shape must be ints, not {_type_name(d)}", kind="TypeError")
+    if shape.count(-1) > 1:
+        raise ScriptError("only one dimension can be inferred")
+    known = 1
+    for d in shape:
+        if d != -1:
+            if d < 0:
+                raise ScriptError(f"invalid shape dimension {d}")
+            known *= d
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise ScriptError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if d == -1 else d for d in shape)
+    elif known != numel:
+        raise ScriptError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def view(input: Any, *shape: Any) -> Tensor:
+    """A view with a new shape; fails where PyTorch's view fails (non-viewable strides)."""
+    x = _tensor(input, "view")
+    new = _shape_arg(shape, x.numel())
+    strides = layout.view_strides(x.shape, layout.strides_of(x), new)
+    if strides is None:
+        raise ScriptError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+            hint="use reshape(), which copies when a view is impossible")
+    return _view(O.VIEW, x, {"shape": new}, strides)
+
+
+def reshape(input: Any, *shape: Any) -> Tensor:
+    """A view when PyTorch can make one (ViewBackward0), else a copy (UnsafeViewBackward0)."""
+    x = _tensor(input, "reshape")
+    new = _shape_arg(shape, x.numel())
+    strides = layout.view_strides(x.shape, layout.strides_of(x), new)
+    if strides is not None:
+        return _view(O.VIEW, x, {"shape": new}, strides)
+    return apply(O.UNSAFE_VIEW, (apply(O.CLONE, (x,)),), {"shape": new})
+
+
+def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Flatten dims ``start_dim..end_dim`` into one (a reshape; a 1-D tensor is returned as is)."""
+    x = _tensor(input, "flatten")
+    if x.ndim == 0:
+        return reshape(x, 1)
+    s, e = _dim(start_dim, x.ndim), _dim(end_dim, x.ndim)
+    if s == e:
+        return x
+    n = 1
+    for d in x.shape[s:e + 1]:
+        n *= d
+    return reshape(x, *x.shape[:s], n, *x.shape[e + 1:])
+
+
+def t(input: Any) -> Tensor:
+    """Transpose of a tensor of at most 2 dimensions (TBackward0)."""
+    x = _tensor(input, "t")
+    if x.ndim > 2:
+        raise ScriptError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return _view(O.T, x, {}, layout.strides_of(x)[::-1])
+
+
+def transpose(input: Any, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions (TransposeBackward0)."""
+    x = _tensor(input, "transpose")
+    d0, d1 = _dim(dim0, x.ndim), _dim(dim1, x.ndim)
+    s = list(layout.strides_of(x))
+    if x.ndim:  # a 0-d tensor has no dimension to swap (dim 0 and -1 are allowed)
+        s[d0], s[d1] = s[d1], s[d0]
+    return _view(O.TRANSPOSE, x, {"dim0": d0, "dim1": d1}, s)
+
+
+def _T(x: Tensor) -> Tensor:
+    """``x.T``: all dimensions reversed (PermuteBackward0)."""
+    dims = tuple(range(x.ndim - 1, -1, -1))
+    s = layout.strides_of(x)
+    return _view(O.PERMUTE, x, {"dims": dims}, [s[d] for d in dims])
+
+
+def unsqueeze(input: Any, dim: int) -> Tensor:
+    """Insert a size-1 dimension (UnsqueezeBackward0)."""
+    x = _tensor(input, "unsqueeze")
+    d = _dim(dim, x.ndim + 1)
+    s = list(layout.strides_of(x))
+    s.insert(d, 1 if d >= x.ndim else x.shape[d] * s[d])
+    return _view(O.UNSQUEEZE, x, {"dim": d}, s)
+
+
+def squeeze(input: Any, dim: int | None = None) -> Tensor:
+    """Drop size-1 dimensions (SqueezeBackward0), or just ``dim`` (SqueezeBackward1)."""
+    x = _tensor(input, "squeeze")
+    s = layout.strides_of(x)
+    if dim is None:
+        keep = [i for i, n in enumerate(x.shape) if n != 1]
+        op, params = O.SQUEEZE, {}
+    else:
+        d = _dim(dim, x.ndim)
+        keep = [i for i in range(x.ndim) if i != d or x.shape[i] != 1]
+        op, params = O.SQUEEZE_DIM, {"dim": d}
+    params["shape"] = tuple(x.shape[i] for i in keep)
+    return _view(op, x, params, [s[i] for i in keep])
+
+
+def getitem(x: Tensor, key: Any) -> Tensor:
+    """Basic indexing with ints and slices (SelectBackward0 / SliceBackward0 per dimension)."""
+    single = not isinstance(key, tuple)
+    keys = (key,) if single else key
+    if keys and keys[-1] is Ellipsis:  # a trailing `...` selects the remaining dims (formulas)
+        keys = keys[:-1]
+    if len(keys) > x.ndim:
+        raise ScriptError(f"too many indices for tensor of dimension {x.ndim}",
+                          kind="IndexError")
+    out, dim = x, 0
+    for k in keys:
+        size = out.shape[dim]
+        if isinstance(k, bool) or not isinstance(k, (int, slice)):
+            raise ScriptError("only integers and slices (`:`) are valid indices, not "
+                              f"{_type_name(k)}", kind="IndexError")
+        if isinstance(k, int):
+            if not -size <= k < size:
+                raise ScriptError(f"index {k} is out of bounds for dimension {dim} with size "
+                                  f"{size}", kind="IndexError")
+            out = _select(out, dim, k % size)
+            continue
+        if k.step == 0:
+            raise ScriptError("step must be greater than zero", kind="ValueError")
+        start, stop, step = k.indices(size)
+        if step <= 0:
+            raise ScriptError("step must be greater than zero", kind="ValueError")
+        # NOTE: inside a tuple index PyTorch skips a full slice `:`; a lone `x[:]` still records.
+        if not single and (start, stop, step) == (0, size, 1):
+            dim += 1
+            continue
+        stop = builtins.max(stop, start)
+        out = _slice(out, dim, start, stop, step)
+        dim += 1
+    return out
+
+
+def _select(x: Tensor, dim: int, index: int) -> Tensor:
+    s = list(layout.strides_of(x))
+    del s[dim]
+    return _view(O.SELECT, x, {"dim": dim, "index": index}, s)
+
+
+def _slice(x: Tensor, dim: int, start: int, stop: int, step: int) -> Tensor:
+    s = list(layout.strides_of(x))
+    s[dim] *= step
+    return _view(O.SLICE, x, {"dim": dim, "start": start, "stop": stop, "step": step}, s)
+
+
+def _expand(t: Tensor, shape: tuple) -> Tensor:
+    lead = len(shape) - t.ndim
+    s = layout.strides_of(t)
+    strides = [0] * lead + [0 if t.shape[i] == 1 and shape[i + lead] != 1 else s[i]
+                            for i in range(t.ndim)]
+    return _view(O.EXPAND, t, {"shape": shape}, strides)

@@ -1,0 +1,194 @@
+"""The Tensor: a float array with PyTorch's autograd attributes and methods.
+
+Recording ops is the engine's business (``engine.py``); running backward is ``autograd.py``'s.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .errors import ScriptError
+
+if TYPE_CHECKING:
+    from .engine import AccumulateGrad, Node
+
+NONLEAF_GRAD_MSG = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+SCALAR_CONVERSION_MSG = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
+)
+_warned_once: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """A UserWarning PyTorch gives once per process (TORCH_WARN_ONCE); runs reset the memory."""
+    if message not in _warned_once:
+        _warned_once.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+class Tensor:
+    """A float array with PyTorch's autograd attributes.
+
+    ``_version`` is a one-element list shared by a tensor, its views and its ``detach()``-es, as
+    PyTorch's version counter is.  ``_strides`` are PyTorch's strides in elements, or None for a
+    contiguous tensor; they decide whether ``reshape`` can be a view, as in PyTorch.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_accumulator",
+        "_base",
+        "_grad",
+        "_retains_grad",
+        "_strides",
+        "_version",
+        "_view_fn",
+        "backend",
+        "data",
+        "grad_fn",
+        "requires_grad",
+    )
+
+    def __init__(self, data: Any, backend: Any, requires_grad: bool = False,
+                 grad_fn: Node | None = None) -> None:
+        self.data = data
+        self.backend = backend
+        self.requires_grad = requires_grad
+        self.grad_fn = grad_fn
+        self._grad: Tensor | None = None
+        self._version = [0]
+        self._retains_grad = False
+        self._strides: tuple[int, ...] | None = None
+        self._base: Tensor | None = None
+        self._view_fn: Callable | None = None  # replays this view from its base's array
+        self._accumulator: AccumulateGrad | None = None
+
+    # -- attributes -------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape as a tuple of ints."""
+        return tuple(self.data.shape)
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.data.shape)
+
+    def numel(self) -> int:
+        """Number of elements."""
+        n = 1
+        for d in self.data.shape:
+            n *= d
+        return n
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user or not requiring grad (no ``grad_fn``)."""
+        return self.grad_fn is None
+
+    @property
+    def version(self) -> int:
+        """The in-place version counter (PyTorch's ``_version``)."""
+        return self._version[0]
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether ``retain_grad()`` was called on this non-leaf."""
+        return self._retains_grad
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient; reading it on a non-leaf warns as PyTorch does."""
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NONLEAF_GRAD_MSG, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        self._grad = value
+
+    def __len__(self) -> int:
+        if not self.data.shape:
+            raise ScriptError("len() of a 0-d tensor", kind="TypeError")
+        return self.data.shape[0]
+
+    def __repr__(self) -> str:
+        from .backend import to_host
+        from .reprs import format_tensor
+
+        name = self.grad_fn.name if self.grad_fn is not None else None
+        return format_tensor(to_host(self.data), grad_fn=name,
+                             requires_grad=self.requires_grad and name is None,
+                             dtype=self.backend.dtype_name, default_dtype=self.backend.dtype_name)
+
+    # -- autograd methods -------------------------------------------------------------------
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf after backward (no-op on leaves)."""
+        if not self.requires_grad:
+            raise ScriptError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None:
+            self._retains_grad = True
+            self.grad_fn.retained = self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` on a leaf, as PyTorch's ``requires_grad_``."""
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise ScriptError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use"
+                    " a computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach()."
+                )
+            return self
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing data and version counter, cut from the graph."""
+        self.data = self.backend.writable(self.data)
+        out = Tensor(self.data, self.backend)
+        out._version = self._version
+        out._strides = self._strides
+        return out
+
+    def item(self) -> float:
+        """The single value as a Python float."""
+        n = self.numel()
+        if n != 1:
+            raise ScriptError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        from .backend import to_host
+
+        return float(to_host(self.data).reshape(()))
+
+    def __bool__(self) -> bool:
+        n = self.numel()
+        if n != 1:
+            raise ScriptError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+                if n > 1 else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return self.item() != 0
+
+    def __float__(self) -> float:
+        if self.requires_grad:
+            warn_once(SCALAR_CONVERSION_MSG)
+        return self.item()
+
+    def __int__(self) -> int:
+        return int(self.item())  # NOTE: PyTorch warns for float(), not for int()
+
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf, as ``Tensor.backward``."""
+        from .autograd import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
