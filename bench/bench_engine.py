@@ -54,7 +54,7 @@ class GradcliLib:
 
     def leaf(self, data: Any) -> Any:
         """A float64 leaf that requires grad."""
-        return engine.Tensor(self.backend.asarray(data), self.backend, requires_grad=True)
+        return F.param(np.asarray(data, dtype=np.float64).tolist())
 
     def const(self, data: Any) -> Any:
         """A float64 tensor that does not require grad."""

@@ -63,10 +63,10 @@ def _graph(t: Tensor) -> list[dict]:
                 order.append(m)
     out = []
     for n in order:
-        stale = sorted(k for k, s in n.saved.items()
-                       if not s.freed and s.counter is not None and s.counter[0] != s.version)
-        saved = sorted(k for k, s in n.saved.items() if not s.freed and k not in stale)
-        freed = sorted(k for k, s in n.saved.items() if s.freed)
+        info = n.saved_tensors()
+        stale = sorted(s.name for s in info if s.stale)
+        saved = sorted(s.name for s in info if not s.freed and not s.stale)
+        freed = sorted(s.name for s in info if s.freed)
         out.append({"name": n.name, "saved": saved, "freed": freed, "stale": stale,
                     "next": [None if m is None else index[m] for m in n.next_functions],
                     "leaf": isinstance(n, AccumulateGrad)})

@@ -70,7 +70,7 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
         if g is None:
             if t.numel() != 1:
                 raise ScriptError("grad can be implicitly created only for scalar outputs")
-            g = t.backend.xp.ones_like(t.data)
+            g = t.backend.leaf_data(t.backend.xp.ones_like(t.data))
         else:
             if not isinstance(g, Tensor):
                 raise ScriptError("gradients can be either Tensors or None, but got "
@@ -90,20 +90,22 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
 
 def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
          targets: list[Node] | None) -> list:
-    """Execute the backward graph from ``roots`` in PyTorch's order (highest sequence first)."""
+    """Execute the backward graph from ``roots`` in PyTorch's order (newest ready node first)."""
     # Dependencies: how many edges (among executed nodes) point into each node.
     deps: dict[Node, int] = {}
-    order: list[Node] = []  # discovery order, used to compute which nodes lead to targets
+    order: list[Node] = []  # every reachable node; only needed to find the paths to targets
     stack = list(dict.fromkeys(roots))
-    seen = set(stack)
+    track = targets is not None
     while stack:
         n = stack.pop()
-        order.append(n)
+        if track:
+            order.append(n)
         for m in n.next_functions:
             if m is not None:
-                deps[m] = deps.get(m, 0) + 1
-                if m not in seen:
-                    seen.add(m)
+                if m in deps:
+                    deps[m] += 1
+                else:
+                    deps[m] = 1
                     stack.append(m)
     needed: set | None = None
     if targets is not None:
@@ -124,11 +126,15 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
         else:
             buffers[n] = g
             if deps.get(n, 0) == 0:
-                heapq.heappush(heap, (_priority(n), n.seq, n))
+                heapq.heappush(heap, (n.prio, n.seq, n))
     target_set = set(targets) if targets is not None else None
+    nxt = None  # a ready node that would be popped next anyway: it skips the heap
     with _GradMode(create_graph):
-        while heap:
-            n = heapq.heappop(heap)[2]
+        while heap or nxt is not None:
+            if nxt is not None:
+                n, nxt = nxt, None
+            else:
+                n = heapq.heappop(heap)[2]
             g = buffers.pop(n)
             if target_set is not None and n in target_set:
                 captured[n] = (g, adds.get(n, 0))
@@ -140,10 +146,10 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 continue
             if needed is not None:
                 mask = [m is not None and m in needed for m in n.next_functions]
+                if True not in mask:
+                    continue
             else:
-                mask = [m is not None for m in n.next_functions]
-            if not any(mask):
-                continue
+                mask = n.mask
             grads_in = n.apply(g, mask, create_graph)
             if not retain_graph:
                 n.free()
@@ -158,7 +164,14 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 left = deps[m] - 1
                 deps[m] = left
                 if left == 0:
-                    heapq.heappush(heap, (_priority(m), m.seq, m))
+                    # NOTE: the order is PyTorch's either way: nxt is the least of heap + {nxt}.
+                    if nxt is None and (not heap or (m.prio, m.seq) < heap[0][:2]):
+                        nxt = m
+                    else:
+                        if nxt is not None:
+                            heapq.heappush(heap, (nxt.prio, nxt.seq, nxt))
+                            nxt = None
+                        heapq.heappush(heap, (m.prio, m.seq, m))
     if targets is None:
         return []
     return [captured.get(t) for t in targets]
@@ -179,11 +192,6 @@ def _leads_to(order: list[Node], targets: set) -> set:
 
 def _seq(n: Node) -> int:
     return n.seq
-
-
-def _priority(n: Node) -> float:
-    # NOTE: PyTorch runs AccumulateGrad as soon as it is ready, then the newest node first.
-    return float("-inf") if n.__class__ is AccumulateGrad else -n.seq
 
 
 def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:

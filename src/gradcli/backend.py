@@ -40,6 +40,17 @@ class Backend:
         """Data (numbers, nested lists, host arrays) as a writable array of the run's dtype."""
         return self.xp.asarray(data, dtype=self.dtype, copy=True)
 
+    def leaf_data(self, array: Any) -> Any:
+        """Storage for a new leaf: NumPy keeps a 0-d value as a NumPy scalar.
+
+        Arithmetic on NumPy scalars is about ten times faster than on 0-d arrays, and scalar
+        scripts are mostly 0-d.  In-place updates, views and ``detach()`` call ``writable`` when
+        they need an array that can be shared and written.
+        """
+        if self.name == "numpy" and not array.shape:
+            return array[()]
+        return array
+
     def writable(self, array: Any) -> Any:
         """The same values as an array object that supports ``a[...] = v`` and views.
 

@@ -76,7 +76,7 @@ def _dim(d: Any, ndim: int) -> int:
 def _leaf(data: Any, requires_grad: bool) -> Tensor:
     be = current_backend()
     _check_numel(tuple(data.shape))
-    return Tensor(be.writable(data), be, bool(requires_grad))
+    return Tensor(be.leaf_data(data), be, bool(requires_grad))
 
 
 def tensor(data: Any, requires_grad: bool = False) -> Tensor:

@@ -1,4 +1,4 @@
-"""The autograd engine's recording half: Node, Saved, apply, in-place updates, grad mode.
+"""The autograd engine's recording half: Node, apply, in-place updates, grad mode.
 
 No derivative formula lives here; they are in the op table (``ops.py``).  The engine records
 one ``Node`` (PyTorch's ``grad_fn``) per differentiable op, saves exactly the tensors the op's
@@ -9,7 +9,7 @@ checks versions of saved tensors against in-place updates.  ``Tensor`` is in ``t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ScriptError
 from .tensor import Tensor, warn_once  # noqa: F401  (re-exported: the engine's public names)
@@ -72,92 +72,93 @@ def enable_grad() -> _GradMode:
 # ---------------------------------------------------------------------------------------------
 # Graph nodes
 # ---------------------------------------------------------------------------------------------
-class Saved:
-    """One tensor a node saved for its backward, by PyTorch's name (``self``, ``result``, …)."""
+class SavedInfo(NamedTuple):
+    """What a node saved, as listings show it (built on demand; the engine stores tuples)."""
 
-    __slots__ = (
-        "counter",
-        "freed",
-        "is_output",
-        "name",
-        "producer",
-        "shape",
-        "tensor",
-        "value",
-        "version",
-    )
-
-    def __init__(self, name: str, value: Any, tensor: Tensor | None, is_output: bool,
-                 producer: str | None = None) -> None:
-        self.name = name
-        self.value = value  # array, or a Python number for a wrapped scalar
-        self.tensor = None if is_output else tensor  # an output is rebuilt on unpack (no cycle)
-        self.counter = tensor._version if tensor is not None else None
-        self.version = self.counter[0] if self.counter is not None else 0
-        self.is_output = is_output
-        self.freed = False
-        # name of the grad_fn that produced the saved tensor, for the in-place error message
-        self.producer = producer if is_output else (
-            tensor.grad_fn.name if tensor is not None and tensor.grad_fn is not None else None
-        )
-        self.shape = tuple(tensor.data.shape) if tensor is not None else ()
-
-    def free(self) -> None:
-        """Release the saved data (backward without ``retain_graph``)."""
-        self.freed = True
-        self.value = None
-        self.tensor = None
+    name: str
+    freed: bool
+    stale: bool  # modified in place since it was saved: a backward through it fails
+    shape: tuple
+    value: Any  # the array or wrapped number, None once freed
+    tensor: Tensor | None  # the saved input tensor (None for an output or a number)
+    is_output: bool
 
 
 class Node:
-    """A backward function (PyTorch's ``grad_fn``): an op applied to inputs, with saved tensors."""
+    """A backward function (PyTorch's ``grad_fn``): an op applied to inputs, with saved tensors.
+
+    ``saved`` maps PyTorch's names to tuples (value, tensor, version counter, version at save,
+    producer grad_fn, is output); a backward without ``retain_graph`` frees them all at once.
+    """
 
     __slots__ = (
         "__weakref__",
         "backend",
+        "freed",
         "freed_by",
-        "name",
+        "mask",
         "next_functions",
         "op",
         "params",
+        "prio",
         "retained",
         "saved",
         "seq",
         "shapes",
     )
 
-    def __init__(self, op: Any, name: str, next_functions: tuple, saved: dict, params: dict,
-                 shapes: tuple, backend: Any) -> None:
+    def __init__(self, op: Any, next_functions: tuple, saved: dict, params: dict,
+                 shapes: tuple, backend: Any, mask: tuple | None = None) -> None:
         global _next_seq
         self.op = op
-        self.name = name
         self.next_functions = next_functions
         self.saved = saved
         self.params = params
         self.shapes = shapes
         self.backend = backend
         self.retained: Tensor | None = None
+        self.freed = False
         self.freed_by: Any = None
         self.seq = _next_seq
+        self.prio = -_next_seq  # the backward runs the newest ready node first, as PyTorch
+        self.mask = mask if mask is not None else tuple(m is not None for m in next_functions)
         _next_seq += 1
+
+    @property
+    def name(self) -> str:
+        """PyTorch's name of this backward function (``MulBackward0``)."""
+        return self.op.grad_fn
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
 
+    def saved_tensors(self) -> list[SavedInfo]:
+        """What this node saved, by PyTorch's names, with freed/stale flags."""
+        if self.freed:  # entries are shapes now
+            return [SavedInfo(nm, True, False, tuple(shape), None, None, nm == "result")
+                    for nm, shape in self.saved.items()]
+        out = []
+        for nm, (value, tensor, counter, version, _, is_output) in self.saved.items():
+            stale = counter is not None and counter[0] != version
+            shape = tuple(value.shape) if hasattr(value, "shape") else ()
+            out.append(SavedInfo(nm, False, stale, shape, value, tensor, is_output))
+        return out
+
     def unpack(self, name: str, tensor_mode: bool) -> Any:
         """A saved value, checked for freeing and in-place modification."""
-        s = self.saved[name]
-        if s.freed:
+        if self.freed:
             err = ScriptError(RETAIN_MSG)
             err.freed_by = self.freed_by  # type: ignore[attr-defined]
             raise err
-        if s.counter is not None and s.counter[0] != s.version:
-            raise ScriptError(_version_message(s, self))
+        value, tensor, counter, version, producer, is_output = self.saved[name]
+        if counter is not None and counter[0] != version:
+            raise ScriptError(_version_message(value, counter[0], version,
+                                               self if is_output else producer, self.backend))
         if not tensor_mode:
-            return s.value
-        if s.is_output:
-            return Tensor(s.value, self.backend, True, self)
-        return s.tensor if s.tensor is not None else s.value
+            return value
+        if is_output:
+            return Tensor(value, self.backend, True, self)
+        return tensor if tensor is not None else value
 
     def apply(self, grad: Any, needed: Sequence[bool], tensor_mode: bool) -> list:
         """Gradients for each input edge that is needed (None elsewhere)."""
@@ -168,58 +169,68 @@ class Node:
                 return self._apply(grad, needed, _TensorNamespace(self.backend), True)
             finally:
                 formula_mode = prev
-        return self._apply(grad, needed, _formulas(self.backend), False)
+        return self._apply(grad, needed, self.backend.formulas or _formulas(self.backend), False)
 
     def _apply(self, grad: Any, needed: Sequence[bool], xp: Any, tensor_mode: bool) -> list:
-        out: list = [None] * len(self.next_functions)
-        for i, fn in enumerate(self.next_functions):
-            if fn is None or not needed[i]:
+        out: list = [None] * len(needed)
+        saved = self.saved
+        checked = tensor_mode or self.freed
+        for i, use in enumerate(needed):
+            if not use:
                 continue
-            formula, argnames = self.op.formulas[i]
+            formula, plan = self.op.plans[i]
             args = []
-            for nm in argnames:
-                if nm == "grad":
+            for kind, nm in plan:  # kinds precomputed per op (ops.Op.plans): no string compares
+                if kind == 0:
                     args.append(grad)
-                elif nm == "xp":
+                elif kind == 1:
                     args.append(xp)
-                elif nm in self.saved:
-                    args.append(self.unpack(nm, tensor_mode))
-                elif nm == "self_shape":
+                elif kind == 2:
+                    s = saved[nm]
+                    if checked or (s[2] is not None and s[2][0] != s[3]):
+                        args.append(self.unpack(nm, tensor_mode))  # the checked path
+                    else:
+                        args.append(s[0])
+                elif kind == 3:
                     args.append(self.shapes[0])
                 else:
                     args.append(self.params[nm])
             g = formula(*args)
             shape = self.shapes[i]
-            if tuple(g.shape) != shape:
+            if g.shape != shape:
                 g = sum_to(xp, g, shape)
             out[i] = g
         return out
 
     def free(self) -> None:
-        """Release every saved tensor."""
-        if self.saved:
+        """Release every saved tensor; only names and shapes stay, for listings."""
+        if self.saved and not self.freed:
+            self.freed = True
             self.freed_by = free_tag
-            for s in self.saved.values():
-                s.free()
+            self.saved = {nm: getattr(v[0], "shape", ()) for nm, v in self.saved.items()}
 
 
 class AccumulateGrad(Node):
     """The sink node of a leaf that requires grad: adds incoming gradients into ``.grad``."""
 
     __slots__ = ("variable",)
+    name = "AccumulateGrad"  # type: ignore[assignment]
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__(None, "AccumulateGrad", (), _EMPTY, _EMPTY, (), variable.backend)
+        super().__init__(None, (), _EMPTY, _EMPTY, (), variable.backend)
+        self.prio = float("-inf")  # NOTE: PyTorch runs AccumulateGrad as soon as it is ready
         self.variable = variable
 
 
-def _version_message(s: Saved, node: Node) -> str:
-    kind = "DoubleTensor" if node.backend.dtype_name == "float64" else "FloatTensor"
-    where = f", which is output 0 of {_strip_backward(s.producer)}," if s.producer else ""
+def _version_message(value: Any, now: int, expected: int, producer: Node | None,
+                     backend: Any) -> str:
+    kind = "DoubleTensor" if backend.dtype_name == "float64" else "FloatTensor"
+    shape = list(getattr(value, "shape", ()))
+    where = f", which is output 0 of {_strip_backward(producer.name)}," if producer else ""
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [torch.{kind} {list(s.shape)}]{where} is at version {s.counter[0]}; "
-        f"expected version {s.version} instead. {ANOMALY_HINT}"
+        f"operation: [torch.{kind} {shape}]{where} is at version {now}; "
+        f"expected version {expected} instead. {ANOMALY_HINT}"
     )
 
 
@@ -241,15 +252,8 @@ def edge(t: Tensor) -> Node:
 # ---------------------------------------------------------------------------------------------
 # Recording ops
 # ---------------------------------------------------------------------------------------------
-def apply(op: Any, args: tuple, params: dict = _EMPTY, name: str | None = None) -> Tensor:
+def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> Tensor:
     """Run ``op`` forward on tensors/numbers ``args`` and record a Node when grad is needed."""
-    out = _apply(op, args, params, name)
-    if recorder is not None:
-        recorder(out, op, args, False)
-    return out
-
-
-def _apply(op: Any, args: tuple, params: dict, name: str | None) -> Tensor:
     backend = None
     arrays = []
     needs = []
@@ -261,11 +265,12 @@ def _apply(op: Any, args: tuple, params: dict, name: str | None) -> Tensor:
             arrays.append(a.data)
             r = a.requires_grad and _grad_enabled
             needs.append(r)
-            any_needs = any_needs or r
+            if r:
+                any_needs = True
         else:
             arrays.append(a)
             needs.append(False)
-    data = op.forward(backend.xp, *arrays, **params)
+    data = op.forward(backend.xp, *arrays, **params) if params else op.forward(backend.xp, *arrays)
     out = Tensor(data, backend)
     if any_needs:
         key = tuple(needs)
@@ -277,20 +282,28 @@ def _apply(op: Any, args: tuple, params: dict, name: str | None) -> Tensor:
             saved = {}
             for nm, idx in saves:
                 if idx < 0:
-                    saved[nm] = Saved(nm, data, out, True, name or op.grad_fn)
+                    saved[nm] = (data, None, out._version, 0, None, True)
                 else:
                     a = args[idx]
-                    saved[nm] = (Saved(nm, a.data, a, False) if a.__class__ is Tensor
-                                 else Saved(nm, a, None, False))
-        nexts = tuple(edge(a) if n else None for a, n in zip(args, needs))
-        shapes = tuple(tuple(a.data.shape) if a.__class__ is Tensor else None for a in args)
-        out.grad_fn = Node(op, name or op.grad_fn, nexts, saved, params, shapes, backend)
+                    saved[nm] = ((a.data, a, a._version, a._version[0], a.grad_fn, False)
+                                 if a.__class__ is Tensor else (a, None, None, 0, None, False))
+        nexts = []
+        shapes = []
+        for a, n in zip(args, needs):
+            if a.__class__ is Tensor:
+                shapes.append(a.data.shape)
+                nexts.append(edge(a) if n else None)
+            else:
+                shapes.append(None)
+                nexts.append(None)
+        out.grad_fn = Node(op, tuple(nexts), saved, params, tuple(shapes), backend, key)
         out.requires_grad = True
+    if record and recorder is not None:
+        recorder(out, op, args, False)
     return out
 
 
-def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY,
-                  name: str | None = None) -> Tensor:
+def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -> Tensor:
     """Update ``target`` in place with ``op(target, *args)`` (``add_``, ``mul_``, …)."""
     if _grad_enabled and target.requires_grad and target.grad_fn is None:
         raise ScriptError("a leaf Variable that requires grad is being used in an in-place operation.")
@@ -301,8 +314,8 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY,
         if base.requires_grad and base.grad_fn is None:
             raise ScriptError("a view of a leaf Variable that requires grad is being used in an "
                               "in-place operation.")
-        return _inplace_on_view(op, target, base, args, params, name)
-    result = _apply(op, (target, *args), params, name)
+        return _inplace_on_view(op, target, base, args, params)
+    result = apply(op, (target, *args), params, record=False)
     target.data = target.backend.writable(target.data)
     if tuple(result.data.shape) != tuple(target.data.shape):
         raise ScriptError(
@@ -311,11 +324,7 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY,
         )
     node = result.grad_fn
     if node is not None:
-        # NOTE: PyTorch saves the original value of `self` (a clone) for mul_/div_.
-        s = node.saved.get("self")
-        if s is not None:
-            s.value = target.backend.xp.asarray(s.value, copy=True)
-            s.counter = None
+        _save_original_self(node, target)
         target.requires_grad = True
         if target._retains_grad and target.grad_fn is not None:
             target.grad_fn.retained = None
@@ -336,11 +345,12 @@ class CopySlices(Node):
     """
 
     __slots__ = ("fn", "index", "inverse")
+    name = "CopySlices"  # type: ignore[assignment]
 
     def __init__(self, fn: Node, base_edge: Node | None, index: Any, inverse: Any) -> None:
         # NOTE: like PyTorch's, it lists no saved tensors itself; the wrapped op keeps them.
-        super().__init__(None, "CopySlices", (base_edge, *fn.next_functions[1:]), _EMPTY,
-                         _EMPTY, (), fn.backend)
+        super().__init__(None, (base_edge, *fn.next_functions[1:]), _EMPTY, _EMPTY, (),
+                         fn.backend)
         self.fn, self.index, self.inverse = fn, index, inverse
 
     def apply(self, grad: Any, needed: Sequence[bool], tensor_mode: bool) -> list:
@@ -362,25 +372,30 @@ class CopySlices(Node):
     def free(self) -> None:
         """Release what the wrapped op saved."""
         self.fn.free()
-        self.freed_by = self.fn.freed_by
+        self.freed, self.freed_by = True, self.fn.freed_by
 
 
-def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple, params: dict,
-                     name: str | None) -> Tensor:
+def _save_original_self(node: Node, target: Tensor) -> None:
+    """NOTE: for mul_/div_ PyTorch saves a clone of the original ``self``, not ``self``."""
+    s = node.saved.get("self")
+    if s is not None:
+        node.saved["self"] = (target.backend.xp.asarray(s[0], copy=True), None, None, 0, None,
+                              False)
+
+
+def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
+                     params: dict) -> Tensor:
     from .backend import view_maps
 
-    result = _apply(op, (target, *args), params, name)
+    result = apply(op, (target, *args), params, record=False)
     fn = result.grad_fn
-    s = fn.saved.get("self")
-    if s is not None:  # the original value of self, as for any in-place op
-        s.value = target.backend.xp.asarray(s.value, copy=True)
-        s.counter = None
+    _save_original_self(fn, target)
     index, inverse = view_maps(base.backend, base.shape, target._view_fn)
     cs = CopySlices(fn, edge(base) if base.requires_grad else None, index, inverse)
     if base._retains_grad and base.grad_fn is not None:
         base.grad_fn.retained, cs.retained = None, base
     base.grad_fn, base.requires_grad = cs, True
-    view_node = Node(_AS_STRIDED, "AsStridedBackward0", (cs,), _EMPTY,
+    view_node = Node(_AS_STRIDED, (cs,), _EMPTY,
                      {"inverse": inverse, "base_shape": base.shape}, (base.shape,), base.backend)
     if target._retains_grad and target.grad_fn is not None:
         target.grad_fn.retained, view_node.retained = None, target
@@ -406,9 +421,11 @@ class _AsStrided:
     """The op of a view's grad_fn after an in-place update: its gradient lands in the base."""
 
     name = "as_strided"
+    grad_fn = "AsStridedBackward0"
     formulas = ((lambda xp, grad, inverse, base_shape: xp.reshape(
         xp.where(inverse >= 0, xp.take(xp.reshape(grad, (-1,)), xp.clip(inverse, 0, None)), 0.0),
         base_shape), ("xp", "grad", "inverse", "base_shape")),)
+    plans = ((formulas[0][0], ((1, "xp"), (0, "grad"), (4, "inverse"), (4, "base_shape"))),)
 
 
 _AS_STRIDED = _AsStrided()

@@ -42,6 +42,7 @@ from .engine import Tensor, apply, apply_inplace
 from .errors import ScriptError
 from .shapes import (
     _T,
+    _elementwise,
     _expand,
     _record,
     _view,
@@ -94,6 +95,13 @@ _SCALAR_OVERLOAD = {O.ADD: O.ADD_SCALAR, O.SUB: O.SUB_SCALAR, O.MUL: O.MUL_SCALA
 
 
 def _arith(op: Any, a: Any, b: Any, name: str) -> Tensor:
+    if a.__class__ is Tensor and b.__class__ is Tensor:  # the common case, in as few calls
+        if a.data.shape != b.data.shape:
+            _broadcast_check(a, b)
+        out = apply(op, (a, b))
+        if a._strides is not None or b._strides is not None:
+            _elementwise(out, (a, b))
+        return out
     if _engine.formula_mode and a.__class__ is Tensor and _number(b):
         return _record(_SCALAR_OVERLOAD[op], (a,), {"other": b})
     return _binary(op, a, b, name)
@@ -186,7 +194,10 @@ def clamp(input: Any, min: float | None = None, max: float | None = None) -> Ten
 
 def _unary(op: Any, name: str) -> Any:
     def fn(input: Any) -> Tensor:
-        return _record(op, (_tensor(input, name),))
+        if input.__class__ is not Tensor:
+            _tensor(input, name)
+        out = apply(op, (input,))
+        return out if input._strides is None else _elementwise(out, (input,))
 
     fn.__name__ = name
     fn.__doc__ = f"Elementwise {name} ({op.grad_fn})."

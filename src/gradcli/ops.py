@@ -37,7 +37,8 @@ OPS: dict[str, Op] = {}
 class Op:
     """One entry of the table (see the module docstring)."""
 
-    __slots__ = ("_reads", "formulas", "forward", "grad_fn", "inputs", "kind", "name", "saves")
+    __slots__ = ("_reads", "formulas", "forward", "grad_fn", "inputs", "kind", "name", "plans",
+                 "saves")
 
     def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable,
                  formulas: tuple[Callable | None, ...], kind: str | None) -> None:
@@ -50,6 +51,7 @@ class Op:
             for f in formulas
         )
         self.kind = kind
+        self.plans = plans(self.formulas, inputs)
         self.saves: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
         # for each saved-able name, the inputs whose formulas read it
         reads: dict[str, list[int]] = {}
@@ -79,6 +81,18 @@ class Op:
 
     def __repr__(self) -> str:
         return f"Op({self.name}: {self.grad_fn})"
+
+
+def plans(formulas: tuple, inputs: tuple[str, ...]) -> tuple:
+    """Per formula, (function, ((kind, name), ...)): how the engine fills each parameter.
+
+    Kinds: 0 the incoming gradient, 1 the formula namespace, 2 a saved tensor, 3 the first
+    input's shape, 4 a param.  Computed once per op so a backward makes no string compares.
+    """
+    special = {"grad": 0, "xp": 1, "self_shape": 3}
+    return tuple(None if f is None else (f[0], tuple(
+        (2, nm) if nm in inputs or nm == "result" else (special.get(nm, 4), nm)
+        for nm in f[1])) for f in formulas)
 
 
 def defop(name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable,

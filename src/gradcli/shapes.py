@@ -10,7 +10,7 @@ from typing import Any
 from . import layout
 from . import ops as O
 from .creation import _dim, _tensor, _type_name
-from .engine import Tensor, apply
+from .engine import _EMPTY, Tensor, apply
 from .errors import ScriptError
 
 
@@ -28,6 +28,7 @@ def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Te
     It also keeps how to replay itself from the base (``_view_fn``), which an in-place update
     of the view needs to rewrite the base's history (CopySlices).
     """
+    x.data = x.backend.writable(x.data)  # a view must share the base's memory
     out = apply(op, (x,), params)
     out.data = out.backend.writable(out.data)
     out._version = x._version
@@ -42,10 +43,11 @@ def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Te
     return out
 
 
-def _record(op: Any, args: tuple, params: dict | None = None) -> Tensor:
-    out = apply(op, args, params or {})
-    if any(a.__class__ is Tensor and a._strides is not None for a in args):
-        _elementwise(out, args)
+def _record(op: Any, args: tuple, params: dict = _EMPTY) -> Tensor:
+    out = apply(op, args, params)
+    for a in args:
+        if a.__class__ is Tensor and a._strides is not None:
+            return _elementwise(out, args)
     return out
 
 

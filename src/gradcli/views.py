@@ -156,7 +156,7 @@ def _saved(node: Any, names: dict[int, str] | None = None,
            own: str | None = None) -> list[SavedView]:
     """What a node saved; ``names`` maps id(tensor) to a script name, ``own`` names its output."""
     out = []
-    for s in (node.saved.values() if node is not None else ()):
+    for s in (node.saved_tensors() if node is not None else ()):
         number = s.value if s.tensor is None and not s.is_output and not s.freed \
             and isinstance(s.value, (int, float)) else None
         label = own if s.is_output else (names or {}).get(id(s.tensor)) \
