@@ -254,6 +254,13 @@ def edge(t: Tensor) -> Node:
 # ---------------------------------------------------------------------------------------------
 def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> Tensor:
     """Run ``op`` forward on tensors/numbers ``args`` and record a Node when grad is needed."""
+    if not params and recorder is None:  # the common shapes of call, without loops or lists
+        if len(args) == 2:
+            a, b = args
+            if a.__class__ is Tensor and b.__class__ is Tensor:
+                return _apply_binary(op, a, b)
+        elif len(args) == 1:
+            return _apply_unary(op, args[0])
     backend = None
     arrays = []
     needs = []
@@ -279,14 +286,7 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {}
-            for nm, idx in saves:
-                if idx < 0:
-                    saved[nm] = (data, None, out._version, 0, None, True)
-                else:
-                    a = args[idx]
-                    saved[nm] = ((a.data, a, a._version, a._version[0], a.grad_fn, False)
-                                 if a.__class__ is Tensor else (a, None, None, 0, None, False))
+            saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
         nexts = []
         shapes = []
         for a, n in zip(args, needs):
@@ -303,10 +303,66 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
     return out
 
 
+def _saved_entry(nm: str, idx: int, args: tuple, out: Tensor, data: Any) -> tuple:
+    """What a node keeps for one saved name (see ``Node``)."""
+    if idx < 0:
+        return (data, None, out._version, 0, None, True)
+    a = args[idx]
+    if a.__class__ is Tensor:
+        return (a.data, a, a._version, a._version[0], a.grad_fn, False)
+    return (a, None, None, 0, None, False)
+
+
+def _apply_binary(op: Any, a: Tensor, b: Tensor) -> Tensor:
+    """``apply`` for two tensors and no params, the most common op, without loops or lists."""
+    backend = a.backend
+    data = op.forward(backend.xp, a.data, b.data)
+    out = Tensor(data, backend)
+    ra = a.requires_grad and _grad_enabled
+    rb = b.requires_grad and _grad_enabled
+    if ra or rb:
+        key = (ra, rb)
+        saves = op.saves.get(key)
+        if saves is None:
+            saves = op.saved_names(key)
+        saved = _EMPTY
+        if saves:
+            saved = {nm: _saved_entry(nm, idx, (a, b), out, data) for nm, idx in saves}
+        out.grad_fn = Node(op, (edge(a) if ra else None, edge(b) if rb else None), saved, _EMPTY,
+                           (a.data.shape, b.data.shape), backend, key)
+        out.requires_grad = True
+    return out
+
+
+def _apply_unary(op: Any, a: Tensor) -> Tensor:
+    """``apply`` for one tensor and no params."""
+    backend = a.backend
+    data = op.forward(backend.xp, a.data)
+    out = Tensor(data, backend)
+    if a.requires_grad and _grad_enabled:
+        key = (True,)
+        saves = op.saves.get(key)
+        if saves is None:
+            saves = op.saved_names(key)
+        saved = _EMPTY
+        if saves:
+            saved = {nm: _saved_entry(nm, idx, (a,), out, data) for nm, idx in saves}
+        out.grad_fn = Node(op, (edge(a),), saved, _EMPTY, (a.data.shape,), backend, key)
+        out.requires_grad = True
+    return out
+
+
 def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -> Tensor:
     """Update ``target`` in place with ``op(target, *args)`` (``add_``, ``mul_``, …)."""
     if _grad_enabled and target.requires_grad and target.grad_fn is None:
         raise ScriptError("a leaf Variable that requires grad is being used in an in-place operation.")
+    flags = getattr(target.data, "flags", None)
+    if flags is not None and not flags.writeable and target.data.ndim:
+        # NumPy's broadcast views (PyTorch's expanded tensors, e.g. the gradient of a sum that
+        # grad() returns) are read-only: several elements share one memory location
+        raise ScriptError("unsupported operation: more than one element of the written-to tensor "
+                          "refers to a single memory location. Please clone() the tensor before "
+                          "performing the operation.")
     base = target._base
     if _grad_enabled and base is not None and (
         target.requires_grad or any(a.__class__ is Tensor and a.requires_grad for a in args)
@@ -388,6 +444,11 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
     from .backend import view_maps
 
     result = apply(op, (target, *args), params, record=False)
+    if tuple(result.data.shape) != tuple(target.data.shape):
+        raise ScriptError(
+            f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
     fn = result.grad_fn
     _save_original_self(fn, target)
     index, inverse = view_maps(base.backend, base.shape, target._view_fn)
