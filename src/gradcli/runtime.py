@@ -269,7 +269,10 @@ class Interpreter:
         value = self.eval(s.value, scope)
         if isinstance(current, Tensor):
             method = {"+": F.add_, "-": F.sub_, "*": F.mul_, "/": F.div_}[s.op]
-            method(current, value)
+            try:
+                method(current, value)
+            except OverflowError as exc:  # a Python int beyond float range
+                raise ScriptError(str(exc), kind="OverflowError") from None
             return
         self.bind(s.target, _arith(s.op, current, value), scope, top)
 
@@ -353,6 +356,8 @@ class Interpreter:
             right = self.eval(right_e, scope)
             try:
                 result = _COMPARE[op](left, right)
+            except OverflowError as exc:  # a tensor against a Python int beyond float range
+                raise ScriptError(str(exc), kind="OverflowError") from None
             except TypeError:
                 raise ScriptError(f"'{op}' not supported between instances of '{_tname(left)}' "
                                   f"and '{_tname(right)}'", kind="TypeError") from None
@@ -586,6 +591,8 @@ def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter) -> Any
     except TypeError as exc:
         # Only argument-binding errors reach here: built-ins raise ScriptError for bad values.
         raise ScriptError(str(exc).replace("functions.", ""), kind="TypeError") from None
+    except OverflowError as exc:  # a Python int beyond float range as a scalar argument
+        raise ScriptError(str(exc), kind="OverflowError") from None
 
 
 def _assigned(body: tuple) -> set[str]:
