@@ -259,7 +259,7 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             a, b = args
             if a.__class__ is Tensor and b.__class__ is Tensor:
                 return _apply_binary(op, a, b)
-        elif len(args) == 1:
+        elif len(args) == 1 and args[0].__class__ is Tensor:
             return _apply_unary(op, args[0])
     backend = None
     arrays = []

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from . import creation as _creation
 from . import engine as _engine
 from . import ops as O
 from .creation import (  # noqa: F401  (functions is the torch-like namespace: re-exported)
@@ -281,6 +282,11 @@ def _nonempty(t: Tensor, name: str) -> None:
 # --- linear algebra -----------------------------------------------------------------------------
 def matmul(input: Any, other: Any) -> Tensor:
     """``input @ other``, dispatched as PyTorch: dot, mv, mm, or unsqueeze-mm-squeeze."""
+    if input.__class__ is Tensor and other.__class__ is Tensor:  # 2-D @ 2-D, in few calls
+        sa, sb = input.data.shape, other.data.shape
+        if (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]
+                and sa[0] * sb[1] <= _creation.MAX_ELEMENTS):
+            return apply(O.MM, (input, other))
     a, b = _tensor(input, "matmul"), _tensor(other, "matmul", "other", 2)
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
