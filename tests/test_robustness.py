@@ -895,3 +895,59 @@ def test_no_way_out_of_the_language(tmp_path, script, code):
     out.clean()
     assert out.code == code, (out.code, out.stdout)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- what the fuzzer found (each was exit 70, an internal error) ---------------------------------
+@pytest.mark.parametrize("script,kind,words", [
+    ("x = None <= [1]", "TypeError", "'<=' not supported between instances of 'NoneType'"),
+    ("x = ones(2) > 'a'", "TypeError", "not supported between instances of 'Tensor' and 'str'"),
+    ("x = ones(1).sum() == 10**400", "OverflowError", "int too large to convert to float"),
+    ("x = clamp(ones(2), -2.5, 10**400)", "OverflowError", "int too large to convert to float"),
+    ("x = linspace(True, 10**400, 2)", "OverflowError", "int too large to convert to float"),
+    ("x = ones(2)\nx /= -10**400", "OverflowError", "int too large to convert to float"),
+    ("x = full([2], 10**400)", "OverflowError", "int too large to convert to float"),
+    ("x = full([2], 'a')", "TypeError", "fill_value"),
+    ("x = arange(tensor(1e999))", "RuntimeError", "unsupported range"),
+    ("x = ones(3)[::0]", "ValueError", "step must be greater than zero"),
+    ("print(1, sep=1)", "TypeError", "sep must be None or a string, not int"),
+    ("print(1, end=[])", "TypeError", "end must be None or a string, not list"),
+    ("seed(2**64)", "RuntimeError", "Overflow when unpacking long"),
+    ("x = param(1.0)\nx.backward('a')", "TypeError",
+     "gradients can be either Tensors or None, but got str"),
+    ("w = ones(2, 2, requires_grad=True)\nh = (w * 1).unsqueeze(-1)\nh -= zeros(2, 2)",
+     "RuntimeError", "output with shape [2, 2, 1] doesn't match the broadcast shape [2, 2, 2]"),
+    ("w = param([1.0, 2.0])\ng = grad(w.sum(), w)[0]\ng -= 5", "RuntimeError",
+     "more than one element of the written-to tensor refers to a single memory location"),
+])
+def test_fuzzer_findings_are_clean_errors(script, kind, words):
+    """Each input once crashed gradcli (exit 70); now a run-time error of the script, exit 1."""
+    failure(gradcli("run", "-e", script, "--format", "json"), 1, kind, words)
+
+
+@pytest.mark.parametrize("script,expected", [
+    ("x = param(3.0)\ny = x.transpose(0, -1)", {"y": 3.0}),
+    ("x = param(3.0)\ny = x.sum(0)\nz = x.mean(-1, keepdim=True)", {"y": 3.0, "z": 3.0}),
+    ("x = param(3.0)\ny = softmax(x, 0)\nz = log_softmax(x, -1)", {"y": 1.0, "z": 0.0}),
+    ("x = param([[], []])\ny = softmax(x, -1)", {"y": [[], []]}),
+    ("a = param([5.0])\nb = tensor([])\nc = a + b", {"c": []}),
+    ("seed(-1)\nx = rand(1) * 0", {"x": [0.0]}),
+    ("w = param([1.0, 2.0])\ng = grad((w * w).sum(), w)[0]\ng -= 1", {"g": [1.0, 3.0]}),
+])
+def test_fuzzer_findings_that_are_pytorchs_answers(script, expected):
+    """0-d reductions and transposes, empty dimensions, negative seeds: values as PyTorch."""
+    out = gradcli("run", "-e", script, "--format", "json")
+    out.clean()
+    assert out.code == 0, out.stderr
+    bindings = out.doc()["bindings"]
+    assert {k: bindings[k]["data"] for k in expected} == expected
+
+
+def test_the_grad_fn_of_0d_reductions_and_transposes():
+    """The same ops record PyTorch's nodes on 0-d tensors."""
+    out = gradcli("run", "-e", "x = param(3.0)\na = x.transpose(0, -1)\nb = x.sum(0)\n"
+                  "c = softmax(x, 0)\nL = a + b + c\nL.backward()", "--format", "json")
+    assert out.code == 0, out.stderr
+    b = out.doc()["bindings"]
+    assert [b[k]["grad_fn"] for k in "abc"] == ["TransposeBackward0", "SumBackward1",
+                                                 "SoftmaxBackward0"]
+    assert b["x"]["grad"] == 2.0
