@@ -384,6 +384,8 @@ class Interpreter:
             except IndexError:
                 raise ScriptError(f"{type(target).__name__} index out of range",
                                   kind="IndexError") from None
+            except ValueError as exc:  # [a, b][::0]
+                raise ScriptError(str(exc), kind="ValueError") from None
         raise ScriptError(f"'{type(target).__name__}' object is not subscriptable",
                           kind="TypeError")
 
