@@ -909,6 +909,7 @@ def test_no_way_out_of_the_language(tmp_path, script, code):
     ("x = full([2], 'a')", "TypeError", "fill_value"),
     ("x = arange(tensor(1e999))", "RuntimeError", "unsupported range"),
     ("x = ones(3)[::0]", "ValueError", "step must be greater than zero"),
+    ("x = [ones(1), 2.0][::0]", "ValueError", "slice step cannot be zero"),
     ("print(1, sep=1)", "TypeError", "sep must be None or a string, not int"),
     ("print(1, end=[])", "TypeError", "end must be None or a string, not list"),
     ("seed(2**64)", "RuntimeError", "Overflow when unpacking long"),
