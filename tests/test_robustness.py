@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from typer.testing import CliRunner
 
 from gradcli import cli, pipeline
 
