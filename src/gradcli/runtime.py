@@ -273,6 +273,9 @@ class Interpreter:
                 method(current, value)
             except OverflowError as exc:  # a Python int beyond float range
                 raise ScriptError(str(exc), kind="OverflowError") from None
+            except TypeError:  # e.g. NumPy refuses - on the bool tensors comparisons make
+                raise ScriptError(f"unsupported operand type(s) for {s.op}=: 'Tensor' and "
+                                  f"'{_tname(value)}'", kind="TypeError") from None
             return
         self.bind(s.target, _arith(s.op, current, value), scope, top)
 
@@ -352,7 +355,8 @@ class Interpreter:
     def _compare(self, e: P.Compare, scope: dict) -> Any:
         left = self.eval(e.operands[0], scope)
         result: Any = True
-        for op, right_e in zip(e.ops, e.operands[1:]):
+        last = len(e.ops) - 1
+        for i, (op, right_e) in enumerate(zip(e.ops, e.operands[1:])):
             right = self.eval(right_e, scope)
             try:
                 result = _COMPARE[op](left, right)
@@ -361,7 +365,7 @@ class Interpreter:
             except TypeError:
                 raise ScriptError(f"'{op}' not supported between instances of '{_tname(left)}' "
                                   f"and '{_tname(right)}'", kind="TypeError") from None
-            if not self.truth(result):
+            if i < last and not self.truth(result):  # a < b < c is (a < b) and (b < c)
                 return result
             left = right
         return result
