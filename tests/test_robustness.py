@@ -917,6 +917,7 @@ def test_no_way_out_of_the_language(tmp_path, script, code):
      "gradients can be either Tensors or None, but got str"),
     ("w = ones(2, 2, requires_grad=True)\nh = (w * 1).unsqueeze(-1)\nh -= zeros(2, 2)",
      "RuntimeError", "output with shape [2, 2, 1] doesn't match the broadcast shape [2, 2, 2]"),
+    ("b = ones(1) > 0\nb -= b", "TypeError", "unsupported operand type(s) for -="),
     ("w = param([1.0, 2.0])\ng = grad(w.sum(), w)[0]\ng -= 5", "RuntimeError",
      "more than one element of the written-to tensor refers to a single memory location"),
 ])
@@ -941,6 +942,16 @@ def test_fuzzer_findings_that_are_pytorchs_answers(script, expected):
     assert out.code == 0, out.stderr
     bindings = out.doc()["bindings"]
     assert {k: bindings[k]["data"] for k in expected} == expected
+
+
+def test_a_single_comparison_of_a_vector_is_not_a_truth_test():
+    """`m = x > 1.5` is an elementwise comparison; only a chain's links and `if` need a truth
+    value (and say it is ambiguous)."""
+    out = gradcli("run", "-e", "x = param([1.0, 2.0])\nm = x > 1.5", "--format", "json")
+    assert out.code == 0, out.stderr
+    assert out.doc()["bindings"]["m"]["shape"] == [2]
+    for script in ("x = ones(2)\nm = x < 2 < 3", "x = ones(2)\nif x > 0:\n    pass"):
+        failure(gradcli("run", "-e", script, "--format", "json"), 1, "RuntimeError", "ambiguous")
 
 
 def test_the_grad_fn_of_0d_reductions_and_transposes():
