@@ -612,7 +612,7 @@ def run_cli(args: list[str], stdin: bytes = b"", timeout: float = 10.0,
     ``reuse`` builds the Typer command once for the whole process (see ``reuse_command``): for
     campaigns, not for test sessions that also test the command line itself.
     """
-    from click.testing import CliRunner
+    from typer.testing import CliRunner
 
     from gradcli import cli
 

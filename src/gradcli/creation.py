@@ -167,6 +167,8 @@ def arange(start: float, end: float | None = None, step: float = 1,
         start, end = 0, start
     if step == 0:
         raise ScriptError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise ScriptError("upper bound and lower bound inconsistent with step sign")
     try:
         n = builtins.max(0, math.ceil((end - start) / step))
     except (OverflowError, ValueError):  # an inf or nan bound or step

@@ -122,6 +122,8 @@ class Tensor:
         return self.data.shape[0]
 
     def __repr__(self) -> str:
+        if getattr(self.data, "dtype", None) is not None and str(self.data.dtype) == "bool":
+            return _bool_repr(self)
         from .backend import to_host
         from .reprs import format_tensor
 
@@ -192,3 +194,23 @@ class Tensor:
         from .autograd import backward
 
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
+
+
+def _bool_repr(t: Tensor) -> str:
+    """A comparison's result as PyTorch prints it: ``tensor([ True, False])``."""
+    from .backend import to_host
+
+    host = to_host(t.data)
+    if host.ndim == 0:
+        return f"tensor({bool(host)})"
+    width = 5 if not host.all() else 4
+    indent = " " * len("tensor(")
+
+    def block(a: Any, depth: int) -> str:
+        if a.ndim == 1:
+            return "[" + ", ".join(str(bool(v)).rjust(width) for v in a) + "]"
+        sep = "," + "\n" * (a.ndim - 1) + indent + " " * (depth + 1)
+        return "[" + sep.join(block(row, depth + 1) for row in a) + "]"
+
+    return f"tensor({block(host, 0)})"
+

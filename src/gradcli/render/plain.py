@@ -100,6 +100,7 @@ def type_text(v: Any) -> str:
 
 
 # -- diagnostics ----------------------------------------------------------------------------------
+EXCERPT_WIDTH = 100  # characters of a source line shown around the error
 def source_excerpt(source: str | None, span: Any) -> list[str]:
     """The span's source line, indented by four, and a caret line ``^~~~`` under the span."""
     if source is None or span is None:
@@ -111,6 +112,12 @@ def source_excerpt(source: str | None, span: Any) -> list[str]:
     col = max(1, span.column)
     end = span.end_column if span.end_line == span.line else len(text) + 1
     width = max(1, min(end, len(text) + 1) - col)
+    if len(text) > EXCERPT_WIDTH:  # a long (generated) line: show a window around the column
+        start = max(0, min(col - 1 - EXCERPT_WIDTH // 3, len(text) - EXCERPT_WIDTH))
+        text = ("…" if start else "") + text[start:start + EXCERPT_WIDTH] + (
+            "…" if start + EXCERPT_WIDTH < len(text) else "")
+        col = col - start + (1 if start else 0)
+        width = max(1, min(width, EXCERPT_WIDTH - col + 2))
     return ["    " + text.rstrip(), "    " + " " * (col - 1) + "^" + "~" * (width - 1)]
 
 

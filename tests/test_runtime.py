@@ -1,0 +1,104 @@
+"""The runtime's own rules (SPEC §2.4, §3): literals, --wrt, --set, scopes, history, hints."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from gradcli import pipeline
+from gradcli.engine import Tensor
+from gradcli.errors import UsageError
+from gradcli.render.plain import source_excerpt
+
+
+def run(source: str, **kw):
+    return pipeline.run(source, filename="t.grad", **kw)
+
+
+def test_bare_literal_assignment_makes_a_leaf_and_literals_in_expressions_stay_numbers():
+    r = run("a = 1\nb = [1.0, -2.0]\nc = -[3, 4]\nd = 2 * 3\ne = 1 - a\n")
+    assert isinstance(r.bindings["a"], Tensor) and r.bindings["a"].is_leaf
+    assert r.bindings["c"].data.tolist() == [-3.0, -4.0]
+    assert r.bindings["d"] == 6 and not isinstance(r.bindings["d"], Tensor)
+    assert r.bindings["e"].grad_fn is None  # nothing requires grad: no graph is recorded
+
+
+def test_wrt_marks_leaves_at_binding_time_even_intermediates():
+    src = "x1 = 1; w1 = 1\nx3 = w1 * x1\nL = 1 - x3\n"
+    r = run(src, wrt=("x3",))
+    assert r.bindings["x3"].requires_grad and r.bindings["x3"].is_leaf
+    assert r.bindings["L"].grad_fn.name == "RsubBackward1"
+    assert [t.item() for t in r.grad("L", ["x3"])] == [-1.0]
+
+
+def test_wrt_does_not_mark_bindings_inside_functions_and_unused_gets_zero():
+    src = "def f():\n    w = 2\n    return w * 3\nw = 5\ny = f()\n"
+    r = run(src, wrt=("w",))
+    assert not r.bindings["y"].requires_grad
+    assert [t.item() for t in r.grad("y", ["w"])] == [0.0]
+
+
+def test_set_replaces_the_literal_and_unknown_names_are_usage_errors():
+    r = run("w = 2\ny = w ** 3\n", wrt=("w",), overrides={"w": 3})
+    assert r.grad("y", ["w"])[0].item() == 27.0
+    with pytest.raises(UsageError, match="no assignment of a literal to 'q'"):
+        run("w = 2\n", overrides={"q": 1})
+
+
+def test_seed_makes_random_values_repeatable():
+    a = run("x = randn(3)\n", seed=5).bindings["x"].data.tolist()
+    b = run("x = randn(3)\n", seed=5).bindings["x"].data.tolist()
+    c = run("x = randn(3)\n", seed=6).bindings["x"].data.tolist()
+    assert a == b != c
+
+
+def test_function_scope_is_pythons():
+    r = run("w = 1\ndef f():\n    w += 1\n    return w\ny = f()\n")
+    assert r.error.kind == "UnboundLocalError" and r.error.span.line == 3
+
+
+def test_binding_history_and_last_assigned():
+    r = run("y = param(1.0)\ny = y * 2\ny = y + 1\nz = 0\n")
+    assert len(r.history["y"]) == 3 and r.last_assigned == "z"
+
+
+def test_if_on_a_one_element_tensor_and_loop_variable_is_an_int():
+    r = run("x = param(2.0)\nfor i in range(3):\n    if x > 1:\n        x = x * 2\n")
+    assert r.bindings["i"] == 2 and r.bindings["x"].item() == 16.0
+
+
+def test_comparison_of_a_vector_prints_bools_as_pytorch():
+    r = run("x = [1.0, -1.0]\nprint(x > 0)\nprint(x[0] > 0)\n")
+    assert r.prints == ["tensor([ True, False])", "tensor(True)"]
+
+
+def test_retain_graph_hint_names_the_backward_that_freed_the_graph():
+    r = run("a = param([1.0, 2.0])\nc = (a * 2).sum()\nc.backward()\nc.backward()\n")
+    assert r.error.span.line == 4
+    assert r.error.hint == "call c.backward(retain_graph=True) on line 3 to keep the saved tensors"
+
+
+def test_nonfinite_gradients_come_without_numpy_warnings():
+    r = run("x = param([0.0, 4.0])\ny = sqrt(x).sum()\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = r.grad("y", ["x"])[0]
+    assert g.data.tolist()[0] == float("inf")
+    m = run("x = tensor([])\ny = x.mean()\n")
+    assert m.error is None and m.warnings == []
+
+
+def test_arange_with_a_step_of_the_wrong_sign_is_pytorchs_error():
+    r = run("x = arange(0, 5, -1)\n")
+    assert r.error.message == "upper bound and lower bound inconsistent with step sign"
+
+
+def test_a_long_source_line_is_clipped_around_the_error():
+    from gradcli.errors import Span
+
+    line = "x = " + "1 + " * 5000 + "y"
+    col = len(line)
+    text, caret = source_excerpt(line, Span(1, col, 1, col + 1))
+    assert len(text) < 120 and text.rstrip().endswith("y")
+    assert caret.index("^") == text.rstrip().index("y")
