@@ -10,8 +10,9 @@ from __future__ import annotations
 import gc
 import sys
 import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from . import autograd, engine
 from . import functions as F
@@ -21,12 +22,12 @@ from .backend import quiet
 from .builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS, Size, display
 from .engine import Tensor
 from .errors import GradcliError, ScriptError, Span
+from .hints import did_you_mean, hint_for
+from .operators import COMPARE, arith, check_list, literal, tname
+from .recording import Record, Recorder
 
 MAX_STEPS = 1_000_000
 MAX_CALL_DEPTH = 200
-MAX_INT_BITS = 14_000  # about 4,200 digits: Python converts at most 4,300 to text
-MAX_SEQUENCE = 1_000_000  # characters of a string, elements of a (flattened) list
-MAX_LIST_DEPTH = 100
 
 
 @dataclass
@@ -36,19 +37,6 @@ class Warning_:
     message: str
     span: Span | None
     kind: str = "UserWarning"
-
-
-@dataclass
-class Record:
-    """One tensor state the run produced: a leaf, an op's result, or an in-place update."""
-
-    tensor: Tensor
-    op: str | None  # op table name, None for a leaf
-    grad_fn: str | None
-    inputs: tuple[int | None, ...]  # record ids; None for a plain number argument
-    span: Span | None
-    node: Any = None  # the engine Node created (grad_fn), for saved-tensor listings
-    data: Any = None  # the values of an older state that an in-place update overwrote
 
 
 @dataclass
@@ -115,9 +103,9 @@ class Interpreter:
         self.globals: dict[str, Any] = {}
         self.result = RunResult(program, backend)
         self.span: Span | None = None
-        self._record_ids: dict[int, int] = {}
+        self.recorder = Recorder(self) if record else None
         if record:
-            self.result.records = []
+            self.result.records = self.recorder.records
 
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -125,7 +113,7 @@ class Interpreter:
         F.set_backend(self.backend)
         tensor_module._warned_once.clear()  # a run is a fresh process for PyTorch's warn-once
         prev_recorder = engine.recorder
-        engine.recorder = self._record if self.result.records is not None else None
+        engine.recorder = self.recorder.record if self.recorder is not None else None
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 20_000))
         # NOTE: a run builds a graph of many small objects that stay alive until backward and
@@ -145,7 +133,7 @@ class Interpreter:
                 except GradcliError as err:
                     self.result.error = err.at(self.span)
                     if err.hint is None:
-                        err.hint = self._hint(err)
+                        err.hint = hint_for(err, self.program.source)
                 except RecursionError:
                     self.result.error = ScriptError(
                         "maximum recursion depth exceeded", kind="RecursionError", span=self.span)
@@ -157,31 +145,6 @@ class Interpreter:
             if gc_was:
                 gc.enable()
         return self.result
-
-    def _hint(self, err: GradcliError) -> str | None:
-        """A suggestion for the autograd errors learners meet most."""
-        msg = err.message
-        freed_by = getattr(err, "freed_by", None)
-        if msg.startswith("Trying to backward through the graph a second time") and freed_by:
-            line = self.program.source.splitlines()[freed_by.line - 1]
-            text = line[freed_by.column - 1:freed_by.end_column - 1 if
-                        freed_by.end_line == freed_by.line else None].strip()
-            if text.endswith(".backward()"):
-                fixed = text[:-1] + "retain_graph=True)"
-                return f"call {fixed} on line {freed_by.line} to keep the saved tensors"
-            return (f"pass retain_graph=True to the call on line {freed_by.line} to keep the "
-                    "saved tensors")
-        if msg.startswith("one of the variables needed for gradient computation"):
-            return ("a tensor saved for backward was changed in place afterwards; write the "
-                    "update out of place (y = y + 1) or update a clone()")
-        if msg.startswith("a leaf Variable that requires grad"):
-            return "update parameters inside `with no_grad():`, as optimizers do"
-        if msg.startswith("grad can be implicitly created only for scalar"):
-            return "reduce to a scalar first (y.sum().backward()) or pass gradient=ones_like(y)"
-        if msg.startswith("element 0 of tensors does not require grad"):
-            return ("nothing it depends on requires grad: use param(...), requires_grad=True, "
-                    "or --wrt NAME")
-        return None
 
     def _drain(self) -> None:
         for w in self._caught:
@@ -215,7 +178,7 @@ class Interpreter:
             if s.literal and s.target in self.overrides:
                 value = F.tensor(self.overrides[s.target])
             elif s.literal:
-                value = F.tensor(_literal(s.value))
+                value = F.tensor(literal(s.value))
             else:
                 value = self.eval(s.value, scope)
             self.bind(s.target, value, scope, top)
@@ -260,9 +223,9 @@ class Interpreter:
         scope[name] = value
         if name in self.wrt and isinstance(value, Tensor) and value.is_leaf:
             value.requires_grad_(True)
-        if self.result.records is not None:
+        if self.recorder is not None:
             for t in iter_tensors(value):
-                self._ensure_record(t)
+                self.recorder.ensure(t)
         self.result.history.setdefault(name, []).append(value)
         self.result.bindings[name] = value
         self.result.last_assigned = name
@@ -278,9 +241,9 @@ class Interpreter:
                 raise ScriptError(str(exc), kind="OverflowError") from None
             except TypeError:  # e.g. NumPy refuses - on the bool tensors comparisons make
                 raise ScriptError(f"unsupported operand type(s) for {s.op}=: 'Tensor' and "
-                                  f"'{_tname(value)}'", kind="TypeError") from None
+                                  f"'{tname(value)}'", kind="TypeError") from None
             return
-        self.bind(s.target, _arith(s.op, current, value), scope, top)
+        self.bind(s.target, arith(s.op, current, value), scope, top)
 
     def _for(self, s: P.For, scope: dict, top: bool) -> None:
         args = [self.eval(a, scope) for a in s.args]
@@ -310,7 +273,7 @@ class Interpreter:
         if name in BUILTINS:
             return BUILTINS[name]
         raise ScriptError(f"name '{name}' is not defined", kind="NameError", span=span,
-                          hint=_did_you_mean(name, [*scope, *self.globals, *BUILTINS]))
+                          hint=did_you_mean(name, [*scope, *self.globals, *BUILTINS]))
 
     def truth(self, value: Any) -> bool:
         """Python truthiness; a one-element tensor by its value."""
@@ -327,7 +290,7 @@ class Interpreter:
         if cls is P.Number or cls is P.String:
             return e.value
         if cls is P.Binary:
-            return _arith(e.op, self.eval(e.left, scope), self.eval(e.right, scope))
+            return arith(e.op, self.eval(e.left, scope), self.eval(e.right, scope))
         if cls is P.Call:
             return self._call(e, scope)
         if cls is P.Attribute:
@@ -341,7 +304,7 @@ class Interpreter:
                                   kind="TypeError")
             return -v if e.op == "-" else v
         if cls is P.ListExpr:
-            return _check_list([self.eval(i, scope) for i in e.items])
+            return check_list([self.eval(i, scope) for i in e.items])
         if cls is P.Subscript:
             return self._subscript(e, scope)
         if cls is P.Compare:
@@ -362,12 +325,12 @@ class Interpreter:
         for i, (op, right_e) in enumerate(zip(e.ops, e.operands[1:])):
             right = self.eval(right_e, scope)
             try:
-                result = _COMPARE[op](left, right)
+                result = COMPARE[op](left, right)
             except OverflowError as exc:  # a tensor against a Python int beyond float range
                 raise ScriptError(str(exc), kind="OverflowError") from None
             except TypeError:
-                raise ScriptError(f"'{op}' not supported between instances of '{_tname(left)}' "
-                                  f"and '{_tname(right)}'", kind="TypeError") from None
+                raise ScriptError(f"'{op}' not supported between instances of '{tname(left)}' "
+                                  f"and '{tname(right)}'", kind="TypeError") from None
             if i < last and not self.truth(result):  # a < b < c is (a < b) and (b < c)
                 return result
             left = right
@@ -411,7 +374,7 @@ class Interpreter:
             if attr in TENSOR_METHODS:
                 return getattr(obj, attr)
             raise ScriptError(f"'Tensor' object has no attribute '{attr}'", kind="AttributeError",
-                              span=span, hint=_did_you_mean(attr, [*TENSOR_ATTRIBUTES,
+                              span=span, hint=did_you_mean(attr, [*TENSOR_ATTRIBUTES,
                                                                    *TENSOR_METHODS]))
         raise ScriptError(f"'{type(obj).__name__}' object has no attribute '{attr}'",
                           kind="AttributeError", span=span)
@@ -452,143 +415,6 @@ class Interpreter:
             self.span = caller_span
         return None
 
-    # -- graph records --------------------------------------------------------------------------
-    def _ensure_record(self, t: Tensor) -> int:
-        rid = self._record_ids.get(id(t))
-        if rid is None:
-            rid = self._add_record(t, None, (), None)
-        return rid
-
-    def _add_record(self, t: Tensor, op: Any, inputs: tuple, node: Any) -> int:
-        records = self.result.records
-        records.append(Record(t, op.name if op is not None else None,
-                              node.name if node is not None else None, inputs, self.span, node))
-        rid = len(records) - 1
-        self._record_ids[id(t)] = rid
-        return rid
-
-    def _record(self, out: Tensor, op: Any, args: tuple, inplace: bool) -> None:
-        inputs = tuple(self._ensure_record(a) if isinstance(a, Tensor) else None for a in args)
-        if inplace:  # keep the values the update is about to overwrite
-            old = self.result.records[inputs[0]]
-            old.data = self.backend.xp.asarray(out.data, copy=True)
-        self._add_record(out, op, inputs, out.grad_fn if out.requires_grad else None)
-
-
-_COMPARE = {
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-}
-
-
-def _arith(op: str, a: Any, b: Any) -> Any:
-    """A binary operator with Python/PyTorch semantics and script-level errors."""
-    _check_operands(op, a, b)
-    result = _arith_unchecked(op, a, b)
-    if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
-        raise _int_too_large()
-    if result.__class__ is list:
-        _check_list(result)
-    return result
-
-
-def _check_operands(op: str, a: Any, b: Any) -> None:
-    """Refuse, before computing it, an int, string or list too large to use (SPEC §6)."""
-    if op == "*" and a.__class__ is int and b.__class__ is int:
-        if a.bit_length() + b.bit_length() - 1 > MAX_INT_BITS:
-            raise _int_too_large()
-    elif op == "**" and a.__class__ is int and b.__class__ is int and b > 0:
-        if (abs(a).bit_length() - 1) * b > MAX_INT_BITS:
-            raise _int_too_large()
-    elif op == "*" and isinstance(a, (int, str, list)) and isinstance(b, (int, str, list)):
-        seq, n = (a, b) if isinstance(b, int) else (b, a)
-        if isinstance(seq, (str, list)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
-            raise _too_long(len(seq) * n)
-    elif op == "+" and isinstance(a, (str, list)) and isinstance(b, (str, list)):
-        if len(a) + len(b) > MAX_SEQUENCE:
-            raise _too_long(len(a) + len(b))
-
-
-def _int_too_large() -> ScriptError:
-    return ScriptError(f"integer too large (over {MAX_INT_BITS:,} bits, about 4,200 digits)",
-                       kind="OverflowError", hint="use floats (2.0 ** 100000 is inf)")
-
-
-def _too_long(n: int) -> ScriptError:
-    return ScriptError(f"a string or list of {n:,} elements is over the limit of "
-                       f"{MAX_SEQUENCE:,}", kind="MemoryError")
-
-
-def _check_list(value: list) -> list:
-    """Bound the nesting depth and the flattened size of a list built at run time (SPEC §6).
-
-    Lists inside ``value`` were checked when they were built, so the walk recurses at most
-    ``MAX_LIST_DEPTH`` deep; it visits each distinct list once, however often it is shared.
-    """
-    seen: dict[int, tuple[int, int]] = {}
-
-    def measure(v: list) -> tuple[int, int]:
-        known = seen.get(id(v))
-        if known is not None:
-            return known
-        depth, size = 1, len(v)
-        for item in v:
-            if item.__class__ is list:
-                d, n = measure(item)
-                depth, size = max(depth, d + 1), size + n
-        seen[id(v)] = (depth, size)
-        return depth, size
-
-    depth, size = measure(value)
-    if depth > MAX_LIST_DEPTH:
-        raise ScriptError(f"lists nested deeper than {MAX_LIST_DEPTH}", kind="RecursionError")
-    if size > MAX_SEQUENCE:
-        raise _too_long(size)
-    return value
-
-
-def _arith_unchecked(op: str, a: Any, b: Any) -> Any:
-    try:
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op == "/":
-            return a / b
-        if op == "**":
-            if isinstance(a, int) and isinstance(b, int) and abs(b) > 10_000 and abs(a) > 1:
-                raise ScriptError("integer power too large", kind="OverflowError")
-            return a ** b
-        if op == "@":
-            return a @ b
-    except ZeroDivisionError:
-        raise ScriptError("division by zero", kind="ZeroDivisionError") from None
-    except OverflowError as exc:
-        raise ScriptError(str(exc.args[-1] if exc.args else exc), kind="OverflowError") from None
-    except TypeError:
-        raise ScriptError(f"unsupported operand type(s) for {op}: '{_tname(a)}' and "
-                          f"'{_tname(b)}'", kind="TypeError") from None
-    raise ScriptError(f"unknown operator {op}")  # pragma: no cover
-
-
-def _literal(e: Any) -> Any:
-    """The numbers of a bare literal (SPEC §2.4); a leading minus negates every element."""
-    if e.__class__ is P.Number:
-        return e.value
-    if e.__class__ is P.Unary:
-        v = _literal(e.operand)
-        return _negate(v) if e.op == "-" else v
-    return [_literal(i) for i in e.items]
-
-
-def _negate(v: Any) -> Any:
-    return [_negate(x) for x in v] if isinstance(v, list) else -v
-
-
-def _tname(v: Any) -> str:
-    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
 
 
 def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter) -> Any:
@@ -624,14 +450,6 @@ def _assigned(body: tuple) -> set[str]:
     return names
 
 
-def _did_you_mean(name: str, candidates: Any) -> str | None:
-    import difflib
-
-    close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("__")],
-                                      n=1)
-    return f"did you mean '{close[0]}'?" if close else None
-
-
 def iter_tensors(value: Any) -> Iterator[Tensor]:
     """Tensors inside a binding value (a tensor or a list from grad())."""
     if isinstance(value, Tensor):
@@ -641,4 +459,4 @@ def iter_tensors(value: Any) -> Iterator[Tensor]:
             yield from iter_tensors(v)
 
 
-__all__ = ["Interpreter", "RunResult", "Record", "display"]
+__all__ = ["Interpreter", "Record", "RunResult", "display"]

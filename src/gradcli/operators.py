@@ -1,0 +1,133 @@
+"""Python's operators on a script's values: numbers, lists, strings and tensors.
+
+Plain values follow Python, tensors PyTorch (through their operators); both with the limits of
+SPEC §6 on what a script may build (huge ints, long lists) and script-level errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import program as P
+from .errors import ScriptError
+from .tensor import Tensor
+
+MAX_INT_BITS = 14_000  # about 4,200 digits: Python converts at most 4,300 to text
+MAX_SEQUENCE = 1_000_000  # characters of a string, elements of a (flattened) list
+MAX_LIST_DEPTH = 100
+
+
+COMPARE = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+
+def arith(op: str, a: Any, b: Any) -> Any:
+    """A binary operator with Python/PyTorch semantics and script-level errors."""
+    check_operands(op, a, b)
+    result = _arith_unchecked(op, a, b)
+    if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
+        raise _int_too_large()
+    if result.__class__ is list:
+        check_list(result)
+    return result
+
+
+def check_operands(op: str, a: Any, b: Any) -> None:
+    """Refuse, before computing it, an int, string or list too large to use (SPEC §6)."""
+    if op == "*" and a.__class__ is int and b.__class__ is int:
+        if a.bit_length() + b.bit_length() - 1 > MAX_INT_BITS:
+            raise _int_too_large()
+    elif op == "**" and a.__class__ is int and b.__class__ is int and b > 0:
+        if (abs(a).bit_length() - 1) * b > MAX_INT_BITS:
+            raise _int_too_large()
+    elif op == "*" and isinstance(a, (int, str, list)) and isinstance(b, (int, str, list)):
+        seq, n = (a, b) if isinstance(b, int) else (b, a)
+        if isinstance(seq, (str, list)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
+            raise _too_long(len(seq) * n)
+    elif (op == "+" and isinstance(a, (str, list)) and isinstance(b, (str, list))
+          and len(a) + len(b) > MAX_SEQUENCE):
+        raise _too_long(len(a) + len(b))
+
+
+def _int_too_large() -> ScriptError:
+    return ScriptError(f"integer too large (over {MAX_INT_BITS:,} bits, about 4,200 digits)",
+                       kind="OverflowError", hint="use floats (2.0 ** 100000 is inf)")
+
+
+def _too_long(n: int) -> ScriptError:
+    return ScriptError(f"a string or list of {n:,} elements is over the limit of "
+                       f"{MAX_SEQUENCE:,}", kind="MemoryError")
+
+
+def check_list(value: list) -> list:
+    """Bound the nesting depth and the flattened size of a list built at run time (SPEC §6).
+
+    Lists inside ``value`` were checked when they were built, so the walk recurses at most
+    ``MAX_LIST_DEPTH`` deep; it visits each distinct list once, however often it is shared.
+    """
+    seen: dict[int, tuple[int, int]] = {}
+
+    def measure(v: list) -> tuple[int, int]:
+        known = seen.get(id(v))
+        if known is not None:
+            return known
+        depth, size = 1, len(v)
+        for item in v:
+            if item.__class__ is list:
+                d, n = measure(item)
+                depth, size = max(depth, d + 1), size + n
+        seen[id(v)] = (depth, size)
+        return depth, size
+
+    depth, size = measure(value)
+    if depth > MAX_LIST_DEPTH:
+        raise ScriptError(f"lists nested deeper than {MAX_LIST_DEPTH}", kind="RecursionError")
+    if size > MAX_SEQUENCE:
+        raise _too_long(size)
+    return value
+
+
+def _arith_unchecked(op: str, a: Any, b: Any) -> Any:
+    try:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            return a / b
+        if op == "**":
+            if isinstance(a, int) and isinstance(b, int) and abs(b) > 10_000 and abs(a) > 1:
+                raise ScriptError("integer power too large", kind="OverflowError")
+            return a ** b
+        if op == "@":
+            return a @ b
+    except ZeroDivisionError:
+        raise ScriptError("division by zero", kind="ZeroDivisionError") from None
+    except OverflowError as exc:
+        raise ScriptError(str(exc.args[-1] if exc.args else exc), kind="OverflowError") from None
+    except TypeError:
+        raise ScriptError(f"unsupported operand type(s) for {op}: '{tname(a)}' and "
+                          f"'{tname(b)}'", kind="TypeError") from None
+    raise ScriptError(f"unknown operator {op}")  # pragma: no cover
+
+
+def literal(e: Any) -> Any:
+    """The numbers of a bare literal (SPEC §2.4); a leading minus negates every element."""
+    if e.__class__ is P.Number:
+        return e.value
+    if e.__class__ is P.Unary:
+        v = literal(e.operand)
+        return _negate(v) if e.op == "-" else v
+    return [literal(i) for i in e.items]
+
+
+def _negate(v: Any) -> Any:
+    return [_negate(x) for x in v] if isinstance(v, list) else -v
+
+
+def tname(v: Any) -> str:
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__

@@ -1,0 +1,58 @@
+"""Graph records for listings: every tensor state a run produced, with its op and inputs.
+
+Only ``graph`` and ``dot`` record (``run --format json`` and ``grad`` do not pay for it). The
+records hold the tensors, so numbering is stable and never by ``id()`` alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import Span
+from .tensor import Tensor
+
+
+@dataclass
+class Record:
+    """One tensor state the run produced: a leaf, an op's result, or an in-place update."""
+
+    tensor: Tensor
+    op: str | None  # op table name, None for a leaf
+    grad_fn: str | None
+    inputs: tuple[int | None, ...]  # record ids; None for a plain number argument
+    span: Span | None
+    node: Any = None  # the engine Node created (grad_fn), for saved-tensor listings
+    data: Any = None  # the values of an older state that an in-place update overwrote
+
+
+class Recorder:
+    """Collects ``Record``s as the engine reports ops; ids are positions in ``records``."""
+
+    def __init__(self, interp: Any) -> None:
+        self.interp = interp  # for the current statement's span and the backend
+        self.records: list[Record] = []
+        self.ids: dict[int, int] = {}  # id(tensor) -> its latest record (tensors are kept alive)
+
+    def ensure(self, t: Tensor) -> int:
+        """The record id of ``t``'s current state, adding a leaf record if it has none."""
+        rid = self.ids.get(id(t))
+        if rid is None:
+            rid = self._add(t, None, (), None)
+        return rid
+
+    def _add(self, t: Tensor, op: Any, inputs: tuple, node: Any) -> int:
+        records = self.records
+        records.append(Record(t, op.name if op is not None else None,
+                              node.name if node is not None else None, inputs, self.interp.span, node))
+        rid = len(records) - 1
+        self.ids[id(t)] = rid
+        return rid
+
+    def record(self, out: Tensor, op: Any, args: tuple, inplace: bool) -> None:
+        """The engine's hook: one op produced ``out`` (or updated it in place) from ``args``."""
+        inputs = tuple(self.ensure(a) if isinstance(a, Tensor) else None for a in args)
+        if inplace:  # keep the values the update is about to overwrite
+            old = self.records[inputs[0]]
+            old.data = self.interp.backend.xp.asarray(out.data, copy=True)
+        self._add(out, op, inputs, out.grad_fn if out.requires_grad else None)
