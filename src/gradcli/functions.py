@@ -249,28 +249,25 @@ def _reduce(whole: Any, by_dim: Any, input: Tensor, dim: Any, keepdim: bool) -> 
     return apply(by_dim, (input,), {"dim": dims, "keepdim": bool(keepdim)})
 
 
-def max(input: Any, *rest: Any) -> Tensor:
-    """Largest element (MaxBackward1); ``max(a, b)`` of two tensors is ``maximum``."""
-    if rest and rest[0].__class__ is Tensor:
-        return maximum(input, rest[0])
-    if rest:
-        raise ScriptError("max(x, dim) is not supported; use max(x) or maximum(a, b)",
-                          kind="TypeError")
-    _tensor(input, "max")
-    _nonempty(input, "max")
-    return apply(O.MAX, (input,))
+def _extreme(op: Any, pairwise: Any, name: str, word: str) -> Any:
+    def fn(input: Any, *rest: Any) -> Tensor:
+        if rest and rest[0].__class__ is Tensor:
+            return pairwise(input, rest[0])
+        if rest:
+            raise ScriptError(f"{name}(x, dim) is not supported; use {name}(x) or "
+                              f"{pairwise.__name__}(a, b)", kind="TypeError")
+        _tensor(input, name)
+        _nonempty(input, name)
+        return apply(op, (input,))
+
+    fn.__name__ = name
+    fn.__doc__ = (f"{word} element ({op.grad_fn}); ``{name}(a, b)`` of two tensors is "
+                  f"``{pairwise.__name__}``.")
+    return fn
 
 
-def min(input: Any, *rest: Any) -> Tensor:
-    """Smallest element (MinBackward1); ``min(a, b)`` of two tensors is ``minimum``."""
-    if rest and rest[0].__class__ is Tensor:
-        return minimum(input, rest[0])
-    if rest:
-        raise ScriptError("min(x, dim) is not supported; use min(x) or minimum(a, b)",
-                          kind="TypeError")
-    _tensor(input, "min")
-    _nonempty(input, "min")
-    return apply(O.MIN, (input,))
+max = _extreme(O.MAX, maximum, "max", "Largest")
+min = _extreme(O.MIN, minimum, "min", "Smallest")
 
 
 def _nonempty(t: Tensor, name: str) -> None:
