@@ -705,3 +705,10 @@ def test_startup_imports_stay_small():
     assert "gradcli.engine" in grad_imports  # the measurement sees real imports
     for heavy in ("pydantic", "rich"):
         assert f" {heavy}\n" not in grad_imports and f" {heavy}." not in grad_imports, heavy
+
+
+def test_shell_completion_script_is_offered():
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "--show-completion", "bash"],
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": SRC})
+    assert proc.returncode == 0 and "_GRADCLI_COMPLETE" in proc.stdout

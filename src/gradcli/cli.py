@@ -62,7 +62,7 @@ Exit codes: 0 ok, 1 the script failed, 2 usage error, 3 syntax error, 4 check mi
 
 app = typer.Typer(
     name="gradcli", help="Run tiny Python-flavoured scripts and see PyTorch's autograd graph.",
-    epilog=EPILOG, rich_markup_mode=None, pretty_exceptions_enable=False, add_completion=False,
+    epilog=EPILOG, rich_markup_mode=None, pretty_exceptions_enable=False, add_completion=True,
     no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]})
 
 # -- shared options, declared once ----------------------------------------------------------------
