@@ -31,6 +31,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gradcli import cli, pipeline
+from gradcli.program import MAX_EXPR_DEPTH
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = str(ROOT / "src")
@@ -312,7 +313,7 @@ def test_a_deep_expression_has_a_plain_diagnostic():
     """The plain form names the file, line and column, and the limit."""
     out = gradcli("run", "-e", _deep("parens"), "--format", "plain")
     assert out.code == 3
-    assert out.stderr.startswith("<eval>:1:") and "limit 200" in out.stderr
+    assert out.stderr.startswith("<eval>:1:") and f"limit {MAX_EXPR_DEPTH}" in out.stderr
     out.clean()
 
 

@@ -11,6 +11,7 @@ import pytest
 from gradcli import grammar, syntax
 from gradcli import program as P
 from gradcli.errors import ScriptSyntaxError
+from gradcli.program import MAX_EXPR_DEPTH
 from gradcli.syntax import parse, parse_bytes
 
 
@@ -435,19 +436,20 @@ def test_error_reports_the_first_problem_in_source_order() -> None:
         "x = " + "+".join(["a"] * 5000),
         "x = a" + ".b" * 5000,
         "x = f" + "()" * 5000,
-        "x = [" + ",\n".join(["-" * 300 + "1"]) + "]",
+        "x = [" + ",\n".join(["-" * (MAX_EXPR_DEPTH + 100) + "1"]) + "]",
     ],
 )
 def test_deep_expressions_are_rejected_clearly(text: str) -> None:
     err = error(text)
-    assert err.message == "expression nested too deeply (limit 200)"
+    assert err.message == f"expression nested too deeply (limit {MAX_EXPR_DEPTH})"
 
 
 def test_depth_limit_is_exact() -> None:
-    parse("x = " + "(" * 200 + "1" + ")" * 200)
-    parse("x = " + "-" * 199 + "1")  # 199 minus signs and the number: depth 200
-    assert "too deeply" in error("x = " + "(" * 201 + "1" + ")" * 201).message
-    assert "too deeply" in error("x = " + "-" * 200 + "1").message
+    n = MAX_EXPR_DEPTH
+    parse("x = " + "(" * n + "1" + ")" * n)
+    parse("x = " + "-" * (n - 1) + "1")  # n - 1 minus signs and the number: depth n
+    assert "too deeply" in error("x = " + "(" * (n + 1) + "1" + ")" * (n + 1)).message
+    assert "too deeply" in error("x = " + "-" * n + "1").message
 
 
 def test_deep_blocks_are_rejected_clearly() -> None:

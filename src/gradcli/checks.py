@@ -190,12 +190,21 @@ def number_value(t: tuple) -> int | float:
 
 
 def is_literal(e: Any) -> bool:
-    """True for a number or a (nested) list of numbers, with unary signs (SPEC §2.4)."""
-    t = type(e)
-    if t is Number:
-        return type(e.value) is int or type(e.value) is float
-    if t is Unary:
-        return e.op != "not" and is_literal(e.operand)
-    if t is ListExpr:
-        return all(is_literal(item) for item in e.items)
-    return False
+    """True for a number or a (nested) list of numbers, with unary signs (SPEC §2.4).
+
+    Iterative: it runs before the depth check, on expressions of any depth.
+    """
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is Number:
+            if type(node.value) is not int and type(node.value) is not float:
+                return False
+        elif t is Unary and node.op != "not":
+            stack.append(node.operand)
+        elif t is ListExpr:
+            stack.extend(node.items)
+        else:
+            return False
+    return True

@@ -12,6 +12,7 @@ from .engine import Tensor
 from .errors import ScriptError
 
 MAX_ELEMENTS = 50_000_000
+MAX_DIMS = 64
 _backend: Any = None
 
 
@@ -84,8 +85,9 @@ def tensor(data: Any, requires_grad: bool = False) -> Tensor:
     be = current_backend()
     if data.__class__ is Tensor:
         data = data.data
-    else:
-        _check_literal(data)
+    elif len(_check_literal(data)) > MAX_DIMS:
+        raise ScriptError(f"a tensor can have at most {MAX_DIMS} dimensions (NumPy's limit)",
+                          kind="ValueError")
     return _leaf(be.asarray(data), requires_grad)
 
 
