@@ -102,3 +102,9 @@ def test_a_long_source_line_is_clipped_around_the_error():
     text, caret = source_excerpt(line, Span(1, col, 1, col + 1))
     assert len(text) < 120 and text.rstrip().endswith("y")
     assert caret.index("^") == text.rstrip().index("y")
+
+
+def test_long_runs_report_progress_every_few_thousand_statements():
+    seen: list[int] = []
+    run("for i in range(20000):\n    pass\n", on_progress=seen.append)  # 20,001 statements
+    assert seen == [8192, 16384]

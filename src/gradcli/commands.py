@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -79,11 +80,22 @@ class Session:
             "<stdin>" if o.script == "-" else o.script or self.filename
         self.source, self.filename, self.base_dir = pipeline.read_script(o.script, o.eval_text)
         self.overrides = pipeline.parse_overrides(list(o.set_ or ()))
-        result = pipeline.run(
-            self.source, filename=self.filename, wrt=self.wrt, backend=o.backend.value,
-            dtype=dtype or o.dtype.value, seed=o.seed, overrides=self.overrides, record=record,
-            max_steps=o.max_steps, max_elements=o.max_elements, on_print=on_print,
-            base_dir=self.base_dir)
+        status = _RunStatus(not o.quiet and _isatty(sys.stderr), o.max_steps)
+        if on_print is not None:
+            echo = on_print
+
+            def on_print(text: str) -> None:
+                status.stop()  # printed lines show progress; a bar would garble them
+                echo(text)
+
+        try:
+            result = pipeline.run(
+                self.source, filename=self.filename, wrt=self.wrt, backend=o.backend.value,
+                dtype=dtype or o.dtype.value, seed=o.seed, overrides=self.overrides,
+                record=record, max_steps=o.max_steps, max_elements=o.max_elements,
+                on_print=on_print, base_dir=self.base_dir, on_progress=status.step)
+        finally:
+            status.stop()
         if not o.quiet:
             for w in result.warnings:
                 self.diagnose(w, warning=True)
@@ -367,3 +379,32 @@ def quiet_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError):
         pass
+
+
+class _RunStatus:
+    """A transient "running" line on a terminal's stderr once a run passes a second."""
+
+    def __init__(self, enabled: bool, max_steps: int) -> None:
+        self.enabled, self.max_steps = enabled, max_steps
+        self.started = time.monotonic()
+        self.bar: Any = None
+
+    def step(self, steps: int) -> None:
+        """Told the statement count every few thousand statements."""
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.started < 1.0:
+                return
+            from .render import table
+
+            self.bar = table.RunStatus(self.max_steps)
+        self.bar.update(steps)
+
+    def stop(self) -> None:
+        """Clear the line for good (before output, or at the end)."""
+        self.enabled = False
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+

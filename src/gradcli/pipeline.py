@@ -84,6 +84,7 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
         overrides: dict[str, Any] | None = None, record: bool = False,
         max_steps: int = MAX_STEPS, max_elements: int = MAX_ELEMENTS,
         on_print: Callable[[str], None] | None = None, base_dir: str = ".",
+        on_progress: Callable[[int], None] | None = None,
         perturb: tuple[str, int, Any] | None = None) -> RunResult:
     """Parse and execute a script; syntax and run-time errors are in ``result.error``."""
     from .syntax import parse
@@ -106,6 +107,7 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
     F.set_max_elements(max_elements)
     interp = Interpreter(program, be, wrt=tuple(wrt), overrides=overrides, record=record,
                          max_steps=max_steps, on_print=on_print, base_dir=base_dir,
+                         on_progress=on_progress,
                          perturb=perturb)
     return interp.run()
 

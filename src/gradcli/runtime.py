@@ -28,6 +28,7 @@ from .recording import Record, Recorder
 
 MAX_STEPS = 1_000_000
 MAX_CALL_DEPTH = 200
+PROGRESS_EVERY = 8192
 
 
 @dataclass
@@ -89,6 +90,7 @@ class Interpreter:
     def __init__(self, program: P.Program, backend: Any, *, wrt: tuple[str, ...] = (),
                  overrides: dict[str, Any] | None = None, record: bool = False,
                  max_steps: int = MAX_STEPS, on_print: Callable[[str], None] | None = None,
+                 on_progress: Callable[[int], None] | None = None,
                  base_dir: str = ".", perturb: tuple[str, int, Any] | None = None) -> None:
         self.program = program
         self.backend = backend
@@ -98,6 +100,7 @@ class Interpreter:
         self.steps = 0
         self.depth = 0
         self.on_print = on_print
+        self.on_progress = on_progress  # told the step count every PROGRESS_EVERY statements
         self.base_dir = base_dir
         self.perturb = perturb  # (name, k, delta): add delta to the k-th binding (finite diffs)
         self.globals: dict[str, Any] = {}
@@ -165,6 +168,8 @@ class Interpreter:
                     f"the script ran more than {self.max_steps:,} statements (step limit)",
                     span=stmt.span, hint="raise the limit with --max-steps if the loop is meant "
                     "to run this long")
+            if not self.steps % PROGRESS_EVERY and self.on_progress is not None:
+                self.on_progress(self.steps)
             self.span = stmt.span
             engine.free_tag = stmt.span
             self.exec_stmt(stmt, scope, top)

@@ -230,3 +230,26 @@ def progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
                   TimeRemainingColumn(), console=console(stderr=True), transient=True) as bar:
         task = bar.add_task(label, total=total)
         yield lambda done: bar.update(task, completed=done)
+
+
+class RunStatus:
+    """A spinner with the statement count, on stderr, cleared when stopped."""
+
+    def __init__(self, max_steps: int) -> None:
+        from rich.progress import Progress, SpinnerColumn, TextColumn
+
+        self.progress = Progress(SpinnerColumn(), TextColumn("running: {task.completed:,} "
+                                                             "statements"),
+                                 console=console(stderr=True), transient=True,
+                                 redirect_stdout=False, redirect_stderr=False)
+        self.task = self.progress.add_task("run", total=max_steps)
+        self.progress.start()
+
+    def update(self, steps: int) -> None:
+        """Show the current count."""
+        self.progress.update(self.task, completed=steps)
+
+    def stop(self) -> None:
+        """Remove the line."""
+        self.progress.stop()
+
