@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .engine import AccumulateGrad, Node, _GradMode, edge
@@ -209,19 +209,3 @@ def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
     else:
         t._grad.data[...] = t._grad.data + g
         t._grad._version[0] += 1
-
-
-def iter_graph(roots: Iterable[Node]) -> list[Node]:
-    """Every node reachable from ``roots``, in reverse topological (execution) order."""
-    seen: set = set()
-    out: list[Node] = []
-    stack = [r for r in roots if r is not None]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        out.append(n)
-        stack.extend(m for m in n.next_functions if m is not None)
-    out.sort(key=lambda n: -n.seq)
-    return out
