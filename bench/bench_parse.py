@@ -20,7 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from gradcli import grammar, syntax
+from gradcli.language import grammar
+from gradcli.language import parser as syntax
 
 
 def make_script(n: int, seed: int = 0) -> str:

@@ -475,7 +475,7 @@ def test_check_mismatch_exit_4():
 
 
 def test_check_relative_error_ignores_values_below_atol_over_rtol():
-    from gradcli.check import compare
+    from gradcli.gradcheck import compare
 
     assert compare([1e-9, 2.0], [2e-9, 2.0]) == (pytest.approx(1e-9), 0.0, True)
     abs_err, rel_err, ok = compare([1.0, 2.0], [1.0, 2.1])
@@ -490,7 +490,7 @@ def test_check_uses_the_last_binding_and_random_draws_repeat():
 
 
 def test_check_caps_elements_with_a_note(monkeypatch):
-    from gradcli import check as checking
+    from gradcli import gradcheck as checking
 
     monkeypatch.setattr(checking, "MAX_ELEMENTS", 2)
     r = invoke("check", "-e", "w = [1.0, 2.0, 3.0]\nL = (w * w).sum()\n", "--wrt", "w")

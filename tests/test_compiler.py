@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from gradcli import program as P
+from gradcli.language import program as P
 from gradcli.errors import ScriptSyntaxError, Span
-from gradcli.syntax import parse
+from gradcli.language.parser import parse
 
 
 def text_at(source: str, span: Span) -> str:

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gradcli import pipeline, views
-from gradcli.errors import GradcliError
+from gradcli.errors import GradcliError, ScriptSyntaxError
 from gradcli.render import json as jsonr
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,21 +102,23 @@ def check_result(text: str, result: Any) -> None:
     """A run's result keeps the contract: a GradcliError with a sane span, JSON that parses."""
     err = result.error
     if err is not None:
-        assert isinstance(err, GradcliError)
-        assert err.exit_code in (1, 3), err
-        assert err.message and err.kind
-        if err.span is not None:
-            assert 1 <= err.span.line <= text.count("\n") + 2, err.span
-            assert err.span.column >= 1, err.span
-    if result.program is None:
-        assert err is not None and err.exit_code == 3
-        return
+        check_error(text, err)
     doc = jsonr.run_doc(views.bindings_view(result), result.prints, result.warnings, err)
     json.loads(jsonr.dumps(doc), parse_constant=_no_bare_constants)
     if result.records is not None:
         of = result.last_assigned if result.last_assigned in result.bindings else None
         view = views.graph_view(result, of)
         json.loads(jsonr.dumps(jsonr.graph_doc(view, err)), parse_constant=_no_bare_constants)
+
+
+def check_error(text: str, err: Any) -> None:
+    """A GradcliError of the script, with a sane span."""
+    assert isinstance(err, GradcliError)
+    assert err.exit_code in (1, 3), err
+    assert err.message and err.kind
+    if err.span is not None:
+        assert 1 <= err.span.line <= text.count("\n") + 2, err.span
+        assert err.span.column >= 1, err.span
 
 
 def _no_bare_constants(token: str) -> None:
@@ -132,8 +134,13 @@ def test_generated_programs_run_or_fail_cleanly(data):
     text = fc.ProgramGenerator(HypothesisSource(data)).program()
     wrt = data.draw(st.lists(st.sampled_from(fc.top_level_names(text) or ["w"]), max_size=2))
     with time_limit(TIMEOUT):
-        result = pipeline.run(text, wrt=wrt, max_steps=MAX_STEPS, max_elements=MAX_ELEMENTS,
-                              record=data.draw(st.booleans()))
+        try:
+            result = pipeline.run(text, wrt=wrt, max_steps=MAX_STEPS, max_elements=MAX_ELEMENTS,
+                                  record=data.draw(st.booleans()))
+        except ScriptSyntaxError as err:  # nothing ran: a positioned syntax error
+            check_error(text, err)
+            assert err.exit_code == 3
+            return
         check_result(text, result)
 
 

@@ -16,9 +16,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradcli import program as P
+from gradcli.language import program as P
 from gradcli.errors import ScriptSyntaxError, Span
-from gradcli.syntax import parse, parse_bytes
+from gradcli.language.parser import parse, parse_bytes
 
 S = Span(1, 1, 1, 1)  # spans of generated nodes do not matter: strip() drops them
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

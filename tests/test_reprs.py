@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gradcli.reprs import format_scalar, format_tensor
+from gradcli.engine.printing import format_scalar, format_tensor
 
 FIXTURE = Path(__file__).parent / "fixtures" / "torch" / "reprs.json"
 nan, inf = math.nan, math.inf

@@ -31,7 +31,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gradcli import cli, pipeline
-from gradcli.program import MAX_EXPR_DEPTH
+from gradcli.language.program import MAX_EXPR_DEPTH
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = str(ROOT / "src")

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gradcli import grammar, syntax
-from gradcli import program as P
+from gradcli.language import grammar
+from gradcli.language import parser as syntax
+from gradcli.language import program as P
 from gradcli.errors import ScriptSyntaxError
-from gradcli.program import MAX_EXPR_DEPTH
-from gradcli.syntax import parse, parse_bytes
+from gradcli.language.program import MAX_EXPR_DEPTH
+from gradcli.language.parser import parse, parse_bytes
 
 
 def dump(e: object) -> str:

@@ -49,7 +49,7 @@ class Session:
             return code
         except GradcliError as err:
             if self.fmt == "json" and not self.doc_written:
-                self.doc(_empty_doc(self.command, err))
+                self.doc(_empty_doc(self.command, err, bool(getattr(self.opts, 'tree', False))))
             self.diagnose(err)
             return err.exit_code
         except KeyboardInterrupt:
@@ -174,8 +174,6 @@ class Session:
         from . import views
 
         result = self.execute(record=True)
-        if result.program is None:  # a syntax error: nothing ran
-            return None, result.error
         of, err = self.names(result, need_output=False)
         if err is not None:
             return None, err
@@ -221,7 +219,7 @@ class Session:
 
     def cmd_check(self) -> int:
         """Autograd against central differences; exit 4 on a mismatch."""
-        from . import check as checking
+        from . import gradcheck as checking
         from . import pipeline
 
         o = self.opts
@@ -291,7 +289,7 @@ class Session:
 
             self.write(getattr(plain, kind)(*args))
             return
-        from .render import table
+        from .render import rich as table
 
         if self._out is None:
             self._out = table.console()
@@ -300,7 +298,7 @@ class Session:
     def diagnose(self, err: Any, warning: bool = False) -> None:
         """An error or warning on stderr (a panel on a terminal, else the plain form)."""
         if self.rich_errors:
-            from .render import table
+            from .render import rich as table
 
             if self._err is None:
                 self._err = table.console(stderr=True)
@@ -317,7 +315,7 @@ class Session:
         if total < PROGRESS_MIN or self.opts.quiet or not _isatty(sys.stderr):
             yield None
             return
-        from .render import table
+        from .render import rich as table
 
         with table.progress(label, total) as update:
             yield update
@@ -344,10 +342,12 @@ def _explain_freed(err: GradcliError) -> GradcliError:
     return err
 
 
-def _empty_doc(command: str, err: Any) -> dict:
+def _empty_doc(command: str, err: Any, tree: bool = False) -> dict:
     """The command's JSON document when it failed before producing anything."""
     from .render import json
 
+    if command == "graph" and tree:
+        return json.backward_doc(None, err)
     if command == "run":
         return json.run_doc({}, [], [], err)
     if command == "grad":
@@ -396,7 +396,7 @@ class _RunStatus:
         if self.bar is None:
             if time.monotonic() - self.started < 1.0:
                 return
-            from .render import table
+            from .render import rich as table
 
             self.bar = table.RunStatus(self.max_steps)
         self.bar.update(steps)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import gc
+import json
 import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from . import functions as F
-from .backend import get_backend
-from .errors import GradcliError, ScriptSyntaxError, UsageError
-from .runtime import MAX_STEPS, Interpreter, RunResult
-
-MAX_ELEMENTS = 50_000_000
+from .engine import Tensor
+from .engine.backend import get_backend
+from .engine.context import MAX_ELEMENTS, process_guard
+from .errors import GradcliError, ScriptSyntaxError, Span, UsageError
+from .language import program as P
+from .language.parser import parse
+from .script.interpreter import MAX_STEPS, Interpreter, RunResult
 
 
 def read_script(path: str | None, eval_text: str | None = None) -> tuple[str, str, str]:
@@ -44,8 +45,6 @@ def decode(raw: bytes, name: str) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        from .errors import Span
-
         bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0  # exc.start counts from after it
         start = exc.start + bom
         line = raw.count(b"\n", 0, start) + 1
@@ -56,8 +55,6 @@ def decode(raw: bytes, name: str) -> str:
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """``--set NAME=VALUE`` items as {name: number or nested list}."""
-    import json
-
     out: dict[str, Any] = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -86,37 +83,26 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
         on_print: Callable[[str], None] | None = None, base_dir: str = ".",
         on_progress: Callable[[int], None] | None = None,
         perturb: tuple[str, int, Any] | None = None) -> RunResult:
-    """Parse and execute a script; syntax and run-time errors are in ``result.error``."""
-    from .syntax import parse
+    """Parse and execute a script.
 
+    Raises ``ScriptSyntaxError`` (nothing ran) and ``UsageError`` (bad options); an error the
+    script raises while running is part of its result (``result.error``), with what it printed
+    and bound until then.
+    """
     be = get_backend(backend, dtype, seed) if isinstance(backend, str) or backend is None \
         else backend
-    try:
-        gc_was = gc.isenabled()
-        gc.disable()  # parsing allocates many small objects that all live; gc passes are waste
-        try:
-            program = parse(source, filename)
-        finally:
-            if gc_was:
-                gc.enable()
-    except ScriptSyntaxError as err:
-        result = RunResult(None, be)  # type: ignore[arg-type]
-        result.error = err
-        return result
+    with process_guard():  # parsing allocates many small objects that all live: no gc passes
+        program = parse(source, filename)
     _check_overrides(program, overrides or {})
-    F.set_max_elements(max_elements)
     interp = Interpreter(program, be, wrt=tuple(wrt), overrides=overrides, record=record,
                          max_steps=max_steps, on_print=on_print, base_dir=base_dir,
-                         on_progress=on_progress,
-                         perturb=perturb)
+                         on_progress=on_progress, perturb=perturb, max_elements=max_elements)
     return interp.run()
 
 
 def _check_overrides(program: Any, overrides: dict[str, Any]) -> None:
     if not overrides:
         return
-    from . import program as P
-
     found: set[str] = set()
 
     def walk(body: tuple) -> None:
@@ -137,8 +123,6 @@ def _check_overrides(program: Any, overrides: dict[str, Any]) -> None:
 
 def resolve_names(result: RunResult, wrt: list[str], of: str | None) -> str:
     """Check --wrt/--of against the final bindings; the output name (default: last assigned)."""
-    from .engine import Tensor
-
     if of is None:
         of = result.last_assigned
         if of is None:

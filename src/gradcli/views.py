@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .backend import to_host
 from .engine import AccumulateGrad, Node, Tensor
+from .engine.backend import to_host
 
 
 @dataclass

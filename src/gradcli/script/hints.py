@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from .errors import GradcliError
+from ..errors import GradcliError
 
 
 def hint_for(err: GradcliError, source: str) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import Span
+from ..errors import Span
 
 MAX_EXPR_DEPTH = 1000  # CPython compiles a 1,000-term sum, which is 1,000 deep
 MAX_BLOCK_DEPTH = 100

@@ -7,21 +7,17 @@ the device.
 
 from __future__ import annotations
 
+import functools
 import os
-import zipfile
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 import numpy
 
-from .errors import UsageError
+from ..errors import UsageError
 
 DTYPES = ("float64", "float32")
 BACKENDS = ("numpy", "cupy")
-
-_cupy_failure: str | None = None  # why CuPy cannot run here, kept from the one import attempt
-_cupy_module: ModuleType | None = None
 
 
 @dataclass(eq=False)
@@ -74,7 +70,9 @@ class Backend:
         seed %= 2 ** 64  # negative seeds wrap, as torch.manual_seed's; NumPy wants seed >= 0
         self.seed = seed
         if self.name == "cupy":
-            self._rng = _cupy_module.random.default_rng(seed)
+            import cupy
+
+            self._rng = cupy.random.default_rng(seed)
         else:
             self._rng = numpy.random.default_rng(seed)
 
@@ -112,25 +110,28 @@ def from_namespace(xp: Any, dtype: str = "float64", seed: int = 0) -> Backend:
 
 
 def _import_cupy() -> Any:
-    """Import CuPy once and check a GPU is usable; keep the reason when not."""
-    global _cupy_failure, _cupy_module
-    if _cupy_module is None and _cupy_failure is None:
-        try:
-            import cupy
-
-            cupy.cuda.runtime.getDeviceCount()
-            import array_api_compat.cupy  # noqa: F401
-        except ImportError as exc:
-            _cupy_failure = f"CuPy is not installed ({exc.msg}); install gradcli[cupy]"
-        except Exception as exc:  # noqa: BLE001 - CUDA runtime errors have no common base
-            _cupy_failure = f"CuPy is installed but no usable NVIDIA GPU was found ({exc})"
-        else:
-            _cupy_module = cupy
-    if _cupy_failure is not None:
-        raise UsageError(f"backend 'cupy' is unavailable: {_cupy_failure}")
+    """CuPy's Array API namespace, or a UsageError that says why CuPy cannot run here."""
+    failure = _cupy_failure()
+    if failure is not None:
+        raise UsageError(f"backend 'cupy' is unavailable: {failure}")
     import array_api_compat.cupy as xp
 
     return xp
+
+
+@functools.cache
+def _cupy_failure() -> str | None:
+    """Import CuPy once and check a GPU is usable; the reason when not."""
+    try:
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+        import array_api_compat.cupy  # noqa: F401
+    except ImportError as exc:
+        return f"CuPy is not installed ({exc.msg}); install gradcli[cupy]"
+    except Exception as exc:  # noqa: BLE001 - CUDA runtime errors have no common base
+        return f"CuPy is installed but no usable NVIDIA GPU was found ({exc})"
+    return None
 
 
 def to_host(array: Any) -> Any:
@@ -147,78 +148,6 @@ def to_host(array: Any) -> Any:
 def quiet() -> Any:
     """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1)."""
     return numpy.errstate(all="ignore")
-
-
-def _npy_shape(f: Any) -> tuple[int, ...] | None:
-    """The shape a .npy header announces, read before the data; None if there is no header."""
-    from numpy.lib import format as npformat
-
-    try:
-        version = npformat.read_magic(f)
-        if version == (1, 0):
-            return tuple(npformat.read_array_header_1_0(f)[0])
-        if version == (2, 0):
-            return tuple(npformat.read_array_header_2_0(f)[0])
-        return tuple(npformat._read_array_header(f, version)[0])
-    except (ValueError, AttributeError, EOFError):
-        return None
-
-
-def read_array(path: str, shown: str, key: str | None = None,
-               check_shape: Any = None) -> Any:
-    """Numbers from a .npy, .npz or .csv file as a host array; never unpickles.
-
-    ``check_shape(shape)`` (the element limit) sees a .npy/.npz array's shape before its data
-    is read, so a small compressed file cannot make gradcli allocate gigabytes.
-    """
-    from .errors import ScriptError
-
-    def fail(why: str, kind: str = "ValueError") -> ScriptError:
-        return ScriptError(f"load(): {why}", kind=kind)
-
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".npy", ".npz", ".csv"):
-        raise fail(f"'{shown}' is not a .npy, .npz or .csv file")
-    if not os.path.isfile(path):
-        raise fail(f"no such file '{shown}'", "FileNotFoundError")
-    try:
-        if ext == ".npy":
-            with open(path, "rb") as f:
-                shape = _npy_shape(f)
-            if shape is None:
-                raise fail(f"'{shown}' is not a .npy file (no NumPy header)")
-            if check_shape is not None:
-                check_shape(shape)
-            data = numpy.load(path, allow_pickle=False)
-        elif ext == ".npz":
-            if not zipfile.is_zipfile(path):
-                raise fail(f"'{shown}' is not a .npz file (not a zip archive)")
-            with numpy.load(path, allow_pickle=False) as archive:
-                names = list(archive.files)
-                if key is None and len(names) == 1:
-                    key = names[0]
-                if key is None or key not in names:
-                    raise fail(f"'{shown}' holds {', '.join(map(repr, names)) or 'no arrays'}; "
-                               "choose one with key=", "KeyError")
-                member = key if key in archive.zip.namelist() else key + ".npy"
-                with archive.zip.open(member) as f:
-                    shape = _npy_shape(f)
-                if shape is not None and check_shape is not None:
-                    check_shape(shape)
-                data = archive[key]
-        else:
-            data = numpy.loadtxt(path, delimiter=",", ndmin=1, comments="#")
-    except ScriptError:
-        raise
-    except ValueError as exc:
-        if "pickle" in str(exc):
-            raise fail(f"'{shown}' holds Python objects; gradcli never loads pickles") from None
-        raise fail(f"'{shown}' is not a valid {ext} file of numbers ({exc})") from None
-    except (OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise fail(f"cannot read '{shown}' ({exc})", "OSError") from None
-    if not isinstance(data, numpy.ndarray) or data.dtype.kind not in "biuf":
-        raise fail(f"'{shown}' does not hold numbers (dtype {getattr(data, 'dtype', '?')})")
-    return data
 
 
 def view_maps(backend: Backend, base_shape: tuple, view_fn: Any) -> tuple[Any, Any]:

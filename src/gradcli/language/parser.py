@@ -1,9 +1,9 @@
 """Text to program: the LALR parser for ``grammars/grad.lark`` and its friendly syntax errors.
 
-Lark compiles the grammar into LALR(1) tables once (cached per user: gradcli.grammar). Parsing
+Lark compiles the grammar into LALR(1) tables once (cached per user: gradcli.language.grammar). Parsing
 then runs a small driver over those tables: one regex lexer built from the grammar's own
 terminals, the indentation layout (Python's rules), and the shift/reduce loop that calls
-``gradcli.compiler.Compiler`` at each reduction. Lark's own parse loop and Token objects cost
+``compiler.Compiler`` at each reduction. Lark's own parse loop and Token objects cost
 about three times as much per line (measured in ``bench/bench_parse.py``), and a script is
 parsed before every run, so the hot path is ours while the grammar stays the single source of
 truth. Every failure is a ``ScriptSyntaxError`` with a 1-based span, worded for people.
@@ -18,7 +18,7 @@ from typing import Any
 
 from . import grammar as tables
 from .compiler import Compiler
-from .errors import ScriptSyntaxError, Span
+from ..errors import ScriptSyntaxError, Span
 from .grammar import HELPER
 from .program import MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, Program
 from .syntax_errors import RESERVED_WORDS, bad_character, never_closed, unexpected_token

@@ -6,12 +6,15 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import AccumulateGrad, Node, _GradMode, edge
-from .errors import ScriptError
+from ..errors import ScriptError
+from .context import GradMode, current
+from .functions import TENSOR_FORMULAS
+from .graph import AccumulateGrad, Node, edge
+from .ops import ArrayFormulas
 from .tensor import Tensor
 
 
-def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
+def backward_all(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
              retain_graph: bool | None = None, create_graph: bool = False) -> None:
     """As ``torch.autograd.backward``: accumulate into ``.grad`` of leaves and retained tensors."""
     roots, grads = _roots(tensors, grad_tensors, create_graph)
@@ -129,7 +132,8 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 heapq.heappush(heap, (n.prio, n.seq, n))
     target_set = set(targets) if targets is not None else None
     nxt = None  # a ready node that would be popped next anyway: it skips the heap
-    with _GradMode(create_graph):
+    ctx = current()
+    with GradMode(create_graph):
         while heap or nxt is not None:
             if nxt is not None:
                 n, nxt = nxt, None
@@ -150,7 +154,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                     continue
             else:
                 mask = n.mask
-            grads_in = n.apply(g, mask, create_graph)
+            grads_in = _apply(ctx, n, g, mask, create_graph)
             if not retain_graph:
                 n.free()
             for m, gi, use in zip(n.next_functions, grads_in, mask):
@@ -175,6 +179,26 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     if targets is None:
         return []
     return [captured.get(t) for t in targets]
+
+
+def _apply(ctx: Any, n: Node, g: Any, mask: Sequence[bool], create_graph: bool) -> list:
+    """Run one node's formulas: on arrays, or as recorded ops under create_graph=True."""
+    if not create_graph:
+        fx = n.backend.formulas
+        if fx is None:
+            fx = n.backend.formulas = ArrayFormulas(n.backend.xp)
+        return n.apply(g, mask, fx, False)
+    prev, ctx.formula_mode = ctx.formula_mode, True
+    try:
+        return n.apply(g, mask, TENSOR_FORMULAS, True)
+    finally:
+        ctx.formula_mode = prev
+
+
+def backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False) -> None:
+    """``Tensor.backward``: accumulate d(self)/d(leaf) into the ``.grad`` of every leaf."""
+    backward_all([self], None if gradient is None else [gradient], retain_graph, create_graph)
 
 
 def _leads_to(order: list[Node], targets: set) -> set:

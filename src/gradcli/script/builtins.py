@@ -1,8 +1,8 @@
-"""The grad language's built-in names (SPEC §2.5) and what ``print`` shows.
+"""The grad language's built-in names (SPEC §2.5).
 
-Functions come from ``functions.py`` (PyTorch's functions over the op table); this module adds
-the ones that need the running interpreter (``print``, ``load``, ``seed``) and Python's few
-(``range`` only in ``for``; ``len``, ``float``, ``int``).
+Functions come from the PyTorch surface (``api``, generated from the op table); this module
+adds the ones that need the running interpreter (``print``, ``load``, ``seed``) and Python's
+few (``range`` only in ``for``; ``len``, ``float``, ``int``).
 """
 
 from __future__ import annotations
@@ -11,32 +11,13 @@ import math
 import os
 from typing import Any
 
-from . import autograd, engine
-from . import functions as F
-from .engine import Node, Tensor
-from .errors import ScriptError
-
-
-class Size(tuple):
-    """``x.shape``: a tuple that prints as ``torch.Size([2, 3])``."""
-
-    def __repr__(self) -> str:
-        return f"torch.Size({list(self)})"
-
-    __str__ = __repr__
-
-
-def display(value: Any) -> str:
-    """``str(value)`` as the same PyTorch program would print it."""
-    if isinstance(value, Tensor):
-        return repr(value)
-    if isinstance(value, Node):
-        return f"<{value.name} object>"
-    if isinstance(value, list):
-        return "[" + ", ".join(display(v) for v in value) + "]"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
+from .. import api
+from ..api.creation import leaf
+from ..engine import METHODS, NN_FUNCTIONS, Tensor
+from ..engine.args import check_numel
+from ..errors import ScriptError
+from .data import read_array
+from .values import display
 
 
 def _needs_interpreter(fn: Any) -> Any:
@@ -75,22 +56,8 @@ def load(interp: Any, path: str, key: str | None = None, requires_grad: bool = F
     if not isinstance(path, str):
         raise ScriptError("load() takes a file name string", kind="TypeError")
     full = path if os.path.isabs(path) else os.path.join(interp.base_dir, path)
-    from .backend import read_array
-
-    data = read_array(full, path, key, F._check_numel)
-    return F._leaf(interp.backend.asarray(data), requires_grad)
-
-
-def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> list:
-    """As ``torch.autograd.grad``: a list of gradients, nothing accumulated into ``.grad``."""
-    for v in (outputs, inputs):
-        items = v if isinstance(v, list) else [v]
-        if not items or not all(isinstance(t, Tensor) for t in items):
-            raise ScriptError("grad() takes a tensor or a list of tensors", kind="TypeError")
-    return autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                       bool(allow_unused), materialize_grads)
+    data = read_array(full, path, key, check_numel)
+    return leaf(interp.backend.asarray(data), requires_grad)
 
 
 def len_(x: Any) -> int:
@@ -133,35 +100,16 @@ def _method(name: str) -> Any:
     return call
 
 
+# Every function of the PyTorch surface (torch.* and torch.nn.functional) by its bare name,
+# then the interpreter's own.
 BUILTINS: dict[str, Any] = {
-    # leaves
-    "param": F.param, "tensor": F.tensor, "zeros": F.zeros, "ones": F.ones, "full": F.full,
-    "eye": F.eye, "arange": F.arange, "linspace": F.linspace, "rand": F.rand, "randn": F.randn,
-    "zeros_like": F.zeros_like, "ones_like": F.ones_like, "load": load,
-    # arithmetic
-    "neg": F.neg, "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div, "pow": F.pow,
-    "matmul": F.matmul, "mm": F.mm, "maximum": F.maximum, "minimum": F.minimum,
-    "clamp": F.clamp,
-    # elementwise
-    "exp": F.exp, "log": F.log, "sqrt": F.sqrt, "abs": F.abs, "sin": F.sin, "cos": F.cos,
-    "tanh": F.tanh, "sigmoid": F.sigmoid, "relu": F.relu,
-    # reductions
-    "sum": F.sum, "mean": F.mean, "max": F.max, "min": F.min,
-    # shape
-    "reshape": F.reshape, "view": F.view, "t": F.t, "transpose": F.transpose,
-    "unsqueeze": F.unsqueeze, "squeeze": F.squeeze, "flatten": F.flatten,
-    # neural
-    "softmax": F.softmax, "log_softmax": F.log_softmax, "mse_loss": F.mse_loss,
-    # autograd
-    "grad": grad, "no_grad": engine.no_grad, "enable_grad": engine.enable_grad,
-    "detach": _method("detach"), "clone": F.clone,
-    # other
+    **api.FUNCTIONS, **NN_FUNCTIONS,
+    "detach": _method("detach"), "load": load,
     "print": print_, "seed": seed, "range": range_, "len": len_, "float": float_, "int": int_,
 }
 
 TENSOR_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T",
                                "ndim"})
 TENSOR_METHODS = frozenset(
-    {fn.__name__ for fn in F.METHODS}
-    | {"backward", "retain_grad", "detach", "requires_grad_", "item", "numel"}
+    set(METHODS) | {"backward", "retain_grad", "detach", "requires_grad_", "item", "numel"}
 )

@@ -7,11 +7,13 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from . import layout
+from ..errors import ScriptError
 from . import ops as O
-from .creation import _dim, _tensor, _type_name
-from .engine import _EMPTY, Tensor, apply
-from .errors import ScriptError
+from . import strides as layout
+from .args import dim_arg, tensor_arg, type_name
+from .graph import _EMPTY
+from .record import apply
+from .tensor import Tensor
 
 
 # --- layout bookkeeping -------------------------------------------------------------------------
@@ -57,7 +59,7 @@ def _shape_arg(shape: tuple, numel: int) -> tuple[int, ...]:
         shape = tuple(shape[0])
     for d in shape:
         if not isinstance(d, int) or isinstance(d, bool):
-            raise ScriptError(f"shape must be ints, not {_type_name(d)}", kind="TypeError")
+            raise ScriptError(f"shape must be ints, not {type_name(d)}", kind="TypeError")
     if shape.count(-1) > 1:
         raise ScriptError("only one dimension can be inferred")
     known = 1
@@ -77,7 +79,7 @@ def _shape_arg(shape: tuple, numel: int) -> tuple[int, ...]:
 
 def view(input: Any, *shape: Any) -> Tensor:
     """A view with a new shape; fails where PyTorch's view fails (non-viewable strides)."""
-    x = _tensor(input, "view")
+    x = tensor_arg(input, "view")
     new = _shape_arg(shape, x.numel())
     strides = layout.view_strides(x.shape, layout.strides_of(x), new)
     if strides is None:
@@ -90,7 +92,7 @@ def view(input: Any, *shape: Any) -> Tensor:
 
 def reshape(input: Any, *shape: Any) -> Tensor:
     """A view when PyTorch can make one (ViewBackward0), else a copy (UnsafeViewBackward0)."""
-    x = _tensor(input, "reshape")
+    x = tensor_arg(input, "reshape")
     new = _shape_arg(shape, x.numel())
     strides = layout.view_strides(x.shape, layout.strides_of(x), new)
     if strides is not None:
@@ -100,10 +102,10 @@ def reshape(input: Any, *shape: Any) -> Tensor:
 
 def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Flatten dims ``start_dim..end_dim`` into one (a reshape; a 1-D tensor is returned as is)."""
-    x = _tensor(input, "flatten")
+    x = tensor_arg(input, "flatten")
     if x.ndim == 0:
         return reshape(x, 1)
-    s, e = _dim(start_dim, x.ndim), _dim(end_dim, x.ndim)
+    s, e = dim_arg(start_dim, x.ndim), dim_arg(end_dim, x.ndim)
     if s == e:
         return x
     n = 1
@@ -114,7 +116,7 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def t(input: Any) -> Tensor:
     """Transpose of a tensor of at most 2 dimensions (TBackward0)."""
-    x = _tensor(input, "t")
+    x = tensor_arg(input, "t")
     if x.ndim > 2:
         raise ScriptError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     return _view(O.T, x, {}, layout.strides_of(x)[::-1])
@@ -122,8 +124,8 @@ def t(input: Any) -> Tensor:
 
 def transpose(input: Any, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (TransposeBackward0)."""
-    x = _tensor(input, "transpose")
-    d0, d1 = _dim(dim0, x.ndim), _dim(dim1, x.ndim)
+    x = tensor_arg(input, "transpose")
+    d0, d1 = dim_arg(dim0, x.ndim), dim_arg(dim1, x.ndim)
     s = list(layout.strides_of(x))
     if x.ndim:  # a 0-d tensor has no dimension to swap (dim 0 and -1 are allowed)
         s[d0], s[d1] = s[d1], s[d0]
@@ -139,8 +141,8 @@ def _T(x: Tensor) -> Tensor:
 
 def unsqueeze(input: Any, dim: int) -> Tensor:
     """Insert a size-1 dimension (UnsqueezeBackward0)."""
-    x = _tensor(input, "unsqueeze")
-    d = _dim(dim, x.ndim + 1)
+    x = tensor_arg(input, "unsqueeze")
+    d = dim_arg(dim, x.ndim + 1)
     s = list(layout.strides_of(x))
     s.insert(d, 1 if d >= x.ndim else x.shape[d] * s[d])
     return _view(O.UNSQUEEZE, x, {"dim": d}, s)
@@ -148,13 +150,13 @@ def unsqueeze(input: Any, dim: int) -> Tensor:
 
 def squeeze(input: Any, dim: int | None = None) -> Tensor:
     """Drop size-1 dimensions (SqueezeBackward0), or just ``dim`` (SqueezeBackward1)."""
-    x = _tensor(input, "squeeze")
+    x = tensor_arg(input, "squeeze")
     s = layout.strides_of(x)
     if dim is None:
         keep = [i for i, n in enumerate(x.shape) if n != 1]
         op, params = O.SQUEEZE, {}
     else:
-        d = _dim(dim, x.ndim)
+        d = dim_arg(dim, x.ndim)
         keep = [i for i in range(x.ndim) if i != d or x.shape[i] != 1]
         op, params = O.SQUEEZE_DIM, {"dim": d}
     params["shape"] = tuple(x.shape[i] for i in keep)
@@ -175,7 +177,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         size = out.shape[dim]
         if isinstance(k, bool) or not isinstance(k, (int, slice)):
             raise ScriptError("only integers and slices (`:`) are valid indices, not "
-                              f"{_type_name(k)}", kind="IndexError")
+                              f"{type_name(k)}", kind="IndexError")
         if isinstance(k, int):
             if not -size <= k < size:
                 raise ScriptError(f"index {k} is out of bounds for dimension {dim} with size "

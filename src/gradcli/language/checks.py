@@ -6,7 +6,7 @@ import re
 import sys
 from typing import Any
 
-from .errors import ScriptSyntaxError, Span
+from ..errors import ScriptSyntaxError, Span
 from .program import (
     MAX_EXPR_DEPTH,
     Attribute,

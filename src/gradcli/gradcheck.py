@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .backend import get_backend, to_host
 from .engine import Tensor
+from .engine.backend import get_backend, to_host
 from .errors import GradcliError, ScriptError
 
 RTOL = 1e-5

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import ScriptSyntaxError, Span
+from ..errors import ScriptSyntaxError, Span
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BRACKETS = re.compile(r"#[^\n]*|'(?:[^'\\\n]|\\.)*'?|\"(?:[^\"\\\n]|\\.)*\"?|[()\[\]]")

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FORMAT = "gradcli-lalr-4"
+FORMAT = "gradcli-lalr-5"
 HELPER = object()  # marks a helper rule Lark made for `x*` / `x+`: its children are spliced
 _WS = "WS"  # the ignored terminal of blanks inside a line; it becomes the lexer's prefix
 
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """LALR tables and lexer, ready for gradcli.syntax's driver."""
+    """LALR tables and lexer, ready for the parser's driver."""
 
     master: re.Pattern[str]
     keywords: dict[str, str]  # word -> terminal, for words that NAME matches
@@ -51,18 +51,28 @@ def grammar_text() -> str:
             return res.read_text("utf-8")
     except (ModuleNotFoundError, OSError):
         pass
-    return (Path(__file__).resolve().parents[2] / "grammars" / "grad.lark").read_text("utf-8")
+    return (Path(__file__).resolve().parents[3] / "grammars" / "grad.lark").read_text("utf-8")
 
 
 def compile_tables(grammar: str) -> dict[str, Any]:
     """Run Lark's LALR(1) analysis on ``grammar`` and return the tables as JSON-able data."""
-    from lark import Lark  # only here: a cache hit never imports Lark
+    # Only here: a cache hit never imports Lark.  Lark's public serialisation (what Lark.save()
+    # and its standalone generator write) gives the rules, the terminals and the LALR table.
+    from lark import Lark
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
 
-    lark = Lark(grammar, parser="lalr", lexer="basic", keep_all_tokens=True)
-    table = lark.parser.parser.parser.parse_table
-    rule_index = {rule: i for i, rule in enumerate(lark.rules)}
-    used = {s.name for r in lark.rules for s in r.expansion if s.is_term}
-    term_defs = [t for t in lark.terminals if t.name in used or t.name in lark.ignore_tokens]
+    data, memo = Lark(grammar, parser="lalr", lexer="basic",
+                      keep_all_tokens=True).memo_serialize([TerminalDef, Rule])
+    lexer_conf, parser_conf = data["parser"]["lexer_conf"], data["parser"]["parser_conf"]
+    table = data["parser"]["parser"]
+    all_rules = [Rule.deserialize(memo[ref["@"]], memo) for ref in parser_conf["rules"]]
+    rule_index = {ref["@"]: i for i, ref in enumerate(parser_conf["rules"])}
+    ignore = set(lexer_conf["ignore"])
+    used = {s.name for r in all_rules for s in r.expansion if s.is_term}
+    term_defs = [t for t in (TerminalDef.deserialize(memo[ref["@"]], memo)
+                             for ref in lexer_conf["terminals"])
+                 if t.name in used or t.name in ignore]
     name_re = next(t for t in term_defs if t.name == "NAME").pattern.to_regexp()
 
     keywords: dict[str, str] = {}
@@ -91,10 +101,10 @@ def compile_tables(grammar: str) -> dict[str, Any]:
     ops = sorted(operators, key=lambda s: (-len(s), s))
     terminals.append(("OP", "|".join(re.escape(s) for s in ops)))
 
-    nonterminals = sorted({str(r.origin.name) for r in lark.rules})
+    nonterminals = sorted({str(r.origin.name) for r in all_rules})
     nt_index = {name: i for i, name in enumerate(nonterminals)}
     rules = []
-    for r in lark.rules:
+    for r in all_rules:
         size = len(r.expansion)
         origin = str(r.origin.name)
         helpers = [i for i, s in enumerate(r.expansion) if not s.is_term and s.name[0] == "_"]
@@ -107,18 +117,19 @@ def compile_tables(grammar: str) -> dict[str, Any]:
         else:
             kind = origin
         rules.append((size, nt_index[origin], kind, helpers))
-    n_states = len(table.states)
+    tokens = table["tokens"]
+    n_states = len(table["states"])
     raw: list[dict[str, tuple[str, int]]] = [{} for _ in range(n_states)]
     gotos = [[-1] * n_states for _ in nonterminals]
-    for state, row in table.states.items():
-        for sym, (action, arg) in row.items():
-            sym = str(sym)
+    for state, row in table["states"].items():
+        for token, (action, arg) in row.items():
+            sym = str(tokens[token])
             if not (sym.isupper() or sym == "$END"):
                 gotos[nt_index[sym]][state] = arg
-            elif action.name == "Shift":
+            elif action == 0:  # shift
                 raw[state][sym] = ("shift", arg)
             else:
-                i = rule_index[arg]
+                i = rule_index[arg["@"]]
                 raw[state][sym] = ("unit", rules[i][1]) if rules[i][2] == "unit" else ("rule", i)
 
     # Unit rules (`?term: factor`) only replace the state on top of the stack, and a run of
@@ -161,14 +172,14 @@ def compile_tables(grammar: str) -> dict[str, Any]:
         "terminals": terminals,
         "keywords": keywords,
         "operators": operators,
-        "ignored": sorted(set(lark.ignore_tokens) - {_WS}),
+        "ignored": sorted(ignore - {_WS}),
         "nonterminals": nonterminals,
         "actions": actions,
         "gotos": gotos,
         "chains": [sorted(c.items()) for c in chains],
         "rules": rules,
-        "start": table.start_states["start"],
-        "end": table.end_states["start"],
+        "start": table["start_states"]["start"],
+        "end": table["end_states"]["start"],
     }
 
 

@@ -1,18 +1,21 @@
-"""The Tensor: a float array with PyTorch's autograd attributes and methods.
+"""The Tensor: an array with PyTorch's autograd attributes.
 
-Recording ops is the engine's business (``engine.py``); running backward is ``autograd.py``'s.
+Its operators and math methods come from ``functions.py`` and ``backward`` from ``autograd.py``;
+``engine/__init__`` gives them to the class once, when the engine is imported.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .errors import ScriptError
+from ..errors import ScriptError
+from .backend import to_host
+from .context import current
+from .printing import format_tensor
 
 if TYPE_CHECKING:
-    from .engine import AccumulateGrad, Node
+    from .graph import AccumulateGrad, Node
 
 NONLEAF_GRAD_MSG = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -25,15 +28,6 @@ SCALAR_CONVERSION_MSG = (
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
     "Consider using tensor.detach() first."
 )
-_warned_once: set[str] = set()
-
-
-def warn_once(message: str) -> None:
-    """A UserWarning PyTorch gives once per process (TORCH_WARN_ONCE); runs reset the memory."""
-    if message not in _warned_once:
-        _warned_once.add(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
-
 
 class Tensor:
     """A float array with PyTorch's autograd attributes.
@@ -109,7 +103,7 @@ class Tensor:
     def grad(self) -> Tensor | None:
         """The accumulated gradient; reading it on a non-leaf warns as PyTorch does."""
         if self.grad_fn is not None and not self._retains_grad:
-            warnings.warn(NONLEAF_GRAD_MSG, UserWarning, stacklevel=2)
+            current().warn(NONLEAF_GRAD_MSG)
         return self._grad
 
     @grad.setter
@@ -124,9 +118,6 @@ class Tensor:
     def __repr__(self) -> str:
         if getattr(self.data, "dtype", None) is not None and str(self.data.dtype) == "bool":
             return _bool_repr(self)
-        from .backend import to_host
-        from .reprs import format_tensor
-
         name = self.grad_fn.name if self.grad_fn is not None else None
         return format_tensor(to_host(self.data), grad_fn=name,
                              requires_grad=self.requires_grad and name is None,
@@ -167,8 +158,6 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise ScriptError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        from .backend import to_host
-
         return float(to_host(self.data).reshape(()))
 
     def __bool__(self) -> bool:
@@ -182,24 +171,15 @@ class Tensor:
 
     def __float__(self) -> float:
         if self.requires_grad:
-            warn_once(SCALAR_CONVERSION_MSG)
+            current().warn_once(SCALAR_CONVERSION_MSG)
         return self.item()
 
     def __int__(self) -> int:
         return int(self.item())  # NOTE: PyTorch warns for float(), not for int()
 
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False) -> None:
-        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf, as ``Tensor.backward``."""
-        from .autograd import backward
-
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
-
 
 def _bool_repr(t: Tensor) -> str:
     """A comparison's result as PyTorch prints it: ``tensor([ True, False])``."""
-    from .backend import to_host
-
     host = to_host(t.data)
     if host.ndim == 0:
         return f"tensor({bool(host)})"

@@ -1,4 +1,5 @@
-"""Python's operators on a script's values: numbers, lists, strings and tensors.
+"""A script's values: Python's operators on numbers, lists, strings and tensors, and how
+``print`` shows each value.
 
 Plain values follow Python, tensors PyTorch (through their operators); both with the limits of
 SPEC §6 on what a script may build (huge ints, long lists) and script-level errors.
@@ -8,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import program as P
-from .errors import ScriptError
-from .tensor import Tensor
+from ..engine import Node, Tensor
+from ..errors import ScriptError
+from ..language import program as P
 
 MAX_INT_BITS = 14_000  # about 4,200 digits: Python converts at most 4,300 to text
 MAX_SEQUENCE = 1_000_000  # characters of a string, elements of a (flattened) list
@@ -131,3 +132,25 @@ def _negate(v: Any) -> Any:
 
 def tname(v: Any) -> str:
     return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+class Size(tuple):
+    """``x.shape``: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+
+def display(value: Any) -> str:
+    """``str(value)`` as the same PyTorch program would print it."""
+    if isinstance(value, Tensor):
+        return repr(value)
+    if isinstance(value, Node):
+        return f"<{value.name} object>"
+    if isinstance(value, list):
+        return "[" + ", ".join(display(v) for v in value) + "]"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import Span
-from .tensor import Tensor
+from ..engine import Tensor
+from ..errors import Span
 
 
 @dataclass

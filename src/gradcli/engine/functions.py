@@ -2,46 +2,25 @@
 
 This is where ``x * 2`` becomes ``mul(x, wrapped 2)``, ``1 - x`` becomes ``rsub``, ``2 / x``
 becomes ``reciprocal`` then ``mul``, ``a @ b`` picks ``dot``/``mv``/``mm`` and ``reshape`` picks a
-view or a copy, each exactly as PyTorch dispatches, with PyTorch's error messages.
+view or a copy, each exactly as PyTorch dispatches, with PyTorch's error messages.  Ops that the
+table gives a ``surface`` get their function here, generated from the entry; ``FUNCTIONS``,
+``NN_FUNCTIONS``, ``METHODS`` and ``OPERATORS`` are what the package exposes, and
+``TENSOR_FORMULAS`` is the formulas' namespace under ``create_graph=True``.
 """
 
 from __future__ import annotations
 
 import builtins
 import operator
-import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import creation as _creation
-from . import engine as _engine
+from ..errors import ScriptError
 from . import ops as O
-from .creation import (  # noqa: F401  (functions is the torch-like namespace: re-exported)
-    _check_numel,
-    _dim,
-    _leaf,
-    _number,
-    _tensor,
-    _type_name,
-    arange,
-    current_backend,
-    eye,
-    full,
-    linspace,
-    ones,
-    ones_like,
-    param,
-    rand,
-    randn,
-    set_backend,
-    set_max_elements,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from .engine import Tensor, apply, apply_inplace
-from .errors import ScriptError
-from .shapes import (
+from .args import check_numel, dim_arg, is_number, tensor_arg, type_name
+from .context import current
+from .record import apply, apply_inplace
+from .shape import (
     _T,
     _elementwise,
     _expand,
@@ -56,6 +35,7 @@ from .shapes import (
     unsqueeze,
     view,
 )
+from .tensor import Tensor
 
 
 # --- arithmetic ---------------------------------------------------------------------------------
@@ -64,7 +44,7 @@ def _broadcast_check(a: Any, b: Any) -> None:
         return
     sa, sb = a.data.shape, b.data.shape
     if sa != sb:
-        _check_numel(_broadcast_shape(sa, sb))
+        check_numel(_broadcast_shape(sa, sb))
 
 
 def _broadcast_shape(sa: Sequence[int], sb: Sequence[int]) -> list[int]:
@@ -83,10 +63,10 @@ def _broadcast_shape(sa: Sequence[int], sb: Sequence[int]) -> list[int]:
 
 def _binary(op: Any, a: Any, b: Any, name: str) -> Tensor:
     if a.__class__ is not Tensor:
-        _tensor(a, name)
-    if b.__class__ is not Tensor and not _number(b):
+        tensor_arg(a, name)
+    if b.__class__ is not Tensor and not is_number(b):
         raise ScriptError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
-                          f"{_type_name(b)}", kind="TypeError")
+                          f"{type_name(b)}", kind="TypeError")
     _broadcast_check(a, b)
     return _record(op, (a, b))
 
@@ -103,7 +83,7 @@ def _arith(op: Any, a: Any, b: Any, name: str) -> Tensor:
         if a._strides is not None or b._strides is not None:
             _elementwise(out, (a, b))
         return out
-    if _engine.formula_mode and a.__class__ is Tensor and _number(b):
+    if current().formula_mode and a.__class__ is Tensor and is_number(b):
         return _record(_SCALAR_OVERLOAD[op], (a,), {"other": b})
     return _binary(op, a, b, name)
 
@@ -130,93 +110,117 @@ def div(input: Any, other: Any) -> Tensor:
 
 def maximum(input: Any, other: Any) -> Tensor:
     """Elementwise maximum of two tensors (ties share the gradient)."""
-    _tensor(other, "maximum", "other", 2)
+    tensor_arg(other, "maximum", "other", 2)
     return _binary(O.MAXIMUM, input, other, "maximum")
 
 
 def minimum(input: Any, other: Any) -> Tensor:
     """Elementwise minimum of two tensors (ties share the gradient)."""
-    _tensor(other, "minimum", "other", 2)
+    tensor_arg(other, "minimum", "other", 2)
     return _binary(O.MINIMUM, input, other, "minimum")
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` (PowBackward0 for a number exponent, PowBackward1 for a tensor)."""
     if input.__class__ is not Tensor:
-        if not _number(input):
-            _tensor(exponent, "pow", "exponent", 2)
-        return _record(O.POW_SCALAR_BASE, (_tensor(exponent, "pow", "exponent", 2),),
+        if not is_number(input):
+            tensor_arg(exponent, "pow", "exponent", 2)
+        return _record(O.POW_SCALAR_BASE, (tensor_arg(exponent, "pow", "exponent", 2),),
                        {"base": input})
     if exponent.__class__ is Tensor:
         _broadcast_check(input, exponent)
         return _record(O.POW_TENSOR, (input, exponent))
-    if not _number(exponent):
+    if not is_number(exponent):
         raise ScriptError(f"pow(): argument 'exponent' must be Tensor or Number, not "
-                          f"{_type_name(exponent)}", kind="TypeError")
+                          f"{type_name(exponent)}", kind="TypeError")
     return _record(O.POW, (input,), {"exponent": exponent})
 
 
 def neg(input: Any) -> Tensor:
     """``-input``."""
-    return _record(O.NEG, (_tensor(input, "neg"),))
+    return _record(O.NEG, (tensor_arg(input, "neg"),))
 
 
 def _rsub(self: Tensor, other: Any) -> Tensor:
     if other.__class__ is Tensor:
         return sub(other, self)
-    if not _number(other):
+    if not is_number(other):
         return NotImplemented
     return _record(O.RSUB, (self,), {"other": other})
 
 
 def _rtruediv(self: Tensor, other: Any) -> Tensor:
     # PyTorch: other / self == self.reciprocal() * other
-    if not _number(other):
+    if not is_number(other):
         return NotImplemented
     return mul(_record(O.RECIPROCAL, (self,)), other)
 
 
 def _rpow(self: Tensor, other: Any) -> Tensor:
-    if not _number(other):
+    if not is_number(other):
         return NotImplemented
     return pow(other, self)
 
 
 def clamp(input: Any, min: float | None = None, max: float | None = None) -> Tensor:
     """Clip values to [min, max]; the gradient passes where min <= x <= max."""
-    _tensor(input, "clamp")
+    tensor_arg(input, "clamp")
     if min is None and max is None:
         raise ScriptError("torch.clamp: At least one of 'min' or 'max' must not be None")
     for v in (min, max):
-        if v is not None and not _number(v):
+        if v is not None and not is_number(v):
             raise ScriptError("clamp(): min and max must be numbers", kind="TypeError")
     return _record(O.CLAMP, (input,), {"min": min, "max": max})
 
 
-def _unary(op: Any, name: str) -> Any:
-    def fn(input: Any) -> Tensor:
+def _surfaced(op: O.Op) -> Callable[..., Tensor]:
+    """The function of an op the table gives a surface: ``input`` then the op's scalar params."""
+    name, params = op.name, op.params
+    names = tuple(p for p, _ in params)
+
+    def fn(input: Any, *args: Any, **kwargs: Any) -> Tensor:
         if input.__class__ is not Tensor:
-            _tensor(input, name)
-        out = apply(op, (input,))
+            tensor_arg(input, name)
+        if args or kwargs or params:
+            out = apply(op, (input,), _bind(name, names, params, args, kwargs))
+        else:
+            out = apply(op, (input,))
         return out if input._strides is None else _elementwise(out, (input,))
 
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name} ({op.grad_fn})."
+    fn.__name__ = fn.__qualname__ = name
+    shown = "".join(f", {p}={d!r}" for p, d in params)
+    fn.__doc__ = f"``{name}(input{shown})``, recorded as {op.grad_fn}."
     return fn
 
 
-exp = _unary(O.EXP, "exp")
-log = _unary(O.LOG, "log")
-sqrt = _unary(O.SQRT, "sqrt")
-abs = _unary(O.ABS, "abs")
-sin = _unary(O.SIN, "sin")
-cos = _unary(O.COS, "cos")
-tanh = _unary(O.TANH, "tanh")
-sigmoid = _unary(O.SIGMOID, "sigmoid")
-relu = _unary(O.RELU, "relu")
-reciprocal = _unary(O.RECIPROCAL, "reciprocal")
-clone = _unary(O.CLONE, "clone")
-sign = _unary(O.SIGN, "sign")
+def _bind(name: str, names: tuple[str, ...], params: tuple, args: tuple, kwargs: dict) -> dict:
+    """Bind positional and keyword scalar arguments as Python would, with Python's messages."""
+    if len(args) > len(names):
+        raise ScriptError(f"{name}() takes from 1 to {len(names) + 1} positional arguments but "
+                          f"{len(args) + 1} were given" if names else
+                          f"{name}() takes 1 positional argument but {len(args) + 1} were given",
+                          kind="TypeError")
+    bound = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise ScriptError(f"{name}() got an unexpected keyword argument '{key}'",
+                              kind="TypeError")
+        if key in bound:
+            raise ScriptError(f"{name}() got multiple values for argument '{key}'",
+                              kind="TypeError")
+        bound[key] = value
+    for p, default in params:
+        if p not in bound:
+            if default is O.REQUIRED:
+                raise ScriptError(f"{name}() missing required argument '{p}'", kind="TypeError")
+            bound[p] = default
+        elif not is_number(bound[p]):
+            raise ScriptError(f"{name}(): argument '{p}' must be Number, not "
+                              f"{type_name(bound[p])}", kind="TypeError")
+    return bound
+
+
+SURFACED = {op.name: _surfaced(op) for op in O.OPS.values() if op.surface}
 
 
 # --- reductions ---------------------------------------------------------------------------------
@@ -224,19 +228,19 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
     if dim is None:
         return None
     dims = dim if isinstance(dim, (list, tuple)) else (dim,)
-    out = tuple(sorted({_dim(d, ndim) for d in dims}))
+    out = tuple(sorted({dim_arg(d, ndim) for d in dims}))
     return out
 
 
 def sum(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Sum of all elements (SumBackward0) or over ``dim`` (SumBackward1)."""
-    _tensor(input, "sum")
+    tensor_arg(input, "sum")
     return _reduce(O.SUM, O.SUM_DIM, input, dim, keepdim)
 
 
 def mean(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Mean of all elements (MeanBackward0) or over ``dim`` (MeanBackward1)."""
-    _tensor(input, "mean")
+    tensor_arg(input, "mean")
     return _reduce(O.MEAN, O.MEAN_DIM, input, dim, keepdim)
 
 
@@ -256,7 +260,7 @@ def _extreme(op: Any, pairwise: Any, name: str, word: str) -> Any:
         if rest:
             raise ScriptError(f"{name}(x, dim) is not supported; use {name}(x) or "
                               f"{pairwise.__name__}(a, b)", kind="TypeError")
-        _tensor(input, name)
+        tensor_arg(input, name)
         _nonempty(input, name)
         return apply(op, (input,))
 
@@ -282,9 +286,9 @@ def matmul(input: Any, other: Any) -> Tensor:
     if input.__class__ is Tensor and other.__class__ is Tensor:  # 2-D @ 2-D, in few calls
         sa, sb = input.data.shape, other.data.shape
         if (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]
-                and sa[0] * sb[1] <= _creation.MAX_ELEMENTS):
+                and sa[0] * sb[1] <= current().max_elements):
             return apply(O.MM, (input, other))
-    a, b = _tensor(input, "matmul"), _tensor(other, "matmul", "other", 2)
+    a, b = tensor_arg(input, "matmul"), tensor_arg(other, "matmul", "other", 2)
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
         raise ScriptError(f"both arguments to matmul need to be at least 1D, but they are {da}D "
@@ -315,7 +319,7 @@ def matmul(input: Any, other: Any) -> Tensor:
 
 def mm(input: Any, mat2: Any) -> Tensor:
     """Matrix product of two 2-D tensors (MmBackward0)."""
-    a, b = _tensor(input, "mm"), _tensor(mat2, "mm", "mat2", 2)
+    a, b = tensor_arg(input, "mm"), tensor_arg(mat2, "mm", "mat2", 2)
     if a.ndim != 2:
         raise ScriptError("self must be a matrix")
     if b.ndim != 2:
@@ -323,36 +327,36 @@ def mm(input: Any, mat2: Any) -> Tensor:
     if a.shape[1] != b.shape[0]:
         raise ScriptError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
                           f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
-    _check_numel((a.shape[0], b.shape[1]))
+    check_numel((a.shape[0], b.shape[1]))
     return apply(O.MM, (a, b))
 
 
 # --- neural -------------------------------------------------------------------------------------
 def softmax(input: Any, dim: int) -> Tensor:
     """Softmax over ``dim`` (SoftmaxBackward0)."""
-    x = _tensor(input, "softmax")
-    d = _dim(dim, x.ndim)
+    x = tensor_arg(input, "softmax")
+    d = dim_arg(dim, x.ndim)
     return apply(O.SOFTMAX, (x,), {"dim": d if x.ndim else None})
 
 
 def log_softmax(input: Any, dim: int) -> Tensor:
     """Log-softmax over ``dim`` (LogSoftmaxBackward0)."""
-    x = _tensor(input, "log_softmax")
-    d = _dim(dim, x.ndim)
+    x = tensor_arg(input, "log_softmax")
+    d = dim_arg(dim, x.ndim)
     return apply(O.LOG_SOFTMAX, (x,), {"dim": d if x.ndim else None})
 
 
 def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     """Mean squared error (MseLossBackward0)."""
-    a, b = _tensor(input, "mse_loss"), _tensor(target, "mse_loss", "target", 2)
+    a, b = tensor_arg(input, "mse_loss"), tensor_arg(target, "mse_loss", "target", 2)
     if reduction not in ("mean", "sum", "none"):
         raise ScriptError(f"{reduction} is not a valid value for reduction", kind="ValueError")
     _broadcast_check(a, b)
     if a.shape != b.shape:
-        warnings.warn(f"Using a target size (torch.Size({list(b.shape)})) that is different to the "
-                      f"input size (torch.Size({list(a.shape)})). This will likely lead to "
-                      "incorrect results due to broadcasting. Please ensure they have the same "
-                      "size.", UserWarning, stacklevel=2)
+        current().warn(f"Using a target size (torch.Size({list(b.shape)})) that is different to "
+                       f"the input size (torch.Size({list(a.shape)})). This will likely lead to "
+                       "incorrect results due to broadcasting. Please ensure they have the same "
+                       "size.")
         # PyTorch broadcasts both sides first (torch.broadcast_tensors: ExpandBackward0)
         shape = tuple(_broadcast_shape(a.shape, b.shape))
         a, b = (t if t.shape == shape else _expand(t, shape) for t in (a, b))
@@ -362,9 +366,9 @@ def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
 # --- in-place -----------------------------------------------------------------------------------
 def _inplace(op: Any, name: str) -> Any:
     def fn(self: Tensor, other: Any) -> Tensor:
-        if other.__class__ is not Tensor and not _number(other):
+        if other.__class__ is not Tensor and not is_number(other):
             raise ScriptError(f"{name}(): argument 'other' must be Tensor or Number, not "
-                              f"{_type_name(other)}", kind="TypeError")
+                              f"{type_name(other)}", kind="TypeError")
         _broadcast_check(self, other)
         return apply_inplace(op, self, (other,))
 
@@ -390,7 +394,7 @@ def _compare(fn: Any) -> Any:
         if other.__class__ is Tensor:
             _broadcast_check(self, other)
             other = other.data
-        elif not _number(other):
+        elif not is_number(other):
             return NotImplemented
         return Tensor(fn(self.data, other), self.backend)
 
@@ -400,107 +404,112 @@ def _compare(fn: Any) -> Any:
 # --- Tensor methods and operators ---------------------------------------------------------------
 def _reflect(fn: Any) -> Any:
     def r(self: Tensor, other: Any) -> Any:
-        if not _number(other):
+        if not is_number(other):
             return NotImplemented
         return fn(self, other)
 
     return r
 
 
-def _install() -> None:
-    T = Tensor
-    T.__add__ = add
-    T.__radd__ = _reflect(add)
-    T.__sub__ = sub
-    T.__rsub__ = _rsub
-    T.__mul__ = mul
-    T.__rmul__ = _reflect(mul)
-    T.__truediv__ = div
-    T.__rtruediv__ = _rtruediv
-    T.__pow__ = pow
-    T.__rpow__ = _rpow
-    T.__matmul__ = matmul
-    T.__neg__ = neg
-    T.__pos__ = lambda self: self
-    T.__iadd__ = add_
-    T.__isub__ = sub_
-    T.__imul__ = mul_
-    T.__itruediv__ = div_
-    T.__getitem__ = getitem
-    T.__lt__ = _compare(operator.lt)
-    T.__le__ = _compare(operator.le)
-    T.__gt__ = _compare(operator.gt)
-    T.__ge__ = _compare(operator.ge)
-    T.__eq__ = _compare(operator.eq)
-    T.__ne__ = _compare(operator.ne)
-    T.__hash__ = object.__hash__
-    T.T = property(_T)
-    for fn in METHODS:
-        setattr(T, fn.__name__, fn)
+OPERATORS: dict[str, Any] = {
+    "__add__": add, "__radd__": _reflect(add), "__sub__": sub, "__rsub__": _rsub,
+    "__mul__": mul, "__rmul__": _reflect(mul), "__truediv__": div, "__rtruediv__": _rtruediv,
+    "__pow__": pow, "__rpow__": _rpow, "__matmul__": matmul, "__neg__": neg,
+    "__pos__": lambda self: self, "__iadd__": add_, "__isub__": sub_, "__imul__": mul_,
+    "__itruediv__": div_, "__getitem__": getitem,
+    "__lt__": _compare(operator.lt), "__le__": _compare(operator.le),
+    "__gt__": _compare(operator.gt), "__ge__": _compare(operator.ge),
+    "__eq__": _compare(operator.eq), "__ne__": _compare(operator.ne),
+    "__hash__": object.__hash__, "T": property(_T),
+}
 
-
-METHODS = (add, sub, mul, div, pow, matmul, mm, maximum, minimum, neg, clamp, exp, log, sqrt,
-           abs, sin, cos, tanh, sigmoid, relu, reciprocal, clone, sum, mean, max, min, reshape,
-           view, flatten, t, transpose, unsqueeze, squeeze, softmax, log_softmax, add_, sub_,
-           mul_, div_, zero_)
-_install()
+# torch.<name> functions (bare built-ins in a grad script), torch.nn.functional, Tensor methods.
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    fn.__name__: fn for fn in (
+        add, sub, mul, div, pow, matmul, mm, maximum, minimum, neg, clamp, sum, mean, max, min,
+        reshape, view, flatten, t, transpose, unsqueeze, squeeze, softmax, log_softmax)
+}
+FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface})
+NN_FUNCTIONS: dict[str, Callable[..., Any]] = {"softmax": softmax, "log_softmax": log_softmax,
+                                                "mse_loss": mse_loss}
+NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
+METHODS: dict[str, Callable[..., Any]] = {
+    n: f for n, f in FUNCTIONS.items() if n in SURFACED and "Tensor" in O.OPS[n].surface
+    or n not in SURFACED}
+METHODS.update({"add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "zero_": zero_})
 
 
 # --- the formulas' namespace under create_graph=True --------------------------------------------
-def formula_where(condition: Any, x: Any, y: Any) -> Any:
-    """Differentiable ``where`` with a constant condition."""
-    cond = condition.data if condition.__class__ is Tensor else condition
-    if x.__class__ is not Tensor and y.__class__ is not Tensor:
-        return current_backend().xp.where(cond, x, y)
-    ref = x if x.__class__ is Tensor else y
-    x = x if x.__class__ is Tensor else zeros_like(ref) + x
-    y = y if y.__class__ is Tensor else zeros_like(ref) + y
-    return apply(O.WHERE, (x, y), {"condition": cond})
+class TensorFormulas:
+    """The formulas' ``xp`` when ``create_graph=True``: the same names, as recorded ops, so
+    every formula is itself differentiable (second derivatives)."""
+
+    def __getattr__(self, name: str) -> Callable:
+        fn = SURFACED.get(name)
+        if fn is None:
+            raise ScriptError(f"create_graph=True is not supported through '{name}' in gradcli")
+        return fn
+
+    matmul = staticmethod(matmul)
+
+    @staticmethod
+    def where(condition: Any, x: Any, y: Any) -> Any:
+        """Differentiable ``where`` with a constant condition."""
+        cond = condition.data if condition.__class__ is Tensor else condition
+        if x.__class__ is not Tensor and y.__class__ is not Tensor:
+            return current().backend.xp.where(cond, x, y)
+        ref = x if x.__class__ is Tensor else y
+        x = x if x.__class__ is Tensor else _zeros_like(ref) + x
+        y = y if y.__class__ is Tensor else _zeros_like(ref) + y
+        return apply(O.WHERE, (x, y), {"condition": cond})
+
+    @staticmethod
+    def sum(x: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+        """Differentiable ``xp.sum``."""
+        return _reduce(O.SUM, O.SUM_DIM, x, axis, keepdims)
+
+    @staticmethod
+    def reshape(x: Tensor, shape: tuple) -> Tensor:
+        """Differentiable ``xp.reshape``."""
+        return reshape(x, *shape)
+
+    @staticmethod
+    def broadcast_to(x: Tensor, shape: tuple) -> Tensor:
+        """Differentiable ``xp.broadcast_to`` (ExpandBackward0)."""
+        if tuple(x.shape) == tuple(shape):
+            return x
+        return apply(O.EXPAND, (x,), {"shape": tuple(shape)})
+
+    @staticmethod
+    def permute_dims(x: Tensor, axes: tuple) -> Tensor:
+        """Differentiable ``xp.permute_dims``."""
+        return _view(O.PERMUTE, x, {"dims": tuple(axes)}, None)
+
+    @staticmethod
+    def zeros_like(x: Any) -> Tensor:
+        """Constant zeros."""
+        return _zeros_like(x)
+
+    @staticmethod
+    def count_nonzero(mask: Any) -> Any:
+        """Count of true mask entries (a constant)."""
+        return current().backend.xp.count_nonzero(mask)
+
+    @staticmethod
+    def select_backward(grad: Tensor, shape: tuple, dim: int, index: int) -> Tensor:
+        """Differentiable scatter of a selected gradient."""
+        return apply(O.SELECT_BACKWARD, (grad,), {"shape": shape, "dim": dim, "index": index})
+
+    @staticmethod
+    def slice_backward(grad: Tensor, shape: tuple, dim: int, start: int, stop: int,
+                       step: int) -> Tensor:
+        """Differentiable scatter of a sliced gradient."""
+        return apply(O.SLICE_BACKWARD, (grad,),
+                     {"shape": shape, "dim": dim, "start": start, "stop": stop, "step": step})
 
 
-def formula_sum(x: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
-    """Differentiable ``xp.sum``."""
-    return _reduce(O.SUM, O.SUM_DIM, x, axis, keepdims)
+def _zeros_like(x: Tensor) -> Tensor:
+    return Tensor(x.backend.xp.zeros_like(x.data), x.backend)
 
 
-def formula_reshape(x: Tensor, shape: tuple) -> Tensor:
-    """Differentiable ``xp.reshape``."""
-    return reshape(x, *shape)
-
-
-def formula_broadcast_to(x: Tensor, shape: tuple) -> Tensor:
-    """Differentiable ``xp.broadcast_to`` (ExpandBackward0)."""
-    if tuple(x.shape) == tuple(shape):
-        return x
-    return apply(O.EXPAND, (x,), {"shape": tuple(shape)})
-
-
-def formula_permute_dims(x: Tensor, axes: tuple) -> Tensor:
-    """Differentiable ``xp.permute_dims``."""
-    return _view(O.PERMUTE, x, {"dims": tuple(axes)}, None)
-
-
-def formula_zeros_like(x: Any) -> Tensor:
-    """Constant zeros."""
-    return zeros_like(x)
-
-
-def formula_count_nonzero(mask: Any) -> Any:
-    """Count of true mask entries (a constant)."""
-    return current_backend().xp.count_nonzero(mask)
-
-
-def formula_select_backward(grad: Tensor, shape: tuple, dim: int, index: int) -> Tensor:
-    """Differentiable scatter of a selected gradient."""
-    return apply(O.SELECT_BACKWARD, (grad,), {"shape": shape, "dim": dim, "index": index})
-
-
-def formula_slice_backward(grad: Tensor, shape: tuple, dim: int, start: int, stop: int,
-                           step: int) -> Tensor:
-    """Differentiable scatter of a sliced gradient."""
-    return apply(O.SLICE_BACKWARD, (grad,),
-                 {"shape": shape, "dim": dim, "start": start, "stop": stop, "step": step})
-
-
-formula_sign, formula_sin, formula_cos, formula_exp = sign, sin, cos, exp
-formula_log, formula_sqrt, formula_matmul = log, sqrt, matmul
+TENSOR_FORMULAS = TensorFormulas()

@@ -7,24 +7,21 @@ bindings, every name's binding history, what ``print`` printed, the warnings and
 
 from __future__ import annotations
 
-import gc
-import sys
-import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import autograd, engine
-from . import functions as F
-from . import program as P
-from . import tensor as tensor_module
-from .backend import quiet
-from .builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS, Size, display
-from .engine import Tensor
-from .errors import GradcliError, ScriptError, Span
+from ..api.creation import tensor
+from ..engine import RunContext, Tensor, grad, no_grad, use
+from ..engine.backend import quiet
+from ..engine.context import MAX_ELEMENTS, GradMode, process_guard
+from ..engine.functions import METHODS
+from ..errors import GradcliError, ScriptError, Span
+from ..language import program as P
+from .builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
 from .hints import did_you_mean, hint_for
-from .operators import COMPARE, arith, check_list, literal, tname
-from .recording import Record, Recorder
+from .recorder import Record, Recorder
+from .values import COMPARE, Size, arith, check_list, display, literal, tname
 
 MAX_STEPS = 1_000_000
 MAX_CALL_DEPTH = 200
@@ -62,10 +59,13 @@ class RunResult:
             # nothing connects them: every --wrt gets a zero gradient (SPEC §3)
             return [Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
         live = [t for t in inputs if t.requires_grad]
-        with quiet():  # inf/nan gradients, as PyTorch, without NumPy's warnings
-            grads = iter(autograd.grad(out, live, retain_graph=True, materialize_grads=True))
+        with use(RunContext(self.backend)), quiet():  # inf/nan as PyTorch, no NumPy warnings
+            grads = iter(grad(out, live, retain_graph=True, materialize_grads=True))
         return [next(grads) if t.requires_grad else
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
+
+
+_INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_"}
 
 
 class _Return(Exception):
@@ -90,8 +90,9 @@ class Interpreter:
     def __init__(self, program: P.Program, backend: Any, *, wrt: tuple[str, ...] = (),
                  overrides: dict[str, Any] | None = None, record: bool = False,
                  max_steps: int = MAX_STEPS, on_print: Callable[[str], None] | None = None,
-                 on_progress: Callable[[int], None] | None = None,
-                 base_dir: str = ".", perturb: tuple[str, int, Any] | None = None) -> None:
+                 on_progress: Callable[[int], None] | None = None, base_dir: str = ".",
+                 perturb: tuple[str, int, Any] | None = None,
+                 max_elements: int = MAX_ELEMENTS) -> None:
         self.program = program
         self.backend = backend
         self.wrt = frozenset(wrt)
@@ -109,55 +110,31 @@ class Interpreter:
         self.recorder = Recorder(self) if record else None
         if record:
             self.result.records = self.recorder.records
+        self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
+                              recorder=self.recorder.record if self.recorder else None)
 
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
         """Execute the whole program; errors end up in ``result.error``."""
-        F.set_backend(self.backend)
-        tensor_module._warned_once.clear()  # a run is a fresh process for PyTorch's warn-once
-        prev_recorder = engine.recorder
-        engine.recorder = self.recorder.record if self.recorder is not None else None
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 20_000))
-        # NOTE: a run builds a graph of many small objects that stay alive until backward and
-        # die by reference counting (the engine makes no cycles but leaf<->AccumulateGrad).
-        # CPython's cyclic collector would traverse the growing graph again and again: pausing
-        # it makes a 20,000-statement script run about 3x faster.
-        gc_was = gc.isenabled()
-        gc.disable()
-        try:
-            with warnings.catch_warnings(record=True) as caught, quiet():
-                warnings.simplefilter("always")
-                self._caught = caught
-                try:
-                    self.exec_block(self.program.body, self.globals, top=True)
-                except _Return:
-                    pass
-                except GradcliError as err:
-                    self.result.error = err.at(self.span)
-                    if err.hint is None:
-                        err.hint = hint_for(err, self.program.source)
-                except RecursionError:
-                    self.result.error = ScriptError(
-                        "maximum recursion depth exceeded", kind="RecursionError", span=self.span)
-                self._drain()
-        finally:
-            engine.recorder = prev_recorder
-            engine.free_tag = None
-            sys.setrecursionlimit(limit)
-            if gc_was:
-                gc.enable()
+        with use(self.ctx), process_guard(), quiet():
+            try:
+                self.exec_block(self.program.body, self.globals, top=True)
+            except _Return:
+                pass
+            except GradcliError as err:
+                self.result.error = err.at(self.span)
+                if err.hint is None:
+                    err.hint = hint_for(err, self.program.source)
+            except RecursionError:
+                self.result.error = ScriptError(
+                    "maximum recursion depth exceeded", kind="RecursionError", span=self.span)
+            self._drain()
         return self.result
 
     def _drain(self) -> None:
-        for w in self._caught:
-            if issubclass(w.category, RuntimeWarning):
-                continue  # NumPy's (mean of an empty slice): PyTorch answers nan silently
-            msg = str(w.message)
-            cut = msg.find(" (Triggered internally")
-            self.result.warnings.append(
-                Warning_(msg if cut < 0 else msg[:cut], self.span, w.category.__name__))
-        self._caught.clear()
+        for msg, kind in self.ctx.warnings:
+            self.result.warnings.append(Warning_(msg, self.span, kind))
+        self.ctx.warnings.clear()
 
     def exec_block(self, body: tuple, scope: dict, top: bool = False) -> None:
         """Run statements in order, counting steps."""
@@ -171,9 +148,9 @@ class Interpreter:
             if not self.steps % PROGRESS_EVERY and self.on_progress is not None:
                 self.on_progress(self.steps)
             self.span = stmt.span
-            engine.free_tag = stmt.span
+            self.ctx.free_tag = stmt.span
             self.exec_stmt(stmt, scope, top)
-            if self._caught:
+            if self.ctx.warnings:
                 self._drain()
 
     def exec_stmt(self, s: Any, scope: dict, top: bool) -> None:
@@ -181,9 +158,9 @@ class Interpreter:
         cls = s.__class__
         if cls is P.Assign:
             if s.literal and s.target in self.overrides:
-                value = F.tensor(self.overrides[s.target])
+                value = tensor(self.overrides[s.target])
             elif s.literal:
-                value = F.tensor(literal(s.value))
+                value = tensor(literal(s.value))
             else:
                 value = self.eval(s.value, scope)
             self.bind(s.target, value, scope, top)
@@ -202,7 +179,7 @@ class Interpreter:
                 self.exec_block(s.orelse, scope, top)
         elif cls is P.With:
             ctx = self.eval(s.context, scope)
-            if not isinstance(ctx, engine._GradMode):
+            if not isinstance(ctx, GradMode):
                 raise ScriptError("with blocks take no_grad() or enable_grad() only",
                                   kind="TypeError", span=s.span)
             with ctx:
@@ -223,7 +200,7 @@ class Interpreter:
             return
         if self.perturb is not None and self.perturb[0] == name and isinstance(value, Tensor) \
                 and len(self.result.history.get(name, ())) == self.perturb[1]:
-            with engine.no_grad():
+            with no_grad():
                 value = value + self.perturb[2]
         scope[name] = value
         if name in self.wrt and isinstance(value, Tensor) and value.is_leaf:
@@ -239,7 +216,7 @@ class Interpreter:
         current = self.lookup(s.target, scope, s.span)
         value = self.eval(s.value, scope)
         if isinstance(current, Tensor):
-            method = {"+": F.add_, "-": F.sub_, "*": F.mul_, "/": F.div_}[s.op]
+            method = METHODS[_INPLACE[s.op]]
             try:
                 method(current, value)
             except OverflowError as exc:  # a Python int beyond float range

@@ -1,7 +1,7 @@
 """Parse-tree reductions to program dataclasses, and the static checks of the language.
 
 ``Compiler`` has one method per rule alias of ``grammars/grad.lark``. The LALR driver in
-``gradcli.syntax`` calls it at each reduction with the rule's children, all of them kept in
+``parser`` calls it at each reduction with the rule's children, all of them kept in
 order: tokens are plain tuples ``(type, value, line, column, end_column)`` and nonterminals are
 what the methods returned (an Expr, a Stmt, or a list of Stmts). Nothing is evaluated here and
 built-in names are not resolved (the runtime does that); what is static is checked: assignment
@@ -28,7 +28,7 @@ from .checks import (
     single,
     string_value,
 )
-from .errors import Span
+from ..errors import Span
 from .program import (
     Assign,
     Attribute,

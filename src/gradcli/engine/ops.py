@@ -14,13 +14,20 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   ``self_shape`` (the first input's shape) or a param name.  What a node saves is derived from
   these names with PyTorch's rule: ``result`` always; an input read by one formula only is saved
   only when that formula's input needs grad; an input read by several formulas always.
-* A formula's ``xp`` offers only: where, sign, sin, cos, exp, log, sqrt, sum, reshape,
-  broadcast_to, matmul, permute_dims, zeros_like, select_backward, slice_backward.  Under
-  ``create_graph=True`` these names are recorded ops (``functions.formula_*``), so every formula
-  is itself differentiable and second derivatives work.
-* Broadcasting is undone by the engine (``engine.sum_to``), so formulas are plain math.
+* A formula's ``xp`` offers only ``FORMULA_NAMES`` (below) plus select_backward and
+  slice_backward.  Under ``create_graph=True`` these names are recorded ops
+  (``functions.TENSOR_FORMULAS``), so every formula is itself differentiable and second
+  derivatives work.
+* Broadcasting is undone by the engine (``graph.sum_to``), so formulas are plain math.
 * ``kind``: "elementwise" ops keep their inputs' memory layout as PyTorch's TensorIterator
   does; "view" ops share data and version counter with their input.
+* ``surface``: where a user calls the op by its name, among "torch" (``torch.atan(x)``),
+  "Tensor" (``x.atan()``) and "F" (``torch.nn.functional.softplus(x)``).  A grad script has
+  every surfaced op as a bare built-in.  Its scalar arguments are the forward's keyword
+  parameters, with their defaults.  Ops with no surface are called through the hand-written
+  dispatch in ``functions.py`` (``x * 2`` is ``mul``; ``a @ b`` is ``dot``, ``mv`` or ``mm``).
+* ``domain``: the interval the op's tests draw inputs from (finite differences, PyTorch
+  fixtures); None when the op has no surface of its own.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .engine import Tensor
+from .tensor import Tensor
 
 OPS: dict[str, Op] = {}
 
@@ -37,12 +44,16 @@ OPS: dict[str, Op] = {}
 class Op:
     """One entry of the table (see the module docstring)."""
 
-    __slots__ = ("_reads", "formulas", "forward", "grad_fn", "inputs", "kind", "name", "plans",
-                 "saves")
+    __slots__ = ("_reads", "domain", "formulas", "forward", "grad_fn", "inputs", "kind", "name",
+                 "params", "plans", "saves", "surface")
 
-    def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable,
-                 formulas: tuple[Callable | None, ...], kind: str | None) -> None:
+    def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
+                 formulas: tuple[Callable | None, ...], kind: str | None,
+                 surface: tuple[str, ...] = (), domain: tuple[float, float] | None = None) -> None:
         self.name = name
+        self.surface = surface
+        self.domain = domain
+        self.params = _keyword_params(forward, len(inputs))
         self.grad_fn = grad_fn
         self.inputs = inputs
         self.forward = forward
@@ -83,6 +94,21 @@ class Op:
         return f"Op({self.name}: {self.grad_fn})"
 
 
+def _keyword_params(forward: Callable | None, n_inputs: int) -> tuple[tuple[str, Any], ...]:
+    """The scalar parameters of a forward, after ``xp`` and the inputs: (name, default)."""
+    if forward is None:
+        return ()
+    code = forward.__code__
+    names = code.co_varnames[1 + n_inputs: code.co_argcount]
+    defaults = forward.__defaults__ or ()
+    missing = len(names) - len(defaults)
+    return tuple((nm, defaults[i - missing] if i >= missing else REQUIRED)
+                 for i, nm in enumerate(names))
+
+
+REQUIRED = object()  # a scalar parameter without a default
+
+
 def plans(formulas: tuple, inputs: tuple[str, ...]) -> tuple:
     """Per formula, (function, ((kind, name), ...)): how the engine fills each parameter.
 
@@ -95,13 +121,18 @@ def plans(formulas: tuple, inputs: tuple[str, ...]) -> tuple:
         for nm in f[1])) for f in formulas)
 
 
-def defop(name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable,
-          *formulas: Callable | None, kind: str | None = None) -> Op:
+def defop(name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
+          *formulas: Callable | None, kind: str | None = None, surface: tuple[str, ...] = (),
+          domain: tuple[float, float] | None = None) -> Op:
     """Declare an op in the table."""
     if len(formulas) != len(inputs):
         raise ValueError(f"{name}: one formula per input")
-    op = OPS[name] = Op(name, grad_fn, inputs, forward, formulas, kind)
+    op = OPS[name] = Op(name, grad_fn, inputs, forward, formulas, kind, surface, domain)
     return op
+
+
+UNARY = ("torch", "Tensor")  # the surface of most elementwise functions
+NN = ("F",)  # torch.nn.functional only
 
 
 def _raw(x: Any) -> Any:
@@ -190,7 +221,8 @@ DIV = defop("div", "DivBackward0", ("self", "other"), lambda xp, self, other: se
             lambda grad, other: grad / other,
             lambda grad, self, other: -grad * ((self / other) / other), kind="elementwise")
 RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", ("self",), lambda xp, self: 1.0 / self,
-                   lambda grad, result: -grad * (result * result), kind="elementwise")
+                   lambda grad, result: -grad * (result * result), kind="elementwise",
+                   surface=UNARY, domain=(0.3, 3))
 NEG = defop("neg", "NegBackward0", ("self",), lambda xp, self: -self,
             lambda grad: -grad, kind="elementwise")
 # NOTE: pow's derivative is 0 where the exponent is 0, even at self = 0 (as PyTorch).
@@ -250,36 +282,115 @@ CLAMP = defop("clamp", "ClampBackward1", ("self",), _clamp,
 
 # --- elementwise functions ----------------------------------------------------------------------
 EXP = defop("exp", "ExpBackward0", ("self",), lambda xp, self: xp.exp(self),
-            lambda grad, result: grad * result, kind="elementwise")
+            lambda grad, result: grad * result, kind="elementwise", surface=UNARY,
+            domain=(-2, 2))
 LOG = defop("log", "LogBackward0", ("self",), lambda xp, self: xp.log(self),
-            lambda grad, self: grad / self, kind="elementwise")
+            lambda grad, self: grad / self, kind="elementwise", surface=UNARY, domain=(0.2, 3))
 SQRT = defop("sqrt", "SqrtBackward0", ("self",), lambda xp, self: xp.sqrt(self),
-             lambda grad, result: grad / (2 * result), kind="elementwise")
+             lambda grad, result: grad / (2 * result), kind="elementwise", surface=UNARY,
+             domain=(0.2, 3))
 # NOTE: abs'(0) = sign(0) = 0, as PyTorch.
 ABS = defop("abs", "AbsBackward0", ("self",), lambda xp, self: xp.abs(self),
-            lambda xp, grad, self: grad * xp.sign(self), kind="elementwise")
+            lambda xp, grad, self: grad * xp.sign(self), kind="elementwise", surface=UNARY,
+            domain=(-2, 2))
 SIN = defop("sin", "SinBackward0", ("self",), lambda xp, self: xp.sin(self),
-            lambda xp, grad, self: grad * xp.cos(self), kind="elementwise")
+            lambda xp, grad, self: grad * xp.cos(self), kind="elementwise", surface=UNARY,
+            domain=(-3, 3))
 COS = defop("cos", "CosBackward0", ("self",), lambda xp, self: xp.cos(self),
-            lambda xp, grad, self: grad * -xp.sin(self), kind="elementwise")
+            lambda xp, grad, self: grad * -xp.sin(self), kind="elementwise", surface=UNARY,
+            domain=(-3, 3))
 TANH = defop("tanh", "TanhBackward0", ("self",), lambda xp, self: xp.tanh(self),
-             lambda grad, result: grad * (1 - result * result), kind="elementwise")
+             lambda grad, result: grad * (1 - result * result), kind="elementwise",
+             surface=UNARY, domain=(-2, 2))
 SIGMOID = defop("sigmoid", "SigmoidBackward0", ("self",),
                 lambda xp, self: 1.0 / (1.0 + xp.exp(-self)),
-                lambda grad, result: grad * ((1 - result) * result), kind="elementwise")
+                lambda grad, result: grad * ((1 - result) * result), kind="elementwise",
+                surface=UNARY, domain=(-3, 3))
 # NOTE: relu'(0) = 0, as PyTorch (threshold_backward on the result).
 RELU = defop("relu", "ReluBackward0", ("self",), lambda xp, self: xp.clip(self, min=0.0),
-             lambda xp, grad, result: xp.where(_raw(result) > 0, grad, 0.0), kind="elementwise")
+             lambda xp, grad, result: xp.where(_raw(result) > 0, grad, 0.0), kind="elementwise",
+             surface=(*UNARY, "F"), domain=(-2, 2))
 SIGN = defop("sign", "SignBackward0", ("self",), lambda xp, self: xp.sign(self),
-             lambda xp, grad: xp.zeros_like(grad), kind="elementwise")
+             lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
+             domain=(-2, 2))
 WHERE = defop("where", "WhereBackward0", ("self", "other"),
               lambda xp, self, other, condition: xp.where(condition, self, other),
               lambda xp, grad, condition: xp.where(condition, grad, 0.0),
               lambda xp, grad, condition: xp.where(condition, 0.0, grad), kind="elementwise")
 CLONE = defop("clone", "CloneBackward0", ("self",), lambda xp, self: xp.asarray(self, copy=True),
-              lambda grad: grad, kind="elementwise")
+              lambda grad: grad, kind="elementwise", surface=UNARY, domain=(-2, 2))
 ZERO = defop("zero_", "ZeroBackward0", ("self",), lambda xp, self: xp.zeros_like(self),
              lambda xp, grad: xp.zeros_like(grad))
+
+ATAN = defop("atan", "AtanBackward0", ("self",), lambda xp, self: xp.atan(self),
+             lambda grad, self: grad / (self * self + 1), kind="elementwise", surface=UNARY,
+             domain=(-3, 3))
+ASIN = defop("asin", "AsinBackward0", ("self",), lambda xp, self: xp.asin(self),
+             lambda xp, grad, self: grad / xp.sqrt(1 - self * self), kind="elementwise",
+             surface=UNARY, domain=(-0.9, 0.9))
+ACOS = defop("acos", "AcosBackward0", ("self",), lambda xp, self: xp.acos(self),
+             lambda xp, grad, self: -grad / xp.sqrt(1 - self * self), kind="elementwise",
+             surface=UNARY, domain=(-0.9, 0.9))
+SINH = defop("sinh", "SinhBackward0", ("self",), lambda xp, self: xp.sinh(self),
+             lambda xp, grad, self: grad * xp.cosh(self), kind="elementwise", surface=UNARY,
+             domain=(-2, 2))
+COSH = defop("cosh", "CoshBackward0", ("self",), lambda xp, self: xp.cosh(self),
+             lambda xp, grad, self: grad * xp.sinh(self), kind="elementwise", surface=UNARY,
+             domain=(-2, 2))
+LOG1P = defop("log1p", "Log1PBackward0", ("self",), lambda xp, self: xp.log1p(self),
+              lambda grad, self: grad / (self + 1), kind="elementwise", surface=UNARY,
+              domain=(-0.5, 3))
+EXPM1 = defop("expm1", "Expm1Backward0", ("self",), lambda xp, self: xp.expm1(self),
+              lambda grad, result: grad * (result + 1), kind="elementwise", surface=UNARY,
+              domain=(-2, 2))
+
+
+def _erf(xp: Any, x: Any) -> Any:
+    """erf without a library function (the Array API has none): the everywhere-positive series
+    erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), summed for |x| <= 6;
+    beyond, erf is +-1 to double precision.  Relative error about 1e-15 (tests: float64 PyTorch).
+    """
+    a = xp.clip(xp.abs(x), max=6.0)
+    x2 = a * a
+    term = a
+    total = a
+    for n in range(1, 110):  # the terms peak near n = x^2 = 36 and fall below 1e-17 by 110
+        term = term * (2.0 * x2 / (2 * n + 1))
+        total = total + term
+    value = (2.0 / math.sqrt(math.pi)) * xp.exp(-x2) * total
+    return xp.sign(x) * xp.clip(value, max=1.0)
+
+
+ERF = defop("erf", "ErfBackward0", ("self",), _erf,
+            lambda xp, grad, self: grad * ((2.0 / math.sqrt(math.pi)) * xp.exp(-(self * self))),
+            kind="elementwise", surface=UNARY, domain=(-2, 2))
+
+
+def _softplus(xp: Any, self: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    scaled = self * beta
+    return xp.where(scaled > threshold, self, xp.log1p(xp.exp(scaled)) / beta)
+
+
+# NOTE: above the threshold softplus is the identity, and so is its gradient (as PyTorch).
+SOFTPLUS = defop(
+    "softplus", "SoftplusBackward0", ("self",), _softplus,
+    lambda xp, grad, self, beta, threshold: xp.where(
+        _raw(self) * beta > threshold, grad, grad / (1 + xp.exp(-(self * beta)))),
+    kind="elementwise", surface=NN, domain=(-3, 3))
+# NOTE: PyTorch's CPU kernel also saves a `buffer` it computes in the forward; gradcli's
+# formula needs only `self`, so listings show one saved tensor where PyTorch has two.
+LOGSIGMOID = defop(
+    "logsigmoid", "LogSigmoidBackward0", ("self",),
+    lambda xp, self: xp.minimum(self, 0.0) - xp.log1p(xp.exp(-xp.abs(self))),
+    lambda xp, grad, self: grad / (1 + xp.exp(self)), kind="elementwise", surface=NN,
+    domain=(-3, 3))
+# NOTE: hardtanh's gradient is zero at the bounds themselves (strict), unlike clamp's.
+HARDTANH = defop(
+    "hardtanh", "HardtanhBackward0", ("self",),
+    lambda xp, self, min_val=-1.0, max_val=1.0: xp.clip(self, min=min_val, max=max_val),
+    lambda xp, grad, self, min_val, max_val: xp.where(
+        (_raw(self) > min_val) & (_raw(self) < max_val), grad, 0.0),
+    kind="elementwise", surface=NN, domain=(-2, 2))
 
 # --- reductions ---------------------------------------------------------------------------------
 SUM = defop("sum", "SumBackward0", ("self",), lambda xp, self: xp.sum(self),
@@ -288,11 +399,14 @@ SUM_DIM = defop("sum_dim", "SumBackward1", ("self",),
                 lambda xp, self, dim, keepdim: xp.sum(self, axis=dim, keepdims=keepdim),
                 lambda xp, grad, self_shape, dim, keepdim: _keep_dims(xp, grad, self_shape, dim,
                                                                       keepdim))
-MEAN = defop("mean", "MeanBackward0", ("self",), lambda xp, self: xp.mean(self),
+# NOTE: sum / count is NumPy's own mean, without its warning for an empty tensor (PyTorch: nan).
+MEAN = defop("mean", "MeanBackward0", ("self",),
+             lambda xp, self: xp.sum(self) / _count(self.shape, None),
              lambda xp, grad, self_shape: xp.broadcast_to(grad / _count(self_shape, None),
                                                           self_shape))
 MEAN_DIM = defop("mean_dim", "MeanBackward1", ("self",),
-                 lambda xp, self, dim, keepdim: xp.mean(self, axis=dim, keepdims=keepdim),
+                 lambda xp, self, dim, keepdim: xp.sum(self, axis=dim, keepdims=keepdim)
+                 / _count(self.shape, dim),
                  lambda xp, grad, self_shape, dim, keepdim: _keep_dims(
                      xp, grad / _count(self_shape, dim), self_shape, dim, keepdim))
 
@@ -382,6 +496,17 @@ SLICE_BACKWARD = defop(
         xp, grad_output, shape, dim, start, stop, step),
     lambda xp, grad, dim, start, stop, step: grad[_index(dim, slice(start, stop, step))])
 
+# --- in-place updates through a view (record.apply_inplace) -----------------------------------
+# The view's grad_fn after the update: its gradient lands in the base (``inverse`` maps each
+# base element to its position in the view, -1 outside it).
+AS_STRIDED = defop(
+    "as_strided", "AsStridedBackward0", ("self",), None,
+    lambda xp, grad, inverse, base_shape: xp.reshape(
+        xp.where(inverse >= 0, xp.take(xp.reshape(grad, (-1,)), xp.clip(inverse, 0, None)), 0.0),
+        base_shape))
+# The op name listings show for a base rewritten through its view (graph.CopySlices).
+COPY_SLICES = defop("copy_slices", "CopySlices", ("self",), None, None)
+
 # --- neural -------------------------------------------------------------------------------------
 
 
@@ -424,7 +549,7 @@ MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
 
 
 # --- the formula namespaces ---------------------------------------------------------------------
-FORMULA_NAMES = ("where", "sign", "sin", "cos", "exp", "log", "sqrt", "sum", "reshape",
+FORMULA_NAMES = ("where", "sign", "sin", "cos", "sinh", "cosh", "exp", "log", "sqrt", "sum", "reshape",
                  "broadcast_to", "matmul", "permute_dims", "zeros_like", "count_nonzero", "take",
                  "clip")
 

@@ -1,0 +1,36 @@
+"""The PyTorch surface: every function a script can call, by its PyTorch name.
+
+``FUNCTIONS`` is ``torch.<name>`` (a grad script's bare built-ins), ``NN_FUNCTIONS`` is
+``torch.nn.functional``; the op table's surfaced entries are in both through
+``engine.functions``, the constructors come from ``creation``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import FUNCTIONS as ENGINE_FUNCTIONS
+from ..engine import NN_FUNCTIONS, enable_grad, no_grad
+from . import creation
+from .autograd import grad
+
+CREATION: dict[str, Callable[..., Any]] = {
+    fn.__name__: fn for fn in (
+        creation.tensor, creation.param, creation.zeros, creation.ones, creation.full,
+        creation.eye, creation.arange, creation.linspace, creation.rand, creation.randn,
+        creation.zeros_like, creation.ones_like)
+}
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **CREATION, **ENGINE_FUNCTIONS, "grad": grad, "no_grad": no_grad, "enable_grad": enable_grad,
+}
+
+__all__ = ["CREATION", "FUNCTIONS", "NN_FUNCTIONS", "creation", "grad"]
+
+
+def __getattr__(name: str) -> Callable[..., Any]:
+    """``api.exp`` and the like: every function of the surface as a module attribute."""
+    fn = FUNCTIONS.get(name) or NN_FUNCTIONS.get(name)
+    if fn is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return fn

@@ -1,0 +1,51 @@
+"""Argument checks every function shares, with PyTorch's messages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import ScriptError
+from .context import current
+from .tensor import Tensor
+
+
+def check_numel(shape: Sequence[int]) -> None:
+    """Refuse a tensor over the run's element limit (SPEC §6)."""
+    n = 1
+    for d in shape:
+        n *= d
+    limit = current().max_elements
+    if n > limit:
+        raise ScriptError(
+            f"a tensor of shape {list(shape)} would have {n:,} elements, over the limit of "
+            f"{limit:,}", hint="raise it with --max-elements if you mean it")
+
+
+def type_name(x: Any) -> str:
+    """A value's type as PyTorch's argument errors name it."""
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+def tensor_arg(x: Any, fn: str, arg: str = "input", pos: int = 1) -> Tensor:
+    """``x`` if it is a tensor, else PyTorch's TypeError for argument ``arg`` of ``fn``."""
+    if x.__class__ is not Tensor:
+        raise ScriptError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                          f"{type_name(x)}", kind="TypeError")
+    return x
+
+
+def is_number(x: Any) -> bool:
+    """A Python number (bool included, as PyTorch's Scalar)."""
+    return x.__class__ in (int, float, bool)
+
+
+def dim_arg(d: Any, ndim: int) -> int:
+    """A dimension index, wrapped and checked as PyTorch does."""
+    if not isinstance(d, int) or isinstance(d, bool):
+        raise ScriptError(f"dim must be an int, not {type_name(d)}", kind="TypeError")
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= d <= hi:
+        raise ScriptError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                          f"but got {d})", kind="IndexError")
+    return d % ndim if ndim else 0

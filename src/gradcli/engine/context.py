@@ -1,0 +1,155 @@
+"""Per-run state: one ``RunContext`` per run, held in a ``ContextVar``.
+
+Everything that PyTorch keeps per process and a run may change lives here, never in module
+globals: grad mode, the backend (array namespace, default dtype, random generator), the node
+sequence counter, the element limit, the warnings raised and the warn-once memory, the graph
+recorder hook and the backward's bookkeeping for error hints.  Each thread (and each
+``use()``) sees its own context, so runs in several threads at once do not share anything.
+
+Two things really are process-wide in CPython, the recursion limit and the cyclic garbage
+collector; ``process_guard`` handles both safely for concurrent runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from .backend import Backend, get_backend
+
+MAX_ELEMENTS = 50_000_000  # default largest tensor (SPEC §6), --max-elements changes it per run
+MAX_DIMS = 64  # NumPy's limit on dimensions
+RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python
+
+
+@dataclass(eq=False)
+class RunContext:
+    """The mutable state of one run (see the module docstring)."""
+
+    backend: Backend
+    max_elements: int = MAX_ELEMENTS
+    grad_enabled: bool = True
+    # True while derivative formulas run under create_graph=True: ``tensor * number`` there is
+    # PyTorch's C++ Scalar overload (MulBackward1), not Python's wrapped number (MulBackward0).
+    formula_mode: bool = False
+    # Called as recorder(output, op, args, inplace) for every recorded op (graph listings).
+    recorder: Callable | None = None
+    # What a backward stamps on the nodes it frees (the statement's span), for error hints.
+    free_tag: Any = None
+    # Warnings raised during the run, as (message, category name); None outside a run, where
+    # they go to Python's warnings module as PyTorch's do.
+    warnings: list[tuple[str, str]] | None = None
+    warned_once: set[str] = field(default_factory=set)
+    seq: Iterator[int] = field(default_factory=itertools.count)
+
+    def warn(self, message: str, category: str = "UserWarning") -> None:
+        """Raise a warning the way PyTorch does (collected by the run that is going on)."""
+        if self.warnings is not None:
+            self.warnings.append((message, category))
+        else:
+            warnings.warn(message, UserWarning if category == "UserWarning" else RuntimeWarning,
+                          stacklevel=3)
+
+    def warn_once(self, message: str) -> None:
+        """A warning PyTorch gives once per process (TORCH_WARN_ONCE); once per run here."""
+        if message not in self.warned_once:
+            self.warned_once.add(message)
+            self.warn(message)
+
+
+_CURRENT: ContextVar[RunContext] = ContextVar("gradcli_run_context")
+
+
+def current() -> RunContext:
+    """This thread's (or this ``use()`` block's) context; a NumPy float64 one by default."""
+    ctx = _CURRENT.get(None)
+    if ctx is None:
+        ctx = RunContext(get_backend("numpy"))
+        _CURRENT.set(ctx)
+    return ctx
+
+
+@contextlib.contextmanager
+def use(ctx: RunContext) -> Iterator[RunContext]:
+    """Make ``ctx`` the current context inside the block."""
+    token = _CURRENT.set(ctx)
+    try:
+        yield ctx
+    finally:
+        _CURRENT.reset(token)
+
+
+class GradMode:
+    """Context manager that sets grad mode and restores the previous one (``no_grad``)."""
+
+    __slots__ = ("mode", "prev")
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        ctx = current()
+        self.prev, ctx.grad_enabled = ctx.grad_enabled, self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        current().grad_enabled = self.prev
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops are being recorded (False inside ``no_grad``)."""
+    return current().grad_enabled
+
+
+def no_grad() -> GradMode:
+    """As ``torch.no_grad()``."""
+    return GradMode(False)
+
+
+def enable_grad() -> GradMode:
+    """As ``torch.enable_grad()``."""
+    return GradMode(True)
+
+
+class _ProcessGuard:
+    """What a run needs from the process: a high recursion limit and a paused collector.
+
+    NOTE: a run builds a graph of many small objects that stay alive until backward and die by
+    reference counting (the engine makes no cycles but leaf<->AccumulateGrad).  CPython's cyclic
+    collector would traverse the growing graph again and again: pausing it makes a
+    20,000-statement script run about 3x faster.  The pause is counted, so concurrent runs keep
+    it paused until the last one ends.  The recursion limit is only ever raised, never lowered
+    while another run may rely on it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._active = 0
+        self._gc_was_enabled = False
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if sys.getrecursionlimit() < RECURSION_LIMIT:
+                sys.setrecursionlimit(RECURSION_LIMIT)
+            if self._active == 0:
+                self._gc_was_enabled = gc.isenabled()
+                gc.disable()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+                if self._active == 0 and self._gc_was_enabled:
+                    gc.enable()
+
+
+process_guard = _ProcessGuard()

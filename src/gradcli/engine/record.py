@@ -1,0 +1,201 @@
+"""Recording ops: run an op of the table forward and, when grad is needed, add its Node.
+
+``apply`` is the one entry point every function goes through (its two fast paths cover a
+binary and a unary op without params, the most common calls); ``apply_inplace`` updates a
+tensor in place, bumping its version, and rewrites a base's history through a view
+(CopySlices), as PyTorch does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScriptError
+from . import ops as O
+from .backend import view_maps
+from .context import current
+from .graph import _EMPTY, CopySlices, Node, edge
+from .tensor import Tensor
+
+
+def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> Tensor:
+    """Run ``op`` forward on tensors/numbers ``args`` and record a Node when grad is needed."""
+    ctx = current()
+    recorder = ctx.recorder
+    grad_enabled = ctx.grad_enabled
+    if not params and recorder is None:  # the common shapes of call, without loops or lists
+        if len(args) == 2:
+            a, b = args
+            if a.__class__ is Tensor and b.__class__ is Tensor:
+                return _apply_binary(op, a, b, grad_enabled)
+        elif len(args) == 1 and args[0].__class__ is Tensor:
+            return _apply_unary(op, args[0], grad_enabled)
+    backend = None
+    arrays = []
+    needs = []
+    any_needs = False
+    for a in args:
+        if a.__class__ is Tensor:
+            if backend is None:
+                backend = a.backend
+            arrays.append(a.data)
+            r = a.requires_grad and grad_enabled
+            needs.append(r)
+            if r:
+                any_needs = True
+        else:
+            arrays.append(a)
+            needs.append(False)
+    data = op.forward(backend.xp, *arrays, **params) if params else op.forward(backend.xp, *arrays)
+    out = Tensor(data, backend)
+    if any_needs:
+        key = tuple(needs)
+        saves = op.saves.get(key)
+        if saves is None:
+            saves = op.saved_names(key)
+        saved = _EMPTY
+        if saves:
+            saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
+        nexts = []
+        shapes = []
+        for a, n in zip(args, needs):
+            if a.__class__ is Tensor:
+                shapes.append(a.data.shape)
+                nexts.append(edge(a) if n else None)
+            else:
+                shapes.append(None)
+                nexts.append(None)
+        out.grad_fn = Node(op, tuple(nexts), saved, params, tuple(shapes), backend, key)
+        out.requires_grad = True
+    if record and recorder is not None:
+        recorder(out, op, args, False)
+    return out
+
+
+def _saved_entry(nm: str, idx: int, args: tuple, out: Tensor, data: Any) -> tuple:
+    """What a node keeps for one saved name (see ``Node``)."""
+    if idx < 0:
+        return (data, None, out._version, 0, None, True)
+    a = args[idx]
+    if a.__class__ is Tensor:
+        return (a.data, a, a._version, a._version[0], a.grad_fn, False)
+    return (a, None, None, 0, None, False)
+
+
+def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool) -> Tensor:
+    """``apply`` for two tensors and no params, the most common op, without loops or lists."""
+    backend = a.backend
+    data = op.forward(backend.xp, a.data, b.data)
+    out = Tensor(data, backend)
+    ra = a.requires_grad and grad_enabled
+    rb = b.requires_grad and grad_enabled
+    if ra or rb:
+        key = (ra, rb)
+        saves = op.saves.get(key)
+        if saves is None:
+            saves = op.saved_names(key)
+        saved = _EMPTY
+        if saves:
+            saved = {nm: _saved_entry(nm, idx, (a, b), out, data) for nm, idx in saves}
+        out.grad_fn = Node(op, (edge(a) if ra else None, edge(b) if rb else None), saved, _EMPTY,
+                           (a.data.shape, b.data.shape), backend, key)
+        out.requires_grad = True
+    return out
+
+
+def _apply_unary(op: Any, a: Tensor, grad_enabled: bool) -> Tensor:
+    """``apply`` for one tensor and no params."""
+    backend = a.backend
+    data = op.forward(backend.xp, a.data)
+    out = Tensor(data, backend)
+    if a.requires_grad and grad_enabled:
+        key = (True,)
+        saves = op.saves.get(key)
+        if saves is None:
+            saves = op.saved_names(key)
+        saved = _EMPTY
+        if saves:
+            saved = {nm: _saved_entry(nm, idx, (a,), out, data) for nm, idx in saves}
+        out.grad_fn = Node(op, (edge(a),), saved, _EMPTY, (a.data.shape,), backend, key)
+        out.requires_grad = True
+    return out
+
+
+def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -> Tensor:
+    """Update ``target`` in place with ``op(target, *args)`` (``add_``, ``mul_``, …)."""
+    ctx = current()
+    grad_enabled = ctx.grad_enabled
+    if grad_enabled and target.requires_grad and target.grad_fn is None:
+        raise ScriptError("a leaf Variable that requires grad is being used in an in-place operation.")
+    flags = getattr(target.data, "flags", None)
+    if flags is not None and not flags.writeable and target.data.ndim:
+        # NumPy's broadcast views (PyTorch's expanded tensors, e.g. the gradient of a sum that
+        # grad() returns) are read-only: several elements share one memory location
+        raise ScriptError("unsupported operation: more than one element of the written-to tensor "
+                          "refers to a single memory location. Please clone() the tensor before "
+                          "performing the operation.")
+    base = target._base
+    if grad_enabled and base is not None and (
+        target.requires_grad or any(a.__class__ is Tensor and a.requires_grad for a in args)
+    ):
+        if base.requires_grad and base.grad_fn is None:
+            raise ScriptError("a view of a leaf Variable that requires grad is being used in an "
+                              "in-place operation.")
+        return _inplace_on_view(op, target, base, args, params, ctx.recorder)
+    result = apply(op, (target, *args), params, record=False)
+    target.data = target.backend.writable(target.data)
+    if tuple(result.data.shape) != tuple(target.data.shape):
+        raise ScriptError(
+            f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
+    node = result.grad_fn
+    if node is not None:
+        _save_original_self(node, target)
+        target.requires_grad = True
+        if target._retains_grad and target.grad_fn is not None:
+            target.grad_fn.retained = None
+            node.retained = target
+        target.grad_fn = node
+    if ctx.recorder is not None:
+        ctx.recorder(target, op, (target, *args), True)
+    target.data[...] = result.data
+    target._version[0] += 1
+    return target
+
+
+
+def _save_original_self(node: Node, target: Tensor) -> None:
+    """NOTE: for mul_/div_ PyTorch saves a clone of the original ``self``, not ``self``."""
+    s = node.saved.get("self")
+    if s is not None:
+        node.saved["self"] = (target.backend.xp.asarray(s[0], copy=True), None, None, 0, None,
+                              False)
+
+
+def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
+                     params: dict, recorder: Any) -> Tensor:
+    result = apply(op, (target, *args), params, record=False)
+    if tuple(result.data.shape) != tuple(target.data.shape):
+        raise ScriptError(
+            f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
+    fn = result.grad_fn
+    _save_original_self(fn, target)
+    index, inverse = view_maps(base.backend, base.shape, target._view_fn)
+    cs = CopySlices(fn, edge(base) if base.requires_grad else None, index, inverse)
+    if base._retains_grad and base.grad_fn is not None:
+        base.grad_fn.retained, cs.retained = None, base
+    base.grad_fn, base.requires_grad = cs, True
+    view_node = Node(O.AS_STRIDED, (cs,), _EMPTY,
+                     {"inverse": inverse, "base_shape": base.shape}, (base.shape,), base.backend)
+    if target._retains_grad and target.grad_fn is not None:
+        target.grad_fn.retained, view_node.retained = None, target
+    target.grad_fn, target.requires_grad = view_node, True
+    if recorder is not None:
+        recorder(target, op, (target, *args), True)
+        recorder(base, O.COPY_SLICES, (base, target), True)
+    target.data[...] = result.data
+    target._version[0] += 1
+    return target
