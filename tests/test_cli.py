@@ -492,7 +492,7 @@ def test_check_uses_the_last_binding_and_random_draws_repeat():
 def test_check_caps_elements_with_a_note(monkeypatch):
     from gradcli import gradcheck as checking
 
-    monkeypatch.setattr(checking, "MAX_ELEMENTS", 2)
+    monkeypatch.setattr(checking, "MAX_CHECKED", 2)
     r = invoke("check", "-e", "w = [1.0, 2.0, 3.0]\nL = (w * w).sum()\n", "--wrt", "w")
     assert r.exit_code == 0
     assert "checked the first 2 of 3 elements of w" in r.stderr

@@ -45,7 +45,7 @@ def _outcome(source: str, kw: dict) -> tuple:
     result = pipeline.run(source, **kw)
     values = {name: np.asarray(v.data).tolist() for name, v in result.bindings.items()
               if hasattr(v, "data")}
-    grads = {name: None if v._grad is None else np.asarray(v._grad.data).tolist()
+    grads = {name: None if v.stored_grad is None else np.asarray(v.stored_grad.data).tolist()
              for name, v in result.bindings.items() if hasattr(v, "data")}
     dtypes = {name: str(np.asarray(v.data).dtype) for name, v in result.bindings.items()
               if hasattr(v, "data")}

@@ -21,6 +21,8 @@ from typing import Annotated, Any
 import typer
 
 from . import __version__
+from .errors import exit_code_for
+from .limits import MAX_ELEMENTS, MAX_STEPS
 
 
 class BackendName(str, Enum):
@@ -102,8 +104,6 @@ Output = Annotated[str | None, typer.Option(
     "-o", "--output", metavar="FILE",
     help="Write FILE: .dot/.gv as DOT, .svg/.png/.pdf rendered by Graphviz's dot.")]
 
-MAX_STEPS = 1_000_000
-MAX_ELEMENTS = 50_000_000
 
 
 @dataclass
@@ -288,15 +288,14 @@ def main(argv: list[str] | None = None) -> None:
         command = typer.main.get_command(app)
         _fast_coercion(command)
         command.main(args=argv, prog_name="gradcli")
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except BrokenPipeError:
-        from .commands import quiet_stdout
+    except (KeyboardInterrupt, Exception) as exc:  # noqa: BLE001 - never a bare traceback
+        code = exit_code_for(exc)
+        if isinstance(exc, BrokenPipeError):
+            from .commands import quiet_stdout
 
-        quiet_stdout()
-        sys.exit(0)
-    except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback only with --debug
-        from .commands import internal_error
+            quiet_stdout()
+        elif not isinstance(exc, KeyboardInterrupt):  # a bug: one line, traceback with --debug
+            from .commands import internal_error
 
-        internal_error(exc, debug)
-        sys.exit(70)
+            internal_error(exc, debug)
+        sys.exit(code)

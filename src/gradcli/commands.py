@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import GradcliError, UsageError
+from .errors import EXIT_MISMATCH, EXIT_OK, GradcliError, UsageError, exit_code_for
 
 ISSUES_URL = "https://github.com/gradcli/gradcli/issues"
 PROGRESS_MIN = 50  # elements; fewer finite-difference re-runs finish before a bar would help
@@ -49,21 +49,21 @@ class Session:
             return code
         except GradcliError as err:
             if self.fmt == "json" and not self.doc_written:
-                self.doc(_empty_doc(self.command, err, bool(getattr(self.opts, 'tree', False))))
+                self.doc(_empty_doc(self.command, err, bool(getattr(self.opts, "tree", False))))
             self.diagnose(err)
             return err.exit_code
-        except KeyboardInterrupt:
-            return 130
-        except BrokenPipeError:
+        except KeyboardInterrupt as exc:
+            return exit_code_for(exc)
+        except BrokenPipeError as exc:
             quiet_stdout()
-            return 0
+            return exit_code_for(exc)
         except Exception as exc:  # noqa: BLE001 - a bug: report it, never a bare traceback
             if self.fmt == "json" and not self.doc_written:
                 err = GradcliError(f"{type(exc).__name__}: {exc}", kind="InternalError")
                 with contextlib.suppress(Exception):  # the report below matters more
                     self.doc(_empty_doc(self.command, err))
             internal_error(exc, self.opts.debug)
-            return 70
+            return exit_code_for(exc)
 
     # -- running ----------------------------------------------------------------------------------
     def execute(self, *, record: bool = False, on_print: Any = None,
@@ -256,7 +256,7 @@ class Session:
             self.note(text)
         if err is not None:
             return self.finish(err)
-        return 0 if report.ok else 4
+        return EXIT_OK if report.ok else EXIT_MISMATCH
 
     # -- output -----------------------------------------------------------------------------------
     def finish(self, err: GradcliError | None) -> int:

@@ -62,3 +62,22 @@ class UsageError(GradcliError):
 
     exit_code = 2
     default_kind = "UsageError"
+
+
+# The exit codes of SPEC §3 that no error class carries, and the one map from an exception
+# that ends a command to its exit code (the command line and the session both use it).
+EXIT_OK = 0
+EXIT_MISMATCH = 4  # `check` found a gradient that disagrees with finite differences
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The exit code a command ends with when ``exc`` stops it."""
+    if isinstance(exc, GradcliError):
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    if isinstance(exc, BrokenPipeError):  # the reader went away: quietly, as `head` expects
+        return EXIT_OK
+    return EXIT_INTERNAL

@@ -23,7 +23,7 @@ from .errors import GradcliError, ScriptError
 
 RTOL = 1e-5
 ATOL = 1e-7
-MAX_ELEMENTS = 2_000  # elements checked per --wrt name (two re-runs each)
+MAX_CHECKED = 2_000  # elements checked per --wrt name (two re-runs each)
 
 
 @dataclass
@@ -76,7 +76,7 @@ def _max(v: Any) -> float:
 
 def elements(result: Any, wrt: list[str]) -> int:
     """How many elements ``check`` will perturb (two re-runs each)."""
-    return sum(min(result.bindings[w].numel(), MAX_ELEMENTS) for w in wrt)
+    return sum(min(result.bindings[w].numel(), MAX_CHECKED) for w in wrt)
 
 
 def check(result: Any, of: str, wrt: list[str], rerun: Callable[..., Any],
@@ -96,7 +96,7 @@ def check(result: Any, of: str, wrt: list[str], rerun: Callable[..., Any],
         x = to_host(result.bindings[name].data).astype(np.float64)
         k = len(result.history[name]) - 1
         total = x.size
-        count = min(total, MAX_ELEMENTS)
+        count = min(total, MAX_CHECKED)
         numeric = np.zeros(count, dtype=np.float64)
         flat_x = x.reshape(-1)
         for j in range(count):

@@ -10,11 +10,12 @@ from typing import Any
 
 from .engine import Tensor
 from .engine.backend import get_backend
-from .engine.context import MAX_ELEMENTS, process_guard
+from .engine.context import process_guard
 from .errors import GradcliError, ScriptSyntaxError, Span, UsageError
 from .language import program as P
 from .language.parser import parse
-from .script.interpreter import MAX_STEPS, Interpreter, RunResult
+from .limits import MAX_ELEMENTS, MAX_STEPS
+from .script.interpreter import Interpreter, RunResult
 
 
 def read_script(path: str | None, eval_text: str | None = None) -> tuple[str, str, str]:

@@ -112,13 +112,13 @@ class BackwardView:
 
 def tensor_view(t: Tensor) -> TensorView:
     """A tensor's values and flags on the host."""
-    g = t._grad
+    g = t.stored_grad
     return TensorView(
         shape=list(t.shape), dtype=t.backend.dtype_name, data=to_host(t.data),
         requires_grad=bool(t.requires_grad), is_leaf=t.is_leaf,
         grad_fn=t.grad_fn.name if t.grad_fn is not None else None,
         grad=to_host(g.data) if g is not None else None, version=t.version,
-        retains_grad=t._retains_grad)
+        retains_grad=t.retains_grad)
 
 
 def value_view(value: Any) -> TensorView | PlainView | list:
@@ -239,13 +239,13 @@ def graph_view(result: Any, of: str | None) -> GraphView:
         data = to_host(t.data) if data is None else to_host(data)
         is_leaf = r.grad_fn is None
         requires_grad = r.node is not None or (is_leaf and t.is_leaf and t.requires_grad)
-        grad = t._grad if current else None
+        grad = t.stored_grad if current else None
         nodes.append(GraphNode(
             id=i, name=names.get(i), op=r.op, grad_fn=r.grad_fn, inputs=inputs,
             shape=list(data.shape), requires_grad=requires_grad, is_leaf=is_leaf, data=data,
             grad=to_host(grad.data) if grad is not None else None,
             saved=_saved(r.node, by_tensor, names.get(i)),
-            inplace=inplace, retains_grad=current and t._retains_grad))
+            inplace=inplace, retains_grad=current and t.retains_grad))
     dtype = result.backend.dtype_name if result.backend is not None else "float64"
     return GraphView(nodes, output_record(result, of), dtype)
 

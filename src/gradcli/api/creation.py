@@ -11,9 +11,10 @@ import math
 from typing import Any
 
 from ..engine.args import check_numel, is_number, tensor_arg, type_name
-from ..engine.context import MAX_DIMS, current
+from ..engine.context import current
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
+from ..limits import MAX_DIMS
 
 
 # --- constructors -------------------------------------------------------------------------------

@@ -23,10 +23,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..limits import MAX_ELEMENTS
 from .backend import Backend, get_backend
 
-MAX_ELEMENTS = 50_000_000  # default largest tensor (SPEC §6), --max-elements changes it per run
-MAX_DIMS = 64  # NumPy's limit on dimensions
 RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python
 
 

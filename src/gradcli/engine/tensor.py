@@ -110,6 +110,11 @@ class Tensor:
     def grad(self, value: Tensor | None) -> None:
         self._grad = value
 
+    @property
+    def stored_grad(self) -> Tensor | None:
+        """``.grad`` as stored, without PyTorch's non-leaf warning (for viewers, not scripts)."""
+        return self._grad
+
     def __len__(self) -> int:
         if not self.data.shape:
             raise ScriptError("len() of a 0-d tensor", kind="TypeError")

@@ -14,16 +14,16 @@ from typing import Any
 from ..api.creation import tensor
 from ..engine import RunContext, Tensor, grad, no_grad, use
 from ..engine.backend import quiet
-from ..engine.context import MAX_ELEMENTS, GradMode, process_guard
+from ..engine.context import GradMode, process_guard
 from ..engine.functions import METHODS
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
+from ..limits import MAX_ELEMENTS, MAX_STEPS
 from .builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
 from .hints import did_you_mean, hint_for
 from .recorder import Record, Recorder
 from .values import COMPARE, Size, arith, check_list, display, literal, tname
 
-MAX_STEPS = 1_000_000
 MAX_CALL_DEPTH = 200
 PROGRESS_EVERY = 8192
 

@@ -1,0 +1,6 @@
+"""The default limits of SPEC §6, in one place (imported by the command line at start-up, so
+this module imports nothing)."""
+
+MAX_ELEMENTS = 50_000_000  # elements of one tensor (--max-elements)
+MAX_STEPS = 1_000_000  # executed statements (--max-steps)
+MAX_DIMS = 64  # dimensions of one tensor (NumPy's limit)
