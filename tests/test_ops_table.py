@@ -68,3 +68,17 @@ def test_scalar_parameters_bind_like_pytorch():
             == [-2.0, 0.5, 2.0]
         y = api.NN_FUNCTIONS["softplus"](x, beta=2.0, threshold=10.0)
         assert float(np.asarray(y.data)[2]) == 30.0  # above the threshold: the identity
+
+
+def test_readme_lists_every_builtin():
+    """README's list of built-ins is generated from the table (tools/gen_reference.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_reference",
+                                                  ROOT / "tools" / "gen_reference.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    readme = (ROOT / "README.md").read_text()
+    assert gen.updated(readme) == readme, "run tools/gen_reference.py"
+    for name in BUILTINS:
+        assert f"`{name}`" in readme

@@ -1,0 +1,64 @@
+"""Write the README's list of built-ins from the op table and the PyTorch surface.
+
+Usage: ``PYTHONPATH=src python tools/gen_reference.py [--check]``.  The list sits between
+``<!-- builtins:start -->`` and ``<!-- builtins:end -->`` in README.md; ``--check`` exits 1
+when it is out of date (tests/test_ops_table.py runs the same check).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gradcli.api import CREATION, NN_FUNCTIONS
+from gradcli.engine import FUNCTIONS, METHODS, OPS
+from gradcli.script.builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+START, END = "<!-- builtins:start -->", "<!-- builtins:end -->"
+
+
+def _names(names: object) -> str:
+    return " ".join(f"`{n}`" for n in names)
+
+
+def reference() -> str:
+    """The Markdown list of every built-in name, grouped by where it comes from."""
+    table = [n for n, op in OPS.items() if op.surface]
+    dispatch = [n for n in FUNCTIONS if n not in table]
+    nn_only = [n for n in NN_FUNCTIONS if n not in FUNCTIONS]
+    grouped = set(CREATION) | set(table) | set(dispatch) | set(nn_only)
+    own = [n for n in BUILTINS if n not in grouped]
+    methods = sorted((set(TENSOR_METHODS) - set(METHODS)) | {n for n in METHODS if n.endswith("_")})
+    lines = [
+        f"- leaves: {_names(CREATION)}",
+        f"- elementwise, from the op table: {_names(table)}",
+        f"- arithmetic, reductions, linear algebra and shapes: {_names(dispatch)}",
+        f"- `torch.nn.functional` only: {_names(nn_only)}",
+        f"- autograd and the interpreter: {_names(own)}",
+        f"- on tensors also: {_names('.' + n for n in methods)}, attributes "
+        f"{_names('.' + n for n in sorted(TENSOR_ATTRIBUTES))}, operators "
+        "`+ - * / ** @ < <= > >= == !=` and `[index]`",
+    ]
+    return "\n".join(lines)
+
+
+def updated(text: str) -> str:
+    """README text with the list between the markers replaced."""
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    return f"{head}{START}\n{reference()}\n{END}{tail}"
+
+
+def main() -> int:
+    text = README.read_text()
+    new = updated(text)
+    if "--check" in sys.argv[1:]:
+        print("README built-ins: " + ("up to date" if new == text else "out of date"))
+        return 0 if new == text else 1
+    README.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
