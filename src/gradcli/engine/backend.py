@@ -1,8 +1,8 @@
 """Array backends: NumPy, CuPy or any Array API namespace, chosen once per run.
 
 The engine and the op table speak only the Python Array API through ``Backend.xp``.  This is
-the only module that imports NumPy or CuPy, and ``to_host`` is the one place where data leaves
-the device.
+the engine's only module that chooses or imports an array library, and ``to_host`` is the one
+place where data leaves the device (printing and the renderers work on host NumPy arrays).
 """
 
 from __future__ import annotations

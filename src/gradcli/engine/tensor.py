@@ -1,7 +1,7 @@
 """The Tensor: an array with PyTorch's autograd attributes.
 
-Its operators and math methods come from ``functions.py`` and ``backward`` from ``autograd.py``;
-``engine/__init__`` gives them to the class once, when the engine is imported.
+Its operators and math methods come from ``functions.py`` and ``backward`` from
+``autograd.py``; ``engine/__init__`` gives them to the class once, when the engine is imported.
 """
 
 from __future__ import annotations
