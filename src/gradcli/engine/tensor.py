@@ -7,15 +7,13 @@ Its operators and math methods come from ``functions.py`` and ``backward`` from
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ScriptError
 from .backend import to_host
 from .context import current
 from .printing import format_tensor
 
-if TYPE_CHECKING:
-    from .graph import AccumulateGrad, Node
 
 NONLEAF_GRAD_MSG = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -53,7 +51,7 @@ class Tensor:
     )
 
     def __init__(self, data: Any, backend: Any, requires_grad: bool = False,
-                 grad_fn: Node | None = None) -> None:
+                 grad_fn: Any = None) -> None:  # a graph.Node (graph imports tensor)
         self.data = data
         self.backend = backend
         self.requires_grad = requires_grad
@@ -64,7 +62,7 @@ class Tensor:
         self._strides: tuple[int, ...] | None = None
         self._base: Tensor | None = None
         self._view_fn: Callable | None = None  # replays this view from its base's array
-        self._accumulator: AccumulateGrad | None = None
+        self._accumulator: Any = None  # the leaf's graph.AccumulateGrad, made on first use
 
     # -- attributes -------------------------------------------------------------------------
     @property
