@@ -32,7 +32,7 @@ def rejected(text: str) -> ScriptSyntaxError:
 
 NODES = [
     P.Number, P.String, P.Name, P.ListExpr, P.Unary, P.Binary, P.Compare, P.BoolOp, P.Call,
-    P.Attribute, P.Slice, P.Subscript, P.Assign, P.AugAssign, P.ExprStmt, P.For, P.If, P.With,
+    P.Attribute, P.Slice, P.Subscript, P.Assign, P.AugAssign, P.ExprStmt, P.For, P.While, P.Break, P.Continue, P.If, P.With,
     P.FunctionDef, P.Return, P.Pass,
 ]  # fmt: skip
 

@@ -108,6 +108,36 @@ def div(input: Any, other: Any) -> Tensor:
     return _arith(O.DIV, input, other, "div")
 
 
+def remainder(input: Any, other: Any) -> Tensor:
+    """``input % other`` with the sign of ``other``, as Python and PyTorch."""
+    if input.__class__ is Tensor and is_number(other):
+        return _record(O.REMAINDER_SCALAR, (input,), {"other": other})
+    return _binary(O.REMAINDER, input, other, "remainder")
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """``input // other`` (PyTorch records it, but cannot differentiate it)."""
+    if input.__class__ is Tensor and is_number(other):
+        return _record(O.FLOOR_DIVIDE_SCALAR, (input,), {"other": other})
+    return _binary(O.FLOOR_DIVIDE, input, other, "floor_divide")
+
+
+def _rmod(self: Tensor, other: Any) -> Any:
+    if not is_number(other):
+        return NotImplemented
+    return _binary(O.REMAINDER, _full_like(self, other), self, "remainder")
+
+
+def _rfloordiv(self: Tensor, other: Any) -> Any:
+    if not is_number(other):
+        return NotImplemented
+    return _binary(O.FLOOR_DIVIDE, _full_like(self, other), self, "floor_divide")
+
+
+def _full_like(t: Tensor, value: Any) -> Tensor:
+    return Tensor(t.backend.xp.full(t.data.shape, value, dtype=t.data.dtype), t.backend)
+
+
 def maximum(input: Any, other: Any) -> Tensor:
     """Elementwise maximum of two tensors (ties share the gradient)."""
     tensor_arg(other, "maximum", "other", 2)
@@ -377,10 +407,37 @@ def _inplace(op: Any, name: str) -> Any:
     return fn
 
 
+def pow_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place ``self ** exponent`` (PowBackward0 for a number, PowBackward1 for a tensor)."""
+    if exponent.__class__ is Tensor:
+        _broadcast_check(self, exponent)
+        return apply_inplace(O.POW_TENSOR, self, (exponent,))
+    if not is_number(exponent):
+        raise ScriptError(f"pow_(): argument 'exponent' must be Tensor or Number, not "
+                          f"{type_name(exponent)}", kind="TypeError")
+    return apply_inplace(O.POW, self, (), {"exponent": exponent})
+
+
+def remainder_(self: Tensor, other: Any) -> Tensor:
+    """In-place ``self % other``."""
+    if is_number(other):
+        return apply_inplace(O.REMAINDER_SCALAR, self, (), {"other": other})
+    _broadcast_check(self, other)
+    return apply_inplace(O.REMAINDER, self, (other,))
+
+
 add_ = _inplace(O.ADD, "add_")
 sub_ = _inplace(O.SUB, "sub_")
 mul_ = _inplace(O.MUL, "mul_")
 div_ = _inplace(O.DIV, "div_")
+
+
+def floor_divide_(self: Tensor, other: Any) -> Tensor:
+    """In-place ``self // other``."""
+    if is_number(other):
+        return apply_inplace(O.FLOOR_DIVIDE_SCALAR, self, (), {"other": other})
+    _broadcast_check(self, other)
+    return apply_inplace(O.FLOOR_DIVIDE, self, (other,))
 
 
 def zero_(self: Tensor) -> Tensor:
@@ -415,6 +472,9 @@ OPERATORS: dict[str, Any] = {
     "__add__": add, "__radd__": _reflect(add), "__sub__": sub, "__rsub__": _rsub,
     "__mul__": mul, "__rmul__": _reflect(mul), "__truediv__": div, "__rtruediv__": _rtruediv,
     "__pow__": pow, "__rpow__": _rpow, "__matmul__": matmul, "__neg__": neg,
+    "__mod__": remainder, "__rmod__": _rmod, "__floordiv__": floor_divide,
+    "__rfloordiv__": _rfloordiv, "__ipow__": pow_, "__imod__": remainder_,
+    "__ifloordiv__": floor_divide_,
     "__pos__": lambda self: self, "__iadd__": add_, "__isub__": sub_, "__imul__": mul_,
     "__itruediv__": div_, "__getitem__": getitem,
     "__lt__": _compare(operator.lt), "__le__": _compare(operator.le),
@@ -426,7 +486,8 @@ OPERATORS: dict[str, Any] = {
 # torch.<name> functions (bare built-ins in a grad script), torch.nn.functional, Tensor methods.
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     fn.__name__: fn for fn in (
-        add, sub, mul, div, pow, matmul, mm, maximum, minimum, neg, clamp, sum, mean, max, min,
+        add, sub, mul, div, pow, remainder, floor_divide, matmul, mm, maximum, minimum, neg,
+        clamp, sum, mean, max, min,
         reshape, view, flatten, t, transpose, unsqueeze, squeeze, softmax, log_softmax)
 }
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface})
@@ -436,7 +497,8 @@ NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surfac
 METHODS: dict[str, Callable[..., Any]] = {
     n: f for n, f in FUNCTIONS.items() if n in SURFACED and "Tensor" in O.OPS[n].surface
     or n not in SURFACED}
-METHODS.update({"add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "zero_": zero_})
+METHODS.update({fn.__name__: fn for fn in (add_, sub_, mul_, div_, pow_, remainder_,
+                                           floor_divide_, zero_)})
 
 
 # --- the formulas' namespace under create_graph=True --------------------------------------------

@@ -36,6 +36,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import ScriptError
 from .tensor import Tensor
 
 OPS: dict[str, Op] = {}
@@ -248,6 +249,31 @@ def _pow_base_grad(xp: Any, grad: Any, exponent: Any, result: Any, base: float) 
 POW_SCALAR_BASE = defop("pow_scalar_base", "PowBackward2", ("exponent",),
                         lambda xp, exponent, base: base ** exponent, _pow_base_grad,
                         kind="elementwise")
+# `tensor % number` is RemainderBackward0 (the gradient passes as is); `tensor % tensor` is
+# RemainderBackward1, whose `other` gradient is -grad * floor(self / other).
+REMAINDER_SCALAR = defop("remainder_scalar", "RemainderBackward0", ("self",),
+                         lambda xp, self, other: xp.remainder(self, other),
+                         lambda grad: grad, kind="elementwise")
+REMAINDER = defop("remainder", "RemainderBackward1", ("self", "other"),
+                  lambda xp, self, other: xp.remainder(self, other),
+                  lambda grad: grad,
+                  lambda xp, grad, self, other: -grad * xp.floor(self / other),
+                  kind="elementwise")
+
+
+def _no_derivative(name: str) -> Any:
+    raise ScriptError(f"derivative for aten::{name} is not implemented")
+
+
+# NOTE: PyTorch records floor division with a NotImplemented node: the graph has it, and a
+# backward through it fails.
+FLOOR_DIVIDE = defop("floor_divide", "NotImplemented", ("self", "other"),
+                     lambda xp, self, other: xp.floor_divide(self, other),
+                     lambda grad: _no_derivative("floor_divide"),
+                     lambda grad: _no_derivative("floor_divide"), kind="elementwise")
+FLOOR_DIVIDE_SCALAR = defop("floor_divide_scalar", "NotImplemented", ("self",),
+                            lambda xp, self, other: xp.floor_divide(self, other),
+                            lambda grad: _no_derivative("floor_divide"), kind="elementwise")
 MAXIMUM = defop(
     "maximum", "MaximumBackward0", ("self", "other"), lambda xp, self, other: xp.maximum(self, other),
     lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
@@ -549,7 +575,7 @@ MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
 
 
 # --- the formula namespaces ---------------------------------------------------------------------
-FORMULA_NAMES = ("where", "sign", "sin", "cos", "sinh", "cosh", "exp", "log", "sqrt", "sum", "reshape",
+FORMULA_NAMES = ("where", "floor", "sign", "sin", "cos", "sinh", "cosh", "exp", "log", "sqrt", "sum", "reshape",
                  "broadcast_to", "matmul", "permute_dims", "zeros_like", "count_nonzero", "take",
                  "clip")
 

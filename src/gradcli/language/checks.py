@@ -15,7 +15,11 @@ from .program import (
     Call,
     Compare,
     Expr,
+    Break,
+    Continue,
     For,
+    FunctionDef,
+    While,
     If,
     ListExpr,
     Name,
@@ -147,8 +151,28 @@ def check_returns(body: list[Any] | tuple[Any, ...]) -> None:
             for _, branch in s.branches:
                 check_returns(branch)
             check_returns(s.orelse)
-        elif t is For or t is With:
+        elif t is For or t is While or t is With:
             check_returns(s.body)
+
+
+def check_loop_jumps(body: list[Any] | tuple[Any, ...], in_loop: bool) -> None:
+    """Reject ``break``/``continue`` outside a loop, with Python's messages."""
+    for s in body:
+        t = type(s)
+        if t is Break and not in_loop:
+            raise error("'break' outside loop", s)
+        if t is Continue and not in_loop:
+            raise error("'continue' not properly in loop", s)
+        if t is If:
+            for _, branch in s.branches:
+                check_loop_jumps(branch, in_loop)
+            check_loop_jumps(s.orelse, in_loop)
+        elif t is For or t is While:
+            check_loop_jumps(s.body, True)
+        elif t is With:
+            check_loop_jumps(s.body, in_loop)
+        elif t is FunctionDef:
+            check_loop_jumps(s.body, False)
 
 
 # ---- literals ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from .checks import (
     TupleSyntax,
     assign_target,
     check_depth,
+    check_loop_jumps,
     check_returns,
     error,
     is_literal,
@@ -39,6 +40,8 @@ from .program import (
     Compare,
     Expr,
     ExprStmt,
+    Break,
+    Continue,
     For,
     FunctionDef,
     If,
@@ -46,6 +49,7 @@ from .program import (
     Name,
     Number,
     Pass,
+    While,
     Return,
     Slice,
     Stmt,
@@ -151,6 +155,7 @@ class Compiler:
     def module(self, c: list[Any]) -> list[Stmt]:
         body = _flatten(c)
         check_returns(body)
+        check_loop_jumps(body, in_loop=False)
         return body
 
     def simple_stmts(self, c: list[Any]) -> list[Stmt]:
@@ -184,7 +189,7 @@ class Compiler:
         name = assign_target(c[0])
         value = single(c[2])
         check_depth(value)
-        return _aug(name, c[1][1][0], value, _join(c[0], value))
+        return _aug(name, c[1][1][:-1], value, _join(c[0], value))
 
     def return_stmt(self, c: list[Any]) -> Return:
         if len(c) == 1:
@@ -195,6 +200,18 @@ class Compiler:
 
     def pass_stmt(self, c: list[Any]) -> Pass:
         return Pass(tok_span(c[0]))
+
+    def break_stmt(self, c: list[Any]) -> Break:
+        return Break(tok_span(c[0]))
+
+    def continue_stmt(self, c: list[Any]) -> Continue:
+        return Continue(tok_span(c[0]))
+
+    def while_stmt(self, c: list[Any]) -> While:
+        test = single(c[1])
+        check_depth(test)
+        body = c[3]
+        return While(test, body, _join(c[0], body[-1]))
 
     def if_stmt(self, c: list[Any]) -> If:
         branches = []

@@ -62,7 +62,7 @@ class Unary:
 
 @dataclass(frozen=True, slots=True)
 class Binary:
-    """An arithmetic operator: one of ``+ - * / @ **``."""
+    """An arithmetic operator: one of ``+ - * / // % @ **``."""
 
     op: str
     left: Expr
@@ -156,7 +156,7 @@ class Assign:
 
 @dataclass(frozen=True, slots=True)
 class AugAssign:
-    """``target op= value``: an in-place update (``add_``, ``sub_``, ``mul_``, ``div_``)."""
+    """``target op= value``: in place on a tensor (``add_``, ``pow_``), else a rebinding."""
 
     target: str
     op: str
@@ -179,6 +179,29 @@ class For:
     var: str
     args: tuple[Expr, ...]
     body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class While:
+    """``while test:`` body."""
+
+    test: Expr
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    """``break`` (inside a loop)."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    """``continue`` (inside a loop)."""
+
     span: Span
 
 
@@ -225,7 +248,8 @@ class Pass:
     span: Span
 
 
-Stmt = Assign | AugAssign | ExprStmt | For | If | With | FunctionDef | Return | Pass
+Stmt = (Assign | AugAssign | ExprStmt | For | While | If | With | FunctionDef | Return | Pass
+        | Break | Continue)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ _BRACKETS = re.compile(r"#[^\n]*|'(?:[^'\\\n]|\\.)*'?|\"(?:[^\"\\\n]|\\.)*\"?|[(
 _NO_STATEMENT = {
     "import": "import",
     "from": "import",
-    "while": "while loops",
     "class": "classes",
     "try": "exception handling",
     "except": "exception handling",
@@ -31,15 +30,10 @@ _NO_STATEMENT = {
     "async": "async",
     "await": "async",
     "assert": "assert",
-    "break": "break",
-    "continue": "continue",
 }
 RESERVED_WORDS = frozenset([*_NO_STATEMENT, "lambda", "is", "as"])
 _HINTS = {
-    "while": "loop with: for i in range(n):",
     "lambda": "define a function with def",
-    "break": "a for loop always runs to the end of its range",
-    "continue": "put the rest of the loop body under an if",
     "is": "compare with ==",
     "as": "write: with no_grad():",
 }

@@ -65,7 +65,16 @@ class RunResult:
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
 
 
-_INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_"}
+_INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_divide_",
+            "%": "remainder_", "**": "pow_"}
+
+
+class _Break(Exception):
+    """``break``: leaves the innermost loop."""
+
+
+class _Continue(Exception):
+    """``continue``: goes on with the innermost loop's next iteration."""
 
 
 class _Return(Exception):
@@ -170,6 +179,12 @@ class Interpreter:
             self._aug_assign(s, scope, top)
         elif cls is P.For:
             self._for(s, scope, top)
+        elif cls is P.While:
+            self._while(s, scope, top)
+        elif cls is P.Break:
+            raise _Break
+        elif cls is P.Continue:
+            raise _Continue
         elif cls is P.If:
             for cond, body in s.branches:
                 if self.truth(self.eval(cond, scope)):
@@ -239,7 +254,28 @@ class Interpreter:
             raise ScriptError("range() arg 3 must not be zero", kind="ValueError", span=s.span)
         for i in range(*args):
             self.bind(s.var, i, scope, top)
-            self.exec_block(s.body, scope, top)
+            try:
+                self.exec_block(s.body, scope, top)
+            except _Break:
+                break
+            except _Continue:
+                continue
+
+    def _while(self, s: P.While, scope: dict, top: bool) -> None:
+        # each test counts as a step, so `while True: pass` meets the step limit too
+        while self.truth(self.eval(s.test, scope)):
+            self.steps += 1
+            if self.steps > self.max_steps:
+                raise ScriptError(
+                    f"the script ran more than {self.max_steps:,} statements (step limit)",
+                    span=s.span, hint="raise the limit with --max-steps if the loop is meant "
+                    "to run this long")
+            try:
+                self.exec_block(s.body, scope, top)
+            except _Break:
+                break
+            except _Continue:
+                continue
 
     # -- names ----------------------------------------------------------------------------------
     def lookup(self, name: str, scope: dict, span: Span | None) -> Any:
@@ -420,6 +456,8 @@ def _assigned(body: tuple) -> set[str]:
             names.add(s.target)
         elif isinstance(s, P.For):
             names.add(s.var)
+            names |= _assigned(s.body)
+        elif isinstance(s, P.While):
             names |= _assigned(s.body)
         elif isinstance(s, P.If):
             for _, b in s.branches:

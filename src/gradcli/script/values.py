@@ -100,14 +100,18 @@ def _arith_unchecked(op: str, a: Any, b: Any) -> Any:
             return a * b
         if op == "/":
             return a / b
+        if op == "//":
+            return a // b
+        if op == "%":
+            return a % b
         if op == "**":
             if isinstance(a, int) and isinstance(b, int) and abs(b) > 10_000 and abs(a) > 1:
                 raise ScriptError("integer power too large", kind="OverflowError")
             return a ** b
         if op == "@":
             return a @ b
-    except ZeroDivisionError:
-        raise ScriptError("division by zero", kind="ZeroDivisionError") from None
+    except ZeroDivisionError as exc:
+        raise ScriptError(str(exc), kind="ZeroDivisionError") from None
     except OverflowError as exc:
         raise ScriptError(str(exc.args[-1] if exc.args else exc), kind="OverflowError") from None
     except TypeError:
