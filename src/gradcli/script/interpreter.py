@@ -145,15 +145,17 @@ class Interpreter:
             self.result.warnings.append(Warning_(msg, self.span, kind))
         self.ctx.warnings.clear()
 
+    def _step_limit(self, span: Span) -> ScriptError:
+        return ScriptError(f"the script ran more than {self.max_steps:,} statements (step limit)",
+                           span=span, hint="raise the limit with --max-steps if the loop is "
+                           "meant to run this long")
+
     def exec_block(self, body: tuple, scope: dict, top: bool = False) -> None:
         """Run statements in order, counting steps."""
         for stmt in body:
             self.steps += 1
             if self.steps > self.max_steps:
-                raise ScriptError(
-                    f"the script ran more than {self.max_steps:,} statements (step limit)",
-                    span=stmt.span, hint="raise the limit with --max-steps if the loop is meant "
-                    "to run this long")
+                raise self._step_limit(stmt.span)
             if not self.steps % PROGRESS_EVERY and self.on_progress is not None:
                 self.on_progress(self.steps)
             self.span = stmt.span
@@ -266,10 +268,7 @@ class Interpreter:
         while self.truth(self.eval(s.test, scope)):
             self.steps += 1
             if self.steps > self.max_steps:
-                raise ScriptError(
-                    f"the script ran more than {self.max_steps:,} statements (step limit)",
-                    span=s.span, hint="raise the limit with --max-steps if the loop is meant "
-                    "to run this long")
+                raise self._step_limit(s.span)
             try:
                 self.exec_block(s.body, scope, top)
             except _Break:
