@@ -21,6 +21,7 @@ from .program import (
     FunctionDef,
     While,
     If,
+    IfExp,
     ListExpr,
     Name,
     Number,
@@ -117,6 +118,8 @@ def _subexprs(e: Any) -> tuple[Any, ...]:
         return e.operands
     if t is BoolOp:
         return e.values
+    if t is IfExp:
+        return (e.test, e.body, e.orelse)
     return ()
 
 

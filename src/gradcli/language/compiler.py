@@ -45,6 +45,7 @@ from .program import (
     For,
     FunctionDef,
     If,
+    IfExp,
     ListExpr,
     Name,
     Number,
@@ -283,7 +284,14 @@ class Compiler:
         return _unary("not", c[1], _join(c[0], c[1]))
 
     def compare(self, c: list[Any]) -> Compare:
-        return Compare(tuple(t[1] for t in c[1::2]), tuple(c[::2]), _join(c[0], c[-1]))
+        return Compare(tuple(c[1::2]), tuple(c[::2]), _join(c[0], c[-1]))
+
+    def comp_op(self, c: list[Any]) -> str:
+        return " ".join(t[1] for t in c)  # "<", "in", "not in", "is", "is not"
+
+    def if_exp(self, c: list[Any]) -> IfExp:
+        body, _, test, _, orelse = c
+        return IfExp(test, body, orelse, _join(body, orelse))
 
     def binary(self, c: list[Any]) -> Binary:
         left, op, right = c

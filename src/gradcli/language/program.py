@@ -71,6 +71,16 @@ class Binary:
 
 
 @dataclass(frozen=True, slots=True)
+class IfExp:
+    """``body if test else orelse``."""
+
+    test: Expr
+    body: Expr
+    orelse: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Compare:
     """A (possibly chained) comparison ``a < b <= c``: ``ops[i]`` sits between operands i, i+1."""
 
@@ -127,7 +137,8 @@ class Subscript:
 
 
 Expr = (
-    Number
+    IfExp
+    | Number
     | String
     | Name
     | ListExpr

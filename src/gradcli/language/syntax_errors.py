@@ -31,10 +31,9 @@ _NO_STATEMENT = {
     "await": "async",
     "assert": "assert",
 }
-RESERVED_WORDS = frozenset([*_NO_STATEMENT, "lambda", "is", "as"])
+RESERVED_WORDS = frozenset([*_NO_STATEMENT, "lambda", "as"])
 _HINTS = {
     "lambda": "define a function with def",
-    "is": "compare with ==",
     "as": "write: with no_grad():",
 }
 _HEADERS = {
@@ -103,9 +102,8 @@ def _reserved(tok: tuple) -> ScriptSyntaxError:
             end,
             _HINTS["lambda"],
         )
-    if w in ("is", "as"):
-        what = "operator" if w == "is" else "keyword"
-        return _err(f"unsupported {what} '{w}'", line, col, end, _HINTS[w])
+    if w == "as":
+        return _err(f"unsupported keyword '{w}'", line, col, end, _HINTS[w])
     return _err(
         f"unsupported statement '{w}' (gradcli scripts have no {_NO_STATEMENT[w]})",
         line,
@@ -183,8 +181,9 @@ def unexpected_token(
     if kind == "EQUAL":
         hint = "a keyword argument is name=value; " if brackets else ""
         return _err("invalid syntax: unexpected '='", line, col, end, hint + "compare with '=='")
-    if kind == "SLASH" and adjacent and prev[0] == "SLASH":
-        return _err("unsupported operator '//'", line, prev[3], end, "divide with /")
+    if "ELSE" in expected and "COLON" not in expected and kind in ("_NEWLINE", "$END", "RPAR"):
+        return _err("expected 'else'", line, col, end,
+                    "a conditional expression reads: a if condition else b")
     if ("COLON" in expected and kind in ("_NEWLINE", "$END")) or expected == {"COLON"}:
         return _err("expected ':'", line, col)
     if kind == "NAME" and adjacent and prev[0] == "NUMBER":
@@ -206,22 +205,12 @@ def unexpected_token(
     for terminal, word in (("IN", "'in'"), ("NAME", "a name"), ("LPAR", "'('")):
         if expected == {terminal}:
             return _err(f"expected {word}", line, col, end)
-    if kind == "IN":
-        return _err("unsupported operator 'in'", line, col, end)
     if kind in ("ELSE", "ELIF"):
         return _err(
             f"unexpected '{tok[1]}' (no 'if' before it at this indentation)", line, col, end
         )
     if kind in _HEADERS and prev is not None and prev[0] in ("SEMICOLON", "COLON"):
         return _err(f"'{tok[1]}' must start on a new line", line, col, end)
-    if kind == "IF" and "IF" not in expected:
-        return _err(
-            "conditional expressions (a if c else b) are not supported",
-            line,
-            col,
-            end,
-            "use an if statement",
-        )
     if _EXPR_NEEDED <= expected and kind not in _EXPR_START:
         return _err("expected an expression", line, col, end)
     return _err(f"invalid syntax: unexpected {_describe(tok)}", line, col, end)

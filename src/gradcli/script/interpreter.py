@@ -326,6 +326,9 @@ class Interpreter:
             return self._subscript(e, scope)
         if cls is P.Compare:
             return self._compare(e, scope)
+        if cls is P.IfExp:
+            branch = e.body if self.truth(self.eval(e.test, scope)) else e.orelse
+            return self.eval(branch, scope)
         if cls is P.BoolOp:
             v = None
             for item in e.values:

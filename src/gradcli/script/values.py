@@ -18,9 +18,21 @@ MAX_SEQUENCE = 1_000_000  # characters of a string, elements of a (flattened) li
 MAX_LIST_DEPTH = 100
 
 
+def _contains(container: Any, item: Any) -> bool:
+    """``item in container``; for a tensor, PyTorch's ``(item == t).any().item()``."""
+    if isinstance(container, Tensor):
+        if not isinstance(item, (Tensor, int, float)):
+            raise ScriptError("Tensor.__contains__ only supports Tensor or scalar, but you "
+                              f"passed in a {type(item)}.")
+        return bool((container == item).data.any())
+    return item in container
+
+
 COMPARE = {
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "is": lambda a, b: a is b, "is not": lambda a, b: a is not b,
+    "in": lambda a, b: _contains(b, a), "not in": lambda a, b: not _contains(b, a),
 }
 
 
