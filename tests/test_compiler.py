@@ -173,9 +173,11 @@ def test_duplicate_parameters() -> None:
 
 
 def test_default_parameter_values() -> None:
-    assert rejected("def f(a, b=1):\n  pass\n").message == (
-        "default parameter values are not supported"
-    )
+    (f,) = parse("def f(a, b=1, c=2 * 3):\n  pass\n").body
+    assert f.params == ("a", "b", "c") and len(f.defaults) == 2
+    err = rejected("def f(a=1, b):\n  pass\n")
+    assert err.message == "non-default argument follows default argument"
+    assert (err.span.line, err.span.column) == (1, 12)
 
 
 @pytest.mark.parametrize(

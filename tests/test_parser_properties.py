@@ -250,7 +250,7 @@ def stmts(depth: int, in_def: bool = False) -> st.SearchStrategy:
             st.one_of(st.just(()), body),
         ),
         st.builds(
-            lambda n, ps, b: P.FunctionDef(n, tuple(ps), b, S),
+            lambda n, ps, b: P.FunctionDef(n, tuple(ps), b, (), S),
             NAMES,
             st.lists(NAMES, unique=True, max_size=3),
             stmts(depth - 1, in_def=True),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from .checks import (
     CONTEXTS,
@@ -148,6 +148,13 @@ def _flatten(items: list[Any]) -> list[Stmt]:
     return out
 
 
+class Param(NamedTuple):
+    """A ``def`` parameter while its function is being compiled: the name token and default."""
+
+    name: Token
+    default: Expr | None
+
+
 class Compiler:
     """The reductions: one method per grammar alias, each given the rule's children."""
 
@@ -254,20 +261,29 @@ class Compiler:
         body = c[3]
         return With(ctx, body, _join(c[0], body[-1]))
 
-    def param(self, c: list[Any]) -> Token:
+    def param(self, c: list[Any]) -> Param:
+        default = None
         if len(c) > 1:
-            raise error("default parameter values are not supported", _join(c[0], c[2]))
-        return c[0]
+            default = single(c[2])
+            check_depth(default)
+        return Param(c[0], default)
 
     def funcdef(self, c: list[Any]) -> FunctionDef:
         params: list[str] = []
-        for t in c[3:-3]:
-            if t[0] == "NAME":
-                if t[1] in params:
-                    raise error(f"duplicate argument '{t[1]}' in function definition", t)
-                params.append(t[1])
+        defaults: list[Expr] = []
+        for p in c[3:-3]:
+            if type(p) is not Param:
+                continue  # the commas
+            t = p.name
+            if t[1] in params:
+                raise error(f"duplicate argument '{t[1]}' in function definition", t)
+            if p.default is not None:
+                defaults.append(p.default)
+            elif defaults:
+                raise error("non-default argument follows default argument", t)
+            params.append(t[1])
         body = c[-1]
-        return FunctionDef(c[1][1], tuple(params), body, _join(c[0], body[-1]))
+        return FunctionDef(c[1][1], tuple(params), body, tuple(defaults), _join(c[0], body[-1]))
 
     # ---- expressions ----
 

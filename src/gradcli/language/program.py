@@ -236,11 +236,12 @@ class With:
 
 @dataclass(frozen=True, slots=True)
 class FunctionDef:
-    """``def name(params):`` body."""
+    """``def name(params):`` body; ``defaults`` belong to the last parameters."""
 
     name: str
     params: tuple[str, ...]
     body: tuple[Stmt, ...]
+    defaults: tuple[Expr, ...]
     span: Span
 
 

@@ -84,10 +84,12 @@ class _Return(Exception):
 
 @dataclass
 class _Function:
-    """A user ``def``: its parameters, body and the names it assigns (its locals)."""
+    """A user ``def``: its parameters, body, the names it assigns (its locals) and the values
+    of its defaults (evaluated once, when the ``def`` runs, as Python does)."""
 
     node: P.FunctionDef
     locals: frozenset[str]
+    defaults: tuple = ()
 
     def __repr__(self) -> str:
         return f"<function {self.node.name}>"
@@ -202,7 +204,9 @@ class Interpreter:
             with ctx:
                 self.exec_block(s.body, scope, top)
         elif cls is P.FunctionDef:
-            self.bind(s.name, _Function(s, _assigned(s.body) | set(s.params)), scope, top)
+            defaults = tuple(self.eval(d, scope) for d in s.defaults)
+            self.bind(s.name, _Function(s, _assigned(s.body) | set(s.params), defaults), scope,
+                      top)
         elif cls is P.Return:
             raise _Return(None if s.value is None else self.eval(s.value, scope))
         elif cls is P.Pass:
@@ -404,25 +408,16 @@ class Interpreter:
         args = [self.eval(a, scope) for a in e.args]
         kwargs = {k: self.eval(v, scope) for k, v in e.kwargs}
         if isinstance(fn, _Function):
-            if kwargs:
-                raise ScriptError(f"{fn.node.name}() takes positional arguments only",
-                                  kind="TypeError")
-            return self._call_user(fn, args)
+            return self._call_user(fn, _bind_arguments(fn, args, kwargs))
         if not callable(fn) or isinstance(fn, Tensor):
             raise ScriptError(f"'{type(fn).__name__}' object is not callable", kind="TypeError")
         return _call_builtin(fn, args, kwargs, self)
 
-    def _call_user(self, fn: _Function, args: list) -> Any:
-        params = fn.node.params
-        if len(args) != len(params):
-            raise ScriptError(f"{fn.node.name}() takes {len(params)} positional argument"
-                              f"{'' if len(params) == 1 else 's'} but {len(args)} "
-                              f"{'was' if len(args) == 1 else 'were'} given", kind="TypeError")
+    def _call_user(self, fn: _Function, scope: dict[str, Any]) -> Any:
         if self.depth >= MAX_CALL_DEPTH:
             raise ScriptError(f"function calls nested deeper than {MAX_CALL_DEPTH}",
                               kind="RecursionError", hint="is there a recursion without a base "
                               "case?")
-        scope: dict[str, Any] = dict(zip(params, args))
         scope["__function__"] = fn
         caller_span = self.span
         self.depth += 1
@@ -435,6 +430,35 @@ class Interpreter:
             self.span = caller_span
         return None
 
+
+
+def _bind_arguments(fn: _Function, args: list, kwargs: dict) -> dict[str, Any]:
+    """A call's arguments bound to a ``def``'s parameters, with Python's errors."""
+    name, params, defaults = fn.node.name, fn.node.params, fn.defaults
+    n, required = len(params), len(params) - len(defaults)
+
+    def fail(message: str) -> ScriptError:
+        return ScriptError(f"{name}() {message}", kind="TypeError")
+
+    if len(args) > n:
+        takes = f"{n}" if not defaults else f"from {required} to {n}"
+        raise fail(f"takes {takes} positional argument{'' if n == 1 else 's'} but {len(args)} "
+                   f"{'was' if len(args) == 1 else 'were'} given")
+    scope = dict(zip(params, args))
+    for key, value in kwargs.items():
+        if key not in params:
+            raise fail(f"got an unexpected keyword argument '{key}'")
+        if key in scope:
+            raise fail(f"got multiple values for argument '{key}'")
+        scope[key] = value
+    missing = [p for p in params[:required] if p not in scope]
+    if missing:
+        names = " and ".join(", ".join(f"'{m}'" for m in missing).rsplit(", ", 1))
+        raise fail(f"missing {len(missing)} required positional argument"
+                   f"{'' if len(missing) == 1 else 's'}: {names}")
+    for p, d in zip(params[required:], defaults):
+        scope.setdefault(p, d)
+    return scope
 
 
 def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter) -> Any:
