@@ -260,12 +260,8 @@ class Interpreter:
             raise ScriptError("range() arg 3 must not be zero", kind="ValueError", span=s.span)
         for i in range(*args):
             self.bind(s.var, i, scope, top)
-            try:
-                self.exec_block(s.body, scope, top)
-            except _Break:
+            if not self._iteration(s.body, scope, top):
                 break
-            except _Continue:
-                continue
 
     def _while(self, s: P.While, scope: dict, top: bool) -> None:
         # each test counts as a step, so `while True: pass` meets the step limit too
@@ -273,12 +269,18 @@ class Interpreter:
             self.steps += 1
             if self.steps > self.max_steps:
                 raise self._step_limit(s.span)
-            try:
-                self.exec_block(s.body, scope, top)
-            except _Break:
+            if not self._iteration(s.body, scope, top):
                 break
-            except _Continue:
-                continue
+
+    def _iteration(self, body: tuple, scope: dict, top: bool) -> bool:
+        """Run one pass of a loop body; False when it ends with ``break``."""
+        try:
+            self.exec_block(body, scope, top)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     # -- names ----------------------------------------------------------------------------------
     def lookup(self, name: str, scope: dict, span: Span | None) -> Any:
