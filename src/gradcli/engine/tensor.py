@@ -27,6 +27,15 @@ SCALAR_CONVERSION_MSG = (
     "Consider using tensor.detach() first."
 )
 
+class Size(tuple):
+    """``x.shape`` and ``x.size()`` as a script sees them: prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+
 class Tensor:
     """A float array with PyTorch's autograd attributes.
 
@@ -74,6 +83,28 @@ class Tensor:
     def ndim(self) -> int:
         """Number of dimensions."""
         return len(self.data.shape)
+
+    def dim(self) -> int:
+        """Number of dimensions (``ndim``)."""
+        return len(self.data.shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape as a ``torch.Size``, or the length of dimension ``dim``."""
+        shape = self.data.shape
+        if dim is None:
+            return Size(shape)
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            raise ScriptError(f"size(): argument 'dim' must be int, not {type(dim).__name__}",
+                              kind="TypeError")
+        n = len(shape)
+        lo, hi = (-n, n - 1) if n else (-1, 0)
+        if not lo <= dim <= hi:
+            raise ScriptError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                              f"but got {dim})", kind="IndexError")
+        if not n:
+            raise ScriptError(f"Dimension specified as {dim} but tensor has no dimensions",
+                              kind="IndexError")
+        return shape[dim]
 
     def numel(self) -> int:
         """Number of elements."""

@@ -111,5 +111,6 @@ BUILTINS: dict[str, Any] = {
 TENSOR_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T",
                                "ndim"})
 TENSOR_METHODS = frozenset(
-    set(METHODS) | {"backward", "retain_grad", "detach", "requires_grad_", "item", "numel"}
+    set(METHODS) | {"backward", "retain_grad", "detach", "requires_grad_", "item", "numel",
+                    "dim", "size"}
 )

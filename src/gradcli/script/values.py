@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import Node, Tensor
+from ..engine.tensor import Size  # noqa: F401  (what print shows for x.shape)
 from ..errors import ScriptError
 from ..language import program as P
 
@@ -148,15 +149,6 @@ def _negate(v: Any) -> Any:
 
 def tname(v: Any) -> str:
     return "Tensor" if isinstance(v, Tensor) else type(v).__name__
-
-
-class Size(tuple):
-    """``x.shape``: a tuple that prints as ``torch.Size([2, 3])``."""
-
-    def __repr__(self) -> str:
-        return f"torch.Size({list(self)})"
-
-    __str__ = __repr__
 
 
 def display(value: Any) -> str:
