@@ -67,6 +67,7 @@ CASES = [
     ("relu", F.relu, [DISTINCT]),
     ("sign", lambda a: F.sign(a) * a, [DISTINCT]),
     ("clone", F.clone, [A]),
+    ("to_copy", lambda a: a.to(copy=True), [A]),
     ("sum", F.sum, [A]),
     ("sum_dim", lambda a: F.sum(a, dim=0), [A]),
     ("sum_dim", lambda a: F.sum(a, dim=1, keepdim=True), [A]),

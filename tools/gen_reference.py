@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from gradcli.api import CREATION, NN_FUNCTIONS
-from gradcli.engine import FUNCTIONS, METHODS, OPS
+from gradcli.engine import FUNCTIONS, OPS
 from gradcli.script.builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -29,7 +29,7 @@ def reference() -> str:
     nn_only = [n for n in NN_FUNCTIONS if n not in FUNCTIONS]
     grouped = set(CREATION) | set(table) | set(dispatch) | set(nn_only)
     own = [n for n in BUILTINS if n not in grouped]
-    methods = sorted((set(TENSOR_METHODS) - set(METHODS)) | {n for n in METHODS if n.endswith("_")})
+    methods = sorted(n for n in TENSOR_METHODS if n not in FUNCTIONS or n.endswith("_"))
     lines = [
         f"- leaves: {_names(CREATION)}",
         f"- elementwise, from the op table: {_names(table)}",

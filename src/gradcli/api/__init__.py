@@ -12,6 +12,8 @@ from typing import Any
 
 from ..engine import FUNCTIONS as ENGINE_FUNCTIONS
 from ..engine import NN_FUNCTIONS, enable_grad, no_grad
+from ..engine.dtypes import ALIASES, DType
+from ..engine.dtypes import DTYPES as ALL_DTYPES
 from . import creation
 from .autograd import grad
 
@@ -19,13 +21,17 @@ CREATION: dict[str, Callable[..., Any]] = {
     fn.__name__: fn for fn in (
         creation.tensor, creation.param, creation.zeros, creation.ones, creation.full,
         creation.eye, creation.arange, creation.linspace, creation.rand, creation.randn,
-        creation.zeros_like, creation.ones_like)
+        creation.zeros_like, creation.ones_like, creation.empty, creation.empty_like,
+        creation.full_like)
 }
+# torch.float32, torch.float, torch.long, ...: attributes of the torch namespace only (in a grad
+# script ``float``, ``int`` and ``bool`` stay Python's).
+DTYPES: dict[str, DType] = {**ALL_DTYPES, **ALIASES}
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **CREATION, **ENGINE_FUNCTIONS, "grad": grad, "no_grad": no_grad, "enable_grad": enable_grad,
 }
 
-__all__ = ["CREATION", "FUNCTIONS", "NN_FUNCTIONS", "creation", "grad"]
+__all__ = ["CREATION", "DTYPES", "FUNCTIONS", "NN_FUNCTIONS", "creation", "grad"]
 
 
 def __getattr__(name: str) -> Callable[..., Any]:

@@ -1,7 +1,9 @@
 """Where tensors come from: the constructors of the PyTorch surface (leaves of the graph).
 
-They build arrays on the run's backend (``engine.context``), in its dtype, within its element
-limit, and draw random numbers from its generator.
+They build arrays on the run's backend (``engine.context``), in the dtype PyTorch would choose
+(``dtype=``, else inferred from the data: bool, int64 or the default float dtype; a grad script
+makes every tensor floating, SPEC §2.6), within the run's element limit, and draw random numbers
+from the run's generator.
 """
 
 from __future__ import annotations
@@ -10,41 +12,88 @@ import builtins
 import math
 from typing import Any
 
-from ..engine.args import check_numel, is_number, tensor_arg, type_name
+from ..engine import dtypes as D
+from ..engine.args import check_device, check_numel, is_number, tensor_arg, type_name
 from ..engine.context import current
+from ..engine.dtypes import DType, to_dtype
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 from ..limits import MAX_DIMS
 
+REQUIRES_FLOAT_MSG = "Only Tensors of floating point and complex dtype can require gradients"
+COPY_CONSTRUCT_MSG = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than "
+    "torch.tensor(sourceTensor)."
+)
+
 
 # --- constructors -------------------------------------------------------------------------------
 def leaf(data: Any, requires_grad: bool) -> Tensor:
+    """A leaf tensor around a backend array (checked against the element limit)."""
     be = current().backend
     check_numel(tuple(data.shape))
+    if requires_grad and not be.dtype_of(data).is_floating_point:
+        raise ScriptError(REQUIRES_FLOAT_MSG)
     return Tensor(be.leaf_data(data), be, bool(requires_grad))
 
 
-def tensor(data: Any, requires_grad: bool = False) -> Tensor:
+def _dtype(dtype: Any, inferred: DType) -> DType:
+    """The dtype asked for, else the inferred one (floating in a grad script)."""
+    if dtype is not None:
+        return to_dtype(dtype)
+    ctx = current()
+    if not ctx.integer_tensors and not inferred.is_floating_point:
+        return ctx.backend.default
+    return inferred
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
     """A leaf from numbers or nested lists (a copy when given a tensor, as torch.tensor)."""
-    be = current().backend
+    ctx = current()
+    be = ctx.backend
+    check_device(device)
     if data.__class__ is Tensor:
-        data = data.data
-    elif len(_check_literal(data)) > MAX_DIMS:
+        ctx.warn(COPY_CONSTRUCT_MSG)
+        dt = to_dtype(dtype) if dtype is not None else data.dtype
+        return leaf(be.astype(be.xp.asarray(data.data, copy=True), dt), requires_grad)
+    kinds: set[DType] = set()
+    shape = _check_literal(data, kinds)
+    if len(shape) > MAX_DIMS:
         raise ScriptError(f"a tensor can have at most {MAX_DIMS} dimensions (NumPy's limit)",
                           kind="ValueError")
-    return leaf(be.asarray(data), requires_grad)
+    inferred = D.FLOAT32 if not kinds else builtins.max(kinds, key=_KIND_ORDER.index)
+    if inferred is D.FLOAT32:
+        inferred = be.default
+    dt = _dtype(dtype, inferred)
+    try:
+        array = be.asarray(_plain(data), dt)
+    except OverflowError:  # an int beyond int64
+        raise ScriptError("Overflow when unpacking long") from None
+    return leaf(array, requires_grad)
 
 
-def _check_literal(data: Any, dim: int = 0) -> tuple[int, ...]:
-    """The shape of a nested list of numbers; PyTorch's errors for ragged or non-numeric data."""
+_KIND_ORDER = [D.BOOL, D.INT64, D.FLOAT32]
+
+
+def _check_literal(data: Any, kinds: set, dim: int = 0) -> tuple[int, ...]:
+    """The shape of a nested list of numbers, noting the kinds met (bool, int, float) in
+    ``kinds``; PyTorch's errors for ragged or non-numeric data."""
     if isinstance(data, (list, tuple)):
-        shapes = [_check_literal(item, dim + 1) for item in data]
+        shapes = [_check_literal(item, kinds, dim + 1) for item in data]
         for s in shapes[1:]:
             if s != shapes[0]:
                 got = s[0] if s else 0
                 raise ScriptError(f"expected sequence of length {shapes[0][0] if shapes[0] else 0}"
                                   f" at dim {dim + 1} (got {got})", kind="ValueError")
         return (len(data),) + (shapes[0] if shapes else ())
+    if data.__class__ is Tensor:  # a list of one-element tensors: their values
+        if data.numel() != 1:
+            raise ScriptError("only one element tensors can be converted to Python scalars",
+                              kind="ValueError")
+        kinds.add(_KIND_ORDER[data.dtype.kind])
+        return ()
     if not is_number(data):
         raise ScriptError(f"Could not infer dtype of {type_name(data)}", kind="TypeError")
     if data.__class__ is int and data.bit_length() > 1023:
@@ -52,7 +101,16 @@ def _check_literal(data: Any, dim: int = 0) -> tuple[int, ...]:
             builtins.float(data)
         except OverflowError:
             raise ScriptError("int too large to convert to float", kind="OverflowError") from None
+    kinds.add(D.BOOL if data.__class__ is bool else D.INT64 if data.__class__ is int
+              else D.FLOAT32)
     return ()
+
+
+def _plain(data: Any) -> Any:
+    """Nested lists with one-element tensors replaced by their values."""
+    if isinstance(data, (list, tuple)):
+        return [_plain(item) for item in data]
+    return data.item() if data.__class__ is Tensor else data
 
 
 def param(data: Any) -> Tensor:
@@ -73,44 +131,72 @@ def _size(shape: tuple) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def zeros(*size: Any, requires_grad: bool = False) -> Tensor:
+def _filled(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    be = current().backend
+    check_device(device)
+    native = be.xp_dtype(_dtype(dtype, be.default))
+    make = be.xp.zeros if fill == "zeros" else be.xp.ones
+    return leaf(make(_size(size), dtype=native), requires_grad)
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
     """A leaf of zeros."""
-    be = current().backend
-    return leaf(be.xp.zeros(_size(size), dtype=be.dtype), requires_grad)
+    return _filled("zeros", size, dtype, device, requires_grad)
 
 
-def ones(*size: Any, requires_grad: bool = False) -> Tensor:
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A leaf of ones."""
-    be = current().backend
-    return leaf(be.xp.ones(_size(size), dtype=be.dtype), requires_grad)
+    return _filled("ones", size, dtype, device, requires_grad)
 
 
-def full(size: Any, fill_value: float, requires_grad: bool = False) -> Tensor:
-    """A leaf filled with ``fill_value``."""
+def empty(*size: Any, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    """An uninitialised leaf: gradcli fills it with zeros, so runs are repeatable."""
+    return _filled("zeros", size, dtype, device, requires_grad)
+
+
+def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """A leaf filled with ``fill_value`` (its dtype inferred from the value, as PyTorch)."""
     be = current().backend
-    if not is_number(fill_value) and fill_value.__class__ is not Tensor:
+    check_device(device)
+    if fill_value.__class__ is Tensor:
+        fill_value = fill_value.item()
+    if not is_number(fill_value):
         raise ScriptError("full(): argument 'fill_value' must be Number, not "
                           f"{type_name(fill_value)}", kind="TypeError")
+    dt = _dtype(dtype, D.number_dtype(fill_value, be.default))
     try:
-        value = builtins.float(fill_value)
+        value = fill_value if not dt.is_floating_point else builtins.float(fill_value)
     except OverflowError:
         raise ScriptError("int too large to convert to float", kind="OverflowError") from None
-    return leaf(be.xp.full(_size((size,)), value, dtype=be.dtype), requires_grad)
+    shape = _size((size,) if not isinstance(size, (list, tuple)) else (tuple(size),))
+    return leaf(be.xp.full(shape, value, dtype=be.xp_dtype(dt)), requires_grad)
 
 
-def eye(n: int, m: int | None = None, requires_grad: bool = False) -> Tensor:
-    """The identity matrix."""
+def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False) -> Tensor:
+    """The identity matrix (n x m)."""
     be = current().backend
+    check_device(device)
     _size((n, n if m is None else m))
-    return leaf(be.xp.eye(n, m, dtype=be.dtype), requires_grad)
+    return leaf(be.xp.eye(n, m, dtype=be.xp_dtype(_dtype(dtype, be.default))), requires_grad)
 
 
-def arange(start: float, end: float | None = None, step: float = 1,
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: Any = None,
            requires_grad: bool = False) -> Tensor:
-    """Evenly spaced values in [start, end)."""
+    """Evenly spaced values in [start, end): int64 when every bound is an int, as PyTorch."""
     be = current().backend
+    check_device(device)
     if end is None:
         start, end = 0, start
+    bounds = [v.item() if v.__class__ is Tensor else v for v in (start, end, step)]
+    for v in bounds:
+        if not is_number(v):
+            raise ScriptError(f"arange(): argument 'end' must be Number, not {type_name(v)}",
+                              kind="TypeError")
+    start, end, step = bounds
     if step == 0:
         raise ScriptError("step must be nonzero")
     if (end - start) * step < 0:
@@ -120,33 +206,80 @@ def arange(start: float, end: float | None = None, step: float = 1,
     except (OverflowError, ValueError):  # an inf or nan bound or step
         raise ScriptError(f"unsupported range: {start} -> {end}") from None
     check_numel((n,))
-    return leaf(be.xp.arange(start, end, step, dtype=be.dtype), requires_grad)
+    integral = all(v.__class__ in (int, bool) for v in bounds)
+    dt = _dtype(dtype, D.INT64 if integral else be.default)
+    # NOTE: PyTorch computes start + i * step (not a running sum), as NumPy's arange does.
+    return leaf(be.xp.arange(start, end, step, dtype=be.xp_dtype(dt)), requires_grad)
 
 
-def linspace(start: float, end: float, steps: int, requires_grad: bool = False) -> Tensor:
+def linspace(start: float, end: float, steps: int, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from start to end inclusive."""
     be = current().backend
+    check_device(device)
     _size((steps,))
-    return leaf(be.xp.linspace(start, end, steps, dtype=be.dtype), requires_grad)
+    native = be.xp_dtype(_dtype(dtype, be.default))
+    return leaf(be.xp.linspace(start, end, steps, dtype=native), requires_grad)
 
 
-def rand(*size: Any, requires_grad: bool = False) -> Tensor:
+def _float_dtype(dtype: Any, fn: str) -> DType:
+    be = current().backend
+    dt = to_dtype(dtype) if dtype is not None else be.default
+    if not dt.is_floating_point:
+        raise ScriptError(f'"{fn}" not implemented for \'{D.SCALAR_NAMES[dt.name]}\'')
+    return dt
+
+
+def rand(*size: Any, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
     """Uniform [0, 1) samples from the run's seeded generator."""
-    return leaf(current().backend.random(_size(size), normal=False), requires_grad)
+    check_device(device)
+    dt = _float_dtype(dtype, "check_uniform_bounds")
+    data = current().backend.random(_size(size), normal=False, dtype=dt)
+    return leaf(data, requires_grad)
 
 
-def randn(*size: Any, requires_grad: bool = False) -> Tensor:
+def randn(*size: Any, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
     """Standard normal samples from the run's seeded generator."""
-    return leaf(current().backend.random(_size(size), normal=True), requires_grad)
+    check_device(device)
+    dt = _float_dtype(dtype, "normal_kernel_cpu")
+    data = current().backend.random(_size(size), normal=True, dtype=dt)
+    return leaf(data, requires_grad)
 
 
-def zeros_like(input: Any, requires_grad: bool = False) -> Tensor:
-    """Zeros of ``input``'s shape."""
-    x = tensor_arg(input, "zeros_like")
-    return leaf(x.backend.xp.zeros_like(x.data), requires_grad)
+def _like(fill: str, input: Any, dtype: Any, requires_grad: bool, name: str) -> Tensor:
+    x = tensor_arg(input, name)
+    be = x.backend
+    native = be.xp_dtype(to_dtype(dtype)) if dtype is not None else x.data.dtype
+    make = be.xp.zeros if fill == "zeros" else be.xp.ones
+    return leaf(make(x.data.shape, dtype=native), requires_grad)
 
 
-def ones_like(input: Any, requires_grad: bool = False) -> Tensor:
-    """Ones of ``input``'s shape."""
-    x = tensor_arg(input, "ones_like")
-    return leaf(x.backend.xp.ones_like(x.data), requires_grad)
+def zeros_like(input: Any, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """Zeros of ``input``'s shape (and dtype)."""
+    check_device(device)
+    return _like("zeros", input, dtype, requires_grad, "zeros_like")
+
+
+def ones_like(input: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    """Ones of ``input``'s shape (and dtype)."""
+    check_device(device)
+    return _like("ones", input, dtype, requires_grad, "ones_like")
+
+
+def empty_like(input: Any, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """``input``'s shape, uninitialised: zeros here, so runs are repeatable."""
+    check_device(device)
+    return _like("zeros", input, dtype, requires_grad, "empty_like")
+
+
+def full_like(input: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    """``input``'s shape (and dtype) filled with ``fill_value``."""
+    x = tensor_arg(input, "full_like")
+    return full(x.shape, fill_value, dtype=dtype if dtype is not None else x.dtype,
+                device=device, requires_grad=requires_grad)

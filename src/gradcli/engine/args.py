@@ -49,3 +49,21 @@ def dim_arg(d: Any, ndim: int) -> int:
         raise ScriptError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                           f"but got {d})", kind="IndexError")
     return d % ndim if ndim else 0
+
+
+def check_device(device: Any) -> None:
+    """Accept the CPU (``"cpu"``, ``torch.device("cpu")``, None); PyTorch's CPU-build error for
+    CUDA; PyTorch's message for a device string it does not know."""
+    if device is None:
+        return
+    kind = getattr(device, "type", device)
+    if not isinstance(kind, str):
+        raise ScriptError(f"to() received an invalid combination of arguments - got "
+                          f"({type_name(device)})", kind="TypeError")
+    kind = kind.split(":", 1)[0]
+    if kind == "cuda":
+        raise ScriptError("Torch not compiled with CUDA enabled", kind="AssertionError")
+    if kind != "cpu":
+        raise ScriptError("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, "
+                          "hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, "
+                          f"privateuseone device type at start of device string: {kind}")

@@ -15,14 +15,21 @@ from typing import Any
 import numpy
 
 from ..errors import UsageError
+from .dtypes import DTYPES as ALL_DTYPES
+from .dtypes import DType
 
-DTYPES = ("float64", "float32")
+DTYPES = ("float64", "float32")  # the default float dtypes a run can choose
 BACKENDS = ("numpy", "cupy")
 
 
 @dataclass(eq=False)
 class Backend:
-    """An array namespace plus the run's dtype and random generator."""
+    """An array namespace plus the run's default float dtype and random generator.
+
+    ``dtype``/``dtype_name``/``default`` name the default float dtype (PyTorch's
+    ``torch.get_default_dtype()``); tensors carry their own dtype in their arrays, and
+    ``dtype_of`` maps an array's dtype back to PyTorch's.
+    """
 
     name: str
     xp: Any
@@ -31,10 +38,52 @@ class Backend:
     seed: int = 0
     _rng: Any = field(default=None, repr=False)
     formulas: Any = field(default=None, repr=False)  # the op table's formula namespace, cached
+    _to_xp: dict = field(default_factory=dict, repr=False)
+    _from_xp: dict = field(default_factory=dict, repr=False)
 
-    def asarray(self, data: Any) -> Any:
-        """Data (numbers, nested lists, host arrays) as a writable array of the run's dtype."""
-        return self.xp.asarray(data, dtype=self.dtype, copy=True)
+    def __post_init__(self) -> None:
+        for dt in ALL_DTYPES.values():
+            native = getattr(self.xp, dt.name, None)
+            if native is None:
+                continue
+            try:  # NumPy and CuPy arrays report numpy.dtype objects, not the scalar types
+                native = numpy.dtype(native)
+            except TypeError:
+                pass
+            self._to_xp[dt] = native
+            self._from_xp[native] = dt
+        self.default: DType = ALL_DTYPES[self.dtype_name]
+        self.dtype = self._to_xp[self.default]
+        # the native float dtypes: ops on these need no promotion (record.apply's fast paths)
+        self.float_natives = frozenset(n for d, n in self._to_xp.items() if d.is_floating_point)
+
+    def xp_dtype(self, dt: DType) -> Any:
+        """The namespace's dtype for ``dt``."""
+        try:
+            return self._to_xp[dt]
+        except KeyError:
+            raise UsageError(f"backend {self.name!r} has no {dt.name}") from None
+
+    def dtype_of(self, array: Any) -> DType:
+        """PyTorch's dtype of an array of this namespace (or a NumPy scalar)."""
+        return self._from_xp[array.dtype]
+
+    def from_native(self, native: Any) -> DType:
+        """PyTorch's dtype for one of the namespace's dtypes."""
+        return self._from_xp[native]
+
+    def asarray(self, data: Any, dtype: DType | None = None) -> Any:
+        """Data (numbers, nested lists, host arrays) as a writable array, of the run's
+        default float dtype unless ``dtype`` is given."""
+        native = self.dtype if dtype is None else self._to_xp[dtype]
+        return self.xp.asarray(data, dtype=native, copy=True)
+
+    def astype(self, array: Any, dtype: DType) -> Any:
+        """``array`` converted to ``dtype`` (a copy; the same array when it already is)."""
+        native = self._to_xp[dtype]
+        if array.dtype is native:
+            return array
+        return self.xp.astype(self.writable(array), native)
 
     def leaf_data(self, array: Any) -> Any:
         """Storage for a new leaf: NumPy keeps a 0-d value as a NumPy scalar.
@@ -55,15 +104,16 @@ class Backend:
         """
         return numpy.asarray(array) if self.name == "numpy" else array
 
-    def random(self, shape: tuple[int, ...], normal: bool) -> Any:
+    def random(self, shape: tuple[int, ...], normal: bool, dtype: DType | None = None) -> Any:
         """Uniform [0, 1) or standard normal samples from the backend's seeded generator."""
         if self._rng is None:
             self.reseed(self.seed)
+        native = self.dtype if dtype is None else self._to_xp[dtype]
         if self.name == "cupy":
             fn = self._rng.standard_normal if normal else self._rng.random
-            return fn(shape, dtype=self.dtype)
+            return fn(shape, dtype=native)
         host = self._rng.standard_normal(shape) if normal else self._rng.random(shape)
-        return self.asarray(host)
+        return self.asarray(host, dtype)
 
     def reseed(self, seed: int) -> None:
         """Restart the generator (``seed(n)`` in a script, ``--seed`` on the command line)."""

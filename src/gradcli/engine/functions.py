@@ -16,9 +16,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import ScriptError
+from . import dtypes as D
 from . import ops as O
-from .args import check_numel, dim_arg, is_number, tensor_arg, type_name
+from .args import check_device, check_numel, dim_arg, is_number, tensor_arg, type_name
 from .context import current
+from .dtypes import DType, to_dtype
 from .record import apply, apply_inplace
 from .shape import (
     _T,
@@ -445,6 +447,63 @@ def zero_(self: Tensor) -> Tensor:
     return apply_inplace(O.ZERO, self, ())
 
 
+# --- dtype conversions --------------------------------------------------------------------------
+def _convert(x: Tensor, dt: DType, copy: bool = False) -> Tensor:
+    """``x`` in dtype ``dt``: a recorded copy (ToCopyBackward0), or ``x`` itself if it is one."""
+    if x.dtype is dt and not copy:
+        return x
+    return apply(O.TO_COPY, (x,), {"dtype": dt})
+
+
+def to(self: Tensor, *args: Any, dtype: Any = None, device: Any = None,
+       non_blocking: bool = False, copy: bool = False) -> Tensor:
+    """``x.to(torch.float64)``, ``x.to("cpu")``, ``x.to(other)``, as PyTorch's ``Tensor.to``."""
+    for a in args:
+        if isinstance(a, DType):
+            dtype = a
+        elif a.__class__ is Tensor:
+            dtype = a.dtype
+        else:
+            device = a
+    check_device(device)
+    return _convert(self, to_dtype(dtype) if dtype is not None else self.dtype, bool(copy))
+
+
+def _converter(dt: DType, name: str) -> Callable[[Tensor], Tensor]:
+    def fn(self: Tensor) -> Tensor:
+        return _convert(self, dt)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``x.{name}()``: ``x.to({dt})``."
+    return fn
+
+
+def type_(self: Tensor, dtype: Any = None) -> Any:
+    """``x.type()`` names the legacy type (``torch.FloatTensor``); ``x.type(dt)`` converts."""
+    if dtype is None:
+        return f"torch.{self.dtype.legacy}"
+    return _convert(self, to_dtype(dtype))
+
+
+def cpu(self: Tensor) -> Tensor:
+    """The tensor itself: gradcli's tensors live on the CPU (or the run's backend)."""
+    return self
+
+
+def cuda(self: Tensor, device: Any = None) -> Tensor:
+    """PyTorch's error on a CPU build."""
+    check_device("cuda")
+    return self
+
+
+CONVERSIONS = {fn.__name__: fn for fn in (
+    _converter(D.FLOAT64, "double"), _converter(D.FLOAT32, "float"),
+    _converter(D.FLOAT16, "half"), _converter(D.INT64, "long"), _converter(D.INT32, "int"),
+    _converter(D.INT16, "short"), _converter(D.INT8, "char"), _converter(D.UINT8, "byte"),
+    _converter(D.BOOL, "bool"), to, cpu, cuda)}
+CONVERSIONS["type"] = type_
+
+
 # --- comparisons (bool results, never differentiable) -------------------------------------------
 def _compare(fn: Any) -> Any:
     def cmp(self: Tensor, other: Any) -> Any:
@@ -499,6 +558,7 @@ METHODS: dict[str, Callable[..., Any]] = {
     or n not in SURFACED}
 METHODS.update({fn.__name__: fn for fn in (add_, sub_, mul_, div_, pow_, remainder_,
                                            floor_divide_, zero_)})
+METHODS.update(CONVERSIONS)
 
 
 # --- the formulas' namespace under create_graph=True --------------------------------------------
@@ -546,6 +606,11 @@ class TensorFormulas:
     def permute_dims(x: Tensor, axes: tuple) -> Tensor:
         """Differentiable ``xp.permute_dims``."""
         return _view(O.PERMUTE, x, {"dims": tuple(axes)}, None)
+
+    @staticmethod
+    def astype(x: Tensor, native: Any) -> Tensor:
+        """Differentiable ``xp.astype`` (ToCopyBackward0)."""
+        return _convert(x, x.backend.from_native(native))
 
     @staticmethod
     def zeros_like(x: Any) -> Tensor:

@@ -54,6 +54,7 @@ class Node:
     __slots__ = (
         "__weakref__",
         "backend",
+        "dtypes",
         "freed",
         "freed_by",
         "mask",
@@ -76,6 +77,7 @@ class Node:
         self.shapes = shapes
         self.backend = backend
         self.retained: Tensor | None = None
+        self.dtypes: tuple | None = None  # the inputs' dtypes, when they differ from the result's
         self.freed = False
         self.freed_by: Any = None
         self.seq = seq = next(current().seq)
@@ -151,6 +153,10 @@ class Node:
             shape = self.shapes[i]
             if g.shape != shape:
                 g = sum_to(xp, g, shape)
+            if self.dtypes is not None:  # the gradient takes its input's dtype
+                want = self.dtypes[i]
+                if (g.data if g.__class__ is Tensor else g).dtype is not want:
+                    g = xp.astype(g, want)
             out[i] = g
         return out
 
@@ -176,7 +182,7 @@ class AccumulateGrad(Node):
 
 def _version_message(value: Any, now: int, expected: int, producer: Node | None,
                      backend: Any) -> str:
-    kind = "DoubleTensor" if backend.dtype_name == "float64" else "FloatTensor"
+    kind = backend.dtype_of(value).legacy if hasattr(value, "dtype") else "DoubleTensor"
     shape = list(getattr(value, "shape", ()))
     where = f", which is output 0 of {_strip_backward(producer.name)}," if producer else ""
     return (

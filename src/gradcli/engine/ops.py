@@ -28,6 +28,14 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   dispatch in ``functions.py`` (``x * 2`` is ``mul``; ``a @ b`` is ``dot``, ``mv`` or ``mm``).
 * ``domain``: the interval the op's tests draw inputs from (finite differences, PyTorch
   fixtures); None when the op has no surface of its own.
+* ``dtype``: how the result's dtype follows PyTorch (``record.apply`` casts the inputs to it):
+  "keep" the first input's dtype (views, ``neg``, ``abs``, ``relu``); "promote" PyTorch's
+  type promotion over the inputs and the ``wrapped`` params (Python numbers that take part in
+  it, as ``x ** 2.5``'s exponent); "float" the same, made the default float dtype when it comes
+  out integral (``exp``, ``/``); "sum" integral and bool inputs summed as int64; "float_only"
+  integral inputs are an error (``mean``); "same" every input must have the same dtype (``mm``);
+  "to" the ``dtype`` param.  A result of an integral dtype never requires grad; a gradient is
+  cast back to each input's dtype.
 """
 
 from __future__ import annotations
@@ -45,13 +53,18 @@ OPS: dict[str, Op] = {}
 class Op:
     """One entry of the table (see the module docstring)."""
 
-    __slots__ = ("_reads", "domain", "formulas", "forward", "grad_fn", "inputs", "kind", "name",
-                 "params", "plans", "saves", "surface")
+    __slots__ = ("_reads", "domain", "dtype_rule", "formulas", "forward", "grad_fn", "inputs",
+                 "kind", "name", "params", "plans", "saves", "surface", "wrapped")
 
     def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
                  formulas: tuple[Callable | None, ...], kind: str | None,
-                 surface: tuple[str, ...] = (), domain: tuple[float, float] | None = None) -> None:
+                 surface: tuple[str, ...] = (), domain: tuple[float, float] | None = None,
+                 dtype: str = "keep", wrapped: tuple[str, ...] = ()) -> None:
+        if dtype not in DTYPE_RULES:
+            raise ValueError(f"{name}: unknown dtype rule {dtype!r}")
         self.name = name
+        self.dtype_rule = dtype
+        self.wrapped = wrapped
         self.surface = surface
         self.domain = domain
         self.params = _keyword_params(forward, len(inputs))
@@ -122,13 +135,18 @@ def plans(formulas: tuple, inputs: tuple[str, ...]) -> tuple:
         for nm in f[1])) for f in formulas)
 
 
+DTYPE_RULES = ("keep", "promote", "float", "sum", "float_only", "same", "to")
+
+
 def defop(name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
           *formulas: Callable | None, kind: str | None = None, surface: tuple[str, ...] = (),
-          domain: tuple[float, float] | None = None) -> Op:
+          domain: tuple[float, float] | None = None, dtype: str = "keep",
+          wrapped: tuple[str, ...] = ()) -> Op:
     """Declare an op in the table."""
     if len(formulas) != len(inputs):
         raise ValueError(f"{name}: one formula per input")
-    op = OPS[name] = Op(name, grad_fn, inputs, forward, formulas, kind, surface, domain)
+    op = OPS[name] = Op(name, grad_fn, inputs, forward, formulas, kind, surface, domain, dtype,
+                        wrapped)
     return op
 
 
@@ -199,37 +217,41 @@ def _index(dim: int, key: Any) -> tuple:
 # --- arithmetic ---------------------------------------------------------------------------------
 ADD = defop("add", "AddBackward0", ("self", "other"), lambda xp, self, other: self + other,
             lambda grad: grad,
-            lambda grad: grad, kind="elementwise")
+            lambda grad: grad, kind="elementwise", dtype="promote")
 SUB = defop("sub", "SubBackward0", ("self", "other"), lambda xp, self, other: self - other,
             lambda grad: grad,
-            lambda grad: -grad, kind="elementwise")
+            lambda grad: -grad, kind="elementwise", dtype="promote")
 # C++ `tensor * Scalar` overloads: no wrapped tensor, nothing saved.  They appear in graphs that
 # formulas build under create_graph=True (PyTorch's formulas are C++), see engine.formula_mode.
 MUL_SCALAR = defop("mul_scalar", "MulBackward1", ("self",), lambda xp, self, other: self * other,
-                   lambda grad, other: grad * other, kind="elementwise")
+                   lambda grad, other: grad * other, kind="elementwise",
+                   dtype="promote", wrapped=("other",))
 DIV_SCALAR = defop("div_scalar", "DivBackward1", ("self",), lambda xp, self, other: self / other,
-                   lambda grad, other: grad / other, kind="elementwise")
+                   lambda grad, other: grad / other, kind="elementwise",
+                   dtype="float", wrapped=("other",))
 ADD_SCALAR = defop("add_scalar", "AddBackward1", ("self",), lambda xp, self, other: self + other,
-                   lambda grad: grad, kind="elementwise")
+                   lambda grad: grad, kind="elementwise", dtype="promote", wrapped=("other",))
 SUB_SCALAR = defop("sub_scalar", "SubBackward1", ("self",), lambda xp, self, other: self - other,
-                   lambda grad: grad, kind="elementwise")
+                   lambda grad: grad, kind="elementwise", dtype="promote", wrapped=("other",))
 RSUB = defop("rsub", "RsubBackward1", ("self",), lambda xp, self, other: other - self,
-             lambda grad: -grad, kind="elementwise")
+             lambda grad: -grad, kind="elementwise", dtype="promote", wrapped=("other",))
 MUL = defop("mul", "MulBackward0", ("self", "other"), lambda xp, self, other: self * other,
             lambda grad, other: grad * other,
-            lambda grad, self: grad * self, kind="elementwise")
+            lambda grad, self: grad * self, kind="elementwise", dtype="promote")
 DIV = defop("div", "DivBackward0", ("self", "other"), lambda xp, self, other: self / other,
             lambda grad, other: grad / other,
-            lambda grad, self, other: -grad * ((self / other) / other), kind="elementwise")
+            lambda grad, self, other: -grad * ((self / other) / other), kind="elementwise",
+            dtype="float")
 RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", ("self",), lambda xp, self: 1.0 / self,
                    lambda grad, result: -grad * (result * result), kind="elementwise",
-                   surface=UNARY, domain=(0.3, 3))
+                   surface=UNARY, domain=(0.3, 3), dtype="float")
 NEG = defop("neg", "NegBackward0", ("self",), lambda xp, self: -self,
             lambda grad: -grad, kind="elementwise")
 # NOTE: pow's derivative is 0 where the exponent is 0, even at self = 0 (as PyTorch).
 POW = defop("pow", "PowBackward0", ("self",), lambda xp, self, exponent: self ** exponent,
             lambda xp, grad, self, exponent: xp.zeros_like(grad) if exponent == 0
-            else grad * (exponent * self ** (exponent - 1)), kind="elementwise")
+            else grad * (exponent * self ** (exponent - 1)), kind="elementwise",
+            dtype="promote", wrapped=("exponent",))
 POW_TENSOR = defop(
     "pow_tensor", "PowBackward1", ("self", "exponent"),
     lambda xp, self, exponent: self ** exponent,
@@ -237,7 +259,7 @@ POW_TENSOR = defop(
                                               grad * (exponent * self ** (exponent - 1))),
     lambda xp, grad, self, exponent, result: xp.where(
         (_raw(self) == 0.0) & (_raw(exponent) >= 0.0), 0.0, grad * (result * xp.log(self))),
-    kind="elementwise")
+    kind="elementwise", dtype="promote")
 
 
 def _pow_base_grad(xp: Any, grad: Any, exponent: Any, result: Any, base: float) -> Any:
@@ -248,17 +270,17 @@ def _pow_base_grad(xp: Any, grad: Any, exponent: Any, result: Any, base: float) 
 
 POW_SCALAR_BASE = defop("pow_scalar_base", "PowBackward2", ("exponent",),
                         lambda xp, exponent, base: base ** exponent, _pow_base_grad,
-                        kind="elementwise")
+                        kind="elementwise", dtype="promote", wrapped=("base",))
 # `tensor % number` is RemainderBackward0 (the gradient passes as is); `tensor % tensor` is
 # RemainderBackward1, whose `other` gradient is -grad * floor(self / other).
 REMAINDER_SCALAR = defop("remainder_scalar", "RemainderBackward0", ("self",),
                          lambda xp, self, other: xp.remainder(self, other),
-                         lambda grad: grad, kind="elementwise")
+                         lambda grad: grad, kind="elementwise", dtype="promote", wrapped=("other",))
 REMAINDER = defop("remainder", "RemainderBackward1", ("self", "other"),
                   lambda xp, self, other: xp.remainder(self, other),
                   lambda grad: grad,
                   lambda xp, grad, self, other: -grad * xp.floor(self / other),
-                  kind="elementwise")
+                  kind="elementwise", dtype="promote")
 
 
 def _no_derivative(name: str) -> Any:
@@ -270,24 +292,26 @@ def _no_derivative(name: str) -> Any:
 FLOOR_DIVIDE = defop("floor_divide", "NotImplemented", ("self", "other"),
                      lambda xp, self, other: xp.floor_divide(self, other),
                      lambda grad: _no_derivative("floor_divide"),
-                     lambda grad: _no_derivative("floor_divide"), kind="elementwise")
+                     lambda grad: _no_derivative("floor_divide"), kind="elementwise",
+                     dtype="promote")
 FLOOR_DIVIDE_SCALAR = defop("floor_divide_scalar", "NotImplemented", ("self",),
                             lambda xp, self, other: xp.floor_divide(self, other),
-                            lambda grad: _no_derivative("floor_divide"), kind="elementwise")
+                            lambda grad: _no_derivative("floor_divide"), kind="elementwise",
+                            dtype="promote", wrapped=("other",))
 MAXIMUM = defop(
     "maximum", "MaximumBackward0", ("self", "other"), lambda xp, self, other: xp.maximum(self, other),
     lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
                                            xp.where(_raw(self) < _raw(other), 0.0, grad)),
     lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
                                            xp.where(_raw(self) > _raw(other), 0.0, grad)),
-    kind="elementwise")
+    kind="elementwise", dtype="promote")
 MINIMUM = defop(
     "minimum", "MinimumBackward0", ("self", "other"), lambda xp, self, other: xp.minimum(self, other),
     lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
                                            xp.where(_raw(self) > _raw(other), 0.0, grad)),
     lambda xp, grad, self, other: xp.where(_raw(self) == _raw(other), grad / 2,
                                            xp.where(_raw(self) < _raw(other), 0.0, grad)),
-    kind="elementwise")
+    kind="elementwise", dtype="promote")
 
 
 def _clamp(xp: Any, self: Any, min: float | None, max: float | None) -> Any:
@@ -304,34 +328,35 @@ def _in_bounds(self: Any, min: float | None, max: float | None) -> Any:
 # NOTE: clamp passes the gradient at the bounds themselves (min <= x <= max), as PyTorch.
 CLAMP = defop("clamp", "ClampBackward1", ("self",), _clamp,
               lambda xp, grad, self, min, max: xp.where(_in_bounds(self, min, max), grad, 0.0),
-              kind="elementwise")
+              kind="elementwise", dtype="promote", wrapped=("min", "max"))
 
 # --- elementwise functions ----------------------------------------------------------------------
 EXP = defop("exp", "ExpBackward0", ("self",), lambda xp, self: xp.exp(self),
             lambda grad, result: grad * result, kind="elementwise", surface=UNARY,
-            domain=(-2, 2))
+            domain=(-2, 2), dtype="float")
 LOG = defop("log", "LogBackward0", ("self",), lambda xp, self: xp.log(self),
-            lambda grad, self: grad / self, kind="elementwise", surface=UNARY, domain=(0.2, 3))
+            lambda grad, self: grad / self, kind="elementwise", surface=UNARY, domain=(0.2, 3),
+            dtype="float")
 SQRT = defop("sqrt", "SqrtBackward0", ("self",), lambda xp, self: xp.sqrt(self),
              lambda grad, result: grad / (2 * result), kind="elementwise", surface=UNARY,
-             domain=(0.2, 3))
+             domain=(0.2, 3), dtype="float")
 # NOTE: abs'(0) = sign(0) = 0, as PyTorch.
 ABS = defop("abs", "AbsBackward0", ("self",), lambda xp, self: xp.abs(self),
             lambda xp, grad, self: grad * xp.sign(self), kind="elementwise", surface=UNARY,
             domain=(-2, 2))
 SIN = defop("sin", "SinBackward0", ("self",), lambda xp, self: xp.sin(self),
             lambda xp, grad, self: grad * xp.cos(self), kind="elementwise", surface=UNARY,
-            domain=(-3, 3))
+            domain=(-3, 3), dtype="float")
 COS = defop("cos", "CosBackward0", ("self",), lambda xp, self: xp.cos(self),
             lambda xp, grad, self: grad * -xp.sin(self), kind="elementwise", surface=UNARY,
-            domain=(-3, 3))
+            domain=(-3, 3), dtype="float")
 TANH = defop("tanh", "TanhBackward0", ("self",), lambda xp, self: xp.tanh(self),
              lambda grad, result: grad * (1 - result * result), kind="elementwise",
-             surface=UNARY, domain=(-2, 2))
+             surface=UNARY, domain=(-2, 2), dtype="float")
 SIGMOID = defop("sigmoid", "SigmoidBackward0", ("self",),
                 lambda xp, self: 1.0 / (1.0 + xp.exp(-self)),
                 lambda grad, result: grad * ((1 - result) * result), kind="elementwise",
-                surface=UNARY, domain=(-3, 3))
+                surface=UNARY, domain=(-3, 3), dtype="float")
 # NOTE: relu'(0) = 0, as PyTorch (threshold_backward on the result).
 RELU = defop("relu", "ReluBackward0", ("self",), lambda xp, self: xp.clip(self, min=0.0),
              lambda xp, grad, result: xp.where(_raw(result) > 0, grad, 0.0), kind="elementwise",
@@ -342,7 +367,12 @@ SIGN = defop("sign", "SignBackward0", ("self",), lambda xp, self: xp.sign(self),
 WHERE = defop("where", "WhereBackward0", ("self", "other"),
               lambda xp, self, other, condition: xp.where(condition, self, other),
               lambda xp, grad, condition: xp.where(condition, grad, 0.0),
-              lambda xp, grad, condition: xp.where(condition, 0.0, grad), kind="elementwise")
+              lambda xp, grad, condition: xp.where(condition, 0.0, grad), kind="elementwise",
+              dtype="promote")
+# ``x.double()``, ``x.to(torch.int64)``: ``dtype`` is a dtypes.DType.
+TO_COPY = defop("to_copy", "ToCopyBackward0", ("self",),
+                lambda xp, self, dtype: xp.astype(self, getattr(xp, dtype.name)),
+                lambda grad: grad, kind="elementwise", dtype="to")
 CLONE = defop("clone", "CloneBackward0", ("self",), lambda xp, self: xp.asarray(self, copy=True),
               lambda grad: grad, kind="elementwise", surface=UNARY, domain=(-2, 2))
 ZERO = defop("zero_", "ZeroBackward0", ("self",), lambda xp, self: xp.zeros_like(self),
@@ -350,25 +380,25 @@ ZERO = defop("zero_", "ZeroBackward0", ("self",), lambda xp, self: xp.zeros_like
 
 ATAN = defop("atan", "AtanBackward0", ("self",), lambda xp, self: xp.atan(self),
              lambda grad, self: grad / (self * self + 1), kind="elementwise", surface=UNARY,
-             domain=(-3, 3))
+             domain=(-3, 3), dtype="float")
 ASIN = defop("asin", "AsinBackward0", ("self",), lambda xp, self: xp.asin(self),
              lambda xp, grad, self: grad / xp.sqrt(1 - self * self), kind="elementwise",
-             surface=UNARY, domain=(-0.9, 0.9))
+             surface=UNARY, domain=(-0.9, 0.9), dtype="float")
 ACOS = defop("acos", "AcosBackward0", ("self",), lambda xp, self: xp.acos(self),
              lambda xp, grad, self: -grad / xp.sqrt(1 - self * self), kind="elementwise",
-             surface=UNARY, domain=(-0.9, 0.9))
+             surface=UNARY, domain=(-0.9, 0.9), dtype="float")
 SINH = defop("sinh", "SinhBackward0", ("self",), lambda xp, self: xp.sinh(self),
              lambda xp, grad, self: grad * xp.cosh(self), kind="elementwise", surface=UNARY,
-             domain=(-2, 2))
+             domain=(-2, 2), dtype="float")
 COSH = defop("cosh", "CoshBackward0", ("self",), lambda xp, self: xp.cosh(self),
              lambda xp, grad, self: grad * xp.sinh(self), kind="elementwise", surface=UNARY,
-             domain=(-2, 2))
+             domain=(-2, 2), dtype="float")
 LOG1P = defop("log1p", "Log1PBackward0", ("self",), lambda xp, self: xp.log1p(self),
               lambda grad, self: grad / (self + 1), kind="elementwise", surface=UNARY,
-              domain=(-0.5, 3))
+              domain=(-0.5, 3), dtype="float")
 EXPM1 = defop("expm1", "Expm1Backward0", ("self",), lambda xp, self: xp.expm1(self),
               lambda grad, result: grad * (result + 1), kind="elementwise", surface=UNARY,
-              domain=(-2, 2))
+              domain=(-2, 2), dtype="float")
 
 
 def _erf(xp: Any, x: Any) -> Any:
@@ -389,7 +419,7 @@ def _erf(xp: Any, x: Any) -> Any:
 
 ERF = defop("erf", "ErfBackward0", ("self",), _erf,
             lambda xp, grad, self: grad * ((2.0 / math.sqrt(math.pi)) * xp.exp(-(self * self))),
-            kind="elementwise", surface=UNARY, domain=(-2, 2))
+            kind="elementwise", surface=UNARY, domain=(-2, 2), dtype="float")
 
 
 def _softplus(xp: Any, self: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
@@ -402,14 +432,14 @@ SOFTPLUS = defop(
     "softplus", "SoftplusBackward0", ("self",), _softplus,
     lambda xp, grad, self, beta, threshold: xp.where(
         _raw(self) * beta > threshold, grad, grad / (1 + xp.exp(-(self * beta)))),
-    kind="elementwise", surface=NN, domain=(-3, 3))
+    kind="elementwise", surface=NN, domain=(-3, 3), dtype="float")
 # NOTE: PyTorch's CPU kernel also saves a `buffer` it computes in the forward; gradcli's
 # formula needs only `self`, so listings show one saved tensor where PyTorch has two.
 LOGSIGMOID = defop(
     "logsigmoid", "LogSigmoidBackward0", ("self",),
     lambda xp, self: xp.minimum(self, 0.0) - xp.log1p(xp.exp(-xp.abs(self))),
     lambda xp, grad, self: grad / (1 + xp.exp(self)), kind="elementwise", surface=NN,
-    domain=(-3, 3))
+    domain=(-3, 3), dtype="float")
 # NOTE: hardtanh's gradient is zero at the bounds themselves (strict), unlike clamp's.
 HARDTANH = defop(
     "hardtanh", "HardtanhBackward0", ("self",),
@@ -420,21 +450,22 @@ HARDTANH = defop(
 
 # --- reductions ---------------------------------------------------------------------------------
 SUM = defop("sum", "SumBackward0", ("self",), lambda xp, self: xp.sum(self),
-            lambda xp, grad, self_shape: xp.broadcast_to(grad, self_shape))
+            lambda xp, grad, self_shape: xp.broadcast_to(grad, self_shape), dtype="sum")
 SUM_DIM = defop("sum_dim", "SumBackward1", ("self",),
                 lambda xp, self, dim, keepdim: xp.sum(self, axis=dim, keepdims=keepdim),
                 lambda xp, grad, self_shape, dim, keepdim: _keep_dims(xp, grad, self_shape, dim,
-                                                                      keepdim))
+                                                                      keepdim), dtype="sum")
 # NOTE: sum / count is NumPy's own mean, without its warning for an empty tensor (PyTorch: nan).
 MEAN = defop("mean", "MeanBackward0", ("self",),
              lambda xp, self: xp.sum(self) / _count(self.shape, None),
              lambda xp, grad, self_shape: xp.broadcast_to(grad / _count(self_shape, None),
-                                                          self_shape))
+                                                          self_shape), dtype="float_only")
 MEAN_DIM = defop("mean_dim", "MeanBackward1", ("self",),
                  lambda xp, self, dim, keepdim: xp.sum(self, axis=dim, keepdims=keepdim)
                  / _count(self.shape, dim),
                  lambda xp, grad, self_shape, dim, keepdim: _keep_dims(
-                     xp, grad / _count(self_shape, dim), self_shape, dim, keepdim))
+                     xp, grad / _count(self_shape, dim), self_shape, dim, keepdim),
+                     dtype="float_only")
 
 
 def _distribute(xp: Any, grad: Any, self: Any, result: Any) -> Any:
@@ -449,14 +480,14 @@ MIN = defop("min", "MinBackward1", ("self",), lambda xp, self: xp.min(self), _di
 # --- linear algebra -----------------------------------------------------------------------------
 MM = defop("mm", "MmBackward0", ("self", "mat2"), lambda xp, self, mat2: xp.matmul(self, mat2),
            lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
-           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad))
+           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad), dtype="same")
 MV = defop("mv", "MvBackward0", ("self", "vec"), lambda xp, self, vec: xp.matmul(self, vec),
            lambda xp, grad, vec: xp.reshape(grad, (-1, 1)) * xp.reshape(vec, (1, -1)),
-           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad))
+           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad), dtype="same")
 DOT = defop("dot", "DotBackward0", ("self", "tensor"),
             lambda xp, self, tensor: xp.sum(self * tensor),
             lambda grad, tensor: grad * tensor,
-            lambda grad, self: grad * self)
+            lambda grad, self: grad * self, dtype="same")
 
 # --- shape (views) ------------------------------------------------------------------------------
 VIEW = defop("view", "ViewBackward0", ("self",), lambda xp, self, shape: xp.reshape(self, shape),
@@ -563,15 +594,16 @@ def _mse_norm(shape: tuple, reduction: str) -> float:
 
 SOFTMAX = defop("softmax", "SoftmaxBackward0", ("self",), _softmax,
                 lambda xp, grad, result, dim: (grad - xp.sum(grad * result, axis=dim,
-                                                             keepdims=True)) * result)
+                                                             keepdims=True)) * result,
+                                                             dtype="float")
 LOG_SOFTMAX = defop("log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax,
                     lambda xp, grad, result, dim: grad - xp.exp(result) * xp.sum(
-                        grad, axis=dim, keepdims=True))
+                        grad, axis=dim, keepdims=True), dtype="float")
 MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
                  lambda grad, self, target, self_shape, reduction: _mse_norm(
                      self_shape, reduction) * (self - target) * grad,
                  lambda grad, self, target, self_shape, reduction: _mse_norm(
-                     self_shape, reduction) * (target - self) * grad)
+                     self_shape, reduction) * (target - self) * grad, dtype="promote")
 
 
 # --- the formula namespaces ---------------------------------------------------------------------
@@ -587,6 +619,7 @@ class ArrayFormulas:
         for name in FORMULA_NAMES:
             setattr(self, name, getattr(xp, name))
         self.zeros = xp.zeros
+        self.astype = xp.astype
         self._xp = xp
 
     def select_backward(self, grad: Any, shape: tuple, dim: int, index: int) -> Any:

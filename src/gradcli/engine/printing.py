@@ -1,6 +1,7 @@
-"""PyTorch's tensor repr, ported from ``torch/_tensor_str.py`` (PyTorch 2.13) for float tensors.
+"""PyTorch's tensor repr, ported from ``torch/_tensor_str.py`` (PyTorch 2.13).
 
-Only what gradcli needs is kept: real floating dtypes on the CPU, a strided layout and the
+Only what gradcli needs is kept: real floating, integer and bool dtypes on the CPU, a strided
+layout and the
 default print options (precision 4, threshold 1000, edgeitems 3, linewidth 80, sci_mode None).
 The names below follow PyTorch's (``_Formatter``, ``_vector_str``, ``_tensor_str``,
 ``_str_intern``, ``_add_suffixes``) so the two files can be read side by side.
@@ -19,12 +20,20 @@ THRESHOLD = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
 
-_NUMPY_DTYPES: dict[str, type[np.floating]] = {
+_NUMPY_DTYPES: dict[str, type[np.generic]] = {
     "float16": np.float16,
     "bfloat16": np.float32,  # NOTE: stored as float32 holding bfloat16-rounded values
     "float32": np.float32,
     "float64": np.float64,
+    "bool": np.bool_,
+    "uint8": np.uint8,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
 }
+# torch prints these without a dtype= suffix (besides the default float dtype)
+_IMPLIED_DTYPES = ("int64", "bool")
 
 
 def _as_dtype(data: object, dtype: str) -> np.ndarray:
@@ -52,11 +61,16 @@ class _Formatter:
 
     def __init__(self, values: np.ndarray) -> None:
         """Inspect the nonzero finite values as ``torch._tensor_str._Formatter`` does."""
+        self.floating_dtype = values.dtype.kind == "f"
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
 
         flat = values.reshape(-1)
+        if not self.floating_dtype:
+            if flat.size:
+                self.max_width = max(len(str(v)) for v in flat.tolist())
+            return
         nonzero_finite_vals = flat[np.isfinite(flat) & (flat != 0)]
         if nonzero_finite_vals.size == 0:
             # no valid number, do nothing
@@ -90,7 +104,9 @@ class _Formatter:
 
     def format(self, value: float) -> str:
         """Format one element, right-aligned to the common width."""
-        if self.sci_mode:
+        if not self.floating_dtype:
+            ret = str(value)
+        elif self.sci_mode:
             ret = f"{value:{self.max_width}.{PRECISION}e}"
         elif self.int_mode:
             ret = f"{value:.0f}"
@@ -198,13 +214,14 @@ def _str_intern(
     prefix = "tensor("
     indent = len(prefix)
     suffixes: list[str] = []
-    has_default_dtype = dtype == default_dtype
+    has_default_dtype = dtype == default_dtype or dtype in _IMPLIED_DTYPES
 
     if self.size == 0:
         # Explicitly print the shape if it is not (0,), to match NumPy behavior
         if self.ndim != 1:
             suffixes.append("size=" + str(tuple(int(n) for n in self.shape)))
-        if not has_default_dtype:
+        # In an empty tensor there are no elements to infer int64 from: always shown
+        if dtype != default_dtype:
             suffixes.append("dtype=torch." + dtype)
         tensor_str = "[]"
     else:
@@ -228,7 +245,7 @@ def format_tensor(
     dtype: str = "float64",
     default_dtype: str = "float64",
 ) -> str:
-    """Return ``repr(t)`` of a PyTorch float tensor ``t`` holding ``data`` (same as ``str(t)``)."""
+    """Return ``repr(t)`` of a PyTorch tensor ``t`` holding ``data`` (same as ``str(t)``)."""
     if default_dtype not in _NUMPY_DTYPES:
         raise ValueError(f"unsupported default dtype {default_dtype!r}")
     return _str_intern(_as_dtype(data, dtype), grad_fn, requires_grad, dtype, default_dtype)

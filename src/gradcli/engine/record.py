@@ -14,6 +14,7 @@ from ..errors import ScriptError
 from . import ops as O
 from .backend import view_maps
 from .context import current
+from .dtypes import C_NAMES, FLOAT_KIND, INT64, SCALAR_NAMES, result_type
 from .graph import _EMPTY, CopySlices, Node, edge
 from .tensor import Tensor
 
@@ -27,9 +28,13 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
         if len(args) == 2:
             a, b = args
             if a.__class__ is Tensor and b.__class__ is Tensor:
-                return _apply_binary(op, a, b, grad_enabled)
+                dt = a.data.dtype
+                if dt is b.data.dtype and dt in a.backend.float_natives:
+                    return _apply_binary(op, a, b, grad_enabled)
         elif len(args) == 1 and args[0].__class__ is Tensor:
-            return _apply_unary(op, args[0], grad_enabled)
+            a = args[0]
+            if a.data.dtype in a.backend.float_natives:
+                return _apply_unary(op, a, grad_enabled)
     backend = None
     arrays = []
     needs = []
@@ -46,9 +51,16 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
         else:
             arrays.append(a)
             needs.append(False)
+    out_dt, in_dts = _result_dtype(op, args, params, backend)
+    if in_dts is not None:  # cast the inputs to the result's dtype, as PyTorch computes in it
+        native = backend.xp_dtype(out_dt)
+        arrays = [backend.astype(x, out_dt) if d is not None and d is not native else x
+                  for x, d in zip(arrays, in_dts)]
     data = op.forward(backend.xp, *arrays, **params) if params else op.forward(backend.xp, *arrays)
+    if data.dtype is not backend.xp_dtype(out_dt):
+        data = backend.astype(data, out_dt)
     out = Tensor(data, backend)
-    if any_needs:
+    if any_needs and out_dt.is_floating_point:
         key = tuple(needs)
         saves = op.saves.get(key)
         if saves is None:
@@ -65,11 +77,59 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             else:
                 shapes.append(None)
                 nexts.append(None)
-        out.grad_fn = Node(op, tuple(nexts), saved, params, tuple(shapes), backend, key)
+        node = Node(op, tuple(nexts), saved, params, tuple(shapes), backend, key)
+        if in_dts is not None:  # gradients go back in each input's own dtype
+            node.dtypes = in_dts
+        out.grad_fn = node
         out.requires_grad = True
     if record and recorder is not None:
         recorder(out, op, args, False)
     return out
+
+
+def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any, Any]:
+    """(the result's DType, the inputs' native dtypes when some input must be cast to it, else
+    None), by the op's dtype rule (ops.py)."""
+    rule = op.dtype_rule
+    tensors = [a for a in args if a.__class__ is Tensor]
+    if rule == "to":
+        out = params["dtype"]
+    elif rule == "keep":
+        return tensors[0].dtype, None
+    elif rule == "same":
+        first = tensors[0].dtype
+        for t in tensors[1:]:
+            if t.dtype is not first:
+                raise ScriptError(_same_dtype_message(op.name, [x.dtype for x in tensors]))
+        return first, None
+    else:
+        numbers = [a for a in args if a.__class__ is not Tensor and a is not None]
+        numbers += [params[w] for w in op.wrapped if params.get(w) is not None]
+        out = result_type([(t.dtype, t.data.ndim) for t in tensors], numbers, backend.default)
+        if out.kind != FLOAT_KIND:
+            if rule == "float":
+                out = backend.default
+            elif rule == "sum":
+                out = INT64
+            elif rule == "float_only":
+                raise ScriptError(f"{op.name.split('_')[0]}(): could not infer output dtype. "
+                                  "Input dtype must be either a floating point or complex dtype. "
+                                  f"Got: {SCALAR_NAMES[out.name]}")
+    native = backend.xp_dtype(out)
+    dts = tuple(a.data.dtype if a.__class__ is Tensor else None for a in args)
+    if all(d is None or d is native for d in dts):
+        return out, None
+    return out, dts
+
+
+def _same_dtype_message(name: str, dts: list) -> str:
+    a, b = (SCALAR_NAMES[d.name] for d in dts[:2])
+    if name == "dot":
+        return f"dot : expected both vectors to have same dtype, but found {a} and {b}"
+    if name == "mv":
+        return f"addmv input tensors must have the same dtype, but got {b}, {a}, and {b}"
+    ca, cb = (C_NAMES[d.name] for d in dts[:2])
+    return f"expected m1 and m2 to have the same dtype, but got: {ca} != {cb}"
 
 
 def _saved_entry(nm: str, idx: int, args: tuple, out: Tensor, data: Any) -> tuple:

@@ -14,7 +14,6 @@ from .backend import to_host
 from .context import current
 from .printing import format_tensor
 
-
 NONLEAF_GRAD_MSG = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -149,13 +148,20 @@ class Tensor:
             raise ScriptError("len() of a 0-d tensor", kind="TypeError")
         return self.data.shape[0]
 
+    @property
+    def dtype(self) -> Any:
+        """The element type, as PyTorch's ``torch.float32`` (a ``dtypes.DType``)."""
+        return self.backend.dtype_of(self.data)
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating one."""
+        return self.backend.dtype_of(self.data).is_floating_point
+
     def __repr__(self) -> str:
-        if getattr(self.data, "dtype", None) is not None and str(self.data.dtype) == "bool":
-            return _bool_repr(self)
         name = self.grad_fn.name if self.grad_fn is not None else None
         return format_tensor(to_host(self.data), grad_fn=name,
                              requires_grad=self.requires_grad and name is None,
-                             dtype=self.backend.dtype_name, default_dtype=self.backend.dtype_name)
+                             dtype=self.dtype.name, default_dtype=self.backend.dtype_name)
 
     # -- autograd methods -------------------------------------------------------------------
     def retain_grad(self) -> None:
@@ -187,12 +193,16 @@ class Tensor:
         out._strides = self._strides
         return out
 
-    def item(self) -> float:
-        """The single value as a Python float."""
+    def item(self) -> float | int | bool:
+        """The single value as a Python number of the dtype's kind (float, int or bool)."""
         n = self.numel()
         if n != 1:
             raise ScriptError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        return float(to_host(self.data).reshape(()))
+        return to_host(self.data).reshape(()).item()
+
+    def tolist(self) -> Any:
+        """The values as (nested lists of) Python numbers; a 0-d tensor gives one number."""
+        return to_host(self.data).tolist()
 
     def __bool__(self) -> bool:
         n = self.numel()
@@ -206,25 +216,14 @@ class Tensor:
     def __float__(self) -> float:
         if self.requires_grad:
             current().warn_once(SCALAR_CONVERSION_MSG)
-        return self.item()
+        return float(self.item())
 
     def __int__(self) -> int:
         return int(self.item())  # NOTE: PyTorch warns for float(), not for int()
 
-
-def _bool_repr(t: Tensor) -> str:
-    """A comparison's result as PyTorch prints it: ``tensor([ True, False])``."""
-    host = to_host(t.data)
-    if host.ndim == 0:
-        return f"tensor({bool(host)})"
-    width = 5 if not host.all() else 4
-    indent = " " * len("tensor(")
-
-    def block(a: Any, depth: int) -> str:
-        if a.ndim == 1:
-            return "[" + ", ".join(str(bool(v)).rjust(width) for v in a) + "]"
-        sep = "," + "\n" * (a.ndim - 1) + indent + " " * (depth + 1)
-        return "[" + sep.join(block(row, depth + 1) for row in a) + "]"
-
-    return f"tensor({block(host, 0)})"
+    def __index__(self) -> int:
+        if self.dtype.kind != 1 or self.numel() != 1:  # integer one-element tensors only
+            raise ScriptError("only integer tensors of a single element can be converted to an "
+                              "index", kind="TypeError")
+        return int(self.item())
 

@@ -109,8 +109,8 @@ BUILTINS: dict[str, Any] = {
 }
 
 TENSOR_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T",
-                               "ndim"})
+                               "ndim", "dtype"})
 TENSOR_METHODS = frozenset(
     set(METHODS) | {"backward", "retain_grad", "detach", "requires_grad_", "item", "numel",
-                    "dim", "size"}
+                    "dim", "size", "tolist", "is_floating_point"}
 )

@@ -122,6 +122,7 @@ class Interpreter:
         if record:
             self.result.records = self.recorder.records
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
+                              integer_tensors=False,
                               recorder=self.recorder.record if self.recorder else None)
 
     # -- running --------------------------------------------------------------------------------
