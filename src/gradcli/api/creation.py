@@ -70,7 +70,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     try:
         array = be.asarray(_plain(data), dt)
     except OverflowError:  # an int beyond int64
-        raise ScriptError("Overflow when unpacking long") from None
+        raise ScriptError("Overflow when unpacking long long", kind="ValueError") from None
     return leaf(array, requires_grad)
 
 
@@ -226,7 +226,8 @@ def _float_dtype(dtype: Any, fn: str) -> DType:
     be = current().backend
     dt = to_dtype(dtype) if dtype is not None else be.default
     if not dt.is_floating_point:
-        raise ScriptError(f'"{fn}" not implemented for \'{D.SCALAR_NAMES[dt.name]}\'')
+        raise ScriptError(f'"{fn}" not implemented for \'{D.SCALAR_NAMES[dt.name]}\'',
+                          kind="NotImplementedError")
     return dt
 
 

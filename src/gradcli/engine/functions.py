@@ -349,6 +349,22 @@ def matmul(input: Any, other: Any) -> Tensor:
                       "(1-D and 2-D only)")
 
 
+def dot(input: Any, tensor: Any) -> Tensor:
+    """Inner product of two 1-D tensors (DotBackward0)."""
+    a, b = tensor_arg(input, "dot"), tensor_arg(tensor, "dot", "tensor", 2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ScriptError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    return matmul(a, b)
+
+
+def mv(input: Any, vec: Any) -> Tensor:
+    """Matrix-vector product (MvBackward0)."""
+    a, b = tensor_arg(input, "mv"), tensor_arg(vec, "mv", "vec", 2)
+    if a.ndim != 2 or b.ndim != 1:
+        raise ScriptError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
+    return matmul(a, b)
+
+
 def mm(input: Any, mat2: Any) -> Tensor:
     """Matrix product of two 2-D tensors (MmBackward0)."""
     a, b = tensor_arg(input, "mm"), tensor_arg(mat2, "mm", "mat2", 2)
@@ -545,7 +561,8 @@ OPERATORS: dict[str, Any] = {
 # torch.<name> functions (bare built-ins in a grad script), torch.nn.functional, Tensor methods.
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     fn.__name__: fn for fn in (
-        add, sub, mul, div, pow, remainder, floor_divide, matmul, mm, maximum, minimum, neg,
+        add, sub, mul, div, pow, remainder, floor_divide, matmul, mm, dot, mv, maximum, minimum,
+        neg,
         clamp, sum, mean, max, min,
         reshape, view, flatten, t, transpose, unsqueeze, squeeze, softmax, log_softmax)
 }

@@ -14,7 +14,7 @@ from ..errors import ScriptError
 from . import ops as O
 from .backend import view_maps
 from .context import current
-from .dtypes import C_NAMES, FLOAT_KIND, INT64, SCALAR_NAMES, result_type
+from .dtypes import BOOL, C_NAMES, FLOAT_KIND, INT64, SCALAR_NAMES, result_type
 from .graph import _EMPTY, CopySlices, Node, edge
 from .tensor import Tensor
 
@@ -202,7 +202,7 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
             raise ScriptError("a view of a leaf Variable that requires grad is being used in an "
                               "in-place operation.")
         return _inplace_on_view(op, target, base, args, params, ctx.recorder)
-    result = apply(op, (target, *args), params, record=False)
+    result = _inplace_result(op, target, args, params)
     target.data = target.backend.writable(target.data)
     if tuple(result.data.shape) != tuple(target.data.shape):
         raise ScriptError(
@@ -225,6 +225,16 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
 
 
 
+def _inplace_result(op: Any, target: Tensor, args: tuple, params: dict) -> Tensor:
+    """The op's result, which must fit the target's dtype (PyTorch's ``canCast``)."""
+    result = apply(op, (target, *args), params, record=False)
+    got, want = result.dtype, target.dtype
+    if got is not want and (got.kind > want.kind and not (want is BOOL and got is BOOL)):
+        raise ScriptError(f"result type {SCALAR_NAMES[got.name]} can't be cast to the desired "
+                          f"output type {SCALAR_NAMES[want.name]}")
+    return result
+
+
 def _save_original_self(node: Node, target: Tensor) -> None:
     """NOTE: for mul_/div_ PyTorch saves a clone of the original ``self``, not ``self``."""
     s = node.saved.get("self")
@@ -235,7 +245,7 @@ def _save_original_self(node: Node, target: Tensor) -> None:
 
 def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
                      params: dict, recorder: Any) -> Tensor:
-    result = apply(op, (target, *args), params, record=False)
+    result = _inplace_result(op, target, args, params)
     if tuple(result.data.shape) != tuple(target.data.shape):
         raise ScriptError(
             f"output with shape {list(target.shape)} doesn't match the broadcast shape "

@@ -1,0 +1,59 @@
+"""The engine against PyTorch on small PyTorch programs (tools/engine_cases.py).
+
+The same code runs here over ``gradcli.api`` with PyTorch's defaults (float32, int64 tensors from
+integer data) and must give the reprs, or the error, that PyTorch 2.13 gave
+(tests/fixtures/torch/engine_cases.json, recorded by tools/record_engine_cases.py).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from gradcli import api
+from gradcli.engine import RunContext, use
+from gradcli.engine.backend import get_backend, quiet
+from gradcli.errors import GradcliError
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from engine_cases import CASES  # noqa: E402
+
+FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json").read_text())
+TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES)
+
+
+def run_case(code: str) -> dict:
+    """Run one case on gradcli's engine as PyTorch would (float32 default, int64 data)."""
+    ctx = RunContext(get_backend("numpy", "float32"), warnings=[])
+    scope = {"torch": TORCH}
+    with use(ctx), quiet():
+        try:
+            exec(code, scope)  # noqa: S102 - our own test cases
+        except GradcliError as err:
+            return {"error": {"type": err.kind, "message": err.message}}
+    return {"result": [repr(v) for v in scope["result"]],
+            "warnings": [message for message, _ in ctx.warnings]}
+
+
+def test_fixture_is_complete():
+    """Every case has a recorded answer (re-run tools/record_engine_cases.py after adding one)."""
+    assert set(FIXTURE["cases"]) == set(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_matches_pytorch(name):
+    expected = FIXTURE["cases"][name]
+    got = run_case(CASES[name])
+    if "error" in expected:
+        assert got == {"error": expected["error"]}
+        return
+    assert got.get("error") is None, got
+    for i, (g, e) in enumerate(zip(got["result"], expected["result"])):
+        assert g == e, f"result[{i}]"
+    assert len(got["result"]) == len(expected["result"])
+    assert got["warnings"] == expected["warnings"]

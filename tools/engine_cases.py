@@ -1,0 +1,76 @@
+"""PyTorch code run by both PyTorch and gradcli's engine (tests/test_engine_cases.py).
+
+Each case is a small program over a ``torch`` namespace that sets ``result`` (a list of values
+whose ``repr`` is compared) or raises.  ``tools/record_engine_cases.py`` records what PyTorch
+2.13 does with each into ``tests/fixtures/torch/engine_cases.json``; the test runs the same code
+against ``gradcli.api`` with PyTorch's defaults (float32, integer tensors).  Add a case here,
+re-record, and the test checks it.
+"""
+
+CASES: dict[str, str] = {
+    # --- dtypes and promotion ---
+    "int_arith": "x = torch.arange(4); result = [x, x * 0.5, x / 2, x + 1, x * 2, x // 3, x % 3,"
+                 " -x, x ** 2, x ** 0.5, 1 - x, 2 / (x + 1)]",
+    "int_reductions": "x = torch.tensor([1, 2, 3]); result = [x, x.dtype, x.sum(), x.sum().item(),"
+                      " x.float(), x.double(), x.tolist(), torch.exp(x), torch.sqrt(x), x.max()]",
+    "bool_tensors": "b = torch.tensor([True, False, True]); result = [b, b.sum(), b.float(),"
+                    " b.long(), b.dtype, b.tolist()]",
+    "comparisons": "x = torch.tensor([1.5, -2.0]); result = [x > 0, (x > 0).sum(), (x > 0).float(),"
+                   " x.long(), x.int(), x.to(torch.float64), x.dtype, x.double().dtype,"
+                   " x == x, x != 1.5, x.type(), x.double().type()]",
+    "promotion_zero_dim": "a = torch.tensor([1, 2]); b = torch.tensor(1.5, dtype=torch.float64);"
+                          " result = [a + b, a * 2.5, torch.ones(2) * b,"
+                          " torch.ones(2, dtype=torch.float64) * torch.tensor(2.0),"
+                          " torch.tensor(2) * torch.tensor(1.5), torch.tensor([True]) + 1,"
+                          " torch.tensor([1], dtype=torch.int32) + torch.tensor([1]),"
+                          " torch.tensor([1], dtype=torch.uint8) + torch.tensor([1], dtype=torch.int8)]",
+    "mixed_dtype_grad": "x = torch.tensor([1., 2.], requires_grad=True);"
+                        " y = torch.tensor(3., dtype=torch.float64, requires_grad=True);"
+                        " z = (x * y).sum(); z.backward(); result = [z, x.grad, y.grad]",
+    "to_copy_grad": "x = torch.tensor([1., 2.], requires_grad=True); y = x.double() * 2;"
+                    " y.sum().backward(); result = [y, x.grad, x.double(), x.long(), x.float() is x,"
+                    " x.to(torch.float32) is x, x.to(copy=True)]",
+    "int_times_param": "x = torch.arange(3); y = torch.tensor([0.5, 1.5, 2.5], requires_grad=True);"
+                       " z = x * y; z.sum().backward(); result = [z, y.grad, (x > 0) * y]",
+    "constructors": "result = [torch.zeros(2), torch.zeros(2, dtype=torch.int64),"
+                    " torch.ones(2, 2, dtype=torch.bool), torch.full((2,), 3), torch.full((2,), 2.5),"
+                    " torch.full((2,), True), torch.arange(5), torch.arange(0, 1, 0.25),"
+                    " torch.arange(5.), torch.eye(2, dtype=torch.int32), torch.linspace(0, 1, 5),"
+                    " torch.tensor([]), torch.tensor([], dtype=torch.int64), torch.zeros(0, 2),"
+                    " torch.zeros(0, dtype=torch.int64), torch.tensor(3), torch.tensor(True),"
+                    " torch.zeros_like(torch.arange(3)),"
+                    " torch.ones_like(torch.arange(3), dtype=torch.float64),"
+                    " torch.tensor([1, 2.5]), torch.tensor([True, 2]), torch.empty(2, 0),"
+                    " torch.full_like(torch.arange(2), 7), torch.tensor([[1, 2], [3, 4]], dtype=torch.float64),"
+                    " torch.zeros(2, 3, requires_grad=True), torch.ones((2, 1))]",
+    "int_reprs": "result = [torch.tensor([[1, -20], [300, 4]]), torch.tensor([1, 2], dtype=torch.int32),"
+                 " torch.tensor([1, 2], dtype=torch.int16), torch.tensor([1, 2], dtype=torch.uint8),"
+                 " torch.tensor([1.5, 2], dtype=torch.float16), torch.arange(2000),"
+                 " torch.arange(2000).reshape(40, 50), torch.tensor([[True], [False]]),"
+                 " torch.tensor(-7), torch.tensor([10**12, -3])]",
+    "item_and_numbers": "x = torch.tensor(2.5); result = [x.item(), torch.tensor(3).item(),"
+                        " torch.tensor(True).item(), float(torch.tensor(2)), int(torch.tensor(2.7)),"
+                        " torch.tensor(0.1).item(), torch.tensor(0.1, dtype=torch.float64).item(),"
+                        " torch.tensor([0.1, 0.2]).tolist(), torch.tensor([[1], [2]]).tolist()]",
+    "int_matrix_ops": "x = torch.tensor([[1, 2], [3, 4]]); result = [x.sum(0),"
+                      " x.sum(dim=1, keepdim=True), x.max(), x.min(), x.t(), x.reshape(4), x @ x,"
+                      " x.abs(), x.relu(), x.clamp(min=2), x.clamp(max=2.5), torch.maximum(x, x.t()),"
+                      " x.view(-1), x[0], x[:, 1], x.unsqueeze(0), x.flatten()]",
+    "inplace_promotion": "x = torch.zeros(3); x += torch.arange(3);"
+                         " y = torch.ones(2, dtype=torch.float64); y *= torch.tensor(2.0);"
+                         " z = torch.arange(3); z += 1; z *= 2; result = [x, y, z]",
+    "float16_and_32": "x = torch.tensor([1.0, 2.0], dtype=torch.float16);"
+                      " y = torch.tensor([1.0, 2.0]); result = [x + y, x * 2, x.dtype, (x + y).dtype]",
+    # --- errors ---
+    "err_int_requires_grad": "torch.tensor([1, 2], requires_grad=True)",
+    "err_int_mean": "torch.tensor([1, 2]).mean()",
+    "err_mm_dtypes": "torch.mm(torch.ones(2, 2), torch.ones(2, 2, dtype=torch.float64))",
+    "err_matmul_dtypes": "torch.ones(2, 2) @ torch.ones(2, 2, dtype=torch.float64)",
+    "err_dot_dtypes": "torch.dot(torch.ones(2), torch.ones(2, dtype=torch.float64))",
+    "err_inplace_int_float": "x = torch.ones(2, dtype=torch.int64); x += 0.5",
+    "err_inplace_int_exp": "x = torch.arange(3); x.mul_(1.5)",
+    "err_cuda": "torch.zeros(2, device='cuda')",
+    "err_cuda_method": "torch.zeros(2).cuda()",
+    "err_randn_int": "torch.randn(2, dtype=torch.int64)",
+    "err_int_long_overflow": "torch.tensor([2**63])",
+}
