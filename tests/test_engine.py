@@ -14,6 +14,7 @@ from gradcli.engine import ops as O
 from gradcli.engine.backend import from_namespace, get_backend
 from gradcli.engine.context import RunContext, current, use
 from gradcli.engine.functions import TENSOR_FORMULAS
+from gradcli.engine.record import apply
 from gradcli.errors import ScriptError
 
 
@@ -96,7 +97,21 @@ CASES = [
     ("expand", lambda a: TENSOR_FORMULAS.broadcast_to(a, (2, 3, 4)), [A]),
     ("select_backward", lambda a: TENSOR_FORMULAS.select_backward(a, (2, 3, 4), 0, 1), [A]),
     ("slice_backward", lambda a: TENSOR_FORMULAS.slice_backward(a, (5, 4), 0, 1, 4, 1), [A]),
+    ("index", lambda a: a[[0, 2, 0]], [A]),  # a repeated row: its gradients add up
+    ("index", lambda a: a[1:, [3, 0]], [A]),
+    ("index", lambda a: a[F.tensor(DISTINCT) > 0], [A]),
+    ("index_put_", lambda a, v: apply(O.INDEX_PUT, (a, _positions(a, [[0, 2], [1, 3]]), v)),
+     [A, [0.5, -0.25]]),
+    ("index_backward", lambda g: TENSOR_FORMULAS.index_backward(
+        g, (2, 4), _positions(F.zeros(2, 4), [[0, 1, 1], [2, 2, 3]])), [V3]),
+    ("copy_", lambda a, b: apply(O.COPY, (a, b)), [A, V4]),  # b broadcast into a's shape
 ]
+
+
+def _positions(t, rows_cols):
+    """Flat positions of elements (rows, cols) of a 2-D tensor, as indexing makes them."""
+    rows, cols = rows_cols
+    return t.backend.xp.asarray([r * t.shape[1] + c for r, c in zip(rows, cols)])
 # Every op the table gives a surface and a test domain, called by its name on values drawn
 # from that domain: a new table entry is checked without a line here.
 CASES += [(op.name, F.FUNCTIONS.get(op.name) or F.NN_FUNCTIONS[op.name],

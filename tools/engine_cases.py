@@ -74,3 +74,50 @@ CASES: dict[str, str] = {
     "err_randn_int": "torch.randn(2, dtype=torch.int64)",
     "err_int_long_overflow": "torch.tensor([2**63])",
 }
+
+CASES.update({
+    # --- indexing (engine/indexing.py) ---
+    "index_list": "x = torch.arange(12.).reshape(3, 4).requires_grad_(); y = x * 1;"
+                  " z = y[[0, 2]]; z.sum().backward(); result = [z, x.grad, y[[0, 2], [1, 3]],"
+                  " y[[-1]], y[1:, [0, 2]], y[[0, 2], 1:3], y[torch.tensor([[0, 1], [2, 0]])]]",
+    "index_grad_duplicates": "x = torch.tensor([1., 2., 3.], requires_grad=True);"
+                             " y = x[[0, 0, 2, 0]] * torch.tensor([1., 2., 3., 4.]);"
+                             " y.sum().backward(); result = [y, x.grad]",
+    "index_mask": "x = torch.tensor([[1., -2.], [3., -4.]], requires_grad=True); y = x[x > 0];"
+                  " (y * y).sum().backward(); result = [y, x.grad, x[torch.tensor([True, False])],"
+                  " x[torch.tensor([[True, False], [False, True]])]]",
+    "index_int_tensor": "x = torch.arange(6.).reshape(2, 3); result = [x[torch.tensor(1)],"
+                        " x[torch.tensor([1])], x[None], x[..., 1], x[None, 0], x[..., None].shape,"
+                        " x[1, ...], x[:, None, :].shape, x[-1, -1]]",
+    "index_grad_fn": "x = torch.tensor([1., 2., 3.], requires_grad=True); y = x * 2;"
+                     " result = [y[[0]], y[y > 2], y[torch.tensor(0)], y[1:], y[0]]",
+    "index_twice_backward": "x = torch.tensor([1., 2., 3.], requires_grad=True);"
+                            " s = x[[0, 1]].sum(); s.backward(); s.backward()",
+    "setitem_basic": "a = torch.tensor([1., 2., 3.], requires_grad=True); y = a * 1; y[0] = 5.;"
+                     " v = torch.tensor(9., requires_grad=True); w = a * 1; w[1] = v;"
+                     " (y.sum() + (w * w).sum()).backward(); result = [y, w, a.grad, v.grad,"
+                     " y._version, w._version]",
+    "setitem_advanced": "a = torch.tensor([1., 2., 3.], requires_grad=True); y = a * 1;"
+                        " y[[0, 2]] = torch.tensor([7., 8.]); z = a * 1; z[z > 1.5] = 0;"
+                        " v = torch.tensor([5., 6.], requires_grad=True); u = a * 1; u[[2, 0]] = v;"
+                        " (y.sum() + z.sum() + (u * u).sum()).backward();"
+                        " result = [y, z, u, a.grad, v.grad]",
+    "setitem_no_grad_data": "x = torch.zeros(2, 3); x[0] = 1; x[:, 1] = torch.tensor([5., 6.]);"
+                            " x[x > 4] = -1; x[1, [0, 2]] = torch.tensor([7., 8.]); y = torch.arange(4);"
+                            " y[1] = 10; y[y > 5] = 0; result = [x, y, x._version]",
+    "setitem_into_constant": "v = torch.tensor(2., requires_grad=True); z = torch.zeros(3); z[1] = v;"
+                             " q = torch.zeros(3); q[[0, 1]] = v; (z.sum() + q.sum()).backward();"
+                             " result = [z, q, v.grad]",
+    "setitem_augmented": "a = torch.tensor([1., 2., 3.], requires_grad=True); b = a * 1;"
+                         " v = torch.tensor(4., requires_grad=True); b[0] += v; b.sum().backward();"
+                         " result = [b, a.grad, v.grad, b._version]",
+    "err_setitem_leaf": "a = torch.tensor([1., 2.], requires_grad=True); a[0] = 1.",
+    "err_setitem_leaf_advanced": "a = torch.tensor([1., 2.], requires_grad=True); a[[0]] = 1.",
+    "err_setitem_expand": "x = torch.zeros(3); x[0] = torch.ones(2)",
+    "err_setitem_size": "x = torch.zeros(3); x[0:2] = torch.ones(3)",
+    "err_setitem_shape_mismatch": "x = torch.zeros(3); x[[0, 1]] = torch.ones(3)",
+    "err_index_bounds": "torch.zeros(3)[[5]]",
+    "err_index_mask_shape": "torch.zeros(3)[torch.tensor([True, False])]",
+    "err_index_float_tensor": "torch.zeros(3)[torch.tensor([1.0])]",
+    "err_index_too_many": "torch.zeros(3)[0, 1]",
+})

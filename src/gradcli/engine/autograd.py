@@ -56,7 +56,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
             result.append(g)
         else:
             out = Tensor(t.backend.writable(g), t.backend)
-            out._version[0] = version
+            out._vc[0] = version
             result.append(out)
     return result
 
@@ -229,7 +229,7 @@ def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
     if t._grad is None:
         t._grad = Tensor(t.backend.xp.asarray(g, copy=True), t.backend)
         t._grad.data = t.backend.writable(t._grad.data)
-        t._grad._version[0] = adds
+        t._grad._vc[0] = adds
     else:
         t._grad.data[...] = t._grad.data + g
-        t._grad._version[0] += 1
+        t._grad._vc[0] += 1

@@ -195,6 +195,60 @@ def to_host(array: Any) -> Any:
     )
 
 
+def host_index(data: Any) -> Any:
+    """An index (a list, or a backend array) as a host array: int64, or bool for a mask; an
+    empty list indexes nothing (int64)."""
+    arr = numpy.asarray(to_host(data) if hasattr(data, "shape") else data)
+    if arr.dtype == bool:
+        return arr
+    if arr.size == 0 or arr.dtype.kind in "iu":
+        return arr.astype(numpy.int64)
+    return arr
+
+
+def flat_positions(shape: tuple, key: tuple) -> Any:
+    """The flat (row-major) positions that NumPy's ``a[key]`` picks from an array of ``shape``,
+    in the result's shape: how advanced indexing becomes a take by position."""
+    n = 1
+    for d in shape:
+        n *= d
+    return numpy.arange(n, dtype=numpy.int64).reshape(shape)[key]
+
+
+def index_put(xp: Any, flat: Any, positions: Any, values: Any, accumulate: bool) -> Any:
+    """A copy of the 1-D ``flat`` with ``values`` written at ``positions`` (added, with
+    ``accumulate``, duplicates included): PyTorch's ``index_put``, which the Array API lacks.
+
+    NumPy and CuPy do it natively; any other namespace goes through the host.
+    """
+    name = getattr(xp, "__name__", "")
+    if xp is numpy or name == "array_api_compat.numpy":
+        out = numpy.array(flat, copy=True)
+        if accumulate:
+            numpy.add.at(out, positions, values)
+        else:
+            out[positions] = values
+        return out
+    if "cupy" in name:
+        import cupy
+        import cupyx
+
+        out = cupy.array(flat, copy=True)
+        if accumulate:
+            cupyx.scatter_add(out, positions, values)
+        else:
+            out[positions] = values
+        return out
+    host = numpy.array(to_host(flat), copy=True)
+    pos = to_host(positions)
+    vals = to_host(values) if hasattr(values, "shape") else values
+    if accumulate:
+        numpy.add.at(host, pos, vals)
+    else:
+        host[pos] = vals
+    return xp.asarray(host)
+
+
 def quiet() -> Any:
     """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1)."""
     return numpy.errstate(all="ignore")

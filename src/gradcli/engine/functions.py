@@ -21,6 +21,7 @@ from . import ops as O
 from .args import check_device, check_numel, dim_arg, is_number, tensor_arg, type_name
 from .context import current
 from .dtypes import DType, to_dtype
+from .indexing import getitem, setitem
 from .record import apply, apply_inplace
 from .shape import (
     _T,
@@ -29,7 +30,6 @@ from .shape import (
     _record,
     _view,
     flatten,
-    getitem,
     reshape,
     squeeze,
     t,
@@ -341,7 +341,7 @@ def matmul(input: Any, other: Any) -> Tensor:
         m = mm(unsqueeze(a, 0), b)
         # NOTE: PyTorch squeezes the product in place (squeeze_), so the result is at version 1.
         out = apply(O.SQUEEZE_SYM, (m,), {"shape": (m.shape[1],), "dim": 0})
-        out._version[0] = 1
+        out._vc[0] = 1
         return out
     if da == 2 and db == 2:
         return mm(a, b)
@@ -551,7 +551,7 @@ OPERATORS: dict[str, Any] = {
     "__rfloordiv__": _rfloordiv, "__ipow__": pow_, "__imod__": remainder_,
     "__ifloordiv__": floor_divide_,
     "__pos__": lambda self: self, "__iadd__": add_, "__isub__": sub_, "__imul__": mul_,
-    "__itruediv__": div_, "__getitem__": getitem,
+    "__itruediv__": div_, "__getitem__": getitem, "__setitem__": setitem,
     "__lt__": _compare(operator.lt), "__le__": _compare(operator.le),
     "__gt__": _compare(operator.gt), "__ge__": _compare(operator.ge),
     "__eq__": _compare(operator.eq), "__ne__": _compare(operator.ne),
@@ -638,6 +638,21 @@ class TensorFormulas:
     def count_nonzero(mask: Any) -> Any:
         """Count of true mask entries (a constant)."""
         return current().backend.xp.count_nonzero(mask)
+
+    @staticmethod
+    def index_backward(grad: Tensor, shape: tuple, indices: Any) -> Tensor:
+        """Differentiable scatter-add of an indexed gradient (IndexPutBackward0)."""
+        return apply(O.INDEX_BACKWARD, (grad, indices), {"shape": tuple(shape)})
+
+    @staticmethod
+    def take_at(grad: Tensor, indices: Any) -> Tensor:
+        """Differentiable gather by flat positions (IndexBackward0)."""
+        return apply(O.INDEX, (grad, indices))
+
+    @staticmethod
+    def index_fill(grad: Tensor, indices: Any) -> Tensor:
+        """``grad`` with zeros where an index_put wrote (IndexPutBackward0)."""
+        return apply(O.INDEX_PUT, (grad, indices, 0.0))
 
     @staticmethod
     def select_backward(grad: Tensor, shape: tuple, dim: int, index: int) -> Tensor:

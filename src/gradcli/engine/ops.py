@@ -45,6 +45,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScriptError
+from .backend import index_put
 from .tensor import Tensor
 
 OPS: dict[str, Op] = {}
@@ -553,6 +554,54 @@ SLICE_BACKWARD = defop(
         xp, grad_output, shape, dim, start, stop, step),
     lambda xp, grad, dim, start, stop, step: grad[_index(dim, slice(start, stop, step))])
 
+# --- advanced indexing (indexing.py) ------------------------------------------------------------
+# ``indices`` holds, in the shape of the result, each element's flat position in ``self``
+# (worked out on the host from ints, lists, int tensors and bool masks); it is an input without
+# a gradient, so nodes save it as PyTorch's do (``_saved_indices``), and a second backward
+# through them needs retain_graph.
+def _take(xp: Any, self: Any, indices: Any) -> Any:
+    return xp.reshape(xp.take(xp.reshape(self, (-1,)), xp.reshape(indices, (-1,))),
+                      tuple(indices.shape))
+
+
+def _index_put(xp: Any, self: Any, indices: Any, values: Any) -> Any:
+    shape = tuple(indices.shape)
+    if hasattr(values, "shape"):
+        values = xp.reshape(xp.broadcast_to(values, shape), (-1,))
+    flat = index_put(xp, xp.reshape(self, (-1,)), xp.reshape(indices, (-1,)), values, False)
+    return xp.reshape(flat, tuple(self.shape))
+
+
+INDEX = defop("index", "IndexBackward0", ("self", "indices"), _take,
+              lambda xp, grad, self_shape, indices: xp.index_backward(grad, self_shape, indices),
+              None)
+INDEX_PUT = defop("index_put_", "IndexPutBackward0", ("self", "indices", "values"), _index_put,
+                  lambda xp, grad, indices: xp.index_fill(grad, indices),
+                  None,
+                  lambda xp, grad, indices: xp.take_at(grad, indices))
+# ``x[1:3] = v``: copy_ into a view (graph.CopySlices records it on the base).
+COPY = defop("copy_", "CopyBackwards", ("self", "src"),
+             lambda xp, self, src: xp.broadcast_to(src, tuple(self.shape)) if hasattr(src, "shape")
+             else xp.full(tuple(self.shape), src, dtype=self.dtype),
+             lambda xp, grad: xp.zeros_like(grad),
+             lambda grad: grad)
+# What IndexBackward0's formula records under create_graph=True: index_put(zeros, indices,
+# grad, accumulate=True).
+INDEX_BACKWARD = defop(
+    "index_backward", "IndexPutBackward0", ("grad_output", "indices"),
+    lambda xp, grad_output, indices, shape: _scatter(xp, grad_output, indices, shape),
+    lambda xp, grad, indices: xp.take_at(grad, indices), None)
+
+
+def _scatter(xp: Any, grad: Any, indices: Any, shape: tuple) -> Any:
+    n = 1
+    for d in shape:
+        n *= d
+    flat = index_put(xp, xp.zeros((n,), dtype=grad.dtype), xp.reshape(indices, (-1,)),
+                     xp.reshape(grad, (-1,)), True)
+    return xp.reshape(flat, shape)
+
+
 # --- in-place updates through a view (record.apply_inplace) -----------------------------------
 # The view's grad_fn after the update: its gradient lands in the base (``inverse`` maps each
 # base element to its position in the view, -1 outside it).
@@ -625,6 +674,20 @@ class ArrayFormulas:
     def select_backward(self, grad: Any, shape: tuple, dim: int, index: int) -> Any:
         """Scatter ``grad`` into zeros at ``index`` of ``dim``."""
         return _select_backward(self._xp, grad, shape, dim, index)
+
+    def index_backward(self, grad: Any, shape: tuple, indices: Any) -> Any:
+        """``grad`` added into zeros of ``shape`` at the flat ``indices`` (duplicates add)."""
+        return _scatter(self._xp, grad, indices, tuple(shape))
+
+    def index_fill(self, grad: Any, indices: Any) -> Any:
+        """``grad`` with zeros at the flat ``indices`` (what an index_put overwrote)."""
+        xp = self._xp
+        flat = index_put(xp, xp.reshape(grad, (-1,)), xp.reshape(indices, (-1,)), 0.0, False)
+        return xp.reshape(flat, tuple(grad.shape))
+
+    def take_at(self, grad: Any, indices: Any) -> Any:
+        """The elements of ``grad`` at the flat ``indices``, in their shape."""
+        return _take(self._xp, grad, indices)
 
     def slice_backward(self, grad: Any, shape: tuple, dim: int, start: int, stop: int,
                        step: int) -> Any:

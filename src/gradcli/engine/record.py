@@ -94,8 +94,8 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
     tensors = [a for a in args if a.__class__ is Tensor]
     if rule == "to":
         out = params["dtype"]
-    elif rule == "keep":
-        return tensors[0].dtype, None
+    elif rule == "keep":  # other tensor inputs (copy_'s src) are cast to it
+        out = tensors[0].dtype
     elif rule == "same":
         first = tensors[0].dtype
         for t in tensors[1:]:
@@ -135,10 +135,10 @@ def _same_dtype_message(name: str, dts: list) -> str:
 def _saved_entry(nm: str, idx: int, args: tuple, out: Tensor, data: Any) -> tuple:
     """What a node keeps for one saved name (see ``Node``)."""
     if idx < 0:
-        return (data, None, out._version, 0, None, True)
+        return (data, None, out._vc, 0, None, True)
     a = args[idx]
     if a.__class__ is Tensor:
-        return (a.data, a, a._version, a._version[0], a.grad_fn, False)
+        return (a.data, a, a._vc, a._vc[0], a.grad_fn, False)
     return (a, None, None, 0, None, False)
 
 
@@ -220,7 +220,7 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
     if ctx.recorder is not None:
         ctx.recorder(target, op, (target, *args), True)
     target.data[...] = result.data
-    target._version[0] += 1
+    target._vc[0] += 1
     return target
 
 
@@ -267,5 +267,5 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
         recorder(target, op, (target, *args), True)
         recorder(base, O.COPY_SLICES, (base, target), True)
     target.data[...] = result.data
-    target._version[0] += 1
+    target._vc[0] += 1
     return target

@@ -3,7 +3,6 @@ itself from its base for in-place updates through it."""
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +32,7 @@ def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Te
     x.data = x.backend.writable(x.data)  # a view must share the base's memory
     out = apply(op, (x,), params)
     out.data = out.backend.writable(out.data)
-    out._version = x._version
+    out._vc = x._vc
     out._base = x._base if x._base is not None else x
     xp, parent = x.backend.xp, x._view_fn
 
@@ -161,42 +160,6 @@ def squeeze(input: Any, dim: int | None = None) -> Tensor:
         op, params = O.SQUEEZE_DIM, {"dim": d}
     params["shape"] = tuple(x.shape[i] for i in keep)
     return _view(op, x, params, [s[i] for i in keep])
-
-
-def getitem(x: Tensor, key: Any) -> Tensor:
-    """Basic indexing with ints and slices (SelectBackward0 / SliceBackward0 per dimension)."""
-    single = not isinstance(key, tuple)
-    keys = (key,) if single else key
-    if keys and keys[-1] is Ellipsis:  # a trailing `...` selects the remaining dims (formulas)
-        keys = keys[:-1]
-    if len(keys) > x.ndim:
-        raise ScriptError(f"too many indices for tensor of dimension {x.ndim}",
-                          kind="IndexError")
-    out, dim = x, 0
-    for k in keys:
-        size = out.shape[dim]
-        if isinstance(k, bool) or not isinstance(k, (int, slice)):
-            raise ScriptError("only integers and slices (`:`) are valid indices, not "
-                              f"{type_name(k)}", kind="IndexError")
-        if isinstance(k, int):
-            if not -size <= k < size:
-                raise ScriptError(f"index {k} is out of bounds for dimension {dim} with size "
-                                  f"{size}", kind="IndexError")
-            out = _select(out, dim, k % size)
-            continue
-        if k.step == 0:
-            raise ScriptError("step must be greater than zero", kind="ValueError")
-        start, stop, step = k.indices(size)
-        if step <= 0:
-            raise ScriptError("step must be greater than zero", kind="ValueError")
-        # NOTE: inside a tuple index PyTorch skips a full slice `:`; a lone `x[:]` still records.
-        if not single and (start, stop, step) == (0, size, 1):
-            dim += 1
-            continue
-        stop = builtins.max(stop, start)
-        out = _slice(out, dim, start, stop, step)
-        dim += 1
-    return out
 
 
 def _select(x: Tensor, dim: int, index: int) -> Tensor:

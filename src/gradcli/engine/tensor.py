@@ -38,8 +38,8 @@ class Size(tuple):
 class Tensor:
     """A float array with PyTorch's autograd attributes.
 
-    ``_version`` is a one-element list shared by a tensor, its views and its ``detach()``-es, as
-    PyTorch's version counter is.  ``_strides`` are PyTorch's strides in elements, or None for a
+    ``_vc`` is the version counter, a one-element list shared by a tensor, its views and its
+    ``detach()``-es, as PyTorch's is; ``_version`` reads it.  ``_strides`` are PyTorch's strides in elements, or None for a
     contiguous tensor; they decide whether ``reshape`` can be a view, as in PyTorch.
     """
 
@@ -50,7 +50,7 @@ class Tensor:
         "_grad",
         "_retains_grad",
         "_strides",
-        "_version",
+        "_vc",
         "_view_fn",
         "backend",
         "data",
@@ -65,7 +65,7 @@ class Tensor:
         self.requires_grad = requires_grad
         self.grad_fn = grad_fn
         self._grad: Tensor | None = None
-        self._version = [0]
+        self._vc = [0]
         self._retains_grad = False
         self._strides: tuple[int, ...] | None = None
         self._base: Tensor | None = None
@@ -74,9 +74,9 @@ class Tensor:
 
     # -- attributes -------------------------------------------------------------------------
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The shape as a tuple of ints."""
-        return tuple(self.data.shape)
+    def shape(self) -> Size:
+        """The shape, a ``torch.Size`` (a tuple of ints)."""
+        return Size(self.data.shape)
 
     @property
     def ndim(self) -> int:
@@ -120,7 +120,9 @@ class Tensor:
     @property
     def version(self) -> int:
         """The in-place version counter (PyTorch's ``_version``)."""
-        return self._version[0]
+        return self._vc[0]
+
+    _version = version
 
     @property
     def retains_grad(self) -> bool:
@@ -189,7 +191,7 @@ class Tensor:
         """A new leaf sharing data and version counter, cut from the graph."""
         self.data = self.backend.writable(self.data)
         out = Tensor(self.data, self.backend)
-        out._version = self._version
+        out._vc = self._vc
         out._strides = self._strides
         return out
 
