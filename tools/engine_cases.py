@@ -121,3 +121,14 @@ CASES.update({
     "err_index_float_tensor": "torch.zeros(3)[torch.tensor([1.0])]",
     "err_index_too_many": "torch.zeros(3)[0, 1]",
 })
+
+CASES.update({
+    "unbind_iter": "x = torch.arange(6.).reshape(2, 3).requires_grad_(); y = x * 1; a, b = y;"
+                   " (a * 2 + b).sum().backward(); result = [a, b, x.grad, list(torch.tensor([1, 2, 3])),"
+                   " torch.unbind(y, 1), len(y), [r.sum() for r in y]]",
+    "err_iter_0d": "iter(torch.tensor(1.))",
+    "default_dtype": "torch.set_default_dtype(torch.float64); a = torch.tensor([1.5]);"
+                     " b = torch.tensor([1.5], dtype=torch.float32); c = torch.arange(3) * 0.5;"
+                     " result = [a, b, c, torch.get_default_dtype(), torch.ones(2) + b, torch.randn(2).dtype]",
+    "err_default_dtype_int": "torch.set_default_dtype(torch.int64)",
+})

@@ -24,6 +24,10 @@ CREATION: dict[str, Callable[..., Any]] = {
         creation.zeros_like, creation.ones_like, creation.empty, creation.empty_like,
         creation.full_like)
 }
+# set_default_dtype/get_default_dtype: the torch namespace's (a grad script's default dtype is
+# --dtype's)
+DEFAULT_DTYPE: dict[str, Callable[..., Any]] = {
+    "set_default_dtype": creation.set_default_dtype, "get_default_dtype": creation.get_default_dtype}
 # torch.float32, torch.float, torch.long, ...: attributes of the torch namespace only (in a grad
 # script ``float``, ``int`` and ``bool`` stay Python's).
 DTYPES: dict[str, DType] = {**ALL_DTYPES, **ALIASES}
@@ -31,7 +35,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **CREATION, **ENGINE_FUNCTIONS, "grad": grad, "no_grad": no_grad, "enable_grad": enable_grad,
 }
 
-__all__ = ["CREATION", "DTYPES", "FUNCTIONS", "NN_FUNCTIONS", "creation", "grad"]
+__all__ = ["CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS", "NN_FUNCTIONS", "creation", "grad"]
 
 
 def __getattr__(name: str) -> Callable[..., Any]:

@@ -284,3 +284,17 @@ def full_like(input: Any, fill_value: Any, dtype: Any = None, device: Any = None
     x = tensor_arg(input, "full_like")
     return full(x.shape, fill_value, dtype=dtype if dtype is not None else x.dtype,
                 device=device, requires_grad=requires_grad)
+
+
+def set_default_dtype(d: Any) -> None:
+    """``torch.set_default_dtype``: float32 or float64 (float16 too) for the rest of the run."""
+    dt = to_dtype(d)
+    if not dt.is_floating_point:
+        raise ScriptError("only floating-point types are supported as the default type",
+                          kind="TypeError")
+    current().backend.set_default(dt)
+
+
+def get_default_dtype() -> DType:
+    """``torch.get_default_dtype()``."""
+    return current().backend.default

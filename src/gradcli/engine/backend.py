@@ -57,6 +57,10 @@ class Backend:
         # the native float dtypes: ops on these need no promotion (record.apply's fast paths)
         self.float_natives = frozenset(n for d, n in self._to_xp.items() if d.is_floating_point)
 
+    def set_default(self, dt: DType) -> None:
+        """``torch.set_default_dtype``: the float dtype of new tensors and of Python floats."""
+        self.default, self.dtype_name, self.dtype = dt, dt.name, self._to_xp[dt]
+
     def xp_dtype(self, dt: DType) -> Any:
         """The namespace's dtype for ``dt``."""
         try:

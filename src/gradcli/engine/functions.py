@@ -26,6 +26,7 @@ from .record import apply, apply_inplace
 from .shape import (
     _T,
     _elementwise,
+    _iter,
     _expand,
     _record,
     _view,
@@ -34,6 +35,7 @@ from .shape import (
     squeeze,
     t,
     transpose,
+    unbind,
     unsqueeze,
     view,
 )
@@ -551,7 +553,7 @@ OPERATORS: dict[str, Any] = {
     "__rfloordiv__": _rfloordiv, "__ipow__": pow_, "__imod__": remainder_,
     "__ifloordiv__": floor_divide_,
     "__pos__": lambda self: self, "__iadd__": add_, "__isub__": sub_, "__imul__": mul_,
-    "__itruediv__": div_, "__getitem__": getitem, "__setitem__": setitem,
+    "__itruediv__": div_, "__getitem__": getitem, "__setitem__": setitem, "__iter__": _iter,
     "__lt__": _compare(operator.lt), "__le__": _compare(operator.le),
     "__gt__": _compare(operator.gt), "__ge__": _compare(operator.ge),
     "__eq__": _compare(operator.eq), "__ne__": _compare(operator.ne),
@@ -564,7 +566,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
         add, sub, mul, div, pow, remainder, floor_divide, matmul, mm, dot, mv, maximum, minimum,
         neg,
         clamp, sum, mean, max, min,
-        reshape, view, flatten, t, transpose, unsqueeze, squeeze, softmax, log_softmax)
+        reshape, view, flatten, t, transpose, unsqueeze, squeeze, unbind, softmax, log_softmax)
 }
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface})
 NN_FUNCTIONS: dict[str, Callable[..., Any]] = {"softmax": softmax, "log_softmax": log_softmax,

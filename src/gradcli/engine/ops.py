@@ -522,6 +522,12 @@ SELECT = defop("select", "SelectBackward0", ("self",),
                lambda xp, self, dim, index: self[_index(dim, index)],
                lambda xp, grad, self_shape, dim, index: xp.select_backward(grad, self_shape, dim,
                                                                           index), kind="view")
+# NOTE: PyTorch's unbind is one node with an output per slice; gradcli gives each slice a node
+# of the same name (same gradients, saves nothing either way).
+UNBIND = defop("unbind", "UnbindBackward0", ("self",),
+               lambda xp, self, dim, index: self[_index(dim, index)],
+               lambda xp, grad, self_shape, dim, index: xp.select_backward(grad, self_shape, dim,
+                                                                          index), kind="view")
 SLICE = defop("slice", "SliceBackward0", ("self",),
               lambda xp, self, dim, start, stop, step: self[_index(dim, slice(start, stop, step))],
               lambda xp, grad, self_shape, dim, start, stop, step: xp.slice_backward(

@@ -162,6 +162,25 @@ def squeeze(input: Any, dim: int | None = None) -> Tensor:
     return _view(op, x, params, [s[i] for i in keep])
 
 
+def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along ``dim``, as a tuple of views (UnbindBackward0)."""
+    x = tensor_arg(input, "unbind")
+    if x.ndim == 0:
+        raise ScriptError("Dimension specified as 0 but tensor has no dimensions",
+                          kind="IndexError")
+    d = dim_arg(dim, x.ndim)
+    s = list(layout.strides_of(x))
+    del s[d]
+    return tuple(_view(O.UNBIND, x, {"dim": d, "index": i}, s) for i in range(x.shape[d]))
+
+
+def _iter(x: Tensor) -> Any:
+    """``iter(x)``: over ``x.unbind(0)``, as PyTorch's ``Tensor.__iter__``."""
+    if x.ndim == 0:
+        raise ScriptError("iteration over a 0-d tensor", kind="TypeError")
+    return iter(unbind(x, 0))
+
+
 def _select(x: Tensor, dim: int, index: int) -> Tensor:
     s = list(layout.strides_of(x))
     del s[dim]
