@@ -17,6 +17,7 @@ The parsing half of this module (`parse_stderr`, `parse_warnings`, `parse_traceb
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import linecache
 import os
@@ -79,8 +80,12 @@ def parse_warnings(text: str, program: str) -> list[dict[str, Any]]:
             return
         lines = list(body)
         source = linecache.getline(current["file"], current["lineno"]).strip()
-        if lines and source and lines[-1] == "  " + source:
-            lines.pop()  # the echoed source line is not part of the message
+        if len(lines) > 1:
+            # Python echoes the warning's source line; when that file cannot be read here
+            # (a library missing on this machine) the indented last line is taken for it.
+            echoed = lines[-1] == "  " + source if source else lines[-1].startswith("  ")
+            if echoed:
+                lines.pop()
         message = "\n".join(lines)
         found.append({
             "line": current["lineno"] if _same_file(current["file"], program) else None,
@@ -128,7 +133,7 @@ def parse_traceback(text: str, program: str) -> dict[str, Any] | None:
 
 def parse_stderr(text: str, program: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Split a program's stderr into its warnings and its uncaught error."""
-    start = text.rfind(TRACEBACK_HEAD)
+    start = text.find(TRACEBACK_HEAD)  # warnings come before the first traceback
     before = text if start < 0 else text[:start]
     return parse_warnings(before, program), parse_traceback(text, program)
 
@@ -174,11 +179,17 @@ def record(path: Path, python: str) -> dict[str, Any]:
                            f"{proc.stderr}")
     return {
         "torch": torch_version(python),
+        "source_sha256": source_hash(path),
         "stdout": normalise(proc.stdout),
         "stderr_warnings": warnings,
         "error": error,
         "exit": proc.returncode,
     }
+
+
+def source_hash(path: Path) -> str:
+    """SHA-256 of the program's bytes: lets the suite see a fixture older than its program."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 _VERSIONS: dict[str, str] = {}
