@@ -24,6 +24,8 @@ class Record:
     span: Span | None
     node: Any = None  # the engine Node created (grad_fn), for saved-tensor listings
     data: Any = None  # the values of an older state that an in-place update overwrote
+    numbers: tuple = ()  # the plain-number arguments, by position (None for a tensor)
+    grad_enabled: bool = True  # grad mode when the op ran (explain names no_grad cuts)
 
 
 class Recorder:
@@ -56,3 +58,6 @@ class Recorder:
             old = self.records[inputs[0]]
             old.data = self.interp.backend.xp.asarray(out.data, copy=True)
         self._add(out, op, inputs, out.grad_fn if out.requires_grad else None)
+        rec = self.records[-1]
+        rec.numbers = tuple(None if isinstance(a, Tensor) else a for a in args)
+        rec.grad_enabled = self.interp.ctx.grad_enabled

@@ -1,0 +1,321 @@
+"""``explain``: a gradient as the sum of its chain-rule paths, and why a gradient is zero.
+
+Builds on ``paths`` (counting and ranking on the engine's backward graph) and on the run's
+graph records (script names, lines, and the forward dependencies a ``detach``/``no_grad`` cut
+leaves behind).  Everything returned is host-side (NumPy arrays, strings), for the renderers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..engine import AccumulateGrad, Node, RunContext, Tensor, use
+from ..engine.backend import quiet, to_host
+from ..views import output_record, record_names
+from .paths import Decomposition, EdgeRef, Walker, decompose
+
+DEFAULT_TOP = 10
+SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "pow_tensor": "**",
+           "mm": "@", "mv": "@", "dot": "@", "add_scalar": "+", "sub_scalar": "-",
+           "mul_scalar": "*", "div_scalar": "/"}
+
+
+@dataclass
+class EdgeView:
+    """One factor of a path: d(output)/d(input) of one op."""
+
+    op: str
+    grad_fn: str
+    line: int | None
+    output: str  # label of the op's result
+    input: str  # label of the input the gradient flows to
+    local: Any  # the Jacobian, shape output + input (a number for scalars); None if too big
+    local_shape: list[int]
+
+
+@dataclass
+class PathView:
+    """One path from L back to W and what it contributes to dL/dW."""
+
+    nodes: list[str]  # labels, L first
+    ids: list[str | int]  # names, or record ids for unnamed intermediates (JSON)
+    edges: list[EdgeView]
+    contribution: Any  # host array of W's shape
+    norm: float
+
+
+@dataclass
+class Explanation:
+    """dL/dW decomposed over the paths of the graph (SPEC §8)."""
+
+    of: str
+    wrt: str
+    grad: Any  # host array of W's shape
+    dtype: str
+    paths_total: int = 0
+    paths: list[PathView] = field(default_factory=list)
+    zero_reason: str | None = None
+    exact: bool = True  # the listed paths are the largest (see paths.py)
+    bound: float | None = None  # every unlisted path's contribution has norm <= bound
+    top: int = DEFAULT_TOP
+    scalar: bool = True  # W and every listed factor are single numbers
+
+
+def explain(result: Any, of: str, wrt: str, top: int = DEFAULT_TOP) -> Explanation:
+    """Decompose d(of)/d(wrt) of a recorded run (``record=True``) over its paths."""
+    out, w = result.bindings[of], result.bindings[wrt]
+    grad = result.grad(of, [wrt])[0]
+    ex = Explanation(of, wrt, to_host(grad.data), result.backend.dtype_name, top=top)
+    names = _Names(result)
+    target = _target(w)
+    if out.grad_fn is None or target is None:
+        ex.zero_reason = _cut_reason(result, names, of, wrt)
+        return ex
+    with use(RunContext(result.backend)), quiet():
+        walker = Walker(out.grad_fn, out.shape, target)
+        if not walker.connected:
+            ex.zero_reason = _cut_reason(result, names, of, wrt)
+            return ex
+        dec = decompose(walker, top)
+        ex.paths_total, ex.exact, ex.bound = dec.paths_total, dec.exact, dec.bound
+        ex.paths = _paths(walker, dec, names, w)
+        ex.scalar = math.prod(w.shape) == 1 and all(
+            e.local is not None and np.size(e.local) == 1 for p in ex.paths for e in p.edges)
+        if not np.any(ex.grad):
+            ex.zero_reason = _zero_reason(walker, names, ex.paths_total)
+    return ex
+
+
+def _target(w: Tensor) -> Node | None:
+    """The node W's gradient arrives at, as ``autograd.grad`` captures it."""
+    if not w.requires_grad:
+        return None
+    if w.grad_fn is not None:
+        return w.grad_fn
+    return w._accumulator  # None: W was never used by a recorded op
+
+
+def _paths(walker: Walker, dec: Decomposition, names: _Names, w: Tensor) -> list[PathView]:
+    jacobians: dict[tuple[int, int], Any] = {}
+    out = []
+    for p in dec.paths:
+        edges = []
+        for e in p.edges:
+            key = (id(e.node), e.index)
+            if key not in jacobians:
+                jacobians[key] = walker.jacobian(e)
+            edges.append(_edge_view(e, jacobians[key], walker, names))
+        nodes = [walker.root] + [e.to for e in p.edges]
+        contribution = np.asarray(to_host(p.contribution)).reshape(w.shape)
+        out.append(PathView([names.label(n) for n in nodes], [names.ident(n) for n in nodes],
+                            edges, contribution, p.norm))
+    return out
+
+
+def _edge_view(e: EdgeRef, jac: Any, walker: Walker, names: _Names) -> EdgeView:
+    n = e.node
+    op = n.op.name if n.op is not None else n.name
+    shape = list(walker.shapes[n]) + list(walker.shapes[e.to])
+    local = jac
+    if jac is not None and jac.size == 1:
+        local = jac.reshape(())
+    return EdgeView(op, n.name, names.line(n), names.label(n), names.label(e.to), local, shape)
+
+
+# -- names of nodes -----------------------------------------------------------------------------
+class _Names:
+    """Script names, readable labels and lines of the backward graph's nodes."""
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+        self.records = result.records or []
+        self.names = record_names(result)
+        self.by_node: dict[int, int] = {}
+        self.by_leaf: dict[int, int] = {}
+        for i, r in enumerate(self.records):
+            if r.node is not None:
+                self.by_node.setdefault(id(r.node), i)
+            elif r.op is None:
+                self.by_leaf.setdefault(id(r.tensor), i)
+        self._labels: dict[int, str] = {}
+
+    def record(self, n: Node) -> int | None:
+        """The record id of the tensor state a node belongs to (None for an unrecorded node)."""
+        if isinstance(n, AccumulateGrad):
+            return self.by_leaf.get(id(n.variable))
+        return self.by_node.get(id(n))
+
+    def line(self, n: Node) -> int | None:
+        """The script line that created the node."""
+        rid = self.record(n)
+        span = self.records[rid].span if rid is not None else None
+        return span.line if span is not None else None
+
+    def ident(self, n: Node) -> str | int:
+        """The script name, else the record id (as ``graph`` numbers nodes), else grad_fn."""
+        rid = self.record(n)
+        if rid is None:
+            return n.name
+        return self.names.get(rid, rid)
+
+    def label(self, n: Node) -> str:
+        """A readable name: the script name, or the expression that made it (``w2*x3``)."""
+        rid = self.record(n)
+        if rid is None:
+            return f"<{n.name}>"
+        return self.rec_label(rid, 2)
+
+    def rec_label(self, rid: int, depth: int) -> str:
+        """The label of a record; unnamed ones as their op over their inputs' labels."""
+        name = self.names.get(rid)
+        if name is not None:
+            return name
+        if rid in self._labels:
+            return self._labels[rid]
+        r = self.records[rid]
+        if r.op is None or depth == 0:
+            return f"#{rid}"
+        args = [self.rec_label(i, depth - 1) if i is not None else _num(v)
+                for i, v in zip(r.inputs, r.numbers or (None,) * len(r.inputs))]
+        sym = SYMBOLS.get(r.op)
+        if r.op == "rsub" and len(args) == 2:
+            text = f"{args[1]} - {args[0]}"
+        elif sym is not None and len(args) == 2:
+            text = f"{args[0]}{sym}{args[1]}" if sym in "*/" else f"{args[0]} {sym} {args[1]}"
+        elif r.op == "neg" and args:
+            text = f"-{args[0]}"
+        else:
+            text = f"{r.op}({', '.join(args)})"
+        self._labels[rid] = text = f"({text})" if " " in text else text
+        return text
+
+    def rec_line(self, rid: int) -> int | None:
+        span = self.records[rid].span
+        return span.line if span is not None else None
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return "?" if v is None else str(v)
+
+
+# -- why a gradient is zero ---------------------------------------------------------------------
+ZERO_WORDS = {
+    "relu": "relu of an input below zero",
+    "clamp": "a saturated clamp (its input is outside [min, max])",
+    "hardtanh": "a saturated hardtanh (its input is outside [min_val, max_val])",
+    "maximum": "a maximum that picked the other input",
+    "minimum": "a minimum that picked the other input",
+    "max": "a max that picked another element",
+    "min": "a min that picked another element",
+    "abs": "abs at 0 (PyTorch's derivative there is 0)",
+    "mul": "a multiplication by zero",
+    "mul_scalar": "a multiplication by zero",
+    "where": "a where() that picked the other input",
+    "sign": "sign(), whose derivative is 0",
+}
+
+
+def _zero_reason(walker: Walker, names: _Names, total: int) -> str:
+    """Every path crosses a zero local derivative (naming it), or the paths cancel out."""
+    zero: set[int] = set()
+    for n in walker.nodes:
+        for e in walker.out[n]:
+            jac = walker.jacobian(e)
+            if jac is not None and not np.any(jac):
+                zero.add(id(e))
+    reached, stack = {walker.root}, [walker.root]
+    cuts: list[EdgeRef] = []
+    while stack:
+        n = stack.pop()
+        for e in walker.out.get(n, ()):
+            if id(e) in zero:
+                cuts.append(e)
+            elif e.to not in reached:
+                reached.add(e.to)
+                stack.append(e.to)
+    if walker.target in reached:
+        return (f"the {_paths_word(total)} contributions cancel out: they add up to 0, but not "
+                "every path crosses a zero local derivative")
+    parts = []
+    for e in sorted(cuts, key=lambda e: (names.line(e.node) or 0, e.node.seq)):
+        op = e.node.op.name if e.node.op is not None else e.node.name
+        what = ZERO_WORDS.get(op, f"{op} with a zero local derivative")
+        line = names.line(e.node)
+        at = f" on line {line}" if line is not None else ""
+        parts.append(f"{what}{at}: d{names.label(e.node)}/d{names.label(e.to)} = 0")
+    return "every path crosses a zero local derivative: " + "; ".join(dict.fromkeys(parts))
+
+
+def _paths_word(total: int) -> str:
+    return f"{total:,} paths'" if total != 1 else "path's"
+
+
+def _cut_reason(result: Any, names: _Names, of: str, wrt: str) -> str:
+    """Why no path leads from L back to W: W unused, or the dependency cut, naming the line."""
+    w = result.bindings[wrt]
+    records = names.records
+    lid = output_record(result, of)
+    if lid is None or not records:
+        return f"{of} does not depend on {wrt}"
+    dep = [False] * len(records)  # the record depends on W (forward, ignoring grad)
+    via_detach = [False] * len(records)
+    counters: dict[int, int] = {}  # id(version counter) -> a record depending on W
+    for i, r in enumerate(records):
+        if r.tensor is w:
+            dep[i] = True
+        elif r.op is None and id(r.tensor._version) in counters:
+            dep[i] = via_detach[i] = True  # a detach() of a tensor that depends on W
+        else:
+            dep[i] = any(j is not None and dep[j] for j in r.inputs)
+        if dep[i] and not via_detach[i]:
+            counters.setdefault(id(r.tensor._version), i)
+    if not dep[lid]:
+        return f"{wrt} is not on any path: {of} does not depend on {wrt}"
+    cuts: list[str] = []
+    seen, stack = {lid}, [lid]
+    while stack and len(cuts) < 3:
+        i = stack.pop()
+        r = records[i]
+        line = names.rec_line(i)
+        where = f"on line {line}" if line is not None else "in the script"
+        label = names.rec_label(i, 2)
+        if r.tensor is w:
+            cuts.append(f"{wrt} does not require grad")
+            continue
+        if via_detach[i]:
+            origin = names.rec_label(counters[id(r.tensor._version)], 2)
+            cuts.append(f"cut by detach() {where}: {origin}.detach() is a constant")
+            continue
+        if r.op is not None and r.node is None and not r.grad_enabled:
+            cuts.append(f"cut by no_grad {where}: {label} was computed without recording the "
+                        "graph")
+            continue
+        for k, j in enumerate(r.inputs):
+            if j is None or not dep[j] or j in seen:
+                continue
+            if records[j].tensor is w and (r.node is None or r.node.next_functions[k] is None):
+                cuts.append(f"cut {where}: {wrt} did not require grad yet when {label} used it "
+                            "(requires_grad=False then)")
+                continue
+            seen.add(j)
+            stack.append(j)
+    if not cuts:
+        return f"{wrt} is not on any path from {of}"
+    return f"{wrt} is not on any path from {of}: " + "; ".join(dict.fromkeys(cuts))
+
+
+def check_sum(ex: Explanation) -> bool:
+    """Whether the listed contributions add up to the gradient (all paths listed)."""
+    if not ex.paths:
+        return not np.any(ex.grad)
+    total = sum(np.asarray(p.contribution, dtype=np.float64) for p in ex.paths)
+    return bool(np.allclose(total, ex.grad, rtol=1e-9, atol=1e-12))
+
+
+__all__ = ["DEFAULT_TOP", "EdgeView", "Explanation", "PathView", "check_sum", "explain"]
