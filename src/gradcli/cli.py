@@ -100,6 +100,8 @@ Backward = Annotated[bool, typer.Option("--backward", help="Draw the grad_fn gra
 ShowValues = Annotated[bool, typer.Option("--show-values", help="Put tensor values in the boxes.")]
 ShowGrads = Annotated[bool, typer.Option("--show-grads", help="Put .grad values in the boxes.")]
 ShowSaved = Annotated[bool, typer.Option("--show-saved", help="Draw saved tensors (orange).")]
+Top = Annotated[int, typer.Option("--top", metavar="K",
+                                  help="List the K paths with the largest contributions.")]
 Output = Annotated[str | None, typer.Option(
     "-o", "--output", metavar="FILE",
     help="Write FILE: .dot/.gv as DOT, .svg/.png/.pdf rendered by Graphviz's dot.")]
@@ -129,6 +131,7 @@ class Options:
     show_grads: bool = False
     show_saved: bool = False
     output: str | None = None
+    top: int = 10
 
 
 def _version(value: bool) -> None:
@@ -201,6 +204,19 @@ def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
           debug: Debug = False) -> None:
     """Compare autograd with central finite differences in float64 (exit 4 on a mismatch)."""
     _execute("check", Options(**locals()))
+
+
+@app.command(short_help="dL/dW as a sum over the graph's chain-rule paths.",
+             epilog="\b\nExample:\n  gradcli explain samples/chain_rule.grad --wrt w1"
+             "   # -2 + -6 = -8")
+def explain(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
+            top: Top = 10, backend: BackendOpt = BackendName.numpy,
+            dtype: DTypeOpt = DType.float64, seed: Seed = 0, set_: SetOpt = None,
+            fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
+            max_elements: MaxElements = MAX_ELEMENTS, debug: Debug = False) -> None:
+    """Decompose d(output)/dW by the chain rule: every path back to W, its factors and
+    contribution; the K largest are listed, and a zero gradient comes with its reason."""
+    _execute("explain", Options(**locals()))
 
 
 def _execute(command: str, opts: Options) -> None:

@@ -258,7 +258,47 @@ class Session:
             return self.finish(err)
         return EXIT_OK if report.ok else EXIT_MISMATCH
 
+    def cmd_explain(self) -> int:
+        """dL/dW as a sum over chain-rule paths (SPEC §8)."""
+        from .analysis.explain import explain
+
+        o = self.opts
+        self.require_wrt()
+        if len(self.wrt) > 1:
+            raise UsageError("explain takes one --wrt NAME", hint="run it once per name")
+        if o.top < 0:
+            raise UsageError(f"--top must be at least 0, got {o.top}")
+        result = self.execute(record=True)
+        of, err = self.names(result, need_output=True)
+        err = result.error or err
+        ex = None
+        if err is None:
+            try:
+                ex = explain(result, of, self.wrt[0], o.top)
+            except GradcliError as exc:
+                err = _explain_freed(exc)
+        if self.fmt == "json":
+            from .render import analysis_json
+
+            self.doc(analysis_json.explain_doc(ex, of, self.wrt[0], err))
+        elif ex is not None:
+            self.emit_analysis("explain", ex)
+        return self.finish(err)
+
     # -- output -----------------------------------------------------------------------------------
+    def emit_analysis(self, kind: str, *args: Any) -> None:
+        """Render an analysis (explain, trace, profile) in the plain or the rich form."""
+        if self.fmt == "plain":
+            from .render import analysis_plain
+
+            self.write(getattr(analysis_plain, kind)(*args))
+            return
+        from .render import analysis_rich, rich
+
+        if self._out is None:
+            self._out = rich.console()
+        getattr(analysis_rich, kind)(self._out, *args)
+
     def finish(self, err: GradcliError | None) -> int:
         """Report the error (if any) and return its exit code."""
         if err is None:
@@ -356,6 +396,10 @@ def _empty_doc(command: str, err: Any, tree: bool = False) -> dict:
         return json.graph_doc(None, err)
     if command == "check":
         return json.check_doc(None, err)
+    if command == "explain":
+        from .render import analysis_json
+
+        return analysis_json.explain_doc(None, None, None, err)
     return json.dot_doc(None, err)
 
 

@@ -63,6 +63,7 @@ class Explanation:
     bound: float | None = None  # every unlisted path's contribution has norm <= bound
     top: int = DEFAULT_TOP
     scalar: bool = True  # W and every listed factor are single numbers
+    sources: dict[int, str] = field(default_factory=dict)  # script text of the lines named
 
 
 def explain(result: Any, of: str, wrt: str, top: int = DEFAULT_TOP) -> Explanation:
@@ -87,6 +88,10 @@ def explain(result: Any, of: str, wrt: str, top: int = DEFAULT_TOP) -> Explanati
             e.local is not None and np.size(e.local) == 1 for p in ex.paths for e in p.edges)
         if not np.any(ex.grad):
             ex.zero_reason = _zero_reason(walker, names, ex.paths_total)
+    text = result.program.source.splitlines()
+    for line in sorted({e.line for p in ex.paths for e in p.edges if e.line is not None}):
+        if 0 < line <= len(text):
+            ex.sources[line] = text[line - 1].strip()
     return ex
 
 

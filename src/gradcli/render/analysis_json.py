@@ -1,0 +1,35 @@
+"""``--format json`` documents of ``explain``, ``trace`` and ``profile`` (SPEC §8, schema "1")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+from .json import SCHEMA, data, number
+from .json import error as error_obj
+
+
+def explain_doc(ex: Any, of: str | None, wrt: str | None, err: Any) -> dict[str, Any]:
+    """``{"gradcli", "of", "wrt", "grad", "paths_total", "paths", "zero_reason", "error"}``.
+
+    Beyond SPEC §8: ``ranking`` says what the list guarantees (``exact``: the listed paths are
+    the largest; ``bound``: no unlisted path's contribution has a larger norm).
+    """
+    if ex is None:
+        return {"gradcli": SCHEMA, "of": of, "wrt": wrt, "grad": None, "paths_total": 0,
+                "paths": [], "zero_reason": None, "ranking": None, "error": error_obj(err)}
+    dt = ex.dtype
+    paths = [{"nodes": list(p.ids),
+              "edges": [{"op": e.op, "grad_fn": e.grad_fn, "line": e.line,
+                         "local": data(e.local, dt) if e.local is not None else None,
+                         "local_shape": list(e.local_shape)} for e in p.edges],
+              "contribution": data(p.contribution, dt), "norm": number(p.norm)}
+             for p in ex.paths]
+    ranking = {"by": "abs" if ex.scalar else "norm", "exact": ex.exact,
+               "bound": number(ex.bound) if ex.bound is not None else None}
+    return {"gradcli": SCHEMA, "of": ex.of, "wrt": ex.wrt, "grad": data(ex.grad, dt),
+            "paths_total": int(ex.paths_total), "paths": paths, "zero_reason": ex.zero_reason,
+            "ranking": ranking, "error": error_obj(err)}
+
+
+__all__ = ["explain_doc"]

@@ -1,0 +1,57 @@
+"""Rich output of ``explain``, ``trace`` and ``profile``: a tree of paths, a timeline, bars.
+
+The phrases come from ``analysis_plain`` so the plain and the rich forms never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.text import Text
+from rich.tree import Tree
+
+from . import analysis_plain as ap
+from . import plain
+from .rich import DIM, GRAD_FN, NAME
+
+
+def explain(out: Console, ex: Any) -> None:
+    """The gradient as a tree: each path, its factors written out, and its edges by line."""
+    head = Text.assemble((f"d{ex.of}/d{ex.wrt}", "bold"), (" = ", DIM),
+                         (plain.full(ex.grad, ex.dtype) if np.size(ex.grad) <= 12
+                          else plain.short(ex.grad, one_line=False), "green"),
+                         (f"   {ap.ranking_note(ex)}", DIM))
+    tree = Tree(head)
+    if ex.zero_reason:
+        tree.add(Text.assemble(("zero gradient: ", "bold yellow"), (ex.zero_reason, "yellow")))
+    for k, p in enumerate(ex.paths, 1):
+        label = Text.assemble((f"path {k}", "bold"), ("  ", ""),
+                              (" ← ".join(p.nodes), NAME))
+        branch = tree.add(label)
+        branch.add(Text(ap.factor_line(p), style="bold"))
+        branch.add(Text.assemble(("contribution ", DIM),
+                                 (plain.full(p.contribution, ex.dtype)
+                                  if np.size(p.contribution) <= 12 else
+                                  plain.short(p.contribution, one_line=False), "green")))
+        head_edges, tail, skipped = ap.elide(p.edges)
+        for e in head_edges:
+            branch.add(_edge(e, ex))
+        if skipped:
+            branch.add(Text(f"… {skipped} more edges …", DIM))
+        for e in tail:
+            branch.add(_edge(e, ex))
+    if ex.paths and len(ex.paths) == ex.paths_total:
+        total = sum(np.asarray(p.contribution, dtype=np.float64) for p in ex.paths)
+        tree.add(Text.assemble((f"sum of the {len(ex.paths)} contributions = ", DIM),
+                               (plain.full(np.asarray(total), ex.dtype), "green")))
+    out.print(tree)
+
+
+def _edge(e: Any, ex: Any) -> Text:
+    src = ex.sources.get(e.line, "") if e.line is not None else ""
+    return Text.assemble((f"line {e.line if e.line is not None else '?'}", "cyan"), "  ",
+                         (ap.derivative(e.output, e.input), "bold"), " = ",
+                         (ap.local_text(e), "green"), "  ", (e.grad_fn, GRAD_FN),
+                         (f"  {src}" if src else "", DIM))
