@@ -1,0 +1,348 @@
+"""``explain``: path contributions add up to the gradient (every op, PyTorch's fixtures), path
+counts, the K largest, zero-gradient reasons, and the command's three output forms."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from gradcli import cli, pipeline
+from gradcli.analysis import paths as P
+from gradcli.analysis.explain import check_sum, explain
+from gradcli.engine import OPS, RunContext, Tensor, grad, use
+from gradcli.engine.backend import get_backend, to_host
+from gradcli.engine.graph import edge
+from gradcli.engine.record import apply
+from gradcli.errors import GradcliError
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "torch"
+OPS_FIXTURE = json.loads((FIXTURES / "ops.json").read_text())["ops"]
+runner = CliRunner()
+
+
+# -- every op of the table: the paths through it add up to the gradient ---------------------------
+def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
+    """Arguments for one op, each depending on x in another way, so there are several paths."""
+    e = x.exp()
+    params = {p: d for p, d in OPS[name].params}
+    shape = tuple(x.shape)
+    special = {
+        "mul_scalar": ((x,), {"other": 3.0}), "div_scalar": ((x,), {"other": 4.0}),
+        "add_scalar": ((x,), {"other": 2.0}), "sub_scalar": ((x,), {"other": 2.0}),
+        "rsub": ((x,), {"other": 2.0}), "pow": ((x,), {"exponent": 3.0}),
+        "pow_tensor": ((x, e * 0.5), {}), "pow_scalar_base": ((x,), {"base": 2.0}),
+        "remainder_scalar": ((x,), {"other": 0.5}), "floor_divide_scalar": ((x,), {"other": 0.5}),
+        "clamp": ((x,), {"min": 0.3, "max": 0.65}),
+        "where": ((x, e), {"condition": to_host(x.data) > 0.5}),
+        "sum_dim": ((x,), {"dim": (0,), "keepdim": False}),
+        "mean_dim": ((x,), {"dim": (1,), "keepdim": True}),
+        "mm": ((x, x.t() * 0.5), {}), "mv": ((x, x[0] * 0.5), {}), "dot": ((x[0], x[1]), {}),
+        "view": ((x,), {"shape": (3, 2)}), "unsafe_view": ((x,), {"shape": (6,)}),
+        "permute": ((x,), {"dims": (1, 0)}), "transpose": ((x,), {"dim0": 0, "dim1": 1}),
+        "unsqueeze": ((x,), {"dim": 0}),
+        "squeeze": ((x.unsqueeze(0),), {"shape": (1, *shape)}),
+        "squeeze_dim": ((x.unsqueeze(0),), {"shape": (1, *shape), "dim": 0}),
+        "squeeze_sym": ((x.unsqueeze(0),), {"shape": (1, *shape), "dim": (0,)}),
+        "select": ((x,), {"dim": 0, "index": 1}),
+        "slice": ((x,), {"dim": 1, "start": 1, "stop": 3, "step": 1}),
+        "expand": ((x[0:1],), {"shape": (4, 3)}),
+        "select_backward": ((x[0],), {"shape": shape, "dim": 0, "index": 1}),
+        "slice_backward": ((x[:, 0:2],), {"shape": shape, "dim": 1, "start": 1, "stop": 3,
+                                          "step": 1}),
+        "softmax": ((x,), {"dim": 1}), "log_softmax": ((x,), {"dim": 1}),
+        "mse_loss": ((x, e), {"reduction": 1}),
+    }
+    if name in special:
+        return special[name]
+    if len(OPS[name].inputs) == 2:
+        return (x, e), params
+    return (x,), params
+
+
+TABLE_OPS = sorted(n for n, op in OPS.items() if op.forward is not None)
+NOT_DIFFERENTIABLE = {n for n in TABLE_OPS if OPS[n].grad_fn == "NotImplemented"}
+
+
+def _decompose(out: Tensor, x: Tensor) -> P.Decomposition:
+    walker = P.Walker(out.grad_fn, out.shape, edge(x))
+    return P.decompose(walker, 10**6)
+
+
+@pytest.mark.parametrize("name", TABLE_OPS)
+def test_paths_add_up_to_the_gradient_for_every_op(name):
+    op = OPS[name]
+    with use(RunContext(get_backend("numpy", "float64"))):
+        x = Tensor(np.array([[0.6, 0.2, 0.9], [0.4, 0.7, 0.3]]), get_backend("numpy"), True)
+        args, params = _inputs(name, x)
+        y = apply(op, args, params)
+        assert y.grad_fn.name == op.grad_fn
+        out = (y * y).sum() + y.sum() * 0.5
+        if name in NOT_DIFFERENTIABLE:  # PyTorch's error, from the path VJP as from backward
+            with pytest.raises(GradcliError, match="not implemented"):
+                _decompose(out, x)
+            return
+        dec = _decompose(out, x)
+        expected = to_host(grad(out, [x], retain_graph=True)[0].data)
+    assert dec.paths_total >= 2 and len(dec.paths) == dec.paths_total
+    assert any(e.node.name == op.grad_fn for p in dec.paths for e in p.edges)
+    total = sum(to_host(p.contribution) for p in dec.paths)
+    assert np.all(np.isfinite(expected))
+    np.testing.assert_allclose(total, expected, rtol=1e-12, atol=1e-12)
+    norms = [p.norm for p in dec.paths]
+    assert norms == sorted(norms, reverse=True)
+
+
+SURFACED = sorted(n for n, op in OPS.items() if op.domain is not None)
+
+
+@pytest.mark.parametrize("name", SURFACED)
+def test_path_sums_equal_pytorchs_gradient(name):
+    """y = op(x) reached two ways (x and x*1); sum(y*u)/2 twice is PyTorch's y.backward(u)."""
+    case = OPS_FIXTURE[name]
+    src = (f"x = param({case['input']})\nu = tensor({case['upstream']})\na = x * 1\n"
+           f"L = ({name}(a) * u * 0.5).sum() + ({name}(x) * u * 0.5).sum()\n")
+    result = pipeline.run(src, record=True)
+    assert result.error is None
+    ex = explain(result, "L", "x", 10**6)
+    assert ex.paths_total == 2 and len(ex.paths) == 2
+    assert {e.grad_fn for p in ex.paths for e in p.edges} >= {case["float64"]["grad_fn"]}
+    total = sum(p.contribution for p in ex.paths)
+    np.testing.assert_allclose(total, case["float64"]["grad"], rtol=1e-12, atol=1e-12)
+
+
+def _grad_fixtures():
+    for path in sorted(FIXTURES.glob("*.json")):
+        doc = json.loads(path.read_text())
+        g = doc.get("grad")
+        if isinstance(g, dict) and g.get("error") is None and doc.get("script"):
+            for w in g["wrt"]:
+                yield pytest.param(doc["script"], g["of"], w, g["wrt"][w]["data"],
+                                   id=f"{path.stem}-{w}")
+
+
+@pytest.mark.parametrize(("script", "of", "wrt", "expected"), list(_grad_fixtures()))
+def test_path_sums_equal_the_recorded_scripts_gradients(script, of, wrt, expected):
+    src = (ROOT / script).read_text()
+    head = [ln for ln in src.splitlines() if ln.startswith("# gradcli:") and "wrt=" in ln]
+    wrts = [w for ln in head for w in ln.split("wrt=")[1].split()[0].split(",")]
+    result = pipeline.run(src, wrt=wrts or [wrt], record=True,
+                          base_dir=str((ROOT / script).parent))
+    ex = explain(result, of, wrt, 10**6)
+    assert ex.paths_total == len(ex.paths)
+    total = sum(np.asarray(p.contribution) for p in ex.paths) if ex.paths else \
+        np.zeros_like(np.asarray(expected, dtype=float))
+    np.testing.assert_allclose(total, expected, rtol=1e-10, atol=1e-12)
+
+
+# -- counting and ranking ------------------------------------------------------------------------
+DIAMOND = """w = param(1.0)
+x = w
+for i in range(60):
+    a = x * 0.5
+    b = x * 0.5
+    x = a + b
+L = x
+"""
+
+
+def test_a_60_level_diamond_has_2_to_the_60_paths():
+    result = pipeline.run(DIAMOND, record=True)
+    ex = explain(result, "L", "w", 3)
+    assert ex.paths_total == 2**60
+    assert len(ex.paths) == 3 and ex.exact
+    for p in ex.paths:
+        assert len(p.edges) == 120 and p.contribution == pytest.approx(2.0**-60)
+    assert ex.bound == pytest.approx(2.0**-60)
+
+
+def _random_graph(seed: int, levels: int = 6, width: int = 3) -> str:
+    rng = np.random.default_rng(seed)
+    lines = ["w = param(0.7)"]
+    prev = ["w"]
+    for lv in range(levels):
+        cur = []
+        for k in range(width):
+            a, b = rng.choice(prev, 2)
+            c = round(float(rng.normal()), 3)
+            op = rng.choice(["*", "+", "-"])
+            name = f"n{lv}_{k}"
+            lines.append(f"{name} = {a} {op} {b} * {c}" if op != "*" else
+                         f"{name} = {a} * {b} * {c}")
+            cur.append(name)
+        prev = cur
+    lines.append("L = " + " + ".join(prev))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("search", [False, True])
+def test_the_top_k_are_the_largest(seed, search, monkeypatch):
+    """Against all paths enumerated: the same K largest, by the best-first search as well."""
+    src = _random_graph(seed)
+    result = pipeline.run(src, record=True)
+    full = explain(result, "L", "w", 10**6)
+    assert full.paths_total == len(full.paths) and check_sum(full)
+    norms = sorted((p.norm for p in full.paths), reverse=True)
+    if search:
+        monkeypatch.setattr(P, "ENUMERATE_WORK", 0)
+    k = 5
+    ex = explain(result, "L", "w", k)
+    assert ex.paths_total == full.paths_total and ex.exact
+    np.testing.assert_allclose([p.norm for p in ex.paths], norms[:k], rtol=1e-9)
+    assert ex.bound is None or ex.bound >= norms[k] * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("search", [False, True])
+def test_tensor_paths_rank_by_norm(search, monkeypatch):
+    src = """W = param([[0.5, -1.0], [2.0, 0.3]])
+x = tensor([[1.0], [2.0]])
+h = tanh(W @ x)
+g = sigmoid(W @ h)
+L = (h * g).sum() + (W * W).sum()
+"""
+    result = pipeline.run(src, record=True)
+    full = explain(result, "L", "W", 100)
+    assert check_sum(full)
+    norms = sorted((p.norm for p in full.paths), reverse=True)
+    if search:
+        monkeypatch.setattr(P, "ENUMERATE_WORK", 0)
+    ex = explain(result, "L", "W", 2)
+    assert ex.exact
+    np.testing.assert_allclose([p.norm for p in ex.paths], norms[:2], rtol=1e-9)
+    for p in ex.paths:
+        assert p.contribution.shape == (2, 2)
+        assert np.linalg.norm(p.contribution) == pytest.approx(p.norm)
+
+
+def test_search_budget_is_reported(monkeypatch):
+    monkeypatch.setattr(P, "ENUMERATE_WORK", 0)
+    monkeypatch.setattr(P, "SEARCH_POPS", 3)
+    result = pipeline.run(DIAMOND, record=True)
+    ex = explain(result, "L", "w", 5)
+    assert not ex.exact and ex.bound is not None and len(ex.paths) < 5
+
+
+def test_local_derivatives_and_lines_of_the_walkthrough():
+    result = pipeline.run((ROOT / "samples" / "chain_rule.grad").read_text(), wrt=["w1"],
+                          record=True)
+    ex = explain(result, "L", "w1")
+    assert [float(p.contribution) for p in ex.paths] == [-6.0, -2.0]
+    p = ex.paths[1]
+    assert p.nodes == ["L", "x5", "w2*x3", "x3", "w1"]
+    assert [float(e.local) for e in p.edges] == [-1.0, 1.0, 2.0, 1.0]
+    assert [e.line for e in p.edges] == [9, 8, 8, 6]
+    assert [e.grad_fn for e in p.edges] == ["RsubBackward1", "AddBackward0", "MulBackward0",
+                                            "MulBackward0"]
+
+
+def test_tensor_edges_carry_their_jacobian():
+    src = "w = param([1.0, 2.0])\ny = w * w\nL = y.sum()\n"
+    ex = explain(pipeline.run(src, record=True), "L", "w")
+    jac = ex.paths[0].edges[1].local
+    assert ex.paths[0].edges[1].local_shape == [2, 2]
+    np.testing.assert_array_equal(jac, [[1.0, 0.0], [0.0, 2.0]])
+
+
+# -- zero gradients: the reason ------------------------------------------------------------------
+@pytest.mark.parametrize(("src", "words"), [
+    ("w = param(2.0)\nz = w - 5\nh = relu(z)\nL = h * 3\n",
+     ["every path crosses a zero local derivative", "relu", "line 3"]),
+    ("w = param(5.0)\nh = clamp(w, min=-1, max=1)\nL = h * 3\n",
+     ["saturated clamp", "line 2"]),
+    ("w = param(1.0)\nv = param([3.0, 4.0])\nm = max(v * w * 0 + v)\nL = m * 2\n",
+     ["every path crosses a zero local derivative"]),
+    ("w = param(1.0)\nc = param(4.0)\nm = maximum(w, c)\nL = m * 2\n",
+     ["maximum that picked the other input", "line 3"]),
+    ("w = param(2.0)\ny = w.detach() * 3\nL = y + 1\n", ["detach()", "line 2"]),
+    ("w = param(2.0)\nwith no_grad():\n    y = w * 3\nL = y + 1\n", ["no_grad", "line 3"]),
+    ("w = param(2.0)\nu = param(1.0)\nL = u * 3\n", ["does not depend on w"]),
+    ("w = param(2.0)\nL = w - w\n", ["cancel out"]),
+])
+def test_zero_gradient_reasons(src, words):
+    ex = explain(pipeline.run(src, record=True), "L", "w")
+    assert not np.any(ex.grad)
+    assert ex.zero_reason is not None
+    for word in words:
+        assert word in ex.zero_reason
+
+
+def test_a_nonzero_gradient_has_no_zero_reason():
+    ex = explain(pipeline.run("w = param(2.0)\nL = w * w\n", record=True), "L", "w")
+    assert ex.zero_reason is None and float(ex.grad) == 4.0
+
+
+# -- the command ---------------------------------------------------------------------------------
+CHAIN = str(ROOT / "samples" / "chain_rule.grad")
+
+
+def test_explain_plain_writes_the_factors_out():
+    r = runner.invoke(cli.app, ["explain", CHAIN, "--wrt", "w1", "--format", "plain"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0] == "dL/dw1 = -8.0   (2 paths, all listed)"
+    assert "  dL/dx5 * dx5/d(w2*x3) * d(w2*x3)/dx3 * dx3/dw1 = -1 * 1 * 2 * 1 = -2" in r.output
+    assert "sum of the 2 contributions = -8.0" in r.output
+
+
+def test_explain_json_matches_the_spec():
+    r = runner.invoke(cli.app, ["explain", CHAIN, "--wrt", "w1", "--format", "json", "--top",
+                                "1"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert list(doc)[:8] == ["gradcli", "of", "wrt", "grad", "paths_total", "paths",
+                             "zero_reason", "ranking"]
+    assert doc["grad"] == -8.0 and doc["paths_total"] == 2 and len(doc["paths"]) == 1
+    p = doc["paths"][0]
+    assert p["nodes"] == ["L", "x5", 8, "x4", "w1"] and p["contribution"] == -6.0
+    assert [e["local"] for e in p["edges"]] == [-1.0, 1.0, 3.0, 2.0]
+    assert p["edges"][0] == {"op": "rsub", "grad_fn": "RsubBackward1", "line": 9, "local": -1.0,
+                             "local_shape": []}
+    assert doc["ranking"] == {"by": "abs", "exact": True, "bound": 6.0}
+    assert doc["error"] is None
+
+
+def test_explain_rich_is_a_tree():
+    r = runner.invoke(cli.app, ["explain", CHAIN, "--wrt", "w1", "--format", "rich"])
+    assert r.exit_code == 0
+    assert "├── path 1" in r.output and "= -1 * 1 * 3 * 2 = -6" in r.output
+
+
+@pytest.mark.parametrize(("args", "code", "text"), [
+    (["--wrt", "w1", "--wrt", "w2"], 2, "one --wrt"),
+    ([], 2, "needs at least one --wrt"),
+    (["--wrt", "nope"], 2, "binds no 'nope'"),
+    (["--wrt", "w1", "--top", "-1"], 2, "--top"),
+])
+def test_explain_usage_errors(args, code, text):
+    r = runner.invoke(cli.app, ["explain", CHAIN, *args, "--format", "plain"])
+    assert r.exit_code == code and text in r.output
+
+
+def test_explain_after_the_script_freed_the_graph():
+    r = runner.invoke(cli.app, ["explain", str(ROOT / "samples" / "detach.grad"), "--wrt", "x",
+                                "--format", "json"])
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 1 and doc["error"]["message"].startswith("Trying to backward")
+    assert "line 7" in doc["error"]["hint"]
+
+
+def test_every_path_is_counted_exactly():
+    """Counting by DP equals brute-force enumeration on small random graphs."""
+    for seed in range(3):
+        result = pipeline.run(_random_graph(seed, levels=4), record=True)
+        out = result.bindings["L"]
+        walker = P.Walker(out.grad_fn, (), edge(result.bindings["w"]))
+        counted = walker.count()[walker.target]
+        brute = 0
+        stack = [walker.root]
+        while stack:
+            n = stack.pop()
+            if n is walker.target:
+                brute += 1
+                continue
+            stack.extend(e.to for e in walker.out[n])
+        assert counted == brute
