@@ -219,6 +219,18 @@ def explain(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: 
     _execute("explain", Options(**locals()))
 
 
+@app.command(short_help="What the run did, event by event, with root causes.",
+             epilog="\b\nExample:\n  gradcli trace samples/retain_graph.grad")
+def trace(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
+          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
+          seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
+          max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+          debug: Debug = False) -> None:
+    """List, in order, each op recorded, saved tensor stored and freed, backward call, gradient
+    on every edge, .grad accumulation, hook and version bump; an error with its root cause."""
+    _execute("trace", Options(**locals()))
+
+
 def _execute(command: str, opts: Options) -> None:
     """Run one command through the session and leave with its exit code."""
     from .commands import Session

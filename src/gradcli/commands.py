@@ -67,7 +67,7 @@ class Session:
 
     # -- running ----------------------------------------------------------------------------------
     def execute(self, *, record: bool = False, on_print: Any = None,
-                dtype: str | None = None) -> Any:
+                dtype: str | None = None, tracer: Any = None) -> Any:
         """Read the script and run it with the shared options; warnings go to stderr."""
         from . import pipeline
 
@@ -93,7 +93,8 @@ class Session:
                 self.source, filename=self.filename, wrt=self.wrt, backend=o.backend.value,
                 dtype=dtype or o.dtype.value, seed=o.seed, overrides=self.overrides,
                 record=record, max_steps=o.max_steps, max_elements=o.max_elements,
-                on_print=on_print, base_dir=self.base_dir, on_progress=status.step)
+                on_print=on_print, base_dir=self.base_dir, on_progress=status.step,
+                tracer=tracer)
         finally:
             status.stop()
         if not o.quiet:
@@ -285,6 +286,22 @@ class Session:
             self.emit_analysis("explain", ex)
         return self.finish(err)
 
+    def cmd_trace(self) -> int:
+        """The run's events in order (SPEC §8); the script's own error ends the list."""
+        from .analysis.trace import Tracer
+
+        tracer = Tracer()
+        result = self.execute(record=True, tracer=tracer)
+        err = result.error or self.names(result, need_output=False)[1]
+        tr = tracer.finish(result)
+        if self.fmt == "json":
+            from .render import analysis_json
+
+            self.doc(analysis_json.trace_doc(tr, result.backend.dtype_name, err))
+        else:
+            self.emit_analysis("trace", tr)
+        return self.finish(err)
+
     # -- output -----------------------------------------------------------------------------------
     def emit_analysis(self, kind: str, *args: Any) -> None:
         """Render an analysis (explain, trace, profile) in the plain or the rich form."""
@@ -396,9 +413,13 @@ def _empty_doc(command: str, err: Any, tree: bool = False) -> dict:
         return json.graph_doc(None, err)
     if command == "check":
         return json.check_doc(None, err)
-    if command == "explain":
+    if command in ("explain", "trace", "profile"):
         from .render import analysis_json
 
+        if command == "trace":
+            return analysis_json.trace_doc(None, "float64", err)
+        if command == "profile":
+            return analysis_json.profile_doc(None, err)
         return analysis_json.explain_doc(None, None, None, err)
     return json.dot_doc(None, err)
 

@@ -83,7 +83,7 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
         max_steps: int = MAX_STEPS, max_elements: int = MAX_ELEMENTS,
         on_print: Callable[[str], None] | None = None, base_dir: str = ".",
         on_progress: Callable[[int], None] | None = None,
-        perturb: tuple[str, int, Any] | None = None) -> RunResult:
+        perturb: tuple[str, int, Any] | None = None, tracer: Any = None) -> RunResult:
     """Parse and execute a script.
 
     Raises ``ScriptSyntaxError`` (nothing ran) and ``UsageError`` (bad options); an error the
@@ -97,7 +97,8 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
     _check_overrides(program, overrides or {})
     interp = Interpreter(program, be, wrt=tuple(wrt), overrides=overrides, record=record,
                          max_steps=max_steps, on_print=on_print, base_dir=base_dir,
-                         on_progress=on_progress, perturb=perturb, max_elements=max_elements)
+                         on_progress=on_progress, perturb=perturb, max_elements=max_elements,
+                         tracer=tracer)
     return interp.run()
 
 

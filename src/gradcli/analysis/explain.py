@@ -13,15 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import AccumulateGrad, Node, RunContext, Tensor, use
+from ..engine import Node, RunContext, Tensor, use
 from ..engine.backend import quiet, to_host
-from ..views import output_record, record_names
+from ..views import output_record
+from .names import Names as _Names
 from .paths import Decomposition, EdgeRef, Walker, decompose
 
 DEFAULT_TOP = 10
-SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "pow_tensor": "**",
-           "mm": "@", "mv": "@", "dot": "@", "add_scalar": "+", "sub_scalar": "-",
-           "mul_scalar": "*", "div_scalar": "/"}
 
 
 @dataclass
@@ -129,84 +127,6 @@ def _edge_view(e: EdgeRef, jac: Any, walker: Walker, names: _Names) -> EdgeView:
     if jac is not None and jac.size == 1:
         local = jac.reshape(())
     return EdgeView(op, n.name, names.line(n), names.label(n), names.label(e.to), local, shape)
-
-
-# -- names of nodes -----------------------------------------------------------------------------
-class _Names:
-    """Script names, readable labels and lines of the backward graph's nodes."""
-
-    def __init__(self, result: Any) -> None:
-        self.result = result
-        self.records = result.records or []
-        self.names = record_names(result)
-        self.by_node: dict[int, int] = {}
-        self.by_leaf: dict[int, int] = {}
-        for i, r in enumerate(self.records):
-            if r.node is not None:
-                self.by_node.setdefault(id(r.node), i)
-            elif r.op is None:
-                self.by_leaf.setdefault(id(r.tensor), i)
-        self._labels: dict[int, str] = {}
-
-    def record(self, n: Node) -> int | None:
-        """The record id of the tensor state a node belongs to (None for an unrecorded node)."""
-        if isinstance(n, AccumulateGrad):
-            return self.by_leaf.get(id(n.variable))
-        return self.by_node.get(id(n))
-
-    def line(self, n: Node) -> int | None:
-        """The script line that created the node."""
-        rid = self.record(n)
-        span = self.records[rid].span if rid is not None else None
-        return span.line if span is not None else None
-
-    def ident(self, n: Node) -> str | int:
-        """The script name, else the record id (as ``graph`` numbers nodes), else grad_fn."""
-        rid = self.record(n)
-        if rid is None:
-            return n.name
-        return self.names.get(rid, rid)
-
-    def label(self, n: Node) -> str:
-        """A readable name: the script name, or the expression that made it (``w2*x3``)."""
-        rid = self.record(n)
-        if rid is None:
-            return f"<{n.name}>"
-        return self.rec_label(rid, 2)
-
-    def rec_label(self, rid: int, depth: int) -> str:
-        """The label of a record; unnamed ones as their op over their inputs' labels."""
-        name = self.names.get(rid)
-        if name is not None:
-            return name
-        if rid in self._labels:
-            return self._labels[rid]
-        r = self.records[rid]
-        if r.op is None or depth == 0:
-            return f"#{rid}"
-        args = [self.rec_label(i, depth - 1) if i is not None else _num(v)
-                for i, v in zip(r.inputs, r.numbers or (None,) * len(r.inputs))]
-        sym = SYMBOLS.get(r.op)
-        if r.op == "rsub" and len(args) == 2:
-            text = f"{args[1]} - {args[0]}"
-        elif sym is not None and len(args) == 2:
-            text = f"{args[0]}{sym}{args[1]}" if sym in "*/" else f"{args[0]} {sym} {args[1]}"
-        elif r.op == "neg" and args:
-            text = f"-{args[0]}"
-        else:
-            text = f"{r.op}({', '.join(args)})"
-        self._labels[rid] = text = f"({text})" if " " in text else text
-        return text
-
-    def rec_line(self, rid: int) -> int | None:
-        span = self.records[rid].span
-        return span.line if span is not None else None
-
-
-def _num(v: Any) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return "?" if v is None else str(v)
 
 
 # -- why a gradient is zero ---------------------------------------------------------------------

@@ -133,6 +133,14 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     target_set = set(targets) if targets is not None else None
     nxt = None  # a ready node that would be popped next anyway: it skips the heap
     ctx = current()
+    tracer = ctx.tracer
+    if tracer is not None:
+        tracer.backward_begin(roots, retain_graph, create_graph, targets)
+        try:
+            return _traced(roots, grads, retain_graph, create_graph, targets, needed, deps,
+                           buffers, adds, heap, captured, ctx, tracer)
+        finally:
+            tracer.backward_end()
     with GradMode(create_graph):
         while heap or nxt is not None:
             if nxt is not None:
@@ -179,6 +187,61 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     if targets is None:
         return []
     return [captured.get(t) for t in targets]
+
+
+def _traced(roots: list, grads: list, retain_graph: bool, create_graph: bool,
+            targets: list | None, needed: set | None, deps: dict, buffers: dict, adds: dict,
+            heap: list, captured: dict, ctx: Any, tracer: Any) -> list:
+    """``_run``'s loop, telling ``tracer`` each edge, free and accumulation (same order)."""
+    target_set = set(targets) if targets is not None else None
+    with GradMode(create_graph):
+        while heap:
+            n = heapq.heappop(heap)[2]
+            g = buffers.pop(n)
+            if target_set is not None and n in target_set:
+                captured[n] = (g, adds.get(n, 0))
+            if n.retained is not None:
+                before = _grad_array(n.retained)
+                _accumulate(n.retained, g, create_graph)
+                tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
+            if n.__class__ is AccumulateGrad:
+                if targets is None:
+                    before = _grad_array(n.variable)
+                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
+                    tracer.accumulate(n.variable, before, _grad_array(n.variable), False)
+                continue
+            if needed is not None:
+                mask = [m is not None and m in needed for m in n.next_functions]
+                if True not in mask:
+                    continue
+            else:
+                mask = n.mask
+            grads_in = _apply(ctx, n, g, mask, create_graph)
+            if not retain_graph and not n.freed:
+                n.free()
+                if n.freed:
+                    tracer.free(n)
+            for i, (m, gi, use) in enumerate(zip(n.next_functions, grads_in, mask)):
+                if not use:
+                    continue
+                tracer.edge(n, i, m, gi)
+                if m in buffers:
+                    buffers[m] = buffers[m] + gi
+                    adds[m] = adds.get(m, 0) + 1
+                else:
+                    buffers[m] = gi
+                deps[m] -= 1
+                if deps[m] == 0:
+                    heapq.heappush(heap, (m.prio, m.seq, m))
+    if targets is None:
+        return []
+    return [captured.get(t) for t in targets]
+
+
+def _grad_array(t: Tensor) -> Any:
+    """A copy of ``t.grad``'s values (accumulation later writes into the array in place)."""
+    g = t._grad
+    return None if g is None else t.backend.xp.asarray(g.data, copy=True)
 
 
 def _apply(ctx: Any, n: Node, g: Any, mask: Sequence[bool], create_graph: bool) -> list:

@@ -51,6 +51,11 @@ class RunContext:
     warnings: list[tuple[str, str]] | None = None
     warned_once: set[str] = field(default_factory=set)
     seq: Iterator[int] = field(default_factory=itertools.count)
+    # Where each version counter was last bumped by an in-place op: id(counter) -> (counter,
+    # the statement's span), so a version error can name the in-place line.
+    inplace_at: dict[int, tuple[list, Any]] = field(default_factory=dict)
+    # An EventSink told what the engine does (``trace``, ``profile``); None costs nothing.
+    tracer: EventSink | None = None
 
     def warn(self, message: str, category: str = "UserWarning") -> None:
         """Raise a warning the way PyTorch does (collected by the run that is going on)."""
@@ -65,6 +70,40 @@ class RunContext:
         if message not in self.warned_once:
             self.warned_once.add(message)
             self.warn(message)
+
+
+class EventSink:
+    """What the engine reports to ``RunContext.tracer`` (every method is optional: a no-op here).
+
+    Ops reach the tracer through ``RunContext.recorder`` (the graph records); the rest is
+    called by ``record.py`` and ``autograd.py`` only while a tracer is set.  A hook runner (a
+    tensor's ``register_hook``) calls ``hook(tensor, grad, result)`` after each hook it runs.
+    """
+
+    def recorded(self, seconds: float) -> None:
+        """Time spent creating one graph node and saving its tensors."""
+
+    def version(self, tensor: Any) -> None:
+        """``tensor`` was updated in place; its version counter went up."""
+
+    def backward_begin(self, roots: list, retain_graph: bool, create_graph: bool,
+                       targets: list | None) -> None:
+        """A backward (or ``grad()``) starts from ``roots``."""
+
+    def backward_end(self) -> None:
+        """The backward started last has finished (or failed)."""
+
+    def edge(self, node: Any, index: int, to: Any, grad: Any) -> None:
+        """``node`` sent gradient ``grad`` along its input ``index`` to ``to``."""
+
+    def free(self, node: Any) -> None:
+        """The backward freed what ``node`` saved."""
+
+    def accumulate(self, tensor: Any, before: Any, after: Any, retained: bool) -> None:
+        """``tensor.grad`` went from ``before`` (None or an array) to ``after``."""
+
+    def hook(self, tensor: Any, grad: Any, result: Any) -> None:
+        """A hook registered on ``tensor`` ran on ``grad`` and returned ``result``."""
 
 
 _CURRENT: ContextVar[RunContext] = ContextVar("gradcli_run_context")

@@ -112,8 +112,13 @@ class Node:
             raise err
         value, tensor, counter, version, producer, is_output = self.saved[name]
         if counter is not None and counter[0] != version:
-            raise ScriptError(_version_message(value, counter[0], version,
+            err = ScriptError(_version_message(value, counter[0], version,
                                                self if is_output else producer, self.backend))
+            # the root cause, for the hint: which node saved it, which statement bumped it
+            err.saved_by = self.name  # type: ignore[attr-defined]
+            bump = current().inplace_at.get(id(counter))
+            err.bumped_by = bump[1] if bump is not None else None  # type: ignore[attr-defined]
+            raise err
         if not tensor_mode:
             return value
         if is_output:

@@ -8,6 +8,7 @@ tensor in place, bumping its version, and rewrites a base's history through a vi
 
 from __future__ import annotations
 
+from time import perf_counter
 from typing import Any
 
 from ..errors import ScriptError
@@ -61,6 +62,9 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
         data = backend.astype(data, out_dt)
     out = Tensor(data, backend)
     if any_needs and out_dt.is_floating_point:
+        tracer = ctx.tracer
+        if tracer is not None:
+            started = perf_counter()
         key = tuple(needs)
         saves = op.saves.get(key)
         if saves is None:
@@ -82,6 +86,8 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             node.dtypes = in_dts
         out.grad_fn = node
         out.requires_grad = True
+        if tracer is not None:
+            tracer.recorded(perf_counter() - started)
     if record and recorder is not None:
         recorder(out, op, args, False)
     return out
@@ -221,8 +227,15 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
         ctx.recorder(target, op, (target, *args), True)
     target.data[...] = result.data
     target._vc[0] += 1
+    _bumped(ctx, target)
     return target
 
+
+def _bumped(ctx: Any, target: Tensor) -> None:
+    """Remember the statement that bumped the version (for error hints); tell a tracer."""
+    ctx.inplace_at[id(target._vc)] = (target._vc, ctx.free_tag)
+    if ctx.tracer is not None:
+        ctx.tracer.version(target)
 
 
 def _inplace_result(op: Any, target: Tensor, args: tuple, params: dict) -> Tensor:
@@ -268,4 +281,5 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
         recorder(base, O.COPY_SLICES, (base, target), True)
     target.data[...] = result.data
     target._vc[0] += 1
+    _bumped(current(), target)
     return target

@@ -32,4 +32,28 @@ def explain_doc(ex: Any, of: str | None, wrt: str | None, err: Any) -> dict[str,
             "ranking": ranking, "error": error_obj(err)}
 
 
-__all__ = ["explain_doc"]
+
+
+
+def _field(v: Any, dtype: str) -> Any:
+    if hasattr(v, "shape") and hasattr(v, "dtype"):
+        return data(v, dtype)
+    if isinstance(v, dict):
+        return {k: _field(x, dtype) for k, x in v.items()}
+    if isinstance(v, float):
+        return number(v)
+    return v
+
+
+def trace_doc(tr: Any, dtype: str, err: Any) -> dict[str, Any]:
+    """``{"gradcli", "events": [{"seq", "phase", "kind", "line", "node", "grad_fn", "text",
+    …kind-specific fields}], "root_cause", "error"}``."""
+    events = []
+    for e in (tr.events if tr is not None else ()):
+        doc = {"seq": e.seq, "phase": e.phase, "kind": e.kind, "line": e.line, "node": e.node,
+               "grad_fn": e.grad_fn, "text": e.text}
+        for k, v in e.fields.items():
+            doc[k] = _field(v, dtype)
+        events.append(doc)
+    return {"gradcli": SCHEMA, "events": events,
+            "root_cause": tr.root_cause if tr is not None else None, "error": error_obj(err)}

@@ -110,3 +110,14 @@ def _edge(e: Any, ex: Any) -> str:
     src = ex.sources.get(e.line, "") if e.line is not None else ""
     return (f"{where:<8} {derivative(e.output, e.input)} = {local_text(e)}   "
             f"[{e.op}, {e.grad_fn}]" + (f"   {src}" if src else ""))
+
+
+def trace(tr: Any) -> str:
+    """One line per event: number, phase, kind, line, what happened."""
+    out = []
+    for e in tr.events:
+        where = f"line {e.line}" if e.line is not None else "-"
+        out.append(f"{e.seq:>4}  {e.phase:<8}  {e.kind:<10}  {where:<8}  {e.text}")
+    if tr.root_cause:
+        out.append(f"root cause: {tr.root_cause}")
+    return "\n".join(out) + "\n"

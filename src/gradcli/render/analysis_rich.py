@@ -55,3 +55,32 @@ def _edge(e: Any, ex: Any) -> Text:
                          (ap.derivative(e.output, e.input), "bold"), " = ",
                          (ap.local_text(e), "green"), "  ", (e.grad_fn, GRAD_FN),
                          (f"  {src}" if src else "", DIM))
+
+
+KIND_STYLE = {"op": "cyan", "save": "yellow", "free": "red", "backward": "bold magenta",
+              "edge": "magenta", "accumulate": "green", "hook": "blue", "version": "bold yellow",
+              "error": "bold red"}
+
+
+def trace(out: Console, tr: Any) -> None:
+    """A timeline table, one section per run of events from the same script line."""
+    from rich import box
+    from rich.table import Table
+
+    t = Table(box=box.SIMPLE_HEAVY, header_style="bold", pad_edge=False, show_edge=False)
+    t.add_column("#", justify="right", style=DIM, no_wrap=True)
+    t.add_column("phase", style=DIM, no_wrap=True)
+    t.add_column("kind", no_wrap=True)
+    t.add_column("event", overflow="fold")
+    last = object()
+    for e in tr.events:
+        if e.line != last:
+            last = e.line
+            src = tr.sources.get(e.line, "") if e.line is not None else ""
+            head = Text.assemble((f"line {e.line}" if e.line is not None else "-", "bold cyan"),
+                                 (f"  {src}" if src else "", "bold"))
+            t.add_row("", "", "", head, end_section=False)
+        t.add_row(str(e.seq), e.phase, Text(e.kind, KIND_STYLE.get(e.kind, "")), e.text)
+    out.print(t)
+    if tr.root_cause:
+        out.print(Text.assemble(("root cause: ", "bold red"), tr.root_cause))

@@ -22,6 +22,13 @@ def hint_for(err: GradcliError, source: str) -> str | None:
         return (f"pass retain_graph=True to the call on line {freed_by.line} to keep the "
                 "saved tensors")
     if msg.startswith("one of the variables needed for gradient computation"):
+        bumped = getattr(err, "bumped_by", None)
+        saved_by = getattr(err, "saved_by", None)
+        if bumped is not None and saved_by:
+            text = _statement(source, bumped)
+            return (f"{saved_by} saved this tensor for backward, and line {bumped.line} "
+                    f"({text}) changed it in place afterwards; write that update out of place "
+                    "or update a clone()")
         return ("a tensor saved for backward was changed in place afterwards; write the "
                 "update out of place (y = y + 1) or update a clone()")
     if msg.startswith("a leaf Variable that requires grad"):
@@ -32,6 +39,16 @@ def hint_for(err: GradcliError, source: str) -> str | None:
         return ("nothing it depends on requires grad: use param(...), requires_grad=True, "
                 "or --wrt NAME")
     return None
+
+
+def _statement(source: str, span: Any) -> str:
+    """The text of a statement, on one line."""
+    lines = source.splitlines()
+    if not 0 < span.line <= len(lines):
+        return "?"
+    line = lines[span.line - 1]
+    end = span.end_column - 1 if span.end_line == span.line else None
+    return line[span.column - 1:end].strip()
 
 
 def did_you_mean(name: str, candidates: Any) -> str | None:

@@ -103,7 +103,7 @@ class Interpreter:
                  max_steps: int = MAX_STEPS, on_print: Callable[[str], None] | None = None,
                  on_progress: Callable[[int], None] | None = None, base_dir: str = ".",
                  perturb: tuple[str, int, Any] | None = None,
-                 max_elements: int = MAX_ELEMENTS) -> None:
+                 max_elements: int = MAX_ELEMENTS, tracer: Any = None) -> None:
         self.program = program
         self.backend = backend
         self.wrt = frozenset(wrt)
@@ -124,6 +124,9 @@ class Interpreter:
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
                               integer_tensors=False,
                               recorder=self.recorder.record if self.recorder else None)
+        if tracer is not None:  # trace and profile: the engine's events (engine.context)
+            self.ctx.tracer = tracer
+            tracer.attach(self)
 
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
