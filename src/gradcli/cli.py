@@ -231,6 +231,18 @@ def trace(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
     _execute("trace", Options(**locals()))
 
 
+@app.command(short_help="Time, graph nodes and saved bytes per script line.",
+             epilog="\b\nExample:\n  gradcli profile samples/growing_graph.grad")
+def profile(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
+            backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
+            seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
+            max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+            debug: Debug = False) -> None:
+    """Per script line: wall time, graph nodes created, saved bytes still held at the end,
+    backward time; and the share of the run spent recording the graph."""
+    _execute("profile", Options(**locals()))
+
+
 def _execute(command: str, opts: Options) -> None:
     """Run one command through the session and leave with its exit code."""
     from .commands import Session

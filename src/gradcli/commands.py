@@ -302,6 +302,22 @@ class Session:
             self.emit_analysis("trace", tr)
         return self.finish(err)
 
+    def cmd_profile(self) -> int:
+        """Cost per script line (SPEC §8)."""
+        from .analysis.profile import Profiler
+
+        profiler = Profiler()
+        result = self.execute(tracer=profiler)
+        prof = profiler.finish(result)
+        err = result.error or self.names(result, need_output=False)[1]
+        if self.fmt == "json":
+            from .render import analysis_json
+
+            self.doc(analysis_json.profile_doc(prof, err))
+        else:
+            self.emit_analysis("profile", prof)
+        return self.finish(err)
+
     # -- output -----------------------------------------------------------------------------------
     def emit_analysis(self, kind: str, *args: Any) -> None:
         """Render an analysis (explain, trace, profile) in the plain or the rich form."""

@@ -57,3 +57,20 @@ def trace_doc(tr: Any, dtype: str, err: Any) -> dict[str, Any]:
         events.append(doc)
     return {"gradcli": SCHEMA, "events": events,
             "root_cause": tr.root_cause if tr is not None else None, "error": error_obj(err)}
+
+
+def profile_doc(prof: Any, err: Any) -> dict[str, Any]:
+    """``{"gradcli", "lines": [{"line", "source", "hits", "seconds", "backward_seconds",
+    "record_seconds", "nodes", "saved_bytes"}], "total_seconds", "record_seconds",
+    "record_share", "backward_seconds", "nodes", "saved_bytes", "error"}``."""
+    if prof is None:
+        return {"gradcli": SCHEMA, "lines": [], "total_seconds": None, "record_seconds": None,
+                "record_share": None, "backward_seconds": None, "nodes": 0, "saved_bytes": 0,
+                "error": error_obj(err)}
+    lines = [{"line": c.line, "source": c.source, "hits": c.hits, "seconds": c.seconds,
+              "backward_seconds": c.backward_seconds, "record_seconds": c.record_seconds,
+              "nodes": c.nodes, "saved_bytes": c.saved_bytes} for c in prof.lines]
+    return {"gradcli": SCHEMA, "lines": lines, "total_seconds": prof.total_seconds,
+            "record_seconds": prof.record_seconds, "record_share": prof.record_share,
+            "backward_seconds": prof.backward_seconds, "nodes": prof.nodes,
+            "saved_bytes": prof.saved_bytes, "error": error_obj(err)}

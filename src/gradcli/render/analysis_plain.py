@@ -121,3 +121,41 @@ def trace(tr: Any) -> str:
     if tr.root_cause:
         out.append(f"root cause: {tr.root_cause}")
     return "\n".join(out) + "\n"
+
+
+def size(n: int) -> str:
+    """Bytes in B, KiB, MiB."""
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / 1024 / 1024:.1f} MiB"
+
+
+def ms(seconds: float) -> str:
+    """Milliseconds with three decimals."""
+    return f"{seconds * 1000:.3f}"
+
+
+def profile_summary(prof: Any) -> str:
+    """The totals line."""
+    return (f"total {ms(prof.total_seconds)} ms; recording the graph {ms(prof.record_seconds)} "
+            f"ms ({prof.record_share:.1%}); backward {ms(prof.backward_seconds)} ms; "
+            f"{prof.nodes:,} graph nodes created; {size(prof.saved_bytes)} of saved tensors "
+            "still held")
+
+
+def profile(prof: Any) -> str:
+    """One row per script line that ran."""
+    rows = [("line", "hits", "time ms", "backward ms", "record ms", "nodes", "saved held",
+             "source")]
+    for c in prof.lines:
+        rows.append((str(c.line), f"{c.hits:,}", ms(c.seconds),
+                     ms(c.backward_seconds) if c.backward_seconds else "-",
+                     ms(c.record_seconds) if c.record_seconds else "-",
+                     f"{c.nodes:,}" if c.nodes else "-",
+                     size(c.saved_bytes) if c.saved_bytes else "-", c.source))
+    widths = [max(len(r[i]) for r in rows) for i in range(7)]
+    out = ["  ".join(r[i].rjust(widths[i]) for i in range(7)) + "  " + r[7] for r in rows]
+    out.append(profile_summary(prof))
+    return "\n".join(out) + "\n"

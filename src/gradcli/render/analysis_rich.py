@@ -84,3 +84,31 @@ def trace(out: Console, tr: Any) -> None:
     out.print(t)
     if tr.root_cause:
         out.print(Text.assemble(("root cause: ", "bold red"), tr.root_cause))
+
+
+def profile(out: Console, prof: Any) -> None:
+    """A table per line with a bar of its share of the run's time."""
+    from rich import box
+    from rich.table import Table
+
+    t = Table(box=box.SIMPLE_HEAVY, header_style="bold", pad_edge=False)
+    for name, kw in (("line", {"justify": "right", "style": "cyan"}),
+                     ("hits", {"justify": "right"}), ("time ms", {"justify": "right"}),
+                     ("share", {}), ("backward ms", {"justify": "right"}),
+                     ("nodes", {"justify": "right"}), ("saved held", {"justify": "right"}),
+                     ("source", {"overflow": "ellipsis", "style": DIM})):
+        t.add_column(name, no_wrap=True, **kw)
+    total = prof.total_seconds or 1.0
+    for c in prof.lines:
+        share = c.seconds / total
+        bar = Text("█" * round(share * BAR) + "▏" * (0 < share * BAR < 0.5), "green")
+        bar.append(f" {share:.0%}", DIM)
+        t.add_row(str(c.line), f"{c.hits:,}", ap.ms(c.seconds), bar,
+                  ap.ms(c.backward_seconds) if c.backward_seconds else Text("-", DIM),
+                  f"{c.nodes:,}" if c.nodes else Text("-", DIM),
+                  ap.size(c.saved_bytes) if c.saved_bytes else Text("-", DIM), c.source)
+    out.print(t)
+    out.print(Text(ap.profile_summary(prof), DIM))
+
+
+BAR = 10
