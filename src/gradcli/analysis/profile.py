@@ -1,5 +1,6 @@
 """``profile``: per script line, wall time, graph nodes created, saved bytes still held at the
-end, backward time; and the share of the run spent recording the graph.
+end (by the graphs the final bindings reach), backward time; and the share of the run spent
+recording the graph.
 
 The profiler is an ``EventSink`` (``RunContext.tracer``) that also wraps the interpreter's
 ``exec_stmt`` (an instance attribute, so runs without a profiler pay nothing).  Times are
@@ -113,9 +114,10 @@ class Profiler(EventSink):
         total = perf_counter() - self.started
         held: dict[int, int] = defaultdict(int)
         seen: set[int] = set()
+        alive = _reachable(result.bindings.values())
         for ref, line in self.live:
             node = ref()
-            if node is None or node.freed or id(node) in seen:
+            if node is None or node.freed or id(node) in seen or id(node) not in alive:
                 continue
             seen.add(id(node))
             # a saved Python number is a wrapped 0-d tensor in PyTorch: 8 bytes
@@ -133,6 +135,28 @@ class Profiler(EventSink):
         prof.nodes = sum(self.nodes.values())
         prof.saved_bytes = sum(held.values())
         return prof
+
+
+def _reachable(values: Any) -> set[int]:
+    """Nodes reachable from the final bindings' grad_fns: the graphs PyTorch keeps alive.
+
+    NOTE: gradcli's run result also keeps every earlier binding (for naming), which would keep
+    old graphs alive; the profile counts what the same program keeps in PyTorch.
+    """
+    stack = []
+    for v in values:
+        for t in (v if isinstance(v, list) else [v]):
+            fn = getattr(t, "grad_fn", None)
+            if fn is not None and hasattr(fn, "next_functions"):
+                stack.append(fn)
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.extend(m for m in n.next_functions if m is not None)
+    return seen
 
 
 def _line() -> int:

@@ -94,10 +94,11 @@ def profile(out: Console, prof: Any) -> None:
     t = Table(box=box.SIMPLE_HEAVY, header_style="bold", pad_edge=False)
     for name, kw in (("line", {"justify": "right", "style": "cyan"}),
                      ("hits", {"justify": "right"}), ("time ms", {"justify": "right"}),
-                     ("share", {}), ("backward ms", {"justify": "right"}),
+                     ("share", {}), ("backward", {"justify": "right"}),
                      ("nodes", {"justify": "right"}), ("saved held", {"justify": "right"}),
-                     ("source", {"overflow": "ellipsis", "style": DIM})):
-        t.add_column(name, no_wrap=True, **kw)
+                     ("source", {"overflow": "ellipsis", "style": DIM, "max_width": 36})):
+        width = BAR + 5 if name == "share" else 8 if name == "source" else len(name)
+        t.add_column(name, no_wrap=True, min_width=width, **kw)
     total = prof.total_seconds or 1.0
     for c in prof.lines:
         share = c.seconds / total

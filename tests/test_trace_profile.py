@@ -1,0 +1,139 @@
+"""``trace`` (events in order, root causes), ``profile`` (cost per line) and the root causes
+in ordinary diagnostics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gradcli import cli, pipeline
+from gradcli.analysis.profile import Profiler
+from gradcli.analysis.trace import Tracer
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+RETAIN = str(ROOT / "samples" / "retain_graph.grad")
+VERSION = """w = param([1.0, 2.0])
+y = w * 3
+z = y * y
+y -= 10
+z.sum().backward()
+"""
+
+
+def _trace(src: str, wrt: tuple = ()) -> tuple:
+    tracer = Tracer()
+    result = pipeline.run(src, wrt=wrt, record=True, tracer=tracer)
+    return tracer.finish(result), result
+
+
+def test_trace_lists_ops_saves_backward_edges_frees_and_accumulation_in_order():
+    tr, _ = _trace((ROOT / "samples" / "exercise.grad").read_text())
+    kinds = [e.kind for e in tr.events]
+    assert kinds[:2] == ["op", "save"]
+    assert kinds.index("backward") < kinds.index("edge") < kinds.index("accumulate")
+    acc = {e.node: e for e in tr.events if e.kind == "accumulate"}
+    assert float(acc["x"].fields["after"]) == -12.0 and acc["x"].fields["before"] is None
+    assert acc["p"].fields["retained"] and float(acc["p"].fields["after"]) == 3.0
+    frees = [e for e in tr.events if e.kind == "free"]
+    assert {e.grad_fn for e in frees} == {"MulBackward0", "PowBackward0"}
+    assert all(e.phase == "backward" for e in tr.events if e.kind in ("edge", "free"))
+    assert [e.seq for e in tr.events] == list(range(len(tr.events)))
+
+
+def test_accumulate_shows_grad_before_and_after():
+    src = "w = param(2.0)\nfor i in range(2):\n    L = w * 3\n    L.backward()\n"
+    tr, _ = _trace(src)
+    acc = [e for e in tr.events if e.kind == "accumulate"]
+    assert [(None if a.fields["before"] is None else float(a.fields["before"]),
+             float(a.fields["after"])) for a in acc] == [(None, 3.0), (3.0, 6.0)]
+
+
+def test_retain_error_names_the_backward_that_freed():
+    tr, result = _trace((ROOT / "samples" / "retain_graph.grad").read_text())
+    err = tr.events[-1]
+    assert err.kind == "error" and err.line == 11
+    assert tr.root_cause.startswith("the backward on line 9 (d.backward()) freed")
+    assert "line 9" in result.error.hint
+
+
+def test_version_error_names_the_inplace_line_and_the_saving_op():
+    tr, result = _trace(VERSION)
+    bumps = [e for e in tr.events if e.kind == "version"]
+    assert len(bumps) == 1 and bumps[0].line == 4 and bumps[0].fields["version"] == 1
+    assert "line 4 (y -= 10)" in tr.root_cause and "MulBackward0" in tr.root_cause
+    assert result.error.hint.startswith("MulBackward0 saved this tensor for backward, and "
+                                        "line 4 (y -= 10) changed it in place")
+
+
+def test_trace_json_document():
+    r = runner.invoke(cli.app, ["trace", RETAIN, "--format", "json"])
+    assert r.exit_code == 1
+    doc = json.loads(r.stdout)
+    assert list(doc) == ["gradcli", "events", "root_cause", "error"]
+    first = doc["events"][0]
+    assert first == {"seq": 0, "phase": "forward", "kind": "op", "line": 5, "node": "b",
+                     "grad_fn": "PowBackward0", "text": "pow: b = a**2  -> PowBackward0",
+                     "op": "pow", "id": 1, "inputs": [0], "inplace": False}
+    kinds = {e["kind"] for e in doc["events"]}
+    assert kinds == {"op", "save", "backward", "edge", "free", "accumulate", "error"}
+    edge = next(e for e in doc["events"] if e["kind"] == "edge")
+    assert edge["grad"] == [[0.25, 0.25, 0.25, 0.25]] and edge["to"] == "c"
+    assert doc["error"]["hint"].startswith("call d.backward(retain_graph=True) on line 9")
+
+
+def test_trace_plain_and_rich():
+    r = runner.invoke(cli.app, ["trace", RETAIN, "--format", "plain"])
+    assert "   6  backward  backward    line 9    backward() from d (retain_graph=False)" \
+        in r.stdout
+    assert "root cause: the backward on line 9" in r.stdout
+    r = runner.invoke(cli.app, ["trace", RETAIN, "--format", "rich"])
+    assert "line 9  d.backward()" in r.stdout
+
+
+def test_trace_off_records_nothing():
+    """Without a tracer the engine keeps no event list (RunContext.tracer stays None)."""
+    result = pipeline.run("w = param(2.0)\nL = w * w\nL.backward()\n")
+    assert result.error is None
+
+
+# -- profile -------------------------------------------------------------------------------------
+def test_profile_counts_nodes_and_saved_bytes_per_line():
+    prof_ = Profiler()
+    src = (ROOT / "samples" / "growing_graph.grad").read_text()
+    result = pipeline.run(src, tracer=prof_)
+    prof = prof_.finish(result)
+    by_line = {c.line: c for c in prof.lines}
+    assert by_line[9].nodes == 10 and by_line[9].hits == 5  # r = A @ u - b: mv and sub, 5 times
+    assert by_line[10].nodes == 10
+    # only the last iteration's graph is still alive: mv saved A (32 B) and u (16 B), pow r
+    assert by_line[9].saved_bytes == 48 and by_line[10].saved_bytes == 16
+    assert by_line[14].backward_seconds > 0 and by_line[9].backward_seconds == 0
+    assert prof.nodes == 20 and 0 < prof.record_share < 1
+    assert prof.total_seconds >= sum(c.seconds for c in prof.lines) * 0.99
+
+
+def test_profile_after_backward_without_retain_holds_nothing():
+    prof_ = Profiler()
+    result = pipeline.run("w = param([1.0, 2.0])\ny = w * w\nL = y.sum()\nL.backward()\n",
+                          tracer=prof_)
+    prof = prof_.finish(result)
+    assert prof.saved_bytes == 0 and {c.line: c.nodes for c in prof.lines}[2] == 1
+
+
+@pytest.mark.parametrize("fmt", ["plain", "json", "rich"])
+def test_profile_command(fmt):
+    r = runner.invoke(cli.app, ["profile", str(ROOT / "samples" / "growing_graph.grad"),
+                                "--format", fmt])
+    assert r.exit_code == 0, r.output
+    if fmt == "json":
+        doc = json.loads(r.stdout)
+        assert [c["line"] for c in doc["lines"]][:3] == [4, 5, 6]
+        assert doc["nodes"] == 20 and 0 < doc["record_share"] < 1
+    elif fmt == "plain":
+        assert "20 graph nodes created" in r.stdout
+    else:
+        assert "█" in r.stdout or "▏" in r.stdout
