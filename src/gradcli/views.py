@@ -182,7 +182,7 @@ def record_names(result: Any) -> dict[int, str]:
     best: dict[int, tuple] = {}
     order = 0
     for name, values in result.history.items():
-        seen: list[int] = []
+        seen: set[int] = set()  # a set: a name rebound in a loop has thousands of states
         pending: list[tuple[str, Tensor]] = []
         for v in values:
             if isinstance(v, Tensor):
@@ -194,7 +194,7 @@ def record_names(result: Any) -> dict[int, str]:
         for label, t in pending:
             for rid in states.get(id(t), ()):
                 if rid not in seen:
-                    seen.append(rid)
+                    seen.add(rid)
                     per_label.setdefault(label, []).append(rid)
         for label, rids in per_label.items():
             for k, rid in enumerate(rids):

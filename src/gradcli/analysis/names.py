@@ -28,6 +28,7 @@ class Names:
             elif r.op is None:
                 self.by_leaf.setdefault(id(r.tensor), i)
         self._labels: dict[int, str] = {}
+        self._node_labels: dict[int, str] = {}
         self.latest: dict[int, int] = {}
         for i, r in enumerate(self.records):
             self.latest[id(r.tensor)] = i
@@ -53,10 +54,12 @@ class Names:
 
     def label(self, n: Node) -> str:
         """A readable name: the script name, or the expression that made it (``w2*x3``)."""
-        rid = self.record(n)
-        if rid is None:
-            return f"<{n.name}>"
-        return self.rec_label(rid, 2)
+        text = self._node_labels.get(id(n))
+        if text is None:
+            rid = self.record(n)
+            text = f"<{n.name}>" if rid is None else self.rec_label(rid, 2)
+            self._node_labels[id(n)] = text
+        return text
 
     def rec_label(self, rid: int, depth: int) -> str:
         """The label of a record; unnamed ones as their op over their inputs' labels."""
