@@ -13,10 +13,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if importlib.util.find_spec("gradcli") is None:  # a plain checkout: use its sources
     sys.path.insert(0, str(ROOT / "src"))
 
-from gradcli import pipeline  # noqa: E402
-from gradcli.analysis.explain import explain  # noqa: E402
-from gradcli.analysis.profile import Profiler  # noqa: E402
-from gradcli.analysis.trace import Tracer  # noqa: E402
+from gradcli import pipeline
+from gradcli.analysis.explain import explain
+from gradcli.analysis.profile import Profiler
+from gradcli.analysis.trace import Tracer
 
 # 10,000 graph nodes: 5,000 levels of a = x * 0.5; x = a + x (2**5000 paths from L to w)
 DIAMOND = "w = param(1.0)\nx = w\nfor i in range(5000):\n    a = x * 0.5\n    x = a + x\nL = x\n"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from .json import SCHEMA, data, number
 from .json import error as error_obj
 
