@@ -322,12 +322,23 @@ def test_explain_usage_errors(args, code, text):
     assert r.exit_code == code and text in r.output
 
 
-def test_explain_after_the_script_freed_the_graph():
+def test_explain_after_the_scripts_own_backward():
+    """The script's backward() freed the graph; explain still reads what it saved."""
     r = runner.invoke(cli.app, ["explain", str(ROOT / "samples" / "detach.grad"), "--wrt", "x",
                                 "--format", "json"])
     doc = json.loads(r.stdout)
-    assert r.exit_code == 1 and doc["error"]["message"].startswith("Trying to backward")
-    assert "line 7" in doc["error"]["hint"]
+    assert r.exit_code == 0, r.output
+    assert doc["grad"] == [3.0] * 10 and doc["paths_total"] == 1
+    assert [e["grad_fn"] for e in doc["paths"][0]["edges"]] == ["SumBackward0", "AddBackward0",
+                                                                "PowBackward0"]
+
+
+def test_the_scripts_second_backward_still_fails_under_explain():
+    r = runner.invoke(cli.app, ["explain", str(ROOT / "samples" / "retain_graph.grad"), "--wrt",
+                                "a", "--of", "d", "--format", "json"])
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 1 and doc["error"]["line"] == 11
+    assert doc["error"]["hint"].startswith("call d.backward(retain_graph=True) on line 9")
 
 
 def test_every_path_is_counted_exactly():

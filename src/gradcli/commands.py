@@ -261,7 +261,7 @@ class Session:
 
     def cmd_explain(self) -> int:
         """dL/dW as a sum over chain-rule paths (SPEC §8)."""
-        from .analysis.explain import explain
+        from .analysis.explain import Keeper, explain
 
         o = self.opts
         self.require_wrt()
@@ -269,13 +269,14 @@ class Session:
             raise UsageError("explain takes one --wrt NAME", hint="run it once per name")
         if o.top < 0:
             raise UsageError(f"--top must be at least 0, got {o.top}")
-        result = self.execute(record=True)
+        keeper = Keeper()
+        result = self.execute(record=True, tracer=keeper)
         of, err = self.names(result, need_output=True)
         err = result.error or err
         ex = None
         if err is None:
             try:
-                ex = explain(result, of, self.wrt[0], o.top)
+                ex = explain(result, of, self.wrt[0], o.top, keeper.kept)
             except GradcliError as exc:
                 err = _explain_freed(exc)
         if self.fmt == "json":

@@ -7,7 +7,9 @@ leaves behind).  Everything returned is host-side (NumPy arrays, strings), for t
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,8 +66,46 @@ class Explanation:
     sources: dict[int, str] = field(default_factory=dict)  # script text of the lines named
 
 
-def explain(result: Any, of: str, wrt: str, top: int = DEFAULT_TOP) -> Explanation:
-    """Decompose d(of)/d(wrt) of a recorded run (``record=True``) over its paths."""
+class Keeper:
+    """Pass to ``pipeline.run(tracer=...)``: keeps what the script's own backward frees.
+
+    The script still sees those nodes freed (a second backward fails as in PyTorch); explain
+    puts the values back while it differentiates, so it works after ``L.backward()``.
+    """
+
+    def __init__(self) -> None:
+        self.kept: dict = {}
+
+    def attach(self, interp: Any) -> None:
+        """Called by the interpreter: keep freed tensors in this run (no events wanted)."""
+        interp.ctx.kept = self.kept
+        interp.ctx.tracer = None
+
+
+@contextlib.contextmanager
+def _restored(kept: dict | None) -> Iterator[None]:
+    """The freed nodes as they were before the script's backward freed them."""
+    state = [(n, n.freed, n.saved) for n in (kept or {})]
+    for n, _, _ in state:
+        n.freed, n.saved = False, kept[n]
+    try:
+        yield
+    finally:
+        for n, freed, saved in state:
+            n.freed, n.saved = freed, saved
+
+
+def explain(result: Any, of: str, wrt: str, top: int = DEFAULT_TOP,
+            kept: dict | None = None) -> Explanation:
+    """Decompose d(of)/d(wrt) of a recorded run (``record=True``) over its paths.
+
+    ``kept``: a ``Keeper``'s values, so a run whose script called backward() is explained too.
+    """
+    with _restored(kept):
+        return _explain(result, of, wrt, top)
+
+
+def _explain(result: Any, of: str, wrt: str, top: int) -> Explanation:
     out, w = result.bindings[of], result.bindings[wrt]
     grad = result.grad(of, [wrt])[0]
     ex = Explanation(of, wrt, to_host(grad.data), result.backend.dtype_name, top=top)

@@ -168,8 +168,11 @@ class Node:
     def free(self) -> None:
         """Release every saved tensor; only names and shapes stay, for listings."""
         if self.saved and not self.freed:
+            ctx = current()
             self.freed = True
-            self.freed_by = current().free_tag
+            self.freed_by = ctx.free_tag
+            if ctx.kept is not None:
+                ctx.kept[self] = self.saved
             self.saved = {nm: getattr(v[0], "shape", ()) for nm, v in self.saved.items()}
 
 
