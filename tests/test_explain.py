@@ -15,6 +15,7 @@ from gradcli.analysis import paths as P
 from gradcli.analysis.explain import check_sum, explain
 from gradcli.engine import OPS, RunContext, Tensor, grad, use
 from gradcli.engine.backend import get_backend, to_host
+from gradcli.engine.dtypes import FLOAT64
 from gradcli.engine.graph import edge
 from gradcli.engine.record import apply
 from gradcli.errors import GradcliError
@@ -56,6 +57,11 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
                                           "step": 1}),
         "softmax": ((x,), {"dim": 1}), "log_softmax": ((x,), {"dim": 1}),
         "mse_loss": ((x, e), {"reduction": 1}),
+        "to_copy": ((x,), {"dtype": FLOAT64}), "unbind": ((x,), {"dim": 0, "index": 1}),
+        "index": ((x, np.array([[0, 4], [5, 0]])), {}),
+        "index_put_": ((x, np.array([0, 4]), e[0, 1:]), {}),
+        "copy_": ((e, x[1]), {}),
+        "index_backward": ((x, np.array([[0, 1, 2], [3, 4, 3]])), {"shape": (4, 3)}),
     }
     if name in special:
         return special[name]

@@ -234,12 +234,12 @@ def _cut_reason(result: Any, names: _Names, of: str, wrt: str) -> str:
     for i, r in enumerate(records):
         if r.tensor is w:
             dep[i] = True
-        elif r.op is None and id(r.tensor._version) in counters:
+        elif r.op is None and id(r.tensor._vc) in counters:
             dep[i] = via_detach[i] = True  # a detach() of a tensor that depends on W
         else:
             dep[i] = any(j is not None and dep[j] for j in r.inputs)
         if dep[i] and not via_detach[i]:
-            counters.setdefault(id(r.tensor._version), i)
+            counters.setdefault(id(r.tensor._vc), i)
     if not dep[lid]:
         return f"{wrt} is not on any path: {of} does not depend on {wrt}"
     cuts: list[str] = []
@@ -254,7 +254,7 @@ def _cut_reason(result: Any, names: _Names, of: str, wrt: str) -> str:
             cuts.append(f"{wrt} does not require grad")
             continue
         if via_detach[i]:
-            origin = names.rec_label(counters[id(r.tensor._version)], 2)
+            origin = names.rec_label(counters[id(r.tensor._vc)], 2)
             cuts.append(f"cut by detach() {where}: {origin}.detach() is a constant")
             continue
         if r.op is not None and r.node is None and not r.grad_enabled:

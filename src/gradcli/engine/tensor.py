@@ -39,8 +39,9 @@ class Tensor:
     """A float array with PyTorch's autograd attributes.
 
     ``_vc`` is the version counter, a one-element list shared by a tensor, its views and its
-    ``detach()``-es, as PyTorch's is; ``_version`` reads it.  ``_strides`` are PyTorch's strides in elements, or None for a
-    contiguous tensor; they decide whether ``reshape`` can be a view, as in PyTorch.
+    ``detach()``-es, as PyTorch's is; ``_version`` reads it.  ``_strides`` are PyTorch's
+    strides in elements, or None for a contiguous tensor; they decide whether ``reshape`` can
+    be a view, as in PyTorch.
     """
 
     __slots__ = (
