@@ -1,8 +1,9 @@
 """Array backends: NumPy, CuPy or any Array API namespace, chosen once per run.
 
 The engine and the op table speak only the Python Array API through ``Backend.xp``.  This is
-the engine's only module that chooses or imports an array library, and ``to_host`` is the one
-place where data leaves the device (printing and the renderers work on host NumPy arrays).
+the engine's only module that chooses an array library, and ``to_host`` is the one place where
+data leaves the device (printing and the renderers work on host NumPy arrays).  Random numbers
+are made on the host by ``generator.py`` and enter the run's namespace in ``Backend.random``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class Backend:
     dtype: Any
     dtype_name: str
     seed: int = 0
-    _rng: Any = field(default=None, repr=False)
+    _generator: Any = field(default=None, repr=False)  # made on first use (generator.py)
     formulas: Any = field(default=None, repr=False)  # the op table's formula namespace, cached
     _to_xp: dict = field(default_factory=dict, repr=False)
     _from_xp: dict = field(default_factory=dict, repr=False)
@@ -108,27 +109,32 @@ class Backend:
         """
         return numpy.asarray(array) if self.name == "numpy" else array
 
+    @property
+    def generator(self) -> Any:
+        """The run's default generator: PyTorch's CPU generator (``torch.default_generator``)."""
+        if self._generator is None:
+            from .generator import Generator  # imported on first use: startup stays light
+
+            self._generator = Generator(self.seed)
+        return self._generator
+
     def random(self, shape: tuple[int, ...], normal: bool, dtype: DType | None = None) -> Any:
-        """Uniform [0, 1) or standard normal samples from the backend's seeded generator."""
-        if self._rng is None:
-            self.reseed(self.seed)
-        native = self.dtype if dtype is None else self._to_xp[dtype]
-        if self.name == "cupy":
-            fn = self._rng.standard_normal if normal else self._rng.random
-            return fn(shape, dtype=native)
-        host = self._rng.standard_normal(shape) if normal else self._rng.random(shape)
-        return self.asarray(host, dtype)
+        """``torch.rand``/``torch.randn`` (of the default float dtype unless ``dtype``):
+        PyTorch's numbers for the seed.
+
+        The generator works on the host; other devices get a copy of its draws.
+        """
+        name = (self.default if dtype is None else dtype).name
+        gen = self.generator
+        return self.xp.asarray(gen.normal(shape, name) if normal else gen.uniform(shape, name))
 
     def reseed(self, seed: int) -> None:
         """Restart the generator (``seed(n)`` in a script, ``--seed`` on the command line)."""
-        seed %= 2 ** 64  # negative seeds wrap, as torch.manual_seed's; NumPy wants seed >= 0
-        self.seed = seed
-        if self.name == "cupy":
-            import cupy
+        from .generator import check_seed
 
-            self._rng = cupy.random.default_rng(seed)
-        else:
-            self._rng = numpy.random.default_rng(seed)
+        self.seed = check_seed(seed)  # negative seeds wrap, as torch.manual_seed's
+        if self._generator is not None:
+            self._generator.manual_seed(seed)
 
 
 def get_backend(name: str | None = None, dtype: str = "float64", seed: int = 0) -> Backend:
@@ -136,6 +142,8 @@ def get_backend(name: str | None = None, dtype: str = "float64", seed: int = 0) 
     name = name or os.environ.get("GRADCLI_BACKEND") or "numpy"
     if dtype not in DTYPES:
         raise UsageError(f"unknown dtype {dtype!r}; choose one of {', '.join(DTYPES)}")
+    if not -(2 ** 63) <= seed < 2 ** 64:  # torch.manual_seed's range
+        raise UsageError(f"--seed must be in [-2**63, 2**64), got {seed}")
     if name == "numpy":
         xp = _numpy_namespace()
     elif name == "cupy":
@@ -144,7 +152,7 @@ def get_backend(name: str | None = None, dtype: str = "float64", seed: int = 0) 
         import array_api_strict as xp
     else:
         raise UsageError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
-    return Backend(name, xp, getattr(xp, dtype), dtype, seed)
+    return Backend(name, xp, getattr(xp, dtype), dtype, seed % 2 ** 64)
 
 
 def _numpy_namespace() -> Any:

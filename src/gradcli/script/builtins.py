@@ -45,9 +45,7 @@ def seed(interp: Any, n: int) -> None:
     """Restart the run's random generator."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise ScriptError("seed() takes an integer", kind="TypeError")
-    if not -2 ** 63 <= n < 2 ** 64:  # torch.manual_seed's range
-        raise ScriptError("Overflow when unpacking long")
-    interp.backend.reseed(n)
+    interp.backend.reseed(n)  # torch.manual_seed's range and message
 
 
 @_needs_interpreter

@@ -1,0 +1,303 @@
+"""PyTorch's CPU distribution arithmetic, bit for bit, as vectorised NumPy (host side).
+
+``generator.Generator`` draws mt19937 words; this module turns them into numbers exactly as
+ATen's CPU kernels do (aten/src/ATen/core/TransformationHelper.h, DistributionsHelper.h,
+native/cpu/DistributionTemplates.h, native/cpu/avx_mathfun.h), including what the compiler
+did to them: PyTorch's x86 wheels are built by GCC with ``-ffp-contract=fast`` and FMA enabled
+for the AVX2/AVX512 kernels, so ``a * b + c`` in those kernels is one fused multiply-add.
+NumPy has no FMA, so ``fma32``/``fma64`` compute the correctly rounded result exactly.
+
+Like the backend, this module imports NumPy: random numbers are made on the host (a CuPy run
+transfers them in ``backend.Backend.random``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+import numpy
+
+f32, f64, u64 = numpy.float32, numpy.float64, numpy.uint64
+
+# ------------------------------------------------------------------------------ exact arithmetic
+
+
+def _round_f32(exact: Fraction) -> Any:
+    """``exact`` rounded to the nearest float32, ties to even (the rare slow path of fma32)."""
+    from fractions import Fraction  # imported here: the slow path of rare inputs
+
+    guess = f32(float(exact))  # may be one step off: Fraction -> double -> float rounds twice
+    if not numpy.isfinite(guess):
+        return guess
+    candidates = [numpy.nextafter(guess, f32(-numpy.inf)), guess,
+                  numpy.nextafter(guess, f32(numpy.inf))]
+
+    def key(c: Any) -> tuple[Fraction, int]:
+        return abs(Fraction(float(c)) - exact), int(numpy.array(c).view(numpy.uint32)) & 1
+
+    return min((c for c in candidates if numpy.isfinite(c)), key=key)
+
+
+def fma32(a: Any, b: Any, c: Any) -> Any:
+    """float32 ``a * b + c`` with one rounding, as the FMA instruction computes it.
+
+    The product of two float32 is exact in float64, so ``s = a*b + c`` in float64 has one
+    rounding; rounding ``s`` again to float32 is right unless ``s`` fell exactly on a float32
+    halfway point (or in float32's subnormal range): those few are redone exactly.
+    """
+    s = numpy.multiply(a, b, dtype=f64)
+    numpy.add(s, c, out=s, dtype=f64)
+    out = s.astype(f32)
+    # NOTE: a float64 whose low 29 bits are exactly 1 followed by zeros is a float32 midpoint.
+    mid = (s.view(u64) & u64(0x1FFFFFFF)) == u64(0x10000000)
+    if mid.any():
+        # a midpoint reached by rounding p + c in float64 must round toward the lost part,
+        # which is what nudging s one float64 step toward it before converting does
+        a_, b_, c_ = (numpy.broadcast_to(numpy.asarray(v, dtype=f64), s.shape)[mid]
+                      for v in (a, b, c))
+        p_, s_ = a_ * b_, s[mid]
+        bb = s_ - p_
+        err = (p_ - (s_ - bb)) + (c_ - bb)
+        nudged = numpy.nextafter(s_, numpy.where(err > 0, numpy.inf, -numpy.inf))
+        out[mid] = numpy.where(err == 0, s_, nudged).astype(f32)
+    tiny = (numpy.abs(out) < f32(2.0 ** -126)) & (s != 0)  # float32 subnormals: exactly
+    if tiny.any():
+        from fractions import Fraction  # imported here: the slow path of rare inputs
+
+        a_, b_, c_ = (numpy.broadcast_to(numpy.asarray(v, dtype=f32), s.shape) for v in (a, b, c))
+        for i in zip(*numpy.nonzero(tiny)):
+            exact = Fraction(float(a_[i])) * Fraction(float(b_[i])) + Fraction(float(c_[i]))
+            out[i] = _round_f32(exact)
+    return out
+
+
+def kernel_fma32(a: Any, b: Any, c: Any) -> Any:
+    """fma32 for the fused steps of log256 and sincos256: float64 then float32 suffices there.
+
+    NOTE: those kernels only ever see 2**24 inputs each (Box-Muller's uniforms are multiples
+    of 2**-24); tools/check_fill32.py runs them on every one and finds no step whose float64
+    sum lands on a float32 halfway point or below float32's normal range, so the two roundings
+    give the FMA's result and fma32's checks (a third of the kernels' time) are not needed.
+    """
+    s = numpy.multiply(a, b, dtype=f64)
+    numpy.add(s, c, out=s, dtype=f64)
+    return s.astype(f32)
+
+
+def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+    """s + e == a + b exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_prod(a: Any, b: Any) -> tuple[Any, Any]:
+    """p + e == a * b exactly (Dekker, with Veltkamp's split)."""
+    p = a * b
+    ca, cb = 134217729.0 * a, 134217729.0 * b  # 2**27 + 1
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def fma64(a: Any, b: Any, c: Any) -> Any:
+    """float64 ``a * b + c`` with one rounding (Boldo and Melquiond's emulation by round-to-odd)."""
+    a, b, c = numpy.broadcast_arrays(numpy.asarray(a, dtype=f64), numpy.asarray(b, dtype=f64),
+                                     numpy.asarray(c, dtype=f64))
+    with numpy.errstate(all="ignore"):
+        uh, ul = _two_prod(a, b)
+        th, tl = _two_sum(c, uh)
+        v, err = _two_sum(tl, ul)
+        # round v to odd: an inexact sum whose last bit is even moves one step toward the truth
+        even = (err != 0) & ((v.view(numpy.int64) & 1) == 0)
+        if even.any():
+            v = v.copy()
+            v[even] = numpy.nextafter(v[even], numpy.where(err[even] > 0, numpy.inf, -numpy.inf))
+        out = th + v
+        # products too large to split (|a*b| near 2**996) or non-finite inputs: plain arithmetic
+        bad = ~numpy.isfinite(out) | ~numpy.isfinite(ul)
+        if bad.any():
+            out[bad] = a[bad] * b[bad] + c[bad]
+    return out
+
+
+# ---------------------------------------------------------------------------- the C library's math
+# PyTorch's float64 kernels call the C library's log/log1p/sin/cos.  Python's math module calls
+# the same functions, so it is the reference; NumPy's own SIMD versions differ in the last bit
+# for some inputs (log and log1p on AVX512 machines), so each NumPy function is used only if it
+# agrees with the C library on a probe of the inputs the kernels give it.
+
+_PROBE_DOMAINS: dict[str, Callable[[Any], Any]] = {
+    "log": lambda u: 1.0 - u,  # Box-Muller's 1 - u, u in [0, 1)
+    "log1p": lambda u: -u,
+    "sin": lambda u: 2.0 * math.pi * u,
+    "cos": lambda u: 2.0 * math.pi * u,
+}
+
+
+@functools.cache
+def libm(name: str) -> Callable[[Any], Any]:
+    """The C library's ``name`` on a float64 array: NumPy's ufunc if it gives the same bits."""
+    scalar = getattr(math, name)
+    probe = _PROBE_DOMAINS[name](
+        numpy.random.Generator(numpy.random.PCG64(20_000)).integers(0, 2 ** 53, 20_000)
+        * 2.0 ** -53)
+    ufunc = getattr(numpy, name)
+    if numpy.array_equal(ufunc(probe), _mapped(scalar, probe)):
+        return ufunc
+    return functools.partial(_mapped, scalar)
+
+
+def _mapped(fn: Callable[[float], float], x: Any) -> Any:
+    """``fn`` element by element (C speed through map)."""
+    x = numpy.asarray(x, dtype=f64)
+    return numpy.fromiter(map(fn, x.ravel().tolist()), f64, x.size).reshape(x.shape)
+
+
+# --------------------------------------------------------------- uniform words -> numbers
+# transformation::uniform_real: (val & MASK) * 2**-digits, then x * (to - from) + from.  float32
+# uses one 32-bit word (24 bits), float64 one 64-bit word (53 bits) from random64().
+
+
+def unit_float32(words: Any) -> Any:
+    """[0, 1) float32 from 32-bit words (their low 24 bits)."""
+    return (words & u64(0xFFFFFF)).astype(f32) * f32(2.0 ** -24)
+
+
+def unit_float64(words64: Any) -> Any:
+    """[0, 1) float64 from 64-bit words (their low 53 bits)."""
+    return (words64 & u64((1 << 53) - 1)).astype(f64) * 2.0 ** -53
+
+
+def scale(x: Any, low: float, high: float, dtype: Any) -> Any:
+    """``x * (high - low) + low`` in ``dtype``, fused as PyTorch's compiled kernel is."""
+    if dtype == f32:
+        lo, hi = f32(low), f32(high)
+        if lo == 0 and hi == 1:
+            return x
+        return fma32(x, hi - lo, lo)
+    if low == 0 and high == 1:
+        return x
+    return fma64(x, high - low, low)
+
+
+# ------------------------------------------------------------------------- normal: scalar path
+# at::normal_distribution<double>: Box-Muller on two 53-bit uniforms, u1 for the angle and u2
+# for the radius; the sine is cached in the generator for the next draw.
+
+
+def box_muller_pairs(u1: Any, u2: Any) -> tuple[Any, Any]:
+    """(r cos θ, r sin θ) of at::normal_distribution<double>, element-wise."""
+    r = numpy.sqrt(-2.0 * libm("log1p")(-u2))
+    theta = (2.0 * math.pi) * u1
+    return r * libm("cos")(theta), r * libm("sin")(theta)
+
+
+def affine64(v: Any, mean: float, std: float) -> Any:
+    """transformation::normal: ``v * std + mean`` in float64, fused."""
+    if mean == 0 and std == 1:
+        return v + 0.0  # fma(v, 1, 0) turns -0 into +0
+    return fma64(v, std, mean)
+
+
+# ---------------------------------------------------------------- normal: 16-element fill paths
+# normal_fill fills the tensor with uniforms, turns each 16 into 16 normals (8 radii from the
+# first half, 8 angles from the second), and when the size is not a multiple of 16 draws 16 new
+# uniforms for the last 16 elements and transforms them again.  float32 runs normal_fill_AVX2
+# (AVX512 machines use it too: normal_stub is not dispatched to AVX512), whose log and sincos are
+# avx_mathfun.h's Cephes polynomials, ported below operation by operation.
+
+
+def fill64(blocks: Any, mean: float, std: float) -> Any:
+    """normal_fill_16<double> on an (n, 16) array of uniforms."""
+    u1 = 1.0 - blocks[:, :8]
+    radius = numpy.sqrt(-2.0 * libm("log")(u1))
+    theta = (2.0 * math.pi) * blocks[:, 8:]
+    out = numpy.empty_like(blocks)
+    out[:, :8] = affine64(radius * libm("cos")(theta), mean, std)
+    out[:, 8:] = affine64(radius * libm("sin")(theta), mean, std)
+    return out
+
+
+_LOG_P = [f32(p) for p in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+                          1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+                          3.3333331174e-1)]
+_LOG_Q1, _LOG_Q2 = f32(-2.12194440e-4), f32(0.693359375)
+_SQRTHF = f32(0.707106781186547524)
+_DP = (f32(-0.78515625), f32(-2.4187564849853515625e-4), f32(-3.77489497744594108e-8))
+_SIN_P = (f32(-1.9515295891e-4), f32(8.3321608736e-3), f32(-1.6666654611e-1))
+_COS_P = (f32(2.443315711809948e-005), f32(-1.388731625493765e-003), f32(4.166664568298827e-002))
+_FOPI = f32(1.27323954473516)
+_TWO_PI32 = f32(2.0 * math.pi)
+
+
+def log256(x: Any) -> Any:
+    """avx_mathfun's log256_ps for x > 0 (float32)."""
+    x = numpy.maximum(x, f32(1.17549435e-38))  # cut off denormals
+    bits = x.view(numpy.int32)
+    e = ((bits >> 23) - 127).astype(f32) + f32(1)
+    x = ((bits & ~0x7F800000) | 0x3F000000).view(f32)  # mantissa as a number in [0.5, 1)
+    small = x < _SQRTHF
+    tmp = numpy.where(small, x, f32(0))
+    x = x - f32(1)
+    e = e - small.astype(f32)
+    x = x + tmp
+    z = x * x
+    y = numpy.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = kernel_fma32(y, x, p)
+    y = y * x
+    # NOTE: GCC fuses (y*x)*z + e*q1 on the first product, so e*q1 is rounded on its own.
+    y = kernel_fma32(y, z, e * _LOG_Q1)
+    y = y - z * f32(0.5)  # z * 0.5 is exact: fused or not, the same
+    return kernel_fma32(e, _LOG_Q2, x + y)
+
+
+def sincos256(x: Any) -> tuple[Any, Any]:
+    """avx_mathfun's sincos256_ps (float32): (sin x, cos x)."""
+    sign_sin = numpy.signbit(x)
+    x = numpy.abs(x)
+    j = (x * _FOPI).astype(numpy.int32)  # truncation, as _mm256_cvttps_epi32
+    j = (j + 1) & ~1
+    y = j.astype(f32)
+    sign_sin ^= (j & 4) != 0
+    poly = (j & 2) == 0
+    for dp in _DP:  # extended precision modular arithmetic, x = ((x - y*DP1) - y*DP2) - y*DP3
+        x = kernel_fma32(y, dp, x)
+    sign_cos = (~(j - 2) & 4) != 0
+    z = x * x
+    yc = numpy.full_like(x, _COS_P[0])
+    yc = kernel_fma32(yc, z, _COS_P[1])
+    yc = kernel_fma32(yc, z, _COS_P[2])
+    yc = yc * z
+    yc = kernel_fma32(yc, z, -(z * f32(0.5)))
+    yc = yc + f32(1)
+    ys = numpy.full_like(x, _SIN_P[0])
+    ys = kernel_fma32(ys, z, _SIN_P[1])
+    ys = kernel_fma32(ys, z, _SIN_P[2])
+    ys = ys * z
+    ys = kernel_fma32(ys, x, x)
+    # select the polynomials as the masks and subtractions of the original do (signs of zero)
+    ysin2 = numpy.where(poly, ys, f32(0))
+    ysin1 = numpy.where(poly, f32(0), yc)
+    s = ysin1 + ysin2
+    c = (yc - ysin1) + (ys - ysin2)
+    return numpy.where(sign_sin, -s, s), numpy.where(sign_cos, -c, c)
+
+
+def fill32(blocks: Any, mean: float, std: float) -> Any:
+    """normal_fill_16_AVX2 on an (n, 16) float32 array of uniforms."""
+    mean, std = f32(mean), f32(std)
+    radius = numpy.sqrt(f32(-2) * log256(f32(1) - blocks[:, :8]))
+    sin, cos = sincos256(_TWO_PI32 * blocks[:, 8:])
+    out = numpy.empty_like(blocks)
+    for half, trig in ((slice(0, 8), cos), (slice(8, 16), sin)):
+        n = radius * trig
+        out[:, half] = n + f32(0) if mean == 0 and std == 1 else fma32(n, std, mean)
+    return out

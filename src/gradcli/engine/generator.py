@@ -1,0 +1,311 @@
+"""PyTorch's CPU random number generator (``at::CPUGeneratorImpl``), bit for bit, on NumPy.
+
+A ``Generator`` is an mt19937 engine seeded as PyTorch seeds it, the Box-Muller value PyTorch
+caches between normal draws, and the distributions of ``torch.rand``, ``randn``, ``randint``,
+``randperm``, ``normal``, ``uniform_``, ``normal_`` and ``bernoulli`` with PyTorch's
+algorithms (aten/src/ATen/CPUGeneratorImpl.cpp, core/MT19937RNGEngine.h,
+native/cpu/DistributionTemplates.h, native/TensorFactories.cpp; the arithmetic is in
+``distributions``).  NumPy's ``MT19937`` bit generator is std::mt19937: given the state
+PyTorch's seeding makes, its ``random_raw`` words are PyTorch's ``random()`` words, so every
+draw is vectorised.  Arrays come back on the host; the backend moves them to a device.
+
+Method names and arguments follow PyTorch's; the script surface calls them with the run's
+generator (``Backend.generator``) or a ``torch.Generator`` object's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+from ..errors import ScriptError
+from . import distributions as dist
+
+DEFAULT_SEED = 67280421310721  # c10::detail::default_rng_seed_val: torch.Generator()'s seed
+STATE_SIZE = 5056  # bytes of torch.Generator.get_state() (CPUGeneratorImplState)
+_N = 624  # MERSENNE_STATE_N
+_RANDPERM_SMALL = 0xFFFFFFFF // 20  # randperm_cpu: below this n, Fisher-Yates on random()
+_FILL_ROWS = 4096  # 16-element blocks per piece of a large normal fill (measured best)
+
+# CPUGeneratorImplState, the layout of get_state()'s bytes (x86-64, little-endian).
+_STATE_DTYPE = numpy.dtype({
+    "names": ["seed", "left", "seeded", "next", "state", "normal_x", "normal_y", "normal_rho",
+              "normal_is_valid", "next_float_normal_sample", "is_next_float_normal_sample_valid"],
+    "formats": ["<u8", "<i4", "<i4", "<u8", ("<u8", _N), "<f8", "<f8", "<f8", "<i4", "<f4", "u1"],
+    "offsets": [0, 8, 12, 16, 24, 5016, 5024, 5032, 5040, 5048, 5052],
+    "itemsize": STATE_SIZE,
+})
+_FLOATS = {"float32": numpy.float32, "float64": numpy.float64}
+
+
+def _cpp(x: float) -> str:
+    """A double as C++'s ``operator<<`` prints it in PyTorch's messages (``%g``)."""
+    return f"{x:g}"
+
+
+def _float_dtype(dtype: Any) -> Any:
+    name = numpy.dtype(dtype).name
+    if name not in _FLOATS:
+        raise ValueError(f"a floating dtype (float32 or float64) is needed, not {name}")
+    return _FLOATS[name]
+
+
+def _numel(shape: Sequence[int]) -> int:
+    return math.prod(int(d) for d in shape)
+
+
+def _seed_key(seed: int) -> Any:
+    """mt19937's state after init_genrand(seed mod 2**32): the 624 words PyTorch seeds with.
+
+    NumPy's RandomState keeps init_genrand as its seeding for compatibility (its stream is
+    frozen), so its state is the reference recurrence computed in C.
+    """
+    return numpy.random.RandomState(seed & 0xFFFFFFFF).get_state(legacy=False)["state"]["key"]
+
+
+def check_seed(seed: int) -> int:
+    """A seed as torch.manual_seed keeps it: [-2**63, 2**64), negatives wrapping to uint64."""
+    if not -(2 ** 63) <= seed < 2 ** 64:
+        raise ScriptError("Overflow when unpacking long long", kind="ValueError")
+    return seed % 2 ** 64
+
+
+class Generator:
+    """One PyTorch CPU generator: mt19937 plus the cached Box-Muller sample."""
+
+    __slots__ = ("_bits", "_fresh", "_normal32", "_normal64", "_seed")
+
+    def __init__(self, seed: int = DEFAULT_SEED) -> None:
+        self._bits = numpy.random.MT19937(0)  # its state is replaced by manual_seed
+        self.manual_seed(seed)
+
+    # --- state ----------------------------------------------------------------------------
+    def manual_seed(self, seed: int) -> Generator:
+        """Restart from ``seed`` (CPUGeneratorImpl::set_current_seed); returns self, as torch."""
+        self._seed = check_seed(int(seed))
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": _seed_key(self._seed), "pos": _N}}
+        self._fresh = True  # no word drawn since seeding (only get_state can tell)
+        self._normal64: float | None = None  # next_double_normal_sample
+        self._normal32: float | None = None  # next_float_normal_sample (no CPU kernel uses it)
+        return self
+
+    def initial_seed(self) -> int:
+        """The seed given to the last manual_seed (as an unsigned 64-bit number)."""
+        return self._seed
+
+    def get_state(self) -> Any:
+        """The 5056 bytes of ``torch.Generator.get_state()`` as a uint8 array."""
+        st = self._bits.state["state"]
+        pos = int(st["pos"])
+        rec = numpy.zeros((), dtype=_STATE_DTYPE)
+        rec["seed"], rec["seeded"], rec["state"] = self._seed, 1, st["key"]
+        # at::mt19937 twists when --left reaches 0 and then reads state[next++]
+        if pos == _N:
+            rec["left"], rec["next"] = 1, 0 if self._fresh else _N
+        else:
+            rec["left"], rec["next"] = _N + 1 - pos, pos
+        if self._normal64 is not None:
+            rec["normal_is_valid"], rec["normal_y"] = 1, self._normal64
+        if self._normal32 is not None:
+            rec["is_next_float_normal_sample_valid"] = 1
+            rec["next_float_normal_sample"] = self._normal32
+        return numpy.frombuffer(rec.tobytes(), dtype=numpy.uint8).copy()
+
+    def set_state(self, state: Any) -> None:
+        """Restore bytes from ``get_state`` (this generator's or PyTorch's)."""
+        raw = numpy.asarray(state, dtype=numpy.uint8).reshape(-1)
+        if raw.size != STATE_SIZE:
+            raise ScriptError(f"Expected a CPUGeneratorImplState of size {STATE_SIZE} but found "
+                              f"the input RNG state size to be {raw.size}")
+        rec = raw.view(_STATE_DTYPE)[0]
+        left, nxt = int(rec["left"]), int(rec["next"])
+        valid = rec["seeded"] != 0 and 0 < left <= _N and nxt <= _N
+        # NOTE: a word source that twists after `left - 1` words from state[next] is the
+        # engine NumPy has only when left = 625 - next (every state get_state makes).
+        if not valid or (left != 1 and left != _N + 1 - nxt):
+            raise ScriptError("Invalid mt19937 state")
+        self._seed = int(rec["seed"])
+        self._bits.state = {"bit_generator": "MT19937", "state": {
+            "key": rec["state"].astype(numpy.uint32), "pos": _N if left == 1 else nxt}}
+        self._fresh = left == 1 and nxt == 0
+        self._normal64 = float(rec["normal_y"]) if rec["normal_is_valid"] else None
+        self._normal32 = (float(rec["next_float_normal_sample"])
+                          if rec["is_next_float_normal_sample_valid"] else None)
+
+    # --- raw words --------------------------------------------------------------------------
+    def _words(self, n: int) -> Any:
+        """The next ``n`` 32-bit engine outputs, as uint64."""
+        if n:
+            self._fresh = False
+        return self._bits.random_raw(n)
+
+    def random(self, n: int) -> Any:
+        """``n`` calls of CPUGeneratorImpl::random(): uint32 words."""
+        return self._words(n).astype(numpy.uint32)
+
+    def random64(self, n: int) -> Any:
+        """``n`` calls of CPUGeneratorImpl::random64(): the first word of each pair is high."""
+        w = self._words(2 * n)
+        return (w[0::2] << numpy.uint64(32)) | w[1::2]
+
+    # --- distributions ------------------------------------------------------------------------
+    def uniform(self, shape: Sequence[int], dtype: Any = "float32", low: float = 0.0,
+                high: float = 1.0) -> Any:
+        """``torch.rand`` (low=0, high=1) and ``Tensor.uniform_(low, high)``: [low, high)."""
+        ft = _float_dtype(dtype)
+        info = numpy.finfo(ft)
+        name = "float" if ft is numpy.float32 else "double"
+        for value, what in ((low, "from"), (high, "to")):
+            if not float(info.min) <= value <= float(info.max):
+                raise ScriptError(f"{what} is out of bounds for {name}")
+        if low > high:
+            raise ScriptError(f"uniform_ expects to return a [from, to) range, but found "
+                              f"from={_cpp(low)} > to={_cpp(high)}")
+        if high - low > float(info.max):
+            raise ScriptError(f"uniform_ expects to-from <= std::numeric_limits<{name.title()}>"
+                              f"::max(), but found to={_cpp(high)} and from={_cpp(low)} which "
+                              "result in to-from to exceed the limit")
+        n = _numel(shape)
+        if ft is numpy.float32:
+            x = dist.unit_float32(self._words(n))
+        else:
+            x = dist.unit_float64(self.random64(n))
+        return dist.scale(x, low, high, ft).reshape(tuple(shape))
+
+    def normal(self, shape: Sequence[int], dtype: Any = "float32", mean: Any = 0.0,
+               std: Any = 1.0, contiguous: bool = True) -> Any:
+        """``torch.randn``, ``torch.normal(mean, std, size)``, ``Tensor.normal_(mean, std)``.
+
+        Sizes of 16 and more (contiguous) take PyTorch's 16-at-a-time fill; smaller ones, and
+        ``contiguous=False`` (an in-place draw into a strided view, whose values PyTorch
+        writes in memory order), the one-at-a-time Box-Muller that caches its second value.
+        A ``mean`` or ``std`` array gives torch.normal's tensor forms (drawn as
+        normal(0, std) + mean, or normal(0, 1) * std + mean, as PyTorch computes them).
+        """
+        ft = _float_dtype(dtype)
+        if isinstance(mean, numpy.ndarray) or isinstance(std, numpy.ndarray):
+            return self._normal_arrays(ft, mean, std)
+        if not std >= 0.0:
+            raise ScriptError(f"normal expects std >= 0.0, but found std {_cpp(std)}")
+        n = _numel(shape)
+        shape = tuple(shape)
+        if n >= 16 and contiguous:
+            return self._normal_fill(n, ft, mean, std).reshape(shape)
+        return self._normal_serial(n, mean, std).astype(ft).reshape(shape)
+
+    def _normal_fill(self, n: int, ft: Any, mean: float, std: float) -> Any:
+        """normal_fill: n uniforms (16 more when n % 16), transformed 16 at a time."""
+        extra = 16 if n % 16 else 0
+        if ft is numpy.float32:
+            u = dist.unit_float32(self._words(n + extra))
+        else:
+            u = dist.unit_float64(self.random64(n + extra))
+        full = n - n % 16
+        blocks = numpy.concatenate([u[:full], u[n:]]).reshape(-1, 16)
+        fill = dist.fill32 if ft is numpy.float32 else dist.fill64
+        normals = numpy.empty_like(blocks)
+        for i in range(0, len(blocks), _FILL_ROWS):  # in pieces that stay in the CPU's cache
+            normals[i:i + _FILL_ROWS] = fill(blocks[i:i + _FILL_ROWS], mean, std)
+        normals = normals.reshape(-1)
+        if not extra:
+            return normals
+        # the last 16 elements are redrawn, overwriting the end of the last full block
+        return numpy.concatenate([normals[:n - 16], normals[full:]])
+
+    def _normal_serial(self, n: int, mean: float, std: float) -> Any:
+        """n draws of at::normal_distribution<double>, using and leaving the cached value."""
+        vals = numpy.empty(n, dtype=numpy.float64)
+        start = 0
+        if n and self._normal64 is not None:
+            vals[0], self._normal64, start = self._normal64, None, 1
+        m = n - start
+        pairs = (m + 1) // 2
+        if pairs:
+            w = self.random64(2 * pairs)
+            cos, sin = dist.box_muller_pairs(dist.unit_float64(w[0::2]), dist.unit_float64(w[1::2]))
+            vals[start:] = numpy.stack([cos, sin], axis=1).reshape(-1)[:m]
+            if m % 2:
+                self._normal64 = float(sin[-1])
+        return dist.affine64(vals, float(mean), float(std))
+
+    def _normal_arrays(self, ft: Any, mean: Any, std: Any) -> Any:
+        """torch.normal with a tensor mean or std (normal_out_impl's three forms)."""
+        if isinstance(std, numpy.ndarray):
+            if std.size and not (std >= 0).all():
+                raise ScriptError("normal expects all elements of std >= 0.0")
+            shape = numpy.broadcast_shapes(numpy.shape(mean), std.shape)
+            out = self.normal(shape, ft)
+            return (out * std.astype(ft) + numpy.asarray(mean, dtype=ft)).astype(ft)
+        if not std >= 0.0:
+            raise ScriptError(f"normal expects std >= 0.0, but found std {_cpp(std)}")
+        return (self.normal(mean.shape, ft, 0.0, std) + mean.astype(ft)).astype(ft)
+
+    def randint(self, low: int, high: int, shape: Sequence[int]) -> Any:
+        """``torch.randint(low, high, size)``: int64 in [low, high)."""
+        for v in (low, high):
+            if not -(2 ** 63) <= v < 2 ** 63:
+                raise ScriptError("Overflow when unpacking long long", kind="ValueError")
+        if low >= high:
+            raise ScriptError(f"random_ expects 'from' to be less than 'to', but got "
+                              f"from={low} >= to={high}")
+        n = _numel(shape)
+        span = numpy.uint64(high - low)
+        # uniform_int_from_to_distribution: 64-bit words only when the range needs them
+        w = self.random64(n) if high - low >= 2 ** 32 else self._words(n)
+        out = (w % span + numpy.uint64(low % 2 ** 64)).view(numpy.int64)  # wraps as C++'s
+        return out.reshape(tuple(shape))
+
+    def randperm(self, n: int) -> Any:
+        """``torch.randperm(n)``: int64, Fisher-Yates as randperm_cpu does it."""
+        if n < 0:
+            raise ScriptError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+        if n < _RANDPERM_SMALL:
+            perm = list(range(n))
+            if n > 1:
+                i = numpy.arange(n - 1, dtype=numpy.uint64)
+                picks = (self._words(n - 1) % (numpy.uint64(n) - i) + i).tolist()
+                for a, b in enumerate(picks):
+                    perm[a], perm[b] = perm[b], perm[a]
+            return numpy.array(perm, dtype=numpy.int64)
+        # NOTE: for n this large PyTorch switches to the "inside-out" shuffle on random64()
+        # (a uniform pick when n is near 2**32); a loop per element, but n is huge anyway.
+        picks = (self.random64(n) % numpy.arange(1, n + 1, dtype=numpy.uint64)).tolist()
+        out = numpy.empty(n, dtype=numpy.int64)
+        for i, z in enumerate(picks):
+            out[i] = out[z]
+            out[z] = i
+        return out
+
+    def bernoulli(self, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+        """``torch.bernoulli(p)`` (an array of probabilities) and ``Tensor.bernoulli_(p)``.
+
+        A float ``p`` draws one 53-bit uniform per element (bernoulli_scalar's default kernel;
+        PyTorch on Intel CPUs with MKL uses MKL's own stream instead).  An array ``p`` draws
+        per element with p's precision: float64 from random64(), float32 from random().
+        The result has ``dtype`` (default: p's, or float32 for a float ``p``).
+        """
+        if not isinstance(p, numpy.ndarray):
+            if not 0 <= p <= 1:
+                raise ScriptError(f"bernoulli_ expects p to be in [0, 1], but got p={_cpp(p)}")
+            out_shape = tuple(shape or ())
+            u = dist.unit_float64(self.random64(_numel(out_shape)))
+            return (u < p).astype(dtype or numpy.float32).reshape(out_shape)
+        probs = numpy.broadcast_to(p, tuple(shape) if shape is not None else p.shape)
+        flat = probs.reshape(-1)
+        bad = numpy.flatnonzero(~((flat >= 0) & (flat <= 1)))
+        if bad.size:  # PyTorch checks each p as it draws: the ones before the bad one drew
+            self._bernoulli_draws(flat[:bad[0]])
+            raise ScriptError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                              "(Could this error message be improved?  If so, please report "
+                              "an enhancement request to PyTorch.)")
+        hits = self._bernoulli_draws(flat)
+        return hits.astype(dtype or p.dtype).reshape(probs.shape)
+
+    def _bernoulli_draws(self, flat: Any) -> Any:
+        if flat.dtype == numpy.float64:
+            return dist.unit_float64(self.random64(flat.size)) < flat
+        return dist.unit_float32(self._words(flat.size)) < flat.astype(numpy.float32)
