@@ -176,15 +176,16 @@ class Generator:
             x = dist.unit_float64(self.random64(n))
         return dist.scale(x, low, high, ft).reshape(tuple(shape))
 
-    def normal(self, shape: Sequence[int], dtype: Any = "float32", mean: Any = 0.0,
+    def normal(self, shape: Sequence[int] | None, dtype: Any = "float32", mean: Any = 0.0,
                std: Any = 1.0, contiguous: bool = True) -> Any:
         """``torch.randn``, ``torch.normal(mean, std, size)``, ``Tensor.normal_(mean, std)``.
 
         Sizes of 16 and more (contiguous) take PyTorch's 16-at-a-time fill; smaller ones, and
         ``contiguous=False`` (an in-place draw into a strided view, whose values PyTorch
         writes in memory order), the one-at-a-time Box-Muller that caches its second value.
-        A ``mean`` or ``std`` array gives torch.normal's tensor forms (drawn as
-        normal(0, std) + mean, or normal(0, 1) * std + mean, as PyTorch computes them).
+        A ``mean`` or ``std`` array gives torch.normal's tensor forms, of their broadcast
+        shape (``shape`` is not used): normal(0, std) + mean, or normal(0, 1) * std + mean,
+        as PyTorch computes them.
         """
         ft = _float_dtype(dtype)
         if isinstance(mean, numpy.ndarray) or isinstance(std, numpy.ndarray):
@@ -254,8 +255,9 @@ class Generator:
                               f"from={low} >= to={high}")
         n = _numel(shape)
         span = numpy.uint64(high - low)
-        # uniform_int_from_to_distribution: 64-bit words only when the range needs them
-        w = self.random64(n) if high - low >= 2 ** 32 else self._words(n)
+        # NOTE: uniform_int_from_to_distribution takes random64() from a range of 2**28 on in
+        # PyTorch's public builds ("allow approx 5% skew"; 2**32 only under FBCODE_CAFFE2).
+        w = self.random64(n) if high - low >= 2 ** 28 else self._words(n)
         out = (w % span + numpy.uint64(low % 2 ** 64)).view(numpy.int64)  # wraps as C++'s
         return out.reshape(tuple(shape))
 
