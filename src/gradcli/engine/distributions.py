@@ -234,7 +234,7 @@ _DP = (f32(-0.78515625), f32(-2.4187564849853515625e-4), f32(-3.7748949774459410
 _SIN_P = (f32(-1.9515295891e-4), f32(8.3321608736e-3), f32(-1.6666654611e-1))
 _COS_P = (f32(2.443315711809948e-005), f32(-1.388731625493765e-003), f32(4.166664568298827e-002))
 _FOPI = f32(1.27323954473516)
-_TWO_PI32 = f32(2.0 * math.pi)
+TWO_PI32 = f32(2.0 * math.pi)
 
 
 def log256(x: Any) -> Any:
@@ -295,7 +295,7 @@ def fill32(blocks: Any, mean: float, std: float) -> Any:
     """normal_fill_16_AVX2 on an (n, 16) float32 array of uniforms."""
     mean, std = f32(mean), f32(std)
     radius = numpy.sqrt(f32(-2) * log256(f32(1) - blocks[:, :8]))
-    sin, cos = sincos256(_TWO_PI32 * blocks[:, 8:])
+    sin, cos = sincos256(TWO_PI32 * blocks[:, 8:])
     out = numpy.empty_like(blocks)
     for half, trig in ((slice(0, 8), cos), (slice(8, 16), sin)):
         n = radius * trig
