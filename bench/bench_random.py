@@ -74,13 +74,11 @@ def rows(torch: Any, big: int, small: int) -> dict[str, Row]:
     }
 
 
-def best(fn: Callable[[], Any], reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+def timed(fn: Callable[..., Any], *args: Any) -> float:
+    """Seconds one call of ``fn(*args)`` takes."""
+    t = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         same = np.asarray(ours(g)).tobytes() == theirs(torch, tg).numpy().tobytes()
         times = {"g": [], "t": [], "n": []}
         for _ in range(args.reps):  # interleaved, so load changes hit all three
-            times["g"].append(best(lambda: ours(g), 1))
-            times["t"].append(best(lambda: theirs(torch, tg), 1))
-            times["n"].append(best(lambda: yardstick(rng), 1))
+            times["g"].append(timed(ours, g))
+            times["t"].append(timed(theirs, torch, tg))
+            times["n"].append(timed(yardstick, rng))
         tg_, tt, tn = (min(times[k]) * 1e3 for k in "gtn")
         table.append((name, f"{tg_:.3f}", f"{tt:.3f}", f"{tn:.3f}", f"{tg_ / tt:.1f}x",
                       f"{tg_ / tn:.1f}x", "yes" if same else "NO"))

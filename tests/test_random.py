@@ -20,9 +20,12 @@ import numpy as np
 import pytest
 
 from gradcli import pipeline
+from gradcli.api import creation
 from gradcli.engine import distributions as dist
+from gradcli.engine import dtypes
 from gradcli.engine import generator as gen_module
 from gradcli.engine.backend import from_namespace, get_backend
+from gradcli.engine.context import RunContext, use
 from gradcli.engine.generator import DEFAULT_SEED, STATE_SIZE, Generator
 from gradcli.errors import ScriptError, UsageError
 
@@ -218,6 +221,17 @@ def test_set_state_refuses_what_pytorch_refuses() -> None:
     state[8:12] = 0  # left = 0
     with pytest.raises(ScriptError, match="Invalid mt19937 state"):
         g.set_state(state)
+
+
+def test_float16_normal_is_refused_not_approximated() -> None:
+    """PyTorch's float16 randn rounds each step around C's logf/sinf/cosf: not reproduced."""
+    with pytest.raises(ScriptError, match="float32 and float64 only") as info:
+        Generator(0).normal((20,), "float16")
+    assert info.value.kind == "NotImplementedError"
+    with use(RunContext(get_backend("numpy", "float32"))):
+        with pytest.raises(ScriptError, match="not float16"):
+            creation.randn(3, dtype=dtypes.FLOAT16)
+        assert creation.rand(3, dtype=dtypes.FLOAT16).data.dtype == np.float16
 
 
 def test_large_randperm_is_the_inside_out_shuffle(monkeypatch: pytest.MonkeyPatch) -> None:

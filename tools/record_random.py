@@ -96,6 +96,14 @@ def cases() -> list[dict[str, Any]]:
                       transposed=True),
                  step(op, mean=1.0, std=2.0, low=-1.0, high=1.0, size=[32, 3], dtype=dtype,
                       transposed=True))
+    for n in (0, 1, 15, 16, 17, 100, 10000):  # float16 draws in float32, then rounds
+        case(f"rand float16 {n}", n, step("rand", size=[n], dtype="float16"))
+        case(f"uniform_ float16 {n}", n + 3,
+             step("uniform_", low=0.1, high=0.3, size=[n], dtype="float16"))
+    for dtype in ("float16", "float32"):  # 0xFFFFFF is the 1621st word of seed 9668: the
+        # value rounds up to `to`, which PyTorch replaces with `from`
+        case(f"uniform_ that rounds up to its upper end {dtype}", 9668,
+             step("uniform_", low=0.1, high=0.3, size=[1621], dtype=dtype))
     for n in SIZES:
         case(f"randint {n}", n, step("randint", low=-3, high=1000, size=[n]))
     for low, high in ((0, 1), (0, 2), (-5, 7), (0, 2 ** 28 - 1), (5, 5 + 2 ** 28),
@@ -159,6 +167,8 @@ def cases() -> list[dict[str, Any]]:
          step("uniform_", low=math.nan, high=1.0, size=[3], dtype="float64"),
          step("uniform_", low=-3e38, high=3e38, size=[3], dtype="float32"),
          step("uniform_", low=-1.7e308, high=1.7e308, size=[3], dtype="float64"),
+         step("uniform_", low=0.0, high=7e4, size=[3], dtype="float16"),
+         step("uniform_", low=-6e4, high=6e4, size=[3], dtype="float16"),
          step("normal_", mean=0.0, std=-1.0, size=[3], dtype="float32"),
          step("normal", mean=0.0, std=math.nan, size=[0], dtype="float64"),
          step("normal_tensor", kind="std", n=3, std=-1.0, mean=0.0, dtype="float32"),

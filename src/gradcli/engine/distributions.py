@@ -175,16 +175,19 @@ def unit_float64(words64: Any) -> Any:
     return (words64 & u64((1 << 53) - 1)).astype(f64) * 2.0 ** -53
 
 
-def scale(x: Any, low: float, high: float, dtype: Any) -> Any:
-    """``x * (high - low) + low`` in ``dtype``, fused as PyTorch's compiled kernel is."""
-    if dtype == f32:
+def uniform(x: Any, low: float, high: float, dtype: Any) -> Any:
+    """uniform_kernel: ``x * (high - low) + low`` (fused) in float64 or, for float32 and
+    float16, in float32, rounded to ``dtype``; a value that rounded up to ``high`` is ``low``."""
+    if dtype == f64:
+        value = x if low == 0 and high == 1 else fma64(x, high - low, low)
+    else:
         lo, hi = f32(low), f32(high)
-        if lo == 0 and hi == 1:
-            return x
-        return fma32(x, hi - lo, lo)
-    if low == 0 and high == 1:
-        return x
-    return fma64(x, high - low, low)
+        value = x if lo == 0 and hi == 1 else fma32(x, hi - lo, lo)
+        value = value.astype(dtype, copy=False)
+    top = value == dtype(high)
+    if top.any():
+        value = numpy.where(top, dtype(low), value)
+    return value
 
 
 # ------------------------------------------------------------------------- normal: scalar path

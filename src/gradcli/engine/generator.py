@@ -38,7 +38,9 @@ _STATE_DTYPE = numpy.dtype({
     "offsets": [0, 8, 12, 16, 24, 5016, 5024, 5032, 5040, 5048, 5052],
     "itemsize": STATE_SIZE,
 })
-_FLOATS = {"float32": numpy.float32, "float64": numpy.float64}
+_FLOATS = {"float16": numpy.float16, "float32": numpy.float32, "float64": numpy.float64}
+_C_NAMES = {numpy.float16: "c10::Half", numpy.float32: "float", numpy.float64: "double"}
+_LIMIT_NAMES = {numpy.float16: "Half", numpy.float32: "Float", numpy.float64: "Double"}
 
 
 def _cpp(x: float) -> str:
@@ -49,7 +51,7 @@ def _cpp(x: float) -> str:
 def _float_dtype(dtype: Any) -> Any:
     name = numpy.dtype(dtype).name
     if name not in _FLOATS:
-        raise ValueError(f"a floating dtype (float32 or float64) is needed, not {name}")
+        raise ValueError(f"a floating dtype (float16, float32 or float64) is needed, not {name}")
     return _FLOATS[name]
 
 
@@ -158,23 +160,23 @@ class Generator:
         """``torch.rand`` (low=0, high=1) and ``Tensor.uniform_(low, high)``: [low, high)."""
         ft = _float_dtype(dtype)
         info = numpy.finfo(ft)
-        name = "float" if ft is numpy.float32 else "double"
         for value, what in ((low, "from"), (high, "to")):
             if not float(info.min) <= value <= float(info.max):
-                raise ScriptError(f"{what} is out of bounds for {name}")
+                raise ScriptError(f"{what} is out of bounds for {_C_NAMES[ft]}")
         if low > high:
             raise ScriptError(f"uniform_ expects to return a [from, to) range, but found "
                               f"from={_cpp(low)} > to={_cpp(high)}")
         if high - low > float(info.max):
-            raise ScriptError(f"uniform_ expects to-from <= std::numeric_limits<{name.title()}>"
-                              f"::max(), but found to={_cpp(high)} and from={_cpp(low)} which "
-                              "result in to-from to exceed the limit")
+            raise ScriptError(f"uniform_ expects to-from <= std::numeric_limits<"
+                              f"{_LIMIT_NAMES[ft]}>::max(), but found to={_cpp(high)} and "
+                              f"from={_cpp(low)} which result in to-from to exceed the limit")
         n = _numel(shape)
-        if ft is numpy.float32:
-            x = dist.unit_float32(self._words(n))
-        else:
+        # float16 draws in float32 (PyTorch's opmath type) and rounds at the end
+        if ft is numpy.float64:
             x = dist.unit_float64(self.random64(n))
-        return dist.scale(x, low, high, ft).reshape(tuple(shape))
+        else:
+            x = dist.unit_float32(self._words(n))
+        return dist.uniform(x, low, high, ft).reshape(tuple(shape))
 
     def normal(self, shape: Sequence[int] | None, dtype: Any = "float32", mean: Any = 0.0,
                std: Any = 1.0, contiguous: bool = True) -> Any:
@@ -188,6 +190,11 @@ class Generator:
         as PyTorch computes them.
         """
         ft = _float_dtype(dtype)
+        if ft is numpy.float16:
+            # NOTE: PyTorch's float16 normal_fill rounds every step to float16 around the C
+            # library's float logf/sinf/cosf, which Python cannot call element-wise
+            raise ScriptError("gradcli draws normal random numbers as PyTorch does in float32 "
+                              "and float64 only, not float16", kind="NotImplementedError")
         if isinstance(mean, numpy.ndarray) or isinstance(std, numpy.ndarray):
             return self._normal_arrays(ft, mean, std)
         if not std >= 0.0:
