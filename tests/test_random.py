@@ -115,6 +115,9 @@ def replay(s: dict[str, Any], gens: dict[str | None, Generator], saved: dict[str
             p[s["bad"]] = 1.5
         return g.bernoulli(p)
     if op == "bernoulli_":
+        if "p_size" in s:
+            p = np.broadcast_to(probabilities(s["p_size"][-1], s["p_dtype"]), s["p_size"])
+            return g.bernoulli(p, size, dtype)
         return g.bernoulli(s["p"], size, dtype)
     raise AssertionError(f"unknown step {op}")
 

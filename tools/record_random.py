@@ -141,6 +141,10 @@ def cases() -> list[dict[str, Any]]:
          step("normal_", mean=1.0, std=2.0, size=[15], dtype="float32"),
          step("uniform_", low=2.0, high=3.0, size=[16], dtype="float64"),
          step("randint", low=0, high=2 ** 33, size=[3]), step("randn", size=[1], dtype="float32"))
+    for p_dtype in DTYPES:
+        case(f"bernoulli_ with {p_dtype} probabilities broadcast", 10,
+             step("bernoulli_", p_size=[1, 20], p_dtype=p_dtype, size=[3, 20], dtype="float32"),
+             step("bernoulli_", p_size=[5], p_dtype=p_dtype, size=[2, 5], dtype="float64"))
     case("generators: independent streams", 1,
          step("generator", name="g1"), step("generator", name="g2", seed=1),
          step("initial_seed", gen="g1"), step("initial_seed", gen="g2"),
@@ -273,6 +277,9 @@ def run_step(s: dict[str, Any], gens: dict[str | None, Any], saved: dict[str, An
             p[s["bad"]] = 1.5
         return torch.bernoulli(torch.from_numpy(p), **kw)
     if op == "bernoulli_":
+        if "p_size" in s:  # a tensor of probabilities, broadcast to the tensor filled
+            p = torch.from_numpy(probabilities(s["p_size"][-1], s["p_dtype"]))
+            return torch.empty(size, dtype=dt).bernoulli_(p.expand(s["p_size"]), **kw)
         return torch.empty(size, dtype=dt).bernoulli_(s["p"], **kw)
     raise ValueError(f"unknown step {op}")
 
