@@ -119,7 +119,7 @@ CASES += [(op.name, F.FUNCTIONS.get(op.name) or F.NN_FUNCTIONS[op.name],
            [np.random.default_rng(len(op.name)).uniform(*op.domain, (3, 4)).tolist()])
           for op in O.OPS.values() if op.domain is not None]
 # ops only an in-place update makes (tested with the in-place cases below)
-INPLACE_ONLY = {"zero_", "as_strided", "copy_slices"}
+INPLACE_ONLY = {"zero_", "as_strided", "copy_slices", *(n for n, op in O.OPS.items() if op.forward is O._filled)}
 # no derivative: PyTorch records a NotImplemented node (tests/scenarios/arith_remainder_floordiv)
 NOT_DIFFERENTIABLE = {"floor_divide", "floor_divide_scalar"}
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from engine_cases import CASES  # noqa: E402
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json").read_text())
-TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, **api.DEFAULT_DTYPE)
+TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, **api.DEFAULT_DTYPE, **api.RANDOM)
 
 
 def run_case(code: str) -> dict:

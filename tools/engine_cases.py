@@ -132,3 +132,32 @@ CASES.update({
                      " result = [a, b, c, torch.get_default_dtype(), torch.ones(2) + b, torch.randn(2).dtype]",
     "err_default_dtype_int": "torch.set_default_dtype(torch.int64)",
 })
+
+CASES.update({
+    # --- random numbers (api/random.py over engine/generator.py) ---
+    "random_surface": "torch.manual_seed(0); result = [torch.rand(3), torch.randn(2, 2),"
+                      " torch.randint(0, 10, (5,)), torch.randint(5, (3,)), torch.randperm(6),"
+                      " torch.normal(0., 2., (3,)), torch.normal(torch.zeros(3), torch.ones(3) * 0.5),"
+                      " torch.rand_like(torch.zeros(2, dtype=torch.float64)), torch.randn_like(torch.zeros(2)),"
+                      " torch.bernoulli(torch.full((4,), 0.5)), torch.initial_seed(),"
+                      " torch.randn(3, dtype=torch.float64), torch.randint(0, 4, (2,), dtype=torch.float32)]",
+    "generator_objects": "g = torch.Generator().manual_seed(1); h = torch.Generator();"
+                         " result = [torch.randn(2, generator=g), torch.rand(2, generator=h),"
+                         " g.initial_seed(), h.initial_seed(), torch.randint(3, (4,), generator=g),"
+                         " torch.randn(20, generator=g)[-3:]]",
+    "inplace_draws": "torch.manual_seed(2); x = torch.zeros(3); x.uniform_(-1, 1);"
+                     " y = torch.empty(2, 2).normal_(1., 0.5); z = torch.empty(4).random_(10);"
+                     " w = torch.empty(3).random_(5, 9); b = torch.empty(5).bernoulli_(0.3);"
+                     " t = torch.empty(3, 2).t().uniform_(); u = torch.empty(3, 2).t().normal_();"
+                     " p = torch.empty(4).bernoulli_(torch.tensor([0.1, 0.9, 0.5, 0.5]));"
+                     " result = [x, y, z, w, b, t, u, p, x._version]",
+    "inplace_draw_grad_fns": "torch.manual_seed(3); x = torch.ones(3, requires_grad=True);"
+                             " ys = [(x * 2).uniform_(), (x * 2).normal_(), (x * 2).random_(2),"
+                             " (x * 2).random_(1, 4), (x * 2).bernoulli_(0.5), (x * 2).fill_(2.0),"
+                             " (x * 2).fill_(torch.tensor(1.)), (x * 2).zero_()];"
+                             " s = sum(y.sum() for y in ys); s.backward(); result = ys + [x.grad]",
+    "fill": "x = torch.zeros(2, 2); x.fill_(3); y = torch.arange(3).fill_(2.7);"
+            " result = [x, y, x.fill_(torch.tensor(1.5)), x._version]",
+    "err_leaf_uniform": "x = torch.ones(3, requires_grad=True); x.uniform_()",
+    "err_randint_bounds": "torch.randint(5, 2, (3,))",
+})

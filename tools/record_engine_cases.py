@@ -22,6 +22,7 @@ OUT = ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json"
 
 def run(code: str) -> dict:
     """Run one case in PyTorch; its result's reprs, or its error."""
+    torch.set_default_dtype(torch.float32)  # each case starts from PyTorch's defaults
     scope = {"torch": torch}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

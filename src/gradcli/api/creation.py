@@ -231,24 +231,6 @@ def _float_dtype(dtype: Any, fn: str) -> DType:
     return dt
 
 
-def rand(*size: Any, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
-    """Uniform [0, 1) samples from the run's seeded generator."""
-    check_device(device)
-    dt = _float_dtype(dtype, "check_uniform_bounds")
-    data = current().backend.random(_size(size), normal=False, dtype=dt)
-    return leaf(data, requires_grad)
-
-
-def randn(*size: Any, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
-    """Standard normal samples from the run's seeded generator."""
-    check_device(device)
-    dt = _float_dtype(dtype, "normal_kernel_cpu")
-    data = current().backend.random(_size(size), normal=True, dtype=dt)
-    return leaf(data, requires_grad)
-
-
 def _like(fill: str, input: Any, dtype: Any, requires_grad: bool, name: str) -> Tensor:
     x = tensor_arg(input, name)
     be = x.backend

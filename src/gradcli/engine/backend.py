@@ -118,16 +118,6 @@ class Backend:
             self._generator = Generator(self.seed)
         return self._generator
 
-    def random(self, shape: tuple[int, ...], normal: bool, dtype: DType | None = None) -> Any:
-        """``torch.rand``/``torch.randn`` (of the default float dtype unless ``dtype``):
-        PyTorch's numbers for the seed.
-
-        The generator works on the host; other devices get a copy of its draws.
-        """
-        name = (self.default if dtype is None else dtype).name
-        gen = self.generator
-        return self.xp.asarray(gen.normal(shape, name) if normal else gen.uniform(shape, name))
-
     def reseed(self, seed: int) -> None:
         """Restart the generator (``seed(n)`` in a script, ``--seed`` on the command line)."""
         from .generator import check_seed
@@ -205,6 +195,19 @@ def to_host(array: Any) -> Any:
     return numpy.asarray(numpy.from_dlpack(array)) if hasattr(array, "__dlpack__") else (
         numpy.asarray(array)
     )
+
+
+def memory_order(shape: tuple, strides: tuple) -> Any:
+    """For a strided tensor, each element's rank in memory order (row-major positions in the
+    tensor -> position among its elements sorted by memory offset): how PyTorch fills a
+    transposed or sliced tensor with draws, which come in memory order."""
+    offsets = numpy.zeros((), dtype=numpy.int64)
+    for d, st in zip(shape, strides):
+        offsets = numpy.add.outer(offsets, numpy.arange(d, dtype=numpy.int64) * st)
+    flat = offsets.reshape(-1)
+    rank = numpy.empty(flat.size, dtype=numpy.int64)
+    rank[numpy.argsort(flat, kind="stable")] = numpy.arange(flat.size)
+    return rank.reshape(tuple(shape))
 
 
 def host_index(data: Any) -> Any:

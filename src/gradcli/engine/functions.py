@@ -465,6 +465,19 @@ def zero_(self: Tensor) -> Tensor:
     return apply_inplace(O.ZERO, self, ())
 
 
+def fill_(self: Tensor, value: Any) -> Tensor:
+    """Fill with ``value`` in place (FillBackward2; FillBackward3 for a one-element tensor)."""
+    if value.__class__ is Tensor:
+        if value.ndim:
+            raise ScriptError("fill_ only supports 0-dimension value tensor but got tensor with "
+                              f"{value.ndim} dimensions.")
+        return apply_inplace(O.FILL_TENSOR, self, (), {"values": value.item()})
+    if not is_number(value):
+        raise ScriptError(f"fill_(): argument 'value' must be Number, not {type_name(value)}",
+                          kind="TypeError")
+    return apply_inplace(O.FILL, self, (), {"values": value})
+
+
 # --- dtype conversions --------------------------------------------------------------------------
 def _convert(x: Tensor, dt: DType, copy: bool = False) -> Tensor:
     """``x`` in dtype ``dt``: a recorded copy (ToCopyBackward0), or ``x`` itself if it is one."""
@@ -576,7 +589,7 @@ METHODS: dict[str, Callable[..., Any]] = {
     n: f for n, f in FUNCTIONS.items() if n in SURFACED and "Tensor" in O.OPS[n].surface
     or n not in SURFACED}
 METHODS.update({fn.__name__: fn for fn in (add_, sub_, mul_, div_, pow_, remainder_,
-                                           floor_divide_, zero_)})
+                                           floor_divide_, zero_, fill_)})
 METHODS.update(CONVERSIONS)
 
 

@@ -379,6 +379,28 @@ CLONE = defop("clone", "CloneBackward0", ("self",), lambda xp, self: xp.asarray(
 ZERO = defop("zero_", "ZeroBackward0", ("self",), lambda xp, self: xp.zeros_like(self),
              lambda xp, grad: xp.zeros_like(grad))
 
+
+# In-place fills whose values come from elsewhere (random draws, fill_): the forward writes
+# ``values``, and no gradient reaches what they overwrote.
+def _filled(xp: Any, self: Any, values: Any) -> Any:
+    if hasattr(values, "shape"):
+        return xp.broadcast_to(values, tuple(self.shape))
+    return xp.full(tuple(self.shape), values, dtype=self.dtype)
+
+
+def _no_grad_fill(name: str, grad_fn: str) -> Op:
+    return defop(name, grad_fn, ("self",), _filled, lambda xp, grad: xp.zeros_like(grad))
+
+
+FILL = _no_grad_fill("fill_", "FillBackward2")
+FILL_TENSOR = _no_grad_fill("fill_tensor_", "FillBackward3")
+UNIFORM_ = _no_grad_fill("uniform_", "UniformBackward0")
+NORMAL_ = _no_grad_fill("normal_", "NormalBackward0")
+RANDOM_TO = _no_grad_fill("random_to_", "RandomBackward1")
+RANDOM_FROM_TO = _no_grad_fill("random_from_to_", "RandomBackward0")
+BERNOULLI_SCALAR = _no_grad_fill("bernoulli_scalar_", "BernoulliBackward2")
+BERNOULLI_TENSOR = _no_grad_fill("bernoulli_tensor_", "BernoulliBackward1")
+
 ATAN = defop("atan", "AtanBackward0", ("self",), lambda xp, self: xp.atan(self),
              lambda grad, self: grad / (self * self + 1), kind="elementwise", surface=UNARY,
              domain=(-3, 3), dtype="float")

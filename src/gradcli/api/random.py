@@ -1,0 +1,250 @@
+"""Random tensors, as PyTorch draws them: the surface over ``engine.generator``.
+
+``torch.manual_seed``, ``torch.Generator``, ``rand``/``randn``/``randint``/``randperm``/``normal``
+and the ``*_like`` forms, and the in-place draws ``uniform_``, ``normal_``, ``random_``,
+``bernoulli_`` (recorded as PyTorch's UniformBackward0, ... whose gradient is zero).  Every draw
+comes from the run's default generator (``Backend.generator``) or a ``Generator`` passed as
+``generator=``, with PyTorch's algorithms, so the numbers are PyTorch's for the same seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine import dtypes as D
+from ..engine import ops as O
+from ..engine.args import check_device, is_number, tensor_arg, type_name
+from ..engine.backend import memory_order, to_host
+from ..engine.context import current
+from ..engine.dtypes import to_dtype
+from ..engine.generator import Generator as _Engine
+from ..engine.record import apply_inplace
+from ..engine.tensor import Tensor
+from ..errors import ScriptError
+from .creation import _float_dtype, _size, leaf
+
+
+class Generator:
+    """``torch.Generator()``: an independent stream (seed 67280421310721 until manual_seed)."""
+
+    __slots__ = ("engine",)
+
+    def __init__(self, device: Any = "cpu") -> None:
+        check_device(device)
+        self.engine = _Engine()
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Restart from ``seed``; returns the generator, as PyTorch."""
+        self.engine.manual_seed(_seed_arg(seed))
+        return self
+
+    def initial_seed(self) -> int:
+        """The seed of the last manual_seed."""
+        return self.engine.initial_seed()
+
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at 0x{id(self):x}>"
+
+
+class _DefaultGenerator(Generator):
+    """``torch.default_generator`` and what ``torch.manual_seed`` returns: the run's own."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:  # noqa: D107 - shares the backend's engine
+        self.engine = current().backend.generator
+
+    def manual_seed(self, seed: int) -> Generator:
+        current().backend.reseed(_seed_arg(seed))
+        return self
+
+
+def _seed_arg(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScriptError(f"manual_seed expected a long, but got {type_name(seed)}",
+                          kind="TypeError")
+    return seed
+
+
+def manual_seed(seed: Any) -> Generator:
+    """``torch.manual_seed(n)``: restart the run's generator."""
+    current().backend.reseed(_seed_arg(seed))
+    return _DefaultGenerator()
+
+
+def initial_seed() -> int:
+    """``torch.initial_seed()``: the run's seed."""
+    return current().backend.generator.initial_seed()
+
+
+def _engine(generator: Any, fn: str) -> Any:
+    if generator is None:
+        return current().backend.generator
+    if isinstance(generator, Generator):
+        return generator.engine
+    raise ScriptError(f"{fn}(): argument 'generator' must be torch.Generator, not "
+                      f"{type_name(generator)}", kind="TypeError")
+
+
+def _to_backend(host: Any, dtype: Any) -> Any:
+    be = current().backend
+    return be.astype(be.xp.asarray(host), dtype)
+
+
+# --- new tensors --------------------------------------------------------------------------------
+def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """Uniform [0, 1) samples."""
+    check_device(device)
+    dt = _float_dtype(dtype, "check_uniform_bounds")
+    host = _engine(generator, "rand").uniform(_size(size), dt.name)
+    return leaf(_to_backend(host, dt), requires_grad)
+
+
+def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    """Standard normal samples."""
+    check_device(device)
+    dt = _float_dtype(dtype, "normal_kernel_cpu")
+    host = _engine(generator, "randn").normal(_size(size), dt.name)
+    return leaf(_to_backend(host, dt), requires_grad)
+
+
+def randint(*args: Any, size: Any = None, generator: Any = None, dtype: Any = None,
+            device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``randint(high, size)`` or ``randint(low, high, size)``: int64 unless ``dtype``."""
+    check_device(device)
+    if size is None and args and isinstance(args[-1], (tuple, list)):
+        args, size = args[:-1], args[-1]
+    if size is None or len(args) not in (1, 2) or not all(_is_int(a) for a in args):
+        raise ScriptError("randint() takes (high, size) or (low, high, size) with int bounds "
+                          "and a tuple of ints", kind="TypeError")
+    low, high = (0, args[0]) if len(args) == 1 else args
+    dt = to_dtype(dtype) if dtype is not None else D.INT64
+    host = _engine(generator, "randint").randint(int(low), int(high), _size((tuple(size),)))
+    return leaf(_to_backend(host, dt), requires_grad)
+
+
+def randperm(n: Any, generator: Any = None, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0..n-1 (int64 unless ``dtype``)."""
+    check_device(device)
+    if not _is_int(n):
+        raise ScriptError(f"randperm(): argument 'n' must be int, not {type_name(n)}",
+                          kind="TypeError")
+    dt = to_dtype(dtype) if dtype is not None else D.INT64
+    _size((n,))
+    return leaf(_to_backend(_engine(generator, "randperm").randperm(int(n)), dt), requires_grad)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``normal(mean, std, size)`` of numbers, or elementwise with tensor mean and/or std."""
+    check_device(device)
+    gen = _engine(generator, "normal")
+    if is_number(mean) and is_number(std):
+        if size is None:
+            raise ScriptError("normal() received an invalid combination of arguments - got "
+                              "(float, float), but expected a size", kind="TypeError")
+        dt = _float_dtype(dtype, "normal_kernel_cpu")
+        host = gen.normal(_size((tuple(size),)), dt.name, float(mean), float(std))
+        return leaf(_to_backend(host, dt), requires_grad)
+    ref = mean if mean.__class__ is Tensor else tensor_arg(std, "normal", "std", 2)
+    dt = ref.dtype
+    m = to_host(mean.data) if mean.__class__ is Tensor else float(mean)
+    s = to_host(std.data) if std.__class__ is Tensor else float(std)
+    return leaf(_to_backend(gen.normal(None, dt.name, m, s), dt), requires_grad)
+
+
+def _like(input: Any, dtype: Any, name: str) -> tuple[Tensor, D.DType]:
+    x = tensor_arg(input, name)
+    return x, to_dtype(dtype) if dtype is not None else x.dtype
+
+
+def rand_like(input: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    """Uniform samples of ``input``'s shape and dtype."""
+    x, dt = _like(input, dtype, "rand_like")
+    return rand(*x.shape, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def randn_like(input: Any, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """Normal samples of ``input``'s shape and dtype."""
+    x, dt = _like(input, dtype, "randn_like")
+    return randn(*x.shape, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
+    """0/1 draws with the probabilities in ``input`` (or a number ``p``)."""
+    x = tensor_arg(input, "bernoulli")
+    gen = _engine(generator, "bernoulli")
+    if p is not None:
+        host = gen.bernoulli(float(p), x.shape, x.dtype.name)
+    else:
+        host = gen.bernoulli(to_host(x.data))
+    return leaf(_to_backend(host, x.dtype), False)
+
+
+# --- in-place draws -----------------------------------------------------------------------------
+def _fill_drawn(op: Any, x: Tensor, draw: Any) -> Tensor:
+    """Write ``draw(count, contiguous)``'s values into ``x`` in memory order (as PyTorch fills a
+    strided tensor), as the in-place op ``op``."""
+    be = x.backend
+    n = x.numel()
+    if x._strides is None:
+        values = _to_backend(draw((n,), True), x.dtype)
+        values = be.xp.reshape(values, tuple(x.shape))
+    else:  # a transposed or sliced view: its elements in memory order get the draws in order
+        host = draw((n,), False)
+        values = _to_backend(host[memory_order(x.shape, x._strides)], x.dtype)
+    return apply_inplace(op, x, (), {"values": values})
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with uniform samples from [a, b)."""
+    gen = _engine(generator, "uniform_")
+    dt = _float_dtype(self.dtype, "check_uniform_bounds")
+    return _fill_drawn(O.UNIFORM_, self,
+                       lambda shape, contiguous: gen.uniform(shape, dt.name, float(a), float(b)))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
+            generator: Any = None) -> Tensor:
+    """Fill with normal samples."""
+    gen = _engine(generator, "normal_")
+    dt = _float_dtype(self.dtype, "normal_kernel_cpu")
+    return _fill_drawn(O.NORMAL_, self, lambda shape, contiguous: gen.normal(
+        shape, dt.name, float(mean), float(std), contiguous=contiguous))
+
+
+def random_(self: Tensor, *args: Any, generator: Any = None) -> Tensor:
+    """``random_(to)`` or ``random_(from, to)``: integers in [from, to)."""
+    if len(args) not in (1, 2) or not all(_is_int(a) for a in args):
+        raise ScriptError("random_() takes (to) or (from, to) integers here; gradcli does not "
+                          "support random_() without bounds", kind="TypeError")
+    low, high = (0, args[0]) if len(args) == 1 else args
+    gen = _engine(generator, "random_")
+    op = O.RANDOM_TO if len(args) == 1 else O.RANDOM_FROM_TO
+    return _fill_drawn(op, self, lambda shape, contiguous: gen.randint(int(low), int(high), shape))
+
+
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fill with 0/1 draws of probability ``p`` (a number or a tensor)."""
+    gen = _engine(generator, "bernoulli_")
+    if p.__class__ is Tensor:
+        probs = to_host(p.data)
+        return _fill_drawn(O.BERNOULLI_TENSOR, self, lambda shape, contiguous: gen.bernoulli(
+            probs, tuple(self.shape), self.dtype.name).reshape(-1))
+    return _fill_drawn(O.BERNOULLI_SCALAR, self, lambda shape, contiguous: gen.bernoulli(
+        float(p), shape, self.dtype.name))
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+FUNCTIONS = {fn.__name__: fn for fn in (rand, randn, randint, randperm, normal, rand_like,
+                                         randn_like, bernoulli, manual_seed, initial_seed)}
+FUNCTIONS["Generator"] = Generator
+METHODS = {fn.__name__: fn for fn in (uniform_, normal_, random_, bernoulli_)}
