@@ -17,6 +17,7 @@ from gradcli.engine import OPS, RunContext, Tensor, grad, use
 from gradcli.engine.backend import get_backend, to_host
 from gradcli.engine.dtypes import FLOAT64
 from gradcli.engine.graph import edge
+from gradcli.engine.ops import _filled
 from gradcli.engine.record import apply
 from gradcli.errors import GradcliError
 
@@ -65,6 +66,8 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
     }
     if name in special:
         return special[name]
+    if OPS[name].forward is _filled:  # in-place fills: values from elsewhere, zero gradient
+        return (x,), {"values": 0.25}
     if len(OPS[name].inputs) == 2:
         return (x, e), params
     return (x,), params

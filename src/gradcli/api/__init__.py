@@ -39,7 +39,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **CREATION, **ENGINE_FUNCTIONS, "grad": grad, "no_grad": no_grad, "enable_grad": enable_grad,
 }
 
-__all__ = ["CREATION", "DEFAULT_DTYPE", "RANDOM", "DTYPES", "FUNCTIONS", "NN_FUNCTIONS", "creation", "grad"]
+__all__ = ["CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS", "NN_FUNCTIONS", "RANDOM", "creation", "grad"]
 
 
 def __getattr__(name: str) -> Callable[..., Any]:

@@ -51,7 +51,7 @@ class _DefaultGenerator(Generator):
 
     __slots__ = ()
 
-    def __init__(self) -> None:  # noqa: D107 - shares the backend's engine
+    def __init__(self) -> None:
         self.engine = current().backend.generator
 
     def manual_seed(self, seed: int) -> Generator:
