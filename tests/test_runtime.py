@@ -58,9 +58,33 @@ def test_function_scope_is_pythons():
     assert r.error.kind == "UnboundLocalError" and r.error.span.line == 3
 
 
-def test_binding_history_and_last_assigned():
+def test_binding_counts_and_last_assigned():
     r = run("y = param(1.0)\ny = y * 2\ny = y + 1\nz = 0\n")
-    assert len(r.history["y"]) == 3 and r.last_assigned == "z"
+    assert r.binding_counts["y"] == 3 and r.last_assigned == "z"
+
+
+def test_older_bindings_are_not_kept_alive():
+    """A loop rebinding a big tensor holds one at a time, not every one ever bound (issue 13)."""
+    import gc
+    import weakref
+
+    from gradcli.engine import Tensor
+
+    seen: list = []
+    original = Tensor.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        seen.append(weakref.ref(self))
+
+    Tensor.__init__ = spy
+    try:
+        r = run("for i in range(50):\n    x = ones(100, 100)\n")
+    finally:
+        Tensor.__init__ = original
+    gc.collect()
+    alive = [ref() for ref in seen if ref() is not None]
+    assert r.error is None and alive == [r.bindings["x"]]
 
 
 def test_if_on_a_one_element_tensor_and_loop_variable_is_an_int():

@@ -174,33 +174,32 @@ def _tensor_names(result: Any, names: dict[int, str]) -> dict[int, str]:
 
 
 def record_names(result: Any) -> dict[int, str]:
-    """Record id → script name (``y``, ``y#1``, ``g[0]``), per the module docstring."""
+    """Record id → script name (``y``, ``y#1``, ``g[0]``), per the module docstring.
+
+    Linear in records and bindings: a tensor bound again under the same name adds no state
+    (all of its states were taken the first time), so each (name, tensor) pair is walked once.
+    """
     records = result.records or []
     states: dict[int, list[int]] = {}  # id(tensor) → its record ids, in order
     for i, r in enumerate(records):
         states.setdefault(id(r.tensor), []).append(i)
     best: dict[int, tuple] = {}
     order = 0
-    for name, values in result.history.items():
-        seen: set[int] = set()  # a set: a name rebound in a loop has thousands of states
-        pending: list[tuple[str, Tensor]] = []
-        for v in values:
-            if isinstance(v, Tensor):
-                pending.append((name, v))
-            elif isinstance(v, list):
-                pending.extend((f"{name}[{j}]", t) for j, t in enumerate(v)
-                               if isinstance(t, Tensor))
+    for bound in (result.bound or {}).values():
+        walked: set[int] = set()
         per_label: dict[str, list[int]] = {}
-        for label, t in pending:
-            for rid in states.get(id(t), ()):
-                if rid not in seen:
-                    seen.add(rid)
-                    per_label.setdefault(label, []).append(rid)
+        for label, key in bound:
+            if key in walked:
+                continue
+            walked.add(key)
+            rids = states.get(key)
+            if rids:
+                per_label.setdefault(label, []).extend(rids)
         for label, rids in per_label.items():
+            last = len(rids) - 1
             for k, rid in enumerate(rids):
-                final = k == len(rids) - 1
-                shown = label if final else f"{label}#{k + 1}"
-                key = (not final, order, shown)
+                shown = label if k == last else f"{label}#{k + 1}"
+                key = (k != last, order, shown)
                 order += 1
                 if rid not in best or key < best[rid]:
                     best[rid] = key

@@ -1,13 +1,15 @@
 """Execute a compiled program on the engine: scopes, bindings, limits, prints and warnings.
 
 The runtime never formats for a terminal; it returns a ``RunResult`` that holds the final
-bindings, every name's binding history, what ``print`` printed, the warnings and the error (a
-``GradcliError`` with the span of the statement that raised it).
+bindings, how often each name was bound, what ``print`` printed, the warnings and the error (a
+``GradcliError`` with the span of the statement that raised it).  Older bindings are not kept
+(a loop rebinding a big tensor must not hold every one); graph listings name them through the
+recorder, which keeps what it records anyway.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,12 +46,14 @@ class RunResult:
     program: P.Program
     backend: Any
     bindings: dict[str, Any] = field(default_factory=dict)
-    history: dict[str, list[Any]] = field(default_factory=dict)
+    binding_counts: dict[str, int] = field(default_factory=dict)  # top-level bindings per name
     last_assigned: str | None = None
     prints: list[str] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
     error: GradcliError | None = None
     records: list[Record] | None = None
+    # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views.py)
+    bound: dict[str, list[tuple[str, int]]] | None = None
 
     def grad(self, of: str, wrt: list[str]) -> list[Tensor]:
         """d(of)/d(w) for each w, as torch.autograd.grad with retain_graph; zeros if unused."""
@@ -121,6 +125,7 @@ class Interpreter:
         self.recorder = Recorder(self) if record else None
         if record:
             self.result.records = self.recorder.records
+            self.result.bound = self.recorder.bound
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
                               integer_tensors=False,
                               recorder=self.recorder.record if self.recorder else None)
@@ -223,17 +228,17 @@ class Interpreter:
         if not top:
             scope[name] = value
             return
+        count = self.result.binding_counts.get(name, 0)
         if self.perturb is not None and self.perturb[0] == name and isinstance(value, Tensor) \
-                and len(self.result.history.get(name, ())) == self.perturb[1]:
+                and count == self.perturb[1]:
             with no_grad():
                 value = value + self.perturb[2]
         scope[name] = value
         if name in self.wrt and isinstance(value, Tensor) and value.is_leaf:
             value.requires_grad_(True)
         if self.recorder is not None:
-            for t in iter_tensors(value):
-                self.recorder.ensure(t)
-        self.result.history.setdefault(name, []).append(value)
+            self.recorder.bind(name, value)
+        self.result.binding_counts[name] = count + 1
         self.result.bindings[name] = value
         self.result.last_assigned = name
 
@@ -500,15 +505,6 @@ def _assigned(body: tuple) -> set[str]:
         elif isinstance(s, P.FunctionDef):
             names.add(s.name)
     return names
-
-
-def iter_tensors(value: Any) -> Iterator[Tensor]:
-    """Tensors inside a binding value (a tensor or a list from grad())."""
-    if isinstance(value, Tensor):
-        yield value
-    elif isinstance(value, list):
-        for v in value:
-            yield from iter_tensors(v)
 
 
 __all__ = ["Interpreter", "Record", "RunResult", "display"]

@@ -35,6 +35,9 @@ class Recorder:
         self.interp = interp  # for the current statement's span and the backend
         self.records: list[Record] = []
         self.ids: dict[int, int] = {}  # id(tensor) -> its latest record (tensors are kept alive)
+        # name -> (label, id(tensor)) for each tensor a top-level binding bound, in order: enough
+        # to name older states (``y#1``) without keeping the bound values themselves
+        self.bound: dict[str, list[tuple[str, int]]] = {}
 
     def ensure(self, t: Tensor) -> int:
         """The record id of ``t``'s current state, adding a leaf record if it has none."""
@@ -42,6 +45,19 @@ class Recorder:
         if rid is None:
             rid = self._add(t, None, (), None)
         return rid
+
+    def bind(self, name: str, value: Any) -> None:
+        """A top-level binding: record its tensors (``g[0]`` for a list's items)."""
+        if isinstance(value, Tensor):
+            self.ensure(value)
+            self.bound.setdefault(name, []).append((name, id(value)))
+        elif isinstance(value, list):
+            entries = self.bound.setdefault(name, [])
+            for j, item in enumerate(value):
+                for t in _tensors(item):
+                    self.ensure(t)
+                if isinstance(item, Tensor):
+                    entries.append((f"{name}[{j}]", id(item)))
 
     def _add(self, t: Tensor, op: Any, inputs: tuple, node: Any) -> int:
         records = self.records
@@ -61,3 +77,15 @@ class Recorder:
         rec = self.records[-1]
         rec.numbers = tuple(None if isinstance(a, Tensor) else a for a in args)
         rec.grad_enabled = self.interp.ctx.grad_enabled
+
+
+def _tensors(value: Any) -> list[Tensor]:
+    """Every tensor inside a (nested) list value, without recursion."""
+    out, stack = [], [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Tensor):
+            out.append(v)
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
