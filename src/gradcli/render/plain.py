@@ -6,6 +6,7 @@ no box drawing in listings, one record per line.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -181,6 +182,9 @@ def graph(view: GraphView) -> str:
     return out
 
 
+TREE_DEPTH = 16  # levels drawn before a deeper subtree continues as a block of its own
+
+
 def tree(view: BackwardView) -> str:
     """The backward graph from the output's grad_fn as an indented tree (``├──``/``└──``)."""
     if view.root is None:
@@ -188,9 +192,21 @@ def tree(view: BackwardView) -> str:
         return f"{what} has no grad_fn: it does not require grad, so there is no backward graph\n"
     lines = [f"{view.output}  shape={shape(view.output_tensor.shape)}" if view.output_tensor
              else str(view.output)]
-    for prefix, label in walk_tree(view):
-        lines.append(prefix + label)
+    for k, block in enumerate(tree_blocks(view)):
+        if k:
+            lines.append("")
+        for entry in block:
+            lines.append(entry.prefix + entry.branch + entry_label(view, entry))
     return "\n".join(lines) + "\n"
+
+
+def entry_label(view: BackwardView, entry: TreeEntry) -> str:
+    """A tree line's text: the node's label, or a back-reference to where it is drawn."""
+    if entry.how == "seen":
+        return f"#{entry.node} {view.nodes[entry.node].name} (see above)"
+    if entry.how == "continued":
+        return f"#{entry.node} {view.nodes[entry.node].name} (continued below)"
+    return node_label(view, entry.node)
 
 
 def node_label(view: BackwardView, i: int) -> str:
@@ -206,24 +222,53 @@ def node_label(view: BackwardView, i: int) -> str:
     return label
 
 
-def walk_tree(view: BackwardView) -> list[tuple[str, str]]:
-    """(prefix, label) lines of a depth-first walk; a node met again is shown once, by number."""
-    out: list[tuple[str, str]] = []
+@dataclass
+class TreeEntry:
+    """One line of the tree: a node drawn (``node``), met again (``seen``) or drawn later as
+    the root of its own block (``continued``), under ``parent`` (an index in the block)."""
+
+    node: int
+    how: str
+    parent: int  # -1 for the block's root
+    prefix: str
+    branch: str
+
+
+def tree_blocks(view: BackwardView, depth: int = TREE_DEPTH) -> list[list[TreeEntry]]:
+    """Depth-first blocks of the backward tree; a node met again is shown once, by number.
+
+    Indentation grows with depth, so a 20,000-node chain drawn as one tree would print
+    gigabytes; past ``depth`` levels the subtree becomes a block of its own (its first line
+    says "continued below"), which keeps the output linear in the number of nodes.
+    """
+    blocks: list[list[TreeEntry]] = []
     shown: set[int] = set()
-    stack: list[tuple[int, str, str]] = [(view.root, "", "")]  # type: ignore[list-item]
-    while stack:
-        i, prefix, branch = stack.pop()
-        if i in shown:
-            out.append((prefix + branch, f"#{i} {view.nodes[i].name} (see above)"))
-            continue
-        shown.add(i)
-        out.append((prefix + branch, node_label(view, i)))
-        children = [c for c in view.nodes[i].next if c is not None]
-        child_prefix = prefix + ("" if not branch else ("    " if branch == "└── " else "│   "))
-        for k in range(len(children) - 1, -1, -1):
-            last = k == len(children) - 1
-            stack.append((children[k], child_prefix, "└── " if last else "├── "))
-    return out
+    roots: list[int] = [view.root]  # type: ignore[list-item]
+    for root in roots:  # grows while it is walked: each continued subtree is one more block
+        block: list[TreeEntry] = []
+        # (node, parent entry, prefix, branch, level)
+        stack: list[tuple[int, int, str, str, int]] = [(root, -1, "", "", 0)]
+        while stack:
+            i, parent, prefix, branch, level = stack.pop()
+            if i in shown and (level or not blocks):  # a continued block's root is drawn
+                block.append(TreeEntry(i, "seen", parent, prefix, branch))
+                continue
+            if level > depth:
+                block.append(TreeEntry(i, "continued", parent, prefix, branch))
+                roots.append(i)
+                shown.add(i)
+                continue
+            shown.add(i)
+            block.append(TreeEntry(i, "node", parent, prefix, branch))
+            me = len(block) - 1
+            children = [c for c in view.nodes[i].next if c is not None]
+            child_prefix = prefix + ("" if not branch else ("    " if branch == "└── " else "│   "))
+            for k in range(len(children) - 1, -1, -1):
+                last = k == len(children) - 1
+                stack.append((children[k], me, child_prefix, "└── " if last else "├── ",
+                              level + 1))
+        blocks.append(block)
+    return blocks
 
 
 def check(report: Any) -> str:

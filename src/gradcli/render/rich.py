@@ -23,6 +23,12 @@ from . import plain
 NAME = "bold cyan"
 GRAD_FN = "magenta"
 DIM = "dim"
+# Saved tensors: live ones in torchviz's orange (as `dot --show-saved` draws them); freed ones
+# dim and struck through (gone, harmless until a backward needs them); stale ones, modified in
+# place since they were saved, red: a backward through them fails.
+SAVED_LIVE = "dark_orange"
+SAVED_FREED = "dim strike"
+SAVED_STALE = "bold red"
 FLAGS: dict = {}
 VALUES: dict = {}
 RUN_VALUES: dict = {}
@@ -149,34 +155,40 @@ def graph(out: Console, view: GraphView) -> None:
 
 
 def tree(out: Console, view: BackwardView) -> None:
-    """The backward graph as a Rich tree rooted at the output."""
+    """The backward graph as Rich trees: rooted at the output, then any continued blocks."""
     if view.root is None:
         out.print(plain.tree(view).rstrip(), style=DIM)
         return
     head = Text.assemble((str(view.output), NAME), (" ", ""),
                          (plain.shape(view.output_tensor.shape), DIM))
-    root = Tree(head, guide_style="bright_black")
-    shown: set[int] = set()
-    stack: list[tuple[int, Tree]] = [(view.root, root)]
-    while stack:
-        i, parent = stack.pop()
-        n = view.nodes[i]
-        label = Text.assemble((f"#{i} ", DIM), (n.name, GRAD_FN))
-        if i in shown:
-            parent.add(label + Text(" (see above)", DIM))
-            continue
-        shown.add(i)
-        if n.variable is not None:
-            label.append_text(Text.assemble(("  → ", DIM), (n.variable_name or "leaf", NAME),
-                                            (" " + plain.shape(n.variable.shape), DIM)))
-        elif n.tensor:
-            label.append_text(Text.assemble(("  [", DIM), (n.tensor, NAME), ("]", DIM)))
-        for s in n.saved:
-            label.append(f"  {s.name}", style="red strike" if s.freed else "dark_orange")
-        node = parent.add(label)
-        for c in reversed([c for c in n.next if c is not None]):
-            stack.append((c, node))
-    out.print(root)
+    out.print(head)
+    for k, block in enumerate(plain.tree_blocks(view)):
+        if k:
+            out.print()
+        drawn: list[Tree] = []
+        for entry in block:
+            label = _tree_label(view, entry)
+            if entry.parent < 0:
+                drawn.append(Tree(label, guide_style="bright_black"))
+            else:
+                drawn.append(drawn[entry.parent].add(label))
+        out.print(drawn[0])
+
+
+def _tree_label(view: BackwardView, entry: Any) -> Text:
+    i = entry.node
+    n = view.nodes[i]
+    label = Text.assemble((f"#{i} ", DIM), (n.name, GRAD_FN))
+    if entry.how != "node":
+        return label + Text(" (see above)" if entry.how == "seen" else " (continued below)", DIM)
+    if n.variable is not None:
+        label.append_text(Text.assemble(("  → ", DIM), (n.variable_name or "leaf", NAME),
+                                        (" " + plain.shape(n.variable.shape), DIM)))
+    elif n.tensor:
+        label.append_text(Text.assemble(("  [", DIM), (n.tensor, NAME), ("]", DIM)))
+    for s in n.saved:
+        label.append(f"  {s.name}", style=SAVED_FREED if s.freed else SAVED_LIVE)
+    return label
 
 
 def check(out: Console, report: Any) -> None:
