@@ -61,3 +61,63 @@ def test_a_shallow_tree_is_one_block():
     text = plain.tree(views.backward_view(r, "L"))
     assert "continued" not in text and "\n\n" not in text
     assert "#4 AccumulateGrad (see above)" in text
+
+
+# -- grad and check on scripts that call backward() themselves ----------------------------------
+@pytest.mark.parametrize(("sample", "wrt", "expected"), [
+    ("detach", "x", "dout/dx = [3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0]"),
+    ("exercise", "x", "df/dx = -12.0"),
+    ("backprop_demystified", "a", "de/da = [3.0]"),
+    ("loop_graph", "a", "dy/da = [[2.0, 4.0, 6.0], [8.0, 10.0, 12.0]]"),
+    ("reassignment", "w1", "dout/dw1 = 256.0"),
+    ("retain_graph_fixed", "a", "de/da = [[2.0, 4.0, 6.0, 8.0]]"),
+])
+def test_grad_works_after_the_scripts_own_backward(sample, wrt, expected):
+    r = invoke("grad", str(SAMPLES / f"{sample}.grad"), "--wrt", wrt, "--format", "plain")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == expected + "\n"
+
+
+def test_every_sample_that_runs_to_its_end_has_a_gradient_and_checks():
+    wrt = {"accumulation": "Wh", "backprop_demystified": "a", "chain_rule": "w1", "detach": "x",
+           "exercise": "x", "gradient_descent": "b", "growing_graph": "A", "loop_graph": "a",
+           "reassignment": "w1", "retain_graph_fixed": "a", "rnn_cell": "Wh"}
+    for sample, w in wrt.items():
+        for command in ("grad", "check"):
+            r = invoke(command, str(SAMPLES / f"{sample}.grad"), "--wrt", w, "--format", "json")
+            doc = json.loads(r.stdout)
+            assert doc["error"] is None, (sample, command, doc["error"])
+            assert r.exit_code in (0, 4), (sample, command)
+
+
+def test_the_scripts_own_failure_is_reported_where_it_happens():
+    doc = json.loads(invoke("grad", str(SAMPLES / "retain_graph.grad"), "--wrt", "a",
+                            "--format", "json").stdout)
+    assert doc["error"]["line"] == 11 and "line 9" in doc["error"]["hint"]
+
+
+def test_the_library_gradient_works_after_the_scripts_own_backward():
+    import gradcli
+
+    r = gradcli.run("x = param([1.0, 2.0])\ny = (x * x).sum()\ny.backward()\n")
+    [g] = r.grad("y", ["x"])
+    assert g.data.tolist() == [2.0, 4.0] and r.bindings["x"].grad.data.tolist() == [2.0, 4.0]
+
+
+def test_a_stale_saved_tensor_is_positioned_and_explained():
+    src = "w = param(2.0)\ny = w * w\ny.backward()\nwith no_grad():\n    w -= 0.1 * w.grad\n"
+    r = invoke("grad", "-e", src, "--wrt", "w", "--format", "plain")
+    assert r.exit_code == 1
+    assert r.stderr.startswith("<eval>:2:1: RuntimeError: one of the variables needed")
+    assert "changed in place later" in r.stderr
+
+
+def test_the_header_names_wrt_and_of():
+    r = invoke("grad", str(SAMPLES / "chain_rule.grad"), "--format", "plain")
+    assert (r.exit_code, r.stdout) == (0, "dL/dw1 = -8.0\n")
+    r = invoke("grad", str(SAMPLES / "chain_rule.grad"), "--of", "x5", "--format", "plain")
+    assert r.stdout == "dx5/dw1 = 8.0\n"
+    r = invoke("grad", str(SAMPLES / "chain_rule.grad"), "--wrt", "w2", "--format", "plain")
+    assert r.stdout == "dL/dw2 = -1.0\n"
+    assert pipeline.script_header("# gradcli: grad of=L wrt=a,b\nx = 1\n# gradcli: wrt=c\n") \
+        == {"wrt": ["a", "b"], "of": "L"}

@@ -21,4 +21,4 @@ def run(source: str, *, wrt: Any = (), backend: str = "numpy", dtype: str = "flo
     from .pipeline import run as _run
 
     return _run(source, wrt=tuple(wrt), backend=backend, dtype=dtype, seed=seed,
-                overrides=overrides)
+                overrides=overrides, keep_freed=True)

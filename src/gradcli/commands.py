@@ -67,19 +67,13 @@ class Session:
 
     # -- running ----------------------------------------------------------------------------------
     def execute(self, *, record: bool = False, on_print: Any = None,
-                dtype: str | None = None, tracer: Any = None) -> Any:
+                dtype: str | None = None, tracer: Any = None,
+                keep_freed: bool = False) -> Any:
         """Read the script and run it with the shared options; warnings go to stderr."""
         from . import pipeline
 
         o = self.opts
-        for flag, value in (("--max-steps", o.max_steps), ("--max-elements", o.max_elements)):
-            if value < 1:
-                raise UsageError(f"{flag} must be at least 1, got {value}")
-        # named before reading: a script that is not UTF-8 fails inside read_script
-        self.filename = "<eval>" if o.eval_text is not None else \
-            "<stdin>" if o.script == "-" else o.script or self.filename
-        self.source, self.filename, self.base_dir = pipeline.read_script(o.script, o.eval_text)
-        self.overrides = pipeline.parse_overrides(list(o.set_ or ()))
+        self.load()
         status = _RunStatus(not o.quiet and _isatty(sys.stderr), o.max_steps)
         if on_print is not None:
             echo = on_print
@@ -94,13 +88,35 @@ class Session:
                 dtype=dtype or o.dtype.value, seed=o.seed, overrides=self.overrides,
                 record=record, max_steps=o.max_steps, max_elements=o.max_elements,
                 on_print=on_print, base_dir=self.base_dir, on_progress=status.step,
-                tracer=tracer)
+                tracer=tracer, keep_freed=keep_freed)
         finally:
             status.stop()
         if not o.quiet:
             for w in result.warnings:
                 self.diagnose(w, warning=True)
         return result
+
+    def load(self) -> None:
+        """Check the limits, read the script and apply its ``# gradcli:`` header (once)."""
+        from . import pipeline
+
+        if self.source is not None:
+            return
+        o = self.opts
+        for flag, value in (("--max-steps", o.max_steps), ("--max-elements", o.max_elements)):
+            if value < 1:
+                raise UsageError(f"{flag} must be at least 1, got {value}")
+        # named before reading: a script that is not UTF-8 fails inside read_script
+        self.filename = "<eval>" if o.eval_text is not None else \
+            "<stdin>" if o.script == "-" else o.script or self.filename
+        self.source, self.filename, self.base_dir = pipeline.read_script(o.script, o.eval_text)
+        self.overrides = pipeline.parse_overrides(list(o.set_ or ()))
+        # the header's --wrt/--of stand in for options not given (the command line wins)
+        header = pipeline.script_header(self.source)
+        if not self.wrt and header["wrt"]:
+            self.wrt = list(header["wrt"])
+        if getattr(o, "of", None) is None and header["of"] is not None:
+            o.of = header["of"]
 
     def names(self, result: Any, need_output: bool) -> tuple[str | None, GradcliError | None]:
         """The output name and a UsageError for unknown --wrt/--of names (None if all good)."""
@@ -121,7 +137,8 @@ class Session:
             return None, err
 
     def require_wrt(self) -> None:
-        """``grad`` and ``check`` need at least one --wrt."""
+        """``grad`` and ``check`` need at least one --wrt (or a ``# gradcli: wrt=`` header)."""
+        self.load()
         if not self.wrt:
             raise UsageError(f"{self.command} needs at least one --wrt NAME",
                              hint=f"e.g. gradcli {self.command} script.grad --wrt w")
@@ -150,7 +167,7 @@ class Session:
         from . import views
 
         self.require_wrt()
-        result = self.execute()
+        result = self.execute(keep_freed=True)
         of, err = self.names(result, need_output=True)
         err = result.error or err
         grads: dict[str, Any] = {}
@@ -159,7 +176,7 @@ class Session:
             try:
                 values = result.grad(of, self.wrt)
             except GradcliError as exc:
-                err = _explain_freed(exc)
+                err = _explain_grad_error(exc, result, of)
             else:
                 grads = {w: views.tensor_view(g) for w, g in zip(self.wrt, values)}
                 out = views.tensor_view(result.bindings[of])
@@ -227,7 +244,7 @@ class Session:
         self.require_wrt()
         if o.dtype.value != "float64":
             self.note("check computes in float64; --dtype is ignored")
-        result = self.execute(dtype="float64")
+        result = self.execute(dtype="float64", keep_freed=True)
         of, err = self.names(result, need_output=True)
         err = result.error or err
         report = None
@@ -246,7 +263,7 @@ class Session:
                     report = checking.check(result, of, self.wrt, rerun, o.backend.value,
                                             o.seed, tick)
             except GradcliError as exc:
-                err = _explain_freed(exc)
+                err = _explain_grad_error(exc, result, of)
         if self.fmt == "json":
             from .render import json
 
@@ -278,7 +295,7 @@ class Session:
             try:
                 ex = explain(result, of, self.wrt[0], o.top, keeper.kept)
             except GradcliError as exc:
-                err = _explain_freed(exc)
+                err = _explain_grad_error(exc, result, of)
         if self.fmt == "json":
             from .render import analysis_json
 
@@ -407,13 +424,25 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-def _explain_freed(err: GradcliError) -> GradcliError:
-    """A hint when the script's own backward() freed what gradcli's gradient needs."""
-    span = getattr(err, "freed_by", None)
-    if span is not None and not err.hint:
-        err.hint = (f"the backward() on line {span.line} freed the saved tensors; pass "
+def _explain_grad_error(err: GradcliError, result: Any, of: str) -> GradcliError:
+    """Position an error of gradcli's own after-the-run gradient, and say why it happened.
+
+    The gradient is taken once the script has ended, through the graph ``of`` has then; the
+    statement to point at is the one that bound ``of``.
+    """
+    span = result.binding_spans.get(of)
+    freed_by = getattr(err, "freed_by", None)
+    if freed_by is not None and not err.hint:
+        err.hint = (f"the backward() on line {freed_by.line} freed the saved tensors; pass "
                     "retain_graph=True there, or drop it: gradcli differentiates by itself")
-    return err
+    elif err.message.startswith("one of the variables needed for gradient computation") \
+            and not err.hint:
+        line = f" on line {span.line}" if span is not None else ""
+        err.hint = (f"gradcli differentiates '{of}' after the script has run, and a tensor "
+                    f"that '{of}' (bound{line}) saved for backward was changed in place later; "
+                    "choose an output computed after that update with --of, or update a "
+                    "clone()")
+    return err.at(span)
 
 
 def _empty_doc(command: str, err: Any, tree: bool = False) -> dict:

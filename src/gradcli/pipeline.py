@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +55,33 @@ def decode(raw: bytes, name: str) -> str:
                                 span=Span(line, col, line, col + 1)) from None
 
 
+def script_header(source: str) -> dict[str, Any]:
+    """The options of ``# gradcli: [grad] [of=L] [wrt=a,b]`` lines among the leading comments.
+
+    Samples and scenarios name their output and inputs this way (``tools/torch_oracle.py``
+    reads the same lines), so ``gradcli grad samples/chain_rule.grad`` needs no options.
+    """
+    header: dict[str, Any] = {"wrt": [], "of": None}
+    for raw in source.splitlines():
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            break
+        match = _HEADER.match(line)
+        if not match:
+            continue
+        for token in match.group(1).split():
+            key, _, value = token.partition("=")
+            if key == "of" and value.isidentifier():
+                header["of"] = value
+            elif key == "wrt":
+                header["wrt"] += [w for w in value.split(",")
+                                  if w.isidentifier() and w not in header["wrt"]]
+    return header
+
+
+_HEADER = re.compile(r"^#\s*gradcli:\s*(.*)$")
+
+
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """``--set NAME=VALUE`` items as {name: number or nested list}."""
     out: dict[str, Any] = {}
@@ -83,8 +111,12 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
         max_steps: int = MAX_STEPS, max_elements: int = MAX_ELEMENTS,
         on_print: Callable[[str], None] | None = None, base_dir: str = ".",
         on_progress: Callable[[int], None] | None = None,
-        perturb: tuple[str, int, Any] | None = None, tracer: Any = None) -> RunResult:
+        perturb: tuple[str, int, Any] | None = None, tracer: Any = None,
+        keep_freed: bool = False) -> RunResult:
     """Parse and execute a script.
+
+    ``keep_freed`` keeps aside what the script's own ``backward()`` calls free, so that
+    ``result.grad()`` works after them (the script itself still fails where PyTorch would).
 
     Raises ``ScriptSyntaxError`` (nothing ran) and ``UsageError`` (bad options); an error the
     script raises while running is part of its result (``result.error``), with what it printed
@@ -98,7 +130,7 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
     interp = Interpreter(program, be, wrt=tuple(wrt), overrides=overrides, record=record,
                          max_steps=max_steps, on_print=on_print, base_dir=base_dir,
                          on_progress=on_progress, perturb=perturb, max_elements=max_elements,
-                         tracer=tracer)
+                         tracer=tracer, keep_freed=keep_freed)
     return interp.run()
 
 

@@ -7,9 +7,7 @@ leaves behind).  Everything returned is host-side (NumPy arrays, strings), for t
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +15,7 @@ import numpy as np
 
 from ..engine import Node, RunContext, Tensor, use
 from ..engine.backend import quiet, to_host
+from ..engine.graph import restored_saved
 from ..views import output_record
 from .names import Names as _Names
 from .paths import Decomposition, EdgeRef, Walker, decompose
@@ -82,26 +81,13 @@ class Keeper:
         interp.ctx.tracer = None
 
 
-@contextlib.contextmanager
-def _restored(kept: dict | None) -> Iterator[None]:
-    """The freed nodes as they were before the script's backward freed them."""
-    state = [(n, n.freed, n.saved) for n in (kept or {})]
-    for n, _, _ in state:
-        n.freed, n.saved = False, kept[n]
-    try:
-        yield
-    finally:
-        for n, freed, saved in state:
-            n.freed, n.saved = freed, saved
-
-
 def explain(result: Any, of: str, wrt: str, top: int = DEFAULT_TOP,
             kept: dict | None = None) -> Explanation:
     """Decompose d(of)/d(wrt) of a recorded run (``record=True``) over its paths.
 
     ``kept``: a ``Keeper``'s values, so a run whose script called backward() is explained too.
     """
-    with _restored(kept):
+    with restored_saved(kept):
         return _explain(result, of, wrt, top)
 
 

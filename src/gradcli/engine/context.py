@@ -54,9 +54,11 @@ class RunContext:
     # Where each version counter was last bumped by an in-place op: id(counter) -> (counter,
     # the statement's span), so a version error can name the in-place line.
     inplace_at: dict[int, tuple[list, Any]] = field(default_factory=dict)
-    # explain: node -> what it saved before a backward freed it (the script still sees the
-    # node freed and fails as PyTorch; explain reads the values afterwards). None: not kept.
-    kept: dict | None = None
+    # grad, check, explain: node -> what it saved before a backward freed it (the script still
+    # sees the node freed and fails as PyTorch; graph.restored_saved puts the values back for
+    # gradcli's after-the-run gradient). A WeakKeyDictionary for grad/check, so a training
+    # loop's old graphs still go away. None: not kept.
+    kept: Any = None
     # An EventSink told what the engine does (``trace``, ``profile``); None costs nothing.
     tracer: EventSink | None = None
 

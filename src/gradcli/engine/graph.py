@@ -8,7 +8,8 @@ nodes is ``record.py``'s business, running them ``autograd.py``'s.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from ..errors import ScriptError
@@ -186,6 +187,21 @@ class AccumulateGrad(Node):
         super().__init__(None, (), _EMPTY, _EMPTY, (), variable.backend)
         self.prio = float("-inf")  # NOTE: PyTorch runs AccumulateGrad as soon as it is ready
         self.variable = variable
+
+
+@contextlib.contextmanager
+def restored_saved(kept: Any) -> Iterator[None]:
+    """The nodes of ``kept`` (RunContext.kept: node -> what it saved) as they were before the
+    script's own backward freed them, for gradcli's after-the-run gradients (``grad``,
+    ``check``, ``explain``); freed again afterwards, so listings still say freed."""
+    state = [(n, n.freed, n.saved, saved) for n, saved in list((kept or {}).items())]
+    for n, _, _, saved in state:
+        n.freed, n.saved = False, saved
+    try:
+        yield
+    finally:
+        for n, freed, now, _ in state:
+            n.freed, n.saved = freed, now
 
 
 def _version_message(value: Any, now: int, expected: int, producer: Node | None,

@@ -9,6 +9,7 @@ recorder, which keeps what it records anyway.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from ..api.creation import tensor
 from ..engine import RunContext, Tensor, grad, no_grad, use
 from ..engine.backend import quiet
 from ..engine.context import GradMode, process_guard
+from ..engine.graph import restored_saved
 from ..engine.functions import METHODS
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
@@ -47,6 +49,7 @@ class RunResult:
     backend: Any
     bindings: dict[str, Any] = field(default_factory=dict)
     binding_counts: dict[str, int] = field(default_factory=dict)  # top-level bindings per name
+    binding_spans: dict[str, Span | None] = field(default_factory=dict)  # each name's latest
     last_assigned: str | None = None
     prints: list[str] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
@@ -54,6 +57,7 @@ class RunResult:
     records: list[Record] | None = None
     # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views.py)
     bound: dict[str, list[tuple[str, int]]] | None = None
+    kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
 
     def grad(self, of: str, wrt: list[str]) -> list[Tensor]:
         """d(of)/d(w) for each w, as torch.autograd.grad with retain_graph; zeros if unused."""
@@ -63,7 +67,9 @@ class RunResult:
             # nothing connects them: every --wrt gets a zero gradient (SPEC §3)
             return [Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
         live = [t for t in inputs if t.requires_grad]
-        with use(RunContext(self.backend)), quiet():  # inf/nan as PyTorch, no NumPy warnings
+        # what the script's own backward() freed is put back meanwhile (a run with keep_freed);
+        # inf/nan as PyTorch, no NumPy warnings
+        with restored_saved(self.kept), use(RunContext(self.backend)), quiet():
             grads = iter(grad(out, live, retain_graph=True, materialize_grads=True))
         return [next(grads) if t.requires_grad else
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
@@ -107,7 +113,8 @@ class Interpreter:
                  max_steps: int = MAX_STEPS, on_print: Callable[[str], None] | None = None,
                  on_progress: Callable[[int], None] | None = None, base_dir: str = ".",
                  perturb: tuple[str, int, Any] | None = None,
-                 max_elements: int = MAX_ELEMENTS, tracer: Any = None) -> None:
+                 max_elements: int = MAX_ELEMENTS, tracer: Any = None,
+                 keep_freed: bool = False) -> None:
         self.program = program
         self.backend = backend
         self.wrt = frozenset(wrt)
@@ -129,9 +136,12 @@ class Interpreter:
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
                               integer_tensors=False,
                               recorder=self.recorder.record if self.recorder else None)
+        if keep_freed:  # grad/check after the script's own backward(): see RunResult.grad
+            self.ctx.kept = weakref.WeakKeyDictionary()
         if tracer is not None:  # trace and profile: the engine's events (engine.context)
             self.ctx.tracer = tracer
             tracer.attach(self)
+        self.result.kept = self.ctx.kept
 
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -239,6 +249,7 @@ class Interpreter:
         if self.recorder is not None:
             self.recorder.bind(name, value)
         self.result.binding_counts[name] = count + 1
+        self.result.binding_spans[name] = self.span
         self.result.bindings[name] = value
         self.result.last_assigned = name
 
