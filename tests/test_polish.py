@@ -121,3 +121,69 @@ def test_the_header_names_wrt_and_of():
     assert r.stdout == "dL/dw2 = -1.0\n"
     assert pipeline.script_header("# gradcli: grad of=L wrt=a,b\nx = 1\n# gradcli: wrt=c\n") \
         == {"wrt": ["a", "b"], "of": "L"}
+
+
+# -- labels and messages: no internal names -------------------------------------------------------
+def _err(src: str):
+    r = pipeline.run(src)
+    assert r.error is not None, src
+    return r.error
+
+
+@pytest.mark.parametrize(("src", "message"), [
+    ("x = max(ones(2), foo=1)", "max() got an unexpected keyword argument 'foo'"),
+    ("z = ones(2).add_(1, 2, 3)", "add_() takes 2 positional arguments but 4 were given"),
+    ("seed(1, 2)", "seed() takes 1 positional argument but 2 were given"),
+    ("print(foo=1)", "print() got an unexpected keyword argument 'foo'"),
+    ("def f():\n    pass\nx = f + 1", "unsupported operand type(s) for +: 'function' and 'int'"),
+])
+def test_messages_name_what_the_script_wrote(src, message):
+    assert _err(src).message == message
+
+
+def test_print_shows_built_ins_as_python_does():
+    r = pipeline.run("x = ones(2)\nprint(print, tanh, x.zero_)\n")
+    assert r.prints == ["<built-in function print> <built-in function tanh> "
+                        "<built-in method zero_ of Tensor object>"]
+    row = plain.run(views.bindings_view(pipeline.run("x = ones(2)\ny = x.zero_\n")))
+    assert "<built-in method zero_ of Tensor object>" in row and "<function <" not in row
+
+
+def test_an_int_is_named_with_its_article():
+    src = "x = 1\nfor n in range(3):\n    pass\n"
+    r = invoke("grad", "-e", src, "--wrt", "x", "--of", "n", "--format", "plain")
+    assert "'n' is an int, not a tensor" in r.stderr
+
+
+def test_an_in_place_op_that_ends_in_underscore_is_not_doubled():
+    r = pipeline.run("x = ones(2)\nx.zero_()\ny = ones(2)\ny -= 1\n", record=True)
+    text = plain.graph(views.graph_view(r, "y"))
+    assert " zero_ " in text and "zero__" not in text and " sub_ " in text
+
+
+def test_accumulate_grad_names_the_leaf_as_it_is_now():
+    src = "w = param(1.0)\ny = w * 2\nwith no_grad():\n    w -= 0.5\nz = w * 3\n"
+    r = pipeline.run(src, record=True)
+    assert plain.tree(views.backward_view(r, "z")).splitlines()[-1] == \
+        "└── #1 AccumulateGrad -> w ()"
+
+
+# -- hints ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("src", "hint"), [
+    ("x = torch.exp(2)", "without the 'torch.' prefix (exp(...), not torch.exp(...)); or start "
+     "the script with 'import torch'"),
+    ("y = F.relu(2)", "without the 'F.' prefix (relu(...), not F.relu(...))"),
+    ("x = tnah(2)", "did you mean 'tanh'?"),
+    ("x = Treu", "did you mean 'True'?"),
+    ("x = ones(2)\ny = x.sum(dmi=0)", "did you mean 'dim'?"),
+    ("x = clamp(ones(2), mni=0)", "did you mean 'min'?"),
+    ("w = param(1.0)\nw.grad.zero_()", "w.grad is None until a backward() reaches w"),
+    ("x = ones(2, 3) @ ones(2, 3)", "A is 2x3 and B is 2x3, so 3 != 2; transpose one"),
+])
+def test_hints(src, hint):
+    assert hint in (_err(src).hint or "")
+
+
+def test_a_tuple_argument_hints_at_the_shape_forms():
+    r = invoke("run", "-e", "x = zeros((2, 3))", "--format", "plain")
+    assert r.exit_code == 3 and "zeros(2, 3) or zeros([2, 3])" in r.stderr

@@ -17,6 +17,7 @@ from .language import program as P
 from .language.parser import parse
 from .limits import MAX_ELEMENTS, MAX_STEPS
 from .script.interpreter import Interpreter, RunResult
+from .script.values import tname
 
 
 def read_script(path: str | None, eval_text: str | None = None) -> tuple[str, str, str]:
@@ -167,8 +168,9 @@ def resolve_names(result: RunResult, wrt: list[str], of: str | None) -> str:
             raise UsageError(f"{flag} {name}: the script binds no '{name}' at top level "
                              f"(top-level names: {known})")
         if not isinstance(result.bindings[name], Tensor):
-            raise UsageError(f"{flag} {name}: '{name}' is a "
-                             f"{type(result.bindings[name]).__name__}, not a tensor")
+            kind = tname(result.bindings[name])
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise UsageError(f"{flag} {name}: '{name}' is {article} {kind}, not a tensor")
     return of
 
 

@@ -76,6 +76,13 @@ class GraphNode:
     inplace: bool = False
     retains_grad: bool = False
 
+    @property
+    def op_label(self) -> str | None:
+        """The op as listings name it: ``sub_`` for an in-place ``sub``, ``zero_`` as is."""
+        if self.op is None or not self.inplace or self.op.endswith("_"):
+            return self.op
+        return self.op + "_"
+
 
 @dataclass
 class GraphView:
@@ -144,7 +151,11 @@ def value_view(value: Any) -> TensorView | PlainView | list:
     node = getattr(value, "node", None)  # the runtime's user function: a def's name
     if node is not None and hasattr(node, "params"):
         return PlainView("function", node.name)
-    return PlainView("function" if callable(value) else type(value).__name__, str(value))
+    if callable(value):  # a built-in (print, tanh) or a tensor's method (x.zero_)
+        from .script.values import builtin_text
+
+        return PlainView("builtin", builtin_text(value))
+    return PlainView(type(value).__name__, str(value))
 
 
 def bindings_view(result: Any) -> dict[str, Any]:
@@ -257,13 +268,13 @@ def backward_view(result: Any, of: str | None) -> BackwardView:
     names = record_names(result)
     by_tensor = _tensor_names(result, names)
     node_names: dict[int, str] = {}
-    leaf_names: dict[int, str] = {}
     for rid, label in names.items():
         r = result.records[rid]
         if r.node is not None:
             node_names.setdefault(id(r.node), label)
-        if r.grad_fn is None:
-            leaf_names.setdefault(id(r.tensor), label)
+    # AccumulateGrad adds into the leaf tensor itself, whatever in-place updates it had since:
+    # it is named as the tensor is now (``w``), not by the state first recorded (``w#1``)
+    leaf_names = by_tensor
     root = out.grad_fn
     if root is None:
         return BackwardView([], of, tensor_view(out), None)

@@ -73,7 +73,8 @@ class Kwarg:
 def single(x: Any) -> Expr:
     """``x`` as a single expression: a bare tuple is an error."""
     if type(x) is TupleSyntax:
-        raise error("tuples are not supported", x, "use a list [a, b] or separate statements")
+        raise error("tuples are not supported", x, "use a list [a, b] or separate statements; "
+                    "a shape is written zeros(2, 3) or zeros([2, 3])")
     return x
 
 

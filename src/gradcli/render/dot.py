@@ -120,7 +120,7 @@ def forward(view: GraphView, *, show_values: bool = False, show_grads: bool = Fa
                                               fillcolor=fill, style=style) + ";")
         if n.op is None:
             continue
-        op = n.op + ("_" if n.inplace else "")
+        op = n.op_label
         label = html(SYMBOLS.get(n.op, op) + ("=" if n.inplace and n.op in SYMBOLS else ""))
         if n.grad_fn:
             label += "<BR/>" + _small(n.grad_fn, MUTED, 8)

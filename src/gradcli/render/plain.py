@@ -171,7 +171,7 @@ def graph(view: GraphView) -> str:
     for n in view.nodes:
         rows.append([
             f"{n.id}{'*' if n.id == view.output else ''}", n.name or "-",
-            (n.op + ("_" if n.inplace else "")) if n.op else "-", n.grad_fn or "-",
+            n.op_label or "-", n.grad_fn or "-",
             ",".join(map(str, n.inputs)) or "-", shape(n.shape),
             flags(n.requires_grad, n.is_leaf, n.retains_grad), short(n.data),
             short(n.grad) if n.grad is not None else "-",

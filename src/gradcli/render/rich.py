@@ -119,7 +119,7 @@ def _op(n: Any) -> Text:
     if n.op is None:
         return Text("leaf", DIM)
     if n.grad_fn is None:
-        return Text(n.op + ("_" if n.inplace else ""), DIM)
+        return Text(n.op_label, DIM)
     return Text.assemble((n.grad_fn, GRAD_FN), (" (in-place)" if n.inplace else "", DIM))
 
 

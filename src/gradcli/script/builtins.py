@@ -106,6 +106,11 @@ BUILTINS: dict[str, Any] = {
     "print": print_, "seed": seed, "range": range_, "len": len_, "float": float_, "int": int_,
 }
 
+# what messages and print() call them: the script's names, not the Python functions' (print_)
+for _name, _fn in (("print", print_), ("len", len_), ("float", float_), ("int", int_),
+                   ("range", range_)):
+    _fn.__name__ = _fn.__qualname__ = _name
+
 TENSOR_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T",
                                "ndim", "dtype"})
 TENSOR_METHODS = frozenset(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any
 
 from ..errors import GradcliError
@@ -38,6 +39,27 @@ def hint_for(err: GradcliError, source: str) -> str | None:
     if msg.startswith("element 0 of tensors does not require grad"):
         return ("nothing it depends on requires grad: use param(...), requires_grad=True, "
                 "or --wrt NAME")
+    prefix = _MODULE.match(msg)
+    if prefix:
+        module = prefix.group(1)
+        used = re.search(rf"\b{module}\.(?:functional\.|nn\.)*([A-Za-z_]\w*)",
+                         _span_text(err, source))
+        fn = used.group(1) if used else "exp"
+        return (f"grad scripts call the built-ins without the '{module}.' prefix ({fn}(...), "
+                f"not {module}.{fn}(...)); or start the script with 'import torch' to run it "
+                "as a PyTorch program")
+    if msg == "'NoneType' object has no attribute 'zero_'":
+        text = _span_text(err, source)
+        found = re.search(r"([A-Za-z_]\w*)\.grad\.zero_", text)
+        name = found.group(1) if found else "w"
+        return (f"{name}.grad is None until a backward() reaches {name} (and stays None for a "
+                f"non-leaf); zero it only when it exists: if {name}.grad is not None: "
+                f"{name}.grad.zero_()")
+    mat = _MATMUL.match(msg)
+    if mat:
+        n, m, p, q = mat.groups()
+        return (f"A @ B needs A's columns to match B's rows: A is {n}x{m} and B is {p}x{q}, so "
+                f"{m} != {p}; transpose one (B.t() or B.T) or fix a shape")
     return None
 
 
@@ -51,8 +73,28 @@ def _statement(source: str, span: Any) -> str:
     return line[span.column - 1:end].strip()
 
 
+_MODULE = re.compile(r"name '(torch|F|nn)' is not defined$")
+_MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def _span_text(err: GradcliError, source: str) -> str:
+    """The source text of the error's statement (its first line)."""
+    span = err.span
+    lines = source.splitlines()
+    if span is None or not 1 <= span.line <= len(lines):
+        return ""
+    return lines[span.line - 1]
+
+
 def did_you_mean(name: str, candidates: Any) -> str | None:
-    """``did you mean 'tanh'?`` for a name close to a known one."""
-    close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("__")],
-                                      n=1)
-    return f"did you mean '{close[0]}'?" if close else None
+    """``did you mean 'tanh'?`` for a name close to a known one (True/False/None included)."""
+    keywords = ("True", "False", "None")
+    known = [c for c in candidates if not c.startswith("__")] + list(keywords)
+    close = difflib.get_close_matches(name, known, n=5)
+    if not close:
+        return None
+
+    def score(c: str) -> tuple[float, bool]:  # a tie goes to a keyword (Treu: True, not relu)
+        return difflib.SequenceMatcher(None, name, c).ratio(), c in keywords
+
+    return f"did you mean '{max(close, key=score)}'?"

@@ -9,6 +9,7 @@ recorder, which keeps what it records anyway.
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -100,6 +101,8 @@ class _Function:
     node: P.FunctionDef
     locals: frozenset[str]
     defaults: tuple = ()
+
+    type_name = "function"  # what error messages call it (Python's name for a def)
 
     def __repr__(self) -> str:
         return f"<function {self.node.name}>"
@@ -316,7 +319,8 @@ class Interpreter:
         if name in BUILTINS:
             return BUILTINS[name]
         raise ScriptError(f"name '{name}' is not defined", kind="NameError", span=span,
-                          hint=did_you_mean(name, [*scope, *self.globals, *BUILTINS]))
+                          hint=None if name in ("torch", "F", "nn") else  # hints.hint_for
+                          did_you_mean(name, [*scope, *self.globals, *BUILTINS]))
 
     def truth(self, value: Any) -> bool:
         """Python truthiness; a one-element tensor by its value."""
@@ -432,8 +436,11 @@ class Interpreter:
         if isinstance(fn, _Function):
             return self._call_user(fn, _bind_arguments(fn, args, kwargs))
         if not callable(fn) or isinstance(fn, Tensor):
-            raise ScriptError(f"'{type(fn).__name__}' object is not callable", kind="TypeError")
-        return _call_builtin(fn, args, kwargs, self)
+            raise ScriptError(f"'{tname(fn)}' object is not callable", kind="TypeError")
+        func = e.func
+        name = func.id if func.__class__ is P.Name else \
+            func.attr if func.__class__ is P.Attribute else getattr(fn, "__name__", "function")
+        return _call_builtin(fn, args, kwargs, self, name)
 
     def _call_user(self, fn: _Function, scope: dict[str, Any]) -> Any:
         if self.depth >= MAX_CALL_DEPTH:
@@ -483,7 +490,7 @@ def _bind_arguments(fn: _Function, args: list, kwargs: dict) -> dict[str, Any]:
     return scope
 
 
-def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter) -> Any:
+def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter, name: str) -> Any:
     needs_interp = getattr(fn, "needs_interpreter", False)
     try:
         if needs_interp:
@@ -491,9 +498,42 @@ def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter) -> Any
         return fn(*args, **kwargs)
     except TypeError as exc:
         # Only argument-binding errors reach here: built-ins raise ScriptError for bad values.
-        raise ScriptError(str(exc).replace("functions.", ""), kind="TypeError") from None
+        message = _binding_message(str(exc), name, needs_interp)
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", message)
+        raise ScriptError(message, kind="TypeError", hint=did_you_mean(
+            unknown.group(1), _parameters(fn)) if unknown else None) from None
     except OverflowError as exc:  # a Python int beyond float range as a scalar argument
         raise ScriptError(str(exc), kind="OverflowError") from None
+
+
+_QUALNAME = re.compile(r"^[\w.<>]+\(\)")
+_COUNTS = re.compile(r"takes (\d+) positional arguments? but (\d+) (?:was|were) given")
+
+
+def _binding_message(message: str, name: str, needs_interp: bool) -> str:
+    """Python's argument-binding message with the name the script called, not the function's
+    internal qualified name (``_extreme.<locals>.fn()``), and the interpreter argument of
+    interpreter built-ins not counted."""
+    message = _QUALNAME.sub(f"{name}()", message, count=1)
+    if needs_interp:
+        def fix(m: re.Match) -> str:
+            takes, given = int(m.group(1)) - 1, int(m.group(2)) - 1
+            return (f"takes {takes} positional argument{'' if takes == 1 else 's'} but {given} "
+                    f"{'was' if given == 1 else 'were'} given")
+        message = _COUNTS.sub(fix, message)
+    return message
+
+
+def _parameters(fn: Any) -> list[str]:
+    """A built-in's keyword names, for "did you mean" (none when it has no signature)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.name not in ("interp", "self")]
 
 
 def _assigned(body: tuple) -> set[str]:

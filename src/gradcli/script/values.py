@@ -148,7 +148,12 @@ def _negate(v: Any) -> Any:
 
 
 def tname(v: Any) -> str:
-    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+    """A value's type as Python's messages name it (``Tensor``, ``int``, ``function``)."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    cls = type(v)
+    return getattr(cls, "type_name", None) or ("builtin_function_or_method" if callable(v)
+                                               else cls.__name__)
 
 
 def display(value: Any) -> str:
@@ -161,4 +166,15 @@ def display(value: Any) -> str:
         return "[" + ", ".join(display(v) for v in value) + "]"
     if isinstance(value, float):
         return repr(value)
+    if callable(value):
+        return builtin_text(value)
     return str(value)
+
+
+def builtin_text(fn: Any) -> str:
+    """How Python prints a built-in: ``<built-in function tanh>``, ``<built-in method zero_ of
+    Tensor object>`` (never an internal name such as ``print_``)."""
+    name = getattr(fn, "__name__", "function")
+    if isinstance(getattr(fn, "__self__", None), Tensor):
+        return f"<built-in method {name} of Tensor object>"
+    return f"<built-in function {name}>"
