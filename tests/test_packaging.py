@@ -30,7 +30,7 @@ def test_the_wheel_carries_the_grammar_and_the_console_script(wheel: Path) -> No
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         entry = next(n for n in names if n.endswith("entry_points.txt"))
-        assert "gradcli = gradcli.cli:main" in z.read(entry).decode()
+        assert "gradcli = gradcli.__main__:main" in z.read(entry).decode()
     assert "gradcli/grammars/grad.lark" in names
     assert not any(n.startswith(("tests/", "bench/", "tools/")) for n in names)
 

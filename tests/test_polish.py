@@ -187,3 +187,161 @@ def test_hints(src, hint):
 def test_a_tuple_argument_hints_at_the_shape_forms():
     r = invoke("run", "-e", "x = zeros((2, 3))", "--format", "plain")
     assert r.exit_code == 3 and "zeros(2, 3) or zeros([2, 3])" in r.stderr
+
+
+# -- bounded input --------------------------------------------------------------------------------
+def test_a_script_over_the_size_limit_is_refused_without_reading_it_all():
+    r = sh("run", "/dev/zero", "--max-script-bytes", "100000")
+    assert r.returncode == 2
+    assert b"/dev/zero is larger than 100,000 bytes" in r.stderr and b"--max-script-bytes" in r.stderr
+    r = sh("run", "-", "--max-script-bytes", "10", input=b"x = 1\ny = 2\nz = 3\n")
+    assert r.returncode == 2 and b"standard input is larger than 10 bytes" in r.stderr
+    assert sh("run", "-", "--max-script-bytes", "100", input=b"x = 1\n").returncode == 0
+
+
+def test_closed_standard_input_is_a_usage_error():
+    r = sh("run", "-", stdin=subprocess.DEVNULL, pass_fds=())
+    assert r.returncode == 0  # empty input: an empty script
+    r = subprocess.run(f"{sys.executable} -m gradcli run - <&-", shell=True, capture_output=True,
+                       env={**os.environ, "PYTHONPATH": SRC}, timeout=60)
+    assert r.returncode == 2 and b"standard input: it is closed" in r.stderr
+
+
+ONES_65 = ", ".join(["1"] * 65)
+
+
+@pytest.mark.parametrize("src", [
+    f"x = rand({ONES_65})", f"x = full([{ONES_65}], 2.0)", f"x = reshape(ones(1), {ONES_65})",
+    f"x = ones({', '.join(['1'] * 64)}).unsqueeze(0)", f"x = ones(1).view({ONES_65})",
+])
+def test_more_than_64_dimensions_is_a_script_error(src):
+    err = _err(src)
+    assert err.message == ("a tensor can have at most 64 dimensions in gradcli, not 65 (NumPy's "
+                           "limit; PyTorch allows more)") and err.span.line == 1
+
+
+def test_set_with_deep_nesting_is_a_usage_error():
+    r = invoke("run", "-e", "x = 1", "--set", "x=" + "[" * 5000 + "]" * 5000)
+    assert r.exit_code == 2 and "nested deeper than 64" in r.stderr
+
+
+def test_npz_must_start_as_a_zip_archive(tmp_path):
+    import io
+    import zipfile
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.save(buf, np.ones(3))
+    with zipfile.ZipFile(tmp_path / "z.zip", "w") as z:
+        z.writestr("W.npy", buf.getvalue())
+    # a .npy with a zip appended: NumPy reads a bare array, is_zipfile sees an archive
+    (tmp_path / "weird.npz").write_bytes(buf.getvalue() + (tmp_path / "z.zip").read_bytes())
+    r = pipeline.run("x = load('weird.npz')", base_dir=str(tmp_path))
+    assert r.error.message == "load(): 'weird.npz' is not a .npz file (not a zip archive)"
+
+
+def test_csv_meets_the_element_limit_before_it_is_parsed(tmp_path, monkeypatch):
+    import numpy as np
+
+    (tmp_path / "big.csv").write_text("1.5,2.5,3.5\n# a comment, with commas,,\n" * 1000)
+    called = []
+    monkeypatch.setattr(np, "loadtxt", lambda *a, **k: called.append(1))
+    r = pipeline.run("x = load('big.csv')", base_dir=str(tmp_path), max_elements=100)
+    assert "over the limit of 100" in r.error.message and not called
+    monkeypatch.undo()
+    r = pipeline.run("x = load('big.csv')", base_dir=str(tmp_path), max_elements=3000)
+    assert r.error is None and r.bindings["x"].shape == (1000, 3)
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ("x = \u0661\u0662\n".encode(), "invalid character '\u0661' (U+0661)"),
+    ("x = 1\uff12\n".encode(), "invalid character '\uff12' (U+FF12)"),
+    (b"\xef\xbb\xbf\xef\xbb\xbfx = 1\n", "invalid non-printable character U+FEFF"),
+])
+def test_only_ascii_digits_and_one_byte_order_mark(raw, message):
+    from gradcli.errors import ScriptSyntaxError
+
+    with pytest.raises(ScriptSyntaxError) as info:
+        pipeline.run(pipeline.decode(raw, "f.grad"))
+    assert info.value.message == message
+    assert pipeline.run(pipeline.decode(b"\xef\xbb\xbfx = 12\n", "f.grad")).error is None
+
+
+# -- what reaches the terminal --------------------------------------------------------------------
+def test_control_characters_of_the_script_are_shown_not_sent():
+    src = 'x = tnah("\x1b[31mred\x1b]0;title\x07")\n'
+    r = sh("run", "-", "--format", "plain", input=src.encode())
+    assert b"\x1b" not in r.stderr and b"\x07" not in r.stderr
+    assert '    x = tnah("\u241b[31mred\u241b]0;title\u2407")\n        ^~~~\n' in r.stderr.decode()
+    r = sh("run", "-", "--format", "rich", input=src.encode())
+    assert b"\x1b]0;" not in r.stderr and "\u241b]0;title".encode() in r.stderr
+
+
+def test_user_text_is_never_rich_markup():
+    src = 'print("[/]")\nx = "[bold red]x[/]"\ny = "[/]"\n'
+    r = sh("run", "-", "--format", "rich", input=src.encode())
+    assert r.returncode == 0, r.stderr
+    assert b"[bold red]x[/]" in r.stdout and b"[/]" in r.stdout
+
+
+# -- where output goes ----------------------------------------------------------------------------
+BAD = "x = param(1.0)\ny = x * 2\nprint(y)\nz = tnah(y)\n"
+
+
+def test_a_closed_pipe_keeps_the_scripts_exit_code():
+    r = subprocess.run(f"{sys.executable} -m gradcli run - --format json | head -c0", shell=True,
+                       input=BAD.encode(), capture_output=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": SRC}, executable="/bin/bash")
+    assert r.returncode == 0  # head's
+    r = subprocess.run(f"set -o pipefail; {sys.executable} -m gradcli run - --format json "
+                       "| head -c0", shell=True, input=BAD.encode(), capture_output=True,
+                       timeout=60, env={**os.environ, "PYTHONPATH": SRC}, executable="/bin/bash")
+    assert r.returncode == 1, r.stderr
+
+
+@pytest.mark.parametrize("fmt", ["rich", "plain"])
+def test_a_closed_pipe_is_quiet_and_exit_0_for_a_good_script(fmt):
+    r = subprocess.run(f"set -o pipefail; {sys.executable} -m gradcli graph "
+                       f"{SAMPLES / 'rnn_cell.grad'} --format {fmt} 2>/dev/null | head -1; "
+                       f"echo code ${{PIPESTATUS[0]}}", shell=True, capture_output=True,
+                       timeout=60, env={**os.environ, "PYTHONPATH": SRC}, executable="/bin/bash")
+    assert r.stdout.decode().endswith("code 0\n"), r.stdout
+    assert r.stderr == b""
+
+
+@pytest.mark.parametrize("fmt", ["plain", "json", "rich"])
+def test_a_full_disk_on_stdout_is_one_clear_line(fmt):
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run([sys.executable, "-m", "gradcli", "run", "-", "--format", fmt],
+                           input=b'print("hi")\nx = 1\n', stdout=full, stderr=subprocess.PIPE,
+                           env={**os.environ, "PYTHONPATH": SRC}, timeout=60, check=False)
+    assert r.returncode == 2
+    assert b"cannot write to standard output: No space left on device" in r.stderr
+    assert b"Traceback" not in r.stderr and b"internal error" not in r.stderr
+
+
+def test_closed_stdout_and_an_ascii_locale_do_not_fail():
+    r = subprocess.run(f"{sys.executable} -m gradcli run - >&-", shell=True,
+                       input='print("h\u00e9llo \u2713")\n'.encode(), capture_output=True,
+                       env={**os.environ, "PYTHONPATH": SRC}, timeout=60)
+    assert (r.returncode, r.stderr) == (0, b"")
+    r = sh("run", "-", "--format", "plain", input='print("h\u00e9llo \u2713")\n'.encode(),
+           env={"PYTHONIOENCODING": "ascii"})
+    assert r.returncode == 0 and r.stdout.startswith(b"h\\xe9llo \\u2713\n")
+
+
+def test_ctrl_c_stops_a_long_matmul_at_once():
+    import signal
+    import time
+
+    src = "a = ones(2500, 2500)\nfor i in range(40):\n    b = a @ a\n"
+    p = subprocess.Popen([sys.executable, "-m", "gradcli", "run", "-e", src],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env={**os.environ, "PYTHONPATH": SRC})
+    time.sleep(1.5)
+    start = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and b"Traceback" not in err
+    assert time.monotonic() - start < 2.0  # 9 s before: Python waited for BLAS

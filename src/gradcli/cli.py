@@ -22,7 +22,7 @@ import typer
 
 from . import __version__
 from .errors import exit_code_for
-from .limits import MAX_ELEMENTS, MAX_STEPS
+from .limits import MAX_ELEMENTS, MAX_SCRIPT_BYTES, MAX_STEPS
 
 
 class BackendName(str, Enum):
@@ -94,6 +94,8 @@ MaxSteps = Annotated[int, typer.Option("--max-steps", metavar="N",
                                        help="Stop after N executed statements.")]
 MaxElements = Annotated[int, typer.Option("--max-elements", metavar="N",
                                           help="Largest number of elements of one tensor.")]
+MaxScriptBytes = Annotated[int, typer.Option("--max-script-bytes", metavar="N",
+                                             help="Refuse a script larger than N bytes.")]
 Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of internal errors.")]
 Tree = Annotated[bool, typer.Option("--tree", help="Show the backward (grad_fn) graph as a tree.")]
 Backward = Annotated[bool, typer.Option("--backward", help="Draw the grad_fn graph (torchviz).")]
@@ -124,6 +126,7 @@ class Options:
     quiet: bool = False
     max_steps: int = MAX_STEPS
     max_elements: int = MAX_ELEMENTS
+    max_script_bytes: int = MAX_SCRIPT_BYTES
     debug: bool = False
     tree: bool = False
     backward: bool = False
@@ -153,6 +156,7 @@ def run(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
         backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
         set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
         max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+        max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
         debug: Debug = False) -> None:
     """Execute a script: its print() output as it happens, then a table of final bindings."""
     _execute("run", Options(**locals()))
@@ -164,6 +168,7 @@ def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of 
          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
          seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
          max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+        max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
          debug: Debug = False) -> None:
     """Print d(output)/dW for each --wrt W (torch.autograd.grad; nothing accumulates)."""
     _execute("grad", Options(**locals()))
@@ -176,7 +181,8 @@ def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
           tree: Tree = False, backend: BackendOpt = BackendName.numpy,
           dtype: DTypeOpt = DType.float64, seed: Seed = 0, set_: SetOpt = None,
           fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
-          max_elements: MaxElements = MAX_ELEMENTS, debug: Debug = False) -> None:
+          max_elements: MaxElements = MAX_ELEMENTS,
+        max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES, debug: Debug = False) -> None:
     """List every recorded node: name, op, grad_fn, inputs, shape, flags, value, grad, saved."""
     _execute("graph", Options(**locals()))
 
@@ -190,6 +196,7 @@ def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of =
         backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
         set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
         max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+        max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
         debug: Debug = False) -> None:
     """Write the graph as Graphviz DOT (forward by default; --backward: the grad_fn graph)."""
     _execute("dot", Options(**locals()))
@@ -201,6 +208,7 @@ def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
           backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
           seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
           max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+        max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
           debug: Debug = False) -> None:
     """Compare autograd with central finite differences in float64 (exit 4 on a mismatch)."""
     _execute("check", Options(**locals()))
@@ -321,10 +329,28 @@ def _with_preset(get_help_option: Any) -> Any:
     return wrapped
 
 
+def _usable_streams() -> None:
+    """Streams that cannot fail at the first write: a closed stdout or stderr (``>&-``, where
+    Python sets it to None) writes nowhere, and text the locale's encoding cannot hold
+    (PYTHONIOENCODING=ascii) is escaped as Python escapes it on stderr, never an error."""
+    import os
+
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+        elif getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> None:
     """The ``gradcli`` entry point."""
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
+    _usable_streams()
     try:
+        from .interrupts import arm
+
+        arm()  # a Ctrl-C is a KeyboardInterrupt from here on (installed by __main__.main)
         command = typer.main.get_command(app)
         _fast_coercion(command)
         command.main(args=argv, prog_name="gradcli")

@@ -37,6 +37,7 @@ class Session:
         self.wrt: list[str] = list(dict.fromkeys(opts.wrt or ()))
         self.overrides: dict[str, Any] = {}
         self.doc_written = False
+        self.out_closed = False  # the reader of stdout went away (| head): write nothing more
         self._out: Any = None
         self._err: Any = None
 
@@ -44,9 +45,21 @@ class Session:
     def guarded(self) -> int:
         """Run the command; map every outcome to an exit code (SPEC §3)."""
         try:
+            return self._guarded()
+        except OutputError as err:  # raised again while reporting an error: stdout is unusable
+            quiet_stdout()
+            self.diagnose(err)
+            return err.exit_code
+
+    def _guarded(self) -> int:
+        try:
             code = getattr(self, "cmd_" + self.command)()
-            sys.stdout.flush()
+            self.output(sys.stdout.flush)
             return code
+        except OutputError as err:  # stdout cannot take more: say so on stderr, nothing else
+            quiet_stdout()
+            self.diagnose(err)
+            return err.exit_code
         except GradcliError as err:
             if self.fmt == "json" and not self.doc_written:
                 self.doc(_empty_doc(self.command, err, bool(getattr(self.opts, "tree", False))))
@@ -103,13 +116,15 @@ class Session:
         if self.source is not None:
             return
         o = self.opts
-        for flag, value in (("--max-steps", o.max_steps), ("--max-elements", o.max_elements)):
+        for flag, value in (("--max-steps", o.max_steps), ("--max-elements", o.max_elements),
+                            ("--max-script-bytes", o.max_script_bytes)):
             if value < 1:
                 raise UsageError(f"{flag} must be at least 1, got {value}")
         # named before reading: a script that is not UTF-8 fails inside read_script
         self.filename = "<eval>" if o.eval_text is not None else \
             "<stdin>" if o.script == "-" else o.script or self.filename
-        self.source, self.filename, self.base_dir = pipeline.read_script(o.script, o.eval_text)
+        self.source, self.filename, self.base_dir = pipeline.read_script(
+            o.script, o.eval_text, o.max_script_bytes)
         self.overrides = pipeline.parse_overrides(list(o.set_ or ()))
         # the header's --wrt/--of stand in for options not given (the command line wins)
         header = pipeline.script_header(self.source)
@@ -357,14 +372,27 @@ class Session:
         self.diagnose(err)
         return err.exit_code
 
+    def output(self, write: Callable[..., Any], *args: Any) -> None:
+        """Call ``write(*args)`` on stdout: a closed pipe silences the rest of the output (the
+        command goes on and exits with its own code); any other failure is an OutputError."""
+        if self.out_closed:
+            return
+        try:
+            write(*args)
+        except BrokenPipeError:
+            self.out_closed = True
+            quiet_stdout()
+        except OSError as exc:
+            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") \
+                from None
+
     def echo(self, text: str) -> None:
         """A line of the script's print() output, as it happens."""
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        self.output(_write_flush, text + "\n")
 
     def write(self, text: str) -> None:
         """Text to stdout."""
-        sys.stdout.write(text)
+        self.output(sys.stdout.write, text)
 
     def doc(self, document: dict) -> None:
         """A JSON document to stdout."""
@@ -384,10 +412,16 @@ class Session:
 
         if self._out is None:
             self._out = table.console()
-        getattr(table, kind)(self._out, *args)
+        self.output(getattr(table, kind), self._out, *args)
 
     def diagnose(self, err: Any, warning: bool = False) -> None:
         """An error or warning on stderr (a panel on a terminal, else the plain form)."""
+        try:
+            self._diagnose(err, warning)
+        except OSError:  # stderr is gone or full: there is nowhere left to say it
+            pass
+
+    def _diagnose(self, err: Any, warning: bool) -> None:
         if self.rich_errors:
             from .render import rich as table
 
@@ -415,6 +449,28 @@ class Session:
         """A remark on stderr (hidden by --quiet)."""
         if not self.opts.quiet:
             sys.stderr.write(f"gradcli: note: {text}\n")
+
+
+class OutputError(Exception):
+    """Standard output cannot be written (a full disk, an I/O error): exit 2, like ``-o``.
+
+    Not a GradcliError: raised inside a script's print(), it must not become the script's
+    error; it ends the command.
+    """
+
+    exit_code = UsageError.exit_code
+    kind = UsageError.default_kind
+    span = None
+    hint = None
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _write_flush(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def _isatty(stream: Any) -> bool:

@@ -4,3 +4,4 @@ this module imports nothing)."""
 MAX_ELEMENTS = 50_000_000  # elements of one tensor (--max-elements)
 MAX_STEPS = 1_000_000  # executed statements (--max-steps)
 MAX_DIMS = 64  # dimensions of one tensor (NumPy's limit)
+MAX_SCRIPT_BYTES = 16 * 1024 * 1024  # bytes of one script (--max-script-bytes)

@@ -15,21 +15,34 @@ from .engine.context import process_guard
 from .errors import GradcliError, ScriptSyntaxError, Span, UsageError
 from .language import program as P
 from .language.parser import parse
-from .limits import MAX_ELEMENTS, MAX_STEPS
+from .limits import MAX_DIMS, MAX_ELEMENTS, MAX_SCRIPT_BYTES, MAX_STEPS
 from .script.interpreter import Interpreter, RunResult
 from .script.values import tname
 
 
-def read_script(path: str | None, eval_text: str | None = None) -> tuple[str, str, str]:
-    """(source, display name, folder for relative load() paths) from a path, ``-`` or -e text."""
+def read_script(path: str | None, eval_text: str | None = None,
+                max_bytes: int = MAX_SCRIPT_BYTES) -> tuple[str, str, str]:
+    """(source, display name, folder for relative load() paths) from a path, ``-`` or -e text.
+
+    At most ``max_bytes`` are read, in chunks: ``gradcli run /dev/zero`` stops at the limit
+    instead of reading until memory runs out.
+    """
     if eval_text is not None:
         if path is not None:
             raise UsageError("give either SCRIPT or -e/--eval, not both")
+        if len(eval_text) > max_bytes:
+            raise _too_big("-e TEXT", max_bytes)
         return eval_text, "<eval>", os.getcwd()
     if path is None:
         raise UsageError("missing SCRIPT (a path, or - for standard input); or use -e TEXT")
     if path == "-":
-        raw = sys.stdin.buffer.read()
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None:  # standard input closed (gradcli run - <&-)
+            raise UsageError("cannot read standard input: it is closed")
+        try:
+            raw = _read_bounded(stdin, "standard input", max_bytes)
+        except OSError as exc:
+            raise UsageError(f"cannot read standard input: {exc.strerror or exc}") from None
         return decode(raw, "<stdin>"), "<stdin>", os.getcwd()
     if not os.path.exists(path):
         raise UsageError(f"no such file: {path}")
@@ -37,16 +50,34 @@ def read_script(path: str | None, eval_text: str | None = None) -> tuple[str, st
         raise UsageError(f"{path} is a folder, not a script")
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = _read_bounded(f, path, max_bytes)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     return decode(raw, path), path, os.path.dirname(os.path.abspath(path))
 
 
+def _read_bounded(f: Any, name: str, max_bytes: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = f.read(min(1 << 20, max_bytes + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > max_bytes:
+            raise _too_big(name, max_bytes)
+
+
+def _too_big(name: str, max_bytes: int) -> UsageError:
+    return UsageError(f"{name} is larger than {max_bytes:,} bytes, the limit for a script",
+                      hint="raise it with --max-script-bytes N if this is really a script")
+
+
 def decode(raw: bytes, name: str) -> str:
     """UTF-8 text, or a positioned syntax error at the first bad byte."""
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0  # exc.start counts from after it
         start = exc.start + bom
@@ -54,6 +85,10 @@ def decode(raw: bytes, name: str) -> str:
         col = start - (raw.rfind(b"\n", 0, start) + 1) + 1 - (bom if line == 1 else 0)
         raise ScriptSyntaxError(f"the script is not UTF-8 text (byte 0x{raw[start]:02x})",
                                 span=Span(line, col, line, col + 1)) from None
+    if text.startswith("\ufeff"):  # one byte-order mark is allowed, as in Python, not two
+        raise ScriptSyntaxError("invalid non-printable character U+FEFF", span=Span(1, 1, 1, 2),
+                                hint="the file starts with two byte-order marks; remove one")
+    return text
 
 
 def script_header(source: str) -> dict[str, Any]:
@@ -90,6 +125,9 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
         name, sep, value = item.partition("=")
         if not sep or not name.isidentifier():
             raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+        if _nesting(value) > MAX_DIMS:  # json.loads would recurse once per level
+            raise UsageError(f"--set {name}: lists nested deeper than {MAX_DIMS} (a tensor has "
+                             f"at most {MAX_DIMS} dimensions)")
         try:
             parsed = json.loads(value)
         except ValueError:
@@ -98,6 +136,18 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
             raise UsageError(f"--set {name}: {value!r} is not a number or a JSON list of numbers")
         out[name] = parsed
     return out
+
+
+def _nesting(text: str) -> int:
+    """How deep ``[`` brackets nest in ``text`` (a JSON list of numbers has no strings)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch == "[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == "]":
+            depth -= 1
+    return deepest
 
 
 def _numeric(v: Any) -> bool:

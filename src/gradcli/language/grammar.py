@@ -189,7 +189,9 @@ def from_data(data: dict[str, Any]) -> Tables:
         raise ValueError("not a gradcli table file")
     alternatives = "|".join(f"(?P<{name}>{regexp})" for name, regexp in data["terminals"])
     return Tables(
-        master=re.compile(f"(?:{data['ws']})?(?:{alternatives})"),
+        # ASCII: \d in NUMBER must not take Arabic-Indic or fullwidth digits, as Python's
+        # own tokenizer does not (int() would read them)
+        master=re.compile(f"(?:{data['ws']})?(?:{alternatives})", re.ASCII),
         keywords=dict(data["keywords"]),
         operators=dict(data["operators"]),
         ignored=frozenset(data["ignored"]),

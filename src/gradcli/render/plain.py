@@ -102,6 +102,18 @@ def type_text(v: Any) -> str:
 
 # -- diagnostics ----------------------------------------------------------------------------------
 EXCERPT_WIDTH = 100  # characters of a source line shown around the error
+# C0 controls, DEL and C1 controls: one visible character each (U+2400 "control pictures"),
+# so a script's ESC bytes cannot drive the terminal and carets stay aligned
+_CONTROLS = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}
+_CONTROLS.update({0x7F: "\u2421", **{c: "\ufffd" for c in range(0x80, 0xA0)}})
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters shown, never sent to the terminal (tabs and newlines
+    kept)."""
+    return text.translate(_CONTROLS)
+
+
 def source_excerpt(source: str | None, span: Any) -> list[str]:
     """The span's source line, indented by four, and a caret line ``^~~~`` under the span."""
     if source is None or span is None:
@@ -119,14 +131,15 @@ def source_excerpt(source: str | None, span: Any) -> list[str]:
             "…" if start + EXCERPT_WIDTH < len(text) else "")
         col = col - start + (1 if start else 0)
         width = max(1, min(width, EXCERPT_WIDTH - col + 2))
-    return ["    " + text.rstrip(), "    " + " " * (col - 1) + "^" + "~" * (width - 1)]
+    return ["    " + printable(text.rstrip()), "    " + " " * (col - 1) + "^" + "~" * (width - 1)]
 
 
 def diagnostic(err: Any, source: str | None, filename: str) -> str:
     """``file:line:col: Kind: message``, the source line and caret, then ``hint: …``."""
     span = getattr(err, "span", None)
     kind = getattr(err, "kind", "error")
-    message = getattr(err, "message", str(err))
+    message = printable(getattr(err, "message", str(err)))
+    filename = printable(filename)
     if span is not None:
         head = f"{filename}:{span.line}:{span.column}: {kind}: {message}"
     elif kind == "UsageError":
@@ -136,7 +149,7 @@ def diagnostic(err: Any, source: str | None, filename: str) -> str:
     lines = [head, *source_excerpt(source, span)]
     hint = getattr(err, "hint", None)
     if hint:
-        lines.append(f"hint: {hint}")
+        lines.append(f"hint: {printable(hint)}")
     return "\n".join(lines) + "\n"
 
 

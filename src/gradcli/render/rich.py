@@ -35,10 +35,20 @@ RUN_VALUES: dict = {}
 CELL_WIDTH = 34  # NumPy wraps rows of a value cell at this width, so Rich never has to
 
 
+class _Console(Console):
+    """Rich's console, except that a closed pipe is not an exit: the session decides (it goes
+    on quietly and exits with the command's own code)."""
+
+    def on_broken_pipe(self) -> None:
+        """Stop writing; the caller learns of it through the BrokenPipeError."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def console(stderr: bool = False, color: bool | None = None) -> Console:
     """A console on stdout or stderr (Rich honours NO_COLOR and FORCE_COLOR itself)."""
-    return Console(stderr=stderr, highlight=False, no_color=None if color is None else not color,
-                   soft_wrap=False)
+    return _Console(stderr=stderr, highlight=False,
+                    no_color=None if color is None else not color, soft_wrap=False)
 
 
 def _flags(requires_grad: bool, is_leaf: bool, retains_grad: bool = False) -> Text:
@@ -88,11 +98,12 @@ def run(out: Console, bindings: dict[str, Any]) -> None:
                ("grad", RUN_VALUES))
     for name, v in bindings.items():
         if isinstance(v, TensorView):
-            t.add_row(name, plain.shape(v.shape), _cell(v.data), v.grad_fn or Text("-", DIM),
+            t.add_row(Text(name), plain.shape(v.shape), _cell(v.data), v.grad_fn or Text("-", DIM),
                       _flags(v.requires_grad, v.is_leaf, v.retains_grad),
                       _cell(v.grad) if v.grad is not None else Text("-", DIM))
         else:
-            t.add_row(name, Text(plain.type_text(v), DIM), plain.value_text(v), Text("-", DIM),
+            t.add_row(Text(name), Text(plain.type_text(v), DIM), Text(plain.value_text(v)),
+                      Text("-", DIM),
                       Text("-", DIM), Text("-", DIM))
     out.print(t)
 
@@ -139,7 +150,7 @@ def graph(out: Console, view: GraphView) -> None:
         value = _brief(n.data)
         if n.grad is not None:
             value.append_text(Text("\ngrad ", "bold yellow") + _brief(n.grad))
-        t.add_row(f"{n.id}", n.name or Text("-", DIM), _op(n),
+        t.add_row(f"{n.id}", Text(n.name) if n.name else Text("-", DIM), _op(n),
                   ",".join(map(str, n.inputs)) or Text("-", DIM), plain.shape(n.shape),
                   _flags(n.requires_grad, n.is_leaf, n.retains_grad), value,
                   saved or Text("-", DIM), style="bold" if n.id == view.output else None)
@@ -157,7 +168,7 @@ def graph(out: Console, view: GraphView) -> None:
 def tree(out: Console, view: BackwardView) -> None:
     """The backward graph as Rich trees: rooted at the output, then any continued blocks."""
     if view.root is None:
-        out.print(plain.tree(view).rstrip(), style=DIM)
+        out.print(Text(plain.tree(view).rstrip(), DIM))
         return
     head = Text.assemble((str(view.output), NAME), (" ", ""),
                          (plain.shape(view.output_tensor.shape), DIM))
@@ -197,7 +208,7 @@ def check(out: Console, report: Any) -> None:
                ("max abs err", {"justify": "right"}), ("max rel err", {"justify": "right"}),
                ("", {}))
     for w in report.wrt.values():
-        t.add_row(w.name, str(w.checked) if w.checked == w.total else f"{w.checked}/{w.total}",
+        t.add_row(Text(w.name), str(w.checked) if w.checked == w.total else f"{w.checked}/{w.total}",
                   f"{w.max_abs_err:.3e}", f"{w.max_rel_err:.3e}",
                   Text("✓ ok", "bold green") if w.ok else Text("✗ mismatch", "bold red"))
     out.print(t)
@@ -214,7 +225,7 @@ def diagnostic(out: Console, err: Any, source: str | None, filename: str,
     kind = getattr(err, "kind", "error")
     color = "yellow" if warning else "red"
     parts: list[Any] = [Text.assemble((f"{kind}: ", f"bold {color}"),
-                                      (getattr(err, "message", str(err)), ""))]
+                                      (plain.printable(getattr(err, "message", str(err))), ""))]
     excerpt = plain.source_excerpt(source, span)
     if excerpt:
         from rich.syntax import Syntax  # pygments: only when there is a line to highlight
@@ -225,8 +236,8 @@ def diagnostic(out: Console, err: Any, source: str | None, filename: str,
         parts += [Text(""), code, Text(" " * gutter + excerpt[1][4:], style=f"bold {color}")]
     hint = getattr(err, "hint", None)
     if hint:
-        parts += [Text(""), Text.assemble(("hint: ", "bold cyan"), (hint, ""))]
-    where = filename + (f":{span.line}:{span.column}" if span is not None else "")
+        parts += [Text(""), Text.assemble(("hint: ", "bold cyan"), (plain.printable(hint), ""))]
+    where = plain.printable(filename) + (f":{span.line}:{span.column}" if span is not None else "")
     if span is None and kind == "UsageError":
         where = "gradcli"
     out.print(Panel(Group(*parts), title=Text(where, "bold"), title_align="left",

@@ -26,6 +26,27 @@ def _npy_shape(f: Any) -> tuple[int, ...] | None:
         return None
 
 
+def _csv_count(path: str, limit: int) -> int:
+    """The number of fields in a CSV file, counted line by line and only until it passes
+    ``limit``: the element limit applies before NumPy parses (and holds) the whole file."""
+    n = 0
+    with open(path, "rb") as f:
+        for line in f:
+            text = line.split(b"#", 1)[0].strip()
+            if text:
+                n += text.count(b",") + 1
+                if n > limit:
+                    break
+    return n
+
+
+def current_limit() -> int:
+    """The run's element limit."""
+    from ..engine.context import current
+
+    return current().max_elements
+
+
 def read_array(path: str, shown: str, key: str | None = None,
                check_shape: Any = None) -> Any:
     """Numbers from a .npy, .npz or .csv file as a host array; never unpickles.
@@ -51,7 +72,11 @@ def read_array(path: str, shown: str, key: str | None = None,
                 check_shape(shape)
             data = numpy.load(path, allow_pickle=False)
         elif ext == ".npz":
-            if not zipfile.is_zipfile(path):
+            with open(path, "rb") as f:
+                head = f.read(4)
+            # numpy.load decides by the first bytes, is_zipfile by the end: both must agree
+            # (a .npy with a zip appended would load as a bare array, not an archive)
+            if head != b"PK\x03\x04" or not zipfile.is_zipfile(path):
                 raise fail(f"'{shown}' is not a .npz file (not a zip archive)")
             with numpy.load(path, allow_pickle=False) as archive:
                 names = list(archive.files)
@@ -67,6 +92,8 @@ def read_array(path: str, shown: str, key: str | None = None,
                     check_shape(shape)
                 data = archive[key]
         else:
+            if check_shape is not None:
+                check_shape((_csv_count(path, current_limit()),))
             data = numpy.loadtxt(path, delimiter=",", ndmin=1, comments="#")
     except ScriptError:
         raise

@@ -23,7 +23,7 @@ from ..engine.graph import restored_saved
 from ..engine.functions import METHODS
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
-from ..limits import MAX_ELEMENTS, MAX_STEPS
+from ..limits import MAX_DIMS, MAX_ELEMENTS, MAX_STEPS
 from .builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
 from .hints import did_you_mean, hint_for
 from .recorder import Record, Recorder
@@ -161,6 +161,14 @@ class Interpreter:
             except RecursionError:
                 self.result.error = ScriptError(
                     "maximum recursion depth exceeded", kind="RecursionError", span=self.span)
+            except ValueError as exc:  # NumPy's array-rank limit, wherever a shape grows past it
+                if "maximum supported dimension" not in str(exc):
+                    raise
+                found = re.search(r"found (\d+)", str(exc))
+                self.result.error = ScriptError(
+                    f"a tensor can have at most {MAX_DIMS} dimensions in gradcli"
+                    f"{', not ' + found.group(1) if found else ''} (NumPy's limit; PyTorch "
+                    "allows more)", span=self.span)
             self._drain()
         return self.result
 
