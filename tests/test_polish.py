@@ -345,3 +345,36 @@ def test_ctrl_c_stops_a_long_matmul_at_once():
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130 and b"Traceback" not in err
     assert time.monotonic() - start < 2.0  # 9 s before: Python waited for BLAS
+
+
+def test_dot_output_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    import errno
+
+    from gradcli.render import dot
+
+    target = tmp_path / "g.dot"
+    target.write_text("the old file\n")
+    calls = []
+
+    def full_disk(fd, data):
+        calls.append(len(data))
+        if len(calls) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return min(len(data), 16)
+
+    monkeypatch.setattr(dot.os, "write", full_disk)
+    r = invoke("dot", str(SAMPLES / "chain_rule.grad"), "-o", str(target))
+    assert r.exit_code == 2 and len(calls) == 2
+    assert "cannot write" in r.stderr and "No space left on device" in r.stderr
+    assert "wrote" not in r.stderr
+    assert target.read_text() == "the old file\n" and os.listdir(tmp_path) == ["g.dot"]
+    monkeypatch.undo()
+    r = invoke("dot", str(SAMPLES / "chain_rule.grad"), "-o", str(target))
+    assert r.exit_code == 0 and target.read_text().startswith("digraph")
+    assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from typing import Any
 
 from ..errors import UsageError
@@ -191,22 +192,63 @@ def save(text: str, path: str) -> None:
         raise UsageError(f"-o {path}: unknown file type {ext or '(none)'!r}; use one of "
                          f"{', '.join(WRITTEN + RENDERED)}")
     if ext in WRITTEN:
-        try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as exc:
-            raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+        _atomically(path, lambda tmp: _write(tmp, text.encode("utf-8")))
         return
     exe = shutil.which("dot")
     if exe is None:
         raise UsageError(f"cannot render {path}: Graphviz's 'dot' program is not on PATH",
                          hint="install Graphviz (e.g. apt install graphviz), or write "
                          f"{os.path.splitext(path)[0]}.dot and render it elsewhere")
+
+    def render(tmp: str) -> None:
+        try:
+            proc = subprocess.run([exe, f"-T{ext[1:]}", "-o", tmp], input=text.encode("utf-8"),
+                                  capture_output=True, timeout=120, check=False)
+        except subprocess.TimeoutExpired:
+            raise UsageError(f"cannot render {path}: Graphviz took longer than 120 s") from None
+        if proc.returncode != 0:
+            why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise UsageError(f"cannot render {path}: dot failed "
+                             f"({why[-1] if why else 'no output'})")
+
+    _atomically(path, render)
+
+
+def _write(path: str, data: bytes) -> None:
+    """All of ``data`` into ``path``, flushed to the disk (a full disk fails here, not later)."""
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
     try:
-        proc = subprocess.run([exe, f"-T{ext[1:]}", "-o", path], input=text.encode("utf-8"),
-                              capture_output=True, timeout=120, check=False)
-    except subprocess.TimeoutExpired:
-        raise UsageError(f"cannot render {path}: Graphviz took longer than 120 s") from None
-    if proc.returncode != 0:
-        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise UsageError(f"cannot render {path}: dot failed ({why[-1] if why else 'no output'})")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _atomically(path: str, make: Any) -> None:
+    """Let ``make(tmp)`` write a temporary file beside ``path``, then rename it to ``path``:
+    a failure (a full disk, dot's error, Ctrl-C) leaves no truncated file and an old file
+    as it was."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
+                                   suffix=".tmp")
+        os.close(fd)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        make(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
