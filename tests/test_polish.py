@@ -378,3 +378,92 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+# -- tables at 80 columns, PyTorch's number format, colours ---------------------------------------
+LONG = """a_long_parameter_name = param([[1.0], [2.0], [3.0]])
+weights = param([[1e-7, 2.5e-8], [3.0, 4.0]])
+small = param([1.3713e-07, 2.0e-9])
+hidden_state_after_tanh = tanh(weights @ weights)
+loss = (hidden_state_after_tanh.sum() + a_long_parameter_name.sum()) * small.sum()
+loss.backward()
+"""
+
+
+def _rich(kind: str, *args, width: int = 80) -> str:
+    import io
+
+    from gradcli.render import rich as table
+
+    con = table.console(color=False)
+    con.file, con.width = io.StringIO(), width
+    getattr(table, kind)(con, *args)
+    return con.file.getvalue()
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_rich_tables_never_cut_names_shapes_or_grad_fn(width):
+    r = pipeline.run(LONG, record=True)
+    text = _rich("run", views.bindings_view(r), width=width)
+    for word in ("a_long_parameter_name", "hidden_state_after_tanh", "(3, 1)", "(2, 2)",
+                 "TanhBackward0", "MulBackward0", "req_grad"):
+        assert word in text, (word, text)
+    assert "…" not in text and max(map(len, text.splitlines())) <= width
+    graph = _rich("graph", views.graph_view(r, "loss"), width=width)
+    for word in ("a_long_parameter_name", "hidden_state_after_tanh", "TanhBackward0", "(3, 1)"):
+        assert word in graph, (word, graph)
+    assert "…" not in graph and max(map(len, graph.splitlines())) <= width
+
+
+def test_a_column_vector_is_previewed_as_rows_not_one_line_with_an_ellipsis():
+    r = pipeline.run("v = param([[1.0], [2.0], [3.0]])\ny = v * 2\n", record=True)
+    graph = _rich("graph", views.graph_view(r, "y"))
+    lines = graph.splitlines()
+    first = next(i for i, line in enumerate(lines) if "[[1.]," in line)
+    column = lines[first].index("[[1.],")
+    assert lines[first + 1][column:column + 6] == " [2.],"
+    assert lines[first + 2][column:column + 6] == " [3.]]"
+    assert "…" not in graph
+
+
+def test_small_values_print_as_pytorch_prints_them():
+    r = pipeline.run(LONG)
+    listing = plain.run(views.bindings_view(r))
+    assert "[1.3713e-07, 2.0000e-09]" in listing and "1.1130e-06" in listing
+    assert "[[1.], [2.], [3.]]" in listing
+    assert "1.3713e-07" in _rich("run", views.bindings_view(r), width=120)
+
+
+def test_no_color_means_no_styles_at_all():
+    src = "a = param([1.0, 2.0])\nb = (a * a).sum()\nb.backward()\n"
+    styled = sh("graph", "-", "--format", "rich", input=src.encode(), env={"FORCE_COLOR": "1"})
+    assert b"\x1b[1m" in styled.stdout  # the control: bold is there without NO_COLOR
+    r = sh("graph", "-", "--format", "rich", input=src.encode(),
+           env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert r.returncode == 0 and b"\x1b[" not in r.stdout and b"\x1b[" not in r.stderr
+
+
+def test_saved_tensor_styles_read_the_right_way_round():
+    from gradcli.render import rich as table
+
+    src = ("a = param([1.0, 2.0])\nb = a * a\nb.sum().backward()\n"
+           "c = a.sin()\nwith no_grad():\n    a += 1\n")
+    r = pipeline.run(src, record=True)
+    nodes = {n.name: n for n in views.graph_view(r, "c").nodes}
+    assert nodes["b"].saved[0].freed and not nodes["b"].saved[0].stale
+    assert nodes["c"].saved[0].stale and not nodes["c"].saved[0].freed
+    freed, stale = table._saved_text(nodes["b"].saved), table._saved_text(nodes["c"].saved)
+    assert {str(s.style) for s in freed.spans} == {table.SAVED_FREED}
+    assert {str(s.style) for s in stale.spans} == {table.SAVED_STALE}
+    assert "red" not in table.SAVED_FREED and "red" in table.SAVED_STALE
+    assert "self (modified)" in plain.graph(views.graph_view(r, "c"))
+
+
+def test_a_rich_diagnostic_does_not_load_a_syntax_highlighter():
+    code = ("import sys\nfrom gradcli.cli import main\nsys.argv = ['gradcli', 'run', '-e', "
+            "'x = tnah(1)', '--format', 'rich']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "assert 'pygments' not in sys.modules, 'pygments'\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": SRC})
+    assert r.returncode == 0, r.stderr
+    assert b"x = tnah(1)" in r.stderr and b"did you mean 'tanh'?" in r.stderr

@@ -56,6 +56,7 @@ class SavedView:
     shape: list[int] | None = None
     value: Any = None  # a Python number for a wrapped scalar, else None
     tensor: str | None = None  # the script name of the saved tensor, while it is kept
+    stale: bool = False  # modified in place since it was saved: a backward through it fails
 
 
 @dataclass
@@ -172,7 +173,8 @@ def _saved(node: Any, names: dict[int, str] | None = None,
             and isinstance(s.value, (int, float)) else None
         label = own if s.is_output else (names or {}).get(id(s.tensor)) \
             if s.tensor is not None else None
-        out.append(SavedView(s.name, bool(s.freed), list(s.shape), number, label))
+        out.append(SavedView(s.name, bool(s.freed), list(s.shape), number, label,
+                             bool(s.stale)))
     return out
 
 

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["format_scalar", "format_tensor"]
+__all__ = ["format_scalar", "format_tensor", "format_values"]
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -117,11 +117,12 @@ class _Formatter:
         return (self.max_width - len(ret)) * " " + ret
 
 
-def _vector_str(self: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
+def _vector_str(self: np.ndarray, indent: int, summarize: bool, formatter: _Formatter,
+                linewidth: int = LINEWIDTH) -> str:
     """Format a 1-d array, wrapping lines at the line width."""
     # length includes spaces and comma between elements
     element_length = formatter.width() + 2
-    elements_per_line = max(1, math.floor((LINEWIDTH - indent) / element_length))
+    elements_per_line = max(1, math.floor((linewidth - indent) / element_length))
 
     if summarize and self.shape[0] > 2 * EDGEITEMS:
         data = (
@@ -138,31 +139,32 @@ def _vector_str(self: np.ndarray, indent: int, summarize: bool, formatter: _Form
 
 
 def _tensor_str_with_formatter(
-    self: np.ndarray, indent: int, summarize: bool, formatter: _Formatter
+    self: np.ndarray, indent: int, summarize: bool, formatter: _Formatter,
+    linewidth: int = LINEWIDTH,
 ) -> str:
     """Format an array of any rank, recursing over the first dimension."""
     dim = self.ndim
     if dim == 0:
         return formatter.format(self.item())
     if dim == 1:
-        return _vector_str(self, indent, summarize, formatter)
+        return _vector_str(self, indent, summarize, formatter, linewidth)
 
     size = self.shape[0]
     if summarize and size > 2 * EDGEITEMS:
         slices = (
             [
-                _tensor_str_with_formatter(self[i], indent + 1, summarize, formatter)
+                _tensor_str_with_formatter(self[i], indent + 1, summarize, formatter, linewidth)
                 for i in range(EDGEITEMS)
             ]
             + ["..."]
             + [
-                _tensor_str_with_formatter(self[i], indent + 1, summarize, formatter)
+                _tensor_str_with_formatter(self[i], indent + 1, summarize, formatter, linewidth)
                 for i in range(size - EDGEITEMS, size)
             ]
         )
     else:
         slices = [
-            _tensor_str_with_formatter(self[i], indent + 1, summarize, formatter)
+            _tensor_str_with_formatter(self[i], indent + 1, summarize, formatter, linewidth)
             for i in range(size)
         ]
 
@@ -181,13 +183,14 @@ def get_summarized_data(self: np.ndarray) -> np.ndarray:
     return self[np.ix_(*index)]
 
 
-def _tensor_str(self: np.ndarray, indent: int) -> str:
+def _tensor_str(self: np.ndarray, indent: int, threshold: int = THRESHOLD,
+                linewidth: int = LINEWIDTH) -> str:
     """Format the contents of a tensor (everything between ``tensor(`` and the suffixes)."""
     if self.size == 0:
         return "[]"
-    summarize = self.size > THRESHOLD
+    summarize = self.size > threshold
     formatter = _Formatter(get_summarized_data(self) if summarize else self)
-    return _tensor_str_with_formatter(self, indent, summarize, formatter)
+    return _tensor_str_with_formatter(self, indent, summarize, formatter, linewidth)
 
 
 def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
@@ -249,6 +252,14 @@ def format_tensor(
     if default_dtype not in _NUMPY_DTYPES:
         raise ValueError(f"unsupported default dtype {default_dtype!r}")
     return _str_intern(_as_dtype(data, dtype), grad_fn, requires_grad, dtype, default_dtype)
+
+
+def format_values(data: np.ndarray, dtype: str = "float64", *, linewidth: int = LINEWIDTH,
+                  threshold: int = THRESHOLD) -> str:
+    """A tensor's contents as ``repr`` shows them between ``tensor(`` and the suffixes, for
+    listings: PyTorch's precision, scientific switch and summarisation, rows wrapped at
+    ``linewidth`` and summarised past ``threshold`` elements (``[[1.], [2.]]``, ``1.3713e-07``)."""
+    return _tensor_str(_as_dtype(data, dtype), 0, threshold, linewidth)
 
 
 def format_scalar(value: object) -> str:

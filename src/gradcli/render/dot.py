@@ -85,7 +85,7 @@ def _label(rows: list[str]) -> str:
 
 
 def _array_rows(data: Any, color: str, prefix: str = "") -> list[str]:
-    text = short(data, threshold=8, one_line=False, edgeitems=2).splitlines()
+    text = short(data, threshold=8, one_line=False, width=60).splitlines()
     pad = " " * len(prefix)
     return [_Left(f'<FONT FACE="monospace" POINT-SIZE="9" COLOR="{color}">'
                   f"{html((prefix if k == 0 else pad) + line)}</FONT>")

@@ -6,11 +6,13 @@ no box drawing in listings, one record per line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..engine.printing import format_values
 from ..views import BackwardView, GraphView, PlainView, TensorView
 
 SUMMARY_THRESHOLD = 12  # elements shown in full in a listing cell; longer arrays are abbreviated
@@ -53,13 +55,27 @@ def _summary(a: Any, dtype: str) -> str:
 
 
 def short(data: Any, threshold: int = SUMMARY_THRESHOLD, one_line: bool = True,
-          edgeitems: int = 3, width: int = 10**9) -> str:
-    """NumPy's form with 4 decimals (``-8.``, ``[0.5, 1.25]``), abbreviated past ``threshold``."""
+          width: int = 10**9) -> str:
+    """A listing's preview of a tensor as PyTorch prints its contents (``-8.``, ``[0.5000,
+    1.2500]``, ``1.3713e-07``; rows wrapped at ``width``), summarised past ``threshold``
+    elements; ``one_line`` joins the rows and drops the alignment padding."""
     a = np.asarray(data)
-    with np.errstate(all="ignore"):
-        text = np.array2string(a, precision=4, threshold=threshold, edgeitems=edgeitems,
-                               separator=", ", max_line_width=width, suppress_small=True)
-    return " ".join(text.split()) if one_line else text
+    if a.dtype.name in ("float16", "float32", "float64"):
+        text = format_values(a, a.dtype.name, threshold=threshold,
+                             linewidth=10**9 if one_line else width)
+    else:  # bool or integer tensors: NumPy's form
+        with np.errstate(all="ignore"):
+            text = np.array2string(a, threshold=threshold, separator=", ",
+                                   max_line_width=width)
+    return _one_line(text) if one_line else text
+
+
+def _one_line(text: str) -> str:
+    return _PADDING.sub("[", _SPACES.sub(" ", text))
+
+
+_SPACES = re.compile(r"\s+")
+_PADDING = re.compile(r"\[ +")
 
 
 def shape(s: list[int]) -> str:
@@ -173,8 +189,10 @@ def grad(of: str, grads: dict[str, TensorView]) -> str:
 
 
 def saved_text(saved: list) -> str:
-    """``self, other`` with ``(freed)`` after freed ones, or ``-``."""
-    return ", ".join(s.name + (" (freed)" if s.freed else "") for s in saved) or "-"
+    """``self, other`` with ``(freed)`` after freed ones and ``(modified)`` after ones changed
+    in place since they were saved, or ``-``."""
+    return ", ".join(s.name + (" (freed)" if s.freed else " (modified)" if s.stale else "")
+                     for s in saved) or "-"
 
 
 def graph(view: GraphView) -> str:

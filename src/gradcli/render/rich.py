@@ -6,6 +6,7 @@ two forms never disagree; Rich adds colour, boxes and the diagnostic panel.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -29,10 +30,6 @@ DIM = "dim"
 SAVED_LIVE = "dark_orange"
 SAVED_FREED = "dim strike"
 SAVED_STALE = "bold red"
-FLAGS: dict = {}
-VALUES: dict = {}
-RUN_VALUES: dict = {}
-CELL_WIDTH = 34  # NumPy wraps rows of a value cell at this width, so Rich never has to
 
 
 class _Console(Console):
@@ -46,9 +43,14 @@ class _Console(Console):
 
 
 def console(stderr: bool = False, color: bool | None = None) -> Console:
-    """A console on stdout or stderr (Rich honours NO_COLOR and FORCE_COLOR itself)."""
-    return _Console(stderr=stderr, highlight=False,
-                    no_color=None if color is None else not color, soft_wrap=False)
+    """A console on stdout or stderr.
+
+    NO_COLOR (any non-empty value, no-color.org) turns off every style, bold and dim too:
+    Rich alone drops only the colours. FORCE_COLOR is Rich's own.
+    """
+    plain_text = color is False or (color is None and bool(os.environ.get("NO_COLOR")))
+    extra: dict[str, Any] = {"color_system": None} if plain_text else {}
+    return _Console(stderr=stderr, highlight=False, soft_wrap=False, **extra)
 
 
 def _flags(requires_grad: bool, is_leaf: bool, retains_grad: bool = False) -> Text:
@@ -60,52 +62,108 @@ def _flags(requires_grad: bool, is_leaf: bool, retains_grad: bool = False) -> Te
     return t or Text("-", style=DIM)
 
 
-def _cell(data: Any) -> Text:
+def _values(data: Any, width: int) -> Text:
+    """A value cell: PyTorch's form of the contents, rows wrapped at the cell's width."""
     if data is None:
-        return Text("None", DIM)
-    return Text(plain.short(data, one_line=False, width=CELL_WIDTH))
-
-
-def _brief(data: Any, budget: int = 30) -> Text:
-    """One line for the crowded graph table: all of it if short, else leading elements and …."""
-    import numpy as np
-
-    a = np.asarray(data)
-    text = plain.short(a)
-    if len(text) <= budget:
-        return Text(text)
-    parts: list[str] = []
-    for v in a.reshape(-1):
-        item = plain.short(v)
-        if len(", ".join([*parts, item])) + 2 * a.ndim + 3 > budget and parts:
-            break
-        parts.append(item)
-    return Text("[" * a.ndim + ", ".join(parts) + ", …" + "]" * a.ndim)
+        return Text("-", DIM)
+    return Text(plain.short(data, one_line=False, width=max(width, 8)), overflow="fold")
 
 
 def _table(title: str | None, *cols: tuple[str, dict]) -> Table:
     t = Table(title=title, box=box.SIMPLE_HEAVY, title_style="bold", title_justify="left",
-              header_style="bold", pad_edge=False)
+              header_style="bold", pad_edge=False, show_edge=False, collapse_padding=True)
     for name, kw in cols:
         t.add_column(name, **{"no_wrap": True, **kw})
     return t
 
 
+MIN_VALUE_WIDTH = 14  # narrower than this, value cells would show one number per line
+WRAPS = {"flags", "saved"}  # word lists: they wrap at spaces before anything is cut
+
+
+def _width(cell: Any) -> int:
+    return cell.cell_len if isinstance(cell, Text) else len(cell)
+
+
+def _word_width(cell: Any) -> int:
+    return max((len(w) for w in str(cell).split()), default=1)
+
+
+def _natural(pairs: list[tuple[Any, Any]]) -> tuple[int, int]:
+    """The value column's width when nothing wraps (one line for a value, one for a grad),
+    and the least width at which each row of every value still fits (one element a line)."""
+    width = least = 8
+    for data, grad in pairs:
+        for prefix, v in (("", data), ("grad ", grad)):
+            if v is not None:
+                width = max(width, len(prefix) + len(plain.short(v)))
+                narrow = plain.short(v, one_line=False, width=MIN_VALUE_WIDTH)
+                least = max(least, *map(len, narrow.splitlines()))
+    return width, least
+
+
+def _fit(out: Console, headers: list[str], columns: list[list[Any]],
+         natural: tuple[int, int] = (10**9, MIN_VALUE_WIDTH)) -> int:
+    """The width of the value column when the other columns keep their text whole: names,
+    shapes, grad_fn and inputs are never cut, flags and saved wrap at spaces first, the value
+    previews take what is left (0: too narrow to show them next to the rest)."""
+    full = [max(_width(Text(h)), *map(_width, col)) for h, col in zip(headers, columns)]
+    least = [max(_word_width(h), *map(_word_width, col)) if h in WRAPS else f
+             for h, col, f in zip(headers, columns, full)]
+    n = len(headers) + 1
+    # no edges (show_edge=False); between two columns a one-space divider and one space of
+    # padding (collapse_padding=True merges the two sides' padding)
+    overhead = 2 * (n - 1)
+    want, need = natural[0], max(natural[1], MIN_VALUE_WIDTH)
+    left = out.width - overhead - sum(full)
+    if left >= need:
+        return min(left, max(want, need))
+    return need if out.width - overhead - sum(least) >= need else 0
+
+
+def _value_and_grad(data: Any, grad: Any, width: int) -> Text:
+    value = _values(data, width)
+    if grad is not None:
+        grad_text = _values(grad, width)
+        sep = " " if "\n" not in grad_text.plain and grad_text.cell_len + 5 <= width else "\n"
+        value.append_text(Text("\ngrad" + sep, "bold yellow") + grad_text)
+    return value
+
+
 def run(out: Console, bindings: dict[str, Any]) -> None:
-    """The final bindings as a table."""
-    t = _table("bindings", ("name", {"style": NAME}), ("shape", {"style": DIM}),
-               ("value", RUN_VALUES), ("grad_fn", {"style": GRAD_FN}), ("flags", FLAGS),
-               ("grad", RUN_VALUES))
+    """The final bindings as a table; the value (and grad) previews take the width left."""
+    rows = []
     for name, v in bindings.items():
         if isinstance(v, TensorView):
-            t.add_row(Text(name), plain.shape(v.shape), _cell(v.data), v.grad_fn or Text("-", DIM),
-                      _flags(v.requires_grad, v.is_leaf, v.retains_grad),
-                      _cell(v.grad) if v.grad is not None else Text("-", DIM))
+            rows.append((Text(name, NAME), Text(plain.shape(v.shape), DIM),
+                         Text(v.grad_fn or "-", GRAD_FN if v.grad_fn else DIM),
+                         _flags(v.requires_grad, v.is_leaf, v.retains_grad), v))
         else:
-            t.add_row(Text(name), Text(plain.type_text(v), DIM), Text(plain.value_text(v)),
-                      Text("-", DIM),
-                      Text("-", DIM), Text("-", DIM))
+            rows.append((Text(name, NAME), Text(plain.type_text(v), DIM), Text("-", DIM),
+                         Text("-", DIM), v))
+    headers = ["name", "shape", "grad_fn", "flags"]
+    width = _fit(out, headers, [[r[k] for r in rows] for k in range(4)], _natural(
+        [(v.data, v.grad) if isinstance(v, TensorView) else (None, None) for *_, v in rows]))
+    cols: list[tuple[str, dict]] = [(h, {"no_wrap": h not in WRAPS}) for h in headers]
+    if width:
+        title = "value / grad" if any(isinstance(v, TensorView) and v.grad is not None
+                                      for *_, v in rows) else "value"
+        cols.insert(2, (title, {"width": width, "no_wrap": False}))
+    t = _table("bindings", *cols)
+    for name, shape, grad_fn, flags, v in rows:
+        cells: list[Any] = [name, shape, grad_fn, flags]
+        if width:
+            cells.insert(2, _value_and_grad(v.data, v.grad, width) if isinstance(v, TensorView)
+                         else Text(plain.value_text(v), overflow="fold"))
+        t.add_row(*cells)
     out.print(t)
+    if not width:
+        _narrow(out)
+
+
+def _narrow(out: Console) -> None:
+    out.print(Text(f"values left out: {out.width} columns are too few for them next to the "
+                   "names; widen the terminal or use --format plain", DIM))
 
 
 def grad(out: Console, of: str, grads: dict[str, TensorView]) -> None:
@@ -115,9 +173,9 @@ def grad(out: Console, of: str, grads: dict[str, TensorView]) -> None:
         size = 1
         for d in g.shape:
             size *= d
-        value = plain.full(g.data, g.dtype) if size <= plain.SUMMARY_THRESHOLD else \
-            plain.short(g.data, one_line=False)
         pad = " " * (width + 3)
+        value = plain.full(g.data, g.dtype) if size <= plain.SUMMARY_THRESHOLD else \
+            plain.short(g.data, one_line=False, width=max(out.width - len(pad), 20))
         line = Text.assemble((f"d{of}/d{name}".ljust(width), "bold"), (" = ", DIM),
                              (value.replace("\n", "\n" + pad), "green"))
         if g.shape:
@@ -134,33 +192,50 @@ def _op(n: Any) -> Text:
     return Text.assemble((n.grad_fn, GRAD_FN), (" (in-place)" if n.inplace else "", DIM))
 
 
+def _saved_text(saved: list) -> Text:
+    """Saved tensors by PyTorch's names: live orange, freed dim and struck, stale red."""
+    t = Text()
+    for s in saved:
+        style = SAVED_FREED if s.freed else SAVED_STALE if s.stale else SAVED_LIVE
+        t.append((" " if t else "") + s.name, style=style)
+    return t or Text("-", DIM)
+
+
 def graph(out: Console, view: GraphView) -> None:
     """Every recorded node, in topological order; the output's row is highlighted."""
-    t = _table("graph (forward, topological order)", ("id", {"justify": "right"}),
-               ("name", {"style": NAME}), ("grad_fn / op", {}), ("inputs", {}),
-               ("shape", {"style": DIM}), ("flags", FLAGS), ("value / grad", VALUES),
-               ("saved", FLAGS))
-    freed = False
+    rows = []
     for n in view.nodes:
-        saved = Text()
-        for s in n.saved:
-            saved.append((" " if saved else "") + s.name,
-                         style="red strike" if s.freed else "dark_orange")
-            freed = freed or s.freed
-        value = _brief(n.data)
-        if n.grad is not None:
-            value.append_text(Text("\ngrad ", "bold yellow") + _brief(n.grad))
-        t.add_row(f"{n.id}", Text(n.name) if n.name else Text("-", DIM), _op(n),
-                  ",".join(map(str, n.inputs)) or Text("-", DIM), plain.shape(n.shape),
-                  _flags(n.requires_grad, n.is_leaf, n.retains_grad), value,
-                  saved or Text("-", DIM), style="bold" if n.id == view.output else None)
+        rows.append((Text(str(n.id), justify="right"),
+                     Text(n.name, NAME) if n.name else Text("-", DIM), _op(n),
+                     Text(",".join(map(str, n.inputs)) or "-"), Text(plain.shape(n.shape), DIM),
+                     _flags(n.requires_grad, n.is_leaf, n.retains_grad), _saved_text(n.saved)))
+    headers = ["id", "name", "grad_fn / op", "inputs", "shape", "flags", "saved"]
+    width = _fit(out, headers, [[r[k] for r in rows] for k in range(len(headers))],
+                 _natural([(n.data, n.grad) for n in view.nodes]))
+    cols: list[tuple[str, dict]] = [(h, {"justify": "right"} if h == "id" else
+                                     {"no_wrap": h not in WRAPS}) for h in headers]
+    if width:
+        cols.insert(6, ("value / grad", {"width": width, "no_wrap": False}))
+    t = _table("graph (forward, topological order)", *cols)
+    for n, row in zip(view.nodes, rows):
+        cells = list(row)
+        if width:
+            cells.insert(6, _value_and_grad(n.data, n.grad, width))
+        t.add_row(*cells, style="bold" if n.id == view.output else None)
     out.print(t)
+    if not width:
+        _narrow(out)
     notes = []
     if view.output is not None:
         notes.append(Text.assemble(("output: ", DIM), (f"node {view.output}", "bold")))
-    if freed:
-        notes.append(Text.assemble(("saved ", DIM), ("struck through", "red strike"),
+    states = {(s.freed, s.stale) for n in view.nodes for s in n.saved}
+    if any(freed for freed, _ in states):
+        notes.append(Text.assemble(("saved ", DIM), ("struck through", SAVED_FREED),
                                    (": freed by a backward() without retain_graph=True", DIM)))
+    if any(stale for _, stale in states):
+        notes.append(Text.assemble(("saved ", DIM), ("in red", SAVED_STALE),
+                                   (": changed in place since it was saved; a backward through "
+                                    "it fails", DIM)))
     for note in notes:
         out.print(note)
 
@@ -228,12 +303,15 @@ def diagnostic(out: Console, err: Any, source: str | None, filename: str,
                                       (plain.printable(getattr(err, "message", str(err))), ""))]
     excerpt = plain.source_excerpt(source, span)
     if excerpt:
-        from rich.syntax import Syntax  # pygments: only when there is a line to highlight
-
-        code = Syntax(excerpt[0][4:], "python", theme="ansi_dark", line_numbers=True,
-                      start_line=span.line, background_color="default")
-        gutter = len(str(span.line)) + 3
-        parts += [Text(""), code, Text(" " * gutter + excerpt[1][4:], style=f"bold {color}")]
+        # the line with the span in bold: no Pygments lexer (its regular expressions cost
+        # 0.13 s to compile, more than the rest of a small run)
+        text, caret = excerpt[0][4:], excerpt[1][4:]
+        start = len(caret) - len(caret.lstrip())
+        end = start + len(caret.strip())
+        number = f"{span.line} "
+        line = Text.assemble((number, DIM), ("│ ", DIM), text[:start], (text[start:end], "bold"),
+                             text[end:])
+        parts += [Text(""), line, Text(" " * (len(number) + 2) + caret, style=f"bold {color}")]
     hint = getattr(err, "hint", None)
     if hint:
         parts += [Text(""), Text.assemble(("hint: ", "bold cyan"), (plain.printable(hint), ""))]
