@@ -467,3 +467,50 @@ def test_a_rich_diagnostic_does_not_load_a_syntax_highlighter():
                        env={**os.environ, "PYTHONPATH": SRC})
     assert r.returncode == 0, r.stderr
     assert b"x = tnah(1)" in r.stderr and b"did you mean 'tanh'?" in r.stderr
+
+
+# -- check ---------------------------------------------------------------------------------------
+def test_check_shows_the_worst_elements_of_a_mismatch():
+    r = invoke("check", str(SAMPLES / "detach.grad"), "--wrt", "x", "--format", "plain")
+    assert r.exit_code == 4
+    assert "worst elements:\nwrt  index  analytic      numeric       abs_err\n" \
+           "x    [0]    3.000000e+00  5.000000e+00  2.000e+00\n" in r.stdout
+    assert "detach(), no_grad or requires_grad=False" in r.stderr
+    doc = json.loads(invoke("check", str(SAMPLES / "detach.grad"), "--wrt", "x", "--format",
+                            "json").stdout)
+    worst = doc["wrt"]["x"]["worst"][0]
+    assert worst["index"] == [0] and worst["analytic"] == 3.0
+    assert worst["numeric"] == pytest.approx(5.0)
+
+
+def test_a_large_sum_is_not_a_false_mismatch():
+    """Rounding in f grows with |f|: the step and the tolerance follow it (900 elements, f
+    about 1e4: a MISMATCH before)."""
+    src = "w = randn(30, 30, requires_grad=True)\nL = (w * w * w).sum() * 100\n"
+    r = invoke("check", "-e", src, "--wrt", "w", "--format", "json", "--max-evals", "200")
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 0 and doc["ok"], doc
+
+
+def test_check_work_is_bounded_and_spread():
+    from gradcli import gradcheck
+
+    assert gradcheck.budget([10_000], 2_000) == [1_000]
+    assert gradcheck.budget([3, 10_000, 10_000], 2_000) == [3, 498, 499]
+    assert gradcheck.spread(10, 4).tolist() == [0, 3, 6, 9]
+    src = "w = randn(50, 50, requires_grad=True)\nL = (w.tanh() * w).sum()\n"
+    r = invoke("check", "-e", src, "--wrt", "w", "--max-evals", "40", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 0 and doc["wrt"]["w"]["checked"] == 20
+    assert "checked 20 of 2,500 elements of w, evenly spread" in r.stderr
+    assert invoke("check", "-e", src, "--wrt", "w", "--max-evals", "1").exit_code == 2
+
+
+def test_check_parses_the_script_once(monkeypatch):
+    from gradcli.language import parser
+
+    calls = []
+    real = parser.parse
+    monkeypatch.setattr(pipeline, "parse", lambda *a, **k: calls.append(1) or real(*a, **k))
+    r = invoke("check", "-e", "w = [1.0, 2.0, 3.0]\nL = (w * w).sum()\n", "--wrt", "w")
+    assert r.exit_code == 0 and len(calls) == 1

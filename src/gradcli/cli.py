@@ -22,7 +22,7 @@ import typer
 
 from . import __version__
 from .errors import exit_code_for
-from .limits import MAX_ELEMENTS, MAX_SCRIPT_BYTES, MAX_STEPS
+from .limits import MAX_ELEMENTS, MAX_EVALS, MAX_SCRIPT_BYTES, MAX_STEPS
 
 
 class BackendName(str, Enum):
@@ -96,6 +96,9 @@ MaxElements = Annotated[int, typer.Option("--max-elements", metavar="N",
                                           help="Largest number of elements of one tensor.")]
 MaxScriptBytes = Annotated[int, typer.Option("--max-script-bytes", metavar="N",
                                              help="Refuse a script larger than N bytes.")]
+MaxEvals = Annotated[int, typer.Option(
+    "--max-evals", metavar="N", help="Re-run the script at most N times for finite differences "
+    "(two per checked element; larger tensors are checked at evenly spread elements).")]
 Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of internal errors.")]
 Tree = Annotated[bool, typer.Option("--tree", help="Show the backward (grad_fn) graph as a tree.")]
 Backward = Annotated[bool, typer.Option("--backward", help="Draw the grad_fn graph (torchviz).")]
@@ -127,6 +130,7 @@ class Options:
     max_steps: int = MAX_STEPS
     max_elements: int = MAX_ELEMENTS
     max_script_bytes: int = MAX_SCRIPT_BYTES
+    max_evals: int = MAX_EVALS
     debug: bool = False
     tree: bool = False
     backward: bool = False
@@ -208,6 +212,7 @@ def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
           backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
           seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
           max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
+          max_evals: MaxEvals = MAX_EVALS,
         max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
           debug: Debug = False) -> None:
     """Compare autograd with central finite differences in float64 (exit 4 on a mismatch)."""

@@ -264,19 +264,22 @@ class Session:
         err = result.error or err
         report = None
 
+        if o.max_evals < 2:
+            raise UsageError(f"--max-evals must be at least 2, got {o.max_evals}")
+
         def rerun(backend: Any, perturb: Any) -> Any:
             return pipeline.run(
                 self.source, filename=self.filename, wrt=self.wrt, backend=backend,
                 dtype="float64", seed=o.seed, overrides=self.overrides,
                 max_steps=o.max_steps, max_elements=o.max_elements, base_dir=self.base_dir,
-                perturb=perturb)
+                perturb=perturb, program=result.program)
 
         if err is None:
             try:
-                with self.progress("finite differences", checking.elements(result, self.wrt)) \
-                        as tick:
+                with self.progress("finite differences",
+                                   checking.elements(result, self.wrt, o.max_evals)) as tick:
                     report = checking.check(result, of, self.wrt, rerun, o.backend.value,
-                                            o.seed, tick)
+                                            o.seed, tick, o.max_evals)
             except GradcliError as exc:
                 err = _explain_grad_error(exc, result, of)
         if self.fmt == "json":
@@ -287,6 +290,10 @@ class Session:
             self.emit("check", report)
         for text in report.notes if report is not None else ():
             self.note(text)
+        if report is not None and not report.ok and _cuts_the_graph(self.source or ""):
+            self.note("the script uses detach(), no_grad or requires_grad=False: autograd does "
+                      "not differentiate through them, finite differences do, so a mismatch "
+                      "is expected there")
         if err is not None:
             return self.finish(err)
         return EXIT_OK if report.ok else EXIT_MISMATCH
@@ -471,6 +478,12 @@ class OutputError(Exception):
 def _write_flush(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def _cuts_the_graph(source: str) -> bool:
+    """Whether the script has a construct that autograd does not differentiate through."""
+    return any(word in source for word in ("detach", "no_grad", "requires_grad=False",
+                                            "requires_grad_(False)"))
 
 
 def _isatty(stream: Any) -> bool:

@@ -1,12 +1,22 @@
 """``gradcli check``: autograd's gradients against central finite differences, in float64.
 
 For each ``--wrt W`` the analytic gradient is ``result.grad(of, [W])``; the numeric one re-runs
-the whole script once per element and sign, adding ``±h`` to one element of W's last top-level
-binding (``h = 1e-6 * max(1, |x|)``), and takes ``(f(x+h) - f(x-h)) / 2h``.  They agree when
-``|a - n| <= atol + rtol * |n|`` elementwise (``numpy.allclose`` with rtol=1e-5, atol=1e-7).
-The relative error of one element is ``|a - n| / max(|a|, |n|)``, counted only where that
-scale is at least ``atol / rtol`` (below it the absolute tolerance decides, and a quotient of
-two tiny numbers would only be noise).
+the script (parsed once) twice per checked element, adding ``±h`` to that element of W's last
+top-level binding, and takes ``(f(x+h) - f(x-h)) / 2h``.
+
+The step follows the dtype and the element's magnitude: ``h = cbrt(eps) * max(1, |x|)`` (the
+step that balances the central difference's truncation error, ~h², against its rounding error,
+~eps/h), rounded so that ``x + h`` is exact.  Rounding in f itself is ``eps * |f|`` however
+small ``h`` is, so a quotient of two large values of f carries an error of about
+``eps * (|f(x+h)| + |f(x-h)|) / 2h``; that estimate is added to the tolerance, elementwise,
+so a sum over 10,000 elements is not a false mismatch.  The elements agree when
+``|a - n| <= atol + rtol * |n| + noise`` (rtol=1e-5, atol=1e-7).  The relative error of one
+element is ``|a - n| / max(|a|, |n|)``, counted only where that scale is at least
+``atol / rtol``.
+
+Work is bounded: at most ``max_evals`` re-runs in all (two per element), shared between the
+``--wrt`` names; a tensor with more elements is checked at evenly spread elements, and a note
+says how many.
 """
 
 from __future__ import annotations
@@ -20,10 +30,22 @@ import numpy as np
 from .engine import Tensor
 from .engine.backend import get_backend, to_host
 from .errors import GradcliError, ScriptError
+from .limits import MAX_EVALS
 
 RTOL = 1e-5
 ATOL = 1e-7
-MAX_CHECKED = 2_000  # elements checked per --wrt name (two re-runs each)
+WORST = 3  # elements shown on a mismatch
+NOISE_SAFETY = 8.0  # rounding of f is estimated, not known: allow a few ulps more
+
+
+@dataclass
+class Worst:
+    """One element that disagrees: where, both values, and by how much."""
+
+    index: tuple[int, ...]
+    analytic: float
+    numeric: float
+    abs_err: float
 
 
 @dataclass
@@ -38,6 +60,7 @@ class WrtCheck:
     total: int
     analytic: Any = None
     numeric: Any = None
+    worst: list[Worst] = field(default_factory=list)
 
 
 @dataclass
@@ -54,8 +77,8 @@ class CheckReport:
         return all(w.ok for w in self.wrt.values())
 
 
-def compare(analytic: Any, numeric: Any) -> tuple[float, float, bool]:
-    """(max_abs_err, max_rel_err, ok) of two float64 arrays."""
+def compare(analytic: Any, numeric: Any, noise: Any = 0.0) -> tuple[float, float, bool]:
+    """(max_abs_err, max_rel_err, ok) of two float64 arrays, ``noise`` added to the tolerance."""
     a = np.asarray(analytic, dtype=np.float64).reshape(-1)
     n = np.asarray(numeric, dtype=np.float64).reshape(-1)
     if a.size == 0:
@@ -66,7 +89,7 @@ def compare(analytic: Any, numeric: Any) -> tuple[float, float, bool]:
         judged = scale >= ATOL / RTOL  # smaller values are judged by atol alone
         rel = np.where(judged, diff / np.where(judged, scale, 1.0), 0.0)
         rel = np.where(np.isnan(diff), np.nan, rel)
-        ok = bool(np.allclose(a, n, rtol=RTOL, atol=ATOL, equal_nan=False))
+        ok = bool(np.all(diff <= ATOL + RTOL * np.abs(n) + noise))
     return _max(diff), _max(rel), ok
 
 
@@ -74,51 +97,95 @@ def _max(v: Any) -> float:
     return float("nan") if np.isnan(v).any() else float(np.max(v))
 
 
-def elements(result: Any, wrt: list[str]) -> int:
+def budget(sizes: list[int], max_evals: int) -> list[int]:
+    """Elements to check per name: two re-runs each, ``max_evals`` in all, shared evenly
+    (a small tensor's unused share goes to the others)."""
+    left = max(max_evals // 2, len(sizes))  # at least one element per name
+    counts = [0] * len(sizes)
+    remaining = len(sizes)
+    for k in sorted(range(len(sizes)), key=lambda k: sizes[k]):
+        counts[k] = min(sizes[k], max(left // remaining, 1))
+        left -= counts[k]
+        remaining -= 1
+    return counts
+
+
+def elements(result: Any, wrt: list[str], max_evals: int = MAX_EVALS) -> int:
     """How many elements ``check`` will perturb (two re-runs each)."""
-    return sum(min(result.bindings[w].numel(), MAX_CHECKED) for w in wrt)
+    return sum(budget([result.bindings[w].numel() for w in wrt], max_evals))
+
+
+def spread(total: int, count: int) -> Any:
+    """``count`` flat indices evenly spread over ``total`` (all of them when they fit)."""
+    if count >= total:
+        return np.arange(total)
+    return np.unique(np.linspace(0, total - 1, count).round().astype(np.int64))
+
+
+def steps(x: Any, eps: float) -> Any:
+    """The central-difference step of each element, made exact: ``(x + h) - x``."""
+    h = np.cbrt(eps) * np.maximum(1.0, np.abs(x))
+    return (x + h) - x
 
 
 def check(result: Any, of: str, wrt: list[str], rerun: Callable[..., Any],
-          backend: str | None, seed: int,
-          progress: Callable[[int], None] | None = None) -> CheckReport:
+          backend: str | None, seed: int, progress: Callable[[int], None] | None = None,
+          max_evals: int = MAX_EVALS) -> CheckReport:
     """Compare autograd with central differences for each name in ``wrt``.
 
-    ``rerun(backend=, perturb=)`` runs the script again (same source and options) and returns its
-    RunResult; ``backend`` and ``seed`` make a fresh float64 backend per re-run, so random draws
-    repeat exactly.  ``progress(n)`` is told after each element.
+    ``rerun(backend=, perturb=)`` runs the script again (same program and options) and
+    returns its RunResult; ``backend`` and ``seed`` make a fresh float64 backend per re-run,
+    so random draws repeat exactly.  ``progress(n)`` is told after each element.
     """
     report = CheckReport(of)
     done = 0
-    for name in wrt:
+    eps = float(np.finfo(np.float64).eps)
+    counts = budget([result.bindings[w].numel() for w in wrt], max_evals)
+    for name, count in zip(wrt, counts):
         [g] = result.grad(of, [name])
-        analytic = to_host(g.data).astype(np.float64)
+        analytic = to_host(g.data).astype(np.float64).reshape(-1)
         x = to_host(result.bindings[name].data).astype(np.float64)
         k = result.binding_counts[name] - 1
         total = x.size
-        count = min(total, MAX_CHECKED)
-        numeric = np.zeros(count, dtype=np.float64)
-        flat_x = x.reshape(-1)
-        for j in range(count):
-            h = 1e-6 * max(1.0, abs(float(flat_x[j])))
-            f = []
-            for sign in (1.0, -1.0):
+        picked = spread(total, count)
+        h = steps(x.reshape(-1)[picked], eps)
+        fp, fm = np.zeros(len(picked)), np.zeros(len(picked))
+        bump = np.zeros(total, dtype=np.float64)
+        for j, (index, step) in enumerate(zip(picked.tolist(), h.tolist())):
+            for sign, out in ((1.0, fp), (-1.0, fm)):
                 be = get_backend(backend, "float64", seed)
-                bump = np.zeros(total, dtype=np.float64)
-                bump[j] = sign * h
+                bump[index] = sign * step
                 delta = Tensor(be.asarray(bump.reshape(x.shape)), be)
-                f.append(_scalar(rerun(backend=be, perturb=(name, k, delta)), of))
-            numeric[j] = (f[0] - f[1]) / (2 * h)
+                out[j] = _scalar(rerun(backend=be, perturb=(name, k, delta)), of)
+            bump[index] = 0.0
             done += 1
             if progress is not None:
                 progress(done)
-        a = analytic.reshape(-1)[:count]
-        abs_err, rel_err, ok = compare(a, numeric)
-        report.wrt[name] = WrtCheck(name, abs_err, rel_err, ok, count, total, a, numeric)
-        if count < total:
-            report.notes.append(f"checked the first {count:,} of {total:,} elements of "
-                                f"{name} (each needs two re-runs of the script)")
+        with np.errstate(all="ignore"):
+            numeric = (fp - fm) / (2 * h)
+            noise = NOISE_SAFETY * eps * (np.abs(fp) + np.abs(fm)) / (2 * h)
+        a = analytic[picked]
+        abs_err, rel_err, ok = compare(a, numeric, noise)
+        check_ = WrtCheck(name, abs_err, rel_err, ok, len(picked), total, a, numeric)
+        if not ok:
+            check_.worst = _worst(a, numeric, noise, picked, x.shape)
+        report.wrt[name] = check_
+        if len(picked) < total:
+            report.notes.append(
+                f"checked {len(picked):,} of {total:,} elements of {name}, evenly spread (two "
+                f"re-runs each; --max-evals {max_evals:,} bounds the re-runs, raise it to "
+                "check more)")
     return report
+
+
+def _worst(a: Any, n: Any, noise: Any, picked: Any, shape: tuple) -> list[Worst]:
+    """The elements furthest past their tolerance, worst first."""
+    with np.errstate(all="ignore"):
+        excess = np.abs(a - n) - (ATOL + RTOL * np.abs(n) + noise)
+    excess = np.where(np.isnan(excess), np.inf, excess)
+    order = [i for i in np.argsort(-excess, kind="stable")[:WORST] if excess[i] > 0]
+    return [Worst(tuple(int(v) for v in np.unravel_index(int(picked[i]), shape)),
+                  float(a[i]), float(n[i]), float(abs(a[i] - n[i]))) for i in order]
 
 
 def _scalar(result: Any, of: str) -> float:

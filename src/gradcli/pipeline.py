@@ -163,7 +163,7 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
         on_print: Callable[[str], None] | None = None, base_dir: str = ".",
         on_progress: Callable[[int], None] | None = None,
         perturb: tuple[str, int, Any] | None = None, tracer: Any = None,
-        keep_freed: bool = False) -> RunResult:
+        keep_freed: bool = False, program: P.Program | None = None) -> RunResult:
     """Parse and execute a script.
 
     ``keep_freed`` keeps aside what the script's own ``backward()`` calls free, so that
@@ -175,8 +175,9 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
     """
     be = get_backend(backend, dtype, seed) if isinstance(backend, str) or backend is None \
         else backend
-    with process_guard():  # parsing allocates many small objects that all live: no gc passes
-        program = parse(source, filename)
+    if program is None:  # `check` parses once and re-runs the same program
+        with process_guard():  # parsing allocates many small objects that all live: no gc
+            program = parse(source, filename)
     _check_overrides(program, overrides or {})
     interp = Interpreter(program, be, wrt=tuple(wrt), overrides=overrides, record=record,
                          max_steps=max_steps, on_print=on_print, base_dir=base_dir,

@@ -122,7 +122,10 @@ def check_doc(report: Any, err: Any) -> dict[str, Any]:
     """The ``check`` document."""
     wrt = {} if report is None else {
         k: {"max_abs_err": number(w.max_abs_err), "max_rel_err": number(w.max_rel_err),
-            "ok": w.ok} for k, w in report.wrt.items()}
+            "ok": w.ok, "checked": w.checked, "elements": w.total,
+            "worst": [{"index": list(e.index), "analytic": number(e.analytic),
+                       "numeric": number(e.numeric)} for e in w.worst]}
+        for k, w in report.wrt.items()}
     ok = report is not None and err is None and report.ok
     return {"gradcli": SCHEMA, "ok": ok, "wrt": wrt, "error": error(err)}
 

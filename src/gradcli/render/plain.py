@@ -311,7 +311,18 @@ def check(report: Any) -> str:
                      "ok" if w.ok else "MISMATCH"])
     verdict = "gradients match finite differences" if report.ok else \
         "gradients DO NOT match finite differences"
-    return columns(rows) + f"{verdict} (d{report.of}/d·, rtol=1e-05, atol=1e-07)\n"
+    return columns(rows) + worst_text(report) + \
+        f"{verdict} (d{report.of}/d·, rtol=1e-05, atol=1e-07)\n"
+
+
+def worst_text(report: Any) -> str:
+    """On a mismatch, the elements furthest off: index, analytic and numeric values."""
+    rows = [["wrt", "index", "analytic", "numeric", "abs_err"]]
+    for w in report.wrt.values():
+        for e in w.worst:
+            rows.append([w.name, "[" + ", ".join(map(str, e.index)) + "]", f"{e.analytic:.6e}",
+                         f"{e.numeric:.6e}", f"{e.abs_err:.3e}"])
+    return "worst elements:\n" + columns(rows) if len(rows) > 1 else ""
 
 
 def columns(rows: list[list[str]]) -> str:

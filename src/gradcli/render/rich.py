@@ -287,6 +287,16 @@ def check(out: Console, report: Any) -> None:
                   f"{w.max_abs_err:.3e}", f"{w.max_rel_err:.3e}",
                   Text("✓ ok", "bold green") if w.ok else Text("✗ mismatch", "bold red"))
     out.print(t)
+    worst = [(w.name, e) for w in report.wrt.values() for e in w.worst]
+    if worst:
+        t = _table("worst elements", ("wrt", {"style": NAME}), ("index", {}),
+                   ("analytic", {"justify": "right"}), ("numeric", {"justify": "right"}),
+                   ("abs err", {"justify": "right", "style": "red"}))
+        for name, e in worst:
+            t.add_row(Text(name), Text("[" + ", ".join(map(str, e.index)) + "]"),
+                      f"{e.analytic:.6e}",
+                      f"{e.numeric:.6e}", f"{e.abs_err:.3e}")
+        out.print(t)
     if report.ok:
         out.print(Text("gradients match finite differences", "green"))
     else:
