@@ -30,6 +30,7 @@ DIM = "dim"
 SAVED_LIVE = "dark_orange"
 SAVED_FREED = "dim strike"
 SAVED_STALE = "bold red"
+SAVED_STALE_NOTE = ": changed in place since it was saved; a backward through it fails"
 
 
 class _Console(Console):
@@ -234,8 +235,7 @@ def graph(out: Console, view: GraphView) -> None:
                                    (": freed by a backward() without retain_graph=True", DIM)))
     if any(stale for _, stale in states):
         notes.append(Text.assemble(("saved ", DIM), ("in red", SAVED_STALE),
-                                   (": changed in place since it was saved; a backward through "
-                                    "it fails", DIM)))
+                                   (SAVED_STALE_NOTE, DIM)))
     for note in notes:
         out.print(note)
 

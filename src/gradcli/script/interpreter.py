@@ -19,8 +19,8 @@ from ..api.creation import tensor
 from ..engine import RunContext, Tensor, grad, no_grad, use
 from ..engine.backend import quiet
 from ..engine.context import GradMode, process_guard
-from ..engine.graph import restored_saved
 from ..engine.functions import METHODS
+from ..engine.graph import restored_saved
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..limits import MAX_DIMS, MAX_ELEMENTS, MAX_STEPS
