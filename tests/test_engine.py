@@ -9,7 +9,7 @@ import pytest
 
 from gradcli import api as F
 from gradcli import engine
-from gradcli.engine import autograd
+from gradcli.engine import autograd, dtypes
 from gradcli.engine import ops as O
 from gradcli.engine.backend import from_namespace, get_backend
 from gradcli.engine.context import RunContext, current, use
@@ -22,6 +22,10 @@ from gradcli.errors import ScriptError
 def numpy_backend():
     with use(RunContext(get_backend("numpy", "float64"))):
         yield
+
+
+def _labels(values):
+    return F.tensor(values, dtype=dtypes.INT64)
 
 
 def _param(values):
@@ -106,6 +110,66 @@ CASES = [
     ("index_backward", lambda g: TENSOR_FORMULAS.index_backward(
         g, (2, 4), _positions(F.zeros(2, 4), [[0, 1, 1], [2, 2, 3]])), [V3]),
     ("copy_", lambda a, b: apply(O.COPY, (a, b)), [A, V4]),  # b broadcast into a's shape
+    # joins
+    ("cat", lambda a, b: F.cat([a, b, a], 1), [A, B]),
+    ("cat", lambda a, v: F.cat((a, F.unsqueeze(v, 0)), 0), [A, V4]),
+    ("stack", lambda a, b: F.stack([a, b], 1), [A, B]),
+    ("where", lambda a, b: F.where(F.tensor(DISTINCT) > 0, a, b), [A, V4]),
+    ("where", lambda a: F.where(F.tensor(DISTINCT) > 0, 2.0, a), [A]),
+    ("masked_fill", lambda a: a.masked_fill(F.tensor(DISTINCT) > 0.5, 0.0), [A]),
+    ("repeat", lambda a: a.repeat(2, 1, 3), [A]),
+    ("expand", lambda v: v.expand(2, 3, 4), [V4]),
+    ("reshape_alias", lambda a: F.reshape(a.t(), 4, 3, 1), [A]),
+    # reductions along dims, spread, norms, products
+    ("max_dim", lambda a: a.max(1).values, [DISTINCT]),
+    ("max_dim", lambda a: F.max(a, 0, True)[0], [DISTINCT]),
+    ("min_dim", lambda a: a.min(dim=1)[0], [DISTINCT]),
+    ("var", lambda a: a.var(1), [A]),
+    ("var", lambda a: F.var(a, correction=0), [A]),
+    ("std", lambda a: a.std(0, keepdim=True), [A]),
+    ("std", lambda a: a.std(), [A]),
+    ("linalg_vector_norm", lambda a: a.norm(), [DISTINCT]),
+    ("linalg_vector_norm", lambda a: F.norm(a, 3, 1), [DISTINCT]),
+    ("linalg_vector_norm", lambda a: a.norm(1, dim=0, keepdim=True), [DISTINCT]),
+    ("linalg_vector_norm", lambda a: a.norm(float("inf"), 1), [DISTINCT]),
+    ("linalg_vector_norm", lambda a: a.norm(0.5), [DISTINCT]),
+    ("linalg_vector_norm", lambda a: F.LINALG["vector_norm"](a, 1.5, (0, 1)), [DISTINCT]),
+    ("prod", lambda a: a.prod(), [A]),
+    ("prod", F.prod, [[[0.0, 1.5], [2.0, 0.5]]]),  # one zero: the product of the others
+    ("prod_dim", lambda a: a.prod(1), [A]),
+    ("prod_dim", lambda a: F.prod(a, 0, keepdim=True), [[[0.0, 1.5, 0.0], [2.0, 0.0, 0.5]]]),
+    # batched matmul, and matmul folding batches into mm
+    ("bmm", lambda a, b: F.bmm(F.reshape(a, 3, 2, 2), F.reshape(b, 3, 2, 2)), [A, B]),
+    ("bmm", lambda a, b: F.reshape(a, 3, 1, 4) @ F.reshape(b, 3, 4, 1), [A, B]),
+    ("mm", lambda a, m: F.reshape(a, 3, 1, 4) @ m, [A, M44]),
+    ("mv", lambda v, a: F.unsqueeze(a, 0).expand(2, 3, 4) @ v, [V4, A]),
+    # elementwise with a parameter
+    ("clamp_min", lambda a: a.clamp_min(0.2), [DISTINCT]),
+    ("clamp_max", lambda a: F.clamp_max(a, 0.5), [DISTINCT]),
+    ("round_decimals", lambda a: F.round(a, decimals=1) * a, [DISTINCT]),
+    ("relu", lambda a: F.NN_FUNCTIONS["relu"](a * 1, inplace=True), [DISTINCT]),
+    ("leaky_relu_", lambda a: F.NN_FUNCTIONS["leaky_relu"](a * 1, 0.1, True), [DISTINCT]),
+    ("elu_", lambda a: F.NN_FUNCTIONS["elu"](a * 1, inplace=True), [DISTINCT]),
+    ("hardtanh", lambda a: F.NN_FUNCTIONS["hardtanh"](a * 2, inplace=True), [DISTINCT]),
+    # losses
+    ("nll_loss", lambda a: F.nll_loss(a, _labels([0, 3, 1])), [A]),
+    ("nll_loss", lambda a: F.nll_loss(a, _labels([0, 3, 1]), weight=F.tensor(V4),
+                                      ignore_index=1, reduction="none"), [A]),
+    ("nll_loss", lambda a: F.cross_entropy(a, _labels([2, 0, 1]), F.tensor(V4),
+                                           label_smoothing=0.2), [A]),
+    ("log_softmax", lambda a, b: F.cross_entropy(a, F.softmax(b, 1), reduction="sum"), [A, B]),
+    ("binary_cross_entropy", lambda a, b: F.binary_cross_entropy(F.sigmoid(a), F.sigmoid(b)),
+     [A, B]),
+    ("binary_cross_entropy", lambda a, b: F.binary_cross_entropy(
+        F.sigmoid(a), F.sigmoid(b), weight=F.tensor(V4), reduction="sum"), [DISTINCT, B]),
+    ("binary_cross_entropy_with_logits",
+     lambda a, b: F.binary_cross_entropy_with_logits(a, F.sigmoid(b)), [DISTINCT, B]),
+    ("binary_cross_entropy_with_logits", lambda a, b: F.binary_cross_entropy_with_logits(
+        a, F.sigmoid(b), weight=F.tensor(V4), pos_weight=F.tensor(V4), reduction="none"),
+     [DISTINCT, B]),
+    ("smooth_l1_loss", lambda a, b: F.smooth_l1_loss(a * 2, b, beta=0.5), [DISTINCT, B]),
+    ("huber_loss", lambda a, b: F.huber_loss(a, b, delta=0.5, reduction="none"), [DISTINCT, B]),
+    ("abs", lambda a, b: F.l1_loss(a, b), [DISTINCT, B]),
 ]
 
 

@@ -24,13 +24,33 @@ sys.path.insert(0, str(ROOT / "tools"))
 from engine_cases import CASES  # noqa: E402
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json").read_text())
-TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, **api.DEFAULT_DTYPE, **api.RANDOM)
+TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, **api.DEFAULT_DTYPE, **api.RANDOM,
+                              linalg=types.SimpleNamespace(**api.LINALG))
+NN_FUNCTIONAL = types.SimpleNamespace(**api.NN_FUNCTIONS)
+
+
+def graph(t) -> str:
+    """The backward graph from ``t.grad_fn`` as tools/record_engine_cases.py writes PyTorch's."""
+    def walk(node) -> str:
+        if node is None:
+            return "None"
+        name = node.name() if callable(node.name) else node.name
+        saved = sorted(s.name for s in node.saved_tensors() if not s.freed)
+        # PyTorch lists only the differentiable inputs (not where's condition, nll's target)
+        shown = node.op.differentiable if node.op is not None else None
+        kids = [walk(e[0] if isinstance(e, tuple) else e)
+                for i, e in enumerate(node.next_functions) if shown is None or shown[i]]
+        return (name.replace("torch::autograd::", "")
+                + (f"[{','.join(saved)}]" if saved else "")
+                + (f"({', '.join(kids)})" if kids else ""))
+
+    return walk(t.grad_fn)
 
 
 def run_case(code: str) -> dict:
     """Run one case on gradcli's engine as PyTorch would (float32 default, int64 data)."""
     ctx = RunContext(get_backend("numpy", "float32"), warnings=[])
-    scope = {"torch": TORCH}
+    scope = {"torch": TORCH, "F": NN_FUNCTIONAL, "graph": graph}
     with use(ctx), quiet():
         try:
             exec(code, scope)  # noqa: S102 - our own test cases

@@ -40,7 +40,7 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "pow_tensor": ((x, e * 0.5), {}), "pow_scalar_base": ((x,), {"base": 2.0}),
         "remainder_scalar": ((x,), {"other": 0.5}), "floor_divide_scalar": ((x,), {"other": 0.5}),
         "clamp": ((x,), {"min": 0.3, "max": 0.65}),
-        "where": ((x, e), {"condition": to_host(x.data) > 0.5}),
+        "where": ((Tensor(to_host(x.data) > 0.5, x.backend), x, e), {}),
         "sum_dim": ((x,), {"dim": (0,), "keepdim": False}),
         "mean_dim": ((x,), {"dim": (1,), "keepdim": True}),
         "mm": ((x, x.t() * 0.5), {}), "mv": ((x, x[0] * 0.5), {}), "dot": ((x[0], x[1]), {}),
@@ -63,6 +63,25 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "index_put_": ((x, np.array([0, 4]), e[0, 1:]), {}),
         "copy_": ((e, x[1]), {}),
         "index_backward": ((x, np.array([[0, 1, 2], [3, 4, 3]])), {"shape": (4, 3)}),
+        # engine.joins, reductions, linalg, nn_functional
+        "masked_fill": ((x, Tensor(to_host(x.data) > 0.5, x.backend)), {"value": 0.0}),
+        "cat": ((x, e, x), {"dim": 1, "sizes": (3, 3, 3)}), "stack": ((x, e), {"dim": 0}),
+        "repeat": ((x,), {"repeats": (2, 1, 2)}), "reshape_alias": ((x,), {"shape": (3, 2)}),
+        "max_dim": ((x, _ints(x, [2, 1])), {"dim": 1, "keepdim": False}),
+        "min_dim": ((x, _ints(x, [[1, 0, 1]])), {"dim": 0, "keepdim": True}),
+        "var": ((x,), {"dim": (1,), "correction": 1, "keepdim": False}),
+        "std": ((x,), {"dim": None, "correction": 0, "keepdim": False}),
+        "linalg_vector_norm": ((x,), {"ord": 3.0, "dim": (1,), "keepdim": False}),
+        "prod_dim": ((x,), {"dim": 1, "keepdim": False}),
+        "bmm": ((x.reshape(1, 2, 3), (e.t() * 0.5).reshape(1, 3, 2)), {}),
+        "clamp_min": ((x,), {"min": 0.5}), "clamp_max": ((x,), {"max": 0.5}),
+        "round_decimals": ((x,), {"decimals": 1}),
+        "nll_loss": ((x, _ints(x, [2, 0]), None, Tensor(np.array(2.0), x.backend)),
+                     {"reduction": "mean", "ignore_index": -100}),
+        "binary_cross_entropy": ((x, e * 0.3, None), {"reduction": "mean"}),
+        "binary_cross_entropy_with_logits": ((x, e * 0.3, None, None), {"reduction": "sum"}),
+        "smooth_l1_loss": ((x, e), {"reduction": "mean", "beta": 1.0}),
+        "huber_loss": ((x, e), {"reduction": "none", "delta": 1.0}),
     }
     if name in special:
         return special[name]
@@ -71,6 +90,11 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
     if len(OPS[name].inputs) == 2:
         return (x, e), params
     return (x,), params
+
+
+def _ints(x: Tensor, values: list) -> Tensor:
+    """Class indices or argmax positions: an int64 tensor, never differentiable."""
+    return Tensor(np.array(values, dtype=np.int64), x.backend)
 
 
 TABLE_OPS = sorted(n for n, op in OPS.items() if op.forward is not None)

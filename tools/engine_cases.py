@@ -161,3 +161,351 @@ CASES.update({
     "err_leaf_uniform": "x = torch.ones(3, requires_grad=True); x.uniform_()",
     "err_randint_bounds": "torch.randint(5, 2, (3,))",
 })
+
+# The ops of SPEC §7 beyond arithmetic: joins, reductions along dims, batched matmul, the
+# losses of torch.nn.functional, activations and small tensor methods.  ``graph(t)`` is the
+# backward graph (grad_fn names and saved tensors) as PyTorch records it.
+# exact values (multiples of 1/8), so sums come out the same in any order
+_P = "((torch.arange({n}.) - {h}) / 8).reshape({shape}).requires_grad_()"
+_C = "((torch.arange({n}.) - {h}) / 8).reshape({shape})"
+
+
+def _matmul(a: str, b: str) -> str:
+    """A case: ``a @ b`` for two tensors given as _P/_C templates, its graph, value and grads."""
+    return (f"a = {a}; b = {b}; c = a @ b; g = graph(c); c.sum().backward(); "
+            "result = [g, c, a.grad, b.grad]")
+
+
+def _t(kind: str, *shape: int) -> str:
+    n = 1
+    for d in shape:
+        n *= d
+    return (_P if kind == "P" else _C).format(n=n, h=n // 2, shape=", ".join(map(str, shape)))
+
+
+OPS_CASES: dict[str, str] = {
+    # --- joins and spreads ---
+    "cat_stack": "x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True);"
+                 " y = torch.tensor([[5., 6.]], requires_grad=True); c = torch.cat([x, y]);"
+                 " s = torch.stack([x, x * 2], dim=1); g = [graph(c), graph(s)];"
+                 " (c.sum() + (s * torch.arange(8.).reshape(2, 2, 2)).sum()).backward();"
+                 " result = g + [c, s, x.grad, y.grad, torch.cat((x, x), dim=-1),"
+                 " torch.cat([x, torch.ones(0)]), torch.stack([torch.tensor(1.), torch.tensor(2.)]),"
+                 " torch.stack((x, x), -1)]",
+    "cat_promotes": "result = [torch.cat([torch.ones(2), torch.ones(2, dtype=torch.float64)]),"
+                    " torch.cat([torch.tensor([True]), torch.tensor([2])]),"
+                    " torch.cat([torch.arange(2), torch.ones(2)]),"
+                    " torch.stack([torch.arange(2), torch.arange(2)])]",
+    "where_forms": "x = torch.tensor([[1., -5., 3.], [-4., 2., 6.]], requires_grad=True);"
+                   " w = torch.where(x > 0, x, 0.); w2 = torch.where(x > 2, x * 2, x ** 2);"
+                   " g = [graph(w), graph(w2)]; (w.sum() + w2.sum()).backward();"
+                   " result = g + [w, w2, x.grad, torch.where(x > 0),"
+                   " torch.where(torch.tensor([True, False]), 1, 2),"
+                   " torch.where(torch.tensor([True, False]), 1., 2),"
+                   " torch.where(x > 0, x, torch.ones(3, dtype=torch.float64)),"
+                   " torch.where(x > 0, torch.ones(3, dtype=torch.float64), 1.),"
+                   " torch.nonzero(x > 0), torch.nonzero(torch.tensor([0., 1.5]), as_tuple=True),"
+                   " torch.where(torch.tensor(True)), x.where(x > 0, torch.zeros(3))]",
+    "expand_repeat": "x = torch.tensor([[1.], [2.]], requires_grad=True); e = x.expand(2, 3);"
+                     " e2 = x.expand(4, -1, 2); r = x.repeat(2, 3);"
+                     " v = torch.tensor([1., 2.], requires_grad=True); r2 = v.repeat(2, 2);"
+                     " g = [graph(e), graph(e2), graph(r)];"
+                     " (e.sum() + (e2 * 2).sum() + (r * r).sum() + (r2 * r2).sum()).backward();"
+                     " result = g + [e, list(e2.shape), r, r2, x.grad, v.grad,"
+                     " list(x.expand_as(torch.ones(3, 2, 4)).shape), x.expand((2, 5)),"
+                     " x.expand([2, 1]), x.repeat((1, 2)), torch.tensor(2.).repeat(3)]",
+    "masked_fill": "x = torch.tensor([1., 2., 3.], requires_grad=True);"
+                   " y = x.masked_fill(x > 1.5, 0.); y2 = (x * 1).masked_fill_(x < 2, -1.);"
+                   " g = [graph(y), graph(y2)]; (y.sum() + (y2 * x).sum()).backward();"
+                   " result = g + [y, y2, x.grad,"
+                   " torch.tensor([1, 2]).masked_fill(torch.tensor([True, False]), 0.5)]",
+    "reshape_alias": "x = torch.arange(24.).reshape(4, 3, 2).requires_grad_();"
+                     " t = x.transpose(0, 2); a = t.reshape(2, 3, 4); b = t.reshape(6, 4);"
+                     " c = x.reshape(24); result = [graph(a), graph(b),"
+                     " graph(c), graph(x.transpose(0, 1).reshape(3, 4, 2, 1))]",
+    # --- reductions along dims ---
+    "max_min_dim": "x = torch.tensor([[1., 3., 3.], [2., 2., 0.]], requires_grad=True);"
+                   " r = x.max(1); v, i = x.min(0); m = torch.max(x, 1, keepdim=True);"
+                   " g = [graph(r.values), graph(v)];"
+                   " (r.values.sum() + v.sum() * 2 + m[0].sum() * 3).backward();"
+                   " result = g + [r, r.values, r.indices, v, i, m, x.grad, x.argmax(), x.argmax(1),"
+                   " x.argmin(dim=0, keepdim=True), torch.argmax(x, dim=1), x.argmax(keepdim=True),"
+                   " torch.tensor([1, 5, 2]).max(0), torch.tensor(3.).max(0),"
+                   " torch.max(x, other=x * 2), torch.min(x, x * 2), torch.zeros(2, 0).max(0),"
+                   " torch.tensor([1., float('nan'), 3.]).max(0), [x.max(1)], (x.min(1),),"
+                   " type(x.max(1)).__name__, len(x.max(1)), x.max(1)[1]]",
+    "std_var": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True); s = x.std();"
+               " v = x.var(1); s2 = x.std(dim=0, unbiased=False, keepdim=True);"
+               " v2 = torch.var(x, correction=0); g = [graph(s), graph(v)];"
+               " (s + v.sum() + s2.sum() + v2).backward(); result = g + [s, v, s2, v2, x.grad,"
+               " x.std(1, True), x.std(1, False, True), torch.std(x, 1), x.var(dim=[0, 1]),"
+               " x.std(unbiased=False)]",
+    "std_var_no_dof": "x = torch.tensor([1.], requires_grad=True); s = x.std(); v = x.var();"
+                      " result = [s, v, torch.tensor([2.]).var(correction=0)]",
+    "norms": "x = torch.tensor([[3., -4., 0.], [1., 2., -2.]], requires_grad=True);"
+             " ns = [x.norm(), x.norm(1), torch.norm(x, p=3, dim=1), x.norm(dim=0, keepdim=True),"
+             " torch.norm(x, float('inf')), x.norm(0), x.norm('fro'),"
+             " torch.linalg.vector_norm(x, ord=1, dim=1), x.norm(p=1.5), x.norm(p=0.5, dim=1),"
+             " torch.norm(x, dim=(0, 1)), torch.linalg.vector_norm(x, float('-inf'))];"
+             " g = graph(ns[0]); sum(n.sum() for n in ns).backward(); result = ns + [g, x.grad]",
+    "norm_at_zero": "x = torch.zeros(3, requires_grad=True); n = x.norm(); n.backward();"
+                    " y = torch.zeros(2, requires_grad=True); m = y.norm(3); m.backward();"
+                    " result = [n, x.grad, m, y.grad]",
+    "prod": "x = torch.tensor([[1., 2., 3.], [4., 0., 6.]], requires_grad=True); p = x.prod();"
+            " p1 = x.prod(1); p0 = torch.prod(x, 0, keepdim=True); g = [graph(p), graph(p1)];"
+            " (p + p1.sum() + p0.sum()).backward(); result = g + [p, p1, p0, x.grad,"
+            " torch.tensor([1, 2, 3]).prod(), torch.tensor([True, False]).prod()]",
+    "prod_two_zeros": "x = torch.tensor([0., 2., 0.], requires_grad=True); p = x.prod();"
+                      " p.backward(); result = [p, x.grad]",
+    # --- batched matmul, and matmul of 3-D and more as ATen dispatches it ---
+    "bmm": "a = torch.arange(12.).reshape(2, 2, 3).requires_grad_();"
+           " b = torch.arange(12.).reshape(2, 3, 2).requires_grad_(); c = torch.bmm(a, b);"
+           " g = graph(c); c.sum().backward(); result = [g, c, a.grad, b.grad, a.bmm(b)]",
+    "matmul_3d_2d": _matmul(_t("P", 2, 3, 4), _t("P", 4, 5)),
+    "matmul_3d_2d_lhs": _matmul(_t("P", 2, 3, 4), _t("C", 4, 5)),
+    "matmul_3d_2d_rhs": _matmul(_t("C", 2, 3, 4), _t("P", 4, 5)),
+    "matmul_3d_1d": _matmul(_t("P", 2, 3, 4), _t("P", 4)),
+    "matmul_1d_3d": _matmul(_t("P", 3), _t("P", 2, 3, 4)),
+    "matmul_2d_3d": _matmul(_t("P", 5, 3), _t("P", 2, 3, 4)),
+    "matmul_2d_3d_rhs": _matmul(_t("C", 5, 3), _t("P", 2, 3, 4)),
+    "matmul_3d_3d": _matmul(_t("P", 2, 3, 4), _t("P", 2, 4, 5)),
+    "matmul_3d_3d_broadcast": _matmul(_t("P", 1, 3, 4), _t("P", 2, 4, 5)),
+    "matmul_3d_3d_broadcast_const": _matmul(_t("C", 1, 3, 4), _t("P", 2, 4, 5)),
+    "matmul_4d_3d": _matmul(_t("P", 2, 2, 3, 4), _t("P", 2, 4, 5)),
+    "matmul_4d_2d": _matmul(_t("P", 2, 2, 3, 4), _t("P", 4, 5)),
+    "matmul_3d_4d": _matmul(_t("P", 2, 3, 4), _t("P", 3, 2, 4, 5)),
+    "matmul_transposed_lhs": _matmul(_t("P", 4, 3, 2) + ".transpose(0, 2)", _t("C", 4, 5)),
+    "matmul_3d_2d_no_grad_fold": "a = torch.ones(2, 3, 4); b = torch.ones(4, 2);"
+                                 " result = [a @ b, torch.matmul(a, b[:, 0])]",
+    # --- losses ---
+    "cross_entropy_index": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.], [0., 1., -1.]],"
+                           " requires_grad=True); t = torch.tensor([0, 2, 1]);"
+                           " l = F.cross_entropy(x, t); ln = F.cross_entropy(x, t, reduction='none');"
+                           " ls = F.cross_entropy(x, t, reduction='sum'); g = [graph(l), graph(ln)];"
+                           " (l + ln.sum() + ls).backward(); result = g + [l, ln, ls, x.grad,"
+                           " F.cross_entropy(x.double(), t), F.cross_entropy(x, t.to(torch.uint8))]",
+    "cross_entropy_weight_ignore": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.], [0., 1., -1.]],"
+                                   " requires_grad=True); t = torch.tensor([0, 2, -100]);"
+                                   " w = torch.tensor([1., 2., 3.]);"
+                                   " l = F.cross_entropy(x, t, weight=w); g = graph(l);"
+                                   " l2 = F.cross_entropy(x, torch.tensor([0, 2, 1]), ignore_index=2,"
+                                   " reduction='none'); (l + l2.sum()).backward();"
+                                   " result = [g, l, l2, x.grad,"
+                                   " F.cross_entropy(x, torch.tensor([-100, -100, -100])),"
+                                   " F.cross_entropy(x, torch.tensor([-100, -100, -100]), reduction='sum'),"
+                                   " F.cross_entropy(x, t, label_smoothing=-0.5)]",
+    "cross_entropy_probs": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True);"
+                           " p = torch.tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], requires_grad=True);"
+                           " w = torch.tensor([1., 2., 3.]); ls = [F.cross_entropy(x, p),"
+                           " F.cross_entropy(x, p, reduction='sum'), F.cross_entropy(x, p, reduction='none'),"
+                           " F.cross_entropy(x, p, weight=w), F.cross_entropy(x, p, label_smoothing=0.2),"
+                           " F.cross_entropy(x[0], p[1])]; g = [graph(v) for v in ls];"
+                           " sum(v.sum() for v in ls).backward(); result = g + ls + [x.grad, p.grad,"
+                           " F.cross_entropy(x, p.detach().double())]",
+    "cross_entropy_smoothing": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.], [0., 1., -1.]],"
+                               " requires_grad=True); t = torch.tensor([0, 2, 1]);"
+                               " w = torch.tensor([1., 2., 3.]); ls = [F.cross_entropy(x, t, label_smoothing=0.1),"
+                               " F.cross_entropy(x, t, label_smoothing=0.1, reduction='sum'),"
+                               " F.cross_entropy(x, t, label_smoothing=0.1, reduction='none'),"
+                               " F.cross_entropy(x, t, weight=w, label_smoothing=0.2),"
+                               " F.cross_entropy(x, t, weight=w, label_smoothing=0.2, reduction='none'),"
+                               " F.cross_entropy(x, t, ignore_index=1, label_smoothing=0.2),"
+                               " F.cross_entropy(x[0], torch.tensor(1), label_smoothing=0.2)];"
+                               " g = [graph(v) for v in ls]; sum(v.sum() for v in ls).backward();"
+                               " result = g + ls + [x.grad,"
+                               " F.cross_entropy(x, torch.tensor([-100, -100, -100]), label_smoothing=0.2)]",
+    "cross_entropy_1d": "x = torch.tensor([1., 5., 3.], requires_grad=True);"
+                        " l = F.cross_entropy(x, torch.tensor(1)); l2 = F.cross_entropy(x,"
+                        " torch.tensor([2]), reduction='none'); l.backward();"
+                        " result = [l, l2, x.grad, graph(l)]",
+    "err_cross_entropy_1d_target_backward": "x = torch.tensor([1., 5., 3.], requires_grad=True);"
+                                            " F.cross_entropy(x, torch.tensor([2])).backward()",
+    "nll_loss": "x = torch.tensor([[-1., -5., -3.], [-4., -2., -6.]], requires_grad=True);"
+                " t = torch.tensor([0, 2]); ls = [F.nll_loss(x, t), F.nll_loss(x, t, reduction='none'),"
+                " F.nll_loss(x, t, weight=torch.tensor([1., 2., 3.]), reduction='sum'),"
+                " F.nll_loss(x, t, ignore_index=0), F.nll_loss(x[0], torch.tensor(2)),"
+                " F.nll_loss(x, t.to(torch.uint8))]; g = graph(ls[0]);"
+                " sum(v.sum() for v in ls).backward(); result = ls + [g, x.grad,"
+                " F.nll_loss(x, torch.tensor([-100, -100])),"
+                " F.nll_loss(x, torch.tensor([-100, -100]), reduction='sum')]",
+    "binary_cross_entropy": "x = torch.tensor([[0.1, 0.9, 0.5], [0.3, 0.6, 0.99]], requires_grad=True);"
+                            " t = torch.tensor([[0., 1., 1.], [0.5, 0., 1.]], requires_grad=True);"
+                            " w = torch.tensor([1., 2., 3.]); ls = [F.binary_cross_entropy(x, t),"
+                            " F.binary_cross_entropy(x, t, weight=w),"
+                            " F.binary_cross_entropy(x, t, reduction='none'),"
+                            " F.binary_cross_entropy(x, t, weight=w, reduction='sum')];"
+                            " g = [graph(v) for v in ls]; sum(v.sum() for v in ls).backward();"
+                            " result = g + ls + [x.grad, t.grad,"
+                            " F.binary_cross_entropy(torch.zeros(2), torch.ones(2)),"
+                            " F.binary_cross_entropy(torch.tensor([0., 1.]), torch.tensor([0., 1.]))]",
+    "binary_cross_entropy_with_logits": "x = torch.tensor([[1., -5., 3.], [4., 0., -6.]], requires_grad=True);"
+                                        " t = torch.tensor([[0., 1., 1.], [0.5, 0., 1.]], requires_grad=True);"
+                                        " w = torch.tensor([1., 2., 3.]); pw = torch.tensor([2., 1., 0.5]);"
+                                        " ls = [F.binary_cross_entropy_with_logits(x, t),"
+                                        " F.binary_cross_entropy_with_logits(x, t, pos_weight=pw),"
+                                        " F.binary_cross_entropy_with_logits(x, t, weight=w, reduction='sum'),"
+                                        " F.binary_cross_entropy_with_logits(x, t, w, pos_weight=pw, reduction='none')];"
+                                        " g = [graph(v) for v in ls]; sum(v.sum() for v in ls).backward();"
+                                        " result = g + ls + [x.grad, t.grad,"
+                                        " F.binary_cross_entropy_with_logits(x, t.detach().double()),"
+                                        " F.binary_cross_entropy_with_logits(torch.tensor([100., -100.]),"
+                                        " torch.tensor([0., 1.]))]",
+    "regression_losses": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True);"
+                         " y = torch.tensor([[1.5, 2., 3.], [0., 2.2, 9.]], requires_grad=True);"
+                         " ls = [F.l1_loss(x, y), F.l1_loss(x, y, reduction='sum'),"
+                         " F.l1_loss(x, y, reduction='none'), F.smooth_l1_loss(x, y),"
+                         " F.smooth_l1_loss(x, y, beta=0.5, reduction='none'), F.smooth_l1_loss(x, y, beta=0.),"
+                         " F.huber_loss(x, y), F.huber_loss(x, y, delta=2., reduction='sum'),"
+                         " F.mse_loss(x, y, reduction='none'), F.mse_loss(x, y, reduction='sum')];"
+                         " g = [graph(v) for v in ls]; sum(v.sum() for v in ls).backward();"
+                         " result = g + ls + [x.grad, y.grad, F.l1_loss(x, y.detach().double()),"
+                         " F.mse_loss(x, torch.ones(2, 3, dtype=torch.long))]",
+    "weighted_regression_losses": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True);"
+                                  " y = torch.tensor([[1.5, 2., 3.], [0., 2.2, 9.]]);"
+                                  " w = torch.tensor([[1., 2., 0.5], [0., 1., 3.]]);"
+                                  " ls = [F.mse_loss(x, y, weight=w), F.mse_loss(x, y, reduction='sum', weight=w),"
+                                  " F.l1_loss(x, y, weight=w), F.l1_loss(x, y, reduction='none', weight=w),"
+                                  " F.huber_loss(x, y, weight=w), F.huber_loss(x, y, reduction='sum', weight=w)];"
+                                  " g = [graph(v) for v in ls]; sum(v.sum() for v in ls).backward();"
+                                  " result = g + ls + [x.grad]",
+    "legacy_reduction_flags": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True);"
+                              " y = torch.tensor([[1.5, 2., 3.], [0., 2.2, 9.]]);"
+                              " result = [F.mse_loss(x, y, size_average=False), F.l1_loss(x, y, reduce=False),"
+                              " F.cross_entropy(x, torch.tensor([0, 2]), size_average=False),"
+                              " F.nll_loss(x, torch.tensor([0, 2]), reduce=False),"
+                              " F.binary_cross_entropy_with_logits(x, y / 9, size_average=True)]",
+    "err_weighted_loss_shape": "F.mse_loss(torch.ones(2, 3), torch.ones(2, 3), weight=torch.ones(3))",
+    "err_weighted_loss_reduction": "F.l1_loss(torch.ones(2), torch.ones(2), reduction='bad',"
+                                   " weight=torch.ones(2))",
+    "loss_broadcast_warnings": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True);"
+                               " y = torch.tensor([1., 2., 3.]); ls = [F.l1_loss(x, y), F.mse_loss(x, y),"
+                               " F.smooth_l1_loss(x, y), F.huber_loss(x, y)];"
+                               " result = [graph(v) for v in ls] + ls",
+    "one_hot": "t = torch.tensor([0, 2]); result = [F.one_hot(t), F.one_hot(t, 5),"
+               " F.one_hot(torch.tensor(2)), F.one_hot(torch.tensor([[0, 1], [2, 0]])),"
+               " F.one_hot(torch.tensor([], dtype=torch.long), 3), F.one_hot(t, num_classes=3).float()]",
+    "softmax_forms": "x = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True);"
+                     " result = [F.softmax(x), F.log_softmax(x), F.softmax(x[0]),"
+                     " F.softmax(x.unsqueeze(0)), F.softmax(x, 1, dtype=torch.float64),"
+                     " torch.softmax(x, 0), x.log_softmax(dim=1), F.softmax(x, dim=-1),"
+                     " graph(F.softmax(x, 1, dtype=torch.float64))]",
+    "activations_inplace": "x = torch.tensor([[-2., -0.5, 0.], [0.5, 1., 3.]], requires_grad=True);"
+                           " a = x * 1; b = F.relu(a, inplace=True); c = x * 2; F.leaky_relu(c, 0.1, True);"
+                           " d = x + 0; F.elu(d, inplace=True); e = x - 1; F.silu(e, inplace=True);"
+                           " f = x * 3; F.hardtanh(f, -1., 1., True); g = [graph(v) for v in (a, c, d, e, f)];"
+                           " (a.sum() + c.sum() + d.sum() + e.sum() + f.sum()).backward();"
+                           " result = g + [b is a, a, c, d, e, f, x.grad,"
+                           " F.relu(x, inplace=False)]",
+    # --- activations and small tensor methods ---
+    "activations": "x = torch.tensor([[-2., -0.5, 0.], [0.5, 1., 3.]], requires_grad=True);"
+                   " ys = [F.leaky_relu(x), F.leaky_relu(x, 0.2), F.leaky_relu(x, negative_slope=0.3),"
+                   " F.gelu(x), F.gelu(x, approximate='tanh'), F.silu(x), F.elu(x), F.elu(x, alpha=0.5),"
+                   " F.sigmoid(x), F.tanh(x), F.relu(x)]; g = [graph(y) for y in ys];"
+                   " sum(y.sum() for y in ys).backward(); result = g + ys + [x.grad]",
+    "tensor_methods": "x = torch.tensor([[-1.5, 0.25, 2.5], [0.5, 1.7, -2.3]], requires_grad=True);"
+                      " ys = [x.square(), torch.square(x), (x * x + 1).rsqrt(), torch.log2(x * x + 1),"
+                      " torch.log10(x * x + 1), torch.clip(x, -1, 1), x.clip(max=0.5), x.clamp_min(0.25),"
+                      " torch.clamp_max(x, 0.5), x.floor(), torch.ceil(x), x.round(), torch.trunc(x),"
+                      " torch.round(x, decimals=1), x.neg(), x.sub(1), x.mul(2), x.div(2),"
+                      " torch.abs(x), torch.sign(x), x.sum(dim=(0, 1)), x.mean((0, 1))];"
+                      " g = [graph(y) for y in ys]; sum(y.sum() for y in ys).backward();"
+                      " result = g + ys + [x.grad, torch.numel(x), torch.square(torch.tensor([1, 2])),"
+                      " torch.floor(torch.tensor([1, 2])), torch.rsqrt(torch.tensor([4, 16])),"
+                      " torch.round(torch.tensor([0.5, 1.5, 2.5, -0.5])),"
+                      " torch.round(torch.tensor([1234.5]), decimals=-2), x.contiguous() is x,"
+                      " graph(x.t().contiguous())]",
+    # --- errors ---
+    "err_cat_empty": "torch.cat([])",
+    "err_cat_dims": "torch.cat([torch.ones(2, 3), torch.ones(2)])",
+    "err_cat_sizes": "torch.cat([torch.ones(2, 3), torch.ones(3, 2)])",
+    "err_cat_zero_dim": "torch.cat([torch.tensor(1.), torch.tensor(2.)])",
+    "err_cat_dim_range": "torch.cat([torch.ones(2, 3)], 2)",
+    "err_cat_not_list": "torch.cat(torch.ones(2))",
+    "err_cat_element": "torch.cat([torch.ones(2), 1])",
+    "err_stack_sizes": "torch.stack([torch.ones(2, 3), torch.ones(2)])",
+    "err_stack_empty": "torch.stack([])",
+    "err_where_condition": "x = torch.ones(2); torch.where(x, x, x)",
+    "err_where_shapes": "x = torch.ones(2, 3); torch.where(x > 0, x, torch.ones(4))",
+    "err_expand_size": "torch.ones(2, 3).expand(2, 4)",
+    "err_expand_fewer": "torch.ones(2, 3).expand(3)",
+    "err_expand_leading": "torch.ones(2, 3).expand(-1, -1, 3)",
+    "err_repeat_fewer": "torch.ones(2, 3).repeat(2)",
+    "err_repeat_negative": "torch.ones(2, 3).repeat(-1, 1)",
+    "err_max_dim_range": "torch.ones(2, 3).max(5)",
+    "err_max_empty_dim": "torch.zeros(2, 0).max(1)",
+    "err_argmax_empty": "torch.zeros(0).argmax()",
+    "err_std_int": "torch.tensor([1, 2]).std()",
+    "err_norm_int": "torch.tensor([1, 2]).norm()",
+    "err_norm_dims": "torch.norm(torch.ones(2, 3), p=2, dim=(0, 1, 0))",
+    "err_bmm_3d": "torch.bmm(torch.ones(2, 3), torch.ones(2, 3))",
+    "err_bmm_sizes": "torch.bmm(torch.ones(2, 2, 3), torch.ones(3, 3, 2))",
+    "err_bmm_dtypes": "torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 3, 2, dtype=torch.float64))",
+    "err_matmul_batch": "torch.ones(3, 3, 4) @ torch.ones(2, 4, 3)",
+    "err_matmul_3d_1d": "torch.ones(2, 3, 4) @ torch.ones(5)",
+    "err_matmul_3d_2d": "torch.ones(2, 3, 4) @ torch.ones(5, 3)",
+    "err_matmul_3d_3d": "torch.ones(2, 3, 4) @ torch.ones(2, 5, 6)",
+    "err_ce_target_bounds": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 3]))",
+    "err_ce_target_negative": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, -1]))",
+    "err_ce_batch": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 1, 2]))",
+    "err_ce_target_float": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0., 2.]))",
+    "err_ce_target_int32": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 2], dtype=torch.int32))",
+    "err_ce_weight_size": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 2]),"
+                          " weight=torch.tensor([1., 2.]))",
+    "err_ce_weight_dtype": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 2]),"
+                           " weight=torch.ones(3, dtype=torch.float64))",
+    "err_ce_smoothing": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 2]), label_smoothing=1.5)",
+    "err_ce_prob_ignore": "F.cross_entropy(torch.ones(2, 3), torch.ones(2, 3), ignore_index=1)",
+    "err_ce_prob_int": "F.cross_entropy(torch.tensor(1.), torch.tensor(1))",
+    "err_ce_reduction": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 2]), reduction='bad')",
+    "err_ce_int_input": "F.cross_entropy(torch.ones(2, 3).long(), torch.tensor([0, 2]))",
+    "err_ce_target_number": "F.cross_entropy(torch.ones(2, 3), 1)",
+    "err_nll_weight_grad": "F.nll_loss(torch.ones(2, 3), torch.tensor([0, 2]),"
+                           " weight=torch.ones(3, requires_grad=True))",
+    "err_nll_1d_target": "F.nll_loss(torch.ones(3), torch.tensor([1, 2]))",
+    "err_nll_int_input": "F.nll_loss(torch.ones(2, 3).long(), torch.tensor([0, 1]))",
+    "err_bce_range": "F.binary_cross_entropy(torch.ones(2) * 2, torch.ones(2))",
+    "err_bce_target_range": "F.binary_cross_entropy(torch.ones(2) * 0.5, torch.ones(2) * 2)",
+    "err_bce_size": "F.binary_cross_entropy(torch.ones(2, 3) * 0.5, torch.ones(3))",
+    "err_bce_dtype": "F.binary_cross_entropy(torch.ones(2) * 0.5, torch.ones(2, dtype=torch.float64))",
+    "err_bce_weight_shape": "F.binary_cross_entropy(torch.ones(2, 3) * 0.5, torch.ones(2, 3),"
+                            " weight=torch.ones(4))",
+    "err_bce_weight_grad": "F.binary_cross_entropy(torch.ones(2) * 0.5, torch.ones(2),"
+                           " weight=torch.ones(2, requires_grad=True))",
+    "err_bcel_size": "F.binary_cross_entropy_with_logits(torch.ones(2, 3), torch.ones(3))",
+    "err_bcel_long_target": "F.binary_cross_entropy_with_logits(torch.ones(2), torch.ones(2).long())",
+    "err_bcel_pos_weight": "F.binary_cross_entropy_with_logits(torch.ones(2, 3), torch.ones(2, 3),"
+                           " pos_weight=torch.ones(2))",
+    "err_bcel_pos_weight_grad": "F.binary_cross_entropy_with_logits(torch.ones(2), torch.ones(2),"
+                                " pos_weight=torch.ones(2, requires_grad=True))",
+    "err_smooth_l1_beta": "F.smooth_l1_loss(torch.ones(2), torch.ones(2), beta=-1.)",
+    "err_huber_delta": "F.huber_loss(torch.ones(2), torch.ones(2), delta=0.)",
+    "err_mse_reduction": "F.mse_loss(torch.ones(2), torch.ones(2), reduction='bad')",
+    "err_mse_shapes": "F.mse_loss(torch.ones(2, 3), torch.ones(2, 4))",
+    "err_one_hot_dtype": "F.one_hot(torch.tensor([0., 1.]))",
+    "err_one_hot_negative": "F.one_hot(torch.tensor([0, -1]))",
+    "err_one_hot_classes": "F.one_hot(torch.tensor([0, 2]), num_classes=2)",
+    "err_one_hot_empty": "F.one_hot(torch.tensor([], dtype=torch.long))",
+    "err_gelu_approximate": "F.gelu(torch.ones(2), approximate='bad')",
+    "err_softmax_no_dim": "torch.softmax(torch.ones(2))",
+    "err_masked_fill_mask": "torch.ones(2).masked_fill(torch.ones(2), 0.)",
+    # integer inputs: PyTorch's kernels refuse them, naming the kernel
+    "err_int_gelu": "F.gelu(torch.tensor([-1, 2]))",
+    "err_int_leaky_relu": "F.leaky_relu(torch.tensor([-1, 2]))",
+    "err_int_silu": "F.silu(torch.tensor([-1, 2]))",
+    "err_int_elu": "F.elu(torch.tensor([-1, 2]))",
+    "err_int_softplus": "F.softplus(torch.tensor([-1, 2]))",
+    "err_int_logsigmoid": "F.logsigmoid(torch.tensor([-1, 2]))",
+    "err_int_softmax_lastdim": "F.softmax(torch.tensor([[-1, 2]]), 1)",
+    "err_int_log_softmax": "F.log_softmax(torch.tensor([[-1, 2]]), 0)",
+    "err_int_mse": "F.mse_loss(torch.tensor([-1, 2]), torch.tensor([1, 2]))",
+    "err_int_huber": "F.huber_loss(torch.tensor([-1, 2]), torch.tensor([1, 2]))",
+    "err_int_smooth_l1": "F.smooth_l1_loss(torch.tensor([-1, 2]), torch.tensor([1, 2]))",
+    "err_int_l1": "F.l1_loss(torch.tensor([-1, 2]), torch.tensor([1, 2]))",
+    "err_int_bce": "F.binary_cross_entropy(torch.tensor([0, 1]), torch.tensor([1, 0]))",
+    "err_int_bce_logits": "F.binary_cross_entropy_with_logits(torch.tensor([0, 1]),"
+                          " torch.tensor([1, 0]))",
+    "int_ok": "x = torch.tensor([-1, 2]); result = [F.hardtanh(x), F.relu(x), torch.sigmoid(x),"
+              " x.rsqrt(), x.round(), x.clamp_min(0), x.clamp_min(0.5), x.prod(0),"
+              " F.mse_loss(x.float(), x), torch.cat([x, x])]",
+}
+CASES.update(OPS_CASES)

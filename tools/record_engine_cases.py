@@ -1,7 +1,10 @@
 """Record what PyTorch does with tools/engine_cases.py into tests/fixtures/torch/engine_cases.json.
 
 Usage: ``python tools/record_engine_cases.py`` (needs PyTorch 2.13 installed; the test suite
-does not).  Each case records ``{"result": [repr, ...]}`` or ``{"error": {"type", "message"}}``.
+does not).  Each case records ``{"result": [repr, ...], "warnings": [...]}`` or ``{"error":
+{"type", "message"}}`` (the first line of the message; warnings without PyTorch's "(Triggered
+internally at …)").  A case sees ``torch``, ``F`` (torch.nn.functional) and ``graph(t)``, the
+backward graph of ``t`` as one string of grad_fn names with their saved tensors.
 """
 
 from __future__ import annotations
@@ -20,10 +23,32 @@ from engine_cases import CASES  # noqa: E402
 OUT = ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json"
 
 
+def graph(t: torch.Tensor) -> str:
+    """The backward graph from ``t.grad_fn``, depth first: ``Name[saved,...](next, ...)``."""
+    def walk(fn: object) -> str:
+        if fn is None:
+            return "None"
+        saved = sorted(a[len("_saved_"):] for a in dir(fn)
+                       if a.startswith("_saved_") and isinstance(_saved(fn, a), torch.Tensor))
+        kids = [walk(n) for n, _ in fn.next_functions]
+        return (fn.name().replace("torch::autograd::", "")
+                + (f"[{','.join(saved)}]" if saved else "")
+                + (f"({', '.join(kids)})" if kids else ""))
+
+    return walk(t.grad_fn)
+
+
+def _saved(fn: object, attr: str) -> object:
+    try:
+        return getattr(fn, attr)
+    except RuntimeError:  # freed by a backward
+        return None
+
+
 def run(code: str) -> dict:
     """Run one case in PyTorch; its result's reprs, or its error."""
     torch.set_default_dtype(torch.float32)  # each case starts from PyTorch's defaults
-    scope = {"torch": torch}
+    scope = {"torch": torch, "F": torch.nn.functional, "graph": graph}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -31,7 +56,7 @@ def run(code: str) -> dict:
         except Exception as exc:  # noqa: BLE001 - recorded as the expected error
             return {"error": {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}}
     return {"result": [repr(v) for v in scope["result"]],
-            "warnings": [str(w.message) for w in caught]}
+            "warnings": [str(w.message).split(" (Triggered internally at")[0] for w in caught]}
 
 
 def main() -> None:

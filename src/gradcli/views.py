@@ -145,8 +145,10 @@ def value_view(value: Any) -> TensorView | PlainView | list:
         return PlainView("NoneType", None)
     if isinstance(value, Node):
         return PlainView("grad_fn", value.name)
-    if isinstance(value, tuple):  # x.shape (torch.Size)
-        return PlainView("Size", [int(v) for v in value])
+    if isinstance(value, tuple):
+        if all(isinstance(v, int) for v in value):  # x.shape (torch.Size)
+            return PlainView("Size", [int(v) for v in value])
+        return [value_view(v) for v in value]  # x.max(dim), torch.where(condition)
     if isinstance(value, str):
         return PlainView("str", value)
     node = getattr(value, "node", None)  # the runtime's user function: a def's name

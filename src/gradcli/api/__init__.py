@@ -1,7 +1,7 @@
 """The PyTorch surface: every function a script can call, by its PyTorch name.
 
 ``FUNCTIONS`` is ``torch.<name>`` (a grad script's bare built-ins), ``NN_FUNCTIONS`` is
-``torch.nn.functional``; the op table's surfaced entries are in both through
+``torch.nn.functional``, ``LINALG`` is ``torch.linalg``; the op table's surfaced entries are in both through
 ``engine.functions``, the constructors come from ``creation``.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import FUNCTIONS as ENGINE_FUNCTIONS
-from ..engine import NN_FUNCTIONS, enable_grad, no_grad
+from ..engine import LINALG, NN_FUNCTIONS, enable_grad, no_grad
 from ..engine.dtypes import ALIASES, DType
 from ..engine.dtypes import DTYPES as ALL_DTYPES
 from ..engine.tensor import Tensor
@@ -39,7 +39,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **CREATION, **ENGINE_FUNCTIONS, "grad": grad, "no_grad": no_grad, "enable_grad": enable_grad,
 }
 
-__all__ = ["CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS", "NN_FUNCTIONS", "RANDOM", "creation", "grad"]
+__all__ = ["CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS", "LINALG", "NN_FUNCTIONS", "RANDOM",
+           "creation", "grad"]
 
 
 def __getattr__(name: str) -> Callable[..., Any]:

@@ -22,6 +22,30 @@ def check_numel(shape: Sequence[int]) -> None:
             f"{limit:,}", hint="raise it with --max-elements if you mean it")
 
 
+def broadcast_shape(sa: Sequence[int], sb: Sequence[int]) -> list[int]:
+    """NumPy/PyTorch broadcasting of two shapes, with PyTorch's error."""
+    out: list[int] = []
+    n = max(len(sa), len(sb))
+    for i in range(1, n + 1):
+        da = sa[-i] if i <= len(sa) else 1
+        db = sb[-i] if i <= len(sb) else 1
+        if da != db and da != 1 and db != 1:
+            raise ScriptError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                f"non-singleton dimension {n - i}")
+        out.append(db if da == 1 else da)  # 1 broadcasts to anything, 0 included
+    return out[::-1]
+
+
+def broadcast_check(a: Any, b: Any) -> None:
+    """PyTorch's error when two tensors do not broadcast; the element limit on the result."""
+    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+        return
+    sa, sb = a.data.shape, b.data.shape
+    if sa != sb:
+        check_numel(broadcast_shape(sa, sb))
+
+
 def type_name(x: Any) -> str:
     """A value's type as PyTorch's argument errors name it."""
     return "Tensor" if isinstance(x, Tensor) else type(x).__name__

@@ -10,26 +10,58 @@ table gives a ``surface`` get their function here, generated from the entry; ``F
 
 from __future__ import annotations
 
-import builtins
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScriptError
 from . import dtypes as D
 from . import ops as O
-from .args import check_device, check_numel, dim_arg, is_number, tensor_arg, type_name
+from .args import (
+    broadcast_check,
+    check_device,
+    is_number,
+    tensor_arg,
+    type_name,
+)
 from .context import current
 from .dtypes import DType, to_dtype
 from .indexing import getitem, setitem
+from .joins import (
+    cat,
+    expand,
+    expand_as,
+    masked_fill,
+    masked_fill_,
+    nonzero,
+    repeat,
+    stack,
+    where,
+)
+from .linalg import bmm, dot, matmul, mm, mv
+from .nn_functional import NN_ONLY, log_softmax, softmax
 from .record import apply, apply_inplace
+from .reductions import (
+    _reduce,
+    argmax,
+    argmin,
+    extreme,
+    mean,
+    norm,
+    numel,
+    prod,
+    std,
+    sum,
+    var,
+    vector_norm,
+)
 from .shape import (
     _T,
     _elementwise,
     _iter,
-    _expand,
     _record,
     _view,
+    contiguous,
     flatten,
     reshape,
     squeeze,
@@ -43,35 +75,13 @@ from .tensor import Tensor
 
 
 # --- arithmetic ---------------------------------------------------------------------------------
-def _broadcast_check(a: Any, b: Any) -> None:
-    if a.__class__ is not Tensor or b.__class__ is not Tensor:
-        return
-    sa, sb = a.data.shape, b.data.shape
-    if sa != sb:
-        check_numel(_broadcast_shape(sa, sb))
-
-
-def _broadcast_shape(sa: Sequence[int], sb: Sequence[int]) -> list[int]:
-    """NumPy/PyTorch broadcasting of two shapes, with PyTorch's error."""
-    out: list[int] = []
-    for i in range(1, builtins.max(len(sa), len(sb)) + 1):
-        da = sa[-i] if i <= len(sa) else 1
-        db = sb[-i] if i <= len(sb) else 1
-        if da != db and da != 1 and db != 1:
-            raise ScriptError(
-                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
-                f"non-singleton dimension {builtins.max(len(sa), len(sb)) - i}")
-        out.append(db if da == 1 else da)  # 1 broadcasts to anything, 0 included
-    return out[::-1]
-
-
 def _binary(op: Any, a: Any, b: Any, name: str) -> Tensor:
     if a.__class__ is not Tensor:
         tensor_arg(a, name)
     if b.__class__ is not Tensor and not is_number(b):
         raise ScriptError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                           f"{type_name(b)}", kind="TypeError")
-    _broadcast_check(a, b)
+    broadcast_check(a, b)
     return _record(op, (a, b))
 
 
@@ -82,7 +92,7 @@ _SCALAR_OVERLOAD = {O.ADD: O.ADD_SCALAR, O.SUB: O.SUB_SCALAR, O.MUL: O.MUL_SCALA
 def _arith(op: Any, a: Any, b: Any, name: str) -> Tensor:
     if a.__class__ is Tensor and b.__class__ is Tensor:  # the common case, in as few calls
         if a.data.shape != b.data.shape:
-            _broadcast_check(a, b)
+            broadcast_check(a, b)
         out = apply(op, (a, b))
         if a._strides is not None or b._strides is not None:
             _elementwise(out, (a, b))
@@ -162,7 +172,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
         return _record(O.POW_SCALAR_BASE, (tensor_arg(exponent, "pow", "exponent", 2),),
                        {"base": input})
     if exponent.__class__ is Tensor:
-        _broadcast_check(input, exponent)
+        broadcast_check(input, exponent)
         return _record(O.POW_TENSOR, (input, exponent))
     if not is_number(exponent):
         raise ScriptError(f"pow(): argument 'exponent' must be Tensor or Number, not "
@@ -248,6 +258,10 @@ def _bind(name: str, names: tuple[str, ...], params: tuple, args: tuple, kwargs:
             if default is O.REQUIRED:
                 raise ScriptError(f"{name}() missing required argument '{p}'", kind="TypeError")
             bound[p] = default
+        elif isinstance(default, str):  # a mode (gelu's approximate): a string like its default
+            if not isinstance(bound[p], str):
+                raise ScriptError(f"{name}(): argument '{p}' must be str, not "
+                                  f"{type_name(bound[p])}", kind="TypeError")
         elif not is_number(bound[p]):
             raise ScriptError(f"{name}(): argument '{p}' must be Number, not "
                               f"{type_name(bound[p])}", kind="TypeError")
@@ -257,160 +271,56 @@ def _bind(name: str, names: tuple[str, ...], params: tuple, args: tuple, kwargs:
 SURFACED = {op.name: _surfaced(op) for op in O.OPS.values() if op.surface}
 
 
-# --- reductions ---------------------------------------------------------------------------------
-def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
-    if dim is None:
-        return None
-    dims = dim if isinstance(dim, (list, tuple)) else (dim,)
-    out = tuple(sorted({dim_arg(d, ndim) for d in dims}))
-    return out
+def _nn_inplace(op: O.Op) -> Callable[..., Tensor]:
+    """``torch.nn.functional``'s version of an activation: its last argument ``inplace=True``
+    applies it in place (``F.relu(x, inplace=True)`` is ``x.relu_()``, ReluBackward0)."""
+    name, params = op.name, op.params
+    names = tuple(p for p, _ in params)
+    out_of_place = SURFACED[name]
+    op = O.OPS.get(name + "_", op)  # the in-place variant's node, where PyTorch has one
 
+    def fn(input: Any, *args: Any, inplace: bool = False, **kwargs: Any) -> Tensor:
+        if len(args) > len(names):  # inplace given by position, after the params
+            *args, inplace = args  # type: ignore[assignment]
+        if not inplace:
+            return out_of_place(input, *args, **kwargs)
+        return apply_inplace(op, tensor_arg(input, name), (),
+                             _bind(name, names, params, tuple(args), kwargs))
 
-def sum(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """Sum of all elements (SumBackward0) or over ``dim`` (SumBackward1)."""
-    tensor_arg(input, "sum")
-    return _reduce(O.SUM, O.SUM_DIM, input, dim, keepdim)
-
-
-def mean(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """Mean of all elements (MeanBackward0) or over ``dim`` (MeanBackward1)."""
-    tensor_arg(input, "mean")
-    return _reduce(O.MEAN, O.MEAN_DIM, input, dim, keepdim)
-
-
-def _reduce(whole: Any, by_dim: Any, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    if dim is None and not keepdim:
-        return apply(whole, (input,))
-    dims = _dims(dim, input.ndim) if dim is not None else tuple(range(input.ndim))
-    if input.ndim == 0:  # dim 0 or -1 of a 0-d tensor names no axis to reduce (PyTorch allows it)
-        dims = ()
-    return apply(by_dim, (input,), {"dim": dims, "keepdim": bool(keepdim)})
-
-
-def _extreme(op: Any, pairwise: Any, name: str, word: str) -> Any:
-    def fn(input: Any, *rest: Any) -> Tensor:
-        if rest and rest[0].__class__ is Tensor:
-            return pairwise(input, rest[0])
-        if rest:
-            raise ScriptError(f"{name}(x, dim) is not supported; use {name}(x) or "
-                              f"{pairwise.__name__}(a, b)", kind="TypeError")
-        tensor_arg(input, name)
-        _nonempty(input, name)
-        return apply(op, (input,))
-
-    fn.__name__ = name
-    fn.__doc__ = (f"{word} element ({op.grad_fn}); ``{name}(a, b)`` of two tensors is "
-                  f"``{pairwise.__name__}``.")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{out_of_place.__doc__[:-1]}; ``inplace=True`` updates ``input``."
     return fn
 
 
-max = _extreme(O.MAX, maximum, "max", "Largest")
-min = _extreme(O.MIN, minimum, "min", "Smallest")
+# the activations whose torch.nn.functional function takes ``inplace``
+NN_INPLACE = {n: _nn_inplace(O.OPS[n]) for n in ("relu", "leaky_relu", "elu", "silu", "hardtanh")}
 
 
-def _nonempty(t: Tensor, name: str) -> None:
-    if t.numel() == 0:
-        raise ScriptError(f"{name}(): Expected reduction dim to be specified for input.numel() "
-                          "== 0. Specify the reduction dim with the 'dim' argument.")
+# --- reductions (engine.reductions) ------------------------------------------------------------
+max = extreme(O.MAX, O.MAX_DIM, maximum, "max", "Largest")
+min = extreme(O.MIN, O.MIN_DIM, minimum, "min", "Smallest")
 
 
-# --- linear algebra -----------------------------------------------------------------------------
-def matmul(input: Any, other: Any) -> Tensor:
-    """``input @ other``, dispatched as PyTorch: dot, mv, mm, or unsqueeze-mm-squeeze."""
-    if input.__class__ is Tensor and other.__class__ is Tensor:  # 2-D @ 2-D, in few calls
-        sa, sb = input.data.shape, other.data.shape
-        if (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]
-                and sa[0] * sb[1] <= current().max_elements):
-            return apply(O.MM, (input, other))
-    a, b = tensor_arg(input, "matmul"), tensor_arg(other, "matmul", "other", 2)
-    da, db = a.ndim, b.ndim
-    if da == 0 or db == 0:
-        raise ScriptError(f"both arguments to matmul need to be at least 1D, but they are {da}D "
-                          f"and {db}D")
-    if da == 1 and db == 1:
-        if a.shape[0] != b.shape[0]:
-            raise ScriptError(
-                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
-                f"[{b.shape[0]}] to have the same number of elements, but got {a.shape[0]} and "
-                f"{b.shape[0]} elements respectively")
-        return apply(O.DOT, (a, b))
-    if da == 2 and db == 1:
-        if a.shape[1] != b.shape[0]:
-            raise ScriptError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
-                              f"{a.shape[1]}), vec ({b.shape[0]})")
-        return apply(O.MV, (a, b))
-    if da == 1 and db == 2:
-        m = mm(unsqueeze(a, 0), b)
-        # NOTE: PyTorch squeezes the product in place (squeeze_), so the result is at version 1.
-        out = apply(O.SQUEEZE_SYM, (m,), {"shape": (m.shape[1],), "dim": 0})
-        out._vc[0] = 1
-        return out
-    if da == 2 and db == 2:
-        return mm(a, b)
-    raise ScriptError(f"matmul of {da}-D and {db}-D tensors is not supported by gradcli "
-                      "(1-D and 2-D only)")
+# --- small functions PyTorch writes in terms of others ------------------------------------------
+def clip(input: Any, min: float | None = None, max: float | None = None) -> Tensor:
+    """``torch.clip``: an alias of clamp (ClampBackward1)."""
+    return clamp(input, min, max)
 
 
-def dot(input: Any, tensor: Any) -> Tensor:
-    """Inner product of two 1-D tensors (DotBackward0)."""
-    a, b = tensor_arg(input, "dot"), tensor_arg(tensor, "dot", "tensor", 2)
-    if a.ndim != 1 or b.ndim != 1:
-        raise ScriptError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    return matmul(a, b)
+def square(input: Any) -> Tensor:
+    """``input ** 2`` (PowBackward0, as PyTorch records it)."""
+    return pow(tensor_arg(input, "square"), 2)
 
 
-def mv(input: Any, vec: Any) -> Tensor:
-    """Matrix-vector product (MvBackward0)."""
-    a, b = tensor_arg(input, "mv"), tensor_arg(vec, "mv", "vec", 2)
-    if a.ndim != 2 or b.ndim != 1:
-        raise ScriptError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
-    return matmul(a, b)
-
-
-def mm(input: Any, mat2: Any) -> Tensor:
-    """Matrix product of two 2-D tensors (MmBackward0)."""
-    a, b = tensor_arg(input, "mm"), tensor_arg(mat2, "mm", "mat2", 2)
-    if a.ndim != 2:
-        raise ScriptError("self must be a matrix")
-    if b.ndim != 2:
-        raise ScriptError("mat2 must be a matrix")
-    if a.shape[1] != b.shape[0]:
-        raise ScriptError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
-                          f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
-    check_numel((a.shape[0], b.shape[1]))
-    return apply(O.MM, (a, b))
-
-
-# --- neural -------------------------------------------------------------------------------------
-def softmax(input: Any, dim: int) -> Tensor:
-    """Softmax over ``dim`` (SoftmaxBackward0)."""
-    x = tensor_arg(input, "softmax")
-    d = dim_arg(dim, x.ndim)
-    return apply(O.SOFTMAX, (x,), {"dim": d if x.ndim else None})
-
-
-def log_softmax(input: Any, dim: int) -> Tensor:
-    """Log-softmax over ``dim`` (LogSoftmaxBackward0)."""
-    x = tensor_arg(input, "log_softmax")
-    d = dim_arg(dim, x.ndim)
-    return apply(O.LOG_SOFTMAX, (x,), {"dim": d if x.ndim else None})
-
-
-def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
-    """Mean squared error (MseLossBackward0)."""
-    a, b = tensor_arg(input, "mse_loss"), tensor_arg(target, "mse_loss", "target", 2)
-    if reduction not in ("mean", "sum", "none"):
-        raise ScriptError(f"{reduction} is not a valid value for reduction", kind="ValueError")
-    _broadcast_check(a, b)
-    if a.shape != b.shape:
-        current().warn(f"Using a target size (torch.Size({list(b.shape)})) that is different to "
-                       f"the input size (torch.Size({list(a.shape)})). This will likely lead to "
-                       "incorrect results due to broadcasting. Please ensure they have the same "
-                       "size.")
-        # PyTorch broadcasts both sides first (torch.broadcast_tensors: ExpandBackward0)
-        shape = tuple(_broadcast_shape(a.shape, b.shape))
-        a, b = (t if t.shape == shape else _expand(t, shape) for t in (a, b))
-    return apply(O.MSE_LOSS, (a, b), {"reduction": reduction})
+def round(input: Any, *, decimals: int = 0) -> Tensor:
+    """Round half to even (RoundBackward0), or to ``decimals`` places (RoundBackward1)."""
+    x = tensor_arg(input, "round")
+    if decimals == 0:
+        return SURFACED["round"](x)
+    if isinstance(decimals, bool) or not isinstance(decimals, int):
+        raise ScriptError(f"round(): argument 'decimals' must be int, not {type_name(decimals)}",
+                          kind="TypeError")
+    return _record(O.ROUND_DECIMALS, (x,), {"decimals": decimals})
 
 
 # --- in-place -----------------------------------------------------------------------------------
@@ -419,7 +329,7 @@ def _inplace(op: Any, name: str) -> Any:
         if other.__class__ is not Tensor and not is_number(other):
             raise ScriptError(f"{name}(): argument 'other' must be Tensor or Number, not "
                               f"{type_name(other)}", kind="TypeError")
-        _broadcast_check(self, other)
+        broadcast_check(self, other)
         return apply_inplace(op, self, (other,))
 
     fn.__name__ = name
@@ -430,7 +340,7 @@ def _inplace(op: Any, name: str) -> Any:
 def pow_(self: Tensor, exponent: Any) -> Tensor:
     """In-place ``self ** exponent`` (PowBackward0 for a number, PowBackward1 for a tensor)."""
     if exponent.__class__ is Tensor:
-        _broadcast_check(self, exponent)
+        broadcast_check(self, exponent)
         return apply_inplace(O.POW_TENSOR, self, (exponent,))
     if not is_number(exponent):
         raise ScriptError(f"pow_(): argument 'exponent' must be Tensor or Number, not "
@@ -442,7 +352,7 @@ def remainder_(self: Tensor, other: Any) -> Tensor:
     """In-place ``self % other``."""
     if is_number(other):
         return apply_inplace(O.REMAINDER_SCALAR, self, (), {"other": other})
-    _broadcast_check(self, other)
+    broadcast_check(self, other)
     return apply_inplace(O.REMAINDER, self, (other,))
 
 
@@ -456,7 +366,7 @@ def floor_divide_(self: Tensor, other: Any) -> Tensor:
     """In-place ``self // other``."""
     if is_number(other):
         return apply_inplace(O.FLOOR_DIVIDE_SCALAR, self, (), {"other": other})
-    _broadcast_check(self, other)
+    broadcast_check(self, other)
     return apply_inplace(O.FLOOR_DIVIDE, self, (other,))
 
 
@@ -539,7 +449,7 @@ CONVERSIONS["type"] = type_
 def _compare(fn: Any) -> Any:
     def cmp(self: Tensor, other: Any) -> Any:
         if other.__class__ is Tensor:
-            _broadcast_check(self, other)
+            broadcast_check(self, other)
             other = other.data
         elif not is_number(other):
             return NotImplemented
@@ -573,23 +483,35 @@ OPERATORS: dict[str, Any] = {
     "__hash__": object.__hash__, "T": property(_T),
 }
 
+def _where_method(self: Tensor, condition: Any, other: Any) -> Any:
+    """``x.where(condition, y)`` is ``torch.where(condition, x, y)``."""
+    return where(condition, self, other)
+
+
+_where_method.__name__ = "where"
+
 # torch.<name> functions (bare built-ins in a grad script), torch.nn.functional, Tensor methods.
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     fn.__name__: fn for fn in (
-        add, sub, mul, div, pow, remainder, floor_divide, matmul, mm, dot, mv, maximum, minimum,
-        neg,
-        clamp, sum, mean, max, min,
-        reshape, view, flatten, t, transpose, unsqueeze, squeeze, unbind, softmax, log_softmax)
+        add, sub, mul, div, pow, remainder, floor_divide, matmul, mm, bmm, dot, mv, maximum,
+        minimum, neg, clamp, clip, square, round, sum, mean, prod, max, min, argmax, argmin, std,
+        var, norm, numel, reshape, view, flatten, t, transpose, unsqueeze, squeeze, unbind, cat,
+        stack, where, nonzero, masked_fill, softmax, log_softmax)
 }
-FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface})
-NN_FUNCTIONS: dict[str, Callable[..., Any]] = {"softmax": softmax, "log_softmax": log_softmax,
-                                                "mse_loss": mse_loss}
+FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface
+                  and n not in FUNCTIONS})
+NN_FUNCTIONS: dict[str, Callable[..., Any]] = dict(NN_ONLY)
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
+NN_FUNCTIONS.update(NN_INPLACE)
+# torch.linalg
+LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm}
+# not methods: cat and stack take a list; Tensor has numel itself; x.where's order differs
 METHODS: dict[str, Callable[..., Any]] = {
-    n: f for n, f in FUNCTIONS.items() if n in SURFACED and "Tensor" in O.OPS[n].surface
-    or n not in SURFACED}
-METHODS.update({fn.__name__: fn for fn in (add_, sub_, mul_, div_, pow_, remainder_,
-                                           floor_divide_, zero_, fill_)})
+    n: f for n, f in FUNCTIONS.items() if (n not in SURFACED or "Tensor" in O.OPS[n].surface)
+    and n not in ("cat", "stack", "numel", "where")}
+METHODS.update({fn.__name__: fn for fn in (
+    add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, masked_fill_, expand,
+    expand_as, repeat, contiguous, _where_method)})
 METHODS.update(CONVERSIONS)
 
 
@@ -605,6 +527,17 @@ class TensorFormulas:
         return fn
 
     matmul = staticmethod(matmul)
+    clip = staticmethod(clip)
+
+    @property
+    def raw(self) -> Any:
+        """The backend's namespace, for constants (masks, positions)."""
+        return current().backend.xp
+
+    @staticmethod
+    def const(array: Any) -> Tensor:
+        """An array as a constant operand."""
+        return Tensor(array, current().backend)
 
     @staticmethod
     def where(condition: Any, x: Any, y: Any) -> Any:
@@ -612,10 +545,16 @@ class TensorFormulas:
         cond = condition.data if condition.__class__ is Tensor else condition
         if x.__class__ is not Tensor and y.__class__ is not Tensor:
             return current().backend.xp.where(cond, x, y)
-        ref = x if x.__class__ is Tensor else y
-        x = x if x.__class__ is Tensor else _zeros_like(ref) + x
-        y = y if y.__class__ is Tensor else _zeros_like(ref) + y
-        return apply(O.WHERE, (x, y), {"condition": cond})
+        return apply(O.WHERE, (Tensor(cond, current().backend), x, y))
+
+    @staticmethod
+    def prod(x: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+        """Differentiable ``xp.prod`` over everything or one axis."""
+        if axis is None:
+            out = apply(O.PROD, (x,))
+            return reshape(out, *(1,) * x.ndim) if keepdims else out
+        (d,) = axis if isinstance(axis, tuple) else (axis,)
+        return apply(O.PROD_DIM, (x,), {"dim": d, "keepdim": keepdims})
 
     @staticmethod
     def sum(x: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:

@@ -95,11 +95,13 @@ class Node:
 
     def saved_tensors(self) -> list[SavedInfo]:
         """What this node saved, by PyTorch's names, with freed/stale flags."""
-        if self.freed:  # entries are shapes now
+        if self.freed:  # entries are shapes now (None for an absent optional input)
             return [SavedInfo(nm, True, False, tuple(shape), None, None, nm == "result")
-                    for nm, shape in self.saved.items()]
+                    for nm, shape in self.saved.items() if shape is not None]
         out = []
         for nm, (value, tensor, counter, version, _, is_output) in self.saved.items():
+            if value is None:  # an optional input left out (``weight=None``): nothing saved
+                continue
             stale = counter is not None and counter[0] != version
             shape = tuple(value.shape) if hasattr(value, "shape") else ()
             out.append(SavedInfo(nm, False, stale, shape, value, tensor, is_output))
@@ -153,8 +155,10 @@ class Node:
                         args.append(s[0])
                 elif kind == 3:
                     args.append(self.shapes[0])
-                else:
+                elif kind == 4:
                     args.append(self.params[nm])
+                else:  # a variadic op's formula: which of its inputs this gradient is for
+                    args.append(i)
             g = formula(*args)
             shape = self.shapes[i]
             if g.shape != shape:
@@ -174,7 +178,8 @@ class Node:
             self.freed_by = ctx.free_tag
             if ctx.kept is not None:
                 ctx.kept[self] = self.saved
-            self.saved = {nm: getattr(v[0], "shape", ()) for nm, v in self.saved.items()}
+            self.saved = {nm: None if v[0] is None else getattr(v[0], "shape", ())
+                          for nm, v in self.saved.items()}
 
 
 class AccumulateGrad(Node):

@@ -8,14 +8,25 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   Python number passed in a tensor position is PyTorch's *wrapped number*: it is saved like a
   tensor (so ``x * 2`` saves ``other`` and a second backward fails).  Scalar arguments
   (``x ** 2``'s exponent, ``clamp``'s bounds, ``dim``) are keyword *params*, never saved tensors.
+  An optional tensor input may be None (``nll_loss``'s ``weight``): it is saved as None, which
+  listings skip and ``_saved_weight`` shows.  ``variadic=True`` makes the one input a list
+  (``cat``'s ``tensors``): every tensor of the call is an input, with the same formula.
+* A formula of None marks an input PyTorch calls *non_differentiable* (``where``'s condition,
+  ``nll_loss``'s target): it takes no part in the dtype rule, keeps its dtype and must not
+  require grad (PyTorch's "is not differentiable with respect to argument" error names
+  ``aten``).  Its edge in a node is always None; PyTorch's ``next_functions`` leaves such
+  inputs out (``Op.differentiable`` says which to show).
 * ``FORWARD(xp, *inputs, **params)`` computes the result with Array API calls only.
 * Each formula is a function whose parameter names say what it reads: ``grad`` (the incoming
   gradient), ``xp`` (the formula namespace, below), an input name or ``result`` (a saved tensor),
-  ``self_shape`` (the first input's shape) or a param name.  What a node saves is derived from
-  these names with PyTorch's rule: ``result`` always; an input read by one formula only is saved
-  only when that formula's input needs grad; an input read by several formulas always.
-* A formula's ``xp`` offers only ``FORMULA_NAMES`` (below) plus select_backward and
-  slice_backward.  Under ``create_graph=True`` these names are recorded ops
+  ``self_shape`` (the first input's shape), ``position`` (which input the gradient is for,
+  in a variadic op) or a param name.  What a node saves is derived from these names
+  with PyTorch's rule: ``result`` always; an input read by one formula only is saved only when
+  that formula's input needs grad; an input read by several formulas always.
+* A formula's ``xp`` offers ``FORMULA_NAMES`` (below), every op of the table by its name (its
+  forward), select_backward and slice_backward, ``const`` (an array as a constant operand) and
+  ``raw``, the backend's own namespace for constants computed from non-differentiable saved
+  tensors (masks, positions).  Under ``create_graph=True`` these names are recorded ops
   (``functions.TENSOR_FORMULAS``), so every formula is itself differentiable and second
   derivatives work.
 * Broadcasting is undone by the engine (``graph.sum_to``), so formulas are plain math.
@@ -33,9 +44,10 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   type promotion over the inputs and the ``wrapped`` params (Python numbers that take part in
   it, as ``x ** 2.5``'s exponent); "float" the same, made the default float dtype when it comes
   out integral (``exp``, ``/``); "sum" integral and bool inputs summed as int64; "float_only"
-  integral inputs are an error (``mean``); "same" every input must have the same dtype (``mm``);
-  "to" the ``dtype`` param.  A result of an integral dtype never requires grad; a gradient is
-  cast back to each input's dtype.
+  integral inputs are an error (``mean``); "float_kernel" the same, with PyTorch's
+  NotImplementedError naming the CPU kernel ``aten`` (``gelu``); "same" every input must have
+  the same dtype (``mm``); "to" the ``dtype`` param.  A result of an integral dtype never
+  requires grad; a gradient is cast back to each input's dtype.
 """
 
 from __future__ import annotations
@@ -54,30 +66,38 @@ OPS: dict[str, Op] = {}
 class Op:
     """One entry of the table (see the module docstring)."""
 
-    __slots__ = ("_reads", "domain", "dtype_rule", "formulas", "forward", "grad_fn", "inputs",
-                 "kind", "name", "params", "plans", "saves", "surface", "wrapped")
+    __slots__ = ("_reads", "aten", "differentiable", "domain", "dtype_rule", "formulas",
+                 "forward", "grad_fn", "inputs", "kind", "name", "params", "plans", "saves",
+                 "surface", "variadic", "wrapped")
 
     def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
                  formulas: tuple[Callable | None, ...], kind: str | None,
                  surface: tuple[str, ...] = (), domain: tuple[float, float] | None = None,
-                 dtype: str = "keep", wrapped: tuple[str, ...] = ()) -> None:
+                 dtype: str = "keep", wrapped: tuple[str, ...] = (), variadic: bool = False,
+                 aten: str | None = None) -> None:
         if dtype not in DTYPE_RULES:
             raise ValueError(f"{name}: unknown dtype rule {dtype!r}")
         self.name = name
+        self.aten = aten or name
         self.dtype_rule = dtype
         self.wrapped = wrapped
         self.surface = surface
         self.domain = domain
-        self.params = _keyword_params(forward, len(inputs))
+        self.variadic = variadic
+        self.params = _keyword_params(forward, 0 if variadic else len(inputs))
         self.grad_fn = grad_fn
         self.inputs = inputs
         self.forward = forward
-        self.formulas = tuple(
+        seq = _Repeating if variadic else tuple
+        self.formulas = seq(
             None if f is None else (f, f.__code__.co_varnames[: f.__code__.co_argcount])
             for f in formulas
         )
+        # per input: has a formula (takes part in the dtype rule, shows in next_functions)
+        self.differentiable = seq(f is not None for f in formulas) if forward is not None \
+            else seq(True for _ in formulas)
         self.kind = kind
-        self.plans = plans(self.formulas, inputs)
+        self.plans = seq(plans(self.formulas, inputs))
         self.saves: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
         # for each saved-able name, the inputs whose formulas read it
         reads: dict[str, list[int]] = {}
@@ -110,44 +130,60 @@ class Op:
 
 
 def _keyword_params(forward: Callable | None, n_inputs: int) -> tuple[tuple[str, Any], ...]:
-    """The scalar parameters of a forward, after ``xp`` and the inputs: (name, default)."""
+    """The scalar parameters of a forward, after ``xp`` and the inputs: (name, default).
+
+    A variadic forward (``xp, *tensors, dim``) has keyword-only params.
+    """
     if forward is None:
         return ()
     code = forward.__code__
     names = code.co_varnames[1 + n_inputs: code.co_argcount]
     defaults = forward.__defaults__ or ()
     missing = len(names) - len(defaults)
-    return tuple((nm, defaults[i - missing] if i >= missing else REQUIRED)
-                 for i, nm in enumerate(names))
+    out = [(nm, defaults[i - missing] if i >= missing else REQUIRED) for i, nm in enumerate(names)]
+    kwonly = code.co_varnames[code.co_argcount: code.co_argcount + code.co_kwonlyargcount]
+    kwdefaults = forward.__kwdefaults__ or {}
+    out += [(nm, kwdefaults.get(nm, REQUIRED)) for nm in kwonly]
+    return tuple(out)
 
 
 REQUIRED = object()  # a scalar parameter without a default
+
+
+class _Repeating(tuple):
+    """A variadic op's per-input entries: every input past the last uses the last one."""
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, int) and i >= len(self):
+            i = len(self) - 1
+        return tuple.__getitem__(self, i)
 
 
 def plans(formulas: tuple, inputs: tuple[str, ...]) -> tuple:
     """Per formula, (function, ((kind, name), ...)): how the engine fills each parameter.
 
     Kinds: 0 the incoming gradient, 1 the formula namespace, 2 a saved tensor, 3 the first
-    input's shape, 4 a param.  Computed once per op so a backward makes no string compares.
+    input's shape, 4 a param, 5 the input's position.  Computed once per op so a backward makes
+    no string compares.
     """
-    special = {"grad": 0, "xp": 1, "self_shape": 3}
+    special = {"grad": 0, "xp": 1, "self_shape": 3, "position": 5}
     return tuple(None if f is None else (f[0], tuple(
         (2, nm) if nm in inputs or nm == "result" else (special.get(nm, 4), nm)
         for nm in f[1])) for f in formulas)
 
 
-DTYPE_RULES = ("keep", "promote", "float", "sum", "float_only", "same", "to")
+DTYPE_RULES = ("keep", "promote", "float", "sum", "float_only", "float_kernel", "same", "to")
 
 
 def defop(name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
           *formulas: Callable | None, kind: str | None = None, surface: tuple[str, ...] = (),
           domain: tuple[float, float] | None = None, dtype: str = "keep",
-          wrapped: tuple[str, ...] = ()) -> Op:
+          wrapped: tuple[str, ...] = (), variadic: bool = False, aten: str | None = None) -> Op:
     """Declare an op in the table."""
     if len(formulas) != len(inputs):
         raise ValueError(f"{name}: one formula per input")
     op = OPS[name] = Op(name, grad_fn, inputs, forward, formulas, kind, surface, domain, dtype,
-                        wrapped)
+                        wrapped, variadic, aten)
     return op
 
 
@@ -168,6 +204,10 @@ def _where_eq(xp: Any, a: Any, b: Any) -> Any:
 def xp_isnan(a: Any) -> Any:
     """NaN mask that also works on Python numbers."""
     return a != a  # noqa: PLR0124 - NaN is the one value unequal to itself
+
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
 
 
 def _scalar_log(b: float) -> float:
@@ -353,11 +393,11 @@ COS = defop("cos", "CosBackward0", ("self",), lambda xp, self: xp.cos(self),
             domain=(-3, 3), dtype="float")
 TANH = defop("tanh", "TanhBackward0", ("self",), lambda xp, self: xp.tanh(self),
              lambda grad, result: grad * (1 - result * result), kind="elementwise",
-             surface=UNARY, domain=(-2, 2), dtype="float")
+             surface=(*UNARY, "F"), domain=(-2, 2), dtype="float")
 SIGMOID = defop("sigmoid", "SigmoidBackward0", ("self",),
                 lambda xp, self: 1.0 / (1.0 + xp.exp(-self)),
                 lambda grad, result: grad * ((1 - result) * result), kind="elementwise",
-                surface=UNARY, domain=(-3, 3), dtype="float")
+                surface=(*UNARY, "F"), domain=(-3, 3), dtype="float")
 # NOTE: relu'(0) = 0, as PyTorch (threshold_backward on the result).
 RELU = defop("relu", "ReluBackward0", ("self",), lambda xp, self: xp.clip(self, min=0.0),
              lambda xp, grad, result: xp.where(_raw(result) > 0, grad, 0.0), kind="elementwise",
@@ -365,11 +405,57 @@ RELU = defop("relu", "ReluBackward0", ("self",), lambda xp, self: xp.clip(self, 
 SIGN = defop("sign", "SignBackward0", ("self",), lambda xp, self: xp.sign(self),
              lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
              domain=(-2, 2))
-WHERE = defop("where", "WhereBackward0", ("self", "other"),
-              lambda xp, self, other, condition: xp.where(condition, self, other),
+WHERE = defop("where", "WhereBackward0", ("condition", "self", "other"),
+              lambda xp, condition, self, other: xp.where(condition, self, other),
+              None,
               lambda xp, grad, condition: xp.where(condition, grad, 0.0),
               lambda xp, grad, condition: xp.where(condition, 0.0, grad), kind="elementwise",
               dtype="promote")
+MASKED_FILL = defop("masked_fill", "MaskedFillBackward0", ("self", "mask"),
+                    lambda xp, self, mask, value: xp.where(mask, value, self),
+                    lambda xp, grad, mask: xp.where(mask, 0.0, grad), None, kind="elementwise")
+RSQRT = defop("rsqrt", "RsqrtBackward0", ("self",), lambda xp, self: 1.0 / xp.sqrt(self),
+              lambda grad, result: -0.5 * grad * (result * result * result), kind="elementwise",
+              surface=UNARY, domain=(0.2, 3), dtype="float")
+LOG2 = defop("log2", "Log2Backward0", ("self",), lambda xp, self: xp.log2(self),
+             lambda grad, self: grad / (self * _LN2), kind="elementwise", surface=UNARY,
+             domain=(0.2, 3), dtype="float")
+LOG10 = defop("log10", "Log10Backward0", ("self",), lambda xp, self: xp.log10(self),
+              lambda grad, self: grad / (self * _LN10), kind="elementwise", surface=UNARY,
+              domain=(0.2, 3), dtype="float")
+# Step functions: the gradient is zero everywhere (PyTorch's zeros_like(grad)); nothing saved.
+FLOOR = defop("floor", "FloorBackward0", ("self",), lambda xp, self: xp.floor(self),
+              lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
+              domain=(-2, 2))
+CEIL = defop("ceil", "CeilBackward0", ("self",), lambda xp, self: xp.ceil(self),
+             lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
+             domain=(-2, 2))
+TRUNC = defop("trunc", "TruncBackward0", ("self",), lambda xp, self: xp.trunc(self),
+              lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
+              domain=(-2, 2))
+# NOTE: halves round to even (nearbyint), as PyTorch and the Array API.
+ROUND = defop("round", "RoundBackward0", ("self",), lambda xp, self: xp.round(self),
+              lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
+              domain=(-2, 2))
+
+
+def _round_decimals(xp: Any, self: Any, decimals: int) -> Any:
+    # PyTorch's kernel: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d
+    scale = 10.0 ** abs(decimals)
+    return xp.round(self / scale) * scale if decimals < 0 else xp.round(self * scale) / scale
+
+
+ROUND_DECIMALS = defop("round_decimals", "RoundBackward1", ("self",), _round_decimals,
+                       lambda xp, grad: xp.zeros_like(grad), kind="elementwise")
+# NOTE: like clamp, the gradient passes at the bound itself.
+CLAMP_MIN = defop("clamp_min", "ClampMinBackward0", ("self",),
+                  lambda xp, self, min: xp.clip(self, min=min),
+                  lambda xp, grad, self, min: xp.where(_raw(self) >= min, grad, 0.0),
+                  kind="elementwise", surface=UNARY, dtype="promote", wrapped=("min",))
+CLAMP_MAX = defop("clamp_max", "ClampMaxBackward0", ("self",),
+                  lambda xp, self, max: xp.clip(self, max=max),
+                  lambda xp, grad, self, max: xp.where(_raw(self) <= max, grad, 0.0),
+                  kind="elementwise", surface=UNARY, dtype="promote", wrapped=("max",))
 # ``x.double()``, ``x.to(torch.int64)``: ``dtype`` is a dtypes.DType.
 TO_COPY = defop("to_copy", "ToCopyBackward0", ("self",),
                 lambda xp, self, dtype: xp.astype(self, getattr(xp, dtype.name)),
@@ -455,14 +541,14 @@ SOFTPLUS = defop(
     "softplus", "SoftplusBackward0", ("self",), _softplus,
     lambda xp, grad, self, beta, threshold: xp.where(
         _raw(self) * beta > threshold, grad, grad / (1 + xp.exp(-(self * beta)))),
-    kind="elementwise", surface=NN, domain=(-3, 3), dtype="float")
+    kind="elementwise", surface=NN, domain=(-3, 3), dtype="float_kernel", aten="softplus_cpu")
 # NOTE: PyTorch's CPU kernel also saves a `buffer` it computes in the forward; gradcli's
 # formula needs only `self`, so listings show one saved tensor where PyTorch has two.
 LOGSIGMOID = defop(
     "logsigmoid", "LogSigmoidBackward0", ("self",),
     lambda xp, self: xp.minimum(self, 0.0) - xp.log1p(xp.exp(-xp.abs(self))),
     lambda xp, grad, self: grad / (1 + xp.exp(self)), kind="elementwise", surface=NN,
-    domain=(-3, 3), dtype="float")
+    domain=(-3, 3), dtype="float_kernel", aten="log_sigmoid_cpu")
 # NOTE: hardtanh's gradient is zero at the bounds themselves (strict), unlike clamp's.
 HARDTANH = defop(
     "hardtanh", "HardtanhBackward0", ("self",),
@@ -470,6 +556,59 @@ HARDTANH = defop(
     lambda xp, grad, self, min_val, max_val: xp.where(
         (_raw(self) > min_val) & (_raw(self) < max_val), grad, 0.0),
     kind="elementwise", surface=NN, domain=(-2, 2))
+
+LEAKY_RELU = defop(
+    "leaky_relu", "LeakyReluBackward0", ("self",),
+    lambda xp, self, negative_slope=0.01: xp.where(self > 0, self, self * negative_slope),
+    lambda xp, grad, self, negative_slope: xp.where(_raw(self) > 0, grad, grad * negative_slope),
+    kind="elementwise", surface=NN, domain=(-2, 2), dtype="float_kernel", aten="leaky_relu_cpu")
+# In place (F.leaky_relu(x, inplace=True)) PyTorch saves the result instead of the input.
+LEAKY_RELU_ = defop(
+    "leaky_relu_", "LeakyReluBackward1", ("self",), LEAKY_RELU.forward,
+    lambda xp, grad, result, negative_slope: xp.where(_raw(result) > 0, grad,
+                                                      grad * negative_slope),
+    kind="elementwise", dtype="float_kernel", aten="leaky_relu_cpu")
+_SQRT1_2 = math.sqrt(0.5)
+_GELU_PDF = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_BETA = math.sqrt(2.0 / math.pi)
+_GELU_KAPPA = 0.044715
+
+
+def _gelu(xp: Any, self: Any, approximate: str = "none") -> Any:
+    if approximate == "tanh":
+        inner = _GELU_BETA * (self + _GELU_KAPPA * (self * self * self))
+        return 0.5 * self * (1 + xp.tanh(inner))
+    if approximate != "none":
+        raise ScriptError("approximate argument must be either none or tanh.")
+    return self * 0.5 * (1 + _erf(xp, self * _SQRT1_2))
+
+
+def _gelu_grad(xp: Any, grad: Any, self: Any, approximate: str) -> Any:
+    # PyTorch's GeluBackward kernels, both forms
+    if approximate == "tanh":
+        sq = self * self
+        t = xp.tanh(_GELU_BETA * (self + _GELU_KAPPA * (sq * self)))
+        right = (0.5 * self) * (1 - t * t) * (_GELU_BETA * (1 + 3 * _GELU_KAPPA * sq))
+        return grad * (0.5 * (1 + t) + right)
+    cdf = 0.5 * (1 + xp.erf(self * _SQRT1_2))
+    return grad * (cdf + self * (xp.exp(-0.5 * (self * self)) * _GELU_PDF))
+
+
+GELU = defop("gelu", "GeluBackward0", ("self",), _gelu, _gelu_grad, kind="elementwise",
+             surface=NN, domain=(-3, 3), dtype="float_kernel", aten="GeluKernelImpl")
+SILU = defop("silu", "SiluBackward0", ("self",), lambda xp, self: self / (1.0 + xp.exp(-self)),
+             lambda xp, grad, self: grad * (xp.sigmoid(self) * (1 + self * (1 - xp.sigmoid(self)))),
+             kind="elementwise", surface=NN, domain=(-3, 3), dtype="float_kernel", aten="silu_cpu")
+# NOTE: the negative branch is taken at 0 itself (x <= 0), as PyTorch's elu_backward.
+ELU = defop("elu", "EluBackward0", ("self",),
+            lambda xp, self, alpha=1.0: xp.where(self > 0, self, alpha * xp.expm1(self)),
+            lambda xp, grad, self, alpha: xp.where(_raw(self) > 0, grad,
+                                                   grad * (alpha * xp.exp(self))),
+            kind="elementwise", surface=NN, domain=(-2, 2), dtype="float_kernel", aten="elu_cpu")
+ELU_ = defop("elu_", "EluBackward1", ("self",), ELU.forward,
+             lambda xp, grad, result, alpha: xp.where(_raw(result) > 0, grad,
+                                                      grad * (result + alpha)),
+             kind="elementwise", dtype="float_kernel", aten="elu_cpu")
 
 # --- reductions ---------------------------------------------------------------------------------
 SUM = defop("sum", "SumBackward0", ("self",), lambda xp, self: xp.sum(self),
@@ -500,6 +639,145 @@ def _distribute(xp: Any, grad: Any, self: Any, result: Any) -> Any:
 MAX = defop("max", "MaxBackward1", ("self",), lambda xp, self: xp.max(self), _distribute)
 MIN = defop("min", "MinBackward1", ("self",), lambda xp, self: xp.min(self), _distribute)
 
+
+def _kept(xp: Any, g: Any, shape: tuple, dim: tuple | None) -> Any:
+    """A reduced value reshaped so it broadcasts against the unreduced ``shape``."""
+    return xp.reshape(g, tuple(1 if dim is None or i in dim else d for i, d in enumerate(shape)))
+
+
+def _positions(xp: Any, shape: tuple, dim: int) -> Any:
+    """Each element's index along ``dim``, shaped to broadcast against ``shape`` (a constant)."""
+    n = shape[dim]
+    return xp.reshape(xp.arange(n), tuple(n if i == dim else 1 for i in range(len(shape))))
+
+
+def _gather(xp: Any, self: Any, indices: Any, dim: int, keepdim: bool) -> Any:
+    if self.ndim == 0:
+        return self + 0
+    idx = indices if keepdim else xp.expand_dims(indices, axis=dim)
+    out = xp.take_along_axis(self, idx, axis=dim)
+    return out if keepdim else xp.squeeze(out, axis=dim)
+
+
+def _select_indices(xp: Any, grad: Any, indices: Any, self_shape: tuple, dim: int) -> Any:
+    """PyTorch's value_selecting_reduction_backward: ``grad`` where ``indices`` point, else 0."""
+    if not self_shape:
+        return grad
+    kept = tuple(1 if i == dim else d for i, d in enumerate(self_shape))
+    idx = xp.raw.reshape(_raw(indices), kept)
+    return xp.where(_positions(xp.raw, self_shape, dim) == idx, xp.reshape(grad, kept), 0.0)
+
+
+# ``x.max(dim)``: ``indices`` are computed first (engine.reductions) and gathered from.
+MAX_DIM = defop("max_dim", "MaxBackward0", ("self", "indices"), _gather,
+                lambda xp, grad, indices, self_shape, dim: _select_indices(
+                    xp, grad, indices, self_shape, dim), None)
+MIN_DIM = defop("min_dim", "MinBackward0", ("self", "indices"), _gather,
+                lambda xp, grad, indices, self_shape, dim: _select_indices(
+                    xp, grad, indices, self_shape, dim), None)
+
+
+def _var(xp: Any, self: Any, dim: tuple | None, correction: float, keepdim: bool) -> Any:
+    n = _count(self.shape, dim)
+    centred = self - xp.sum(self, axis=dim, keepdims=True) / n
+    # NOTE: with no degrees of freedom left (n <= correction) this divides by 0: inf or nan,
+    # as PyTorch (which also warns, engine.reductions)
+    return xp.sum(centred * centred, axis=dim, keepdims=keepdim) / max(n - correction, 0)
+
+
+def _var_grad(xp: Any, grad: Any, self: Any, dim: tuple | None, correction: float) -> Any:
+    # PyTorch's var_backward; with no degrees of freedom the gradient is inf (nan at the mean)
+    shape = tuple(self.shape)
+    n = _count(shape, dim)
+    mean = xp.sum(self, axis=dim, keepdims=True) / n
+    g = _kept(xp, grad, shape, dim)
+    if n - correction <= 0:
+        s = _raw(self)
+        nan_inf = xp.raw.where(s == _raw(mean), math.nan, math.inf)
+        return g * xp.const(xp.raw.astype(nan_inf, s.dtype))
+    return (2.0 / (n - correction)) * g * (self - mean)
+
+
+VAR = defop("var", "VarBackward0", ("self",), _var,
+            lambda xp, grad, self, dim, correction: _var_grad(xp, grad, self, dim, correction))
+STD = defop("std", "StdBackward0", ("self",),
+            lambda xp, self, dim, correction, keepdim: xp.sqrt(_var(xp, self, dim, correction,
+                                                                    keepdim)),
+            lambda xp, grad, self, result, dim, correction: _var_grad(
+                xp, xp.where(_raw(result) == 0, 0.0, grad / (2 * result)), self, dim, correction))
+
+
+def _vector_norm(xp: Any, self: Any, ord: float, dim: tuple | None, keepdim: bool) -> Any:
+    a = xp.abs(self)
+    if ord == math.inf:
+        return xp.max(a, axis=dim, keepdims=keepdim)
+    if ord == -math.inf:
+        return xp.min(a, axis=dim, keepdims=keepdim)
+    if ord == 0:
+        return xp.sum(xp.astype(a != 0, a.dtype), axis=dim, keepdims=keepdim)
+    if ord == 1:
+        return xp.sum(a, axis=dim, keepdims=keepdim)
+    if ord == 2:
+        return xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim))
+    return xp.sum(a ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
+
+
+def _vector_norm_grad(xp: Any, grad: Any, self: Any, result: Any, ord: float,
+                      dim: tuple | None) -> Any:
+    """PyTorch's norm_backward, one branch per order."""
+    shape = tuple(self.shape)
+    g, norm = (_kept(xp, t, shape, dim) for t in (grad, result))
+    zero = _raw(norm) == 0
+    if ord == 0:
+        return xp.zeros_like(self * g)
+    if ord == 1:
+        return xp.sign(self) * g
+    if ord == 2:
+        return g * xp.where(zero, 0.0, self / norm)
+    if math.isinf(ord):  # the gradient is shared by the elements that reach the max (min)
+        mask = xp.raw.abs(_raw(self)) == _raw(norm)
+        count = xp.raw.sum(xp.raw.astype(mask, _raw(self).dtype), axis=dim, keepdims=True)
+        return xp.sign(self) * xp.where(mask, g / xp.const(count), 0.0)
+    if ord < 1:
+        scaled = xp.where(_raw(self) == 0, 0.0, xp.sign(self) * xp.abs(self) ** (ord - 1))
+        return scaled * g * norm ** (1 - ord)
+    scaled = xp.sign(self) * xp.abs(self) ** (ord - 1) if ord < 2 else \
+        self * xp.abs(self) ** (ord - 2)
+    return scaled * xp.where(zero, 0.0, g / norm ** (ord - 1))
+
+
+VECTOR_NORM = defop("linalg_vector_norm", "LinalgVectorNormBackward0", ("self",), _vector_norm,
+                    lambda xp, grad, self, result, ord, dim: _vector_norm_grad(
+                        xp, grad, self, result, ord, dim), dtype="float_only")
+
+
+def _prod_grad(xp: Any, grad: Any, self: Any, result: Any, dim: tuple | None) -> Any:
+    """PyTorch's prod_backward: result / x; where the slice has zeros, the product of the others
+    written so that it stays differentiable (second derivatives) through the zero."""
+    shape = tuple(self.shape)
+    if not shape:
+        return grad
+    g = _kept(xp, grad, shape, dim)
+    zero = _raw(self) == 0
+    raw = xp.raw
+    if not bool(raw.any(zero)):
+        return g * (_kept(xp, result, shape, dim) / self)
+    safe = xp.where(zero, 1.0, self)
+    zeros = raw.sum(raw.astype(zero, raw.int64), axis=dim, keepdims=True)
+    others = xp.prod(safe, axis=dim, keepdims=True)  # the product of the nonzero elements
+    the_zero = xp.sum(xp.where(zero, self, 0.0), axis=dim, keepdims=True)  # 0, but it varies
+    nonzero = others / safe
+    share = xp.where(zero, others, xp.where(zeros == 0, nonzero, the_zero * nonzero))
+    return g * xp.where(zeros >= 2, 0.0, share)
+
+
+PROD = defop("prod", "ProdBackward0", ("self",), lambda xp, self: xp.prod(self),
+             lambda xp, grad, self, result: _prod_grad(xp, grad, self, result, None), dtype="sum")
+PROD_DIM = defop("prod_dim", "ProdBackward1", ("self",),
+                 lambda xp, self, dim, keepdim: xp.prod(self, axis=dim, keepdims=keepdim),
+                 lambda xp, grad, self, result, dim: _prod_grad(xp, grad, self, result, (dim,)),
+                 dtype="sum")
+
 # --- linear algebra -----------------------------------------------------------------------------
 MM = defop("mm", "MmBackward0", ("self", "mat2"), lambda xp, self, mat2: xp.matmul(self, mat2),
            lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
@@ -512,12 +790,47 @@ DOT = defop("dot", "DotBackward0", ("self", "tensor"),
             lambda grad, tensor: grad * tensor,
             lambda grad, self: grad * self, dtype="same")
 
+BMM = defop("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, self, mat2: xp.matmul(self, mat2),
+            lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (0, 2, 1))),
+            lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (0, 2, 1)), grad),
+            dtype="same")
+
+# --- joins (several tensors into one) -----------------------------------------------------------
+# Each input's gradient is its slice of the result's.
+CAT = defop("cat", "CatBackward0", ("tensors",),
+            lambda xp, *tensors, dim, sizes: xp.concat(tensors, axis=dim),
+            lambda grad, position, dim, sizes: grad[_index(dim, slice(sum(sizes[:position]),
+                                                                   sum(sizes[:position + 1])))],
+            variadic=True, dtype="promote")
+STACK = defop("stack", "StackBackward0", ("tensors",),
+              lambda xp, *tensors, dim: xp.stack(tensors, axis=dim),
+              lambda grad, position, dim: grad[_index(dim, position)], variadic=True,
+              dtype="promote")
+
+
+def _repeat_grad(xp: Any, grad: Any, self_shape: tuple, repeats: tuple) -> Any:
+    # the result is (r0 * s0, r1 * s1, ...): view it as (r0, s0, r1, s1, ...), sum the r's
+    padded = (1,) * (len(repeats) - len(self_shape)) + tuple(self_shape)
+    split = tuple(n for pair in zip(repeats, padded) for n in pair)
+    g = xp.sum(xp.reshape(grad, split), axis=tuple(range(0, len(split), 2)))
+    return xp.reshape(g, self_shape)
+
+
+REPEAT = defop("repeat", "RepeatBackward0", ("self",),
+               lambda xp, self, repeats: xp.tile(
+                   xp.reshape(self, (1,) * (len(repeats) - self.ndim) + self.shape), repeats),
+               lambda xp, grad, self_shape, repeats: _repeat_grad(xp, grad, self_shape, repeats))
+
 # --- shape (views) ------------------------------------------------------------------------------
 VIEW = defop("view", "ViewBackward0", ("self",), lambda xp, self, shape: xp.reshape(self, shape),
              lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
 UNSAFE_VIEW = defop("unsafe_view", "UnsafeViewBackward0", ("self",),
                     lambda xp, self, shape: xp.reshape(self, shape),
                     lambda xp, grad, self_shape: xp.reshape(grad, self_shape))
+# reshape of a tensor that is not contiguous but can still be viewed with the new shape
+RESHAPE_ALIAS = defop("reshape_alias", "ReshapeAliasBackward0", ("self",),
+                      lambda xp, self, shape: xp.reshape(self, shape),
+                      lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
 T = defop("t", "TBackward0", ("self",), lambda xp, self: _reverse_dims(xp, self),
           lambda xp, grad: _reverse_dims(xp, grad), kind="view")
 PERMUTE = defop("permute", "PermuteBackward0", ("self",),
@@ -680,24 +993,200 @@ MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
                  lambda grad, self, target, self_shape, reduction: _mse_norm(
                      self_shape, reduction) * (self - target) * grad,
                  lambda grad, self, target, self_shape, reduction: _mse_norm(
-                     self_shape, reduction) * (target - self) * grad, dtype="promote")
+                     self_shape, reduction) * (target - self) * grad, dtype="float_kernel",
+                 aten="mse_cpu")
+
+
+# --- losses (torch.nn.functional; their dispatch is engine.nn_functional) -----------------------
+def _reduce_loss(xp: Any, loss: Any, reduction: str) -> Any:
+    if reduction == "none":
+        return loss
+    total = xp.sum(loss)
+    return total / _count(loss.shape, None) if reduction == "mean" else total
+
+
+def _per_element(g: Any, self_shape: tuple, reduction: str) -> Any:
+    """A loss gradient's share per element: divided by the count under 'mean'."""
+    return g / _count(self_shape, None) if reduction == "mean" else g
+
+
+def _nll(xp: Any, self: Any, target: Any, weight: Any, total_weight: Any, reduction: str,
+         ignore_index: int) -> Any:
+    c = self.shape[-1]
+    t = xp.reshape(target, (-1,))
+    valid = t != ignore_index
+    safe = xp.where(valid, t, xp.zeros_like(t))
+    picked = xp.reshape(xp.take_along_axis(xp.reshape(self, (-1, c)), xp.reshape(safe, (-1, 1)),
+                                           axis=1), (-1,))
+    if weight is not None:
+        picked = picked * xp.take(weight, safe)
+    losses = xp.where(valid, -picked, 0.0)  # an ignored target adds +0, never -0
+    if reduction == "none":
+        return losses if self.ndim == 2 else xp.reshape(losses, ())
+    total = xp.sum(losses)
+    return total / total_weight if reduction == "mean" else total
+
+
+def _nll_grad(xp: Any, grad: Any, self: Any, target: Any, weight: Any, total_weight: Any,
+              reduction: str, ignore_index: int) -> Any:
+    """-weight[t] (/ total_weight) at each row's target class, 0 elsewhere."""
+    raw = xp.raw
+    shape = tuple(self.shape)
+    c = shape[-1]
+    tshape = tuple(target.shape)
+    if len(shape) == 1 and len(tshape) == 1 and tshape[0] != c:
+        # NOTE: PyTorch's nll_loss_backward refuses the 1-D target its forward accepted
+        raise ScriptError(f"size mismatch (got input: {list(shape)}, target: {list(tshape)})")
+    t = raw.reshape(_raw(target), (-1, 1))
+    valid = t != ignore_index
+    safe = raw.where(valid, t, raw.zeros_like(t))
+    hit = (raw.reshape(raw.arange(c), (1, c)) == safe) & valid
+    tw = _raw(total_weight)
+    coef = raw.full((1, 1), -1.0, dtype=tw.dtype) if weight is None else -raw.reshape(
+        raw.take(_raw(weight), raw.reshape(safe, (-1,))), (-1, 1))
+    if reduction == "mean":
+        coef = coef / tw
+    g = xp.reshape(grad, (-1, 1)) if reduction == "none" else grad
+    return xp.reshape(xp.where(hit, g * xp.const(coef), 0.0), shape)
+
+
+# ``total_weight`` (the sum of the targets' weights, PyTorch's second output) is computed by
+# the dispatch and passed in, so the node saves it as PyTorch's does.
+NLL_LOSS = defop("nll_loss", "NllLossBackward0", ("self", "target", "weight", "total_weight"),
+                 _nll, _nll_grad, None, None, None, aten="nll_loss_forward")
+
+
+def _bce(xp: Any, self: Any, target: Any, weight: Any, reduction: str) -> Any:
+    # PyTorch's kernel: log terms clamped at -100, so 0 and 1 give finite losses
+    loss = (target - 1) * xp.maximum(xp.log1p(-self), -100.0) \
+        - target * xp.maximum(xp.log(self), -100.0)
+    return _reduce_loss(xp, loss if weight is None else loss * weight, reduction)
+
+
+def _bce_grad(xp: Any, grad: Any, self: Any, target: Any, weight: Any, reduction: str) -> Any:
+    g = grad * (self - target) / xp.clamp_min((1 - self) * self, 1e-12)  # PyTorch's EPSILON
+    return _per_element(g if weight is None else g * weight, tuple(self.shape), reduction)
+
+
+def _bce_target_grad(xp: Any, grad: Any, self: Any, target: Any, weight: Any,
+                     reduction: str) -> Any:
+    g = -xp.log(self / (1 - self)) * grad  # -logit(self)
+    return _per_element(g if weight is None else g * weight, tuple(self.shape), reduction)
+
+
+BINARY_CROSS_ENTROPY = defop("binary_cross_entropy", "BinaryCrossEntropyBackward0",
+                             ("self", "target", "weight"), _bce, _bce_grad, _bce_target_grad,
+                             None, dtype="float_kernel", aten="binary_cross_entropy")
+
+
+def _bce_logits(xp: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
+                reduction: str) -> Any:
+    log_sig = xp.minimum(self, 0.0) - xp.log1p(xp.exp(-xp.abs(self)))
+    if pos_weight is not None:
+        log_sig = log_sig * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * self - log_sig
+    return _reduce_loss(xp, loss if weight is None else loss * weight, reduction)
+
+
+def _bce_logits_grad(xp: Any, grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
+                     reduction: str) -> Any:
+    if pos_weight is not None:
+        t = pos_weight * target
+        g = (xp.sigmoid(self) * (t + 1 - target) - t) * grad
+    else:
+        g = (xp.sigmoid(self) - target) * grad
+    return _per_element(g if weight is None else g * weight, tuple(self.shape), reduction)
+
+
+def _bce_logits_target_grad(xp: Any, grad: Any, self: Any, target: Any, weight: Any,
+                            pos_weight: Any, reduction: str) -> Any:
+    if pos_weight is not None:
+        g = (xp.logsigmoid(-self) - xp.logsigmoid(self) * pos_weight) * grad
+    else:
+        g = -self * grad
+    return _per_element(g if weight is None else g * weight, tuple(self.shape), reduction)
+
+
+BCE_WITH_LOGITS = defop("binary_cross_entropy_with_logits",
+                        "BinaryCrossEntropyWithLogitsBackward0",
+                        ("self", "target", "weight", "pos_weight"), _bce_logits, _bce_logits_grad,
+                        _bce_logits_target_grad, None, None, dtype="promote")
+
+
+def _smooth_l1(xp: Any, self: Any, target: Any, reduction: str, beta: float) -> Any:
+    z = xp.abs(self - target)
+    return _reduce_loss(xp, xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+
+
+def _smooth_l1_grad(xp: Any, grad: Any, x: Any, y: Any, reduction: str, beta: float) -> Any:
+    d = _raw(x) - _raw(y)
+    g = xp.where(d < -beta, -1.0, xp.where(d > beta, 1.0, (x - y) / beta)) * grad
+    return _per_element(g, tuple(x.shape), reduction)
+
+
+SMOOTH_L1_LOSS = defop(
+    "smooth_l1_loss", "SmoothL1LossBackward0", ("self", "target"), _smooth_l1,
+    lambda xp, grad, self, target, reduction, beta: _smooth_l1_grad(xp, grad, self, target,
+                                                                    reduction, beta),
+    lambda xp, grad, self, target, reduction, beta: _smooth_l1_grad(xp, grad, target, self,
+                                                                    reduction, beta),
+    dtype="float_kernel", aten="smooth_l1_cpu")
+
+
+def _huber(xp: Any, self: Any, target: Any, reduction: str, delta: float) -> Any:
+    z = xp.abs(self - target)
+    return _reduce_loss(xp, xp.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)),
+                        reduction)
+
+
+def _huber_grad(xp: Any, grad: Any, x: Any, y: Any, reduction: str, delta: float) -> Any:
+    d = _raw(x) - _raw(y)
+    g = xp.where(d < -delta, -delta, xp.where(d > delta, delta, x - y)) * grad
+    return _per_element(g, tuple(x.shape), reduction)
+
+
+HUBER_LOSS = defop(
+    "huber_loss", "HuberLossBackward0", ("self", "target"), _huber,
+    lambda xp, grad, self, target, reduction, delta: _huber_grad(xp, grad, self, target,
+                                                                 reduction, delta),
+    lambda xp, grad, self, target, reduction, delta: _huber_grad(xp, grad, target, self,
+                                                                 reduction, delta),
+    dtype="float_kernel", aten="huber_cpu")
 
 
 # --- the formula namespaces ---------------------------------------------------------------------
-FORMULA_NAMES = ("where", "floor", "sign", "sin", "cos", "sinh", "cosh", "exp", "log", "sqrt", "sum", "reshape",
-                 "broadcast_to", "matmul", "permute_dims", "zeros_like", "count_nonzero", "take",
-                 "clip")
+FORMULA_NAMES = ("where", "floor", "sign", "sin", "cos", "sinh", "cosh", "exp", "log", "sqrt",
+                 "sum", "reshape", "broadcast_to", "matmul", "permute_dims", "zeros_like",
+                 "count_nonzero", "take", "clip", "abs", "log1p", "expm1", "tanh", "prod")
 
 
 class ArrayFormulas:
-    """The formulas' ``xp`` for plain backward: the backend's functions plus two scatters."""
+    """The formulas' ``xp`` for plain backward: the backend's functions, the table's ops by
+    name (their forwards), two scatters, ``const`` and ``raw`` (module docstring)."""
 
     def __init__(self, xp: Any) -> None:
         for name in FORMULA_NAMES:
             setattr(self, name, getattr(xp, name))
         self.zeros = xp.zeros
         self.astype = xp.astype
-        self._xp = xp
+        self._xp = self.raw = xp
+
+    def __getattr__(self, name: str) -> Any:
+        op = OPS.get(name)
+        if op is None or op.forward is None:
+            raise AttributeError(name)
+        xp, forward = self._xp, op.forward
+
+        def fn(*args: Any, **kwargs: Any) -> Any:
+            return forward(xp, *args, **kwargs)
+
+        setattr(self, name, fn)  # found once per backend
+        return fn
+
+    @staticmethod
+    def const(array: Any) -> Any:
+        """An array used as a constant operand (it is one already)."""
+        return array
 
     def select_backward(self, grad: Any, shape: tuple, dim: int, index: int) -> Any:
         """Scatter ``grad`` into zeros at ``index`` of ``dim``."""

@@ -40,7 +40,7 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
     arrays = []
     needs = []
     any_needs = False
-    for a in args:
+    for i, a in enumerate(args):
         if a.__class__ is Tensor:
             if backend is None:
                 backend = a.backend
@@ -49,6 +49,10 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             needs.append(r)
             if r:
                 any_needs = True
+                if op.plans[i] is None:
+                    raise ScriptError(f"The function '{op.aten}' is not differentiable with "
+                                      f"respect to argument '{op.inputs[i]}'. This input cannot "
+                                      "have requires_grad True.")
         else:
             arrays.append(a)
             needs.append(False)
@@ -97,7 +101,8 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
     """(the result's DType, the inputs' native dtypes when some input must be cast to it, else
     None), by the op's dtype rule (ops.py)."""
     rule = op.dtype_rule
-    tensors = [a for a in args if a.__class__ is Tensor]
+    typed = op.differentiable  # the others (a condition, class indices) keep their dtype
+    tensors = [a for i, a in enumerate(args) if a.__class__ is Tensor and typed[i]]
     if rule == "to":
         out = params["dtype"]
     elif rule == "keep":  # other tensor inputs (copy_'s src) are cast to it
@@ -109,7 +114,8 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
                 raise ScriptError(_same_dtype_message(op.name, [x.dtype for x in tensors]))
         return first, None
     else:
-        numbers = [a for a in args if a.__class__ is not Tensor and a is not None]
+        numbers = [a for i, a in enumerate(args)
+                   if a.__class__ is not Tensor and a is not None and typed[i]]
         numbers += [params[w] for w in op.wrapped if params.get(w) is not None]
         out = result_type([(t.dtype, t.data.ndim) for t in tensors], numbers, backend.default)
         if out.kind != FLOAT_KIND:
@@ -117,12 +123,16 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
                 out = backend.default
             elif rule == "sum":
                 out = INT64
+            elif rule == "float_kernel":
+                raise ScriptError(f'"{op.aten}" not implemented for '
+                                  f"'{SCALAR_NAMES[out.name]}'", kind="NotImplementedError")
             elif rule == "float_only":
                 raise ScriptError(f"{op.name.split('_')[0]}(): could not infer output dtype. "
                                   "Input dtype must be either a floating point or complex dtype. "
                                   f"Got: {SCALAR_NAMES[out.name]}")
     native = backend.xp_dtype(out)
-    dts = tuple(a.data.dtype if a.__class__ is Tensor else None for a in args)
+    dts = tuple(a.data.dtype if a.__class__ is Tensor and typed[i] else None
+                for i, a in enumerate(args))
     if all(d is None or d is native for d in dts):
         return out, None
     return out, dts
@@ -132,6 +142,8 @@ def _same_dtype_message(name: str, dts: list) -> str:
     a, b = (SCALAR_NAMES[d.name] for d in dts[:2])
     if name == "dot":
         return f"dot : expected both vectors to have same dtype, but found {a} and {b}"
+    if name == "bmm":
+        return f"expected scalar type {a} but found {b}"
     if name == "mv":
         return f"addmv input tensors must have the same dtype, but got {b}, {a}, and {b}"
     ca, cb = (C_NAMES[d.name] for d in dts[:2])

@@ -95,8 +95,17 @@ def reshape(input: Any, *shape: Any) -> Tensor:
     new = _shape_arg(shape, x.numel())
     strides = layout.view_strides(x.shape, layout.strides_of(x), new)
     if strides is not None:
-        return _view(O.VIEW, x, {"shape": new}, strides)
+        # NOTE: PyTorch views a contiguous tensor (ViewBackward0) and aliases another one it
+        # can still view (ReshapeAliasBackward0)
+        op = O.VIEW if x._strides is None else O.RESHAPE_ALIAS
+        return _view(op, x, {"shape": new}, strides)
     return apply(O.UNSAFE_VIEW, (apply(O.CLONE, (x,)),), {"shape": new})
+
+
+def contiguous(input: Any) -> Tensor:
+    """The tensor itself when contiguous, else a contiguous copy (CloneBackward0)."""
+    x = tensor_arg(input, "contiguous")
+    return x if x._strides is None else apply(O.CLONE, (x,))
 
 
 def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:

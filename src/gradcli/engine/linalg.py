@@ -1,0 +1,175 @@
+"""Matrix products as PyTorch dispatches them (ATen's ``_matmul_impl``): dot, mv, mm, bmm, and
+``matmul`` of any dimensions, which folds batches into mm/mv or broadcasts them into bmm and
+records the same views, copies and products as PyTorch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScriptError
+from . import ops as O
+from . import strides as layout
+from .args import broadcast_shape, check_numel, tensor_arg
+from .context import current
+from .record import apply
+from .shape import _expand, contiguous, reshape, squeeze, t, transpose, unsqueeze
+from .tensor import Tensor
+
+
+def matmul(input: Any, other: Any) -> Tensor:
+    """``input @ other``: dot, mv, mm, unsqueeze-mm-squeeze, a fold into mm/mv, or bmm."""
+    if input.__class__ is Tensor and other.__class__ is Tensor:  # 2-D @ 2-D, in few calls
+        sa, sb = input.data.shape, other.data.shape
+        if (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]
+                and sa[0] * sb[1] <= current().max_elements):
+            return apply(O.MM, (input, other))
+    a, b = tensor_arg(input, "matmul"), tensor_arg(other, "matmul", "other", 2)
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise ScriptError(f"both arguments to matmul need to be at least 1D, but they are {da}D "
+                          f"and {db}D")
+    if da == 1 and db == 1:
+        if a.shape[0] != b.shape[0]:
+            raise ScriptError(
+                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                f"[{b.shape[0]}] to have the same number of elements, but got {a.shape[0]} and "
+                f"{b.shape[0]} elements respectively")
+        return apply(O.DOT, (a, b))
+    if da == 2 and db == 1:
+        return _mv(a, b)
+    if da == 1 and db == 2:
+        m = mm(unsqueeze(a, 0), b)
+        # NOTE: PyTorch squeezes the product in place (squeeze_), so the result is at version 1.
+        out = apply(O.SQUEEZE_SYM, (m,), {"shape": (m.shape[1],), "dim": 0})
+        out._vc[0] = 1
+        return out
+    if da == 2 and db == 2:
+        return mm(a, b)
+    if _should_fold(a, b):
+        return _folded(a, b)
+    return _batched(a, b)
+
+
+def _mT(x: Tensor) -> Tensor:
+    return transpose(x, -2, -1)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """ATen's should_fold: fold the larger operand's batch into mm/mv rather than bmm."""
+    a_larger = a.ndim >= b.ndim
+    big, small = (a, b) if a_larger else (b, a)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:  # NOTE: PyTorch checks requires_grad, not the grad mode
+        return True
+    if a.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    shape = list(big.shape)
+    strides = list(layout.strides_of(big))
+    if not a_larger:  # the batch is folded from big.mT
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _folded(a: Tensor, b: Tensor) -> Tensor:
+    """(batch..., n, m) @ (m, p) as one mm on (batch*n, m), or the mirror image by transposes."""
+    swap = b.ndim > a.ndim
+    t1 = _mT(b) if swap else a
+    t2 = (t(a) if a.ndim == 2 else a) if swap else b
+    out_shape = list(t1.shape[:-1])
+    rows = 1
+    for d in out_shape:
+        rows *= d
+    folded = reshape(t1, rows, t1.shape[-1])
+    if t2.ndim == 2:
+        out_shape.append(t2.shape[1])
+        out = _unsafe_view(mm(folded, t2), out_shape)
+        return contiguous(_mT(out)) if swap else out
+    return _unsafe_view(_mv(folded, t2), out_shape)
+
+
+def _batched(a: Tensor, b: Tensor) -> Tensor:
+    """Broadcast the batch dims, flatten them, one bmm, view the result back."""
+    da, db = a.ndim, b.ndim
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    batch_a, batch_b = a.shape[:max(da - 2, 0)], b.shape[:max(db - 2, 0)]
+    if da == 3 and db == 3 and batch_a[0] != batch_b[0]:
+        # NOTE: as ATen, a broadcast batch of one that requires grad goes the folding way
+        if batch_a[0] == 1 and a.requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if batch_b[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
+    batch = broadcast_shape(batch_a, batch_b)
+    count = 1
+    for d in batch:
+        count *= d
+    a3 = reshape(_expand(a, (*batch, n, m1)), count, n, m1)
+    vector = db == 1
+    b_exp = _expand(b, (*batch, m2) if vector else (*batch, m2, p))
+    b3 = unsqueeze(reshape(b_exp, count, m2), 2) if vector else reshape(b_exp, count, m2, p)
+    out_shape = list(batch) + ([n] if da > 1 else []) + ([p] if db > 1 else [])
+    out = bmm(a3, b3)
+    if vector:
+        out = squeeze(out, -1)
+    return _unsafe_view(out, out_shape)
+
+
+def _unsafe_view(x: Tensor, shape: list[int]) -> Tensor:
+    """ATen's ``_unsafe_view``: a reshape recorded as a copy (UnsafeViewBackward0)."""
+    return apply(O.UNSAFE_VIEW, (x,), {"shape": tuple(shape)})
+
+
+def _mv(a: Tensor, b: Tensor) -> Tensor:
+    if a.shape[1] != b.shape[0]:
+        raise ScriptError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                          f"{a.shape[1]}), vec ({b.shape[0]})")
+    return apply(O.MV, (a, b))
+
+
+def dot(input: Any, tensor: Any) -> Tensor:
+    """Inner product of two 1-D tensors (DotBackward0)."""
+    a, b = tensor_arg(input, "dot"), tensor_arg(tensor, "dot", "tensor", 2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ScriptError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    return matmul(a, b)
+
+
+def mv(input: Any, vec: Any) -> Tensor:
+    """Matrix-vector product (MvBackward0)."""
+    a, b = tensor_arg(input, "mv"), tensor_arg(vec, "mv", "vec", 2)
+    if a.ndim != 2 or b.ndim != 1:
+        raise ScriptError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
+    return matmul(a, b)
+
+
+def mm(input: Any, mat2: Any) -> Tensor:
+    """Matrix product of two 2-D tensors (MmBackward0)."""
+    a, b = tensor_arg(input, "mm"), tensor_arg(mat2, "mm", "mat2", 2)
+    if a.ndim != 2:
+        raise ScriptError("self must be a matrix")
+    if b.ndim != 2:
+        raise ScriptError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise ScriptError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
+                          f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    check_numel((a.shape[0], b.shape[1]))
+    return apply(O.MM, (a, b))
+
+
+def bmm(input: Any, mat2: Any) -> Tensor:
+    """Batched matrix product of two 3-D tensors (BmmBackward0)."""
+    a, b = tensor_arg(input, "bmm"), tensor_arg(mat2, "bmm", "mat2", 2)
+    if a.ndim != 3:
+        raise ScriptError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise ScriptError("batch2 must be a 3D tensor")
+    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+        raise ScriptError("Expected size for first two dimensions of batch2 tensor to be: "
+                          f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    check_numel((a.shape[0], a.shape[1], b.shape[2]))
+    return apply(O.BMM, (a, b))

@@ -1,0 +1,214 @@
+"""Reductions as PyTorch dispatches them: sum, mean, prod, max/min (of everything, along a dim
+with their indices, or of two tensors), argmax/argmin, std, var and the vector norm."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScriptError
+from . import dtypes as D
+from . import ops as O
+from .args import dim_arg, tensor_arg
+from .context import current
+from .record import apply
+from .tensor import Tensor
+
+
+def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """``dim`` (an int, a list or tuple of them, or None) as sorted, wrapped dims."""
+    if dim is None:
+        return None
+    dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+    wrapped = [dim_arg(d, ndim) for d in dims]
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise ScriptError(f"dim {d} appears multiple times in the list of dims")
+    return tuple(sorted(wrapped))
+
+
+def _reduce(whole: Any, by_dim: Any, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    if dim is None and not keepdim:
+        return apply(whole, (input,))
+    dims = _dims(dim, input.ndim) if dim is not None else tuple(range(input.ndim))
+    if input.ndim == 0:  # dim 0 or -1 of a 0-d tensor names no axis to reduce (PyTorch allows it)
+        dims = ()
+    return apply(by_dim, (input,), {"dim": dims, "keepdim": bool(keepdim)})
+
+
+def sum(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Sum of all elements (SumBackward0) or over ``dim`` (SumBackward1)."""
+    tensor_arg(input, "sum")
+    return _reduce(O.SUM, O.SUM_DIM, input, dim, keepdim)
+
+
+def mean(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Mean of all elements (MeanBackward0) or over ``dim`` (MeanBackward1)."""
+    tensor_arg(input, "mean")
+    return _reduce(O.MEAN, O.MEAN_DIM, input, dim, keepdim)
+
+
+def prod(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Product of all elements (ProdBackward0) or along one ``dim`` (ProdBackward1)."""
+    x = tensor_arg(input, "prod")
+    if dim is None:
+        return apply(O.PROD, (x,))
+    d = dim_arg(dim, x.ndim)
+    return apply(O.PROD_DIM, (x,), {"dim": d if x.ndim else None, "keepdim": bool(keepdim)})
+
+
+# --- max and min --------------------------------------------------------------------------------
+class ReturnType(tuple):
+    """PyTorch's ``torch.return_types.max`` / ``min``: a (values, indices) pair with names."""
+
+    __slots__ = ()
+    kind = ""
+
+    @property
+    def values(self) -> Tensor:
+        """The largest (smallest) values along the dim."""
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        """Where they are along the dim (int64)."""
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.{self.kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    __str__ = __repr__
+
+
+RETURN_TYPES = {k: type(k, (ReturnType,), {"__slots__": (), "kind": k}) for k in ("max", "min")}
+
+
+def _indices(x: Tensor, name: str, dim: int, keepdim: bool) -> Tensor:
+    """argmax/argmin along ``dim`` (the first one on ties; NaN counts as the extreme)."""
+    xp, be = x.backend.xp, x.backend
+    if not x.ndim:
+        return Tensor(be.astype(xp.zeros((), dtype=xp.int64), D.INT64), be)
+    if x.shape[dim] == 0:
+        raise ScriptError(f"{name}(): Expected reduction dim {dim} to have non-zero size.",
+                          kind="IndexError")
+    find = xp.argmax if name in ("max", "argmax") else xp.argmin
+    return Tensor(be.astype(xp.asarray(find(x.data, axis=dim, keepdims=keepdim)), D.INT64), be)
+
+
+def extreme(op: Any, dim_op: Any, pairwise: Any, name: str, word: str) -> Any:
+    """``torch.max`` or ``torch.min``: of everything, along a dim, or ``pairwise`` of two."""
+
+    def fn(input: Any, dim: Any = None, keepdim: Any = False, *, other: Any = None) -> Any:
+        if dim.__class__ is Tensor or other is not None:
+            return pairwise(input, dim if other is None else other)
+        x = tensor_arg(input, name)
+        if dim is None:
+            _nonempty(x, name)
+            return apply(op, (x,))
+        d = dim_arg(dim, x.ndim)
+        indices = _indices(x, name, d, bool(keepdim))
+        values = apply(dim_op, (x, indices), {"dim": d, "keepdim": bool(keepdim)})
+        return RETURN_TYPES[name]((values, indices))
+
+    fn.__name__ = name
+    fn.__doc__ = (f"{word} element ({op.grad_fn}); along ``dim`` the named tuple (values, "
+                  f"indices) ({dim_op.grad_fn}); of two tensors ``{pairwise.__name__}``.")
+    return fn
+
+
+def _nonempty(t: Tensor, name: str) -> None:
+    if t.numel() == 0:
+        raise ScriptError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                          "== 0. Specify the reduction dim with the 'dim' argument.")
+
+
+def _arg_extreme(name: str) -> Any:
+    def fn(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+        x = tensor_arg(input, name)
+        if dim is not None:
+            return _indices(x, name, dim_arg(dim, x.ndim), bool(keepdim))
+        if x.numel() == 0:
+            raise ScriptError(f"{name}(): Expected reduction dim to be specified for "
+                              "input.numel() == 0.", kind="IndexError")
+        xp = x.backend.xp
+        flat = Tensor(xp.reshape(x.data, (-1,)), x.backend)
+        out = _indices(flat, name, 0, False)
+        if keepdim:
+            out = Tensor(xp.reshape(out.data, (1,) * x.ndim), x.backend)
+        return out
+
+    fn.__name__ = name
+    fn.__doc__ = f"The index of the {name[3:]}imum (int64, never differentiable)."
+    return fn
+
+
+argmax = _arg_extreme("argmax")
+argmin = _arg_extreme("argmin")
+
+
+# --- spread and size ----------------------------------------------------------------------------
+def _spread(op: Any, name: str) -> Any:
+    def fn(input: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+           correction: Any = None) -> Tensor:
+        x = tensor_arg(input, name)
+        if not x.dtype.is_floating_point:
+            raise ScriptError("std and var only support floating point and complex dtypes")
+        if isinstance(dim, bool):  # x.std(False): the legacy unbiased flag
+            dim, unbiased = None, dim
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        dims = _dims(dim, x.ndim) if x.ndim else None
+        n = 1
+        for i, size in enumerate(x.shape):
+            if dims is None or i in dims:
+                n *= size
+        if n - correction <= 0:
+            current().warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                           "less than the reduction factor (input numel divided by output "
+                           "numel).")
+        return apply(op, (x,), {"dim": dims, "correction": correction, "keepdim": bool(keepdim)})
+
+    fn.__name__ = name
+    fn.__doc__ = (f"``{name}`` over all elements or ``dim``, with Bessel's correction unless "
+                  f"``unbiased=False`` / ``correction=`` ({op.grad_fn}).")
+    return fn
+
+
+std = _spread(O.STD, "std")
+var = _spread(O.VAR, "var")
+
+
+def vector_norm(input: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    """``torch.linalg.vector_norm`` (LinalgVectorNormBackward0)."""
+    x = tensor_arg(input, "linalg_vector_norm")
+    if not x.dtype.is_floating_point:
+        raise ScriptError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                          f"input. Got {D.SCALAR_NAMES[x.dtype.name]}")
+    if dtype is not None:
+        raise ScriptError("linalg.vector_norm(dtype=...) is not supported by gradcli",
+                          hint="convert the input first: x.double()")
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise ScriptError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
+                          f"{type(ord).__name__}", kind="TypeError")
+    dims = _dims(dim, x.ndim) if x.ndim else None
+    return apply(O.VECTOR_NORM, (x,), {"ord": ord, "dim": dims, "keepdim": bool(keepdim)})
+
+
+def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
+    """``torch.norm``: the vector norms, dispatched to vector_norm as PyTorch 2 does."""
+    x = tensor_arg(input, "norm")
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            p = 2
+        elif p in ("fro", "nuc"):
+            raise ScriptError(f"torch.norm(p={p!r}) of a matrix is not supported by gradcli "
+                              "(only vector norms)", hint="use p='fro' or a number")
+        else:
+            raise ScriptError(f"linalg.matrix_norm: Order {p} not supported.")
+    return vector_norm(x, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+def numel(input: Any) -> int:
+    """``torch.numel``: the number of elements."""
+    return tensor_arg(input, "numel").numel()
