@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gradcli.api import CREATION, NN_FUNCTIONS
+from gradcli.api import CREATION, LINALG, NN_FUNCTIONS
 from gradcli.engine import FUNCTIONS, OPS
 from gradcli.script.builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
 
@@ -35,6 +35,7 @@ def reference() -> str:
         f"- elementwise, from the op table: {_names(table)}",
         f"- arithmetic, reductions, linear algebra and shapes: {_names(dispatch)}",
         f"- `torch.nn.functional` only: {_names(nn_only)}",
+        f"- `torch.linalg` (in PyTorch programs, SPEC §7): {_names(LINALG)}",
         f"- autograd and the interpreter: {_names(own)}",
         f"- on tensors also: {_names('.' + n for n in methods)}, attributes "
         f"{_names('.' + n for n in sorted(TENSOR_ATTRIBUTES))}, operators "
