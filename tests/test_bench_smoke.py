@@ -50,9 +50,9 @@ def test_scalar_chain_counts_ops() -> None:
     for n in (30, 31, 32):
         y = bench.scalar_forward(lib, bench.scalar_setup(lib, n), n)
         depth, node = 0, y.grad_fn
-        while node is not None and node.name != "AccumulateGrad":
+        while node is not None and node.fn_name != "AccumulateGrad":
             depth += 1
-            node = node.next_functions[0]
+            node = node.edges[0]
         assert depth == n
 
 

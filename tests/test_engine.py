@@ -235,8 +235,8 @@ def test_op_matches_finite_differences(name, fn, values):
 
 def test_formula_mode_uses_scalar_overloads():
     x = F.param(2.0)
-    assert _in_formula(lambda a: a * 3)(x).grad_fn.name == "MulBackward1"
-    assert (x * 3).grad_fn.name == "MulBackward0"
+    assert _in_formula(lambda a: a * 3)(x).grad_fn.name() == "MulBackward1"
+    assert (x * 3).grad_fn.name() == "MulBackward0"
 
 
 def test_every_op_in_the_table_is_checked():
@@ -271,7 +271,7 @@ def test_chain_rule_walkthrough():
     x1, x2, w1, w2, w3 = (F.tensor(v) for v in (1.0, 2.0, 1.0, 2.0, 3.0))
     w1.requires_grad_()
     L = 1 - (w2 * (w1 * x1) + w3 * (w1 * x2))
-    assert L.grad_fn.name == "RsubBackward1"
+    assert L.grad_fn.name() == "RsubBackward1"
     L.backward()
     assert w1.grad.item() == -8.0
 
@@ -279,7 +279,7 @@ def test_chain_rule_walkthrough():
 def test_x_times_x_has_two_edges_and_gradient_2x():
     x = F.param(3.0)
     y = x * x
-    assert y.grad_fn.next_functions[0] is y.grad_fn.next_functions[1]
+    assert y.grad_fn.edges[0] is y.grad_fn.edges[1]
     assert sorted(y.grad_fn.saved) == ["other", "self"]
     y.backward()
     assert x.grad.item() == 6.0
@@ -329,7 +329,7 @@ def test_inplace_version_error_names_the_producer():
     y = F.exp(w)
     z = y * 1
     y += 1
-    assert y.version == 1 and y.grad_fn.name == "AddBackward0"
+    assert y.version == 1 and y.grad_fn.name() == "AddBackward0"
     with pytest.raises(ScriptError) as info:
         z.backward()
     assert ("[torch.DoubleTensor []], which is output 0 of Exp, is at version 1; expected "
@@ -340,7 +340,7 @@ def test_inplace_on_nonleaf_rebases_grad_fn():
     w = F.param(2.0)
     y = w * 3
     y -= 10
-    assert y.grad_fn.name == "SubBackward0" and y.version == 1 and not y.is_leaf
+    assert y.grad_fn.name() == "SubBackward0" and y.version == 1 and not y.is_leaf
     y.backward()
     assert w.grad.item() == 3.0
 
@@ -404,32 +404,32 @@ def test_accumulation_is_in_place_into_the_same_grad_tensor():
 
 def test_reshape_view_or_copy_as_pytorch():
     x = F.param([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-    assert F.reshape(x, 6).grad_fn.name == "ViewBackward0"
+    assert F.reshape(x, 6).grad_fn.name() == "ViewBackward0"
     r = F.reshape(x.t(), 6)
-    assert r.grad_fn.name == "UnsafeViewBackward0"
-    assert r.grad_fn.next_functions[0].name == "CloneBackward0"
-    assert F.reshape(x.t() * 2, 6).grad_fn.name == "UnsafeViewBackward0"
-    assert F.reshape(x.t().t(), 6).grad_fn.name == "ViewBackward0"
+    assert r.grad_fn.name() == "UnsafeViewBackward0"
+    assert r.grad_fn.edges[0].name() == "CloneBackward0"
+    assert F.reshape(x.t() * 2, 6).grad_fn.name() == "UnsafeViewBackward0"
+    assert F.reshape(x.t().t(), 6).grad_fn.name() == "ViewBackward0"
     with pytest.raises(ScriptError, match="view size is not compatible"):
         F.view(x.t(), 6)
 
 
 def test_indexing_grad_fns():
     x = F.param([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-    assert x[0].grad_fn.name == "SelectBackward0"
-    assert x[:].grad_fn.name == "SliceBackward0"
-    assert x[:, 1].grad_fn.name == "SelectBackward0"
-    assert x[0, 1].grad_fn.next_functions[0].name == "SelectBackward0"
+    assert x[0].grad_fn.name() == "SelectBackward0"
+    assert x[:].grad_fn.name() == "SliceBackward0"
+    assert x[:, 1].grad_fn.name() == "SelectBackward0"
+    assert x[0, 1].grad_fn.edges[0].name() == "SelectBackward0"
 
 
 def test_matmul_dispatch_names():
     m, v = F.param([[1.0, 2.0], [3.0, 4.0]]), F.param([1.0, 2.0])
-    assert (m @ m).grad_fn.name == "MmBackward0"
-    assert (m @ v).grad_fn.name == "MvBackward0"
-    assert (v @ v).grad_fn.name == "DotBackward0"
+    assert (m @ m).grad_fn.name() == "MmBackward0"
+    assert (m @ v).grad_fn.name() == "MvBackward0"
+    assert (v @ v).grad_fn.name() == "DotBackward0"
     vm = v @ m
-    assert vm.grad_fn.name == "SqueezeBackward4"
-    assert vm.grad_fn.next_functions[0].name == "MmBackward0"
+    assert vm.grad_fn.name() == "SqueezeBackward4"
+    assert vm.grad_fn.edges[0].name() == "MmBackward0"
 
 
 def test_subgradients_at_kinks_and_ties():

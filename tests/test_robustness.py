@@ -878,7 +878,7 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
     ("x = ones(1).backend", 1),
     ("x = ones(1).data_ptr()", 1),
     ("x = ones(1).numpy()", 1),
-    ("x = param(1.0) * 2\ny = x.grad_fn.next_functions", 1),
+    ("x = param(1.0) * 2\ny = x.grad_fn.edges", 1),
     ("def f():\n    return 1\ny = f.node", 1),
     ("x = ones(1)\ny = x.grad_fn.__call__", 3),
     ("while True: pass", 1),  # a loop, stopped by the step limit

@@ -57,7 +57,7 @@ def _graph(t: Tensor) -> list[dict]:
     """The grad_fn graph in the oracle's order (breadth first over next_functions)."""
     order, index = [t.grad_fn], {t.grad_fn: 0}
     for n in order:
-        for m in n.next_functions:
+        for m in n.edges:
             if m is not None and m not in index:
                 index[m] = len(order)
                 order.append(m)
@@ -67,8 +67,8 @@ def _graph(t: Tensor) -> list[dict]:
         stale = sorted(s.name for s in info if s.stale)
         saved = sorted(s.name for s in info if not s.freed and not s.stale)
         freed = sorted(s.name for s in info if s.freed)
-        out.append({"name": n.name, "saved": saved, "freed": freed, "stale": stale,
-                    "next": [None if m is None else index[m] for m in n.next_functions],
+        out.append({"name": n.fn_name, "saved": saved, "freed": freed, "stale": stale,
+                    "next": [None if m is None else index[m] for m in n.edges],
                     "leaf": isinstance(n, AccumulateGrad)})
     return out
 
@@ -138,7 +138,7 @@ def _check_value(value, want, name):
     _close(_host(value), want["data"], name)
     assert value.requires_grad == want["requires_grad"], name
     assert value.is_leaf == want["is_leaf"], name
-    assert (value.grad_fn.name if value.grad_fn else None) == want["grad_fn"], name
+    assert (value.grad_fn.fn_name if value.grad_fn else None) == want["grad_fn"], name
     assert value.version == want["version"], name
     if want.get("grad") is not None:
         assert value._grad is not None, f"{name}.grad"

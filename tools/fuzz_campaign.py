@@ -110,7 +110,7 @@ METHODS = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu",
            "requires_grad_", "retain_grad", "backward", "zero_", "add_", "sub_", "mul_", "div_",
            "reciprocal", "tolist", "numpy", "data_ptr")
 ATTRIBUTES = ("grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T", "ndim", "data",
-              "dtype", "grad_fn.next_functions", "grad.grad")
+              "dtype", "grad_fn.edges", "grad.grad")
 KWARG_NAMES = ("dim", "keepdim", "requires_grad", "min", "max", "retain_graph", "gradient",
                "create_graph", "allow_unused", "key", "reduction", "sep", "end", "bogus")
 OTHER_CALLS = ("print", "seed", "len", "float", "int", "range", "grad", "no_grad",

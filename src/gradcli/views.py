@@ -124,7 +124,7 @@ def tensor_view(t: Tensor) -> TensorView:
     return TensorView(
         shape=list(t.shape), dtype=t.backend.dtype_name, data=to_host(t.data),
         requires_grad=bool(t.requires_grad), is_leaf=t.is_leaf,
-        grad_fn=t.grad_fn.name if t.grad_fn is not None else None,
+        grad_fn=t.grad_fn.fn_name if t.grad_fn is not None else None,
         grad=to_host(g.data) if g is not None else None, version=t.version,
         retains_grad=t.retains_grad)
 
@@ -144,7 +144,7 @@ def value_view(value: Any) -> TensorView | PlainView | list:
     if value is None:
         return PlainView("NoneType", None)
     if isinstance(value, Node):
-        return PlainView("grad_fn", value.name)
+        return PlainView("grad_fn", value.fn_name)
     if isinstance(value, tuple):
         if all(isinstance(v, int) for v in value):  # x.shape (torch.Size)
             return PlainView("Size", [int(v) for v in value])
@@ -291,14 +291,14 @@ def backward_view(result: Any, of: str | None) -> BackwardView:
             continue
         seen.add(id(n))
         reached.append(n)
-        stack.extend(m for m in reversed(n.next_functions) if m is not None)
+        stack.extend(m for m in reversed(n.edges) if m is not None)
     number = {id(n): i for i, n in enumerate(reached)}
     nodes = []
     for i, n in enumerate(reached):
         bn = BackwardNode(
-            id=i, name=n.name, saved=_saved(n, by_tensor, node_names.get(id(n))),
+            id=i, name=n.fn_name, saved=_saved(n, by_tensor, node_names.get(id(n))),
             tensor=node_names.get(id(n)),
-            next=[number[id(m)] if m is not None else None for m in n.next_functions])
+            next=[number[id(m)] if m is not None else None for m in n.edges])
         if isinstance(n, AccumulateGrad):
             bn.variable = tensor_view(n.variable)
             bn.variable_name = leaf_names.get(id(n.variable))

@@ -147,12 +147,12 @@ def _paths(walker: Walker, dec: Decomposition, names: _Names, w: Tensor) -> list
 
 def _edge_view(e: EdgeRef, jac: Any, walker: Walker, names: _Names) -> EdgeView:
     n = e.node
-    op = n.op.name if n.op is not None else n.name
+    op = n.op.name if n.op is not None else n.fn_name
     shape = list(walker.shapes[n]) + list(walker.shapes[e.to])
     local = jac
     if jac is not None and jac.size == 1:
         local = jac.reshape(())
-    return EdgeView(op, n.name, names.line(n), names.label(n), names.label(e.to), local, shape)
+    return EdgeView(op, n.fn_name, names.line(n), names.label(n), names.label(e.to), local, shape)
 
 
 # -- why a gradient is zero ---------------------------------------------------------------------
@@ -250,7 +250,7 @@ def _cut_reason(result: Any, names: _Names, of: str, wrt: str) -> str:
         for k, j in enumerate(r.inputs):
             if j is None or not dep[j] or j in seen:
                 continue
-            if records[j].tensor is w and (r.node is None or r.node.next_functions[k] is None):
+            if records[j].tensor is w and (r.node is None or r.node.edges[k] is None):
                 cuts.append(f"cut {where}: {wrt} did not require grad yet when {label} used it "
                             "(requires_grad=False then)")
                 continue

@@ -49,7 +49,7 @@ class Names:
         """The script name, else the record id (as ``graph`` numbers nodes), else grad_fn."""
         rid = self.record(n)
         if rid is None:
-            return n.name
+            return n.fn_name
         return self.names.get(rid, rid)
 
     def label(self, n: Node) -> str:
@@ -57,7 +57,7 @@ class Names:
         text = self._node_labels.get(id(n))
         if text is None:
             rid = self.record(n)
-            text = f"<{n.name}>" if rid is None else self.rec_label(rid, 2)
+            text = f"<{n.fn_name}>" if rid is None else self.rec_label(rid, 2)
             self._node_labels[id(n)] = text
         return text
 

@@ -86,7 +86,7 @@ class Walker:
             reach.append(n)
             if n is target:
                 continue  # the paths end here: what lies beyond W does not matter
-            for i, m in enumerate(n.next_functions):
+            for i, m in enumerate(n.edges):
                 if m is None:
                     continue
                 out.setdefault(n, []).append(EdgeRef(n, i, m))
@@ -127,7 +127,7 @@ class Walker:
         if fx is None:
             fx = n.backend.formulas or ArrayFormulas(n.backend.xp)
             self._fx[id(n.backend)] = fx
-        mask = [j == e.index for j in range(len(n.next_functions))]
+        mask = [j == e.index for j in range(len(n.edges))]
         return n.apply(g, mask, fx, False)[e.index]
 
     def seed(self) -> Any:

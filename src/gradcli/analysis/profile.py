@@ -147,7 +147,7 @@ def _reachable(values: Any) -> set[int]:
     for v in values:
         for t in (v if isinstance(v, list) else [v]):
             fn = getattr(t, "grad_fn", None)
-            if fn is not None and hasattr(fn, "next_functions"):
+            if fn is not None and hasattr(fn, "edges"):
                 stack.append(fn)
     seen: set[int] = set()
     while stack:
@@ -155,7 +155,7 @@ def _reachable(values: Any) -> set[int]:
         if id(n) in seen:
             continue
         seen.add(id(n))
-        stack.extend(m for m in n.next_functions if m is not None)
+        stack.extend(m for m in n.edges if m is not None)
     return seen
 
 

@@ -129,15 +129,15 @@ class Tracer(EventSink):
             elif kind == "edge":
                 n, i, m, g = item[3:]
                 src, dst = names.label(n), names.label(m)
-                add("edge", phase, span, f"{n.name} -> {m.name} ({src} -> {dst}): grad "
-                    f"{_short(g)}", node=src, grad_fn=n.name,
-                    fields={"to": dst, "to_grad_fn": m.name, "input": i,
+                add("edge", phase, span, f"{n.fn_name} -> {m.fn_name} ({src} -> {dst}): grad "
+                    f"{_short(g)}", node=src, grad_fn=n.fn_name,
+                    fields={"to": dst, "to_grad_fn": m.fn_name, "input": i,
                             "node_line": names.line(n), "grad": _value(g)})
             elif kind == "free":
                 n, saved = item[3], item[4]
                 label = names.label(n)
-                add("free", phase, span, f"{n.name} ({label}) frees its saved "
-                    f"{', '.join(saved)}", node=label, grad_fn=n.name,
+                add("free", phase, span, f"{n.fn_name} ({label}) frees its saved "
+                    f"{', '.join(saved)}", node=label, grad_fn=n.fn_name,
                     fields={"saved": saved, "node_line": names.line(n)})
             elif kind == "accumulate":
                 t, before, after, retained = item[3:]

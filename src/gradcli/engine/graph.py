@@ -17,6 +17,8 @@ from .context import current
 from .tensor import Tensor
 
 _EMPTY: dict = {}
+# PyTorch's C++-only node classes, whose name() is namespaced
+_NAMESPACED = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
 
 RETAIN_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -33,6 +35,91 @@ ANOMALY_HINT = (
 # ---------------------------------------------------------------------------------------------
 # Graph nodes
 # ---------------------------------------------------------------------------------------------
+def _sizes(i: int) -> Any:
+    return lambda n: tuple(n.shapes[i])
+
+
+def _strides(i: int) -> Any:
+    def strides(n: Node) -> tuple:
+        out, step = [], 1
+        for d in reversed(n.shapes[i]):  # NOTE: contiguous strides; a transposed input differs
+            out.append(step)
+            step *= d
+        return tuple(reversed(out))
+
+    return strides
+
+
+def _numel(n: Node) -> int:
+    total = 1
+    for d in n.shapes[0]:
+        total *= d
+    return total
+
+
+def _param(name: str, convert: Any = None) -> Any:
+    def get(n: Node) -> Any:
+        value = n.params.get(name)
+        if convert is not None:
+            return convert(value)
+        return tuple(value) if isinstance(value, list) else value
+
+    return get
+
+
+def _dims(value: Any) -> tuple:
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+def _one(n: Node) -> int:
+    return 1
+
+
+# PyTorch's non-tensor saved fields (``_saved_alpha``, ``_saved_self_sym_sizes`` …) by node
+# class, where they differ from the op's own parameters; tensors come from ``Node.saved``.
+SAVED_FIELDS: dict[str, dict[str, Any]] = {
+    "AddBackward0": {"alpha": _one}, "SubBackward0": {"alpha": _one},
+    "RsubBackward1": {"alpha": _one},
+    "SumBackward0": {"self_sym_sizes": _sizes(0)},
+    "SumBackward1": {"dim": _param("dim", _dims), "keepdim": _param("keepdim"),
+                     "self_sym_sizes": _sizes(0)},
+    "MeanBackward0": {"self_sym_numel": _numel, "self_sym_sizes": _sizes(0)},
+    "MeanBackward1": {"dim": _param("dim", _dims), "keepdim": _param("keepdim"),
+                      "self_sym_numel": _numel, "self_sym_sizes": _sizes(0)},
+    "MmBackward0": {"mat2_sym_sizes": _sizes(1), "mat2_sym_strides": _strides(1),
+                    "self_sym_sizes": _sizes(0), "self_sym_strides": _strides(0)},
+    "TBackward0": {}, "CloneBackward0": {}, "NegBackward0": {},
+    "PermuteBackward0": {"dims": _param("dims")},
+    "SelectBackward0": {"dim": _param("dim"), "index": _param("index"),
+                        "self_sym_sizes": _sizes(0)},
+    "SliceBackward0": {"dim": _param("dim"), "start": _param("start"), "end": _param("stop"),
+                       "step": _param("step"), "self_sym_sizes": _sizes(0)},
+    "ViewBackward0": {"self_sym_sizes": _sizes(0)},
+    "UnsqueezeBackward0": {"dim": _param("dim")},
+    "ExpandBackward0": {"self_sym_sizes": _sizes(0)},
+    # `number ** x`: PyTorch saves the number as `self` and the tensor as `exponent`
+    "PowBackward2": {"self": _param("base"), "exponent": None, "result": None},
+}
+
+
+def install_saved_properties(ops: Any) -> None:
+    """Give Node PyTorch's ``_saved_<name>`` attributes for every name some op saves.
+
+    NOTE: properties, not ``__getattr__``: a class with ``__getattr__`` makes every attribute
+    read of its instances slower, and a backward reads node slots in its inner loop.
+    """
+    names = {"self_sym_sizes"}
+    for op in ops:
+        names |= op.readable | op.params_saved
+    for fields in SAVED_FIELDS.values():
+        names |= set(fields)
+    for nm in names:
+        attr = f"_saved_{nm}"
+        if not hasattr(Node, attr):
+            setattr(Node, attr, property(lambda self, nm=nm: self.saved_value(nm),
+                                         doc=f"PyTorch's ``grad_fn.{attr}``."))
+
+
 class SavedInfo(NamedTuple):
     """What a node saved, as listings show it (built on demand; the engine stores tuples)."""
 
@@ -48,18 +135,22 @@ class SavedInfo(NamedTuple):
 class Node:
     """A backward function (PyTorch's ``grad_fn``): an op applied to inputs, with saved tensors.
 
-    ``saved`` maps PyTorch's names to tuples (value, tensor, version counter, version at save,
-    producer grad_fn, is output); a backward without ``retain_graph`` frees them all at once.
+    ``edges`` are the nodes each input's gradient flows into (None for an input that needs no
+    grad); PyTorch's ``next_functions`` shows them as ``(node, 0)`` pairs.  ``saved`` maps
+    PyTorch's names to tuples (value, tensor, version counter, version at save, producer
+    grad_fn, is output); a backward without ``retain_graph`` frees them all at once.  ``hooks``
+    is None until a hook is registered (``hooks.NodeHooks``).
     """
 
     __slots__ = (
         "__weakref__",
         "backend",
         "dtypes",
+        "edges",
         "freed",
         "freed_by",
+        "hooks",
         "mask",
-        "next_functions",
         "op",
         "params",
         "prio",
@@ -69,29 +160,90 @@ class Node:
         "shapes",
     )
 
-    def __init__(self, op: Any, next_functions: tuple, saved: dict, params: dict,
+    def __init__(self, op: Any, edges: tuple, saved: dict, params: dict,
                  shapes: tuple, backend: Any, mask: tuple | None = None) -> None:
         self.op = op
-        self.next_functions = next_functions
+        self.edges = edges
         self.saved = saved
         self.params = params
         self.shapes = shapes
         self.backend = backend
         self.retained: Tensor | None = None
         self.dtypes: tuple | None = None  # the inputs' dtypes, when they differ from the result's
+        self.hooks: Any = None
         self.freed = False
         self.freed_by: Any = None
         self.seq = seq = next(current().seq)
         self.prio = -seq  # the backward runs the newest ready node first, as PyTorch
-        self.mask = mask if mask is not None else tuple(m is not None for m in next_functions)
+        self.mask = mask if mask is not None else tuple(m is not None for m in edges)
 
     @property
-    def name(self) -> str:
-        """PyTorch's name of this backward function (``MulBackward0``)."""
+    def fn_name(self) -> str:
+        """The node's class name as listings show it (``MulBackward0``, ``AccumulateGrad``)."""
         return self.op.grad_fn
 
+    # -- what a PyTorch program sees of a grad_fn --------------------------------------------
+    def name(self) -> str:
+        """PyTorch's ``grad_fn.name()`` (``torch::autograd::`` for its C++-only nodes)."""
+        fn_name = self.fn_name
+        return f"torch::autograd::{fn_name}" if fn_name in _NAMESPACED else fn_name
+
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch's ``((node, input_nr), ...)``, ``(None, 0)`` for an input needing no grad."""
+        return tuple((e, 0) for e in self.edges)
+
+    @property
+    def requires_grad(self) -> bool:
+        """Always True for a node in the graph, as PyTorch's ``grad_fn.requires_grad``."""
+        return True
+
     def __repr__(self) -> str:
-        return f"<{self.name}>"
+        return f"<{self.fn_name} object at {id(self):#x}>"
+
+    def __dir__(self) -> list[str]:
+        # the class has every op's _saved_* property: list only this node's
+        own = [a for a in super().__dir__() if not a.startswith("_saved_")]
+        return sorted({*own, *(f"_saved_{nm}" for nm in self.saved_field_names())})
+
+    def saved_field_names(self) -> list[str]:
+        """The names PyTorch's node of this class shows as ``_saved_<name>``."""
+        op = self.op
+        if op is None:
+            return []
+        fields = SAVED_FIELDS.get(op.grad_fn)
+        names = set(op.readable)
+        if fields is not None:
+            return sorted(names | {nm for nm, get in fields.items() if get is not None} |
+                          {nm for nm, get in fields.items() if get is None and nm in names})
+        names |= op.params_saved
+        if "self_shape" in op.reads_special:
+            names.add("self_sym_sizes")
+        return sorted(names)
+
+    def saved_value(self, name: str) -> Any:
+        """``grad_fn._saved_<name>`` as PyTorch gives it: a tensor, a number, a shape or None."""
+        op = self.op
+        if op is None or name not in self.saved_field_names():
+            raise AttributeError(f"'{self.fn_name}' object has no attribute '_saved_{name}'")
+        fields = SAVED_FIELDS.get(op.grad_fn)
+        if fields is not None and fields.get(name) is not None:
+            return fields[name](self)
+        if name in op.params_saved:
+            value = self.params.get(name, dict(op.params).get(name))
+            return tuple(value) if isinstance(value, list) else value
+        if name == "self_sym_sizes":
+            return tuple(self.shapes[0])
+        if self.freed:
+            if name not in self.saved:
+                return None
+            raise ScriptError(RETAIN_MSG)
+        if name not in self.saved:
+            return None  # PyTorch saves it only when the input it serves needs grad
+        value, tensor, _, _, _, is_output = self.saved[name]
+        if not is_output and tensor is None:  # a wrapped number: PyTorch shows a 0-d tensor
+            return Tensor(self.backend.leaf_data(self.backend.asarray(value)), self.backend)
+        return self.unpack(name, True)
 
     def saved_tensors(self) -> list[SavedInfo]:
         """What this node saved, by PyTorch's names, with freed/stale flags."""
@@ -118,7 +270,7 @@ class Node:
             err = ScriptError(_version_message(value, counter[0], version,
                                                self if is_output else producer, self.backend))
             # the root cause, for the hint: which node saved it, which statement bumped it
-            err.saved_by = self.name  # type: ignore[attr-defined]
+            err.saved_by = self.fn_name  # type: ignore[attr-defined]
             bump = current().inplace_at.get(id(counter))
             err.bumped_by = bump[1] if bump is not None else None  # type: ignore[attr-defined]
             raise err
@@ -186,7 +338,7 @@ class AccumulateGrad(Node):
     """The sink node of a leaf that requires grad: adds incoming gradients into ``.grad``."""
 
     __slots__ = ("variable",)
-    name = "AccumulateGrad"  # type: ignore[assignment]
+    fn_name = "AccumulateGrad"  # type: ignore[assignment]
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__(None, (), _EMPTY, _EMPTY, (), variable.backend)
@@ -213,7 +365,7 @@ def _version_message(value: Any, now: int, expected: int, producer: Node | None,
                      backend: Any) -> str:
     kind = backend.dtype_of(value).legacy if hasattr(value, "dtype") else "DoubleTensor"
     shape = list(getattr(value, "shape", ()))
-    where = f", which is output 0 of {_strip_backward(producer.name)}," if producer else ""
+    where = f", which is output 0 of {_strip_backward(producer.fn_name)}," if producer else ""
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{kind} {shape}]{where} is at version {now}; "
@@ -244,11 +396,11 @@ class CopySlices(Node):
     """
 
     __slots__ = ("fn", "index", "inverse")
-    name = "CopySlices"  # type: ignore[assignment]
+    fn_name = "CopySlices"  # type: ignore[assignment]
 
     def __init__(self, fn: Node, base_edge: Node | None, index: Any, inverse: Any) -> None:
         # NOTE: like PyTorch's, it lists no saved tensors itself; the wrapped op keeps them.
-        super().__init__(None, (base_edge, *fn.next_functions[1:]), _EMPTY, _EMPTY, (),
+        super().__init__(None, (base_edge, *fn.edges[1:]), _EMPTY, _EMPTY, (),
                          fn.backend)
         self.fn, self.index, self.inverse = fn, index, inverse
 

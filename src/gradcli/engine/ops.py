@@ -67,8 +67,8 @@ class Op:
     """One entry of the table (see the module docstring)."""
 
     __slots__ = ("_reads", "aten", "differentiable", "domain", "dtype_rule", "formulas",
-                 "forward", "grad_fn", "inputs", "kind", "name", "params", "plans", "saves",
-                 "surface", "variadic", "wrapped")
+                 "forward", "grad_fn", "inputs", "kind", "name", "params", "params_saved",
+                 "plans", "readable", "reads_special", "saves", "surface", "variadic", "wrapped")
 
     def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
                  formulas: tuple[Callable | None, ...], kind: str | None,
@@ -107,6 +107,11 @@ class Op:
                     if nm in inputs or nm == "result":
                         reads.setdefault(nm, []).append(i)
         self._reads = reads
+        # What ``grad_fn._saved_<name>`` can show: saved tensors, scalar params, shapes read.
+        self.readable = frozenset(reads)
+        self.params_saved = frozenset(nm for nm, _ in self.params)
+        self.reads_special = frozenset(nm for f in self.formulas if f is not None
+                                       for nm in f[1] if nm == "self_shape")
 
     def saved_names(self, needs: tuple[bool, ...]) -> tuple[tuple[str, int], ...]:
         """(name, input index or -1 for result) of what a node saves, given which inputs need grad.
@@ -920,7 +925,8 @@ INDEX_PUT = defop("index_put_", "IndexPutBackward0", ("self", "indices", "values
                   lambda xp, grad, indices: xp.index_fill(grad, indices),
                   None,
                   lambda xp, grad, indices: xp.take_at(grad, indices))
-# ``x[1:3] = v``: copy_ into a view (graph.CopySlices records it on the base).
+# ``x[1:3] = v``: copy_ into a view (graph.CopySlices records it on the base); also
+# AccumulateGrad's first gradient under create_graph=True (PyTorch's empty_strided().copy_()).
 COPY = defop("copy_", "CopyBackwards", ("self", "src"),
              lambda xp, self, src: xp.broadcast_to(src, tuple(self.shape)) if hasattr(src, "shape")
              else xp.full(tuple(self.shape), src, dtype=self.dtype),

@@ -62,7 +62,8 @@ class Recorder:
     def _add(self, t: Tensor, op: Any, inputs: tuple, node: Any) -> int:
         records = self.records
         records.append(Record(t, op.name if op is not None else None,
-                              node.name if node is not None else None, inputs, self.interp.span, node))
+                              node.fn_name if node is not None else None, inputs, self.interp.span,
+                              node))
         rid = len(records) - 1
         self.ids[id(t)] = rid
         return rid

@@ -161,7 +161,7 @@ def display(value: Any) -> str:
     if isinstance(value, Tensor):
         return repr(value)
     if isinstance(value, Node):
-        return f"<{value.name} object>"
+        return f"<{value.fn_name} object>"
     if isinstance(value, list):
         return "[" + ", ".join(display(v) for v in value) + "]"
     if isinstance(value, float):
