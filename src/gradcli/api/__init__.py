@@ -1,8 +1,12 @@
 """The PyTorch surface: every function a script can call, by its PyTorch name.
 
 ``FUNCTIONS`` is ``torch.<name>`` (a grad script's bare built-ins), ``NN_FUNCTIONS`` is
-``torch.nn.functional``, ``LINALG`` is ``torch.linalg``; the op table's surfaced entries are in both through
-``engine.functions``, the constructors come from ``creation``.
+``torch.nn.functional``, ``LINALG`` is ``torch.linalg``; the op table's surfaced entries are in
+both through ``engine.functions``, the constructors come from ``creation``.  ``AUTOGRAD``,
+``AUTOGRAD_FUNCTIONAL``, ``NN`` and ``OPTIM`` are ``torch.autograd``,
+``torch.autograd.functional``, ``torch.nn`` and ``torch.optim``; ``GRAD_MODE`` the grad-mode
+names of ``torch`` and ``TENSOR_ATTRIBUTES`` the tensor attributes a program assigns, as
+``name: (get, set)``.
 """
 
 from __future__ import annotations
@@ -10,12 +14,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..engine import ATTRIBUTES as TENSOR_ATTRIBUTES
 from ..engine import FUNCTIONS as ENGINE_FUNCTIONS
-from ..engine import LINALG, NN_FUNCTIONS, enable_grad, no_grad
+from ..engine import LINALG, NN_FUNCTIONS
+from ..engine.context import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ..engine.dtypes import ALIASES, DType
 from ..engine.dtypes import DTYPES as ALL_DTYPES
 from ..engine.tensor import Tensor
-from . import creation, random
+from . import autograd, creation, functional, nn, optim, random
 from .autograd import grad
 
 CREATION: dict[str, Callable[..., Any]] = {
@@ -35,17 +47,36 @@ DEFAULT_DTYPE: dict[str, Callable[..., Any]] = {
 # torch.float32, torch.float, torch.long, ...: attributes of the torch namespace only (in a grad
 # script ``float``, ``int`` and ``bool`` stay Python's).
 DTYPES: dict[str, DType] = {**ALL_DTYPES, **ALIASES}
-FUNCTIONS: dict[str, Callable[..., Any]] = {
-    **CREATION, **ENGINE_FUNCTIONS, "grad": grad, "no_grad": no_grad, "enable_grad": enable_grad,
+GRAD_MODE: dict[str, Callable[..., Any]] = {
+    "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
+    "is_grad_enabled": is_grad_enabled, "inference_mode": inference_mode,
+    # NOTE: inference mode is no_grad here (no inference tensors), so it is on when grad is off
+    "is_inference_mode_enabled": lambda: not is_grad_enabled(),
 }
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **CREATION, **ENGINE_FUNCTIONS, "grad": autograd.grad_list, "no_grad": no_grad,
+    "enable_grad": enable_grad,
+}
+AUTOGRAD: dict[str, Any] = {
+    "grad": autograd.grad, "backward": autograd.backward, "Variable": autograd.Variable,
+    **{k: GRAD_MODE[k] for k in ("no_grad", "enable_grad", "set_grad_enabled",
+                                 "inference_mode")},
+}
+AUTOGRAD_FUNCTIONAL: dict[str, Callable[..., Any]] = {
+    fn.__name__: fn for fn in (functional.jacobian, functional.hessian, functional.vjp,
+                               functional.jvp, functional.vhp, functional.hvp)
+}
+NN: dict[str, Any] = {"Parameter": nn.Parameter}
+OPTIM: dict[str, Any] = {"SGD": optim.SGD, "Adam": optim.Adam, "Optimizer": optim.Optimizer}
 
-__all__ = ["CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS", "LINALG", "NN_FUNCTIONS", "RANDOM",
+__all__ = ["AUTOGRAD", "AUTOGRAD_FUNCTIONAL", "CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS",
+           "GRAD_MODE", "LINALG", "NN", "NN_FUNCTIONS", "OPTIM", "RANDOM", "TENSOR_ATTRIBUTES",
            "creation", "grad"]
 
 
 def __getattr__(name: str) -> Callable[..., Any]:
     """``api.exp`` and the like: every function of the surface as a module attribute."""
-    fn = FUNCTIONS.get(name) or NN_FUNCTIONS.get(name)
+    fn = FUNCTIONS.get(name) or NN_FUNCTIONS.get(name) or GRAD_MODE.get(name)
     if fn is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return fn

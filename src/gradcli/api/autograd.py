@@ -1,21 +1,137 @@
-"""``torch.autograd``'s functions as a script calls them, with PyTorch's argument errors."""
+"""``torch.autograd`` as a program calls it: ``grad``, ``backward``, ``Variable``.
+
+Arguments are checked in PyTorch's order with PyTorch's messages (its Python layer first,
+``torch/autograd/__init__.py``, then its C++ engine's), so a wrong call reads as it would
+under PyTorch.  The engine (``engine.autograd``) runs the graph.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..engine import autograd as engine_autograd
+from ..engine.context import current
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 
+ONLY_INPUTS_MSG = ("only_inputs argument is deprecated and is ignored now (defaults to True). To "
+                   "accumulate gradient for other parts of the graph, please use "
+                   "torch.autograd.backward.")
+GRAD_VARIABLES_MSG = "`grad_variables` is deprecated. Use `grad_tensors` instead."
+VOLATILE_MSG = "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
+
+
+def _as_tuple(value: Any) -> tuple:
+    """A tensor as a 1-tuple, any other iterable as a tuple (Python's error otherwise)."""
+    if isinstance(value, Tensor):
+        return (value,)
+    if isinstance(value, (list, tuple, str)):  # Python's tuple(value): a string is iterable
+        return tuple(value)
+    raise ScriptError(f"'{type(value).__name__}' object is not iterable", kind="TypeError")
+
+
+def _grads_for(outputs: tuple, grads: Any) -> list:
+    """PyTorch's ``_tensor_or_tensors_to_tuple`` then ``_make_grads``: one gradient per output."""
+    given = [None] * len(outputs) if grads is None else list(_as_tuple(grads))
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise ScriptError("Expected output to be a torch.Tensor", kind="AssertionError")
+        if i >= len(given):
+            continue
+        g = given[i]
+        if g is None:
+            if out.requires_grad and out.numel() != 1:
+                raise ScriptError("grad can be implicitly created only for scalar outputs")
+        elif not isinstance(g, Tensor):
+            raise ScriptError(f"gradients can be either Tensors or None, but got "
+                              f"{type(g).__name__}", kind="TypeError")
+        elif tuple(g.shape) != tuple(out.shape):
+            raise ScriptError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.shape)}) "
+                f"and output[{i}] has a shape of torch.Size({list(out.shape)}).")
+    if len(given) < len(outputs):
+        raise ScriptError(f"got {len(outputs)} tensors and {len(given)} gradients")
+    return given[:len(outputs)]  # NOTE: PyTorch zips them: extra gradients are ignored
+
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> list:
-    """As ``torch.autograd.grad``: a list of gradients, nothing accumulated into ``.grad``."""
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """As ``torch.autograd.grad``: a tuple of gradients, nothing accumulated into ``.grad``."""
+    if materialize_grads and allow_unused is False:
+        raise ScriptError("Expected allow_unused to be True or not passed when "
+                          "materialize_grads=True, but got: allow_unused=False.",
+                          kind="ValueError")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    if not only_inputs:
+        current().warn(ONLY_INPUTS_MSG, "FutureWarning")
+    if is_grads_batched:
+        raise ScriptError("grad(is_grads_batched=True) is not supported by gradcli",
+                          kind="NotImplementedError",
+                          hint="call grad() once per row of grad_outputs")
+    grads = _grads_for(outs, grad_outputs)
+    _check_outputs(outs, grads)
+    if not ins:
+        raise ScriptError("`inputs` argument to `grad()` cannot be empty.")
+    for t in ins:
+        if not isinstance(t, Tensor):
+            raise ScriptError("all inputs have to be Tensors or GradientEdges, but got "
+                              f"{type(t).__name__}")
+    return tuple(engine_autograd.grad(list(outs), list(ins), grads, retain_graph, create_graph,
+                                      bool(allow_unused), materialize_grads))
+
+
+def _check_outputs(outs: tuple, grads: list) -> None:
+    """The C++ engine's check: every output needs a graph."""
+    for i, out in enumerate(outs):
+        if not out.requires_grad:
+            raise ScriptError(f"element {i} of tensors does not require grad and does not have a "
+                              "grad_fn")
+
+
+def grad_list(outputs: Any, inputs: Any, grad_outputs: Any = None,
+              retain_graph: bool | None = None, create_graph: bool = False,
+              allow_unused: bool | None = None, materialize_grads: bool = False) -> list:
+    """A grad script's ``grad(...)``: ``torch.autograd.grad`` returning a list (SPEC §2.5)."""
     for v in (outputs, inputs):
         items = v if isinstance(v, list) else [v]
         if not items or not all(isinstance(t, Tensor) for t in items):
             raise ScriptError("grad() takes a tensor or a list of tensors", kind="TypeError")
-    return engine_autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                                bool(allow_unused), materialize_grads)
+    return list(grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                     allow_unused=allow_unused, materialize_grads=materialize_grads))
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: Any = None,
+             inputs: Any = None) -> None:
+    """As ``torch.autograd.backward``: accumulate into ``.grad`` (of ``inputs`` only, if given)."""
+    if grad_variables is not None:
+        current().warn(GRAD_VARIABLES_MSG, "FutureWarning")
+        if grad_tensors is not None:
+            raise ScriptError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                              "passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
+    ins = None if inputs is None else engine_autograd.input_list(inputs, "backward")
+    outs = _as_tuple(tensors)
+    grads = _grads_for(outs, grad_tensors)
+    _check_outputs(outs, grads)
+    engine_autograd.backward_all(list(outs), grads, retain_graph, create_graph, ins)
+
+
+def Variable(data: Any, requires_grad: bool = False, volatile: Any = None) -> Tensor:
+    """``torch.autograd.Variable(t)``: a leaf sharing ``t``'s memory (Variables are Tensors)."""
+    if volatile is not None:
+        current().warn(VOLATILE_MSG)
+    if not isinstance(data, Tensor):
+        raise ScriptError(f"Variable data has to be a tensor, but got {type(data).__name__}",
+                          kind="TypeError")
+    if not isinstance(requires_grad, bool):
+        raise ScriptError(f"Variable(): argument 'requires_grad' must be bool, not "
+                          f"{type(requires_grad).__name__}", kind="TypeError")
+    out = data.detach()  # the same memory and version counter, as PyTorch's
+    if requires_grad:
+        out.requires_grad_(True)
+    return out

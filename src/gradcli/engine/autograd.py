@@ -7,19 +7,42 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ScriptError
+from . import ops as O
 from .context import GradMode, current
 from .functions import TENSOR_FORMULAS
 from .graph import AccumulateGrad, Node, edge
+from .hooks import run_post_hooks, run_pre_hooks, run_tensor_hooks
 from .ops import ArrayFormulas
+from .record import apply
 from .tensor import Tensor
+
+CREATE_GRAPH_MSG = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
 
 
 def backward_all(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = None,
-             retain_graph: bool | None = None, create_graph: bool = False) -> None:
-    """As ``torch.autograd.backward``: accumulate into ``.grad`` of leaves and retained tensors."""
+                 retain_graph: bool | None = None, create_graph: bool = False,
+                 inputs: Sequence[Tensor] | None = None) -> None:
+    """As ``torch.autograd.backward``: accumulate into ``.grad`` of leaves and retained tensors.
+
+    With ``inputs``, only those tensors' ``.grad`` are accumulated (a non-leaf among them is
+    made to retain its grad first, as PyTorch does).
+    """
     roots, grads = _roots(tensors, grad_tensors, create_graph)
+    if create_graph:
+        current().warn_once(CREATE_GRAPH_MSG)
+    targets = None
+    if inputs is not None:
+        for t in inputs:
+            if t.grad_fn is not None or not t.requires_grad:
+                t.retain_grad()
+        targets = [edge(t) for t in inputs]
     _run(roots, grads, retain_graph if retain_graph is not None else create_graph, create_graph,
-         None)
+         targets, accumulate=True)
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -38,7 +61,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     roots, grads = _roots(outputs, grad_outputs, create_graph)
     targets = [edge(t) for t in inputs]
     got = _run(roots, grads, retain_graph if retain_graph is not None else create_graph,
-               create_graph, targets)
+               create_graph, targets, accumulate=False)
     result = []
     for i, (t, cap) in enumerate(zip(inputs, got)):
         g, version = cap if cap is not None else (None, 0)
@@ -92,18 +115,23 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
 
 
 def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
-         targets: list[Node] | None) -> list:
-    """Execute the backward graph from ``roots`` in PyTorch's order (newest ready node first)."""
-    # Dependencies: how many edges (among executed nodes) point into each node.
-    deps: dict[Node, int] = {}
+         targets: list[Node] | None, accumulate: bool) -> list:
+    """Execute the backward graph from ``roots`` in PyTorch's order (newest ready node first).
+
+    Without ``targets`` every reachable node runs; with them only the nodes that lead to one.
+    ``accumulate`` adds into ``.grad`` (``backward``) instead of capturing (``grad``).
+    """
+    # Dependencies: how many edges (among executed nodes) point into each node.  Roots start
+    # at 0, so a root also reached from another root is counted, not pushed again.
     order: list[Node] = []  # every reachable node; only needed to find the paths to targets
     stack = list(dict.fromkeys(roots))
+    deps: dict[Node, int] = dict.fromkeys(stack, 0)
     track = targets is not None
     while stack:
         n = stack.pop()
         if track:
             order.append(n)
-        for m in n.next_functions:
+        for m in n.edges:
             if m is not None:
                 if m in deps:
                     deps[m] += 1
@@ -116,7 +144,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
         deps = {}
         for n in order:
             if n in needed:
-                for m in n.next_functions:
+                for m in n.edges:
                     if m is not None and m in needed:
                         deps[m] = deps.get(m, 0) + 1
     captured: dict[Node, Any] = {}
@@ -130,7 +158,8 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
             buffers[n] = g
             if deps.get(n, 0) == 0:
                 heapq.heappush(heap, (n.prio, n.seq, n))
-    target_set = set(targets) if targets is not None else None
+    target_set = set(targets) if targets is not None else ()
+    capture = targets is not None and not accumulate
     nxt = None  # a ready node that would be popped next anyway: it skips the heap
     ctx = current()
     tracer = ctx.tracer
@@ -138,7 +167,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
         tracer.backward_begin(roots, retain_graph, create_graph, targets)
         try:
             return _traced(roots, grads, retain_graph, create_graph, targets, needed, deps,
-                           buffers, adds, heap, captured, ctx, tracer)
+                           buffers, adds, heap, captured, ctx, tracer, accumulate)
         finally:
             tracer.backward_end()
     with GradMode(create_graph):
@@ -148,24 +177,34 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
             else:
                 n = heapq.heappop(heap)[2]
             g = buffers.pop(n)
-            if target_set is not None and n in target_set:
-                captured[n] = (g, adds.get(n, 0))
+            hooks = n.hooks
+            if hooks is not None:
+                g = run_tensor_hooks(n, g, create_graph)
             if n.retained is not None:  # retain_grad() fires in autograd.grad() too
-                _accumulate(n.retained, g, create_graph)
+                _retain(n.retained, g, create_graph)
+            if capture and n in target_set:
+                captured[n] = (g, adds.get(n, 0))
             if n.__class__ is AccumulateGrad:
-                if targets is None:
+                if accumulate:
                     _accumulate(n.variable, g, create_graph, adds.get(n, 0))
                 continue
             if needed is not None:
-                mask = [m is not None and m in needed for m in n.next_functions]
+                mask = [m is not None and m in needed for m in n.edges]
                 if True not in mask:
+                    if accumulate and not retain_graph:
+                        n.free()  # NOTE: an input of backward(inputs=) runs, with no output
                     continue
             else:
                 mask = n.mask
-            grads_in = _apply(ctx, n, g, mask, create_graph)
+            if hooks is None:
+                grads_in = _apply(ctx, n, g, mask, create_graph)
+            else:
+                g = run_pre_hooks(n, g, create_graph)
+                grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
+                                          create_graph)
             if not retain_graph:
                 n.free()
-            for m, gi, use in zip(n.next_functions, grads_in, mask):
+            for m, gi, use in zip(n.edges, grads_in, mask):
                 if not use:
                     continue
                 if m in buffers:
@@ -184,44 +223,57 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                             heapq.heappush(heap, (nxt.prio, nxt.seq, nxt))
                             nxt = None
                         heapq.heappush(heap, (m.prio, m.seq, m))
-    if targets is None:
+    if not capture:
         return []
     return [captured.get(t) for t in targets]
 
 
 def _traced(roots: list, grads: list, retain_graph: bool, create_graph: bool,
             targets: list | None, needed: set | None, deps: dict, buffers: dict, adds: dict,
-            heap: list, captured: dict, ctx: Any, tracer: Any) -> list:
+            heap: list, captured: dict, ctx: Any, tracer: Any, accumulate: bool) -> list:
     """``_run``'s loop, telling ``tracer`` each edge, free and accumulation (same order)."""
-    target_set = set(targets) if targets is not None else None
+    target_set = set(targets) if targets is not None else ()
+    capture = targets is not None and not accumulate
     with GradMode(create_graph):
         while heap:
             n = heapq.heappop(heap)[2]
             g = buffers.pop(n)
-            if target_set is not None and n in target_set:
-                captured[n] = (g, adds.get(n, 0))
+            hooks = n.hooks
+            if hooks is not None:
+                g = run_tensor_hooks(n, g, create_graph)
             if n.retained is not None:
                 before = _grad_array(n.retained)
-                _accumulate(n.retained, g, create_graph)
+                _retain(n.retained, g, create_graph)
                 tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
+            if capture and n in target_set:
+                captured[n] = (g, adds.get(n, 0))
             if n.__class__ is AccumulateGrad:
-                if targets is None:
+                if accumulate:
                     before = _grad_array(n.variable)
                     _accumulate(n.variable, g, create_graph, adds.get(n, 0))
                     tracer.accumulate(n.variable, before, _grad_array(n.variable), False)
                 continue
             if needed is not None:
-                mask = [m is not None and m in needed for m in n.next_functions]
+                mask = [m is not None and m in needed for m in n.edges]
                 if True not in mask:
+                    if accumulate and not retain_graph and not n.freed:
+                        n.free()
+                        if n.freed:
+                            tracer.free(n)
                     continue
             else:
                 mask = n.mask
-            grads_in = _apply(ctx, n, g, mask, create_graph)
+            if hooks is None:
+                grads_in = _apply(ctx, n, g, mask, create_graph)
+            else:
+                g = run_pre_hooks(n, g, create_graph)
+                grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
+                                          create_graph)
             if not retain_graph and not n.freed:
                 n.free()
                 if n.freed:
                     tracer.free(n)
-            for i, (m, gi, use) in enumerate(zip(n.next_functions, grads_in, mask)):
+            for i, (m, gi, use) in enumerate(zip(n.edges, grads_in, mask)):
                 if not use:
                     continue
                 tracer.edge(n, i, m, gi)
@@ -233,7 +285,7 @@ def _traced(roots: list, grads: list, retain_graph: bool, create_graph: bool,
                 deps[m] -= 1
                 if deps[m] == 0:
                     heapq.heappush(heap, (m.prio, m.seq, m))
-    if targets is None:
+    if not capture:
         return []
     return [captured.get(t) for t in targets]
 
@@ -259,9 +311,40 @@ def _apply(ctx: Any, n: Node, g: Any, mask: Sequence[bool], create_graph: bool) 
 
 
 def backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = None,
-             create_graph: bool = False) -> None:
+             create_graph: bool = False, inputs: Any = None) -> None:
     """``Tensor.backward``: accumulate d(self)/d(leaf) into the ``.grad`` of every leaf."""
-    backward_all([self], None if gradient is None else [gradient], retain_graph, create_graph)
+    grads = None if gradient is None else _tensors(gradient)
+    if grads is not None:
+        g = grads[0] if grads else None
+        if g is not None and not isinstance(g, Tensor):  # checked before the count, as PyTorch
+            raise ScriptError("gradients can be either Tensors or None, but got "
+                              f"{type(g).__name__}", kind="TypeError")
+        if not grads:
+            raise ScriptError("got 1 tensors and 0 gradients")
+        grads = grads[:1]  # NOTE: PyTorch zips gradients with outputs: extra ones are ignored
+    backward_all([self], grads, retain_graph, create_graph,
+                 None if inputs is None else input_list(inputs, "backward"))
+
+
+def _tensors(value: Any) -> list:
+    """PyTorch's ``_tensor_or_tensors_to_tuple``: a tensor, or an iterable of them."""
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (list, tuple, str)):  # tuple(value): a string is iterable too
+        return list(value)
+    raise ScriptError(f"'{type(value).__name__}' object is not iterable", kind="TypeError")
+
+
+def input_list(inputs: Any, caller: str) -> list[Tensor]:
+    """The ``inputs=`` of ``backward``/``grad`` as a list, with PyTorch's errors."""
+    items = _tensors(inputs)
+    if not items:
+        raise ScriptError(f"`inputs` argument to `{caller}()` cannot be empty.")
+    for t in items:
+        if not isinstance(t, Tensor):
+            raise ScriptError("all inputs have to be Tensors or GradientEdges, but got "
+                              f"{type(t).__name__}")
+    return items
 
 
 def _leads_to(order: list[Node], targets: set) -> set:
@@ -272,7 +355,7 @@ def _leads_to(order: list[Node], targets: set) -> set:
     """
     needed = set(targets)
     for n in sorted(order, key=_seq):
-        if n not in needed and any(m in needed for m in n.next_functions if m is not None):
+        if n not in needed and any(m in needed for m in n.edges if m is not None):
             needed.add(n)
     return needed
 
@@ -281,11 +364,42 @@ def _seq(n: Node) -> int:
     return n.seq
 
 
+def _copy(g: Tensor) -> Tensor:
+    return Tensor(g.backend.writable(g.backend.xp.asarray(g.data, copy=True)), g.backend)
+
+
+def _retain(t: Tensor, g: Any, create_graph: bool) -> None:
+    """``retain_grad()``'s hook: a copy of ``g``, then out-of-place sums (a new tensor each time).
+
+    NOTE: PyTorch 2.13 accumulates here too, but never in place: a ``.grad`` read before a
+    second backward keeps its value.
+    """
+    if create_graph:
+        g = g if isinstance(g, Tensor) else Tensor(g, t.backend)
+        if t._grad is not None:
+            t._grad = t._grad + g
+        else:
+            t._grad = apply(O.CLONE, (g,)) if g.requires_grad else _copy(g)
+        return
+    if isinstance(g, Tensor):
+        g = g.data
+    xp = t.backend.xp
+    new = xp.asarray(g, copy=True) if t._grad is None else t._grad.data + g
+    t._grad = Tensor(t.backend.writable(new), t.backend)
+
+
 def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
     """Add ``g`` into ``t.grad`` in place, as AccumulateGrad does (bumping its version)."""
     if create_graph:
         g = g if isinstance(g, Tensor) else Tensor(g, t.backend)
-        t._grad = g if t._grad is None else t._grad + g
+        if t._grad is not None:
+            t._grad = t._grad + g
+        elif g.requires_grad:
+            out = apply(O.COPY, (Tensor(g.data, g.backend), g))
+            out.data = g.backend.writable(g.backend.xp.asarray(out.data, copy=True))
+            t._grad = out
+        else:
+            t._grad = _copy(g)
         return
     if isinstance(g, Tensor):
         g = g.data

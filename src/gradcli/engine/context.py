@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ScriptError
 from ..limits import MAX_ELEMENTS
 from .backend import Backend, get_backend
 
@@ -134,7 +135,11 @@ def use(ctx: RunContext) -> Iterator[RunContext]:
 
 
 class GradMode:
-    """Context manager that sets grad mode and restores the previous one (``no_grad``)."""
+    """Sets grad mode inside a block and restores the previous one (``torch.no_grad()``).
+
+    Also a decorator, as PyTorch's: ``no_grad()(f)`` (or ``@no_grad()``) returns a function that
+    runs ``f`` in that mode.
+    """
 
     __slots__ = ("mode", "prev")
 
@@ -148,20 +153,82 @@ class GradMode:
     def __exit__(self, *exc: object) -> None:
         current().grad_enabled = self.prev
 
+    def clone(self) -> GradMode:
+        """A fresh manager in the same mode (each decorated call enters its own)."""
+        return GradMode(self.mode)
+
+    def __call__(self, fn: Any) -> Callable:
+        """Decorate ``fn``: each call runs inside a fresh copy of this manager."""
+        if not callable(fn):
+            raise ScriptError(f"'{type(fn).__name__}' object is not callable", kind="TypeError")
+        manager = self
+
+        def decorated(*args: Any, **kwargs: Any) -> Any:
+            with manager.clone():
+                return fn(*args, **kwargs)
+
+        decorated.__name__ = getattr(fn, "__name__", "decorated")
+        decorated.__wrapped__ = fn  # type: ignore[attr-defined]
+        return decorated
+
+
+class SetGradEnabled(GradMode):
+    """``torch.set_grad_enabled(b)``: sets the mode at once; as a block or decorator, restores it.
+
+    NOTE: as PyTorch's, using it as a decorator first undoes the call's own effect.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise ScriptError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                              f"not {type(mode).__name__}", kind="TypeError")
+        ctx = current()
+        self.mode, self.prev = mode, ctx.grad_enabled
+        ctx.grad_enabled = mode
+
+    def __enter__(self) -> None:
+        current().grad_enabled = self.mode
+
+    def clone(self) -> GradMode:
+        """A fresh manager in the same mode."""
+        return SetGradEnabled(self.mode)
+
+    def __call__(self, fn: Any) -> Callable:
+        """Undo the constructor's effect, then decorate ``fn``."""
+        current().grad_enabled = self.prev
+        return super().__call__(fn)
+
 
 def is_grad_enabled() -> bool:
     """Whether ops are being recorded (False inside ``no_grad``)."""
     return current().grad_enabled
 
 
-def no_grad() -> GradMode:
-    """As ``torch.no_grad()``."""
-    return GradMode(False)
+def no_grad(orig_func: Any = None) -> Any:
+    """As ``torch.no_grad()``; ``no_grad(f)`` decorates ``f`` (PyTorch's ``@torch.no_grad``)."""
+    return GradMode(False) if orig_func is None else GradMode(False)(orig_func)
 
 
-def enable_grad() -> GradMode:
-    """As ``torch.enable_grad()``."""
-    return GradMode(True)
+def enable_grad(orig_func: Any = None) -> Any:
+    """As ``torch.enable_grad()``; ``enable_grad(f)`` decorates ``f``."""
+    return GradMode(True) if orig_func is None else GradMode(True)(orig_func)
+
+
+def set_grad_enabled(mode: bool) -> SetGradEnabled:
+    """As ``torch.set_grad_enabled(mode)``: a call, a ``with`` block or a decorator."""
+    return SetGradEnabled(mode)
+
+
+def inference_mode(mode: Any = True) -> Any:
+    """As ``torch.inference_mode(mode)``, treated as ``no_grad`` (no inference tensors here).
+
+    NOTE: ``inference_mode(False)`` turns grad mode on, even inside ``no_grad``, as PyTorch's.
+    """
+    if callable(mode):  # the bare decorator @torch.inference_mode
+        return GradMode(False)(mode)
+    return GradMode(not mode)
 
 
 class _ProcessGuard:

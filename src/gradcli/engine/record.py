@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from . import ops as O
+from .aliasing import refresh_views
 from .backend import view_maps
 from .context import current
 from .dtypes import BOOL, C_NAMES, FLOAT_KIND, INT64, SCALAR_NAMES, result_type
@@ -240,6 +241,7 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
     target.data[...] = result.data
     target._vc[0] += 1
     _bumped(ctx, target)
+    refresh_views(target)
     return target
 
 
@@ -294,4 +296,5 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
     target.data[...] = result.data
     target._vc[0] += 1
     _bumped(current(), target)
+    refresh_views(target, keep=target)
     return target

@@ -9,7 +9,9 @@ from typing import Any
 from ..errors import ScriptError
 from . import ops as O
 from . import strides as layout
+from .aliasing import track_view
 from .args import dim_arg, tensor_arg, type_name
+from .context import current
 from .graph import _EMPTY
 from .record import apply
 from .tensor import Tensor
@@ -33,7 +35,8 @@ def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Te
     out = apply(op, (x,), params)
     out.data = out.backend.writable(out.data)
     out._vc = x._vc
-    out._base = x._base if x._base is not None else x
+    out._base = base = x._base if x._base is not None else x
+    track_view(base, out)
     xp, parent = x.backend.xp, x._view_fn
 
     def replay(a: Any) -> Any:
@@ -140,8 +143,19 @@ def transpose(input: Any, dim0: int, dim1: int) -> Tensor:
     return _view(O.TRANSPOSE, x, {"dim0": d0, "dim1": d1}, s)
 
 
+T_ND_MSG = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+    "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+    "tensor."
+)
+T_0D_MSG = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+
+
 def _T(x: Tensor) -> Tensor:
-    """``x.T``: all dimensions reversed (PermuteBackward0)."""
+    """``x.T``: all dimensions reversed (PermuteBackward0); PyTorch warns (once) unless 2-D."""
+    if x.ndim != 2:
+        current().warn_once(T_0D_MSG if x.ndim == 0 else T_ND_MSG)
     dims = tuple(range(x.ndim - 1, -1, -1))
     s = layout.strides_of(x)
     return _view(O.PERMUTE, x, {"dims": dims}, [s[d] for d in dims])

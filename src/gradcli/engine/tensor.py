@@ -49,10 +49,12 @@ class Tensor:
         "_accumulator",
         "_base",
         "_grad",
+        "_is_param",
         "_retains_grad",
         "_strides",
         "_vc",
         "_view_fn",
+        "_views",
         "backend",
         "data",
         "grad_fn",
@@ -132,14 +134,10 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        """The accumulated gradient; reading it on a non-leaf warns as PyTorch does."""
-        if self.grad_fn is not None and not self._retains_grad:
+        """The accumulated gradient; reading a non-leaf's missing one warns as PyTorch does."""
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             current().warn(NONLEAF_GRAD_MSG)
         return self._grad
-
-    @grad.setter
-    def grad(self, value: Tensor | None) -> None:
-        self._grad = value
 
     @property
     def stored_grad(self) -> Tensor | None:
@@ -161,10 +159,13 @@ class Tensor:
         return self.backend.dtype_of(self.data).is_floating_point
 
     def __repr__(self) -> str:
-        name = self.grad_fn.name if self.grad_fn is not None else None
-        return format_tensor(to_host(self.data), grad_fn=name,
+        name = self.grad_fn.fn_name if self.grad_fn is not None else None
+        text = format_tensor(to_host(self.data), grad_fn=name,
                              requires_grad=self.requires_grad and name is None,
                              dtype=self.dtype.name, default_dtype=self.backend.dtype_name)
+        if getattr(self, "_is_param", False):  # unset on all but nn.Parameter
+            return "Parameter containing:\n" + text
+        return text
 
     # -- autograd methods -------------------------------------------------------------------
     def retain_grad(self) -> None:
@@ -174,19 +175,6 @@ class Tensor:
         if self.grad_fn is not None:
             self._retains_grad = True
             self.grad_fn.retained = self
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` on a leaf, as PyTorch's ``requires_grad_``."""
-        if self.grad_fn is not None:
-            if not requires_grad:
-                raise ScriptError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use"
-                    " a computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach()."
-                )
-            return self
-        self.requires_grad = bool(requires_grad)
-        return self
 
     def detach(self) -> Tensor:
         """A new leaf sharing data and version counter, cut from the graph."""

@@ -115,5 +115,6 @@ TENSOR_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad", "s
                                "ndim", "dtype"})
 TENSOR_METHODS = frozenset(
     set(METHODS) | {"backward", "retain_grad", "detach", "requires_grad_", "item", "numel",
-                    "dim", "size", "tolist", "is_floating_point", *api.random.METHODS}
+                    "dim", "size", "tolist", "is_floating_point", "register_hook", "detach_",
+                    *api.random.METHODS}
 )

@@ -448,7 +448,22 @@ class Interpreter:
         func = e.func
         name = func.id if func.__class__ is P.Name else \
             func.attr if func.__class__ is P.Attribute else getattr(fn, "__name__", "function")
+        # a def passed to a built-in (a hook) is called back as a Python callable
+        args = [self._callable(a) if isinstance(a, _Function) else a for a in args]
         return _call_builtin(fn, args, kwargs, self, name)
+
+    def _callable(self, fn: _Function) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            # NOTE: a hook runs inside a backward: what that backward frees stays tagged with
+            # the backward's statement, not the hook's lines
+            tag = self.ctx.free_tag
+            try:
+                return self._call_user(fn, _bind_arguments(fn, list(args), kwargs))
+            finally:
+                self.ctx.free_tag = tag
+
+        call.__name__ = fn.node.name
+        return call
 
     def _call_user(self, fn: _Function, scope: dict[str, Any]) -> Any:
         if self.depth >= MAX_CALL_DEPTH:

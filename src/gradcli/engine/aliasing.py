@@ -1,0 +1,53 @@
+"""Views that outlive an in-place update of their base: PyTorch regenerates their history.
+
+A base remembers its live views (weakly).  After an in-place update of the base or of any of
+its views, every other view that requires grad gets a new ``grad_fn``, ``AsStridedBackward0``
+into the base's new history, as PyTorch gives a view whose version changed since its grad_fn
+was made.  (PyTorch does it when the grad_fn is next read; doing it at the update gives the
+same graph.)
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from . import ops as O
+from .backend import view_maps
+from .graph import _EMPTY, Node, edge
+from .tensor import Tensor
+
+
+def track_view(base: Tensor, view: Tensor) -> None:
+    """Remember ``view`` (of the root ``base``) for later in-place updates of the base."""
+    views = getattr(base, "_views", None)
+    if views is None:
+        views = base._views = []
+    elif len(views) >= 64:  # drop the dead ones now and then: loops make many short-lived views
+        views[:] = [r for r in views if r() is not None]
+    views.append(weakref.ref(view))
+
+
+def refresh_views(target: Tensor, keep: Tensor | None = None) -> None:
+    """After an in-place update of ``target``: regenerate the grad_fn of its base's views.
+
+    ``keep`` is a view that already got its new grad_fn (the target of an update through a view).
+    """
+    root = target._base if target._base is not None else target
+    views = getattr(root, "_views", None)
+    if not views or not root.requires_grad:
+        return
+    for ref in views:
+        w = ref()
+        if w is None or w is keep:
+            continue
+        node = view_node(root, w)
+        if w._retains_grad and w.grad_fn is not None:
+            w.grad_fn.retained, node.retained = None, w
+        w.grad_fn, w.requires_grad = node, True
+
+
+def view_node(root: Tensor, view: Tensor) -> Node:
+    """The ``AsStridedBackward0`` node of ``view`` into ``root``'s current history."""
+    _, inverse = view_maps(root.backend, root.shape, view._view_fn)
+    return Node(O.AS_STRIDED, (edge(root),), _EMPTY,
+                {"inverse": inverse, "base_shape": root.shape}, (root.shape,), root.backend)
