@@ -602,3 +602,11 @@ def case_backward_gradient_types(torch, A, log):
         _safe(log, lambda gradient=gradient: (x * 2).backward(gradient))
     _safe(log, lambda: torch.autograd.grad(x * 2, x, grad_outputs="a"))
     return x.grad
+
+
+def case_saved_numbers_and_squeeze(torch, A, log):
+    x = torch.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    for y in (x * 2, x * 2.5, x * True, x.squeeze(), x.squeeze(0), x[0] @ torch.ones(3, 2)):
+        fn = y.grad_fn
+        names = sorted(a for a in dir(fn) if a.startswith("_saved_"))
+        log([fn.name(), names, [getattr(fn, a) for a in names]])

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from ..errors import ScriptError
 from .context import current
+from .dtypes import BOOL, FLOAT64, INT64
 from .tensor import Tensor
 
 _EMPTY: dict = {}
@@ -97,6 +98,9 @@ SAVED_FIELDS: dict[str, dict[str, Any]] = {
     "ViewBackward0": {"self_sym_sizes": _sizes(0)},
     "UnsqueezeBackward0": {"dim": _param("dim")},
     "ExpandBackward0": {"self_sym_sizes": _sizes(0)},
+    "SqueezeBackward0": {"self_sym_sizes": _sizes(0)},
+    "SqueezeBackward1": {"dim": _param("dim"), "self_sym_sizes": _sizes(0)},
+    "SqueezeBackward4": {"dim": _param("dim"), "self_sym_sizes": _sizes(0)},
     # `number ** x`: PyTorch saves the number as `self` and the tensor as `exponent`
     "PowBackward2": {"self": _param("base"), "exponent": None, "result": None},
 }
@@ -242,7 +246,9 @@ class Node:
             return None  # PyTorch saves it only when the input it serves needs grad
         value, tensor, _, _, _, is_output = self.saved[name]
         if not is_output and tensor is None:  # a wrapped number: PyTorch shows a 0-d tensor
-            return Tensor(self.backend.leaf_data(self.backend.asarray(value)), self.backend)
+            # of the number's kind: bool, int64, or float64 (whatever the default dtype)
+            kind = BOOL if isinstance(value, bool) else INT64 if isinstance(value, int) else FLOAT64
+            return Tensor(self.backend.leaf_data(self.backend.asarray(value, kind)), self.backend)
         return self.unpack(name, True)
 
     def saved_tensors(self) -> list[SavedInfo]:
