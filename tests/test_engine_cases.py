@@ -34,7 +34,7 @@ def graph(t) -> str:
     def walk(node) -> str:
         if node is None:
             return "None"
-        name = node.name() if callable(node.name) else node.name
+        name = node.fn_name
         saved = sorted(s.name for s in node.saved_tensors() if not s.freed)
         # PyTorch lists only the differentiable inputs (not where's condition, nll's target)
         shown = node.op.differentiable if node.op is not None else None

@@ -25,8 +25,8 @@ def run(source: str, **kw):
 def test_new_ops_run_in_a_grad_script_and_differentiate():
     r = run(SCRIPT, wrt=("x",))
     assert r.error is None
-    assert r.bindings["r"][0].grad_fn.name == "MaxBackward0"
-    assert r.bindings["c"].grad_fn.name == "CatBackward0"
+    assert r.bindings["r"][0].grad_fn.fn_name == "MaxBackward0"
+    assert r.bindings["c"].grad_fn.fn_name == "CatBackward0"
     (g,) = r.grad("y", ["x"])
     assert g.shape == (2, 3)
 
