@@ -509,3 +509,10 @@ OPS_CASES: dict[str, str] = {
               " F.mse_loss(x.float(), x), torch.cat([x, x])]",
 }
 CASES.update(OPS_CASES)
+
+CASES.update({
+    "next_functions_skip_indices": "x = torch.tensor([1., 2., 3.], requires_grad=True);"
+                                   " result = [(x * 2)[[0, 1]].grad_fn.next_functions,"
+                                   " torch.where(x > 1, x, x * 3).grad_fn.next_functions,"
+                                   " y.grad_fn.next_functions] if not (y := x * 1).__setitem__([0], 5.) else 0",
+})

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import sys
 import warnings
+import re
 from pathlib import Path
 
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+ADDRESS = re.compile(r"0x[0-9a-f]+")  # object addresses differ from run to run
 sys.path.insert(0, str(ROOT / "tools"))
 from engine_cases import CASES  # noqa: E402
 
@@ -55,7 +57,7 @@ def run(code: str) -> dict:
             exec(code, scope)  # noqa: S102 - our own test cases
         except Exception as exc:  # noqa: BLE001 - recorded as the expected error
             return {"error": {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}}
-    return {"result": [repr(v) for v in scope["result"]],
+    return {"result": [ADDRESS.sub("0xADDR", repr(v)) for v in scope["result"]],
             "warnings": [str(w.message).split(" (Triggered internally at")[0] for w in caught]}
 
 

@@ -194,8 +194,13 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        """PyTorch's ``((node, input_nr), ...)``, ``(None, 0)`` for an input needing no grad."""
-        return tuple((e, 0) for e in self.edges)
+        """PyTorch's ``((node, input_nr), ...)``, ``(None, 0)`` for an input needing no grad;
+        inputs that are never differentiated (indices, a where's condition) have no entry."""
+        op = self.op
+        if op is None:
+            return tuple((e, 0) for e in self.edges)
+        diff = op.differentiable
+        return tuple((e, 0) for i, e in enumerate(self.edges) if diff[i])
 
     @property
     def requires_grad(self) -> bool:
