@@ -162,132 +162,90 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     capture = targets is not None and not accumulate
     nxt = None  # a ready node that would be popped next anyway: it skips the heap
     ctx = current()
-    tracer = ctx.tracer
+    tracer = ctx.tracer  # NOTE: None unless `gradcli trace` runs: one test per event point
     if tracer is not None:
         tracer.backward_begin(roots, retain_graph, create_graph, targets)
-        try:
-            return _traced(roots, grads, retain_graph, create_graph, targets, needed, deps,
-                           buffers, adds, heap, captured, ctx, tracer, accumulate)
-        finally:
-            tracer.backward_end()
-    with GradMode(create_graph):
-        while heap or nxt is not None:
-            if nxt is not None:
-                n, nxt = nxt, None
-            else:
-                n = heapq.heappop(heap)[2]
-            g = buffers.pop(n)
-            hooks = n.hooks
-            if hooks is not None:
-                g = run_tensor_hooks(n, g, create_graph)
-            if n.retained is not None:  # retain_grad() fires in autograd.grad() too
-                _retain(n.retained, g, create_graph)
-            if capture and n in target_set:
-                captured[n] = (g, adds.get(n, 0))
-            if n.__class__ is AccumulateGrad:
-                if accumulate:
-                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
-                continue
-            if needed is not None:
-                mask = [m is not None and m in needed for m in n.edges]
-                if True not in mask:
-                    if accumulate and not retain_graph:
-                        n.free()  # NOTE: an input of backward(inputs=) runs, with no output
-                    continue
-            else:
-                mask = n.mask
-            if hooks is None:
-                grads_in = _apply(ctx, n, g, mask, create_graph)
-            else:
-                g = run_pre_hooks(n, g, create_graph)
-                grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
-                                          create_graph)
-            if not retain_graph:
-                n.free()
-            for m, gi, use in zip(n.edges, grads_in, mask):
-                if not use:
-                    continue
-                if m in buffers:
-                    buffers[m] = buffers[m] + gi
-                    adds[m] = adds.get(m, 0) + 1
+    try:
+        with GradMode(create_graph):
+            while heap or nxt is not None:
+                if nxt is not None:
+                    n, nxt = nxt, None
                 else:
-                    buffers[m] = gi
-                left = deps[m] - 1
-                deps[m] = left
-                if left == 0:
-                    # NOTE: the order is PyTorch's either way: nxt is the least of heap + {nxt}.
-                    if nxt is None and (not heap or (m.prio, m.seq) < heap[0][:2]):
-                        nxt = m
+                    n = heapq.heappop(heap)[2]
+                g = buffers.pop(n)
+                hooks = n.hooks
+                if hooks is not None:
+                    g = run_tensor_hooks(n, g, create_graph)
+                if n.retained is not None:  # retain_grad() fires in autograd.grad() too
+                    before = _grad_array(n.retained) if tracer is not None else None
+                    _retain(n.retained, g, create_graph)
+                    if tracer is not None:
+                        tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
+                if capture and n in target_set:
+                    captured[n] = (g, adds.get(n, 0))
+                if n.__class__ is AccumulateGrad:
+                    if accumulate:
+                        before = _grad_array(n.variable) if tracer is not None else None
+                        _accumulate(n.variable, g, create_graph, adds.get(n, 0))
+                        if tracer is not None:
+                            tracer.accumulate(n.variable, before, _grad_array(n.variable),
+                                              False)
+                    continue
+                if needed is not None:
+                    mask = [m is not None and m in needed for m in n.edges]
+                    if True not in mask:
+                        if accumulate and not retain_graph:
+                            # NOTE: an input of backward(inputs=) runs, with no output
+                            _free(n, tracer)
+                        continue
+                else:
+                    mask = n.mask
+                if hooks is None:
+                    grads_in = _apply(ctx, n, g, mask, create_graph)
+                else:
+                    g = run_pre_hooks(n, g, create_graph)
+                    grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
+                                              create_graph)
+                if not retain_graph:
+                    _free(n, tracer)
+                for i, (m, gi, use) in enumerate(zip(n.edges, grads_in, mask)):
+                    if not use:
+                        continue
+                    if tracer is not None:
+                        tracer.edge(n, i, m, gi)
+                    if m in buffers:
+                        buffers[m] = buffers[m] + gi
+                        adds[m] = adds.get(m, 0) + 1
                     else:
-                        if nxt is not None:
-                            heapq.heappush(heap, (nxt.prio, nxt.seq, nxt))
-                            nxt = None
-                        heapq.heappush(heap, (m.prio, m.seq, m))
+                        buffers[m] = gi
+                    left = deps[m] - 1
+                    deps[m] = left
+                    if left == 0:
+                        # NOTE: the order is PyTorch's either way: nxt is the least of
+                        # heap + {nxt}.
+                        if nxt is None and (not heap or (m.prio, m.seq) < heap[0][:2]):
+                            nxt = m
+                        else:
+                            if nxt is not None:
+                                heapq.heappush(heap, (nxt.prio, nxt.seq, nxt))
+                                nxt = None
+                            heapq.heappush(heap, (m.prio, m.seq, m))
+    finally:
+        if tracer is not None:
+            tracer.backward_end()
     if not capture:
         return []
     return [captured.get(t) for t in targets]
 
 
-def _traced(roots: list, grads: list, retain_graph: bool, create_graph: bool,
-            targets: list | None, needed: set | None, deps: dict, buffers: dict, adds: dict,
-            heap: list, captured: dict, ctx: Any, tracer: Any, accumulate: bool) -> list:
-    """``_run``'s loop, telling ``tracer`` each edge, free and accumulation (same order)."""
-    target_set = set(targets) if targets is not None else ()
-    capture = targets is not None and not accumulate
-    with GradMode(create_graph):
-        while heap:
-            n = heapq.heappop(heap)[2]
-            g = buffers.pop(n)
-            hooks = n.hooks
-            if hooks is not None:
-                g = run_tensor_hooks(n, g, create_graph)
-            if n.retained is not None:
-                before = _grad_array(n.retained)
-                _retain(n.retained, g, create_graph)
-                tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
-            if capture and n in target_set:
-                captured[n] = (g, adds.get(n, 0))
-            if n.__class__ is AccumulateGrad:
-                if accumulate:
-                    before = _grad_array(n.variable)
-                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
-                    tracer.accumulate(n.variable, before, _grad_array(n.variable), False)
-                continue
-            if needed is not None:
-                mask = [m is not None and m in needed for m in n.edges]
-                if True not in mask:
-                    if accumulate and not retain_graph and not n.freed:
-                        n.free()
-                        if n.freed:
-                            tracer.free(n)
-                    continue
-            else:
-                mask = n.mask
-            if hooks is None:
-                grads_in = _apply(ctx, n, g, mask, create_graph)
-            else:
-                g = run_pre_hooks(n, g, create_graph)
-                grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
-                                          create_graph)
-            if not retain_graph and not n.freed:
-                n.free()
-                if n.freed:
-                    tracer.free(n)
-            for i, (m, gi, use) in enumerate(zip(n.edges, grads_in, mask)):
-                if not use:
-                    continue
-                tracer.edge(n, i, m, gi)
-                if m in buffers:
-                    buffers[m] = buffers[m] + gi
-                    adds[m] = adds.get(m, 0) + 1
-                else:
-                    buffers[m] = gi
-                deps[m] -= 1
-                if deps[m] == 0:
-                    heapq.heappush(heap, (m.prio, m.seq, m))
-    if not capture:
-        return []
-    return [captured.get(t) for t in targets]
+def _free(n: Node, tracer: Any) -> None:
+    """Free a node's saved tensors, telling a tracer when it had any."""
+    if tracer is None:
+        n.free()
+    elif not n.freed:
+        n.free()
+        if n.freed:
+            tracer.free(n)
 
 
 def _grad_array(t: Tensor) -> Any:
