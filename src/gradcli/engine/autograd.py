@@ -196,7 +196,10 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                     if True not in mask:
                         if accumulate and not retain_graph:
                             # NOTE: an input of backward(inputs=) runs, with no output
-                            _free(n, tracer)
+                            if tracer is None:
+                                n.free()
+                            else:
+                                _free_traced(n, tracer)
                         continue
                 else:
                     mask = n.mask
@@ -207,7 +210,10 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                     grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
                                               create_graph)
                 if not retain_graph:
-                    _free(n, tracer)
+                    if tracer is None:
+                        n.free()
+                    else:
+                        _free_traced(n, tracer)
                 for i, (m, gi, use) in enumerate(zip(n.edges, grads_in, mask)):
                     if not use:
                         continue
@@ -238,11 +244,9 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     return [captured.get(t) for t in targets]
 
 
-def _free(n: Node, tracer: Any) -> None:
-    """Free a node's saved tensors, telling a tracer when it had any."""
-    if tracer is None:
-        n.free()
-    elif not n.freed:
+def _free_traced(n: Node, tracer: Any) -> None:
+    """Free a node's saved tensors, telling the tracer when it had any."""
+    if not n.freed:
         n.free()
         if n.freed:
             tracer.free(n)
