@@ -1,0 +1,278 @@
+"""``sum`` and ``mean`` in PyTorch's order of additions (aten/src/ATen/native/cpu/SumKernel.cpp).
+
+PyTorch sums floats with ``cascade_sum``: TensorIterator first orders the dimensions (reduced
+ones innermost, then by stride) and merges the ones it can, then each 2-D slice is summed by one
+of four loops, all built on ``multi_row_sum``, a cascade of four float accumulator levels whose
+chunk size grows with the length.  Contiguous rows are summed in vector lanes (four interleaved
+vector accumulators, a scalar tail, then the lanes in order); the sum kernel is registered for
+AVX2 only, so on an AVX512 machine its vectors hold 8 floats (4 doubles).  A full reduction of
+at least ``GRAIN_SIZE`` elements is split between the threads and their partial sums added.
+
+Everything here works on NumPy arrays of float32 or float64 and adds in that dtype, one
+vectorised NumPy addition per step of PyTorch's loops, so the results are PyTorch's bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .machine import GRAIN_SIZE, SUM_VECTOR_BYTES, THREADS
+
+
+def _ceil_log2(x: int) -> int:
+    return 1 if x <= 2 else (x - 1).bit_length()
+
+
+def _seq(x: Any, zero: Any) -> Any:
+    """``((0 + x[0]) + x[1]) + ...`` along axis 0."""
+    acc = zero
+    for k in range(x.shape[0]):
+        acc = acc + x[k]
+    return acc
+
+
+def _block_sums(blocks: Any) -> Any:
+    """Sequential sums along axis 1 of (blocks, step, lanes...): every block's chunk sum."""
+    acc = np.zeros((blocks.shape[0],) + blocks.shape[2:], blocks.dtype)
+    for k in range(blocks.shape[1]):  # in place: this loop touches every element of a sum once
+        np.add(acc, blocks[:, k], out=acc)
+    return acc
+
+
+def _groups(vals: Any, step: int, zero: Any) -> tuple[Any, Any]:
+    """Sequential sums of each complete group of ``step`` values, and of the leftovers."""
+    ng = vals.shape[0] // step
+    full = _block_sums(vals[: ng * step].reshape((ng, step) + vals.shape[1:])) if ng else \
+        vals[:0]
+    return full, _seq(vals[ng * step:], zero)
+
+
+def cascade(s: Any) -> Any:
+    """PyTorch's ``multi_row_sum`` along axis 0 of ``s``, for every other index at once."""
+    m = s.shape[0]
+    lanes = s.shape[1:]
+    zero = np.zeros(lanes, s.dtype)
+    step = 1 << max(4, _ceil_log2(m) // 4)
+    nb = m // step
+    acc1 = acc2 = acc3 = zero
+    if nb:
+        chunks = _block_sums(s[: nb * step].reshape((nb, step) + lanes))
+        level2, acc1 = _groups(chunks, step, zero)  # level 1 flushes every step chunks
+        level3, acc2 = _groups(level2, step, zero)
+        acc3 = _seq(level3, zero)
+    rest = _seq(s[nb * step:], zero)
+    return ((rest + acc1) + acc2) + acc3
+
+
+def row_sum(s: Any) -> Any:
+    """PyTorch's ``row_sum`` along axis 0: four interleaved cascades, the tail, then the four."""
+    n = s.shape[0]
+    q = n // 4
+    part = cascade(s[: 4 * q].reshape((q, 4) + s.shape[1:]))
+    acc = part[0]
+    for i in range(4 * q, n):
+        acc = acc + s[i]
+    return ((acc + part[1]) + part[2]) + part[3]
+
+
+def _inner_vectorized(x: Any, width: int) -> Any:
+    """``vectorized_inner_sum``: rows along axis 0 summed in ``width`` lanes."""
+    n = x.shape[0]
+    nvec = n // width
+    lanes = row_sum(x[: nvec * width].reshape((nvec, width) + x.shape[1:]))
+    acc = np.zeros(x.shape[1:], x.dtype)
+    for k in range(nvec * width, n):
+        acc = acc + x[k]
+    for lane in range(width):
+        acc = acc + lanes[lane]
+    return acc
+
+
+def _split_columns(x: Any, direct: int) -> Any:
+    """The first ``direct`` columns (axis 1) by plain cascades, the others by ``row_sum``."""
+    if direct == x.shape[1]:
+        return cascade(x)
+    if direct == 0:
+        return row_sum(x)
+    return np.concatenate([cascade(x[:, :direct]), row_sum(x[:, direct:])])
+
+
+def _kernel(x: Any, strides: tuple[int, int], itemsize: int) -> Any:
+    """One call of cascade_sum's 2-D loop: ``x`` is (reduced size0, size1, batch...)."""
+    width = SUM_VECTOR_BYTES // itemsize
+    n0, n1 = x.shape[0], x.shape[1]
+    s0, s1 = strides
+    if s0 == itemsize and n0 >= width:
+        return _inner_vectorized(x, width)
+    if s1 == itemsize and n1 >= width:  # vectorized_outer_sum: 4 vectors of columns at a time
+        return _split_columns(x, n1 - n1 % (4 * width))
+    if s0 < s1:
+        return row_sum(x)
+    return _split_columns(x, n1 - n1 % 4)  # scalar_outer_sum: 4 columns at a time
+
+
+def _should_swap(a: int, b: int, shape: list, ops: list) -> int:
+    """TensorIterator::reorder_dimensions' comparison (output first, reduced dims first)."""
+    for strides, is_output in ops:
+        s0, s1 = strides[a], strides[b]
+        if is_output and (s0 == 0) != (s1 == 0):
+            return 1 if s1 == 0 else -1
+        if s0 == 0 or s1 == 0:
+            continue
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        if shape[a] > shape[b]:
+            return 1
+    return 0
+
+
+def iteration_dims(shape: tuple, in_strides: tuple, reduced: set, itemsize: int) -> list:
+    """TensorIterator's dimensions for reducing ``reduced``: [(size, in, out)], innermost first
+    (strides in bytes; the output is contiguous over the kept dimensions)."""
+    nd = len(shape)
+    out_strides = [0] * nd
+    acc = itemsize
+    for d in reversed(range(nd)):
+        if d not in reduced:
+            out_strides[d] = acc
+            acc *= shape[d]
+    ins = list(in_strides)
+    perm = list(range(nd))[::-1]
+    if nd > 1:
+        ops = [(out_strides, True), (ins, False)]
+        for i in range(1, nd):
+            d1 = i
+            for d0 in range(i - 1, -1, -1):
+                c = _should_swap(perm[d0], perm[d1], list(shape), ops)
+                if c > 0:
+                    perm[d0], perm[d1] = perm[d1], perm[d0]
+                    d1 = d0
+                elif c < 0:
+                    break
+    dims = [[shape[p], ins[p], out_strides[p]] for p in perm]
+    merged: list = []
+    for d in dims:  # coalesce_dimensions
+        if merged:
+            last = merged[-1]
+            if last[0] == 1 or d[0] == 1 or (last[0] * last[1] == d[1]
+                                              and last[0] * last[2] == d[2]):
+                if last[0] == 1:
+                    last[1], last[2] = d[1], d[2]
+                last[0] *= d[0]
+                continue
+        merged.append(list(d))
+    return [tuple(d) for d in merged]
+
+
+def _view(x: Any, dims: list) -> Any:
+    """``x`` as the iterator sees it: axes in iterator order, innermost first."""
+    return as_strided(x, shape=tuple(d[0] for d in dims), strides=tuple(d[1] for d in dims),
+                      writeable=False)
+
+
+def _loop(x: Any, dims: list, itemsize: int) -> Any:
+    """All of cascade_sum's loop calls over the iterator ``dims``; the results in iterator
+    order of the kept dimensions (the reduced ones accumulated into each output as PyTorch's
+    ``out += partial`` stores do)."""
+    if len(dims) == 1:
+        dims = dims + [(1, 0, 0)]
+    (n0, i0, o0), (n1, i1, o1) = dims[0], dims[1]
+    outer = dims[2:]
+    view = _view(x, dims)
+    if o0 != 0 and o1 == 0:  # move the reduction to the first dimension
+        view = np.swapaxes(view, 0, 1)
+        (n0, i0, o0), (n1, i1, o1) = (n1, i1, o1), (n0, i0, o0)
+    if o0 != 0:  # nothing left to reduce: out = 0 + x
+        return np.zeros((), x.dtype) + view
+    kept = [k for k, d in enumerate(outer) if d[2] != 0]
+    summed = [k for k, d in enumerate(outer) if d[2] == 0]
+    order = [0, 1] + [2 + k for k in kept] + [2 + k for k in summed]
+    view = np.transpose(view, order)
+    total: Any = None
+    for index in np.ndindex(*[outer[k][0] for k in summed][::-1]):
+        block = view[(Ellipsis,) + tuple(reversed(index))] if summed else view
+        part = _kernel(block, (i0, i1), itemsize)  # (n1, kept...)
+        if o1 == 0:  # the second dimension is reduced too: out += part[j], j in order
+            acc = np.zeros(part.shape[1:], x.dtype) if total is None else total
+            total = _seq(part, acc)
+        else:
+            total = (np.zeros(part.shape, x.dtype) if total is None else total) + part
+    return total
+
+
+def _ranges(n: int, threads: int) -> list[tuple[int, int]]:
+    """at::parallel_for's chunks of [0, n) with GRAIN_SIZE (OpenMP build)."""
+    nt = min(threads, -(-n // GRAIN_SIZE))
+    chunk = -(-n // nt)
+    return [(t * chunk, min(n, (t + 1) * chunk)) for t in range(nt) if t * chunk < n]
+
+
+def _range_sum(view: Any, dims: list, begin: int, end: int, itemsize: int) -> Any:
+    """serial_for_each over the flat iteration range [begin, end) of a full reduction (its
+    DimCounter's 2-D steps), the partial sums added in order."""
+    zero = np.zeros((), view.dtype)
+    if len(dims) == 1:
+        return zero + _kernel(view[begin:end, None], (dims[0][1], 0), itemsize)[0]
+    shape = [d[0] for d in dims]
+    values = [int(v) for v in np.unravel_index(begin, shape[::-1])][::-1]
+    strides = (dims[0][1], dims[1][1])
+    acc, offset = zero, begin
+    while offset < end:
+        step0 = min(shape[0] - values[0], end - offset)
+        step1 = 1
+        if step0 == shape[0]:
+            step1 = min(shape[1] - values[1], (end - offset) // shape[0])
+        block = view[(slice(values[0], values[0] + step0), slice(values[1], values[1] + step1))
+                     + tuple(values[2:])]
+        acc = _seq(_kernel(block, strides, itemsize), acc)
+        offset += step0 * step1
+        i, overflow = (1, step1) if step1 != 1 else (0, step0)
+        while i < len(shape) and overflow > 0:  # DimCounter::increment
+            value = values[i] + overflow
+            overflow = 1 if value >= shape[i] else 0
+            values[i] = value - shape[i] if overflow else value
+            i += 1
+    return acc
+
+
+def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
+         threads: int = THREADS) -> Any:
+    """``torch.sum(x, dim=axes, keepdim=keepdims)`` of a float32/float64 NumPy array."""
+    x = np.asarray(x)
+    nd = x.ndim
+    axes = tuple(range(nd)) if axes is None else tuple(a % nd for a in axes) if nd else ()
+    out_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keepdims else \
+        tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    if x.size == 0:
+        return np.zeros(out_shape, x.dtype)[()]
+    itemsize = x.dtype.itemsize
+    dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
+    out_numel = int(np.prod(out_shape, dtype=np.int64))
+    if out_numel == 1 and x.size >= GRAIN_SIZE and threads > 1 and axes:
+        view = _view(x, dims)
+        parts = [_range_sum(view, dims, b, e, itemsize) for b, e in _ranges(x.size, threads)]
+        parts += [np.zeros((), x.dtype)] * (threads - len(parts))
+        buf = np.array(parts, x.dtype)
+        return (np.zeros((), x.dtype) + row_sum(buf)).reshape(out_shape)[()]
+    result = _loop(x, dims, itemsize)
+    out = np.zeros(out_shape, x.dtype)
+    kept = [d for d in (dims if len(dims) > 1 else dims + [(1, 0, 0)]) if d[2] != 0]
+    # the results come in iterator order of the kept dimensions; the output's strides place them
+    target = as_strided(out, shape=tuple(d[0] for d in kept), strides=tuple(d[2] for d in kept))
+    target[...] = result
+    return out[()]
+
+
+def mean(x: Any, axes: tuple | None = None, keepdims: bool = False) -> Any:
+    """``torch.mean``: the sum divided by the count in the same dtype (ReduceOps.cpp mean_out)."""
+    x = np.asarray(x)
+    nd = x.ndim
+    count = 1
+    for i, d in enumerate(x.shape):
+        if axes is None or i in tuple(a % nd for a in axes):
+            count *= d
+    with np.errstate(all="ignore"):  # an empty mean is 0 / 0 = nan, as PyTorch's
+        return sum_(x, axes, keepdims) / x.dtype.type(count)
