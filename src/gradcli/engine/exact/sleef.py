@@ -1,0 +1,234 @@
+"""SLEEF's single-precision functions as PyTorch's AVX512 kernels call them, in NumPy.
+
+``Vectorized<float>::exp()`` is ``Sleef_expf16_u10``, ``log()`` ``Sleef_logf16_u10`` (SLEEF's
+``xlogf_u1``), ``log1p()`` ``Sleef_log1pf16_u10`` and ``expm1()`` ``Sleef_expm1f16_u10``.  These are
+ports of SLEEF 3.x's sleefsimdsp.c for the AVX512F helper (FMA enabled, ``vgetexp``/``vgetmant``
+for the exponent, ``vfixupimm`` for special values): every float32 operation of the C code is
+one NumPy float32 operation here, and every ``vfma`` a correctly rounded ``fma32``, so the
+results are SLEEF's bit for bit.  Pairs (``hi``, ``lo``) are SLEEF's double-float ``vfloat2``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .fp import fma32
+
+F32 = np.float32
+I32 = np.int32
+L2U = F32(0.693145751953125)
+L2L = F32(1.428606765330187045e-06)
+R_LN2 = F32(1.442695040888963407359924681001892137426645954152985934135449406931)
+LN2_HI, LN2_LO = F32(0.69314718246459960938), F32(-1.904654323148236017e-09)
+ONE, TWO, INF = F32(1), F32(2), F32(np.inf)
+
+
+def _f(x: Any) -> Any:
+    return np.asarray(x, F32)
+
+
+def _rint(x: Any) -> Any:
+    """vrint_vi2_vf: round to nearest even, as an int32 (NaN gives 0 here; its lanes are
+    overwritten by the special-value selects)."""
+    with np.errstate(invalid="ignore"):
+        r = np.rint(np.where(np.isfinite(x), x, 0)).clip(-(2.0 ** 31), 2.0 ** 31 - 1)
+    return r.astype(I32)
+
+
+def _pow2i(q: Any) -> Any:
+    """vpow2i_vf_vi2: 2**q built from its exponent bits (int32 wraparound as the hardware's)."""
+    return ((q.astype(I32) + I32(0x7F)) << I32(23)).view(F32)
+
+
+def ldexp2(d: Any, e: Any) -> Any:
+    """vldexp2_vf_vf_vi2: d * 2**(e >> 1) * 2**(e - (e >> 1)), two roundings."""
+    h = e >> I32(1)
+    return (d * _pow2i(h)) * _pow2i(e - h)
+
+
+def _ldexp3(d: Any, q: Any) -> Any:
+    """vldexp3_vf_vf_vi2: q added straight into d's exponent bits."""
+    return (d.view(I32) + (q.astype(I32) << I32(23))).view(F32)
+
+
+def _getexp(x: Any) -> Any:
+    """vgetexp (vgetexpps): floor(log2|x|) as a float; -inf for 0, inf for inf, NaN for NaN."""
+    with np.errstate(all="ignore"):
+        _, e = np.frexp(x)
+        out = (e - 1).astype(F32)
+        out = np.where(x == 0, F32(-np.inf), out)
+        return np.where(np.isfinite(x), out, np.abs(x)).astype(F32)
+
+
+def _getmant(x: Any) -> Any:
+    """vgetmant with _MM_MANT_NORM_p75_1p5: the significand scaled into [0.75, 1.5)."""
+    with np.errstate(all="ignore"):
+        m, _ = np.frexp(np.abs(x))
+        m = (m * F32(2)).astype(F32)  # [1, 2)
+        return np.where(m >= F32(1.5), m * F32(0.5), m).astype(F32)
+
+
+# --- double-float arithmetic (SLEEF's df.h, FMA variants) ----------------------------------------
+def _add2_ff(x: Any, y: Any) -> tuple:
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+def _add_ff(x: Any, y: Any) -> tuple:
+    s = x + y
+    return s, (x - s) + y
+
+
+def _add_f_f2(x: Any, y: tuple) -> tuple:
+    s = x + y[0]
+    return s, ((x - s) + y[0]) + y[1]
+
+
+def _add_f2_f(x: tuple, y: Any) -> tuple:
+    s = x[0] + y
+    return s, ((x[0] - s) + y) + x[1]
+
+
+def _add_f2_f2(x: tuple, y: tuple) -> tuple:
+    s = x[0] + y[0]
+    return s, (((x[0] - s) + y[0]) + x[1]) + y[1]
+
+
+def _add2_f2_f(x: tuple, y: Any) -> tuple:
+    s = x[0] + y
+    v = s - x[0]
+    return s, ((x[0] - (s - v)) + (y - v)) + x[1]
+
+
+def _add2_f2_f2(x: tuple, y: tuple) -> tuple:
+    s = x[0] + y[0]
+    v = s - x[0]
+    return s, ((x[0] - (s - v)) + (y[0] - v)) + (x[1] + y[1])
+
+
+def _mul_f2_f(x: tuple, y: Any) -> tuple:
+    s = x[0] * y
+    return s, fma32(x[1], y, fma32(x[0], y, -s))
+
+
+def _mul_f2_f2(x: tuple, y: tuple) -> tuple:
+    s = x[0] * y[0]
+    return s, fma32(x[0], y[1], fma32(x[1], y[0], fma32(x[0], y[0], -s)))
+
+
+def _squ(x: tuple) -> tuple:
+    s = x[0] * x[0]
+    return s, fma32(x[0] + x[0], x[1], fma32(x[0], x[0], -s))
+
+
+def _div(n: tuple, d: tuple) -> tuple:
+    t = ONE / d[0]
+    s = n[0] * t
+    u = fma32(t, n[0], -s)
+    v = fma32(-d[1], t, fma32(-d[0], t, ONE))
+    return s, fma32(s, v, fma32(n[1], t, u))
+
+
+def _scale(d: tuple, s: Any) -> tuple:
+    return d[0] * s, d[1] * s
+
+
+# --- the functions -------------------------------------------------------------------------------
+def expf(d: Any) -> Any:
+    """Sleef_expf16_u10 (xexpf)."""
+    d = _f(d)
+    with np.errstate(all="ignore"):
+        q = _rint(d * R_LN2)
+        qf = q.astype(F32)
+        s = fma32(qf, -L2U, d)
+        s = fma32(qf, -L2L, s)
+        u = F32(0.000198527617612853646278381)
+        for c in (0.00139304355252534151077271, 0.00833336077630519866943359,
+                  0.0416664853692054748535156, 0.166666671633720397949219, 0.5):
+            u = fma32(u, s, F32(c))
+        u = ONE + fma32(s * s, u, s)
+        u = ldexp2(u, q)
+        u = np.where(d < F32(-104), F32(0), u)
+        u = np.where(F32(100) < d, INF, u)
+        return np.where(np.isnan(d), d, u).astype(F32)
+
+
+def logf(d: Any) -> Any:
+    """Sleef_logf16_u10 (xlogf_u1, AVX512 branch)."""
+    d = _f(d)
+    with np.errstate(all="ignore"):
+        e = _getexp(d * F32(1.0 / 0.75))
+        e = np.where(e == INF, F32(128), e)
+        m = _getmant(d)
+        x = _div(_add2_ff(F32(-1), m), _add2_ff(ONE, m))
+        x2 = x[0] * x[0]
+        t = F32(0.3027294874)
+        t = fma32(t, x2, F32(0.3996108174))
+        t = fma32(t, x2, F32(0.6666694880))
+        s = _mul_f2_f((LN2_HI, LN2_LO), e)
+        s = _add_f2_f2(s, _scale(x, TWO))
+        s = _add_f2_f(s, (x2 * x[0]) * t)
+        r = s[0] + s[1]
+        # vfixupimm: log(0) = -inf, log(-inf) = NaN, log(inf) = inf, log(negative) = NaN
+        r = np.where(d == 0, F32(-np.inf), r)
+        r = np.where(d == INF, INF, r)
+        r = np.where(d < 0, F32(np.nan), r)
+        return np.where(np.isnan(d), d, r).astype(F32)
+
+
+def log1pf(d: Any) -> Any:
+    """Sleef_log1pf16_u10 (xlog1pf, AVX512 branch)."""
+    d = _f(d)
+    with np.errstate(all="ignore"):
+        dp1 = d + ONE
+        e = _getexp(dp1 * F32(1.0 / 0.75))
+        e = np.where(e == INF, F32(128), e)
+        t = _ldexp3(np.full(np.shape(d), ONE), -_rint(e))
+        m = fma32(d, t, t - ONE)
+        s = _mul_f2_f((LN2_HI, LN2_LO), e)
+        x = _div((m, np.zeros_like(m)), _add_ff(TWO, m))
+        x2 = x[0] * x[0]
+        t = F32(0.3027294874)
+        t = fma32(t, x2, F32(0.3996108174))
+        t = fma32(t, x2, F32(0.6666694880))
+        s = _add_f2_f2(s, _scale(x, TWO))
+        s = _add_f2_f(s, (x2 * x[0]) * t)
+        r = s[0] + s[1]
+        r = np.where(d > F32(1e38), INF, r)
+        r = np.where(F32(-1) > d, F32(np.nan), r)
+        r = np.where(d == F32(-1), F32(-np.inf), r)
+        r = np.where((d == 0) & np.signbit(d), F32(-0.0), r)
+        return np.where(np.isnan(d), d, r).astype(F32)
+
+
+def _expk2(d: tuple) -> tuple:
+    """SLEEF's expk2f: exp of a double-float, as a double-float."""
+    u = (d[0] + d[1]) * R_LN2
+    q = _rint(u)
+    qf = q.astype(F32)
+    s = _add2_f2_f(d, qf * -L2U)
+    s = _add2_f2_f(s, qf * -L2L)
+    u = F32(+0.1980960224e-3)
+    for c in (+0.1394256484e-2, +0.8333456703e-2, +0.4166637361e-1):
+        u = fma32(u, s[0], F32(c))
+    t = _add2_f2_f(_mul_f2_f(s, u), F32(+0.166666659414234244790680580464e+0))
+    t = _add2_f2_f(_mul_f2_f2(s, t), F32(0.5))
+    t = _add2_f2_f2(s, _mul_f2_f2(_squ(s), t))
+    t = _add_f_f2(ONE, t)
+    low = d[0] < F32(-104)
+    return (np.where(low, F32(0), ldexp2(t[0], q)), np.where(low, F32(0), ldexp2(t[1], q)))
+
+
+def expm1f(a: Any) -> Any:
+    """Sleef_expm1f16_u10 (xexpm1f)."""
+    a = _f(a)
+    with np.errstate(all="ignore"):
+        d = _add2_f2_f(_expk2((a, np.zeros_like(a))), F32(-1.0))
+        x = d[0] + d[1]
+        x = np.where(a > F32(88.72283172607421875), INF, x)
+        x = np.where(a < F32(-16.635532333438687426013570), F32(-1), x)
+        x = np.where((a == 0) & np.signbit(a), F32(-0.0), x)
+        return np.where(np.isnan(a), a, x).astype(F32)

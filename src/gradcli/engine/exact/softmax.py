@@ -1,0 +1,248 @@
+"""softmax and log_softmax, forward and backward (aten/src/ATen/native/cpu/SoftMaxKernel.cpp,
+LogSoftmaxKernelImpl.h, ATen/cpu/vec/functional_base.h).
+
+Over the last dimension each row is reduced with ``vec::reduce_all``: whole vectors summed lane
+by lane, the partial tail vector into the first lanes, then the lanes folded by a tree of
+shuffles (1-8, 1-4, 1-2, 1-1 for 16 lanes); a row shorter than a vector is summed in order.
+``exp``/``log`` are SLEEF's on every element.  Over another dimension the kernels walk
+``inner`` positions a vector at a time, summing down the dimension in order, with glibc's
+``expf`` for the positions left over — and since those kernels split their positions between
+the threads with no grain, the split moves the leftovers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import libm, sleef
+from .fp import fma32
+from .iterator import thread_ranges
+from .machine import THREADS, VECTOR_BYTES
+
+F32 = np.float32
+
+
+def _lanes(x: Any) -> int:
+    return VECTOR_BYTES // x.dtype.itemsize
+
+
+def _exp(x: Any) -> Any:
+    return sleef.expf(x) if x.dtype == F32 else np.exp(x)
+
+
+def _log(x: Any) -> Any:
+    return sleef.logf(x) if x.dtype == F32 else np.log(x)
+
+
+def _scalar_exp(x: Any) -> Any:
+    return libm.expf(x) if x.dtype == F32 else np.exp(x)
+
+
+def reduce_all_sum(rows: Any) -> Any:
+    """vec::reduce_all(+) over the last axis of ``rows`` (all rows at once)."""
+    n = rows.shape[-1]
+    w = _lanes(rows)
+    zero = np.zeros(rows.shape[:-1], rows.dtype)
+    if n < w:  # vec_reduce_all's slow path: lane 0 accumulates the elements in order
+        acc = rows[..., 0] + zero if n else zero
+        for i in range(1, n):
+            acc = acc + rows[..., i]
+        return acc
+    full = n - n % w
+    acc = rows[..., :w].copy()
+    for d in range(w, full, w):
+        acc = acc + rows[..., d:d + w]
+    if full < n:  # Vec::set: only the first n - full lanes take the tail
+        tail = n - full
+        acc[..., :tail] = acc[..., :tail] + rows[..., full:]
+    while acc.shape[-1] > 1:  # the shuffle tree: lane i with lane i + half
+        half = acc.shape[-1] // 2
+        acc = acc[..., :half] + acc[..., half:]
+    return acc[..., 0]
+
+
+def _rows(x: Any, dim: int) -> tuple[Any, int, int, int]:
+    """``x`` as (outer, dim, inner) and those sizes."""
+    shape = x.shape
+    outer = int(np.prod(shape[:dim], dtype=np.int64))
+    inner = int(np.prod(shape[dim + 1:], dtype=np.int64))
+    return np.ascontiguousarray(x).reshape(outer, shape[dim], inner), outer, shape[dim], inner
+
+
+def softmax(x: Any, dim: int) -> Any:
+    """``torch.softmax(x, dim)`` of a float32/float64 array."""
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return _softmax_last(x.reshape(1, 1)).reshape(())
+    dim %= x.ndim
+    v, outer, size, inner = _rows(x, dim)
+    if inner == 1:
+        return _softmax_last(v.reshape(outer, size)).reshape(x.shape)
+    return _softmax_inner(v, outer, size, inner).reshape(x.shape)
+
+
+def _softmax_last(rows: Any) -> Any:
+    with np.errstate(all="ignore"):
+        m = np.max(rows, axis=-1, keepdims=True)
+        e = _exp(rows - m)
+        s = reduce_all_sum(e)
+        inv = rows.dtype.type(1) / s
+        return e * inv[:, None]
+
+
+def _vector_positions(total: int, inner: int, lanes: int) -> Any:
+    """_vec_softmax's walk over outer * inner positions: True where a whole vector is used."""
+    out = np.zeros(total, bool)
+    for begin, end in thread_ranges(total, THREADS, 0):
+        idx = begin
+        while idx < end:
+            inner_idx = idx % inner
+            if inner_idx + lanes <= inner and idx + lanes <= end:
+                out[idx:idx + lanes] = True
+                idx += lanes
+            else:
+                idx += (end - idx) if idx + lanes > end else (inner - inner_idx)
+    return out
+
+
+def _softmax_inner(v: Any, outer: int, size: int, inner: int) -> Any:
+    """_vec_softmax: exp and division in vectors, glibc expf for the leftover positions."""
+    lanes = _lanes(v)
+    cols = np.moveaxis(v, 1, 2).reshape(outer * inner, size)  # one row per position
+    vec = _vector_positions(outer * inner, inner, lanes)
+    with np.errstate(all="ignore"):
+        m = np.max(cols, axis=1, keepdims=True)
+        e = np.where(vec[:, None], _exp(cols - m), _scalar_exp(cols - m))
+        s = np.zeros(outer * inner, v.dtype)
+        for d in range(size):
+            s = s + e[:, d]
+        out = e / s[:, None]
+    return np.moveaxis(out.reshape(outer, inner, size), 2, 1)
+
+
+def log_softmax(x: Any, dim: int) -> Any:
+    """``torch.log_softmax(x, dim)`` of a float32/float64 array."""
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return _log_softmax_last(x.reshape(1, 1)).reshape(())
+    dim %= x.ndim
+    v, outer, size, inner = _rows(x, dim)
+    if inner == 1:
+        return _log_softmax_last(v.reshape(outer, size)).reshape(x.shape)
+    return _log_softmax_inner(v, outer, size, inner).reshape(x.shape)
+
+
+def _log_softmax_last(rows: Any) -> Any:
+    with np.errstate(all="ignore"):
+        m = np.max(rows, axis=-1, keepdims=True)
+        s = reduce_all_sum(_exp(rows - m))
+        return (rows - m) - _log(s)[:, None]
+
+
+def _chunk(inner: int, size: int, itemsize: int, lanes: int) -> int:
+    """vec_logsoftmax_chunk_size_and_num_chunks: a 128 KB block of the reduced dimension."""
+    chunk = max((128 * 1024) // size // itemsize, lanes)
+    return min(chunk // lanes * lanes, inner)
+
+
+def _inner_vector_mask(inner: int, size: int, itemsize: int, lanes: int) -> Any:
+    """Per inner position: whether serial_vec_logsoftmax_range handles it in a vector."""
+    chunk = _chunk(inner, size, itemsize, lanes)
+    pos = np.arange(inner)
+    start = pos - pos % chunk
+    length = np.minimum(chunk, inner - start)
+    return (pos - start) < length - length % lanes
+
+
+def _log_softmax_inner(v: Any, outer: int, size: int, inner: int) -> Any:
+    lanes = _lanes(v)
+    vec = _inner_vector_mask(inner, size, v.dtype.itemsize, lanes)
+    with np.errstate(all="ignore"):
+        m = np.max(v, axis=1, keepdims=True)
+        shifted = v - m
+        e = np.where(vec[None, None, :], _exp(shifted), _scalar_exp(shifted))
+        s = np.zeros((outer, inner), v.dtype)
+        for d in range(size):
+            s = s + e[:, d]
+        return shifted - _log(s)[:, None, :]
+
+
+def softmax_backward(grad: Any, out: Any, dim: int) -> Any:
+    """_softmax_backward_data: out * (grad - sum(grad * out)), the products accumulated with
+    fused multiply-adds."""
+    out = np.asarray(out)
+    grad = np.asarray(grad, out.dtype)
+    if out.ndim == 0:
+        return softmax_backward(grad.reshape(1), out.reshape(1), 0).reshape(())
+    dim %= out.ndim
+    g, outer, size, inner = _rows(grad, dim)
+    o = np.ascontiguousarray(out).reshape(g.shape)
+    if inner == 1:
+        g2, o2 = g.reshape(outer, size), o.reshape(outer, size)
+        s = _dot_rows(g2, o2, fused_tail=outer == 1)
+        return ((g2 - s[:, None]) * o2).reshape(out.shape)
+    s = np.zeros((outer, inner), out.dtype)
+    for d in range(size):
+        s = _madd(g[:, d], o[:, d], s)
+    return (o * (g - s[:, None, :])).reshape(out.shape)
+
+
+def _madd(a: Any, b: Any, c: Any) -> Any:
+    """``c + a * b`` as the kernels' compiled code computes it: one FMA."""
+    return fma32(a, b, c) if a.dtype == F32 else c + a * b
+
+
+def _dot_rows(a: Any, b: Any, fused_tail: bool) -> Any:
+    """map2_reduce_all(x * y, +) along rows: vec_reduce_all of the lane-wise products.
+
+    NOTE: the compiler fuses the tail's product into its sum (one FMA) in the copy of the
+    loop parallel_for calls directly, for a single row, and not in the copy the OpenMP region
+    runs, for several rows; measured on torch 2.13 (tests/test_numerics.py covers both).
+    """
+    n = a.shape[-1]
+    w = _lanes(a)
+    if n < w:
+        prods = a * b
+        return reduce_all_sum(prods)
+    full = n - n % w
+    acc = a[..., :w] * b[..., :w]
+    for d in range(w, full, w):
+        acc = acc + a[..., d:d + w] * b[..., d:d + w]
+    if full < n:
+        tail = n - full
+        acc[..., :tail] = _madd(a[..., full:], b[..., full:], acc[..., :tail]) if fused_tail \
+            else acc[..., :tail] + a[..., full:] * b[..., full:]
+    while acc.shape[-1] > 1:
+        half = acc.shape[-1] // 2
+        acc = acc[..., :half] + acc[..., half:]
+    return acc[..., 0]
+
+
+def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
+    """_log_softmax_backward_data: grad - exp(out) * sum(grad), the product fused into the
+    subtraction."""
+    out = np.asarray(out)
+    grad = np.asarray(grad, out.dtype)
+    if out.ndim == 0:
+        return log_softmax_backward(grad.reshape(1), out.reshape(1), 0).reshape(())
+    dim %= out.ndim
+    g, outer, size, inner = _rows(grad, dim)
+    o = np.ascontiguousarray(out).reshape(g.shape)
+    with np.errstate(all="ignore"):
+        if inner == 1:
+            g2, o2 = g.reshape(outer, size), o.reshape(outer, size)
+            s = reduce_all_sum(g2)
+            return _msub(g2, _exp(o2), s[:, None]).reshape(out.shape)
+        s = np.zeros((outer, inner), out.dtype)
+        for d in range(size):
+            s = s + g[:, d]
+        vec = _inner_vector_mask(inner, size, out.dtype.itemsize, _lanes(out))
+        e = np.where(vec[None, None, :], _exp(o), _scalar_exp(o))
+        return _msub(g, e, s[:, None, :]).reshape(out.shape)
+
+
+def _msub(a: Any, b: Any, c: Any) -> Any:
+    """``a - b * c`` as one FMA (vfnmadd)."""
+    return fma32(-b, c, a) if a.dtype == F32 else a - b * c

@@ -1,0 +1,209 @@
+"""PyTorch's elementwise float kernels (UnaryOpsKernel.cpp, BinaryOpsKernel.cpp, Activation.cpp).
+
+Three families, by where PyTorch's bits come from:
+
+* MKL VML (``vmsExp``, ``vmsLn``, ``vmsTanh``, ``vmsSqrt``, ``vmsSin``/``Cos``, ``vmsAtan``,
+  ``vmsErf`` ... in high-accuracy mode): ``exp log sqrt sin cos tan tanh asin acos atan erf``.
+  MKL's algorithms are closed, so these are computed in float64 and rounded once — the correctly
+  rounded value, which MKL's result is most of the time (tests/test_numerics.py measures how
+  often per op and holds that share).
+* SLEEF, for every element (``vml`` kernels without MKL, and kernels that map a whole row
+  through ``Vectorized``): ``expm1``, ``log1p``, ``logsigmoid``.  Exact (sleef.py).
+* ``cpu_kernel_vec`` kernels whose vector and scalar lambdas differ (``sigmoid``: SLEEF's
+  ``expf`` in the vector lanes, glibc's ``expf`` in each row's tail): exact, element by element
+  according to TensorIterator's walk (iterator.py).
+
+Backward kernels keep PyTorch's association and the compiler's fused multiply-adds
+(``tanh_backward`` is ``a * (1 - b * b)`` with ``1 - b * b`` contracted to one FMA).
+float64 inputs take the same formulas in float64 (SLEEF's double kernels are not ported).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import libm, sleef
+from .fp import fma32
+from .iterator import vector_mask
+from .machine import SUM_VECTOR_BYTES, VECTOR_BYTES
+
+F32 = np.float32
+ONE = F32(1)
+
+# torch op name -> the NumPy float64 function whose correctly rounded value stands in for MKL
+_MKL = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
+        "tan": np.tan, "tanh": np.tanh, "asin": np.arcsin, "acos": np.arccos,
+        "atan": np.arctan, "log2": np.log2, "log10": np.log10}
+
+
+def _is32(x: Any) -> bool:
+    return np.asarray(x).dtype == F32
+
+
+def _lanes(x: Any, vector_bytes: int = VECTOR_BYTES) -> int:
+    return vector_bytes // np.asarray(x).dtype.itemsize
+
+
+def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
+    """Apply ``vec`` to the elements cpu_kernel_vec's vector loop computes, ``scalar`` to the
+    rest (the arrays in ``more`` are further inputs of the same shape)."""
+    x = np.asarray(x)
+    arrays = np.broadcast_arrays(x, *more) if more else [x]
+    mask = vector_mask(arrays[0].shape, [a.strides for a in arrays], x.dtype.itemsize,
+                       _lanes(x, vector_bytes))
+    out = np.empty(arrays[0].shape, x.dtype)
+    if mask.any():
+        out[mask] = vec(*[a[mask] for a in arrays])
+    if not mask.all():
+        rest = ~mask
+        out[rest] = scalar(*[a[rest] for a in arrays])
+    return out
+
+
+def mkl(name: str, x: Any) -> Any:
+    """An MKL VML function: the correctly rounded result for float32 (from float64)."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        if x.dtype == F32:
+            return _MKL[name](x.astype(np.float64)).astype(F32)
+        return _MKL[name](x)
+
+
+def erf(x: Any) -> Any:
+    """vmsErf / vmdErf: the C library's erf (correctly rounded to float32 from float64)."""
+    x = np.asarray(x)
+    flat = np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64).reshape(-1))
+    return np.asarray(flat, np.float64).reshape(x.shape).astype(x.dtype)
+
+
+def expm1(x: Any) -> Any:
+    """``torch.expm1``: SLEEF for every element (MKL's expm1 is disabled in vml.h)."""
+    return sleef.expm1f(x) if _is32(x) else _quiet(np.expm1, x)
+
+
+def log1p(x: Any) -> Any:
+    """``torch.log1p``: SLEEF for every element."""
+    return sleef.log1pf(x) if _is32(x) else _quiet(np.log1p, x)
+
+
+def _quiet(fn: Any, *args: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return fn(*args)
+
+
+def sigmoid(x: Any) -> Any:
+    """sigmoid_kernel: 1 / (1 + exp(0 - a)) in the vector lanes, 1 / (1 + expf(-a)) after."""
+    x = np.asarray(x)
+    if x.dtype != F32:
+        return _quiet(lambda a: 1.0 / (1.0 + np.exp(-a)), x)
+    with np.errstate(all="ignore"):
+        return _split(x, VECTOR_BYTES, lambda a: ONE / (ONE + sleef.expf(F32(0) - a)),
+                      lambda a: ONE / (ONE + libm.expf(-a)))
+
+
+def logsigmoid(x: Any) -> Any:
+    """log_sigmoid_cpu_kernel: min(a, 0) - log1p(exp(-|a|)), SLEEF in every lane (AVX2)."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        if x.dtype != F32:
+            return np.minimum(x, 0.0) - np.log1p(np.exp(-np.abs(x)))
+        return np.minimum(x, F32(0)) - sleef.log1pf(sleef.expf(-np.abs(x)))
+
+
+def logsigmoid_backward(grad: Any, x: Any) -> Any:
+    """log_sigmoid_backward: (max_deriv - sign * (b / (1 + b))) * grad, b = exp(-|x|) as the
+    forward's buffer; the subtraction of the product is one FMA."""
+    x = np.asarray(x)
+    neg = x < 0
+    with np.errstate(all="ignore"):
+        if x.dtype != F32:
+            b = np.exp(-np.abs(x))
+            return (np.where(neg, 1.0, 0.0) - np.where(neg, 1.0, -1.0) * (b / (1.0 + b))) * grad
+        b = sleef.expf(-np.abs(x))
+        q = b / (ONE + b)
+        return fma32(-np.where(neg, ONE, F32(-1)), q, np.where(neg, ONE, F32(0))) * grad
+
+
+def softplus(x: Any, beta: float, threshold: float) -> Any:
+    """softplus_kernel (AVX2 lanes): log1p(exp(a * beta)) / beta below the threshold."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        if x.dtype != F32:
+            z = x * beta
+            return np.where(z > threshold, x, np.log1p(np.exp(z)) / beta)
+        b, t = F32(beta), F32(threshold)
+
+        def vec(a: Any) -> Any:
+            return np.where(a * b > t, a, sleef.log1pf(sleef.expf(a * b)) / b)
+
+        def scalar(a: Any) -> Any:  # glibc's log1pf is not ported: correctly rounded stands in
+            e = libm.expf(a * b).astype(np.float64)
+            return np.where(a * b > t, a, np.log1p(e).astype(F32) / b)
+
+        return _split(x, SUM_VECTOR_BYTES, vec, scalar)
+
+
+def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
+    """softplus_backward_kernel: z = exp(b * beta); a * z / (z + 1) below the threshold."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        if x.dtype != F32:
+            z = np.exp(x * beta)
+            return np.where(x * beta > threshold, grad, grad * z / (z + 1.0))
+        b, t = F32(beta), F32(threshold)
+
+        def vec(g: Any, a: Any) -> Any:
+            z = sleef.expf(a * b)
+            return np.where(a * b > t, g, g * z / (z + ONE))
+
+        def scalar(g: Any, a: Any) -> Any:
+            z = libm.expf(a * b)
+            return np.where(a * b > t, g, g * z / (z + ONE))
+
+        return _split(x, SUM_VECTOR_BYTES, lambda a, g: vec(g, a), lambda a, g: scalar(g, a),
+                      np.asarray(grad, F32))
+
+
+def tanh_backward(grad: Any, y: Any) -> Any:
+    """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA."""
+    y = np.asarray(y)
+    if y.dtype != F32:
+        return grad * (1.0 - y * y)
+    return np.asarray(grad, F32) * fma32(-y, y, ONE)
+
+
+def sigmoid_backward(grad: Any, y: Any) -> Any:
+    """sigmoid_backward: (a * (1 - b)) * b."""
+    y = np.asarray(y)
+    one = y.dtype.type(1)
+    return (grad * (one - y)) * y
+
+
+def pow_scalar(x: Any, exponent: float) -> Any:
+    """pow_tensor_scalar_kernel's special exponents (x * x, x * x * x, sqrt, 1 / x, ...);
+    other exponents through the C library's pow in float64, rounded once."""
+    x = np.asarray(x)
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        if exponent == 2:
+            return x * x
+        if exponent == 3:
+            return x * x * x
+        if exponent == 0.5:
+            return np.sqrt(x)
+        if exponent == -0.5:
+            return t(1) / np.sqrt(x)
+        if exponent == -1:
+            return t(1) / x
+        if exponent == -2:
+            return t(1) / (x * x)
+        if exponent == 1:
+            return x.copy()
+        if exponent == 0:
+            return np.ones_like(x)
+        if x.dtype == F32:
+            return np.power(x.astype(np.float64), float(F32(exponent))).astype(F32)
+        return np.power(x, exponent)
