@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,6 +184,20 @@ def _cupy_failure() -> str | None:
         return f"CuPy is not installed ({exc.msg}); install gradcli[cupy]"
     except Exception as exc:  # noqa: BLE001 - CUDA runtime errors have no common base
         return f"CuPy is installed but no usable NVIDIA GPU was found ({exc})"
+    return None
+
+
+def exact_kernels(xp: Any) -> Any:
+    """The PyTorch-exact kernels (engine/exact) when ``xp`` is NumPy, else None.
+
+    They are NumPy code, so only NumPy arrays can take them; other namespaces keep the plain
+    Array API formulas of engine.kernels.  Imported on first use: most commands never need them.
+    """
+    if xp is numpy or (isinstance(xp, types.ModuleType)
+                       and xp.__name__ == "array_api_compat.numpy"):
+        from . import exact
+
+        return exact
     return None
 
 

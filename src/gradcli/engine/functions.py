@@ -539,6 +539,50 @@ class TensorFormulas:
         """An array as a constant operand."""
         return Tensor(array, current().backend)
 
+    # PyTorch's backward kernels, composed of recorded ops in the kernels' association (the
+    # fused multiply-add of tanh_backward and the softmax kernels' order of additions round
+    # differently here in the last bit; see engine/kernels.py)
+    @staticmethod
+    def power(x: Tensor, exponent: float) -> Tensor:
+        """Differentiable ``x ** exponent``."""
+        return pow(x, exponent)
+
+    @staticmethod
+    def sigmoid_backward(grad: Tensor, y: Tensor) -> Tensor:
+        """(grad * (1 - y)) * y."""
+        return (grad * (1 - y)) * y
+
+    @staticmethod
+    def tanh_backward(grad: Tensor, y: Tensor) -> Tensor:
+        """grad * (1 - y * y)."""
+        return grad * (1 - y * y)
+
+    @staticmethod
+    def softmax_backward(grad: Tensor, y: Tensor, dim: int) -> Tensor:
+        """(grad - sum(grad * y)) * y."""
+        return (grad - _reduce(O.SUM, O.SUM_DIM, grad * y, dim, True)) * y
+
+    @staticmethod
+    def log_softmax_backward(grad: Tensor, y: Tensor, dim: int) -> Tensor:
+        """grad - exp(y) * sum(grad)."""
+        return grad - SURFACED["exp"](y) * _reduce(O.SUM, O.SUM_DIM, grad, dim, True)
+
+    @staticmethod
+    def logsigmoid_backward(grad: Tensor, x: Tensor) -> Tensor:
+        """(max_deriv - sign * (b / (1 + b))) * grad with b = exp(-|x|)."""
+        b = SURFACED["exp"](-SURFACED["abs"](x))
+        negative = x.data < 0
+        zeros = _zeros_like(x)
+        max_deriv = TensorFormulas.where(negative, zeros + 1.0, zeros)
+        sign = TensorFormulas.where(negative, zeros + 1.0, zeros - 1.0)
+        return (max_deriv - sign * (b / (b + 1))) * grad
+
+    @staticmethod
+    def softplus_backward(grad: Tensor, x: Tensor, beta: float, threshold: float) -> Tensor:
+        """grad * z / (z + 1) with z = exp(x * beta), grad above the threshold."""
+        z = SURFACED["exp"](x * beta)
+        return TensorFormulas.where(x.data * beta > threshold, grad, grad * z / (z + 1))
+
     @staticmethod
     def where(condition: Any, x: Any, y: Any) -> Any:
         """Differentiable ``where`` with a constant condition."""

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from ..errors import ScriptError
+from . import kernels
 from .context import current
 from .dtypes import BOOL, FLOAT64, INT64
 from .tensor import Tensor
@@ -446,7 +447,7 @@ def sum_to(xp: Any, g: Any, shape: tuple) -> Any:
         i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1
     )
     if axes:
-        g = xp.sum(g, axis=axes, keepdims=True)
+        g = kernels.sum(xp, g, axes, True)
     if lead:
         g = xp.reshape(g, shape)
     return g

@@ -1,15 +1,200 @@
-"""PyTorch's CPU arithmetic where it is not plain IEEE ops: ``add(a, b, alpha=s)`` is fused.
+"""The numeric kernels the op table's forwards and formulas call, with PyTorch's rounding.
 
-On an x86-64 CPU with FMA (AVX2, AVX-512), PyTorch computes ``a + alpha * b`` with a fused
-multiply-add: one rounding, not two.  Optimizers lean on it (``param.add_(grad, alpha=-lr)``),
-so their float32 numbers match PyTorch's bit for bit only when the same single rounding is
-done here.  Array API calls only.
+On the NumPy backend each function runs the PyTorch-exact emulation in ``engine/exact`` (the
+same order of additions, the same SLEEF and libm code, the same fused multiply-adds), so float32
+and float64 results are PyTorch's bit for bit where tests/test_numerics.py says so.  On any other
+Array API namespace, and for dtypes the emulation does not cover, each falls back to the plain
+formula written with Array API calls.
+
+``add_scaled``/``fused_add`` (the optimizers' ``add(a, b, alpha=s)``): on an x86-64 CPU with
+FMA, PyTorch computes ``a + alpha * b`` with a fused multiply-add, one rounding, and so do they
+(Array API calls only).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from .backend import exact_kernels
+
+
+def _exact(xp: Any, *arrays: Any) -> Any:
+    """The exact namespace when it can take these arrays, else None."""
+    ex = exact_kernels(xp)
+    return ex if ex is not None and ex.accepts(*arrays) else None
+
+
+def sum(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+    """``torch.sum``: PyTorch's cascade order of additions."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.sum_(x, _axes(axis), keepdims)
+    return xp.sum(x, axis=axis, keepdims=keepdims)
+
+
+def mean(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``torch.mean``: the cascade sum divided by the count."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.mean(x, _axes(axis), keepdims)
+    n = 1
+    for i, d in enumerate(x.shape):
+        if axis is None or i in _axes(axis):
+            n *= d
+    return xp.sum(x, axis=axis, keepdims=keepdims) / n
+
+
+def _axes(axis: Any) -> tuple | None:
+    if axis is None:
+        return None
+    return tuple(axis) if isinstance(axis, tuple | list) else (axis,)
+
+
+def unary(xp: Any, name: str, x: Any) -> Any:
+    """An elementwise function PyTorch leaves to a library (MKL's VML for exp, log, sqrt,
+    tanh, sin, ...): ``name`` is its Array API name."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.mkl(name, x)
+    return getattr(xp, name)(x)
+
+
+def expm1(xp: Any, x: Any) -> Any:
+    """``torch.expm1`` (SLEEF)."""
+    ex = _exact(xp, x)
+    return ex.expm1(x) if ex is not None else xp.expm1(x)
+
+
+def log1p(xp: Any, x: Any) -> Any:
+    """``torch.log1p`` (SLEEF)."""
+    ex = _exact(xp, x)
+    return ex.log1p(x) if ex is not None else xp.log1p(x)
+
+
+def sigmoid(xp: Any, x: Any) -> Any:
+    """``torch.sigmoid``: SLEEF in the vector lanes, glibc in each row's tail."""
+    ex = _exact(xp, x)
+    return ex.sigmoid(x) if ex is not None else 1.0 / (1.0 + xp.exp(-x))
+
+
+def sigmoid_backward(xp: Any, grad: Any, y: Any) -> Any:
+    """``sigmoid_backward``: (grad * (1 - y)) * y."""
+    ex = _exact(xp, grad, y)
+    return ex.sigmoid_backward(grad, y) if ex is not None else (grad * (1 - y)) * y
+
+
+def tanh_backward(xp: Any, grad: Any, y: Any) -> Any:
+    """``tanh_backward``: grad * (1 - y * y), with ``1 - y * y`` fused."""
+    ex = _exact(xp, grad, y)
+    return ex.tanh_backward(grad, y) if ex is not None else grad * (1 - y * y)
+
+
+def logsigmoid(xp: Any, x: Any) -> Any:
+    """``F.logsigmoid``: min(x, 0) - log1p(exp(-|x|))."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.logsigmoid(x)
+    return xp.minimum(x, 0.0) - xp.log1p(xp.exp(-xp.abs(x)))
+
+
+def logsigmoid_backward(xp: Any, grad: Any, x: Any) -> Any:
+    """``log_sigmoid_backward`` from the forward's exp(-|x|)."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        return ex.logsigmoid_backward(grad, x)
+    b = xp.exp(-xp.abs(x))
+    max_deriv = xp.astype(x < 0, x.dtype)  # 1 where x < 0, else 0; the sign is then +-1
+    return (max_deriv - (2 * max_deriv - 1) * (b / (1 + b))) * grad
+
+
+def softplus(xp: Any, x: Any, beta: float, threshold: float) -> Any:
+    """``F.softplus``: log1p(exp(x * beta)) / beta, x itself above the threshold."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.softplus(x, beta, threshold)
+    scaled = x * beta
+    return xp.where(scaled > threshold, x, xp.log1p(xp.exp(scaled)) / beta)
+
+
+def softplus_backward(xp: Any, grad: Any, x: Any, beta: float, threshold: float) -> Any:
+    """``softplus_backward``: grad * z / (z + 1), z = exp(x * beta)."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        return ex.softplus_backward(grad, x, beta, threshold)
+    z = xp.exp(x * beta)
+    return xp.where(x * beta > threshold, grad, grad * z / (z + 1))
+
+
+def erf(xp: Any, x: Any) -> Any:
+    """``torch.erf`` (MKL): the C library's erf where NumPy runs, a series elsewhere."""
+    ex = _exact(xp, x)
+    return ex.erf(x) if ex is not None else _erf_series(xp, x)
+
+
+def _erf_series(xp: Any, x: Any) -> Any:
+    """erf without a library function (the Array API has none): the everywhere-positive series
+    erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), summed for |x| <= 6;
+    beyond, erf is +-1 to double precision.  Relative error about 1e-15."""
+    a = xp.clip(xp.abs(x), max=6.0)
+    x2 = a * a
+    term = a
+    total = a
+    for n in range(1, 110):  # the terms peak near n = x^2 = 36 and fall below 1e-17 by 110
+        term = term * (2.0 * x2 / (2 * n + 1))
+        total = total + term
+    value = (2.0 / math.sqrt(math.pi)) * xp.exp(-x2) * total
+    return xp.sign(x) * xp.clip(value, max=1.0)
+
+
+def power(xp: Any, x: Any, exponent: float) -> Any:
+    """``x ** exponent`` for a Python number: PyTorch's special exponents (x * x, 1 / x,
+    1 / sqrt(x) ...); 0.5 is ``torch.sqrt``."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.mkl("sqrt", x) if exponent == 0.5 else ex.pow_scalar(x, exponent)
+    return x ** exponent
+
+
+def softmax(xp: Any, x: Any, dim: int) -> Any:
+    """``torch.softmax``."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.softmax(x, dim)
+    if 0 in x.shape:  # nothing to normalise (and NumPy's max of nothing fails)
+        return x + 0
+    e = xp.exp(x - xp.max(x, axis=dim, keepdims=True))
+    return e / xp.sum(e, axis=dim, keepdims=True)
+
+
+def log_softmax(xp: Any, x: Any, dim: int) -> Any:
+    """``torch.log_softmax``: (x - max) - log(sum(exp(x - max)))."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.log_softmax(x, dim)
+    if 0 in x.shape:
+        return x + 0
+    shifted = x - xp.max(x, axis=dim, keepdims=True)
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+
+
+def softmax_backward(xp: Any, grad: Any, y: Any, dim: int) -> Any:
+    """``_softmax_backward_data``: (grad - sum(grad * y)) * y."""
+    ex = _exact(xp, grad, y)
+    if ex is not None:
+        return ex.softmax_backward(grad, y, dim)
+    return (grad - xp.sum(grad * y, axis=dim, keepdims=True)) * y
+
+
+def log_softmax_backward(xp: Any, grad: Any, y: Any, dim: int) -> Any:
+    """``_log_softmax_backward_data``: grad - exp(y) * sum(grad)."""
+    ex = _exact(xp, grad, y)
+    if ex is not None:
+        return ex.log_softmax_backward(grad, y, dim)
+    return grad - xp.exp(y) * xp.sum(grad, axis=dim, keepdims=True)
+
+
+# --- add(a, b, alpha=s): fused -----------------------------------------------------------------
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
 
 

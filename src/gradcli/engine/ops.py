@@ -57,6 +57,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScriptError
+from . import kernels as K
 from .backend import index_put
 from .tensor import Tensor
 
@@ -294,9 +295,10 @@ RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", ("self",), lambda xp, se
 NEG = defop("neg", "NegBackward0", ("self",), lambda xp, self: -self,
             lambda grad: -grad, kind="elementwise")
 # NOTE: pow's derivative is 0 where the exponent is 0, even at self = 0 (as PyTorch).
-POW = defop("pow", "PowBackward0", ("self",), lambda xp, self, exponent: self ** exponent,
+POW = defop("pow", "PowBackward0", ("self",),
+            lambda xp, self, exponent: K.power(xp, self, exponent),
             lambda xp, grad, self, exponent: xp.zeros_like(grad) if exponent == 0
-            else grad * (exponent * self ** (exponent - 1)), kind="elementwise",
+            else grad * (exponent * xp.power(self, exponent - 1)), kind="elementwise",
             dtype="promote", wrapped=("exponent",))
 POW_TENSOR = defop(
     "pow_tensor", "PowBackward1", ("self", "exponent"),
@@ -377,31 +379,30 @@ CLAMP = defop("clamp", "ClampBackward1", ("self",), _clamp,
               kind="elementwise", dtype="promote", wrapped=("min", "max"))
 
 # --- elementwise functions ----------------------------------------------------------------------
-EXP = defop("exp", "ExpBackward0", ("self",), lambda xp, self: xp.exp(self),
+EXP = defop("exp", "ExpBackward0", ("self",), lambda xp, self: K.unary(xp, "exp", self),
             lambda grad, result: grad * result, kind="elementwise", surface=UNARY,
             domain=(-2, 2), dtype="float")
-LOG = defop("log", "LogBackward0", ("self",), lambda xp, self: xp.log(self),
+LOG = defop("log", "LogBackward0", ("self",), lambda xp, self: K.unary(xp, "log", self),
             lambda grad, self: grad / self, kind="elementwise", surface=UNARY, domain=(0.2, 3),
             dtype="float")
-SQRT = defop("sqrt", "SqrtBackward0", ("self",), lambda xp, self: xp.sqrt(self),
+SQRT = defop("sqrt", "SqrtBackward0", ("self",), lambda xp, self: K.unary(xp, "sqrt", self),
              lambda grad, result: grad / (2 * result), kind="elementwise", surface=UNARY,
              domain=(0.2, 3), dtype="float")
 # NOTE: abs'(0) = sign(0) = 0, as PyTorch.
 ABS = defop("abs", "AbsBackward0", ("self",), lambda xp, self: xp.abs(self),
             lambda xp, grad, self: grad * xp.sign(self), kind="elementwise", surface=UNARY,
             domain=(-2, 2))
-SIN = defop("sin", "SinBackward0", ("self",), lambda xp, self: xp.sin(self),
+SIN = defop("sin", "SinBackward0", ("self",), lambda xp, self: K.unary(xp, "sin", self),
             lambda xp, grad, self: grad * xp.cos(self), kind="elementwise", surface=UNARY,
             domain=(-3, 3), dtype="float")
-COS = defop("cos", "CosBackward0", ("self",), lambda xp, self: xp.cos(self),
+COS = defop("cos", "CosBackward0", ("self",), lambda xp, self: K.unary(xp, "cos", self),
             lambda xp, grad, self: grad * -xp.sin(self), kind="elementwise", surface=UNARY,
             domain=(-3, 3), dtype="float")
-TANH = defop("tanh", "TanhBackward0", ("self",), lambda xp, self: xp.tanh(self),
-             lambda grad, result: grad * (1 - result * result), kind="elementwise",
+TANH = defop("tanh", "TanhBackward0", ("self",), lambda xp, self: K.unary(xp, "tanh", self),
+             lambda xp, grad, result: xp.tanh_backward(grad, result), kind="elementwise",
              surface=(*UNARY, "F"), domain=(-2, 2), dtype="float")
-SIGMOID = defop("sigmoid", "SigmoidBackward0", ("self",),
-                lambda xp, self: 1.0 / (1.0 + xp.exp(-self)),
-                lambda grad, result: grad * ((1 - result) * result), kind="elementwise",
+SIGMOID = defop("sigmoid", "SigmoidBackward0", ("self",), K.sigmoid,
+                lambda xp, grad, result: xp.sigmoid_backward(grad, result), kind="elementwise",
                 surface=(*UNARY, "F"), domain=(-3, 3), dtype="float")
 # NOTE: relu'(0) = 0, as PyTorch (threshold_backward on the result).
 RELU = defop("relu", "ReluBackward0", ("self",), lambda xp, self: xp.clip(self, min=0.0),
@@ -492,67 +493,48 @@ RANDOM_FROM_TO = _no_grad_fill("random_from_to_", "RandomBackward0")
 BERNOULLI_SCALAR = _no_grad_fill("bernoulli_scalar_", "BernoulliBackward2")
 BERNOULLI_TENSOR = _no_grad_fill("bernoulli_tensor_", "BernoulliBackward1")
 
-ATAN = defop("atan", "AtanBackward0", ("self",), lambda xp, self: xp.atan(self),
+ATAN = defop("atan", "AtanBackward0", ("self",), lambda xp, self: K.unary(xp, "atan", self),
              lambda grad, self: grad / (self * self + 1), kind="elementwise", surface=UNARY,
              domain=(-3, 3), dtype="float")
-ASIN = defop("asin", "AsinBackward0", ("self",), lambda xp, self: xp.asin(self),
+ASIN = defop("asin", "AsinBackward0", ("self",), lambda xp, self: K.unary(xp, "asin", self),
              lambda xp, grad, self: grad / xp.sqrt(1 - self * self), kind="elementwise",
              surface=UNARY, domain=(-0.9, 0.9), dtype="float")
-ACOS = defop("acos", "AcosBackward0", ("self",), lambda xp, self: xp.acos(self),
+ACOS = defop("acos", "AcosBackward0", ("self",), lambda xp, self: K.unary(xp, "acos", self),
              lambda xp, grad, self: -grad / xp.sqrt(1 - self * self), kind="elementwise",
              surface=UNARY, domain=(-0.9, 0.9), dtype="float")
-SINH = defop("sinh", "SinhBackward0", ("self",), lambda xp, self: xp.sinh(self),
+SINH = defop("sinh", "SinhBackward0", ("self",), lambda xp, self: K.unary(xp, "sinh", self),
              lambda xp, grad, self: grad * xp.cosh(self), kind="elementwise", surface=UNARY,
              domain=(-2, 2), dtype="float")
-COSH = defop("cosh", "CoshBackward0", ("self",), lambda xp, self: xp.cosh(self),
+COSH = defop("cosh", "CoshBackward0", ("self",), lambda xp, self: K.unary(xp, "cosh", self),
              lambda xp, grad, self: grad * xp.sinh(self), kind="elementwise", surface=UNARY,
              domain=(-2, 2), dtype="float")
-LOG1P = defop("log1p", "Log1PBackward0", ("self",), lambda xp, self: xp.log1p(self),
+LOG1P = defop("log1p", "Log1PBackward0", ("self",), K.log1p,
               lambda grad, self: grad / (self + 1), kind="elementwise", surface=UNARY,
               domain=(-0.5, 3), dtype="float")
-EXPM1 = defop("expm1", "Expm1Backward0", ("self",), lambda xp, self: xp.expm1(self),
+EXPM1 = defop("expm1", "Expm1Backward0", ("self",), K.expm1,
               lambda grad, result: grad * (result + 1), kind="elementwise", surface=UNARY,
               domain=(-2, 2), dtype="float")
 
 
-def _erf(xp: Any, x: Any) -> Any:
-    """erf without a library function (the Array API has none): the everywhere-positive series
-    erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), summed for |x| <= 6;
-    beyond, erf is +-1 to double precision.  Relative error about 1e-15 (tests: float64 PyTorch).
-    """
-    a = xp.clip(xp.abs(x), max=6.0)
-    x2 = a * a
-    term = a
-    total = a
-    for n in range(1, 110):  # the terms peak near n = x^2 = 36 and fall below 1e-17 by 110
-        term = term * (2.0 * x2 / (2 * n + 1))
-        total = total + term
-    value = (2.0 / math.sqrt(math.pi)) * xp.exp(-x2) * total
-    return xp.sign(x) * xp.clip(value, max=1.0)
-
-
-ERF = defop("erf", "ErfBackward0", ("self",), _erf,
+ERF = defop("erf", "ErfBackward0", ("self",), K.erf,
             lambda xp, grad, self: grad * ((2.0 / math.sqrt(math.pi)) * xp.exp(-(self * self))),
             kind="elementwise", surface=UNARY, domain=(-2, 2), dtype="float")
 
 
 def _softplus(xp: Any, self: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
-    scaled = self * beta
-    return xp.where(scaled > threshold, self, xp.log1p(xp.exp(scaled)) / beta)
+    return K.softplus(xp, self, beta, threshold)
 
 
 # NOTE: above the threshold softplus is the identity, and so is its gradient (as PyTorch).
 SOFTPLUS = defop(
     "softplus", "SoftplusBackward0", ("self",), _softplus,
-    lambda xp, grad, self, beta, threshold: xp.where(
-        _raw(self) * beta > threshold, grad, grad / (1 + xp.exp(-(self * beta)))),
+    lambda xp, grad, self, beta, threshold: xp.softplus_backward(grad, self, beta, threshold),
     kind="elementwise", surface=NN, domain=(-3, 3), dtype="float_kernel", aten="softplus_cpu")
 # NOTE: PyTorch's CPU kernel also saves a `buffer` it computes in the forward; gradcli's
 # formula needs only `self`, so listings show one saved tensor where PyTorch has two.
 LOGSIGMOID = defop(
-    "logsigmoid", "LogSigmoidBackward0", ("self",),
-    lambda xp, self: xp.minimum(self, 0.0) - xp.log1p(xp.exp(-xp.abs(self))),
-    lambda xp, grad, self: grad / (1 + xp.exp(self)), kind="elementwise", surface=NN,
+    "logsigmoid", "LogSigmoidBackward0", ("self",), K.logsigmoid,
+    lambda xp, grad, self: xp.logsigmoid_backward(grad, self), kind="elementwise", surface=NN,
     domain=(-3, 3), dtype="float_kernel", aten="log_sigmoid_cpu")
 # NOTE: hardtanh's gradient is zero at the bounds themselves (strict), unlike clamp's.
 HARDTANH = defop(
@@ -616,20 +598,18 @@ ELU_ = defop("elu_", "EluBackward1", ("self",), ELU.forward,
              kind="elementwise", dtype="float_kernel", aten="elu_cpu")
 
 # --- reductions ---------------------------------------------------------------------------------
-SUM = defop("sum", "SumBackward0", ("self",), lambda xp, self: xp.sum(self),
+SUM = defop("sum", "SumBackward0", ("self",), lambda xp, self: K.sum(xp, self),
             lambda xp, grad, self_shape: xp.broadcast_to(grad, self_shape), dtype="sum")
 SUM_DIM = defop("sum_dim", "SumBackward1", ("self",),
-                lambda xp, self, dim, keepdim: xp.sum(self, axis=dim, keepdims=keepdim),
+                lambda xp, self, dim, keepdim: K.sum(xp, self, dim, keepdim),
                 lambda xp, grad, self_shape, dim, keepdim: _keep_dims(xp, grad, self_shape, dim,
                                                                       keepdim), dtype="sum")
-# NOTE: sum / count is NumPy's own mean, without its warning for an empty tensor (PyTorch: nan).
-MEAN = defop("mean", "MeanBackward0", ("self",),
-             lambda xp, self: xp.sum(self) / _count(self.shape, None),
+# NOTE: PyTorch's mean is its sum divided by the count (an empty tensor's is nan).
+MEAN = defop("mean", "MeanBackward0", ("self",), lambda xp, self: K.mean(xp, self),
              lambda xp, grad, self_shape: xp.broadcast_to(grad / _count(self_shape, None),
                                                           self_shape), dtype="float_only")
 MEAN_DIM = defop("mean_dim", "MeanBackward1", ("self",),
-                 lambda xp, self, dim, keepdim: xp.sum(self, axis=dim, keepdims=keepdim)
-                 / _count(self.shape, dim),
+                 lambda xp, self, dim, keepdim: K.mean(xp, self, dim, keepdim),
                  lambda xp, grad, self_shape, dim, keepdim: _keep_dims(
                      xp, grad / _count(self_shape, dim), self_shape, dim, keepdim),
                      dtype="float_only")
@@ -963,38 +943,23 @@ COPY_SLICES = defop("copy_slices", "CopySlices", ("self",), None, None)
 # --- neural -------------------------------------------------------------------------------------
 
 
-def _softmax(xp: Any, self: Any, dim: int) -> Any:
-    if 0 in self.shape:  # nothing to normalise (and NumPy's max of nothing fails)
-        return self + 0
-    e = xp.exp(self - xp.max(self, axis=dim, keepdims=True))
-    return e / xp.sum(e, axis=dim, keepdims=True)
-
-
-def _log_softmax(xp: Any, self: Any, dim: int) -> Any:
-    if 0 in self.shape:
-        return self + 0
-    shifted = self - xp.max(self, axis=dim, keepdims=True)
-    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
-
-
 def _mse(xp: Any, self: Any, target: Any, reduction: str) -> Any:
     sq = (self - target) * (self - target)
     if reduction == "none":
         return sq
-    return xp.mean(sq) if reduction == "mean" else xp.sum(sq)
+    return K.mean(xp, sq) if reduction == "mean" else K.sum(xp, sq)
 
 
 def _mse_norm(shape: tuple, reduction: str) -> float:
     return 2.0 / _count(shape, None) if reduction == "mean" else 2.0
 
 
-SOFTMAX = defop("softmax", "SoftmaxBackward0", ("self",), _softmax,
-                lambda xp, grad, result, dim: (grad - xp.sum(grad * result, axis=dim,
-                                                             keepdims=True)) * result,
-                                                             dtype="float")
-LOG_SOFTMAX = defop("log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax,
-                    lambda xp, grad, result, dim: grad - xp.exp(result) * xp.sum(
-                        grad, axis=dim, keepdims=True), dtype="float")
+SOFTMAX = defop("softmax", "SoftmaxBackward0", ("self",), K.softmax,
+                lambda xp, grad, result, dim: xp.softmax_backward(grad, result, dim),
+                dtype="float")
+LOG_SOFTMAX = defop("log_softmax", "LogSoftmaxBackward0", ("self",), K.log_softmax,
+                    lambda xp, grad, result, dim: xp.log_softmax_backward(grad, result, dim),
+                    dtype="float")
 MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
                  lambda grad, self, target, self_shape, reduction: _mse_norm(
                      self_shape, reduction) * (self - target) * grad,
@@ -1161,14 +1126,19 @@ HUBER_LOSS = defop(
 
 
 # --- the formula namespaces ---------------------------------------------------------------------
-FORMULA_NAMES = ("where", "floor", "sign", "sin", "cos", "sinh", "cosh", "exp", "log", "sqrt",
-                 "sum", "reshape", "broadcast_to", "matmul", "permute_dims", "zeros_like",
-                 "count_nonzero", "take", "clip", "abs", "log1p", "expm1", "tanh", "prod")
+# The backend's functions formulas may call; the math (exp, log, sqrt, the trigonometric and
+# hyperbolic functions, tanh, log1p, expm1) resolves to the table's forwards, which round as
+# PyTorch's kernels do (engine.kernels), and so do the methods below.
+FORMULA_NAMES = ("where", "floor", "sign", "reshape", "broadcast_to", "matmul", "permute_dims",
+                 "zeros_like", "count_nonzero", "take", "clip", "abs", "prod")
+KERNEL_NAMES = ("sum", "power", "sigmoid_backward", "tanh_backward", "softmax_backward",
+                "log_softmax_backward", "logsigmoid_backward", "softplus_backward")
 
 
 class ArrayFormulas:
     """The formulas' ``xp`` for plain backward: the backend's functions, the table's ops by
-    name (their forwards), two scatters, ``const`` and ``raw`` (module docstring)."""
+    name (their forwards), PyTorch's kernels (engine.kernels), two scatters, ``const`` and
+    ``raw`` (module docstring)."""
 
     def __init__(self, xp: Any) -> None:
         for name in FORMULA_NAMES:
@@ -1193,6 +1163,38 @@ class ArrayFormulas:
     def const(array: Any) -> Any:
         """An array used as a constant operand (it is one already)."""
         return array
+
+    def sum(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        """``torch.sum`` in PyTorch's order."""
+        return K.sum(self._xp, x, axis, keepdims)
+
+    def power(self, x: Any, exponent: float) -> Any:
+        """``x ** exponent`` as PyTorch's pow kernel computes it."""
+        return K.power(self._xp, x, exponent)
+
+    def sigmoid_backward(self, grad: Any, y: Any) -> Any:
+        """PyTorch's sigmoid_backward kernel."""
+        return K.sigmoid_backward(self._xp, grad, y)
+
+    def tanh_backward(self, grad: Any, y: Any) -> Any:
+        """PyTorch's tanh_backward kernel."""
+        return K.tanh_backward(self._xp, grad, y)
+
+    def softmax_backward(self, grad: Any, y: Any, dim: int) -> Any:
+        """PyTorch's _softmax_backward_data."""
+        return K.softmax_backward(self._xp, grad, y, dim)
+
+    def log_softmax_backward(self, grad: Any, y: Any, dim: int) -> Any:
+        """PyTorch's _log_softmax_backward_data."""
+        return K.log_softmax_backward(self._xp, grad, y, dim)
+
+    def logsigmoid_backward(self, grad: Any, x: Any) -> Any:
+        """PyTorch's log_sigmoid_backward."""
+        return K.logsigmoid_backward(self._xp, grad, x)
+
+    def softplus_backward(self, grad: Any, x: Any, beta: float, threshold: float) -> Any:
+        """PyTorch's softplus_backward."""
+        return K.softplus_backward(self._xp, grad, x, beta, threshold)
 
     def select_backward(self, grad: Any, shape: tuple, dim: int, index: int) -> Any:
         """Scatter ``grad`` into zeros at ``index`` of ``dim``."""

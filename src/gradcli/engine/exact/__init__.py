@@ -1,0 +1,35 @@
+"""PyTorch 2.13's CPU kernels emulated in NumPy, so float32 and float64 results match its bits.
+
+The engine reaches these through ``engine.kernels`` (which falls back to plain Array API code
+for other backends); only this package and ``backend.py`` import NumPy.  What each kernel
+reproduces, and how exactly, is said in its module: reduce.py (sum, mean), softmax.py,
+unary.py (elementwise math and backward kernels), blas.py (matmul), sleef.py and libm.py (the
+vector and scalar math libraries PyTorch calls), iterator.py (TensorIterator's walk) and
+machine.py (the CPU whose results these are).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .reduce import mean, sum_
+from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward
+from .unary import (erf, expm1, log1p, logsigmoid, logsigmoid_backward, mkl, pow_scalar,
+                    sigmoid, sigmoid_backward, softplus, softplus_backward, tanh_backward)
+
+__all__ = ["accepts", "erf", "expm1", "log1p", "log_softmax", "log_softmax_backward",
+           "logsigmoid", "logsigmoid_backward", "mean", "mkl", "pow_scalar", "sigmoid",
+           "sigmoid_backward", "softmax", "softmax_backward", "softplus", "softplus_backward",
+           "sum_", "tanh_backward"]
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def accepts(*arrays: Any) -> bool:
+    """True when every argument is a NumPy float32/float64 array or scalar of one dtype."""
+    first = getattr(arrays[0], "dtype", None)
+    if first not in _FLOATS:
+        return False
+    return all(isinstance(a, np.ndarray | np.generic) and a.dtype == first for a in arrays)

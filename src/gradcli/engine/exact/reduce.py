@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .machine import GRAIN_SIZE, SUM_VECTOR_BYTES, THREADS
+from .iterator import coalesce, permutation, thread_ranges
+from .machine import SUM_VECTOR_BYTES, THREADS
 
 
 def _ceil_log2(x: int) -> int:
@@ -114,21 +115,6 @@ def _kernel(x: Any, strides: tuple[int, int], itemsize: int) -> Any:
     return _split_columns(x, n1 - n1 % 4)  # scalar_outer_sum: 4 columns at a time
 
 
-def _should_swap(a: int, b: int, shape: list, ops: list) -> int:
-    """TensorIterator::reorder_dimensions' comparison (output first, reduced dims first)."""
-    for strides, is_output in ops:
-        s0, s1 = strides[a], strides[b]
-        if is_output and (s0 == 0) != (s1 == 0):
-            return 1 if s1 == 0 else -1
-        if s0 == 0 or s1 == 0:
-            continue
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        if shape[a] > shape[b]:
-            return 1
-    return 0
-
-
 def iteration_dims(shape: tuple, in_strides: tuple, reduced: set, itemsize: int) -> list:
     """TensorIterator's dimensions for reducing ``reduced``: [(size, in, out)], innermost first
     (strides in bytes; the output is contiguous over the kept dimensions)."""
@@ -139,32 +125,10 @@ def iteration_dims(shape: tuple, in_strides: tuple, reduced: set, itemsize: int)
         if d not in reduced:
             out_strides[d] = acc
             acc *= shape[d]
-    ins = list(in_strides)
-    perm = list(range(nd))[::-1]
-    if nd > 1:
-        ops = [(out_strides, True), (ins, False)]
-        for i in range(1, nd):
-            d1 = i
-            for d0 in range(i - 1, -1, -1):
-                c = _should_swap(perm[d0], perm[d1], list(shape), ops)
-                if c > 0:
-                    perm[d0], perm[d1] = perm[d1], perm[d0]
-                    d1 = d0
-                elif c < 0:
-                    break
-    dims = [[shape[p], ins[p], out_strides[p]] for p in perm]
-    merged: list = []
-    for d in dims:  # coalesce_dimensions
-        if merged:
-            last = merged[-1]
-            if last[0] == 1 or d[0] == 1 or (last[0] * last[1] == d[1]
-                                              and last[0] * last[2] == d[2]):
-                if last[0] == 1:
-                    last[1], last[2] = d[1], d[2]
-                last[0] *= d[0]
-                continue
-        merged.append(list(d))
-    return [tuple(d) for d in merged]
+    perm = permutation(shape, [(out_strides, True), (list(in_strides), False)]) if nd > 1 \
+        else list(range(nd))
+    dims = coalesce([[shape[p], in_strides[p], out_strides[p]] for p in perm])
+    return [tuple(d) for d in dims]
 
 
 def _view(x: Any, dims: list) -> Any:
@@ -201,13 +165,6 @@ def _loop(x: Any, dims: list, itemsize: int) -> Any:
         else:
             total = (np.zeros(part.shape, x.dtype) if total is None else total) + part
     return total
-
-
-def _ranges(n: int, threads: int) -> list[tuple[int, int]]:
-    """at::parallel_for's chunks of [0, n) with GRAIN_SIZE (OpenMP build)."""
-    nt = min(threads, -(-n // GRAIN_SIZE))
-    chunk = -(-n // nt)
-    return [(t * chunk, min(n, (t + 1) * chunk)) for t in range(nt) if t * chunk < n]
 
 
 def _range_sum(view: Any, dims: list, begin: int, end: int, itemsize: int) -> Any:
@@ -248,12 +205,15 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
         tuple(d for i, d in enumerate(x.shape) if i not in axes)
     if x.size == 0:
         return np.zeros(out_shape, x.dtype)[()]
+    if nd == 0:
+        return (np.zeros((), x.dtype) + x)[()]
     itemsize = x.dtype.itemsize
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
     out_numel = int(np.prod(out_shape, dtype=np.int64))
-    if out_numel == 1 and x.size >= GRAIN_SIZE and threads > 1 and axes:
+    ranges = thread_ranges(x.size, threads)
+    if out_numel == 1 and len(ranges) > 1:  # two_pass_reduction: a partial sum per thread
         view = _view(x, dims)
-        parts = [_range_sum(view, dims, b, e, itemsize) for b, e in _ranges(x.size, threads)]
+        parts = [_range_sum(view, dims, b, e, itemsize) for b, e in ranges]
         parts += [np.zeros((), x.dtype)] * (threads - len(parts))
         buf = np.array(parts, x.dtype)
         return (np.zeros((), x.dtype) + row_sum(buf)).reshape(out_shape)[()]

@@ -74,6 +74,8 @@ def _rows(x: Any, dim: int) -> tuple[Any, int, int, int]:
 def softmax(x: Any, dim: int) -> Any:
     """``torch.softmax(x, dim)`` of a float32/float64 array."""
     x = np.asarray(x)
+    if x.size == 0:  # nothing to normalise
+        return x + 0
     if x.ndim == 0:
         return _softmax_last(x.reshape(1, 1)).reshape(())
     dim %= x.ndim
@@ -125,6 +127,8 @@ def _softmax_inner(v: Any, outer: int, size: int, inner: int) -> Any:
 def log_softmax(x: Any, dim: int) -> Any:
     """``torch.log_softmax(x, dim)`` of a float32/float64 array."""
     x = np.asarray(x)
+    if x.size == 0:  # nothing to normalise
+        return x + 0
     if x.ndim == 0:
         return _log_softmax_last(x.reshape(1, 1)).reshape(())
     dim %= x.ndim
@@ -174,6 +178,8 @@ def softmax_backward(grad: Any, out: Any, dim: int) -> Any:
     fused multiply-adds."""
     out = np.asarray(out)
     grad = np.asarray(grad, out.dtype)
+    if out.size == 0:
+        return grad + 0
     if out.ndim == 0:
         return softmax_backward(grad.reshape(1), out.reshape(1), 0).reshape(())
     dim %= out.ndim
@@ -225,6 +231,8 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
     subtraction."""
     out = np.asarray(out)
     grad = np.asarray(grad, out.dtype)
+    if out.size == 0:
+        return grad + 0
     if out.ndim == 0:
         return log_softmax_backward(grad.reshape(1), out.reshape(1), 0).reshape(())
     dim %= out.ndim

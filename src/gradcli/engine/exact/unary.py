@@ -2,11 +2,12 @@
 
 Three families, by where PyTorch's bits come from:
 
-* MKL VML (``vmsExp``, ``vmsLn``, ``vmsTanh``, ``vmsSqrt``, ``vmsSin``/``Cos``, ``vmsAtan``,
-  ``vmsErf`` ... in high-accuracy mode): ``exp log sqrt sin cos tan tanh asin acos atan erf``.
-  MKL's algorithms are closed, so these are computed in float64 and rounded once — the correctly
-  rounded value, which MKL's result is most of the time (tests/test_numerics.py measures how
-  often per op and holds that share).
+* MKL VML (``vmsExp``, ``vmsLn``, ``vmsTanh``, ``vmsSqrt``, ``vmsSin``, ``vmsErf`` ... in
+  high-accuracy mode) for exp, log, sqrt, the trigonometric functions and their inverses, tanh
+  and erf.  MKL's algorithms are closed, so these are computed in float64 and rounded once — the
+  correctly rounded value, which MKL's result is most of the time (tests/test_numerics.py
+  measures how often per op and holds that share).  sinh and cosh (SLEEF in the vector lanes,
+  glibc after) are not ported and take the same stand-in.
 * SLEEF, for every element (``vml`` kernels without MKL, and kernels that map a whole row
   through ``Vectorized``): ``expm1``, ``log1p``, ``logsigmoid``.  Exact (sleef.py).
 * ``cpu_kernel_vec`` kernels whose vector and scalar lambdas differ (``sigmoid``: SLEEF's
@@ -33,12 +34,6 @@ from .machine import SUM_VECTOR_BYTES, VECTOR_BYTES
 F32 = np.float32
 ONE = F32(1)
 
-# torch op name -> the NumPy float64 function whose correctly rounded value stands in for MKL
-_MKL = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
-        "tan": np.tan, "tanh": np.tanh, "asin": np.arcsin, "acos": np.arccos,
-        "atan": np.arctan, "log2": np.log2, "log10": np.log10}
-
-
 def _is32(x: Any) -> bool:
     return np.asarray(x).dtype == F32
 
@@ -64,12 +59,12 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
 
 
 def mkl(name: str, x: Any) -> Any:
-    """An MKL VML function: the correctly rounded result for float32 (from float64)."""
+    """An MKL VML function by its Array API (NumPy 2) name: the correctly rounded result for
+    float32 (from float64), NumPy's own for float64."""
     x = np.asarray(x)
+    fn = getattr(np, name)
     with np.errstate(all="ignore"):
-        if x.dtype == F32:
-            return _MKL[name](x.astype(np.float64)).astype(F32)
-        return _MKL[name](x)
+        return fn(x.astype(np.float64)).astype(F32) if x.dtype == F32 else fn(x)
 
 
 def erf(x: Any) -> Any:
