@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .reduce import mean, sum_
-from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward
+from .softmaxes import log_softmax, log_softmax_backward, softmax, softmax_backward
 from .unary import (erf, expm1, log1p, logsigmoid, logsigmoid_backward, mkl, pow_scalar,
                     sigmoid, sigmoid_backward, softplus, softplus_backward, tanh_backward)
 
