@@ -2,7 +2,7 @@
 
 The engine reaches these through ``engine.kernels`` (which falls back to plain Array API code
 for other backends); only this package and ``backend.py`` import NumPy.  What each kernel
-reproduces, and how exactly, is said in its module: reduce.py (sum, mean), softmax.py,
+reproduces, and how exactly, is said in its module: reduce.py (sum, mean), softmaxes.py,
 unary.py (elementwise math and backward kernels), blas.py (matmul), sleef.py and libm.py (the
 vector and scalar math libraries PyTorch calls), iterator.py (TensorIterator's walk) and
 machine.py (the CPU whose results these are).
