@@ -51,6 +51,16 @@ def _axes(axis: Any) -> tuple | None:
     return tuple(axis) if isinstance(axis, tuple | list) else (axis,)
 
 
+def matmul(xp: Any, a: Any, b: Any) -> Any:
+    """``torch.matmul`` of vectors and matrices: float32 in MKL's order of additions."""
+    ex = _exact(xp, a, b)
+    if ex is not None:
+        out = ex.matmul(a, b)
+        if out is not None:
+            return out
+    return xp.matmul(a, b)
+
+
 def unary(xp: Any, name: str, x: Any) -> Any:
     """An elementwise function PyTorch leaves to a library (MKL's VML for exp, log, sqrt,
     tanh, sin, ...): ``name`` is its Array API name."""

@@ -764,14 +764,14 @@ PROD_DIM = defop("prod_dim", "ProdBackward1", ("self",),
                  dtype="sum")
 
 # --- linear algebra -----------------------------------------------------------------------------
-MM = defop("mm", "MmBackward0", ("self", "mat2"), lambda xp, self, mat2: xp.matmul(self, mat2),
+MM = defop("mm", "MmBackward0", ("self", "mat2"), lambda xp, self, mat2: K.matmul(xp, self, mat2),
            lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
            lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad), dtype="same")
-MV = defop("mv", "MvBackward0", ("self", "vec"), lambda xp, self, vec: xp.matmul(self, vec),
+MV = defop("mv", "MvBackward0", ("self", "vec"), lambda xp, self, vec: K.matmul(xp, self, vec),
            lambda xp, grad, vec: xp.reshape(grad, (-1, 1)) * xp.reshape(vec, (1, -1)),
            lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad), dtype="same")
 DOT = defop("dot", "DotBackward0", ("self", "tensor"),
-            lambda xp, self, tensor: xp.sum(self * tensor),
+            lambda xp, self, tensor: K.matmul(xp, self, tensor),
             lambda grad, tensor: grad * tensor,
             lambda grad, self: grad * self, dtype="same")
 
@@ -1129,9 +1129,9 @@ HUBER_LOSS = defop(
 # The backend's functions formulas may call; the math (exp, log, sqrt, the trigonometric and
 # hyperbolic functions, tanh, log1p, expm1) resolves to the table's forwards, which round as
 # PyTorch's kernels do (engine.kernels), and so do the methods below.
-FORMULA_NAMES = ("where", "floor", "sign", "reshape", "broadcast_to", "matmul", "permute_dims",
+FORMULA_NAMES = ("where", "floor", "sign", "reshape", "broadcast_to", "permute_dims",
                  "zeros_like", "count_nonzero", "take", "clip", "abs", "prod")
-KERNEL_NAMES = ("sum", "power", "sigmoid_backward", "tanh_backward", "softmax_backward",
+KERNEL_NAMES = ("sum", "matmul", "power", "sigmoid_backward", "tanh_backward", "softmax_backward",
                 "log_softmax_backward", "logsigmoid_backward", "softplus_backward")
 
 
@@ -1167,6 +1167,10 @@ class ArrayFormulas:
     def sum(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
         """``torch.sum`` in PyTorch's order."""
         return K.sum(self._xp, x, axis, keepdims)
+
+    def matmul(self, a: Any, b: Any) -> Any:
+        """``torch.matmul`` in MKL's order."""
+        return K.matmul(self._xp, a, b)
 
     def power(self, x: Any, exponent: float) -> Any:
         """``x ** exponent`` as PyTorch's pow kernel computes it."""

@@ -14,17 +14,26 @@ from typing import Any
 
 import numpy as np
 
+from . import blas
 from .reduce import mean, sum_
 from .softmaxes import log_softmax, log_softmax_backward, softmax, softmax_backward
 from .unary import (erf, expm1, log1p, logsigmoid, logsigmoid_backward, mkl, pow_scalar,
                     sigmoid, sigmoid_backward, softplus, softplus_backward, tanh_backward)
 
-__all__ = ["accepts", "erf", "expm1", "log1p", "log_softmax", "log_softmax_backward",
-           "logsigmoid", "logsigmoid_backward", "mean", "mkl", "pow_scalar", "sigmoid",
+__all__ = ["accepts", "blas", "erf", "expm1", "log1p", "log_softmax", "log_softmax_backward",
+           "logsigmoid", "logsigmoid_backward", "matmul", "mean", "mkl", "pow_scalar", "sigmoid",
            "sigmoid_backward", "softmax", "softmax_backward", "softplus", "softplus_backward",
            "sum_", "tanh_backward"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """``torch.matmul`` of float32 vectors and matrices in MKL's order (blas.py); None for
+    other dtypes and batches, which NumPy's matmul serves."""
+    if a.dtype != np.float32 or a.ndim > 2 or b.ndim > 2 or 0 in a.shape + b.shape:
+        return None
+    return blas.matmul(np.asarray(a), np.asarray(b))[0]
 
 
 def accepts(*arrays: Any) -> bool:
