@@ -70,6 +70,11 @@ def unary(xp: Any, name: str, x: Any) -> Any:
     return getattr(xp, name)(x)
 
 
+def rsqrt(xp: Any, x: Any) -> Any:
+    """``torch.rsqrt``: 1 / sqrt(x) (its kernel's vector and scalar code round alike)."""
+    return 1 / xp.sqrt(x)
+
+
 def expm1(xp: Any, x: Any) -> Any:
     """``torch.expm1`` (SLEEF)."""
     ex = _exact(xp, x)

@@ -497,10 +497,10 @@ ATAN = defop("atan", "AtanBackward0", ("self",), lambda xp, self: K.unary(xp, "a
              lambda grad, self: grad / (self * self + 1), kind="elementwise", surface=UNARY,
              domain=(-3, 3), dtype="float")
 ASIN = defop("asin", "AsinBackward0", ("self",), lambda xp, self: K.unary(xp, "asin", self),
-             lambda xp, grad, self: grad / xp.sqrt(1 - self * self), kind="elementwise",
+             lambda xp, grad, self: grad * xp.rsqrt(-self * self + 1), kind="elementwise",
              surface=UNARY, domain=(-0.9, 0.9), dtype="float")
 ACOS = defop("acos", "AcosBackward0", ("self",), lambda xp, self: K.unary(xp, "acos", self),
-             lambda xp, grad, self: -grad / xp.sqrt(1 - self * self), kind="elementwise",
+             lambda xp, grad, self: grad * -xp.rsqrt(-self * self + 1), kind="elementwise",
              surface=UNARY, domain=(-0.9, 0.9), dtype="float")
 SINH = defop("sinh", "SinhBackward0", ("self",), lambda xp, self: K.unary(xp, "sinh", self),
              lambda xp, grad, self: grad * xp.cosh(self), kind="elementwise", surface=UNARY,
@@ -1131,8 +1131,9 @@ HUBER_LOSS = defop(
 # PyTorch's kernels do (engine.kernels), and so do the methods below.
 FORMULA_NAMES = ("where", "floor", "sign", "reshape", "broadcast_to", "permute_dims",
                  "zeros_like", "count_nonzero", "take", "clip", "abs", "prod")
-KERNEL_NAMES = ("sum", "matmul", "power", "sigmoid_backward", "tanh_backward", "softmax_backward",
-                "log_softmax_backward", "logsigmoid_backward", "softplus_backward")
+KERNEL_NAMES = ("sum", "matmul", "rsqrt", "power", "sigmoid_backward", "tanh_backward",
+                "softmax_backward", "log_softmax_backward", "logsigmoid_backward",
+                "softplus_backward")
 
 
 class ArrayFormulas:
@@ -1171,6 +1172,10 @@ class ArrayFormulas:
     def matmul(self, a: Any, b: Any) -> Any:
         """``torch.matmul`` in MKL's order."""
         return K.matmul(self._xp, a, b)
+
+    def rsqrt(self, x: Any) -> Any:
+        """``torch.rsqrt``: 1 / sqrt(x), both correctly rounded."""
+        return K.rsqrt(self._xp, x)
 
     def power(self, x: Any, exponent: float) -> Any:
         """``x ** exponent`` as PyTorch's pow kernel computes it."""

@@ -9,8 +9,8 @@ each product is fused into its sum by trying both on random data.  Measured, not
 them fall back to NumPy's matmul (OpenBLAS), which the tests measure too.
 
 * ``dot``: 16 lanes (8 or 4 for short vectors) of plain multiply-adds, a tail of 8, then 4,
-  then single elements into the first lanes, the lanes folded by 128-bit halves, then
-  ``(l0 + l2) + (l1 + l3)``.
+  then single elements into the first lanes, the lanes folded by 128-bit quarters, then
+  ``(l0 + l2) + (l1 + l3)``; float64 (ddot) the same in 8, 4 or 2 lanes.
 * ``mv`` (and ``mm`` with one column): rows four at a time, each a dot product in 4 lanes after a
   head of 1-4 elements; the remaining rows a head of 4, vectors of 8 lanes (4 for every second
   such row once there are at least 20 terms) over whole blocks of 8 terms, the fold, then the
@@ -40,7 +40,11 @@ def _fold4(lanes: Any) -> Any:
 
 
 def dot(x: Any, y: Any) -> Any:
-    """MKL's sdot of the last axes of ``x`` and ``y``."""
+    """MKL's sdot/ddot of the last axes of ``x`` and ``y``."""
+    return _ddot(x, y) if x.dtype == np.float64 else _sdot(x, y)
+
+
+def _sdot(x: Any, y: Any) -> Any:
     k = x.shape[-1]
     if k < 4:
         acc = np.zeros(x.shape[:-1], F32)
@@ -62,6 +66,31 @@ def dot(x: Any, y: Any) -> Any:
     while acc.shape[-1] > 4:  # the 128-bit quarters added in order
         acc = np.concatenate([acc[..., :4] + acc[..., 4:8], acc[..., 8:]], axis=-1)
     return _fold4(acc)
+
+
+def _ddot(x: Any, y: Any) -> Any:
+    """ddot: 8 lanes (4 or 2 for short vectors); the tail two lanes at a time, then one, into
+    the first lanes (of the 8, or of the 4 already folded to 2); the 128-bit pairs folded in
+    order, then l0 + l1."""
+    k = x.shape[-1]
+    if k < 2:
+        return x[..., 0] * y[..., 0] if k else np.zeros(x.shape[:-1], np.float64)
+    width = 2 if k < 4 else 4 if k < 8 else 8
+    acc = x[..., :width] * y[..., :width]
+    i = width
+    while i + width <= k:
+        acc = acc + x[..., i:i + width] * y[..., i:i + width]
+        i += width
+    if width == 4:
+        acc = acc[..., :2] + acc[..., 2:]
+    while i + 2 <= k:
+        acc[..., :2] = acc[..., :2] + x[..., i:i + 2] * y[..., i:i + 2]
+        i += 2
+    if i < k:
+        acc[..., 0] = acc[..., 0] + x[..., i] * y[..., i]
+    while acc.shape[-1] > 2:
+        acc = np.concatenate([acc[..., :2] + acc[..., 2:4], acc[..., 4:]], axis=-1)
+    return acc[..., 0] + acc[..., 1]
 
 
 def _seq(a: Any, b: Any, fused: bool) -> Any:

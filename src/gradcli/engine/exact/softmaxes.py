@@ -19,6 +19,7 @@ import numpy as np
 from . import libm, sleef
 from .fp import fma32
 from .iterator import thread_ranges
+from .unary import rounded
 from .machine import THREADS, VECTOR_BYTES
 
 F32 = np.float32
@@ -29,15 +30,15 @@ def _lanes(x: Any) -> int:
 
 
 def _exp(x: Any) -> Any:
-    return sleef.expf(x) if x.dtype == F32 else np.exp(x)
+    return sleef.expf(x) if x.dtype == F32 else rounded(np.exp, x)
 
 
 def _log(x: Any) -> Any:
-    return sleef.logf(x) if x.dtype == F32 else np.log(x)
+    return sleef.logf(x) if x.dtype == F32 else rounded(np.log, x)
 
 
 def _scalar_exp(x: Any) -> Any:
-    return libm.expf(x) if x.dtype == F32 else np.exp(x)
+    return libm.expf(x) if x.dtype == F32 else rounded(np.exp, x)
 
 
 def reduce_all_sum(rows: Any) -> Any:

@@ -59,12 +59,20 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
 
 
 def mkl(name: str, x: Any) -> Any:
-    """An MKL VML function by its Array API (NumPy 2) name: the correctly rounded result for
-    float32 (from float64), NumPy's own for float64."""
+    """An MKL VML function by its Array API (NumPy 2) name: the correctly rounded result,
+    float32 from float64 and float64 from the x87 long double — except float64 asin and acos,
+    where NumPy's own double agrees with MKL more often (99.6% against 91%, measured)."""
+    if name in ("asin", "acos") and np.asarray(x).dtype == np.float64:
+        return _quiet(getattr(np, name), x)
+    return rounded(getattr(np, name), x)
+
+
+def rounded(fn: Any, x: Any) -> Any:
+    """``fn`` computed with more precision and rounded once to ``x``'s dtype."""
     x = np.asarray(x)
-    fn = getattr(np, name)
+    wide = np.float64 if x.dtype == F32 else np.longdouble
     with np.errstate(all="ignore"):
-        return fn(x.astype(np.float64)).astype(F32) if x.dtype == F32 else fn(x)
+        return fn(x.astype(wide)).astype(x.dtype)
 
 
 def erf(x: Any) -> Any:
@@ -76,12 +84,12 @@ def erf(x: Any) -> Any:
 
 def expm1(x: Any) -> Any:
     """``torch.expm1``: SLEEF for every element (MKL's expm1 is disabled in vml.h)."""
-    return sleef.expm1f(x) if _is32(x) else _quiet(np.expm1, x)
+    return sleef.expm1f(x) if _is32(x) else rounded(np.expm1, x)
 
 
 def log1p(x: Any) -> Any:
     """``torch.log1p``: SLEEF for every element."""
-    return sleef.log1pf(x) if _is32(x) else _quiet(np.log1p, x)
+    return sleef.log1pf(x) if _is32(x) else rounded(np.log1p, x)
 
 
 def _quiet(fn: Any, *args: Any) -> Any:
@@ -92,8 +100,9 @@ def _quiet(fn: Any, *args: Any) -> Any:
 def sigmoid(x: Any) -> Any:
     """sigmoid_kernel: 1 / (1 + exp(0 - a)) in the vector lanes, 1 / (1 + expf(-a)) after."""
     x = np.asarray(x)
-    if x.dtype != F32:
-        return _quiet(lambda a: 1.0 / (1.0 + np.exp(-a)), x)
+    if x.dtype != F32:  # SLEEF's and glibc's double exp: both close to correctly rounded
+        with np.errstate(all="ignore"):
+            return 1.0 / (1.0 + rounded(np.exp, -x))
     with np.errstate(all="ignore"):
         return _split(x, VECTOR_BYTES, lambda a: ONE / (ONE + sleef.expf(F32(0) - a)),
                       lambda a: ONE / (ONE + libm.expf(-a)))

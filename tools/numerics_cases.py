@@ -1,0 +1,234 @@
+"""Cases for PyTorch's float32/float64 numerics (tools/record_numerics.py, tests/test_numerics.py).
+
+Each case is an op (a function written once against a ``torch`` namespace, so the same code runs
+on PyTorch and on gradcli's engine), a dtype, and input recipes that NumPy turns into the same
+arrays everywhere (``make_inputs``), so the test rebuilds the inputs without PyTorch and compares
+gradcli's bits with the ones PyTorch recorded.  ``FAMILY`` groups cases for the per-op shares
+the test reports and holds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DTYPES = ("float32", "float64")
+
+
+def recipe(shape: tuple, seed: int, dist: str = "normal", a: float = 0.0, b: float = 1.0,
+           view: str | None = None) -> dict:
+    """An input: ``normal`` (mean a, std b), ``uniform`` [a, b) or ``logu`` (exp of uniform);
+    ``view`` "T" (the first and last dimensions of the reversed shape swapped) or "cut" (a
+    column more, dropped)."""
+    return {"shape": list(shape), "seed": seed, "dist": dist, "a": a, "b": b, "view": view}
+
+
+def make_input(r: dict, dtype: str) -> np.ndarray:
+    """The array a recipe describes (before its view)."""
+    shape = tuple(r["shape"])
+    if r["view"] == "T":
+        shape = shape[::-1]
+    elif r["view"] == "cut":
+        shape = shape[:-1] + (shape[-1] + 1,)
+    rng = np.random.default_rng(r["seed"])
+    if r["dist"] == "normal":
+        x = rng.standard_normal(shape) * r["b"] + r["a"]
+    elif r["dist"] == "uniform":
+        x = rng.uniform(r["a"], r["b"], shape)
+    else:
+        x = np.exp(rng.uniform(r["a"], r["b"], shape))
+    return np.asarray(x, dtype=dtype)
+
+
+def apply_view(torch, t, r: dict):  # noqa: ANN001, ANN201 - either library's tensor
+    """The recipe's view of tensor ``t``."""
+    if r["view"] == "T":
+        return t.transpose(0, -1)
+    if r["view"] == "cut":
+        return t[..., :-1]
+    return t
+
+
+def _grad(torch, f, *xs):  # noqa: ANN001, ANN202
+    """d(sum(f(xs) * g))/dxs for the seeded upstream gradient g: the backward kernels."""
+    leaves = [x.detach().requires_grad_(True) for x in xs]
+    y = f(*leaves)
+    rng = np.random.default_rng(1234)
+    g = torch.tensor(np.asarray(rng.standard_normal(tuple(y.shape)), dtype=_dtype_name(y))
+                     .tolist(), dtype=y.dtype)
+    y.backward(g)
+    return [x.grad for x in leaves]
+
+
+def _dtype_name(t) -> str:  # noqa: ANN001
+    return "float32" if "32" in str(t.dtype) else "float64"
+
+
+# op name -> (function of (torch, *inputs, **params) returning a tensor or a list of tensors)
+OPS = {
+    "sum": lambda torch, x, dim=None, keepdim=False: x.sum() if dim is None
+    else x.sum(dim=tuple(dim), keepdim=keepdim),
+    "mean": lambda torch, x, dim=None, keepdim=False: x.mean() if dim is None
+    else x.mean(dim=tuple(dim), keepdim=keepdim),
+    "div": lambda torch, x, y: x / y,
+    "mse_loss": lambda torch, x, y, reduction="mean": torch.nn.functional.mse_loss(
+        x, y, reduction=reduction),
+    "mse_loss_grad": lambda torch, x, y, reduction="mean": _grad(
+        torch, lambda a, b: torch.nn.functional.mse_loss(a, b, reduction=reduction), x, y),
+    "softmax": lambda torch, x, dim: torch.softmax(x, dim),
+    "log_softmax": lambda torch, x, dim: torch.log_softmax(x, dim),
+    "softmax_grad": lambda torch, x, dim: _grad(torch, lambda a: torch.softmax(a, dim), x),
+    "log_softmax_grad": lambda torch, x, dim: _grad(torch, lambda a: torch.log_softmax(a, dim),
+                                                    x),
+    "pow": lambda torch, x, exponent: x ** exponent,
+    "pow_grad": lambda torch, x, exponent: _grad(torch, lambda a: a ** exponent, x),
+    "mean_grad": lambda torch, x: _grad(torch, lambda a: a.mean(), x),
+    "dot": lambda torch, x, y: torch.dot(x, y),
+    "mv": lambda torch, a, x: torch.mv(a, x),
+    "mm": lambda torch, a, b: torch.mm(a, b),
+    "matmul_grad": lambda torch, a, b: _grad(torch, lambda p, q: p @ q, a, b),
+}
+UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "atan", "asin", "acos", "sinh", "cosh",
+         "erf", "expm1", "log1p", "sigmoid", "reciprocal")
+for _name in UNARY:
+    OPS[_name] = (lambda n: lambda torch, x: getattr(torch, n)(x))(_name)
+    OPS[_name + "_grad"] = (lambda n: lambda torch, x: _grad(torch, getattr(torch, n), x))(_name)
+for _name in ("logsigmoid", "softplus"):
+    OPS[_name] = (lambda n: lambda torch, x: getattr(torch.nn.functional, n)(x))(_name)
+    OPS[_name + "_grad"] = (lambda n: lambda torch, x: _grad(
+        torch, getattr(torch.nn.functional, n), x))(_name)
+
+# where each unary op's inputs come from: (dist, a, b)
+DOMAINS = {"exp": ("normal", 0, 3), "log": ("logu", -5, 5), "sqrt": ("logu", -5, 5),
+           "sin": ("normal", 0, 4), "cos": ("normal", 0, 4), "tanh": ("normal", 0, 2),
+           "atan": ("normal", 0, 3), "asin": ("uniform", -1, 1), "acos": ("uniform", -1, 1),
+           "sinh": ("normal", 0, 3), "cosh": ("normal", 0, 3), "erf": ("normal", 0, 1.5),
+           "expm1": ("normal", 0, 3), "log1p": ("logu", -6, 4), "sigmoid": ("normal", 0, 4),
+           "reciprocal": ("normal", 0, 2), "logsigmoid": ("normal", 0, 4),
+           "softplus": ("normal", 0, 6)}
+
+
+def _case(op: str, dtype: str, inputs: list, **params) -> dict:  # noqa: ANN003
+    tag = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+    shapes = "x".join("(" + ",".join(map(str, r["shape"])) + ")" + (r["view"] or "")
+                      for r in inputs)
+    seeds = "-".join(str(r["seed"]) for r in inputs)
+    return {"id": f"{op}/{dtype}/{shapes}/{seeds}/{tag}", "op": op, "dtype": dtype,
+            "inputs": inputs, "params": params}
+
+
+def _sum_cases(dtype: str) -> list:
+    out = []
+    for n in range(1, 301):  # every length up to 300: each crosses different cascade blocks
+        out.append(_case("sum", dtype, [recipe((n,), n)]))
+    for n in (1000, 4097, 32768, 40001, 100000, 262147, 1000000):  # threads split from 32768
+        for seed in (1, 2):
+            out.append(_case("sum", dtype, [recipe((n,), 10_000 + 7 * n + seed)]))
+    out.append(_case("sum", dtype, [recipe((300,), 9, view="cut")]))
+    multi = [((3, 5), (0,)), ((3, 5), (1,)), ((17, 9), (0,)), ((17, 9), (1,)),
+             ((40, 70), (0,)), ((40, 70), (1,)), ((70, 40), (0,)), ((2, 3, 4), (1,)),
+             ((4, 33, 5), (0, 2)), ((6, 7, 40), (2,)), ((6, 7, 40), (0, 1)),
+             ((200, 300), (0,)), ((200, 300), (1,)), ((300, 200), (0, 1))]
+    for shape, dims in multi if dtype == "float32" else multi[::2]:
+        for keepdim in (False, True):
+            out.append(_case("sum", dtype, [recipe(shape, sum(shape))], dim=list(dims),
+                             keepdim=keepdim))
+        out.append(_case("sum", dtype, [recipe(shape[::-1], 5, view="T")], dim=list(dims)))
+    for n in (1, 7, 16, 17, 100, 299, 4097, 40001):
+        out.append(_case("mean", dtype, [recipe((n,), 20 + n)]))
+    out.append(_case("mean", dtype, [recipe((40, 70), 3)], dim=[1], keepdim=True))
+    out.append(_case("mean_grad", dtype, [recipe((30, 70), 4)]))
+    return out
+
+
+def _unary_cases(dtype: str) -> list:
+    out = []
+    for op, (dist, a, b) in DOMAINS.items():
+        big = 1024 if dtype == "float32" else 512
+        sizes = (big, 1, 2, 3, 5, 15, 16, 17, 31, 33, 47, 63) if op in (
+            "sigmoid", "softplus", "logsigmoid") else (big, 7)
+        for n in sizes:
+            out.append(_case(op, dtype, [recipe((n,), 300 + n, dist, a, b)]))
+        out.append(_case(op + "_grad", dtype, [recipe((257,), 77, dist, a, b)]))
+        if op == "sigmoid":
+            out.append(_case(op, dtype, [recipe((40, 33), 5, dist, a, b, view="cut")]))
+            out.append(_case(op, dtype, [recipe((33, 40), 6, dist, a, b, view="T")]))
+            if dtype == "float32":  # threads split its walk
+                out.append(_case(op, dtype, [recipe((40001,), 8, dist, a, b)]))
+    for e in (2, 3, 0.5, -0.5, -1, -2, 1.5, 2.5):
+        out.append(_case("pow", dtype, [recipe((257,), 40, "logu", -3, 3)], exponent=e))
+        out.append(_case("pow_grad", dtype, [recipe((129,), 41, "logu", -3, 3)], exponent=e))
+    out.append(_case("div", dtype, [recipe((1024,), 50), recipe((1024,), 51)]))
+    return out
+
+
+def _softmax_cases(dtype: str) -> list:
+    out = []
+    shapes = [(1,), (5,), (16,), (17,), (31,), (33,), (100,), (3, 10), (4, 37), (64, 10),
+              (10, 64), (2, 3, 20), (5, 7, 3), (3, 20, 17), (2, 100, 50)]
+    for shape in shapes if dtype == "float32" else shapes[:-1:2]:  # float64: every other one
+        for dim in range(len(shape)):
+            for op in ("softmax", "log_softmax", "softmax_grad", "log_softmax_grad"):
+                out.append(_case(op, dtype, [recipe(shape, 60 + dim, "normal", 0, 3)], dim=dim))
+    return out
+
+
+def _loss_cases(dtype: str) -> list:
+    out = []
+    for n in (1, 5, 100, 1000, 40001) if dtype == "float32" else (1, 5, 100):
+        for reduction in ("mean", "sum"):
+            ins = [recipe((n,), 70 + n), recipe((n,), 71 + n)]
+            out.append(_case("mse_loss", dtype, ins, reduction=reduction))
+            if n < 40001:
+                out.append(_case("mse_loss_grad", dtype, ins, reduction=reduction))
+    out.append(_case("mse_loss", dtype, [recipe((64, 10), 72), recipe((64, 10), 73)]))
+    return out
+
+
+def _matmul_cases(dtype: str) -> list:
+    out = []
+    for k in list(range(1, 70)) + [100, 255, 1000, 4099]:
+        out.append(_case("dot", dtype, [recipe((k,), 80 + k), recipe((k,), 81 + k)]))
+    for m in (1, 2, 3, 4, 5, 7, 13, 100, 103) if dtype == "float32" else (1, 4, 5, 13):
+        for k in (1, 3, 5, 9, 12, 13, 17, 20, 24, 33, 100):
+            out.append(_case("mv", dtype, [recipe((m, k), m * k), recipe((k,), k)]))
+    out.append(_case("mv", dtype, [recipe((13, 9), 3, view="T"), recipe((9,), 4)]))
+    shapes = [(1, 1, 100), (1, 5, 13), (2, 2, 2), (3, 3, 3), (4, 4, 4), (8, 8, 8), (5, 3, 7),
+              (100, 1, 1), (100, 1, 3), (100, 1, 7), (100, 3, 1), (4, 12, 12), (12, 12, 12),
+              (16, 16, 16), (32, 32, 32), (64, 20, 10), (100, 16, 8), (16, 64, 100),
+              (33, 33, 33), (6, 12, 12), (7, 20, 32), (3, 13, 12), (10, 10, 10), (2, 6, 9),
+              (20, 7, 9), (9, 11, 13)]
+    for m, n, k in shapes if dtype == "float32" else [s for s in shapes if s[0] * s[1] <= 64]:
+        out.append(_case("mm", dtype, [recipe((m, k), m + k), recipe((k, n), n + k)]))
+        out.append(_case("mm", dtype, [recipe((m, k), m, view="T"), recipe((k, n), n)]))
+    for m, n, k in [(100, 1, 1), (100, 1, 3), (100, 1, 7), (64, 8, 16), (16, 32, 4), (1, 1, 50)]:
+        out.append(_case("matmul_grad", dtype, [recipe((m, k), 90), recipe((k, n), 91)]))
+    return out
+
+
+def cases() -> list[dict]:
+    """Every case, float32 then float64."""
+    out = []
+    for dtype in DTYPES:
+        for group in (_sum_cases, _unary_cases, _softmax_cases, _loss_cases, _matmul_cases):
+            out.extend(group(dtype))
+    return out
+
+
+# float32 families gradcli reproduces exactly: their large outputs are recorded as a digest
+EXACT32 = ("sum", "mean", "mean_grad", "div", "mse_loss", "mse_loss_grad", "softmax",
+           "log_softmax", "softmax_grad", "log_softmax_grad", "sigmoid", "sigmoid_grad",
+           "logsigmoid", "logsigmoid_grad", "expm1", "log1p", "reciprocal", "reciprocal_grad",
+           "tanh_grad", "dot", "mv", "matmul_grad")
+
+
+def compact(case: dict, size: int) -> bool:
+    """Whether an output of ``size`` elements is recorded as a digest rather than its bits."""
+    return size > 4096 or (size > 256 and case["dtype"] == "float32" and case["op"] in EXACT32)
+
+
+def family(case: dict) -> str:
+    """The op and dtype a case's share is counted under (pow by exponent)."""
+    op = case["op"]
+    if op in ("pow", "pow_grad"):
+        op = f"{op}({case['params']['exponent']})"
+    return f"{op}/{case['dtype']}"
