@@ -16,7 +16,8 @@ them fall back to NumPy's matmul (OpenBLAS), which the tests measure too.
   such row once there are at least 20 terms) over whole blocks of 8 terms, the fold, then the
   tail in order.
 * ``mm``: each element a sequential sum over k, its products fused (one FMA each) in the
-  row blocks of a matrix at least 4 rows tall and 12 columns wide, plain multiply-adds otherwise.
+  row blocks of a matrix at least 4 rows tall and 12 columns wide, plain multiply-adds otherwise;
+  with the second matrix transposed and 4 to 8 columns, four sums over k by k mod 4, folded.
 """
 
 from __future__ import annotations
@@ -101,6 +102,12 @@ def _seq(a: Any, b: Any, fused: bool) -> Any:
     return acc
 
 
+def _lanes4(a: Any, b: Any) -> Any:
+    """Four sequential sums over k by k mod 4, folded (l0 + l2) + (l1 + l3)."""
+    lanes = [_seq(a[:, lane::4], b[lane::4], False) for lane in range(4)]
+    return (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+
+
 def _gemv_blocks(a: Any, x: Any) -> Any:
     """sgemv's four-row blocks: a head of h = k - 4 * floor((k - 1) / 4) terms in lane 0, then
     four lanes over the rest, folded (l0 + l2) + (l1 + l3)."""
@@ -162,7 +169,13 @@ def mm(a: Any, b: Any, a_transposed: bool = False, b_transposed: bool = False) -
     m, k = a.shape
     n = b.shape[1]
     guess = _seq(a, b, False)
-    if b_transposed:
+    if b_transposed:  # each element a dot of two rows (grad @ mat2.t() in mm's backward)
+        if k <= 3:
+            return guess, True
+        if n >= 16 and m >= 4:
+            return _seq(a, b, True), m % 4 == 0
+        if 4 <= n <= 8 and m >= 2 and k % 4 == 0:
+            return _lanes4(a, b), True
         return guess, False
     if m == 1 or n in (2, 3, 4, 8) or (n == 1 and a_transposed):
         return guess, True
