@@ -516,3 +516,81 @@ CASES.update({
                                    " torch.where(x > 1, x, x * 3).grad_fn.next_functions,"
                                    " y.grad_fn.next_functions] if not (y := x * 1).__setitem__([0], 5.) else 0",
 })
+
+# --- float32 training loops: the printed losses must be PyTorch's to the last bit (engine/exact)
+_LINREG = """X = (torch.arange(100 * NFEAT).reshape(100, NFEAT) % 37) / 18.5 - 1.0
+true_w = torch.arange(NFEAT).reshape(NFEAT, 1) * 0.75 - 1.0
+y = X @ true_w + 0.5 + 0.1 * X[:, :1] * X[:, :1]
+w = torch.zeros(NFEAT, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+result = []
+for step in range(200):
+    loss = ((X @ w + b - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.05 * w.grad
+        b -= 0.05 * b.grad
+    w.grad = None
+    b.grad = None
+    if step % 20 == 0:
+        result.append(loss.item())
+result.append(w.reshape(-1).tolist())
+result.append(b.item())"""
+CASES.update({f"train_linreg_{f}_features": _LINREG.replace("NFEAT", str(f))
+              for f in (1, 3, 7)})
+CASES.update({
+    "train_mlp_tanh": """X = (torch.arange(256).reshape(64, 4) % 13) / 6.5 - 1.0
+y = torch.sin(X.sum(1, keepdim=True))
+W1 = ((torch.arange(64).reshape(4, 16) % 7) - 3.0) / 10
+b1 = torch.zeros(16)
+W2 = ((torch.arange(16).reshape(16, 1) % 5) - 2.0) / 10
+b2 = torch.zeros(1)
+for p in (W1, b1, W2, b2):
+    p.requires_grad_()
+result = []
+for step in range(100):
+    h = torch.tanh(X @ W1 + b1)
+    loss = ((h @ W2 + b2 - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        for p in (W1, b1, W2, b2):
+            p -= 0.1 * p.grad
+            p.grad = None
+    if step % 10 == 0:
+        result.append(loss.item())
+result.append(W2.reshape(-1).tolist())""",
+    "train_softmax_classifier": """X = (torch.arange(240).reshape(60, 4) % 11) / 5.5 - 1.0
+labels = (torch.arange(60) * 7) % 3
+onehot = (labels.reshape(60, 1) == torch.arange(3)).float()
+W = torch.zeros(4, 3, requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+result = []
+for step in range(100):
+    logp = torch.log_softmax(X @ W + b, 1)
+    loss = -(logp * onehot).sum(1).mean()
+    loss.backward()
+    with torch.no_grad():
+        W -= 0.5 * W.grad
+        b -= 0.5 * b.grad
+    W.grad = None
+    b.grad = None
+    if step % 10 == 0:
+        result.append(loss.item())
+result.append(torch.softmax(X[:3] @ W + b, 1).reshape(-1).tolist())""",
+    "train_sigmoid_mse": """X = (torch.arange(150).reshape(50, 3) % 17) / 8.5 - 1.0
+y = (X.sum(1, keepdim=True) > 0).float()
+w = torch.zeros(3, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+result = []
+for step in range(150):
+    loss = ((torch.sigmoid(X @ w + b) - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 1.0 * w.grad
+        b -= 1.0 * b.grad
+    w.grad = None
+    b.grad = None
+    if step % 15 == 0:
+        result.append(loss.item())
+result.append(w.reshape(-1).tolist())""",
+})
