@@ -187,6 +187,7 @@ def _cupy_failure() -> str | None:
     return None
 
 
+@functools.cache
 def exact_kernels(xp: Any) -> Any:
     """The PyTorch-exact kernels (engine/exact) when ``xp`` is NumPy, else None.
 

@@ -21,7 +21,10 @@ from .backend import exact_kernels
 
 def _exact(xp: Any, *arrays: Any) -> Any:
     """The exact namespace when it can take these arrays, else None."""
-    ex = exact_kernels(xp)
+    try:
+        ex = exact_kernels(xp)
+    except TypeError:  # an unhashable namespace object (create_graph's formulas): not NumPy
+        return None
     return ex if ex is not None and ex.accepts(*arrays) else None
 
 

@@ -35,6 +35,18 @@ def fma32(a: Any, b: Any, c: Any) -> Any:
     return out
 
 
+def fma_add(p: Any, c: Any) -> Any:
+    """``p + c`` rounded once to float32, for an exact float64 product ``p`` (see fma32)."""
+    c64 = c.astype(F64)
+    s = p + c64
+    out = s.astype(F32)
+    bits = s.view(np.uint64)
+    risky = ((bits & _LOW) == _MID) | (np.abs(s) < _TINY)
+    if risky.any():
+        out = _settle(p, c64, s, out, risky)
+    return out
+
+
 def _settle(p: Any, c: Any, s: Any, out: Any, where: Any) -> Any:
     """Round ``p + c`` to float32 exactly where the float64 sum ``s`` may double-round."""
     where = where.reshape(np.shape(s))

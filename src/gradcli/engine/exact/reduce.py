@@ -20,7 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .iterator import coalesce, permutation, thread_ranges
-from .machine import SUM_VECTOR_BYTES, THREADS
+from .machine import GRAIN_SIZE, SUM_VECTOR_BYTES, THREADS
 
 
 def _ceil_log2(x: int) -> int:
@@ -207,6 +207,12 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
         return np.zeros(out_shape, x.dtype)[()]
     if nd == 0:
         return (np.zeros((), x.dtype) + x)[()]
+    if len(axes) == nd and x.flags.c_contiguous and x.size < GRAIN_SIZE:
+        # the common case: everything of a dense array, which TensorIterator merges into one
+        # row in memory order, summed by one thread
+        flat = x.reshape(-1, 1)
+        total = np.zeros((), x.dtype) + _kernel(flat, (x.dtype.itemsize, 0), x.dtype.itemsize)[0]
+        return total.reshape(out_shape)[()]
     itemsize = x.dtype.itemsize
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
     out_numel = int(np.prod(out_shape, dtype=np.int64))

@@ -68,11 +68,13 @@ def mkl(name: str, x: Any) -> Any:
 
 
 def rounded(fn: Any, x: Any) -> Any:
-    """``fn`` computed with more precision and rounded once to ``x``'s dtype."""
-    x = np.asarray(x)
+    """``fn`` computed with more precision and rounded once to ``x``'s dtype (a NumPy scalar
+    stays a scalar: scalar scripts run on them)."""
     wide = np.float64 if x.dtype == F32 else np.longdouble
     with np.errstate(all="ignore"):
-        return fn(x.astype(wide)).astype(x.dtype)
+        if isinstance(x, np.generic):
+            return x.dtype.type(fn(wide(x)))
+        return fn(np.asarray(x).astype(wide)).astype(x.dtype)
 
 
 def erf(x: Any) -> Any:
@@ -173,7 +175,6 @@ def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
 
 def tanh_backward(grad: Any, y: Any) -> Any:
     """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA."""
-    y = np.asarray(y)
     if y.dtype != F32:
         return grad * (1.0 - y * y)
     return np.asarray(grad, F32) * fma32(-y, y, ONE)
@@ -181,7 +182,6 @@ def tanh_backward(grad: Any, y: Any) -> Any:
 
 def sigmoid_backward(grad: Any, y: Any) -> Any:
     """sigmoid_backward: (a * (1 - b)) * b."""
-    y = np.asarray(y)
     one = y.dtype.type(1)
     return (grad * (one - y)) * y
 
