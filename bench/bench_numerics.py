@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-from gradcli.engine import exact  # noqa: E402
+from gradcli.engine import exact
 
 try:
     import torch
@@ -28,7 +28,7 @@ except ImportError:  # the bench runs without it; the torch column is then empty
     torch = None
 
 
-def _best(fn, arrays: list, reps: int) -> float:  # noqa: ANN001
+def _best(fn, arrays: list, reps: int) -> float:
     fn(arrays[0])
     best = float("inf")
     for _ in range(reps):
@@ -80,7 +80,7 @@ def main() -> None:
         for mode, arrays in (("cache", pool[:1] * 16), ("stream", pool)):
             te, tn = _best(ex, arrays, args.reps), _best(npf, arrays, args.reps)
             tt = _best(tf, arrays, args.reps) if tf else float("nan")
-            print(f"{name:22s} {str(size):>12s} {mode:6s} {te * 1e3:9.3f} {tn * 1e3:9.3f} "
+            print(f"{name:22s} {size!s:>12s} {mode:6s} {te * 1e3:9.3f} {tn * 1e3:9.3f} "
                   f"{tt * 1e3:9.3f} {te / tn:11.2f} {te / tt:11.2f}")
 
 

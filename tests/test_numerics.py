@@ -32,7 +32,7 @@ from gradcli.engine.tensor import Tensor
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from numerics_cases import OPS, apply_view, cases, family, make_input  # noqa: E402
+from numerics_cases import OPS, apply_view, cases, family, make_input
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "torch" / "numerics.json").read_text())
 CASES = cases()

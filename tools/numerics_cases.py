@@ -39,7 +39,7 @@ def make_input(r: dict, dtype: str) -> np.ndarray:
     return np.asarray(x, dtype=dtype)
 
 
-def apply_view(torch, t, r: dict):  # noqa: ANN001, ANN201 - either library's tensor
+def apply_view(torch, t, r: dict):
     """The recipe's view of tensor ``t``."""
     if r["view"] == "T":
         return t.transpose(0, -1)
@@ -48,7 +48,7 @@ def apply_view(torch, t, r: dict):  # noqa: ANN001, ANN201 - either library's te
     return t
 
 
-def _grad(torch, f, *xs):  # noqa: ANN001, ANN202
+def _grad(torch, f, *xs):
     """d(sum(f(xs) * g))/dxs for the seeded upstream gradient g: the backward kernels."""
     leaves = [x.detach().requires_grad_(True) for x in xs]
     y = f(*leaves)
@@ -59,7 +59,7 @@ def _grad(torch, f, *xs):  # noqa: ANN001, ANN202
     return [x.grad for x in leaves]
 
 
-def _dtype_name(t) -> str:  # noqa: ANN001
+def _dtype_name(t) -> str:
     return "float32" if "32" in str(t.dtype) else "float64"
 
 
@@ -89,13 +89,21 @@ OPS = {
 }
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "atan", "asin", "acos", "sinh", "cosh",
          "erf", "expm1", "log1p", "sigmoid", "reciprocal")
+def _unary(name: str, functional: bool) -> tuple:
+    """The forward and the gradient case functions of ``torch.<name>`` (or ``F.<name>``)."""
+    def fn(torch, x):
+        return getattr(torch.nn.functional if functional else torch, name)(x)
+
+    def grad(torch, x):
+        return _grad(torch, lambda a: fn(torch, a), x)
+
+    return fn, grad
+
+
 for _name in UNARY:
-    OPS[_name] = (lambda n: lambda torch, x: getattr(torch, n)(x))(_name)
-    OPS[_name + "_grad"] = (lambda n: lambda torch, x: _grad(torch, getattr(torch, n), x))(_name)
+    OPS[_name], OPS[_name + "_grad"] = _unary(_name, False)
 for _name in ("logsigmoid", "softplus"):
-    OPS[_name] = (lambda n: lambda torch, x: getattr(torch.nn.functional, n)(x))(_name)
-    OPS[_name + "_grad"] = (lambda n: lambda torch, x: _grad(
-        torch, getattr(torch.nn.functional, n), x))(_name)
+    OPS[_name], OPS[_name + "_grad"] = _unary(_name, True)
 
 # where each unary op's inputs come from: (dist, a, b)
 DOMAINS = {"exp": ("normal", 0, 3), "log": ("logu", -5, 5), "sqrt": ("logu", -5, 5),
@@ -107,7 +115,7 @@ DOMAINS = {"exp": ("normal", 0, 3), "log": ("logu", -5, 5), "sqrt": ("logu", -5,
            "softplus": ("normal", 0, 6)}
 
 
-def _case(op: str, dtype: str, inputs: list, **params) -> dict:  # noqa: ANN003
+def _case(op: str, dtype: str, inputs: list, **params) -> dict:
     tag = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
     shapes = "x".join("(" + ",".join(map(str, r["shape"])) + ")" + (r["view"] or "")
                       for r in inputs)

@@ -21,7 +21,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from numerics_cases import OPS, apply_view, cases, compact, make_input  # noqa: E402
+from numerics_cases import OPS, apply_view, cases, compact, make_input
 
 OUT = ROOT / "tests" / "fixtures" / "torch" / "numerics.json"
 

@@ -28,7 +28,7 @@ def _exact(xp: Any, *arrays: Any) -> Any:
     return ex if ex is not None and ex.accepts(*arrays) else None
 
 
-def sum(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+def sum(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """``torch.sum``: PyTorch's cascade order of additions."""
     ex = _exact(xp, x)
     if ex is not None:

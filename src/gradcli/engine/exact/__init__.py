@@ -10,12 +10,11 @@ machine.py (the CPU whose results these are).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-import functools
-from collections.abc import Callable
 
 from . import blas, softmaxes, unary
 from .reduce import mean, sum_

@@ -19,8 +19,8 @@ import numpy as np
 from . import libm, sleef
 from .fp import fma32
 from .iterator import thread_ranges
-from .unary import rounded
 from .machine import THREADS, VECTOR_BYTES
+from .unary import rounded
 
 F32 = np.float32
 
