@@ -548,11 +548,6 @@ class TensorFormulas:
         return pow(x, exponent)
 
     @staticmethod
-    def rsqrt(x: Tensor) -> Tensor:
-        """1 / sqrt(x)."""
-        return 1 / SURFACED["sqrt"](x)
-
-    @staticmethod
     def sigmoid_backward(grad: Tensor, y: Tensor) -> Tensor:
         """(grad * (1 - y)) * y."""
         return (grad * (1 - y)) * y

@@ -73,11 +73,6 @@ def unary(xp: Any, name: str, x: Any) -> Any:
     return getattr(xp, name)(x)
 
 
-def rsqrt(xp: Any, x: Any) -> Any:
-    """``torch.rsqrt``: 1 / sqrt(x) (its kernel's vector and scalar code round alike)."""
-    return 1 / xp.sqrt(x)
-
-
 def expm1(xp: Any, x: Any) -> Any:
     """``torch.expm1`` (SLEEF)."""
     ex = _exact(xp, x)
@@ -147,10 +142,10 @@ def softplus_backward(xp: Any, grad: Any, x: Any, beta: float, threshold: float)
 def erf(xp: Any, x: Any) -> Any:
     """``torch.erf`` (MKL): the C library's erf where NumPy runs, a series elsewhere."""
     ex = _exact(xp, x)
-    return ex.erf(x) if ex is not None else _erf_series(xp, x)
+    return ex.erf(x) if ex is not None else erf_series(xp, x)
 
 
-def _erf_series(xp: Any, x: Any) -> Any:
+def erf_series(xp: Any, x: Any) -> Any:
     """erf without a library function (the Array API has none): the everywhere-positive series
     erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), summed for |x| <= 6;
     beyond, erf is +-1 to double precision.  Relative error about 1e-15."""

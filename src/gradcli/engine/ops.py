@@ -567,7 +567,7 @@ def _gelu(xp: Any, self: Any, approximate: str = "none") -> Any:
         return 0.5 * self * (1 + xp.tanh(inner))
     if approximate != "none":
         raise ScriptError("approximate argument must be either none or tanh.")
-    return self * 0.5 * (1 + _erf(xp, self * _SQRT1_2))
+    return self * 0.5 * (1 + K.erf_series(xp, self * _SQRT1_2))
 
 
 def _gelu_grad(xp: Any, grad: Any, self: Any, approximate: str) -> Any:
@@ -1131,9 +1131,8 @@ HUBER_LOSS = defop(
 # PyTorch's kernels do (engine.kernels), and so do the methods below.
 FORMULA_NAMES = ("where", "floor", "sign", "reshape", "broadcast_to", "permute_dims",
                  "zeros_like", "count_nonzero", "take", "clip", "abs", "prod")
-KERNEL_NAMES = ("sum", "matmul", "rsqrt", "power", "sigmoid_backward", "tanh_backward",
-                "softmax_backward", "log_softmax_backward", "logsigmoid_backward",
-                "softplus_backward")
+KERNEL_NAMES = ("sum", "matmul", "power", "sigmoid_backward", "tanh_backward", "softmax_backward",
+                "log_softmax_backward", "logsigmoid_backward", "softplus_backward")
 
 
 class ArrayFormulas:
@@ -1172,10 +1171,6 @@ class ArrayFormulas:
     def matmul(self, a: Any, b: Any) -> Any:
         """``torch.matmul`` in MKL's order."""
         return K.matmul(self._xp, a, b)
-
-    def rsqrt(self, x: Any) -> Any:
-        """``torch.rsqrt``: 1 / sqrt(x), both correctly rounded."""
-        return K.rsqrt(self._xp, x)
 
     def power(self, x: Any, exponent: float) -> Any:
         """``x ** exponent`` as PyTorch's pow kernel computes it."""
