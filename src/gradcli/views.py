@@ -76,6 +76,9 @@ class GraphNode:
     saved: list[SavedView]
     inplace: bool = False
     retains_grad: bool = False
+    line: int | None = None  # where the script created this state (its statement)
+    column: int | None = None
+    step: int = 0  # which execution of that statement (the run's statement count then)
 
     @property
     def op_label(self) -> str | None:
@@ -92,6 +95,7 @@ class GraphView:
     nodes: list[GraphNode]
     output: int | None
     dtype: str
+    context: list[GraphNode] = field(default_factory=list)  # inputs a scope left out
 
 
 @dataclass
@@ -105,6 +109,10 @@ class BackwardNode:
     tensor: str | None = None  # the script name of the tensor whose grad_fn this is
     variable: TensorView | None = None  # AccumulateGrad: the leaf
     variable_name: str | None = None
+    record: int | None = None  # the graph record of its tensor (AccumulateGrad: the leaf's)
+    line: int | None = None  # where the script created that tensor
+    column: int | None = None
+    step: int = 0
 
 
 @dataclass
@@ -116,6 +124,7 @@ class BackwardView:
     output_tensor: TensorView | None
     root: int | None
     extra: dict[str, Any] = field(default_factory=dict)
+    context: list[BackwardNode] = field(default_factory=list)  # next nodes a scope left out
 
 
 def tensor_view(t: Tensor) -> TensorView:
@@ -259,7 +268,9 @@ def graph_view(result: Any, of: str | None) -> GraphView:
             shape=list(data.shape), requires_grad=requires_grad, is_leaf=is_leaf, data=data,
             grad=to_host(grad.data) if grad is not None else None,
             saved=_saved(r.node, by_tensor, names.get(i)),
-            inplace=inplace, retains_grad=current and t.retains_grad))
+            inplace=inplace, retains_grad=current and t.retains_grad,
+            line=r.span.line if r.span else None, column=r.span.column if r.span else None,
+            step=r.step))
     dtype = result.backend.dtype_name if result.backend is not None else "float64"
     return GraphView(nodes, output_record(result, of), dtype)
 
@@ -279,6 +290,9 @@ def backward_view(result: Any, of: str | None) -> BackwardView:
     # AccumulateGrad adds into the leaf tensor itself, whatever in-place updates it had since:
     # it is named as the tensor is now (``w``), not by the state first recorded (``w#1``)
     leaf_names = by_tensor
+    node_records: dict[int, int] = {}  # id(grad_fn or leaf tensor) → its first record
+    for rid, r in enumerate(result.records or ()):
+        node_records.setdefault(id(r.node) if r.node is not None else id(r.tensor), rid)
     root = out.grad_fn
     if root is None:
         return BackwardView([], of, tensor_view(out), None)
@@ -302,6 +316,11 @@ def backward_view(result: Any, of: str | None) -> BackwardView:
         if isinstance(n, AccumulateGrad):
             bn.variable = tensor_view(n.variable)
             bn.variable_name = leaf_names.get(id(n.variable))
+        rid = node_records.get(id(n.variable) if isinstance(n, AccumulateGrad) else id(n))
+        if rid is not None:
+            span = result.records[rid].span
+            bn.record, bn.step = rid, result.records[rid].step
+            bn.line, bn.column = (span.line, span.column) if span else (None, None)
         nodes.append(bn)
     return BackwardView(nodes, of, tensor_view(out), 0)
 

@@ -26,6 +26,7 @@ class Record:
     data: Any = None  # the values of an older state that an in-place update overwrote
     numbers: tuple = ()  # the plain-number arguments, by position (None for a tensor)
     grad_enabled: bool = True  # grad mode when the op ran (explain names no_grad cuts)
+    step: int = 0  # statements executed so far: tells one execution of a line from the next
 
 
 class Recorder:
@@ -63,7 +64,7 @@ class Recorder:
         records = self.records
         records.append(Record(t, op.name if op is not None else None,
                               node.fn_name if node is not None else None, inputs, self.interp.span,
-                              node))
+                              node, step=self.interp.steps))
         rid = len(records) - 1
         self.ids[id(t)] = rid
         return rid
