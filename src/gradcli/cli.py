@@ -110,6 +110,14 @@ Top = Annotated[int, typer.Option("--top", metavar="K",
 Output = Annotated[str | None, typer.Option(
     "-o", "--output", metavar="FILE",
     help="Write FILE: .dot/.gv as DOT, .svg/.png/.pdf rendered by Graphviz's dot.")]
+Lines = Annotated[str | None, typer.Option(
+    "--lines", metavar="A-B", help="Keep only the nodes created on these script lines "
+    "(11-12, 7 or 3-4,9).")]
+Rolled = Annotated[bool, typer.Option(
+    "--rolled", help="Fold the nodes a line creates in successive loop iterations into one "
+    "node with the count.")]
+HtmlOutput = Annotated[str | None, typer.Option(
+    "-o", "--output", metavar="FILE.html", help="The page to write (or a redirected stdout).")]
 
 
 
@@ -139,6 +147,8 @@ class Options:
     show_saved: bool = False
     output: str | None = None
     top: int = 10
+    lines: str | None = None
+    rolled: bool = False
 
 
 def _version(value: bool) -> None:
@@ -182,7 +192,7 @@ def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of 
              epilog="\b\nExamples:\n  gradcli graph samples/chain_rule.grad --wrt w1\n"
              "  gradcli graph samples/chain_rule.grad --wrt w1 --tree")
 def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
-          tree: Tree = False, backend: BackendOpt = BackendName.numpy,
+          tree: Tree = False, lines: Lines = None, backend: BackendOpt = BackendName.numpy,
           dtype: DTypeOpt = DType.float64, seed: Seed = 0, set_: SetOpt = None,
           fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
           max_elements: MaxElements = MAX_ELEMENTS,
@@ -197,13 +207,26 @@ def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
 def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
         backward: Backward = False, show_values: ShowValues = False,
         show_grads: ShowGrads = False, show_saved: ShowSaved = False, output: Output = None,
-        backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
+        lines: Lines = None, rolled: Rolled = False, backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
         set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
         max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
         max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
         debug: Debug = False) -> None:
     """Write the graph as Graphviz DOT (forward by default; --backward: the grad_fn graph)."""
     _execute("dot", Options(**locals()))
+
+
+@app.command(short_help="An interactive graph viewer in one HTML file.",
+             epilog="\b\nExamples:\n  gradcli html samples/chain_rule.grad --wrt w1 -o chain.html"
+             "\n  gradcli html samples/gradient_descent.grad --rolled -o gd.html")
+def html(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
+         lines: Lines = None, backward: Backward = False, rolled: Rolled = False,
+         output: HtmlOutput = None, backend: BackendOpt = BackendName.numpy,
+         dtype: DTypeOpt = DType.float64, seed: Seed = 0, set_: SetOpt = None,
+         fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
+         max_elements: MaxElements = MAX_ELEMENTS, debug: Debug = False) -> None:
+    """Write the graph as a self-contained HTML page: click, hover, search, zoom, step."""
+    _execute("html", Options(**locals()))
 
 
 @app.command(short_help="Autograd against central finite differences.",

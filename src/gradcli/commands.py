@@ -204,15 +204,32 @@ class Session:
         return self.finish(err)
 
     def _graph_view(self) -> tuple[Any, Any]:
-        from . import views
+        view, _, err, _ = self._scoped_view()
+        return view, err
 
+    def _scoped_view(self) -> tuple[Any, Any, Any, Any]:
+        """(view, folds, error, result): the graph of the run, scoped by --of/--lines and
+        rolled by --rolled (SPEC §8)."""
+        from . import rolling, scope, views
+
+        o = self.opts
+        lines = scope.parse_lines(o.lines) if o.lines is not None else None
+        if lines and o.tree:
+            raise UsageError("--lines applies to the listing, not to --tree",
+                             hint="gradcli dot --backward --lines A-B draws that part of the "
+                             "grad_fn graph")
         result = self.execute(record=True)
         of, err = self.names(result, need_output=False)
         if err is not None:
-            return None, err
-        backward = self.opts.tree or self.opts.backward
+            return None, None, err, result
+        backward = o.tree or o.backward
         view = views.backward_view(result, of) if backward else views.graph_view(result, of)
-        return view, result.error
+        view = scope.scope(view, of=o.of is not None, lines=lines)
+        folds = None
+        if o.rolled:
+            view, folds = (rolling.roll_backward(view) if backward
+                           else rolling.roll_graph(view))
+        return view, folds, result.error, result
 
     def cmd_graph(self) -> int:
         """Every recorded node (or, with --tree, the backward graph)."""
@@ -231,14 +248,15 @@ class Session:
         from .render import dot
 
         o = self.opts
-        view, err = self._graph_view()
+        view, folds, err, _ = self._scoped_view()
         text = None
         if view is not None:
             if o.backward:
                 text = dot.backward(view, show_values=o.show_values, show_grads=o.show_grads,
-                                    show_saved=o.show_saved)
+                                    show_saved=o.show_saved, folds=folds)
             else:
-                text = dot.forward(view, show_values=o.show_values, show_grads=o.show_grads)
+                text = dot.forward(view, show_values=o.show_values, show_grads=o.show_grads,
+                                   show_saved=o.show_saved, folds=folds)
             if o.output:
                 dot.save(text, o.output)
                 self.note(f"wrote {o.output}")
@@ -248,6 +266,39 @@ class Session:
             self.doc(json.dot_doc(text, err))
         elif text is not None and not o.output:
             self.write(text)
+        return self.finish(err)
+
+    def cmd_html(self) -> int:
+        """The interactive viewer: one self-contained HTML page (SPEC §8 ``html``)."""
+        from . import steps
+        from .render import dot, html
+
+        o = self.opts
+        to_stdout = o.output is None
+        if to_stdout and (_isatty(sys.stdout) or self.fmt == "json"):
+            raise UsageError("html needs -o FILE.html (or a redirected standard output)",
+                             hint="gradcli html script.grad -o graph.html")
+        if not to_stdout and os.path.splitext(o.output)[1].lower() not in (".html", ".htm"):
+            raise UsageError(f"-o {o.output}: the viewer is an HTML page; name it .html")
+        dot.require_graphviz("cannot draw the graph")  # before a long run, not after
+        view, folds, err, result = self._scoped_view()
+        count = events = None
+        if view is not None:
+            of = self.names(result, need_output=False)[0]
+            evs = steps.events(result, of)
+            text = html.render(view, folds=folds, events=evs, source=self.source or "",
+                               filename=self.filename, output=of,
+                               error=json_error(result.error))
+            count, events = len(view.nodes), len(evs)
+            if to_stdout:
+                self.write(text)
+            else:
+                _write_text(o.output, text)
+                self.note(f"wrote {o.output} ({count:,} nodes)")
+        if self.fmt == "json":
+            from .render import json
+
+            self.doc(json.html_doc(o.output, count, events, err))
         return self.finish(err)
 
     def cmd_check(self) -> int:
@@ -514,6 +565,22 @@ def _explain_grad_error(err: GradcliError, result: Any, of: str) -> GradcliError
     return err.at(span)
 
 
+def _write_text(path: str, text: str) -> None:
+    """Write a whole file, or a UsageError that says why not."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def json_error(err: Any) -> dict | None:
+    """A script's error as the viewer shows it (type, message, line)."""
+    from .render import json
+
+    return json.error(err)
+
+
 def _empty_doc(command: str, err: Any, tree: bool = False) -> dict:
     """The command's JSON document when it failed before producing anything."""
     from .render import json
@@ -528,6 +595,8 @@ def _empty_doc(command: str, err: Any, tree: bool = False) -> dict:
         return json.graph_doc(None, err)
     if command == "check":
         return json.check_doc(None, err)
+    if command == "html":
+        return json.html_doc(None, None, None, err)
     if command in ("explain", "trace", "profile"):
         from .render import analysis_json
 

@@ -135,6 +135,13 @@ def dot_doc(text: str | None, err: Any) -> dict[str, Any]:
     return {"gradcli": SCHEMA, "dot": text, "error": error(err)}
 
 
+def html_doc(path: str | None, nodes: int | None, events: int | None,
+             err: Any) -> dict[str, Any]:
+    """``html --format json``: the file written, its node and event counts."""
+    return {"gradcli": SCHEMA, "file": path, "nodes": nodes, "events": events,
+            "error": error(err)}
+
+
 def dumps(doc: dict[str, Any]) -> str:
     """Strict JSON (no NaN literals), indented, with a final newline."""
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
