@@ -260,12 +260,14 @@
     unlight();
     if (!id) return;
     id = original(id);
-    svg.classList.add("hovering");
+    if (dimOnHover) svg.classList.add("hovering");
     light(id, "hl");
     (refsOf[id] || []).forEach(function (r) { light(r, "hl"); });
     walk(id, inEdges, "hl-in", 1);
     walk(id, outEdges, "hl-out", 1);
   }
+  // fading the rest restyles every element: worth it on small graphs only (frame time)
+  var dimOnHover = Object.keys(els).length < 3000;
   var hovered = null;
   svg.addEventListener("pointerover", function (e) {
     if (drag && drag.moved) return;
@@ -276,21 +278,19 @@
   svg.addEventListener("pointerleave", function () { hovered = null; unlight(); });
 
   // -- pan and zoom: one CSS transform on the canvas -------------------------------------------
+  // NOTE: no will-change: without a GPU, Chromium re-rasterises a promoted layer of a big
+  // graph on every frame (about 1 s a frame at 2,000 nodes); unpromoted it paints only what
+  // is visible (16 ms frames, measured by bench/bench_html.py)
   var W = parseFloat(svg.getAttribute("width")) || 1, H = parseFloat(svg.getAttribute("height")) || 1;
-  var tx = 0, ty = 0, k = 1, kmin = 0.02, kmax = 8, settle = 0;
+  var tx = 0, ty = 0, k = 1, kmin = 0.02, kmax = 8;
   function apply() {
     canvas.style.transform = "translate(" + tx + "px," + ty + "px) scale(" + k + ")";
     zoomLevel.textContent = Math.round(k * 100) + "%";
   }
-  function moving() {  // a composited layer while moving; crisp again once it settles
-    canvas.classList.add("moving");
-    clearTimeout(settle);
-    settle = setTimeout(function () { canvas.classList.remove("moving"); }, 200);
-  }
   function zoomAt(f, cx, cy) {
     var nk = Math.min(kmax, Math.max(kmin, k * f));
     tx = cx - (cx - tx) * nk / k; ty = cy - (cy - ty) * nk / k; k = nk;
-    apply(); moving();
+    apply();
   }
   function fit() {
     var vw = viewport.clientWidth, vh = viewport.clientHeight;
@@ -317,7 +317,7 @@
     if (inside && !zoom) return;
     tx += v.left + v.width / 2 - (r.left + r.width / 2);
     ty += v.top + v.height / 2 - (r.top + r.height / 2);
-    apply(); moving();
+    apply();
   }
   viewport.addEventListener("wheel", function (e) {
     e.preventDefault();
@@ -335,7 +335,7 @@
     var dx = e.clientX - drag.x, dy = e.clientY - drag.y;
     if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
     if (!drag.moved) { drag.moved = true; viewport.classList.add("dragging"); unlight(); }
-    tx = drag.tx + dx; ty = drag.ty + dy; apply(); moving();
+    tx = drag.tx + dx; ty = drag.ty + dy; apply();
   });
   window.addEventListener("pointerup", function (e) {
     if (!drag || e.pointerId !== drag.id) return;
