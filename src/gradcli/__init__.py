@@ -6,6 +6,8 @@ Library use::
     result = gradcli.run("w = 2; y = w * w", wrt=["w"])
     result.bindings["y"]            # an engine Tensor
     result.grad("y", ["w"])         # [tensor(4.)]
+    result                          # in Jupyter: the interactive graph viewer
+    result.graph(backward=True).save("g.html")
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ __version__ = "0.1.0"
 
 
 def run(source: str, *, wrt: Any = (), backend: str = "numpy", dtype: str = "float64",
-        seed: int = 0, overrides: dict[str, Any] | None = None) -> Any:
-    """Run a grad script; returns a RunResult (bindings, prints, warnings, error, ``grad()``)."""
+        seed: int = 0, overrides: dict[str, Any] | None = None, record: bool = True) -> Any:
+    """Run a grad script; returns a RunResult (bindings, prints, warnings, error, ``grad()``)
+    that shows its graph in Jupyter (``record=False``: faster, no graph to show)."""
+    from .notebook import Result
     from .pipeline import run as _run
 
-    return _run(source, wrt=tuple(wrt), backend=backend, dtype=dtype, seed=seed,
-                overrides=overrides, keep_freed=True)
+    return Result.wrap(_run(source, wrt=tuple(wrt), backend=backend, dtype=dtype, seed=seed,
+                            overrides=overrides, keep_freed=True, record=record))
