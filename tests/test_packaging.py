@@ -32,6 +32,7 @@ def test_the_wheel_carries_the_grammar_and_the_console_script(wheel: Path) -> No
         entry = next(n for n in names if n.endswith("entry_points.txt"))
         assert "gradcli = gradcli.__main__:main" in z.read(entry).decode()
     assert "gradcli/grammars/grad.lark" in names
+    assert {"gradcli/render/assets/viewer.css", "gradcli/render/assets/viewer.js"} <= set(names)
     assert not any(n.startswith(("tests/", "bench/", "tools/")) for n in names)
 
 
@@ -52,3 +53,10 @@ def test_the_installed_wheel_runs_outside_the_source_tree(wheel: Path, tmp_path:
                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "dL/dw1 = -8.0\n"
+    if shutil.which("dot", path="/usr/bin:/bin"):  # the viewer's assets come from the wheel
+        proc = subprocess.run([str(env_dir / "bin" / "gradcli"), "html", "chain_rule.grad",
+                               "-o", "g.html"], cwd=work, capture_output=True, text=True,
+                              check=False, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+        assert proc.returncode == 0, proc.stderr
+        page = (work / "g.html").read_text()
+        assert 'id="gradcli-data"' in page and "function showDetails" in page
