@@ -294,7 +294,7 @@ class Session:
                 self.write(text)
             else:
                 _write_text(o.output, text)
-                self.note(f"wrote {o.output} ({count:,} nodes)")
+                self.note(f"wrote {o.output} ({count:,} node{'' if count == 1 else 's'})")
         if self.fmt == "json":
             from .render import json
 

@@ -285,7 +285,7 @@
   var tx = 0, ty = 0, k = 1, kmin = 0.02, kmax = 8;
   function apply() {
     canvas.style.transform = "translate(" + tx + "px," + ty + "px) scale(" + k + ")";
-    zoomLevel.textContent = Math.round(k * 100) + "%";
+    zoomLevel.textContent = (k < 0.1 ? (k * 100).toFixed(1) : Math.round(k * 100)) + "%";
   }
   function zoomAt(f, cx, cy) {
     var nk = Math.min(kmax, Math.max(kmin, k * f));
@@ -510,6 +510,7 @@
     root.setAttribute("data-theme", dark ? "light" : "dark");
   });
 
+  if (!svg.querySelector("g.node")) notes.push("The run recorded no tensor: there is nothing to draw.");
   fit();
   var big = k < 0.2;  // too small to read: start at the output, readable; Fit shows it all
   if (big) {
