@@ -117,7 +117,7 @@ class Tracer(EventSink):
                 t, v = item[3], item[4]
                 label = names.tensor_label(t)
                 add("version", phase, span, f"{label}: version {v - 1} -> {v} (in-place update)",
-                    node=label, fields={"version": v})
+                    node=label, fields={"version": v, "node_id": names.latest.get(id(t))})
             elif kind == "backward":
                 roots, retain, create, is_grad = item[3:]
                 what = "grad()" if is_grad else "backward()"
@@ -125,20 +125,23 @@ class Tracer(EventSink):
                 add("backward", phase, span, f"{what} from {start} (retain_graph={retain}"
                     + (", create_graph=True" if create else "") + ")",
                     node=start, fields={"retain_graph": retain, "create_graph": create,
-                                        "call": what})
+                                        "call": what,
+                                        "node_id": names.record(roots[0]) if roots else None})
             elif kind == "edge":
                 n, i, m, g = item[3:]
                 src, dst = names.label(n), names.label(m)
                 add("edge", phase, span, f"{n.fn_name} -> {m.fn_name} ({src} -> {dst}): grad "
                     f"{_short(g)}", node=src, grad_fn=n.fn_name,
                     fields={"to": dst, "to_grad_fn": m.fn_name, "input": i,
-                            "node_line": names.line(n), "grad": _value(g)})
+                            "node_line": names.line(n), "grad": _value(g),
+                            "node_id": names.record(n), "to_id": names.record(m)})
             elif kind == "free":
                 n, saved = item[3], item[4]
                 label = names.label(n)
                 add("free", phase, span, f"{n.fn_name} ({label}) frees its saved "
                     f"{', '.join(saved)}", node=label, grad_fn=n.fn_name,
-                    fields={"saved": saved, "node_line": names.line(n)})
+                    fields={"saved": saved, "node_line": names.line(n),
+                            "node_id": names.record(n)})
             elif kind == "accumulate":
                 t, before, after, retained = item[3:]
                 label = names.tensor_label(t)
@@ -147,12 +150,13 @@ class Tracer(EventSink):
                     f"{_short(after)}", node=label,
                     grad_fn=None if retained else "AccumulateGrad",
                     fields={"before": _value(before), "after": _value(after),
-                            "retained": retained})
+                            "retained": retained, "node_id": names.latest.get(id(t))})
             elif kind == "hook":
                 t, g, r = item[3:]
                 label = names.tensor_label(t)
                 add("hook", phase, span, f"hook on {label}: grad {_short(g)} -> {_short(r)}",
-                    node=label, fields={"grad": _value(g), "result": _value(r)})
+                    node=label, fields={"grad": _value(g), "result": _value(r),
+                                        "node_id": names.latest.get(id(t))})
         err = result.error
         cause = root_cause(err, result.program.source) if err is not None else None
         if err is not None:
@@ -182,7 +186,8 @@ class Tracer(EventSink):
                                           else _num(value))
             add("save", phase, span, f"{fn} saves {name} = {of}"
                 + (f" {list(shape)}" if shape else ""), node=label, grad_fn=fn,
-                fields={"saved": name, "tensor": of, "shape": list(shape), "bytes": nbytes})
+                fields={"saved": name, "tensor": of, "shape": list(shape), "bytes": nbytes,
+                        "node_id": rid})
 
 
 def root_cause(err: Any, source: str) -> str | None:
