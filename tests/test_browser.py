@@ -158,9 +158,11 @@ def test_the_stepper_walks_forward_then_backward(open_page, pages):
     assert "x3" in page.inner_text("#step-text") and "MulBackward0" in page.inner_text("#step-text")
     assert active_names(page) == ["x3"]
     assert "future" in classes(page, "L") and "future" not in classes(page, "w1")
-    for _ in range(6):
+    for _ in range(10):  # the trace: six ops and four saves; then a backward from L
         page.click("#step-next")
-    assert "backward" in page.inner_text("#step-text") and active_names(page) == ["L"]
+    assert "backward from L" in page.inner_text("#step-text") and active_names(page) == ["L"]
+    page.click("#step-next")
+    assert page.locator("g.edge.flow").count() == 1 and "reached" in classes(page, "L")
     while not page.is_disabled("#step-next"):
         page.click("#step-next")
     assert "AccumulateGrad" in page.inner_text("#step-text") and active_names(page) == ["w1"]

@@ -173,18 +173,22 @@ def test_big_drawings_repeat_much_read_nodes_as_reference_tags():
 
 
 # -- derived events -------------------------------------------------------------------------------
-def test_events_list_the_ops_in_order_then_the_backward():
+def test_derived_events_list_the_ops_in_order_then_the_backward():
     r = run(CHAIN.read_text(), wrt=["w1"])
     evs = steps.events(r, "L")
     fwd = [e for e in evs if e["phase"] == "forward"]
-    assert [e["node"] for e in fwd] == [5, 6, 7, 8, 9, 10]
-    assert fwd[0] == {"seq": 0, "phase": "forward", "kind": "op", "line": 6, "node": 5,
-                      "name": "x3", "op": "mul", "grad_fn": "MulBackward0", "inputs": [2, 0],
-                      "input_names": ["w1", "x1"], "saves": ["other"]}
+    assert [e["id"] for e in fwd] == [5, 6, 7, 8, 9, 10]
+    assert fwd[0] == {"seq": 0, "phase": "forward", "kind": "op", "line": 6, "node": "x3",
+                      "grad_fn": "MulBackward0", "op": "mul", "id": 5, "inputs": [2, 0],
+                      "inplace": False,
+                      "text": "mul: x3 = mul(w1, x1)  -> MulBackward0, saves other"}
     bwd = [e for e in evs if e["phase"] == "backward"]
-    assert bwd[0]["kind"] == "backward" and bwd[0]["node"] == 10
+    assert bwd[0]["kind"] == "backward" and bwd[0]["node_id"] == 10
     assert [e["seq"] for e in evs] == list(range(len(evs)))
-    assert bwd[-1] == {**bwd[-1], "kind": "accumulate", "name": "w1"}
+    edges = [(e["node"], e["to"]) for e in bwd if e["kind"] == "edge"]
+    assert edges == [("L", "x5"), ("x5", "#7"), ("x5", "#8"), ("#8", "x4"), ("#7", "x3"),
+                     ("x4", "w1"), ("x3", "w1")]
+    assert bwd[-1]["kind"] == "accumulate" and bwd[-1]["node"] == "w1"
 
 
 @pytest.mark.parametrize("sample", ["chain_rule", "rnn_cell", "exercise", "backprop_demystified",
@@ -202,4 +206,4 @@ def test_backward_order_is_the_engines(sample, monkeypatch):
     leaves = [t for t in r.bindings.values() if getattr(t, "is_leaf", False) and t.requires_grad]
     autograd.grad(out, leaves, retain_graph=True, allow_unused=True)
     assert len(ran) > 2
-    assert [n for n in predicted if n.name != "AccumulateGrad"] == ran
+    assert [n for n in predicted if n.fn_name != "AccumulateGrad"] == ran

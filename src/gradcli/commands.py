@@ -207,7 +207,7 @@ class Session:
         view, _, err, _ = self._scoped_view()
         return view, err
 
-    def _scoped_view(self) -> tuple[Any, Any, Any, Any]:
+    def _scoped_view(self, tracer: Any = None) -> tuple[Any, Any, Any, Any]:
         """(view, folds, error, result): the graph of the run, scoped by --of/--lines and
         rolled by --rolled (SPEC §8)."""
         from . import rolling, scope, views
@@ -218,7 +218,7 @@ class Session:
             raise UsageError("--lines applies to the listing, not to --tree",
                              hint="gradcli dot --backward --lines A-B draws that part of the "
                              "grad_fn graph")
-        result = self.execute(record=True)
+        result = self.execute(record=True, tracer=tracer)
         of, err = self.names(result, need_output=False)
         if err is not None:
             return None, None, err, result
@@ -271,7 +271,8 @@ class Session:
     def cmd_html(self) -> int:
         """The interactive viewer: one self-contained HTML page (SPEC §8 ``html``)."""
         from . import steps
-        from .render import dot, html
+        from .analysis.trace import Tracer
+        from .render import analysis_json, dot, html
 
         o = self.opts
         to_stdout = o.output is None
@@ -281,11 +282,15 @@ class Session:
         if not to_stdout and os.path.splitext(o.output)[1].lower() not in (".html", ".htm"):
             raise UsageError(f"-o {o.output}: the viewer is an HTML page; name it .html")
         dot.require_graphviz("cannot draw the graph")  # before a long run, not after
-        view, folds, err, result = self._scoped_view()
+        tracer = Tracer()  # the stepper walks the run's trace events (SPEC §8)
+        view, folds, err, result = self._scoped_view(tracer)
         count = events = None
         if view is not None:
             of = self.names(result, need_output=False)[0]
-            evs = steps.events(result, of)
+            evs = analysis_json.trace_doc(tracer.finish(result), result.backend.dtype_name,
+                                          None)["events"]
+            if not any(e["phase"] == "backward" for e in evs):  # show what one would do
+                evs += steps.backward_events(result, of, len(evs))
             text = html.render(view, folds=folds, events=evs, source=self.source or "",
                                filename=self.filename, output=of,
                                error=json_error(result.error))

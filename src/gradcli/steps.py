@@ -1,14 +1,15 @@
-"""The events the HTML viewer's stepper walks, in the shape of SPEC §8 ``trace`` events.
+"""The events the HTML viewer's stepper walks when the run was not traced.
 
-``trace`` (SPEC §8) reports what a run did as it happened.  Until it is available here, the
-events are derived from the run's graph records: each recorded op in order (its line, node,
-``grad_fn`` and what it saved), then one backward from the output in the order PyTorch's
-engine runs it (the newest ready node first, ``AccumulateGrad`` as soon as it is ready), each
-gradient edge and each accumulation.  Derived events carry no gradient values: those need the
-trace.  ``events`` is the one function to swap for the trace's own list.
+``gradcli html`` traces its run and steps over the ``trace`` events (SPEC §8).  A result made
+without a tracer (``gradcli.run`` in a notebook) gets events derived from its graph records
+instead, in the same shape: each recorded op in order (its line, node, ``grad_fn`` and what
+it saved), then one backward from the output in the order PyTorch's engine runs it (the
+newest ready node first, ``AccumulateGrad`` as soon as it is ready), each gradient edge and
+each accumulation.  Derived events carry no gradient values: those need the trace.
 
-Every event is ``{"seq", "phase": "forward" | "backward", "kind", "line", ...}`` with ``node``
-(a graph record id) and, for an edge, ``to`` (the record whose grad_fn receives the gradient).
+Each event is ``{"seq", "phase", "kind", "line", "node" (a label), "grad_fn", "text", ...}``
+with the record ids the viewer highlights: ``id`` for an op, ``node_id`` otherwise, and
+``to_id`` for the node an edge's gradient flows to.
 """
 
 from __future__ import annotations
@@ -23,28 +24,41 @@ def events(result: Any, of: str | None) -> list[dict[str, Any]]:
     """The run's forward ops in order, then a backward from ``of`` in PyTorch's order."""
     records = result.records or []
     names = record_names(result)
+
+    def label(rid: int | None) -> str:
+        return "?" if rid is None else names.get(rid) or f"#{rid}"
+
     out: list[dict[str, Any]] = []
     for rid, r in enumerate(records):
         if r.op is None:
             continue
         inplace = bool(r.inputs) and r.inputs[0] is not None and \
             records[r.inputs[0]].tensor is r.tensor
-        ev: dict[str, Any] = {
-            "phase": "forward", "kind": "op", "line": r.span.line if r.span else None,
-            "node": rid, "name": names.get(rid), "op": r.op + ("_" if inplace else ""),
-            "grad_fn": r.grad_fn, "inputs": [j for j in r.inputs if j is not None]}
-        ev["input_names"] = [names.get(j) or f"#{j}" for j in ev["inputs"]]
-        if r.node is not None and r.node.saved:
-            ev["saves"] = list(r.node.saved)
-        out.append(ev)
-    out += _backward(result, of, records, names)
+        inputs = [j for j in r.inputs if j is not None]
+        op = r.op if not inplace or r.op.endswith("_") else r.op + "_"
+        text = f"{op}: {label(rid)} = {r.op}({', '.join(label(j) for j in inputs)})" + \
+            (f"  -> {r.grad_fn}" if r.grad_fn else "  (not recorded: no grad)")
+        saves = list(r.node.saved) if r.node is not None and r.node.saved else []
+        if saves:
+            text += f", saves {', '.join(saves)}"
+        out.append({"phase": "forward", "kind": "op", "line": _line(records, rid),
+                    "node": label(rid), "grad_fn": r.grad_fn, "text": text, "op": r.op,
+                    "id": rid, "inputs": inputs, "inplace": inplace})
+    out += backward_events(result, of)
     for seq, ev in enumerate(out):
         ev["seq"] = seq
     return out
 
 
-def _backward(result: Any, of: str | None, records: list, names: dict[int, str]) -> list[dict]:
+def backward_events(result: Any, of: str | None, first_seq: int = 0) -> list[dict[str, Any]]:
+    """A backward from ``of`` as PyTorch would run it (for runs that call none)."""
     from .engine import AccumulateGrad, Tensor
+
+    records = result.records or []
+    names = record_names(result)
+
+    def label(rid: int | None) -> str:
+        return "?" if rid is None else names.get(rid) or f"#{rid}"
 
     t = result.bindings.get(of) if of is not None else None
     if not isinstance(t, Tensor) or t.grad_fn is None:
@@ -57,25 +71,27 @@ def _backward(result: Any, of: str | None, records: list, names: dict[int, str])
         return owner.get(id(n.variable) if isinstance(n, AccumulateGrad) else id(n))
 
     root = t.grad_fn
-    start = rid_of(root)
-    out: list[dict] = [{"phase": "backward", "kind": "backward", "line": None, "node": start,
-                        "name": of, "grad_fn": root.name, "derived": True}]
+    out: list[dict] = [{"phase": "backward", "kind": "backward", "line": None, "node": of,
+                        "grad_fn": root.fn_name, "node_id": rid_of(root),
+                        "text": f"backward from {of}, in the order PyTorch runs it (derived "
+                        "from the graph: no gradient values)"}]
     for n in backward_order(root):
         rid = rid_of(n)
-        line = _line(records, rid)
         if isinstance(n, AccumulateGrad):
-            out.append({"phase": "backward", "kind": "accumulate", "line": line, "node": rid,
-                        "name": names.get(rid) if rid is not None else None,
-                        "grad_fn": "AccumulateGrad"})
+            out.append({"phase": "backward", "kind": "accumulate", "line": _line(records, rid),
+                        "node": label(rid), "grad_fn": "AccumulateGrad", "node_id": rid,
+                        "text": f"AccumulateGrad: {label(rid)}.grad += the gradient"})
             continue
-        for m, use in zip(n.next_functions, n.mask):
+        for m, use in zip(n.edges, n.mask):
             if m is None or not use:
                 continue
             to = rid_of(m)
-            out.append({"phase": "backward", "kind": "edge", "line": line, "node": rid,
-                        "name": names.get(rid) if rid is not None else None,
-                        "grad_fn": n.name, "to": to, "to_grad_fn": m.name,
-                        "to_name": names.get(to) if to is not None else None})
+            out.append({"phase": "backward", "kind": "edge", "line": _line(records, rid),
+                        "node": label(rid), "grad_fn": n.fn_name, "to": label(to),
+                        "to_grad_fn": m.fn_name, "node_id": rid, "to_id": to,
+                        "text": f"{n.fn_name} -> {m.fn_name} ({label(rid)} -> {label(to)})"})
+    for seq, ev in enumerate(out, first_seq):
+        ev["seq"] = seq
     return out
 
 
@@ -97,7 +113,7 @@ def backward_order(root: Any) -> list[Any]:
     seen = {root}
     while stack:
         n = stack.pop()
-        for m, use in zip(n.next_functions, n.mask):
+        for m, use in zip(n.edges, n.mask):
             if m is None or not use:
                 continue
             deps[m] = deps.get(m, 0) + 1
@@ -110,7 +126,7 @@ def backward_order(root: Any) -> list[Any]:
     while heap:
         n = heapq.heappop(heap)[3]
         order.append(n)
-        for m, use in zip(n.next_functions, n.mask):
+        for m, use in zip(n.edges, n.mask):
             if m is None or not use:
                 continue
             deps[m] -= 1

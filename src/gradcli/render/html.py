@@ -157,7 +157,8 @@ def _backward_node(n: BackwardNode, folds: Folds | None) -> dict:
 def _targets(events: list[dict], view: GraphView | BackwardView, drawing: dot.Drawing,
              folds: Folds | None) -> list[dict]:
     """Each event with ``els`` (element ids to highlight) and ``edges``; events of nodes the
-    drawing leaves out (scoped away) are dropped."""
+    drawing leaves out (scoped away) are dropped.  Events name records by ``id`` (an op),
+    ``node_id`` and ``to_id`` (an edge's target), as ``trace`` and ``steps`` write them."""
     rep: dict[int, int] = {}
     if folds is not None:
         rep = {m: r for r, ms in folds.members.items() for m in ms}
@@ -189,19 +190,20 @@ def _targets(events: list[dict], view: GraphView | BackwardView, drawing: dot.Dr
     edge_index = {(src, dst): dot.edge_id(k) for k, (src, dst, _, _) in enumerate(drawing.edges)}
     out = []
     for ev in events:
-        main = element(ev.get("node"))
-        if main is None and ev.get("kind") != "backward":
-            continue
+        rid = ev.get("id") if ev.get("kind") == "op" else ev.get("node_id")
+        main = element(rid)
+        if main is None and rid is not None:
+            continue  # a node the drawing leaves out (--lines, --of)
         els = [main] if main else []
         edges = []
-        if ev.get("kind") == "op" and main and f"op{main[1:]}" in drawing.elements:
-            els.append(f"op{main[1:]}")
+        op = f"op{main[1:]}" if main and prefix == "t" else None
+        if ev.get("kind") in ("op", "save", "free") and op in drawing.elements:
+            els.append(op)
         if ev.get("kind") == "edge":
-            to = element(ev.get("to"))
+            to = element(ev.get("to_id"))
             if to:
                 els.append(to)
-                head = f"op{main[1:]}" if prefix == "t" else main
-                e = edge_index.get((to, head))
+                e = edge_index.get((to, op if op in drawing.elements else main))
                 if e:
                     edges.append(e)
         out.append({**ev, "els": els, "edges": edges})

@@ -94,7 +94,7 @@
     }
     showDetails(active);
     var d = active ? nodeData(active) : null;
-    markLine(d ? d.line : null, opts.fromStep);
+    markLine(opts.line || (d ? d.line : null));
   }
   function value(text, grad) {
     return text === null || text === undefined ? h("span", { cls: "none" }, "None") :
@@ -400,7 +400,7 @@
     lineEls.push(li); sourceList.appendChild(li);
   });
   var currentLine = null;
-  function markLine(line, quiet) {
+  function markLine(line) {
     if (currentLine) currentLine.classList.remove("current");
     currentLine = line ? lineEls[line - 1] : null;
     if (currentLine) {
@@ -413,34 +413,13 @@
   // -- the stepper over events -----------------------------------------------------------------
   var E = D.events, pos = 0, phaseShown = null, reached = {}, flows = [];
   range.max = String(E.length);
-  function nameOf(rec, fallback) { return fallback || (rec === null || rec === undefined ? "?" : "#" + rec); }
   function describe(ev) {
-    var parts = [];
-    if (ev.kind === "op") {
-      var ins = (ev.input_names || ev.inputs || []).map(function (x, j) {
-        return typeof x === "string" ? x : nameOf((ev.inputs || [])[j]);
-      });
-      parts.push(h("b", null, nameOf(ev.node, ev.name)), " = " + ev.op + "(" + ins.join(", ") + ")");
-      if (ev.grad_fn) parts.push(" · " + ev.grad_fn);
-      if (ev.saves && ev.saves.length) parts.push(" · saves " + ev.saves.join(", "));
-    } else if (ev.kind === "backward") {
-      parts.push("backward from ", h("b", null, nameOf(ev.node, ev.name)),
-        ev.derived ? " (in PyTorch's order)" : "");
-    } else if (ev.kind === "edge") {
-      parts.push("gradient ", h("b", null, ev.grad_fn + " [" + nameOf(ev.node, ev.name) + "]"),
-        " → " + (ev.to_grad_fn || "") + (ev.to_name ? " [" + ev.to_name + "]" : ""));
-      if (ev.grad !== undefined) parts.push(" = " + JSON.stringify(ev.grad));
-    } else if (ev.kind === "accumulate") {
-      parts.push("AccumulateGrad: ", h("b", null, nameOf(ev.node, ev.name) + ".grad"),
-        ev.after !== undefined ? " = " + JSON.stringify(ev.after) : " += the gradient");
-    } else {
-      var rest = {};
-      Object.keys(ev).forEach(function (key) {
-        if (["seq", "phase", "kind", "line", "els", "edges"].indexOf(key) < 0) rest[key] = ev[key];
-      });
-      parts.push(h("b", null, ev.kind), " " + JSON.stringify(rest));
-    }
-    return parts;
+    if (ev.text) return [ev.text];
+    var rest = {};
+    Object.keys(ev).forEach(function (key) {
+      if (["seq", "phase", "kind", "line", "els", "edges"].indexOf(key) < 0) rest[key] = ev[key];
+    });
+    return [h("b", null, ev.kind), " " + JSON.stringify(rest)];
   }
   function setClass(ids, cls, on) { ids.forEach(function (id) { if (els[id]) els[id].classList.toggle(cls, on); }); }
   function show(p) {
@@ -450,8 +429,9 @@
     var ev = pos > 0 ? E[pos - 1] : null, phase = ev ? ev.phase : null;
     setClass(flows, "flow", false); flows = [];
     // forward: what the run has not created yet fades; backward: visited nodes turn green
-    var cut = ev && phase === "forward" ? (typeof ev.node === "number" ? ev.node :
-      ev.els.length ? birth[ev.els[0]] : -1) : null;
+    var rec = ev ? (ev.kind === "op" ? ev.id : ev.node_id) : null;
+    var cut = ev && phase === "forward" ? (typeof rec === "number" ? rec :
+      ev.els.length ? birth[ev.els[0]] : null) : null;
     if (phase !== phaseShown || phase === "forward") {
       Object.keys(els).forEach(function (id) {
         var b = birth[id];
@@ -472,8 +452,8 @@
     if (ev) { flows = ev.edges || []; setClass(flows, "flow", true); }
     stepText.textContent = "";
     if (!ev) {
-      stepText.appendChild(h("span", null, E.length ? E.length + " events: the ops in the order " +
-        "the run recorded them, then the backward. Press ▶ or →." : "No events to step through."));
+      stepText.appendChild(h("span", null, E.length ? E.length.toLocaleString("en") +
+        " events: what the run did, in order. Press ▶ or →." : "No events to step through."));
       select(active);
       return;
     }
@@ -481,7 +461,7 @@
     stepText.appendChild(h("span", { cls: "phase " + phase }, phase));
     if (ev.line) stepText.appendChild(h("span", null, "line " + ev.line + " · "));
     describe(ev).forEach(function (x) { stepText.appendChild(typeof x === "string" ? document.createTextNode(x) : x); });
-    if (ev.els.length) select(ev.els[0], { center: true, fromStep: true });
+    if (ev.els.length) select(ev.els[0], { center: true, line: ev.line });
     else { select(null); markLine(ev.line); }
   }
   var edgeEnds = {};
