@@ -294,11 +294,13 @@
   }
   function fit() {
     var vw = viewport.clientWidth, vh = viewport.clientHeight;
+    if (!vw || !vh) return false;  // not laid out yet (a notebook's iframe): see placed()
     var f = Math.min(vw / W, vh / H) * 0.96;
     kmin = Math.min(0.02, f / 2);
     k = Math.min(1.5, f);
     tx = (vw - W * k) / 2; ty = Math.max(8, (vh - H * k) / 2);
     apply();
+    return true;
   }
   function actual() {
     var vw = viewport.clientWidth, vh = viewport.clientHeight;
@@ -491,19 +493,26 @@
   });
 
   if (!svg.querySelector("g.node")) notes.push("The run recorded no tensor: there is nothing to draw.");
-  fit();
-  var big = k < 0.2;  // too small to read: start at the output, readable; Fit shows it all
-  if (big) {
-    var start = els.out || svg.querySelector("g.node.output") || svg.querySelector("g.node");
-    if (start) centerOn(start, 0.8);
+  // the first view: the whole graph, or, when that is too small to read, the output
+  var big = false;
+  function place() {
+    if (!fit()) return false;
+    big = k < 0.2;
+    if (big) {
+      var start = els.out || svg.querySelector("g.node.output") || svg.querySelector("g.node");
+      if (start) centerOn(start, 0.8);
+      notes.push("This graph has " + svg.querySelectorAll("g.node").length.toLocaleString("en") +
+        " nodes; the view starts at the output. Fit (0) shows all of it; gradcli html --rolled " +
+        "folds loops into a few nodes, --lines A-B keeps some lines.");
+      if (!active) showDetails(null);
+    }
+    return true;
+  }
+  if (!place() && window.ResizeObserver) {  // placed once the viewport has a size
+    var watch = new ResizeObserver(function () { if (place()) watch.disconnect(); });
+    watch.observe(viewport);
   }
   show(0);
-  if (big) {
-    notes.push("This graph has " + svg.querySelectorAll("g.node").length.toLocaleString("en") +
-      " nodes; the view starts at the output. Fit (0) shows all of it; gradcli html --rolled " +
-      "folds loops into a few nodes, --lines A-B keeps some lines.");
-    showDetails(active);
-  }
   document.body.setAttribute("data-ready", "1");
   window.gradcliReady = performance.now();
 })();
