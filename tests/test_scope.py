@@ -104,6 +104,8 @@ def test_lines_errors_are_usage_errors():
 def test_dot_with_lines_on_gradient_descent_renders_quickly_enough_to_use():
     r = invoke("dot", str(GD), "--lines", "11-12")
     assert r.exit_code == 0
+    assert 'packmode="array_u"' in r.stdout  # 200 separate iterations, packed in rows
+    assert "pack" not in invoke("dot", str(CHAIN)).stdout
     proc = subprocess.run(["dot", "-Tsvg"], input=r.stdout, capture_output=True, text=True,
                           timeout=60, check=False)
     assert proc.returncode == 0 and proc.stdout.count('class="node"') > 600

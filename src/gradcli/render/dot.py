@@ -148,6 +148,10 @@ class Drawing:
         """
         refs = self._references()
         lines = _header(self.name)
+        if self._components(refs) > PACK_COMPONENTS:
+            # many separate pieces (--lines over a loop: one per iteration) in rows, not one
+            # row thousands of nodes wide
+            lines.insert(2, '  graph [pack=true packmode="array_u"];')
         for kind, key in self.statements:
             if kind == "node":
                 attrs = self.attrs[key]
@@ -171,6 +175,21 @@ class Drawing:
             lines.append(f"  {src} -> {dst}" + (f" {edge_attrs}" if edge_attrs else "") + ";")
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+    def _components(self, refs: dict[int, str]) -> int:
+        """How many separate pieces the drawing has (reference tags cut their edges)."""
+        parent = {key: key for key in self.elements}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for k, (src, dst, _, _) in enumerate(self.edges):
+            if k not in refs:
+                parent[find(src)] = find(dst)
+        return sum(1 for key in parent if find(key) == key)
 
     def _references(self) -> dict[int, str]:
         """Edge index → the reference tag that replaces its source (see ``text``)."""
@@ -204,12 +223,15 @@ def edge_id(k: int) -> str:
 REF_MIN_NODES = 150  # drawings up to this many nodes keep every edge
 REF_FANOUT = 3  # in bigger ones, a node read more often than this gets reference tags
 REF_SOURCES = ("tensor", "context", "grad_fn")
+PACK_COMPONENTS = 8  # drawings in more pieces than this are packed in rows
 BACK = "#8e44ad"  # purple: a rolled loop's edges from one iteration into the next
 
 
-def _name(name: str | None) -> str | None:
-    """A fold's name: ``pred#3`` → ``pred``."""
-    return name.split("#", 1)[0] if name else name
+def _fold_name(folds: Folds | None, nid: int, name: str | None) -> str | None:
+    """A fold's name without its iteration (``pred#3`` → ``pred``); others as they are."""
+    if folds is None or folds.count(nid) == 1 or not name:
+        return name
+    return name.split("#", 1)[0]
 
 
 def _count(folds: Folds | None, nid: int) -> int:
@@ -243,16 +265,16 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
     """
     d = Drawing("forward")
     for n in view.context:
-        rows = [f"<B>{html(_name(n.name) if folds else n.name)}</B>" if n.name
+        rows = [f"<B>{html(_fold_name(folds, n.id, n.name))}</B>" if n.name
                 else _small(f"#{n.id}", MUTED, 10)]
         rows.append(_small(f"line {n.line}" if n.line else "outside the scope")
                     + _times(_count(folds, n.id)))
         d.node(f"t{n.id}", _attrs(label=_label(rows), style="rounded,dashed", color=MUTED,
                                    fontcolor=MUTED), "context", n.id, ["context"],
-               _name(n.name) or f"#{n.id}")
+               _fold_name(folds, n.id, n.name) or f"#{n.id}")
     for n in view.nodes:
         count = _count(folds, n.id)
-        name = _name(n.name) if folds is not None else n.name
+        name = _fold_name(folds, n.id, n.name)
         title = f"<B>{html(name)}</B>" if name else _small(f"#{n.id}", MUTED, 10)
         rows = [title + _times(count)]
         if n.shape or not n.name:
@@ -317,7 +339,7 @@ def draw_backward(view: BackwardView, *, show_values: bool = False, show_grads: 
                                   show_grads), "output", view.root, ["output"], view.output)
     for n in view.context:
         rows = [f"<B>{html(n.name)}</B>" + _times(_count(folds, n.id)),
-                _small(" ".join(x for x in (_name(n.tensor or n.variable_name),
+                _small(" ".join(x for x in (_fold_name(folds, n.id, n.tensor or n.variable_name),
                                             f"line {n.line}" if n.line else None) if x))]
         d.node(f"f{n.id}", _attrs(label=_label(rows), style="dashed", color=MUTED,
                                   fontcolor=MUTED), "context", n.id, ["context"], n.name)
@@ -325,7 +347,7 @@ def draw_backward(view: BackwardView, *, show_values: bool = False, show_grads: 
         count = _count(folds, n.id)
         rows = [f"<B>{html(n.name)}</B>" + _times(count)]
         if n.tensor:
-            rows.append(_small(f"→ {_name(n.tensor) if folds else n.tensor}"))
+            rows.append(_small(f"→ {_fold_name(folds, n.id, n.tensor)}"))
         tensors = [s for s in n.saved if s.value is None]
         if show_saved:
             rows += [_small(_saved_attr(s), "#8a4b00") for s in n.saved if s.value is not None]
