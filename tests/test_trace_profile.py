@@ -100,6 +100,26 @@ def test_trace_off_records_nothing():
     assert result.error is None
 
 
+def test_recorded_runs_take_the_fast_path_unless_a_profiler_times_nodes(monkeypatch):
+    """graph, explain and trace record through apply's fast paths; profile times each node."""
+    from gradcli.engine import record
+
+    general = []
+    real = record._result_dtype
+
+    def spy(*args):
+        general.append(args[0].name)
+        return real(*args)
+
+    monkeypatch.setattr(record, "_result_dtype", spy)
+    src = "w = param(0.5)\ny = tanh(w * w)\n"
+    result = pipeline.run(src, record=True, tracer=Tracer())
+    assert general == [] and [r.op for r in result.records if r.op] == ["mul", "tanh"]
+    assert result.records[-1].node is result.bindings["y"].grad_fn
+    pipeline.run(src, tracer=Profiler())
+    assert general == ["mul", "tanh"]
+
+
 # -- profile -------------------------------------------------------------------------------------
 def test_profile_counts_nodes_and_saved_bytes_per_line():
     prof_ = Profiler()

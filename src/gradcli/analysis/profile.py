@@ -54,6 +54,8 @@ class Profile:
 class Profiler(EventSink):
     """Collects per-line costs during a run; ``finish`` returns the ``Profile``."""
 
+    timed = True
+
     def __init__(self) -> None:
         self.seconds: dict[int, float] = defaultdict(float)
         self.hits: dict[int, int] = defaultdict(int)

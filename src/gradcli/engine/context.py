@@ -86,6 +86,10 @@ class EventSink:
     tensor's ``register_hook``) calls ``hook(tensor, grad, result)`` after each hook it runs.
     """
 
+    # True: ``recorded`` wants the time of each node's recording (profile), so ``record.apply``
+    # takes its general, timed path for every op
+    timed = False
+
     def recorded(self, seconds: float) -> None:
         """Time spent creating one graph node and saving its tensors."""
 

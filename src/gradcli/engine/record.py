@@ -37,6 +37,17 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             a = args[0]
             if a.data.dtype in a.backend.float_natives:
                 return _apply_unary(op, a, grad_enabled)
+    elif not params and (ctx.tracer is None or not ctx.tracer.timed):
+        # recording for listings or a trace: the fast paths above (the recorder set aside, so
+        # the untraced path stays as it is), then the recorder
+        ctx.recorder = None
+        try:
+            out = apply(op, args, params, record)
+        finally:
+            ctx.recorder = recorder
+        if record:
+            recorder(out, op, args, False)
+        return out
     backend = None
     arrays = []
     needs = []
