@@ -71,13 +71,23 @@ class Recorder:
 
     def record(self, out: Tensor, op: Any, args: tuple, inplace: bool) -> None:
         """The engine's hook: one op produced ``out`` (or updated it in place) from ``args``."""
-        inputs = tuple(self.ensure(a) if isinstance(a, Tensor) else None for a in args)
+        ids = self.ids
+        inputs: list[int | None] = []
+        numbers: list[Any] = []
+        for a in args:  # one loop, no generators: a trace records every op (bench_explain)
+            if isinstance(a, Tensor):
+                rid = ids.get(id(a))
+                inputs.append(self._add(a, None, (), None) if rid is None else rid)
+                numbers.append(None)
+            else:
+                inputs.append(None)
+                numbers.append(a)
         if inplace:  # keep the values the update is about to overwrite
             old = self.records[inputs[0]]
             old.data = self.interp.backend.xp.asarray(out.data, copy=True)
-        self._add(out, op, inputs, out.grad_fn if out.requires_grad else None)
-        rec = self.records[-1]
-        rec.numbers = tuple(None if isinstance(a, Tensor) else a for a in args)
+        rec = self.records[self._add(out, op, tuple(inputs),
+                                     out.grad_fn if out.requires_grad else None)]
+        rec.numbers = tuple(numbers)
         rec.grad_enabled = self.interp.ctx.grad_enabled
 
 
