@@ -393,7 +393,7 @@ class Session:
         if self.fmt == "json":
             from .render import analysis_json
 
-            self.doc(analysis_json.trace_doc(tr, result.backend.dtype_name, err))
+            self.doc(analysis_json.trace_doc(tr, result.backend.dtype_name, err), "events")
         else:
             self.emit_analysis("trace", tr)
         return self.finish(err)
@@ -457,12 +457,12 @@ class Session:
         """Text to stdout."""
         self.output(sys.stdout.write, text)
 
-    def doc(self, document: dict) -> None:
-        """A JSON document to stdout."""
+    def doc(self, document: dict, one_per_line: str | None = None) -> None:
+        """A JSON document to stdout (the list under ``one_per_line``: an item per line)."""
         from .render import json
 
         self.doc_written = True
-        self.write(json.dumps(document))
+        self.write(json.dumps(document, one_per_line))
 
     def emit(self, kind: str, *args: Any) -> None:
         """Render a view in the plain or the rich form."""

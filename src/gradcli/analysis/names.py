@@ -29,6 +29,7 @@ class Names:
                 self.by_leaf.setdefault(id(r.tensor), i)
         self._labels: dict[int, str] = {}
         self._node_labels: dict[int, str] = {}
+        self._about: dict[int, tuple[str, int | None, str]] = {}
         self.latest: dict[int, int] = {}
         for i, r in enumerate(self.records):
             self.latest[id(r.tensor)] = i
@@ -44,6 +45,13 @@ class Names:
         rid = self.record(n)
         span = self.records[rid].span if rid is not None else None
         return span.line if span is not None else None
+
+    def about(self, n: Node) -> tuple[str, int | None, str]:
+        """(label, line, grad_fn name) of a backward node, worked out once per node."""
+        got = self._about.get(id(n))
+        if got is None:
+            got = self._about[id(n)] = (self.label(n), self.line(n), n.fn_name)
+        return got
 
     def ident(self, n: Node) -> str | int:
         """The script name, else the record id (as ``graph`` numbers nodes), else grad_fn."""

@@ -1,193 +1,272 @@
 """``trace``: what a run did, event by event, with the root cause of an autograd error.
 
-A ``Tracer`` is the engine's ``EventSink`` (``RunContext.tracer``) and sees each recorded op
-through the graph recorder.  During the run it only appends small tuples (and copies of
-``.grad`` around accumulations); names and texts are made once at the end (``finish``), when
-every binding is known.
+A ``Tracer`` is the engine's ``EventSink`` (``RunContext.tracer``).  During the run it only
+appends plain tuples: the engine's reports as they come, and for the ops, the range of graph
+records made since the last report (the interpreter's recorder keeps them anyway), with what
+each op's node saved before a backward can free it.  Nothing is named or formatted then.
+
+``Trace`` (``Tracer.finish``) hands out ``Event``s one by one, naming their nodes on the way
+(labels are cached per record); the renderers build text or JSON only for what they print.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..engine import Tensor
 from ..engine.backend import to_host
-from ..engine.context import EventSink, current
+from ..engine.context import EventSink
 from .names import Names
 
 VALUE_ELEMENTS = 64  # gradients up to this size are kept in full in events; larger: shape, norm
+_OPS = "ops"  # a raw entry standing for graph records lo..hi (op and save events)
 
 
-@dataclass
-class Event:
-    """One thing the run did (SPEC §8 ``trace``)."""
+class Event(NamedTuple):
+    """One thing the run did (SPEC §8 ``trace``): the common fields and kind-specific ``info``.
+
+    ``info`` is a tuple that starts with the entries ``FIELDS`` names per kind (an op's also
+    says whether a script name is bound to it, for its text); ``fields`` is that start as a
+    dict (JSON, library users), arrays as host arrays or ``{"shape", "norm"}``.
+    A trace makes tens of thousands: they are made by ``_new``, without NamedTuple's
+    Python-level ``__new__``.
+    """
 
     seq: int
     phase: str  # "forward" | "backward"
     kind: str  # op, save, free, backward, edge, accumulate, hook, version, error
     line: int | None  # the statement that did it
-    text: str  # one line for people
-    node: str | None = None  # the tensor (label) or backward node concerned
-    grad_fn: str | None = None
-    fields: dict[str, Any] = field(default_factory=dict)  # kind-specific details (JSON)
+    node: str | None  # the label of the tensor or backward node concerned
+    grad_fn: str | None
+    info: tuple
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """The kind-specific details by name (arrays on the host, large ones summarised)."""
+        out = dict(zip(FIELDS[self.kind], self.info))
+        for key in ARRAYS.get(self.kind, ()):
+            out[key] = host_value(out[key])
+        return out
 
 
-@dataclass
+_new = tuple.__new__  # _new(Event, (...)): a NamedTuple without its Python-level __new__
+
+
+# the names of each kind's ``info`` entries (JSON field names, SPEC §8 "…")
+FIELDS: dict[str, tuple[str, ...]] = {
+    "op": ("op", "id", "inputs", "inplace"),
+    "save": ("saved", "tensor", "shape", "bytes"),
+    "version": ("version",),
+    "backward": ("call", "retain_graph", "create_graph"),
+    "edge": ("to", "to_grad_fn", "input", "node_line", "grad"),
+    "free": ("saved", "node_line"),
+    "accumulate": ("before", "after", "retained"),
+    "hook": ("grad", "result"),
+    "error": ("type", "message", "root_cause"),
+}
+ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result")}
+
+
 class Trace:
-    """A run's events in order, and the error's root cause."""
+    """A run's events in order (iterate it, or ``events`` for a list), and the error's root cause."""
 
-    events: list[Event]
-    sources: dict[int, str]
-    error: Any = None
-    root_cause: str | None = None
+    def __init__(self, raw: list[tuple], saved: dict[int, dict], result: Any) -> None:
+        self.raw = raw
+        self.saved = saved
+        self.names = Names(result)
+        self.error = result.error
+        self.root_cause = root_cause(self.error, result.program.source) \
+            if self.error is not None else None
+        self._lines = result.program.source.splitlines()
+        self._events: list[Event] | None = None
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event, made once."""
+        if self._events is None:
+            self._events = list(self)
+        return self._events
+
+    def source(self, line: int | None) -> str:
+        """The text of a script line, stripped ("" for none)."""
+        if line is None or not 0 < line <= len(self._lines):
+            return ""
+        return self._lines[line - 1].strip()
+
+    def __iter__(self) -> Iterator[Event]:
+        names = self.names
+        about, label, tensor = names.about, names.label, self._tensor
+        new, E = _new, Event
+        seq = 0
+        for item in self.raw:
+            kind, phase = item[0], item[1]
+            if kind is _OPS:
+                seq = yield from self._ops(phase, item[2], item[3], seq)
+                continue
+            span = item[2]
+            line = span.line if span is not None else None
+            if kind == "edge":
+                src, at, fn = about(item[3])
+                dst, _, to_fn = about(item[5])
+                yield new(E, (seq, phase, kind, line, src, fn, (dst, to_fn, item[4], at, item[6])))
+            elif kind == "accumulate":
+                t, rid, before, after, retained = item[3:]
+                yield new(E, (seq, phase, kind, line, tensor(t, rid),
+                              None if retained else "AccumulateGrad", (before, after, retained)))
+            elif kind == "free":
+                src, at, fn = about(item[3])
+                yield new(E, (seq, phase, kind, line, src, fn, (list(item[4]), at)))
+            elif kind == "version":
+                t, rid, v = item[3:]
+                yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (v,)))
+            elif kind == "backward":
+                roots, retain, create, is_grad = item[3:]
+                yield new(E, (seq, phase, kind, line, ", ".join(label(r) for r in roots), None,
+                              ("grad()" if is_grad else "backward()", retain, create)))
+            elif kind == "hook":
+                t, rid, g, r = item[3:]
+                yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r)))
+            seq += 1
+        err = self.error
+        if err is not None:
+            phase = "backward" if _in_backward(err) else "forward"
+            yield new(E, (seq, phase, "error", err.span.line if err.span else None, None, None,
+                          (err.kind, err.message, self.root_cause)))
+
+    def _ops(self, phase: str, lo: int, hi: int, seq: int) -> Iterator[Event]:
+        """The op (and save) events of graph records lo..hi (leaves are none); returns the
+        next event number."""
+        names = self.names
+        records, named, saved_by, rec_label = names.records, names.names, self.saved, \
+            names.rec_label
+        new, E = _new, Event
+        for rid in range(lo, hi):
+            r = records[rid]
+            if r.op is None:
+                continue
+            span = r.span
+            line = span.line if span is not None else None
+            label = rec_label(rid, 2)
+            inputs = r.inputs
+            first = inputs[0] if inputs else None
+            inplace = first is not None and records[first].tensor is r.tensor
+            fn = r.grad_fn
+            yield new(E, (seq, phase, "op", line, label, fn,
+                          (r.op, rid, [i for i in inputs if i is not None], inplace,
+                           rid in named)))
+            seq += 1
+            saved = saved_by.get(rid)
+            if saved is None:
+                continue
+            for nm, (value, t, _, _, _, is_output) in saved.items():
+                if is_output:
+                    of = label
+                elif t is not None:
+                    of = "?"
+                    for j in inputs:
+                        if j is not None and records[j].tensor is t:
+                            of = rec_label(j, 2)
+                            break
+                elif hasattr(value, "shape"):  # a copy of ``self`` (mul_, div_ save one)
+                    of = f"a copy of {rec_label(first, 2)}" if first is not None else "?"
+                else:
+                    of = _num(value)
+                yield new(E, (seq, phase, "save", line, label, fn,
+                              (nm, of, list(getattr(value, "shape", ())),
+                               int(getattr(value, "nbytes", 8)))))
+                seq += 1
+        return seq
+
+    def _tensor(self, t: Any, rid: int | None) -> str:
+        """A tensor's label: its state when the event happened (else its latest)."""
+        if rid is not None:
+            return self.names.rec_label(rid, 2)
+        return self.names.tensor_label(t)
 
 
 class Tracer(EventSink):
-    """Collects the engine's reports during a run; ``finish`` turns them into ``Event``s."""
+    """Collects the engine's reports during a run; ``finish`` returns the ``Trace``."""
 
     def __init__(self) -> None:
         self.raw: list[tuple] = []  # (kind, phase, span, payload...)
         self.phase = "forward"
-        self.recorder: Any = None
+        self.records: list = []  # the interpreter's graph records (Recorder.records)
+        self.ids: dict[int, int] = {}  # id(tensor) -> its latest record (Recorder.ids)
+        self.saved: dict[int, dict] = {}  # record id -> its node's saved dict, before any free
+        self.taken = 0  # records already covered by an _OPS entry
+        self.ctx: Any = None
 
     def attach(self, interp: Any) -> None:
-        """Called by the interpreter: hear every recorded op through its graph recorder."""
-        self.recorder = interp.recorder
-        record = interp.ctx.recorder
+        """Called by the interpreter: read its graph records (a trace runs with records)."""
+        self.records = interp.recorder.records
+        self.ids = interp.recorder.ids
+        self.ctx = interp.ctx
 
-        def on_op(out: Any, op: Any, args: tuple, inplace: bool) -> None:
-            record(out, op, args, inplace)
-            rec = self.recorder.records[-1]
-            saved = ()
-            if rec.node is not None and rec.node.saved and not rec.node.freed:
-                ids = self.recorder.ids
-                saved = tuple((s.name, s.shape, int(getattr(s.value, "nbytes", 8)),
-                               ids.get(id(s.tensor)) if s.tensor is not None else None,
-                               s.is_output, s.value if s.tensor is None else None)
-                              for s in rec.node.saved_tensors())
-            self.raw.append(("op", self.phase, current().free_tag,
-                             len(self.recorder.records) - 1, inplace, saved))
+    def _take_ops(self) -> None:
+        """Cover the records made since the last report, keeping what their nodes saved.
 
-        interp.ctx.recorder = on_op
+        NOTE: called before every other report, so ops keep their place among the events, and
+        a backward cannot have freed these nodes yet.
+        """
+        records, saved = self.records, self.saved
+        lo, hi = self.taken, len(records)
+        for rid in range(lo, hi):
+            node = records[rid].node
+            if node is not None and node.saved and not node.freed:
+                saved[rid] = node.saved
+        self.raw.append((_OPS, self.phase, lo, hi))
+        self.taken = hi
 
     # -- the engine's reports -------------------------------------------------------------------
     def version(self, tensor: Any) -> None:
-        self.raw.append(("version", self.phase, current().free_tag, tensor, tensor.version))
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("version", self.phase, self.ctx.free_tag, tensor,
+                         self.ids.get(id(tensor)), tensor.version))
 
     def backward_begin(self, roots: list, retain_graph: bool, create_graph: bool,
                        targets: list | None) -> None:
+        if len(self.records) != self.taken:
+            self._take_ops()
         self.phase = "backward"
-        self.raw.append(("backward", "backward", current().free_tag, list(roots), retain_graph,
+        self.raw.append(("backward", "backward", self.ctx.free_tag, list(roots), retain_graph,
                          create_graph, targets is not None))
 
     def backward_end(self) -> None:
+        if len(self.records) != self.taken:  # ops recorded by create_graph=True formulas
+            self._take_ops()
         self.phase = "forward"
 
     def edge(self, node: Any, index: int, to: Any, grad: Any) -> None:
-        self.raw.append(("edge", "backward", current().free_tag, node, index, to, grad))
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("edge", "backward", self.ctx.free_tag, node, index, to, grad))
 
     def free(self, node: Any) -> None:
-        self.raw.append(("free", "backward", current().free_tag, node, list(node.saved)))
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("free", "backward", self.ctx.free_tag, node, node.saved))
 
     def accumulate(self, tensor: Any, before: Any, after: Any, retained: bool) -> None:
-        self.raw.append(("accumulate", "backward", current().free_tag, tensor, before, after,
-                         retained))
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("accumulate", "backward", self.ctx.free_tag, tensor,
+                         self.ids.get(id(tensor)), before, after, retained))
 
     def hook(self, tensor: Any, grad: Any, result: Any) -> None:
-        self.raw.append(("hook", self.phase, current().free_tag, tensor, grad, result))
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("hook", self.phase, self.ctx.free_tag, tensor,
+                         self.ids.get(id(tensor)), grad, result))
 
-    # -- after the run ----------------------------------------------------------------------------
     def finish(self, result: Any) -> Trace:
-        """The events with names and texts, and the error with its root cause."""
-        names = Names(result)
-        events: list[Event] = []
-
-        def add(kind: str, phase: str, span: Any, text: str, **kw: Any) -> None:
-            events.append(Event(len(events), phase, kind, span.line if span else None, text,
-                                **kw))
-
-        for item in self.raw:
-            kind, phase, span = item[0], item[1], item[2]
-            if kind == "op":
-                self._op(add, names, phase, span, item[3], item[4], item[5])
-            elif kind == "version":
-                t, v = item[3], item[4]
-                label = names.tensor_label(t)
-                add("version", phase, span, f"{label}: version {v - 1} -> {v} (in-place update)",
-                    node=label, fields={"version": v, "node_id": names.latest.get(id(t))})
-            elif kind == "backward":
-                roots, retain, create, is_grad = item[3:]
-                what = "grad()" if is_grad else "backward()"
-                start = ", ".join(names.label(r) for r in roots)
-                add("backward", phase, span, f"{what} from {start} (retain_graph={retain}"
-                    + (", create_graph=True" if create else "") + ")",
-                    node=start, fields={"retain_graph": retain, "create_graph": create,
-                                        "call": what,
-                                        "node_id": names.record(roots[0]) if roots else None})
-            elif kind == "edge":
-                n, i, m, g = item[3:]
-                src, dst = names.label(n), names.label(m)
-                add("edge", phase, span, f"{n.fn_name} -> {m.fn_name} ({src} -> {dst}): grad "
-                    f"{_short(g)}", node=src, grad_fn=n.fn_name,
-                    fields={"to": dst, "to_grad_fn": m.fn_name, "input": i,
-                            "node_line": names.line(n), "grad": _value(g),
-                            "node_id": names.record(n), "to_id": names.record(m)})
-            elif kind == "free":
-                n, saved = item[3], item[4]
-                label = names.label(n)
-                add("free", phase, span, f"{n.fn_name} ({label}) frees its saved "
-                    f"{', '.join(saved)}", node=label, grad_fn=n.fn_name,
-                    fields={"saved": saved, "node_line": names.line(n),
-                            "node_id": names.record(n)})
-            elif kind == "accumulate":
-                t, before, after, retained = item[3:]
-                label = names.tensor_label(t)
-                what = "retained grad" if retained else "AccumulateGrad"
-                add("accumulate", phase, span, f"{what}: {label}.grad {_short(before)} -> "
-                    f"{_short(after)}", node=label,
-                    grad_fn=None if retained else "AccumulateGrad",
-                    fields={"before": _value(before), "after": _value(after),
-                            "retained": retained, "node_id": names.latest.get(id(t))})
-            elif kind == "hook":
-                t, g, r = item[3:]
-                label = names.tensor_label(t)
-                add("hook", phase, span, f"hook on {label}: grad {_short(g)} -> {_short(r)}",
-                    node=label, fields={"grad": _value(g), "result": _value(r),
-                                        "node_id": names.latest.get(id(t))})
-        err = result.error
-        cause = root_cause(err, result.program.source) if err is not None else None
-        if err is not None:
-            phase = "backward" if _in_backward(err) else "forward"
-            text = err.message.split(". ")[0] + ("." if ". " in err.message else "")
-            add("error", phase, err.span, f"{err.kind}: {text}"
-                + (f" -- root cause: {cause}" if cause else ""),
-                fields={"type": err.kind, "message": err.message, "root_cause": cause})
-        lines = result.program.source.splitlines()
-        used = {e.line for e in events if e.line is not None}
-        sources = {ln: lines[ln - 1].strip() for ln in sorted(used) if 0 < ln <= len(lines)}
-        return Trace(events, sources, err, cause)
-
-    def _op(self, add: Any, names: Names, phase: str, span: Any, rid: int, inplace: bool,
-            saved: tuple) -> None:
-        r = names.records[rid]
-        label = names.rec_label(rid, 2)
-        fn = r.grad_fn
-        named = f"{label} = " if rid in names.names else ""
-        add("op", phase, span, ("in-place " if inplace else "") + f"{r.op}: {named}"
-            f"{names.expr(rid)}" + (f"  -> {fn}" if fn else "  (not recorded: no grad)"),
-            node=label, grad_fn=fn,
-            fields={"op": r.op, "id": rid, "inputs": [i for i in r.inputs if i is not None],
-                    "inplace": inplace})
-        for name, shape, nbytes, source, is_output, value in saved:
-            of = label if is_output else (names.rec_label(source, 2) if source is not None
-                                          else _num(value))
-            add("save", phase, span, f"{fn} saves {name} = {of}"
-                + (f" {list(shape)}" if shape else ""), node=label, grad_fn=fn,
-                fields={"saved": name, "tensor": of, "shape": list(shape), "bytes": nbytes,
-                        "node_id": rid})
+        """The run's events (named as they are read) and the error with its root cause."""
+        if len(self.records) != self.taken:
+            self._take_ops()
+        return Trace(self.raw, self.saved, result)
 
 
 def root_cause(err: Any, source: str) -> str | None:
@@ -221,7 +300,7 @@ def _num(v: Any) -> str:
         return "?"
 
 
-def _value(a: Any) -> Any:
+def host_value(a: Any) -> Any:
     """An array as a host array (small) or ``{"shape", "norm"}`` (large); None stays None."""
     if a is None:
         return None
@@ -231,15 +310,3 @@ def _value(a: Any) -> Any:
     if h.size <= VALUE_ELEMENTS:
         return h
     return {"shape": list(h.shape), "norm": float(np.sqrt(np.sum(h.astype(float) ** 2)))}
-
-
-def _short(a: Any) -> str:
-    v = _value(a)
-    if v is None:
-        return "None"
-    if isinstance(v, dict):
-        return f"<{'x'.join(map(str, v['shape']))} tensor, norm {v['norm']:.4g}>"
-    if v.size == 1:
-        return f"{float(v.reshape(())):.6g}"
-    return np.array2string(v, precision=4, separator=", ", threshold=8, edgeitems=2,
-                           max_line_width=10**6, suppress_small=True)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..analysis.trace import ARRAYS, FIELDS, host_value
 from .json import SCHEMA, data, number
 from .json import error as error_obj
 
@@ -31,9 +34,6 @@ def explain_doc(ex: Any, of: str | None, wrt: str | None, err: Any) -> dict[str,
             "ranking": ranking, "error": error_obj(err)}
 
 
-
-
-
 def _field(v: Any, dtype: str) -> Any:
     if hasattr(v, "shape") and hasattr(v, "dtype"):
         return data(v, dtype)
@@ -44,15 +44,28 @@ def _field(v: Any, dtype: str) -> Any:
     return v
 
 
+_NUMPY = (np.ndarray, np.generic)
+
+
+def _array(a: Any, dtype: str) -> Any:
+    """A gradient in an event: a number, nested lists, ``{"shape", "norm"}`` or None."""
+    if isinstance(a, _NUMPY) and a.ndim == 0 and dtype == "float64":
+        f = float(a)  # the common case (scalar graphs), fast
+        return f if f - f == 0 else number(f)
+    return _field(host_value(a), dtype)
+
+
 def trace_doc(tr: Any, dtype: str, err: Any) -> dict[str, Any]:
-    """``{"gradcli", "events": [{"seq", "phase", "kind", "line", "node", "grad_fn", "text",
-    …kind-specific fields}], "root_cause", "error"}``."""
+    """``{"gradcli", "events": [{"seq", "phase", "kind", "line", "node", "grad_fn",
+    …kind-specific fields}], "root_cause", "error"}`` (``render.json.dumps`` writes the events
+    one per line)."""
     events = []
-    for e in (tr.events if tr is not None else ()):
+    for e in (tr if tr is not None else ()):
         doc = {"seq": e.seq, "phase": e.phase, "kind": e.kind, "line": e.line, "node": e.node,
-               "grad_fn": e.grad_fn, "text": e.text}
-        for k, v in e.fields.items():
-            doc[k] = _field(v, dtype)
+               "grad_fn": e.grad_fn}
+        doc.update(zip(FIELDS[e.kind], e.info))
+        for k in ARRAYS.get(e.kind, ()):
+            doc[k] = _array(doc[k], dtype)
         events.append(doc)
     return {"gradcli": SCHEMA, "events": events,
             "root_cause": tr.root_cause if tr is not None else None, "error": error_obj(err)}

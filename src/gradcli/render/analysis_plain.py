@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis.trace import host_value
 from . import plain
 
 LONG_PATH = 14  # edges of a path listed one by one; longer paths show their ends around "…"
@@ -112,12 +113,96 @@ def _edge(e: Any, ex: Any) -> str:
             f"[{e.op}, {e.grad_fn}]" + (f"   {src}" if src else ""))
 
 
+_NUMPY = (np.ndarray, np.generic)
+
+
+def value(a: Any) -> str:
+    """A gradient in an event: a number to 6 digits, a small tensor as PyTorch prints it, a
+    large one by its shape and norm."""
+    if a is None:
+        return "None"
+    if isinstance(a, _NUMPY) and a.ndim == 0:  # the common case: fast
+        return f"{float(a):.6g}"
+    v = host_value(a)
+    if isinstance(v, dict):
+        return f"<{'x'.join(map(str, v['shape']))} tensor, norm {v['norm']:.4g}>"
+    if v.size == 1:
+        return f"{float(v.reshape(())):.6g}"
+    return plain.short(v)
+
+
+def _says_op(tr: Any, e: Any) -> str:
+    op, rid, _, inplace, named = e.info
+    return (("in-place " if inplace else "") + f"{op}: " + (f"{e.node} = " if named else "")
+            + tr.names.expr(rid)
+            + (f"  -> {e.grad_fn}" if e.grad_fn else "  (not recorded: no grad)"))
+
+
+def _says_save(tr: Any, e: Any) -> str:
+    name, of, shape, _ = e.info
+    return f"{e.grad_fn} saves {name} = {of}" + (f" {shape}" if shape else "")
+
+
+def _says_version(tr: Any, e: Any) -> str:
+    v = e.info[0]
+    return f"{e.node}: version {v - 1} -> {v} (in-place update)"
+
+
+def _says_backward(tr: Any, e: Any) -> str:
+    call, retain, create = e.info
+    return (f"{call} from {e.node} (retain_graph={retain}"
+            + (", create_graph=True" if create else "") + ")")
+
+
+def _says_edge(tr: Any, e: Any) -> str:
+    to, to_fn, _, _, grad = e.info
+    return f"{e.grad_fn} -> {to_fn} ({e.node} -> {to}): grad {value(grad)}"
+
+
+def _says_free(tr: Any, e: Any) -> str:
+    return f"{e.grad_fn} ({e.node}) frees its saved {', '.join(e.info[0])}"
+
+
+def _says_accumulate(tr: Any, e: Any) -> str:
+    before, after, retained = e.info
+    what = "retained grad" if retained else "AccumulateGrad"
+    return f"{what}: {e.node}.grad {value(before)} -> {value(after)}"
+
+
+def _says_hook(tr: Any, e: Any) -> str:
+    grad, result = e.info
+    return f"hook on {e.node}: grad {value(grad)} -> {value(result)}"
+
+
+def _says_error(tr: Any, e: Any) -> str:
+    kind, message, cause = e.info
+    text = message.split(". ")[0] + ("." if ". " in message else "")
+    return f"{kind}: {text}" + (f" -- root cause: {cause}" if cause else "")
+
+
+EVENT_TEXT = {"op": _says_op, "save": _says_save, "version": _says_version,
+              "backward": _says_backward, "edge": _says_edge, "free": _says_free,
+              "accumulate": _says_accumulate, "hook": _says_hook, "error": _says_error}
+
+
+def event_text(tr: Any, e: Any) -> str:
+    """What an event of the trace ``tr`` says, in one line for people."""
+    return EVENT_TEXT[e.kind](tr, e)
+
+
 def trace(tr: Any) -> str:
     """One line per event: number, phase, kind, line, what happened."""
     out = []
-    for e in tr.events:
-        where = f"line {e.line}" if e.line is not None else "-"
-        out.append(f"{e.seq:>4}  {e.phase:<8}  {e.kind:<10}  {where:<8}  {e.text}")
+    text = EVENT_TEXT
+    columns: dict[tuple, str] = {}  # (phase, kind, line) -> the padded middle columns
+    for e in tr:
+        seq, phase, kind, line = e[:4]
+        key = (phase, kind, line)
+        middle = columns.get(key)
+        if middle is None:
+            where = f"line {line}" if line is not None else "-"
+            middle = columns[key] = f"  {phase:<8}  {kind:<10}  {where:<8}  "
+        out.append(f"{seq:>4}{middle}{text[kind](tr, e)}")
     if tr.root_cause:
         out.append(f"root cause: {tr.root_cause}")
     return "\n".join(out) + "\n"
