@@ -16,6 +16,7 @@ import numpy as np
 from ..engine import Node, RunContext, Tensor, use
 from ..engine.backend import quiet, to_host
 from ..engine.graph import restored_saved
+from ..script.hints import none_grad_reason
 from ..views import output_record
 from .names import Names as _Names
 from .paths import Decomposition, EdgeRef, Walker, decompose
@@ -63,6 +64,8 @@ class Explanation:
     top: int = DEFAULT_TOP
     scalar: bool = True  # W and every listed factor are single numbers
     sources: dict[int, str] = field(default_factory=dict)  # script text of the lines named
+    # the script's reads of W's .grad that gave None: (line, the expression read, why)
+    none_grads: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 class Keeper:
@@ -95,6 +98,10 @@ def _explain(result: Any, of: str, wrt: str, top: int) -> Explanation:
     out, w = result.bindings[of], result.bindings[wrt]
     grad = result.grad(of, [wrt])[0]
     ex = Explanation(of, wrt, to_host(grad.data), result.backend.dtype_name, top=top)
+    for read in result.none_grads:
+        why = (read.span.line, read.text, none_grad_reason(read))
+        if (read.tensor is w or read.text == wrt) and why not in ex.none_grads:
+            ex.none_grads.append(why)  # a loop reads it again and again: once per reason
     names = _Names(result)
     target = _target(w)
     if out.grad_fn is None or target is None:

@@ -19,6 +19,7 @@ import numpy as np
 from ..engine import Tensor
 from ..engine.backend import to_host
 from ..engine.context import EventSink
+from ..script.hints import none_grad_reason
 from .names import Names
 
 VALUE_ELEMENTS = 64  # gradients up to this size are kept in full in events; larger: shape, norm
@@ -37,7 +38,7 @@ class Event(NamedTuple):
 
     seq: int
     phase: str  # "forward" | "backward"
-    kind: str  # op, save, free, backward, edge, accumulate, hook, version, error
+    kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, error
     line: int | None  # the statement that did it
     node: str | None  # the label of the tensor or backward node concerned
     grad_fn: str | None
@@ -66,6 +67,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "accumulate": ("before", "after", "retained"),
     "hook": ("grad", "result"),
     "error": ("type", "message", "root_cause"),
+    "none_grad": ("tensor", "warned", "reason"),
 }
 ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result")}
 
@@ -129,6 +131,10 @@ class Trace:
             elif kind == "hook":
                 t, rid, g, r = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r)))
+            elif kind == "none_grad":
+                read, rid = item[3:]
+                yield new(E, (seq, phase, kind, line, tensor(read.tensor, rid), None,
+                              (read.text, read.warned, none_grad_reason(read))))
             seq += 1
         err = self.error
         if err is not None:
@@ -261,6 +267,12 @@ class Tracer(EventSink):
             self._take_ops()
         self.raw.append(("hook", self.phase, self.ctx.free_tag, tensor,
                          self.ids.get(id(tensor)), grad, result))
+
+    def none_grad(self, read: Any) -> None:
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("none_grad", self.phase, self.ctx.free_tag, read,
+                         self.ids.get(id(read.tensor))))
 
     def finish(self, result: Any) -> Trace:
         """The run's events (named as they are read) and the error with its root cause."""

@@ -115,6 +115,9 @@ class EventSink:
     def hook(self, tensor: Any, grad: Any, result: Any) -> None:
         """A hook registered on ``tensor`` ran on ``grad`` and returned ``result``."""
 
+    def none_grad(self, read: Any) -> None:
+        """The script read a ``.grad`` that is None (the interpreter's ``hints.NoneGrad``)."""
+
 
 _CURRENT: ContextVar[RunContext] = ContextVar("gradcli_run_context")
 

@@ -15,11 +15,13 @@ def explain_doc(ex: Any, of: str | None, wrt: str | None, err: Any) -> dict[str,
     """``{"gradcli", "of", "wrt", "grad", "paths_total", "paths", "zero_reason", "error"}``.
 
     Beyond SPEC §8: ``ranking`` says what the list guarantees (``exact``: the listed paths are
-    the largest; ``bound``: no unlisted path's contribution has a larger norm).
+    the largest; ``bound``: no unlisted path's contribution has a larger norm); ``none_grads``
+    the script's reads of W's ``.grad`` that gave None, with why.
     """
     if ex is None:
         return {"gradcli": SCHEMA, "of": of, "wrt": wrt, "grad": None, "paths_total": 0,
-                "paths": [], "zero_reason": None, "ranking": None, "error": error_obj(err)}
+                "paths": [], "zero_reason": None, "ranking": None, "none_grads": [],
+                "error": error_obj(err)}
     dt = ex.dtype
     paths = [{"nodes": list(p.ids),
               "edges": [{"op": e.op, "grad_fn": e.grad_fn, "line": e.line,
@@ -31,7 +33,10 @@ def explain_doc(ex: Any, of: str | None, wrt: str | None, err: Any) -> dict[str,
                "bound": number(ex.bound) if ex.bound is not None else None}
     return {"gradcli": SCHEMA, "of": ex.of, "wrt": ex.wrt, "grad": data(ex.grad, dt),
             "paths_total": int(ex.paths_total), "paths": paths, "zero_reason": ex.zero_reason,
-            "ranking": ranking, "error": error_obj(err)}
+            "ranking": ranking,
+            "none_grads": [{"line": line, "tensor": text, "reason": reason}
+                           for line, text, reason in ex.none_grads],
+            "error": error_obj(err)}
 
 
 def _field(v: Any, dtype: str) -> Any:

@@ -65,6 +65,11 @@ def local_text(e: Any) -> str:
     return f"Jacobian {plain.shape(e.local_shape)} {plain.short(e.local)}"
 
 
+def none_grad_note(line: int, text: str, reason: str) -> str:
+    """A read of ``.grad`` in the script that gave None, and why."""
+    return f"line {line}: {text}.grad was None: {reason}"
+
+
 def ranking_note(ex: Any) -> str:
     """What the list of paths guarantees."""
     shown = len(ex.paths)
@@ -86,6 +91,7 @@ def explain(ex: Any) -> str:
     lines = [f"d{ex.of}/d{ex.wrt} = {plain.full(ex.grad, ex.dtype)}   ({ranking_note(ex)})"]
     if ex.zero_reason:
         lines.append(f"zero gradient: {ex.zero_reason}")
+    lines.extend(none_grad_note(*why) for why in ex.none_grads)
     for k, p in enumerate(ex.paths, 1):
         lines.append("")
         lines.append(f"path {k}: {' <- '.join(p.nodes)}")
@@ -174,6 +180,11 @@ def _says_hook(tr: Any, e: Any) -> str:
     return f"hook on {e.node}: grad {value(grad)} -> {value(result)}"
 
 
+def _says_none_grad(tr: Any, e: Any) -> str:
+    text, _, reason = e.info
+    return f"{text}.grad is None: {reason}"
+
+
 def _says_error(tr: Any, e: Any) -> str:
     kind, message, cause = e.info
     text = message.split(". ")[0] + ("." if ". " in message else "")
@@ -182,7 +193,8 @@ def _says_error(tr: Any, e: Any) -> str:
 
 EVENT_TEXT = {"op": _says_op, "save": _says_save, "version": _says_version,
               "backward": _says_backward, "edge": _says_edge, "free": _says_free,
-              "accumulate": _says_accumulate, "hook": _says_hook, "error": _says_error}
+              "accumulate": _says_accumulate, "hook": _says_hook, "none_grad": _says_none_grad,
+              "error": _says_error}
 
 
 def event_text(tr: Any, e: Any) -> str:

@@ -26,6 +26,8 @@ def explain(out: Console, ex: Any) -> None:
     tree = Tree(head)
     if ex.zero_reason:
         tree.add(Text.assemble(("zero gradient: ", "bold yellow"), (ex.zero_reason, "yellow")))
+    for why in ex.none_grads:
+        tree.add(Text(ap.none_grad_note(*why), "yellow"))
     for k, p in enumerate(ex.paths, 1):
         label = Text.assemble((f"path {k}", "bold"), ("  ", ""),
                               (" ← ".join(p.nodes), NAME))
@@ -59,7 +61,7 @@ def _edge(e: Any, ex: Any) -> Text:
 
 KIND_STYLE = {"op": "cyan", "save": "yellow", "free": "red", "backward": "bold magenta",
               "edge": "magenta", "accumulate": "green", "hook": "blue", "version": "bold yellow",
-              "error": "bold red"}
+              "none_grad": "yellow", "error": "bold red"}
 
 
 CHUNK = 2000  # events per printed piece: output starts at once and memory stays flat

@@ -69,8 +69,8 @@ def error(err: Any) -> dict[str, Any] | None:
 
 
 def warning(w: Any) -> dict[str, Any]:
-    """``{"line", "column", "message"}`` of a run-time warning."""
-    return {**span_dict(w.span), "message": w.message}
+    """``{"line", "column", "message", "hint"}`` of a run-time warning (``hint``: gradcli's)."""
+    return {**span_dict(w.span), "message": w.message, "hint": getattr(w, "hint", None)}
 
 
 def run_doc(bindings: dict[str, Any], prints: list[str], warnings: list[Any],

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from ..errors import GradcliError
+from ..errors import GradcliError, Span
 
 
-def hint_for(err: GradcliError, source: str) -> str | None:
-    """A suggestion for the autograd errors learners meet most."""
+def hint_for(err: GradcliError, source: str, none_read: NoneGrad | None = None) -> str | None:
+    """A suggestion for the autograd errors learners meet most (``none_read``: the script's
+    last ``.grad`` read that gave None)."""
     msg = err.message
+    span = err.span
+    if "'NoneType'" in msg and none_read is not None and span is not None \
+            and span.line <= none_read.span.line <= span.end_line:
+        name = none_read.text  # a None .grad used in the failing statement: say why it is None
+        fix = (f"; zero it only when it exists: if {name}.grad is not None: {name}.grad.zero_()"
+               if msg.endswith("attribute 'zero_'") and not none_read.warned else "")
+        return f"{name}.grad is None here: {none_grad_reason(none_read)}{fix}"
     freed_by = getattr(err, "freed_by", None)
     if msg.startswith("Trying to backward through the graph a second time") and freed_by:
         line = source.splitlines()[freed_by.line - 1]
@@ -61,6 +70,99 @@ def hint_for(err: GradcliError, source: str) -> str | None:
         return (f"A @ B needs A's columns to match B's rows: A is {n}x{m} and B is {p}x{q}, so "
                 f"{m} != {p}; transpose one (B.t() or B.T) or fix a shape")
     return None
+
+
+# -- why a .grad is None -------------------------------------------------------------------------
+@dataclass
+class NoneGrad:
+    """A read of ``.grad`` that gave None: what was read, where, and what the run knew then."""
+
+    tensor: Any
+    text: str  # the expression read, as the script writes it: "w", "y", "(x * 2)"
+    span: Span
+    made_at: int | None  # a non-leaf: the line that computed it (None: not known)
+    # the last backward() before the read: (its span, the expression it started from, the
+    # grad_fn it started from); None if no backward() ran before
+    backward: tuple[Span, str, Any] | None
+    warned: bool  # PyTorch warned (a non-leaf that does not retain its grad)
+
+
+def none_grad(interp: Any, tensor: Any, span: Span) -> NoneGrad:
+    """What the interpreter knows when the read ``span`` (``w.grad``) of ``tensor`` gave None.
+
+    ``interp.last_backward`` is the span and tensor of the last ``x.backward`` the script
+    called (None if none).
+    """
+    source = interp.program.source
+    text = re.sub(r"\s*\.\s*grad$", "", _statement(source, span)) or "the tensor"
+    last = None
+    if interp.last_backward is not None:
+        bspan, root = interp.last_backward
+        last = (bspan, re.sub(r"\s*\.\s*backward$", "", _statement(source, bspan)),
+                root.grad_fn)
+    warned = tensor.grad_fn is not None and not tensor.retains_grad
+    return NoneGrad(tensor, text, span, _made_at(interp, tensor) if warned else None, last,
+                    warned)
+
+
+def _made_at(interp: Any, t: Any) -> int | None:
+    """The line whose op made ``t``'s grad_fn: exact from graph records, else the line of its
+    last in-place update, else of the top-level binding that bound it (None: not known)."""
+    if interp.recorder is not None:
+        rid = interp.recorder.ids.get(id(t))
+        span = interp.recorder.records[rid].span if rid is not None else None
+        return span.line if span is not None else None
+    bump = interp.ctx.inplace_at.get(id(t._vc))
+    if bump is not None and bump[1] is not None:
+        return bump[1].line
+    result = interp.result
+    for name, value in result.bindings.items():
+        if value is t and result.binding_spans.get(name) is not None:
+            return result.binding_spans[name].line
+    return None
+
+
+def none_grad_reason(read: NoneGrad) -> str:
+    """Why ``read.text``'s ``.grad`` was None, in one sentence with what to do."""
+    t, name = read.tensor, read.text
+    who = name if _NAME.match(name) else "this tensor"
+    if read.warned:
+        where = f" on line {read.made_at}" if read.made_at is not None else ""
+        call = f"{name}.retain_grad()" if who == name else "retain_grad() on it"
+        return (f"{who} is not a leaf (it was computed by {t.grad_fn.name}{where}); call "
+                f"{call} before backward() to keep its gradient")
+    if not t.requires_grad:
+        fix = f"; call {name}.requires_grad_() before using it" if who == name else ""
+        return f"{who} does not require grad, so no backward() fills its .grad{fix}"
+    if read.backward is None:
+        return f"{who} requires grad but no backward() has run yet"
+    span, root, node = read.backward
+    if not _reaches(node, t):
+        return (f"{who} requires grad but no backward() has reached it yet: line {span.line}'s "
+                f"backward starts from {root}, which does not depend on {name}")
+    return (f"{who} requires grad and line {span.line}'s backward from {root} reached it; its "
+            ".grad was set to None since")
+
+
+def _reaches(root: Any, t: Any) -> bool:
+    """Whether the backward graph from node ``root`` reaches tensor ``t``'s gradient."""
+    # a leaf's sink is its AccumulateGrad, made the first time an op used it (never: no path)
+    target = t.grad_fn if t.grad_fn is not None else getattr(t, "_accumulator", None)
+    if root is None or target is None:
+        return False
+    seen, stack = {id(root)}, [root]
+    while stack:
+        n = stack.pop()
+        if n is target:
+            return True
+        for m in n.next_functions:
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                stack.append(m)
+    return False
+
+
+_NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 
 def _statement(source: str, span: Any) -> str:

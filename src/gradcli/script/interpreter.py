@@ -21,11 +21,12 @@ from ..engine.backend import quiet
 from ..engine.context import GradMode, process_guard
 from ..engine.functions import METHODS
 from ..engine.graph import restored_saved
+from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..limits import MAX_DIMS, MAX_ELEMENTS, MAX_STEPS
 from .builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
-from .hints import did_you_mean, hint_for
+from .hints import NoneGrad, did_you_mean, hint_for, none_grad, none_grad_reason
 from .recorder import Record, Recorder
 from .values import COMPARE, Size, arith, check_list, display, literal, tname
 
@@ -40,6 +41,7 @@ class Warning_:
     message: str
     span: Span | None
     kind: str = "UserWarning"
+    hint: str | None = None  # gradcli's, shown after PyTorch's message
 
 
 @dataclass
@@ -59,6 +61,8 @@ class RunResult:
     # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views.py)
     bound: dict[str, list[tuple[str, int]]] | None = None
     kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
+    # .grad reads that gave None (recording runs: trace, explain, graph)
+    none_grads: list[NoneGrad] = field(default_factory=list)
 
     def grad(self, of: str, wrt: list[str]) -> list[Tensor]:
         """d(of)/d(w) for each w, as torch.autograd.grad with retain_graph; zeros if unused."""
@@ -132,6 +136,9 @@ class Interpreter:
         self.globals: dict[str, Any] = {}
         self.result = RunResult(program, backend)
         self.span: Span | None = None
+        self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
+        self._nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
+        self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.recorder = Recorder(self) if record else None
         if record:
             self.result.records = self.recorder.records
@@ -157,7 +164,7 @@ class Interpreter:
             except GradcliError as err:
                 self.result.error = err.at(self.span)
                 if err.hint is None:
-                    err.hint = hint_for(err, self.program.source)
+                    err.hint = hint_for(err, self.program.source, self._none_read)
             except RecursionError:
                 self.result.error = ScriptError(
                     "maximum recursion depth exceeded", kind="RecursionError", span=self.span)
@@ -173,9 +180,14 @@ class Interpreter:
         return self.result
 
     def _drain(self) -> None:
+        reads = self._nonleaf_reads
         for msg, kind in self.ctx.warnings:
-            self.result.warnings.append(Warning_(msg, self.span, kind))
+            # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order
+            read = reads.pop(0) if msg == NONLEAF_GRAD_MSG and reads else None
+            self.result.warnings.append(Warning_(
+                msg, self.span, kind, none_grad_reason(read) if read is not None else None))
         self.ctx.warnings.clear()
+        reads.clear()
 
     def _step_limit(self, span: Span) -> ScriptError:
         return ScriptError(f"the script ran more than {self.max_steps:,} statements (step limit)",
@@ -428,14 +440,28 @@ class Interpreter:
         if isinstance(obj, Tensor):
             if attr in TENSOR_ATTRIBUTES:
                 value = getattr(obj, attr)
+                if value is None and attr == "grad":
+                    self._none_grad(obj, span)
                 return Size(value) if attr == "shape" else value
             if attr in TENSOR_METHODS:
+                if attr == "backward":
+                    self.last_backward = (span, obj)
                 return getattr(obj, attr)
             raise ScriptError(f"'Tensor' object has no attribute '{attr}'", kind="AttributeError",
                               span=span, hint=did_you_mean(attr, [*TENSOR_ATTRIBUTES,
                                                                    *TENSOR_METHODS]))
         raise ScriptError(f"'{type(obj).__name__}' object has no attribute '{attr}'",
                           kind="AttributeError", span=span)
+
+    def _none_grad(self, t: Tensor, span: Span) -> None:
+        """A read of ``.grad`` gave None: keep why for the warning's hint, trace and explain."""
+        read = self._none_read = none_grad(self, t, span)
+        if read.warned:
+            self._nonleaf_reads.append(read)
+        if self.recorder is not None:  # the run keeps its tensors anyway (a plain run: no)
+            self.result.none_grads.append(read)
+        if self.ctx.tracer is not None:
+            self.ctx.tracer.none_grad(read)
 
     def _call(self, e: P.Call, scope: dict) -> Any:
         fn = self.eval(e.func, scope)
