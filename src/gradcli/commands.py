@@ -385,17 +385,20 @@ class Session:
     def cmd_trace(self) -> int:
         """The run's events in order (SPEC §8); the script's own error ends the list."""
         from .analysis.trace import Tracer
+        from .engine.context import process_guard
 
         tracer = Tracer()
         result = self.execute(record=True, tracer=tracer)
         err = result.error or self.names(result, need_output=False)[1]
-        tr = tracer.finish(result)
-        if self.fmt == "json":
-            from .render import analysis_json
+        # naming and writing up to 10^5 events: no collector passes over the run's graph
+        with process_guard():
+            tr = tracer.finish(result)
+            if self.fmt == "json":
+                from .render import analysis_json
 
-            self.doc(analysis_json.trace_doc(tr, result.backend.dtype_name, err), "events")
-        else:
-            self.emit_analysis("trace", tr)
+                self.doc(analysis_json.trace_doc(tr, result.backend.dtype_name, err), "events")
+            else:
+                self.emit_analysis("trace", tr)
         return self.finish(err)
 
     def cmd_profile(self) -> int:

@@ -22,17 +22,19 @@ class Names:
         self.names = record_names(result)
         self.by_node: dict[int, int] = {}
         self.by_leaf: dict[int, int] = {}
-        for i, r in enumerate(self.records):
+        self.latest: dict[int, int] = {}
+        by_node, by_leaf, latest = self.by_node, self.by_leaf, self.latest
+        for i, r in enumerate(self.records):  # one pass: a trace names 10^4 records
             if r.node is not None:
-                self.by_node.setdefault(id(r.node), i)
-            elif r.op is None:
-                self.by_leaf.setdefault(id(r.tensor), i)
+                if id(r.node) not in by_node:
+                    by_node[id(r.node)] = i
+            elif r.op is None and id(r.tensor) not in by_leaf:
+                by_leaf[id(r.tensor)] = i
+            latest[id(r.tensor)] = i
         self._labels: dict[int, str] = {}
         self._node_labels: dict[int, str] = {}
-        self._about: dict[int, tuple[str, int | None, str]] = {}
-        self.latest: dict[int, int] = {}
-        for i, r in enumerate(self.records):
-            self.latest[id(r.tensor)] = i
+        # node -> (label, line, grad_fn name), worked out on first use (a trace asks 10^4 times)
+        self.about = _About(self)
 
     def record(self, n: Node) -> int | None:
         """The record id of the tensor state a node belongs to (None for an unrecorded node)."""
@@ -45,13 +47,6 @@ class Names:
         rid = self.record(n)
         span = self.records[rid].span if rid is not None else None
         return span.line if span is not None else None
-
-    def about(self, n: Node) -> tuple[str, int | None, str]:
-        """(label, line, grad_fn name) of a backward node, worked out once per node."""
-        got = self._about.get(id(n))
-        if got is None:
-            got = self._about[id(n)] = (self.label(n), self.line(n), n.fn_name)
-        return got
 
     def ident(self, n: Node) -> str | int:
         """The script name, else the record id (as ``graph`` numbers nodes), else grad_fn."""
@@ -110,6 +105,25 @@ class Names:
     def rec_line(self, rid: int) -> int | None:
         span = self.records[rid].span
         return span.line if span is not None else None
+
+
+class _About(dict):
+    """``Names.about``: a backward node's (label, line, grad_fn name), made once per node."""
+
+    def __init__(self, names: Names) -> None:
+        super().__init__()
+        self.names = names
+
+    def __missing__(self, n: Node) -> tuple[str, int | None, str]:
+        names = self.names
+        rid = names.record(n)
+        if rid is None:
+            got = self[n] = (names.label(n), None, n.fn_name)
+            return got
+        span = names.records[rid].span
+        got = self[n] = (names.rec_label(rid, 2), span.line if span is not None else None,
+                         n.fn_name)
+        return got
 
 
 def _num(v: Any) -> str:

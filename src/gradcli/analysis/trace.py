@@ -111,15 +111,15 @@ class Trace:
             span = item[2]
             line = span.line if span is not None else None
             if kind == "edge":
-                src, at, fn = about(item[3])
-                dst, _, to_fn = about(item[5])
+                src, at, fn = about[item[3]]
+                dst, _, to_fn = about[item[5]]
                 yield new(E, (seq, phase, kind, line, src, fn, (dst, to_fn, item[4], at, item[6])))
             elif kind == "accumulate":
                 t, rid, before, after, retained = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(t, rid),
                               None if retained else "AccumulateGrad", (before, after, retained)))
             elif kind == "free":
-                src, at, fn = about(item[3])
+                src, at, fn = about[item[3]]
                 yield new(E, (seq, phase, kind, line, src, fn, (list(item[4]), at)))
             elif kind == "version":
                 t, rid, v = item[3:]
@@ -146,8 +146,8 @@ class Trace:
         """The op (and save) events of graph records lo..hi (leaves are none); returns the
         next event number."""
         names = self.names
-        records, named, saved_by, rec_label = names.records, names.names, self.saved, \
-            names.rec_label
+        records, named, saved_by, rec_label, about = names.records, names.names, self.saved, \
+            names.rec_label, names.about
         new, E = _new, Event
         for rid in range(lo, hi):
             r = records[rid]
@@ -155,14 +155,20 @@ class Trace:
                 continue
             span = r.span
             line = span.line if span is not None else None
-            label = rec_label(rid, 2)
+            label = named.get(rid)
+            is_named = label is not None
+            if not is_named:
+                label = rec_label(rid, 2)
             inputs = r.inputs
             first = inputs[0] if inputs else None
             inplace = first is not None and records[first].tensor is r.tensor
             fn = r.grad_fn
+            node = r.node
+            if node is not None and node not in about:  # what its edges and frees will ask
+                about[node] = (label, line, fn)
             yield new(E, (seq, phase, "op", line, label, fn,
-                          (r.op, rid, [i for i in inputs if i is not None], inplace,
-                           rid in named)))
+                          (r.op, rid, [i for i in inputs if i is not None] if None in inputs
+                           else list(inputs), inplace, is_named)))
             seq += 1
             saved = saved_by.get(rid)
             if saved is None:

@@ -137,16 +137,20 @@ def value(a: Any) -> str:
     return plain.short(v)
 
 
+# Each takes the trace and one event, unpacked at once (a trace has up to 10^5 events).
 def _says_op(tr: Any, e: Any) -> str:
-    op, rid, _, inplace, named = e.info
-    return (("in-place " if inplace else "") + f"{op}: " + (f"{e.node} = " if named else "")
-            + tr.names.expr(rid)
-            + (f"  -> {e.grad_fn}" if e.grad_fn else "  (not recorded: no grad)"))
+    _, _, _, _, node, fn, (op, rid, _, inplace, named) = e
+    if named:
+        what = f"{node} = {tr.names.expr(rid)}"
+    else:  # an unnamed result's label is its expression (parenthesised when it has spaces)
+        what = node[1:-1] if " " in node else node
+    return (("in-place " if inplace else "") + f"{op}: {what}"
+            + (f"  -> {fn}" if fn else "  (not recorded: no grad)"))
 
 
 def _says_save(tr: Any, e: Any) -> str:
-    name, of, shape, _ = e.info
-    return f"{e.grad_fn} saves {name} = {of}" + (f" {shape}" if shape else "")
+    _, _, _, _, _, fn, (name, of, shape, _) = e
+    return f"{fn} saves {name} = {of} {shape}" if shape else f"{fn} saves {name} = {of}"
 
 
 def _says_version(tr: Any, e: Any) -> str:
@@ -161,12 +165,13 @@ def _says_backward(tr: Any, e: Any) -> str:
 
 
 def _says_edge(tr: Any, e: Any) -> str:
-    to, to_fn, _, _, grad = e.info
-    return f"{e.grad_fn} -> {to_fn} ({e.node} -> {to}): grad {value(grad)}"
+    _, _, _, _, node, fn, (to, to_fn, _, _, grad) = e
+    return f"{fn} -> {to_fn} ({node} -> {to}): grad {value(grad)}"
 
 
 def _says_free(tr: Any, e: Any) -> str:
-    return f"{e.grad_fn} ({e.node}) frees its saved {', '.join(e.info[0])}"
+    _, _, _, _, node, fn, (saved, _) = e
+    return f"{fn} ({node}) frees its saved {', '.join(saved)}"
 
 
 def _says_accumulate(tr: Any, e: Any) -> str:
@@ -205,16 +210,15 @@ def event_text(tr: Any, e: Any) -> str:
 def trace(tr: Any) -> str:
     """One line per event: number, phase, kind, line, what happened."""
     out = []
-    text = EVENT_TEXT
+    append, text = out.append, EVENT_TEXT
     columns: dict[tuple, str] = {}  # (phase, kind, line) -> the padded middle columns
     for e in tr:
-        seq, phase, kind, line = e[:4]
-        key = (phase, kind, line)
-        middle = columns.get(key)
+        seq, phase, kind, line, _, _, _ = e
+        middle = columns.get((phase, kind, line))
         if middle is None:
             where = f"line {line}" if line is not None else "-"
-            middle = columns[key] = f"  {phase:<8}  {kind:<10}  {where:<8}  "
-        out.append(f"{seq:>4}{middle}{text[kind](tr, e)}")
+            middle = columns[phase, kind, line] = f"  {phase:<8}  {kind:<10}  {where:<8}  "
+        append(str(seq).rjust(4) + middle + text[kind](tr, e))
     if tr.root_cause:
         out.append(f"root cause: {tr.root_cause}")
     return "\n".join(out) + "\n"
