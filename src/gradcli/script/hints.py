@@ -129,7 +129,7 @@ def none_grad_reason(read: NoneGrad) -> str:
     if read.warned:
         where = f" on line {read.made_at}" if read.made_at is not None else ""
         call = f"{name}.retain_grad()" if who == name else "retain_grad() on it"
-        return (f"{who} is not a leaf (it was computed by {t.grad_fn.name}{where}); call "
+        return (f"{who} is not a leaf (it was computed by {t.grad_fn.fn_name}{where}); call "
                 f"{call} before backward() to keep its gradient")
     if not t.requires_grad:
         fix = f"; call {name}.requires_grad_() before using it" if who == name else ""
@@ -155,7 +155,7 @@ def _reaches(root: Any, t: Any) -> bool:
         n = stack.pop()
         if n is target:
             return True
-        for m in n.next_functions:
+        for m in n.edges:
             if m is not None and id(m) not in seen:
                 seen.add(id(m))
                 stack.append(m)
