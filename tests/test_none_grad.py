@@ -103,8 +103,14 @@ def test_run_adds_nothing_for_a_leaf_whose_grad_is_none():
 
 # -- leaves: why no backward filled .grad --------------------------------------------------------
 def test_trace_gives_each_none_read_its_reason():
-    events = [e for e in _trace(READS) if e.kind == "none_grad"]
-    assert [(e.line, e.node, e.fields) for e in events] == [
+    tracer = Tracer()
+    result = pipeline.run(READS, record=True, tracer=tracer)
+    events = [e for e in tracer.finish(result) if e.kind == "none_grad"]
+    assert [e.fields.pop("node_id") for e in events] == [  # the graph record read
+        next(i for i, r in enumerate(result.records) if r.tensor is result.bindings[name])
+        for name in "wywc"]
+    assert [(e.line, e.node, {k: v for k, v in e.fields.items() if k != "node_id"})
+            for e in events] == [
         (6, "w", {"tensor": "w", "warned": False, "reason": W_BEFORE}),
         (8, "y", {"tensor": "y", "warned": True, "reason": Y_WHY}),
         (9, "w", {"tensor": "w", "warned": False, "reason": W_AFTER}),
@@ -119,7 +125,7 @@ def test_trace_plain_and_json_show_the_reason():
     events = [e for e in json.loads(r.stdout)["events"] if e["kind"] == "none_grad"]
     assert events[2] == {"seq": events[2]["seq"], "phase": "forward", "kind": "none_grad",
                          "line": 9, "node": "w", "grad_fn": None, "tensor": "w",
-                         "warned": False, "reason": W_AFTER}
+                         "warned": False, "reason": W_AFTER, "node_id": 2}
 
 
 def test_a_backward_that_reached_the_leaf_means_the_grad_was_reset():

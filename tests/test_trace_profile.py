@@ -88,6 +88,26 @@ def test_trace_json_document():
     assert doc["error"]["hint"].startswith("call d.backward(retain_graph=True) on line 9")
 
 
+def test_events_name_their_graph_records_and_words_come_on_request():
+    """node_id/to_id tie events to graph records (the html stepper); text only when asked."""
+    from gradcli.render import analysis_json
+
+    tracer = Tracer()
+    result = pipeline.run((ROOT / "samples" / "retain_graph.grad").read_text(), record=True,
+                          tracer=tracer)
+    rid = {name: next(i for i, r in enumerate(result.records) if r.tensor is t)
+           for name, t in result.bindings.items()}
+    tr = tracer.finish(result)
+    events = analysis_json.trace_doc(tr, "float64", None, text=True)["events"]
+    edge = next(e for e in events if e["kind"] == "edge")
+    assert (edge["node_id"], edge["to_id"]) == (rid["d"], rid["c"])
+    assert edge["text"] == ("MeanBackward0 -> MulBackward0 (d -> c): grad [[0.2500, 0.2500, "
+                            "0.2500, 0.2500]]")
+    save = next(e for e in events if e["kind"] == "save")
+    assert save["node_id"] == rid["b"] and save["text"] == "PowBackward0 saves self = a [1, 4]"
+    assert all("text" not in e for e in analysis_json.trace_doc(tr, "float64", None)["events"])
+
+
 def test_trace_plain_and_rich():
     r = runner.invoke(cli.app, ["trace", RETAIN, "--format", "plain"])
     assert "   6  backward  backward    line 9    backward() from d (retain_graph=False)" \

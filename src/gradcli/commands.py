@@ -288,7 +288,7 @@ class Session:
         if view is not None:
             of = self.names(result, need_output=False)[0]
             evs = analysis_json.trace_doc(tracer.finish(result), result.backend.dtype_name,
-                                          None)["events"]
+                                          None, text=True)["events"]
             if not any(e["phase"] == "backward" for e in evs):  # show what one would do
                 evs += steps.backward_events(result, of, len(evs))
             text = html.render(view, folds=folds, events=evs, source=self.source or "",

@@ -33,7 +33,8 @@ class Names:
             latest[id(r.tensor)] = i
         self._labels: dict[int, str] = {}
         self._node_labels: dict[int, str] = {}
-        # node -> (label, line, grad_fn name), worked out on first use (a trace asks 10^4 times)
+        # node -> (label, line, grad_fn name, record id), worked out on first use (a trace asks
+        # 10^4 times)
         self.about = _About(self)
 
     def record(self, n: Node) -> int | None:
@@ -108,21 +109,22 @@ class Names:
 
 
 class _About(dict):
-    """``Names.about``: a backward node's (label, line, grad_fn name), made once per node."""
+    """``Names.about``: a backward node's (label, line, grad_fn name, record id), made once per
+    node."""
 
     def __init__(self, names: Names) -> None:
         super().__init__()
         self.names = names
 
-    def __missing__(self, n: Node) -> tuple[str, int | None, str]:
+    def __missing__(self, n: Node) -> tuple[str, int | None, str, int | None]:
         names = self.names
         rid = names.record(n)
         if rid is None:
-            got = self[n] = (names.label(n), None, n.fn_name)
+            got = self[n] = (names.label(n), None, n.fn_name, None)
             return got
         span = names.records[rid].span
         got = self[n] = (names.rec_label(rid, 2), span.line if span is not None else None,
-                         n.fn_name)
+                         n.fn_name, rid)
         return got
 
 

@@ -56,18 +56,19 @@ class Event(NamedTuple):
 _new = tuple.__new__  # _new(Event, (...)): a NamedTuple without its Python-level __new__
 
 
-# the names of each kind's ``info`` entries (JSON field names, SPEC §8 "…")
+# the names of each kind's ``info`` entries (JSON field names, SPEC §8 "…"); ``id``, ``node_id``
+# and ``to_id`` are graph record ids (the html stepper lights those nodes up)
 FIELDS: dict[str, tuple[str, ...]] = {
     "op": ("op", "id", "inputs", "inplace"),
-    "save": ("saved", "tensor", "shape", "bytes"),
-    "version": ("version",),
-    "backward": ("call", "retain_graph", "create_graph"),
-    "edge": ("to", "to_grad_fn", "input", "node_line", "grad"),
-    "free": ("saved", "node_line"),
-    "accumulate": ("before", "after", "retained"),
-    "hook": ("grad", "result"),
+    "save": ("saved", "tensor", "shape", "bytes", "node_id"),
+    "version": ("version", "node_id"),
+    "backward": ("call", "retain_graph", "create_graph", "node_id"),
+    "edge": ("to", "to_grad_fn", "input", "node_line", "grad", "node_id", "to_id"),
+    "free": ("saved", "node_line", "node_id"),
+    "accumulate": ("before", "after", "retained", "node_id"),
+    "hook": ("grad", "result", "node_id"),
     "error": ("type", "message", "root_cause"),
-    "none_grad": ("tensor", "warned", "reason"),
+    "none_grad": ("tensor", "warned", "reason", "node_id"),
 }
 ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result")}
 
@@ -111,30 +112,33 @@ class Trace:
             span = item[2]
             line = span.line if span is not None else None
             if kind == "edge":
-                src, at, fn = about[item[3]]
-                dst, _, to_fn = about[item[5]]
-                yield new(E, (seq, phase, kind, line, src, fn, (dst, to_fn, item[4], at, item[6])))
+                src, at, fn, rid = about[item[3]]
+                dst, _, to_fn, to = about[item[5]]
+                yield new(E, (seq, phase, kind, line, src, fn,
+                              (dst, to_fn, item[4], at, item[6], rid, to)))
             elif kind == "accumulate":
                 t, rid, before, after, retained = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(t, rid),
-                              None if retained else "AccumulateGrad", (before, after, retained)))
+                              None if retained else "AccumulateGrad",
+                              (before, after, retained, rid)))
             elif kind == "free":
-                src, at, fn = about[item[3]]
-                yield new(E, (seq, phase, kind, line, src, fn, (list(item[4]), at)))
+                src, at, fn, rid = about[item[3]]
+                yield new(E, (seq, phase, kind, line, src, fn, (list(item[4]), at, rid)))
             elif kind == "version":
                 t, rid, v = item[3:]
-                yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (v,)))
+                yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (v, rid)))
             elif kind == "backward":
                 roots, retain, create, is_grad = item[3:]
                 yield new(E, (seq, phase, kind, line, ", ".join(label(r) for r in roots), None,
-                              ("grad()" if is_grad else "backward()", retain, create)))
+                              ("grad()" if is_grad else "backward()", retain, create,
+                               about[roots[0]][3] if roots else None)))
             elif kind == "hook":
                 t, rid, g, r = item[3:]
-                yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r)))
+                yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r, rid)))
             elif kind == "none_grad":
                 read, rid = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(read.tensor, rid), None,
-                              (read.text, read.warned, none_grad_reason(read))))
+                              (read.text, read.warned, none_grad_reason(read), rid)))
             seq += 1
         err = self.error
         if err is not None:
@@ -165,7 +169,7 @@ class Trace:
             fn = r.grad_fn
             node = r.node
             if node is not None and node not in about:  # what its edges and frees will ask
-                about[node] = (label, line, fn)
+                about[node] = (label, line, fn, rid)
             yield new(E, (seq, phase, "op", line, label, fn,
                           (r.op, rid, [i for i in inputs if i is not None] if None in inputs
                            else list(inputs), inplace, is_named)))
@@ -188,7 +192,7 @@ class Trace:
                     of = _num(value)
                 yield new(E, (seq, phase, "save", line, label, fn,
                               (nm, of, list(getattr(value, "shape", ())),
-                               int(getattr(value, "nbytes", 8)))))
+                               int(getattr(value, "nbytes", 8)), rid)))
                 seq += 1
         return seq
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.trace import ARRAYS, FIELDS, host_value
+from .analysis_plain import event_text
 from .json import SCHEMA, data, number
 from .json import error as error_obj
 
@@ -60,14 +61,17 @@ def _array(a: Any, dtype: str) -> Any:
     return _field(host_value(a), dtype)
 
 
-def trace_doc(tr: Any, dtype: str, err: Any) -> dict[str, Any]:
+def trace_doc(tr: Any, dtype: str, err: Any, text: bool = False) -> dict[str, Any]:
     """``{"gradcli", "events": [{"seq", "phase", "kind", "line", "node", "grad_fn",
     …kind-specific fields}], "root_cause", "error"}`` (``render.json.dumps`` writes the events
-    one per line)."""
+    one per line).  ``text``: each event also says what it did in words (the html stepper
+    shows it; ``trace --format json`` leaves it out, a consumer has the fields)."""
     events = []
     for e in (tr if tr is not None else ()):
         doc = {"seq": e.seq, "phase": e.phase, "kind": e.kind, "line": e.line, "node": e.node,
                "grad_fn": e.grad_fn}
+        if text:
+            doc["text"] = event_text(tr, e)
         doc.update(zip(FIELDS[e.kind], e.info))
         for k in ARRAYS.get(e.kind, ()):
             doc[k] = _array(doc[k], dtype)

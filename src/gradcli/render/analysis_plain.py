@@ -149,7 +149,7 @@ def _says_op(tr: Any, e: Any) -> str:
 
 
 def _says_save(tr: Any, e: Any) -> str:
-    _, _, _, _, _, fn, (name, of, shape, _) = e
+    _, _, _, _, _, fn, (name, of, shape, _, _) = e
     return f"{fn} saves {name} = {of} {shape}" if shape else f"{fn} saves {name} = {of}"
 
 
@@ -159,34 +159,34 @@ def _says_version(tr: Any, e: Any) -> str:
 
 
 def _says_backward(tr: Any, e: Any) -> str:
-    call, retain, create = e.info
+    call, retain, create, _ = e.info
     return (f"{call} from {e.node} (retain_graph={retain}"
             + (", create_graph=True" if create else "") + ")")
 
 
 def _says_edge(tr: Any, e: Any) -> str:
-    _, _, _, _, node, fn, (to, to_fn, _, _, grad) = e
+    _, _, _, _, node, fn, (to, to_fn, _, _, grad, _, _) = e
     return f"{fn} -> {to_fn} ({node} -> {to}): grad {value(grad)}"
 
 
 def _says_free(tr: Any, e: Any) -> str:
-    _, _, _, _, node, fn, (saved, _) = e
+    _, _, _, _, node, fn, (saved, _, _) = e
     return f"{fn} ({node}) frees its saved {', '.join(saved)}"
 
 
 def _says_accumulate(tr: Any, e: Any) -> str:
-    before, after, retained = e.info
+    before, after, retained, _ = e.info
     what = "retained grad" if retained else "AccumulateGrad"
     return f"{what}: {e.node}.grad {value(before)} -> {value(after)}"
 
 
 def _says_hook(tr: Any, e: Any) -> str:
-    grad, result = e.info
+    grad, result, _ = e.info
     return f"hook on {e.node}: grad {value(grad)} -> {value(result)}"
 
 
 def _says_none_grad(tr: Any, e: Any) -> str:
-    text, _, reason = e.info
+    text, _, reason, _ = e.info
     return f"{text}.grad is None: {reason}"
 
 
