@@ -100,7 +100,8 @@ def main() -> None:
         for _ in range(reps):  # interleaved: drift on a shared machine hits every row alike
             for k, fn in rows.items():
                 times[k].append(best(fn, 1))
-        events = trace(src, "plain").count("\n") - 1
+        tracer = Tracer()
+        events = len(tracer.finish(pipeline.run(src, record=True, tracer=tracer)).events)
         print(f"{name} ({events:,} events):")
         plain_cpu = min(c for _, c in times["run"])
         for k, ts in times.items():
