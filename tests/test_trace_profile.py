@@ -52,6 +52,15 @@ def test_accumulate_shows_grad_before_and_after():
              float(a.fields["after"])) for a in acc] == [(None, 3.0), (3.0, 6.0)]
 
 
+def test_an_edge_into_a_leaf_names_its_state_as_the_accumulation_does():
+    src = ("w = param(1.0)\nfor i in range(2):\n    L = w * 3\n    L.backward()\n"
+           "    with no_grad():\n        w -= 0.1 * w.grad\n")
+    events = _trace(src)[0].events
+    into = [e.fields["to"] for e in events
+            if e.kind == "edge" and e.fields["to_grad_fn"] == "AccumulateGrad"]
+    assert into == [e.node for e in events if e.kind == "accumulate"] == ["w#1", "w#2"]
+
+
 def test_retain_error_names_the_backward_that_freed():
     tr, result = _trace((ROOT / "samples" / "retain_graph.grad").read_text())
     err = tr.events[-1]

@@ -85,6 +85,7 @@ class Trace:
             if self.error is not None else None
         self._lines = result.program.source.splitlines()
         self._events: list[Event] | None = None
+        self._updated: dict[int, int] = {}
 
     @property
     def events(self) -> list[Event]:
@@ -103,6 +104,7 @@ class Trace:
         names = self.names
         about, label, tensor = names.about, names.label, self._tensor
         new, E = _new, Event
+        updated = self._updated = {}  # id(tensor) -> its record after its last in-place update
         seq = 0
         for item in self.raw:
             kind, phase = item[0], item[1]
@@ -114,6 +116,9 @@ class Trace:
             if kind == "edge":
                 src, at, fn, rid = about[item[3]]
                 dst, _, to_fn, to = about[item[5]]
+                if to_fn == "AccumulateGrad" and id(item[5].variable) in updated:
+                    to = updated[id(item[5].variable)]  # the leaf as it is now, as accumulate
+                    dst = names.rec_label(to, 2)
                 yield new(E, (seq, phase, kind, line, src, fn,
                               (dst, to_fn, item[4], at, item[6], rid, to)))
             elif kind == "accumulate":
@@ -166,6 +171,8 @@ class Trace:
             inputs = r.inputs
             first = inputs[0] if inputs else None
             inplace = first is not None and records[first].tensor is r.tensor
+            if inplace:
+                self._updated[id(r.tensor)] = rid
             fn = r.grad_fn
             node = r.node
             if node is not None and node not in about:  # what its edges and frees will ask
