@@ -61,6 +61,19 @@ def test_an_edge_into_a_leaf_names_its_state_as_the_accumulation_does():
     assert into == [e.node for e in events if e.kind == "accumulate"] == ["w#1", "w#2"]
 
 
+def test_labels_stay_short_for_a_tensor_updated_in_place_again_and_again():
+    """Each state's label nests its input's: past a few levels it says the record id instead
+    (300 zero_() calls on w.grad made a 1,800-character label, 300 of them)."""
+    from gradcli.render.analysis_plain import event_text
+
+    src = "w = param(1.0)\nL = w * 2\nL.backward()\nfor i in range(300):\n    w.grad.zero_()\n"
+    tr, _ = _trace(src)
+    texts = [event_text(tr, e) for e in tr.events]
+    assert len(texts) > 600 and max(map(len, texts)) < 100
+    assert texts[-1].endswith("version 299 -> 300 (in-place update)")
+    assert "(#" in texts[-1] and texts[-1].count("zero_(") < 8
+
+
 def test_retain_error_names_the_backward_that_freed():
     tr, result = _trace((ROOT / "samples" / "retain_graph.grad").read_text())
     err = tr.events[-1]

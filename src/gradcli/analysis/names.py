@@ -7,6 +7,8 @@ from typing import Any
 from ..engine import AccumulateGrad, Node
 from ..views import record_names
 
+LABEL_CHARS = 32  # the longest label shown inside another one
+
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "pow_tensor": "**",
            "mm": "@", "mv": "@", "dot": "@", "add_scalar": "+", "sub_scalar": "-",
            "mul_scalar": "*", "div_scalar": "/"}
@@ -70,8 +72,11 @@ class Names:
         name = self.names.get(rid)
         if name is not None:
             return name
-        if rid in self._labels:
-            return self._labels[rid]
+        text = self._labels.get(rid)
+        if text is not None:
+            # NOTE: a label nests its inputs' labels; an input's past LABEL_CHARS is its record
+            # id, or a tensor updated in place 10^4 times would get a 10^4-deep label
+            return text if depth >= 2 or len(text) <= LABEL_CHARS else f"#{rid}"
         r = self.records[rid]
         if r.op is None or depth == 0:
             return f"#{rid}"
