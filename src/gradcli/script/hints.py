@@ -88,7 +88,9 @@ class NoneGrad:
 
 
 def none_grad(interp: Any, tensor: Any, span: Span) -> NoneGrad:
-    """What the interpreter knows when the read ``span`` (``w.grad``) of ``tensor`` gave None.
+    """The interpreter's read ``span`` (``w.grad``) of ``tensor`` gave None: what it knows then,
+    kept for the warning's hint (this statement's non-leaf reads), trace (told at once) and
+    explain (recording runs only: they keep their tensors anyway, a plain run keeps none).
 
     ``interp.last_backward`` is the span and tensor of the last ``x.backward`` the script
     called (None if none).
@@ -101,8 +103,15 @@ def none_grad(interp: Any, tensor: Any, span: Span) -> NoneGrad:
         last = (bspan, re.sub(r"\s*\.\s*backward$", "", _statement(source, bspan)),
                 root.grad_fn)
     warned = tensor.grad_fn is not None and not tensor.retains_grad
-    return NoneGrad(tensor, text, span, _made_at(interp, tensor) if warned else None, last,
+    read = NoneGrad(tensor, text, span, _made_at(interp, tensor) if warned else None, last,
                     warned)
+    if warned:
+        interp.nonleaf_reads.append(read)
+    if interp.recorder is not None:
+        interp.result.none_grads.append(read)
+    if interp.ctx.tracer is not None:
+        interp.ctx.tracer.none_grad(read)
+    return read
 
 
 def _made_at(interp: Any, t: Any) -> int | None:

@@ -137,7 +137,7 @@ class Interpreter:
         self.result = RunResult(program, backend)
         self.span: Span | None = None
         self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
-        self._nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
+        self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
         self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.recorder = Recorder(self) if record else None
         if record:
@@ -180,7 +180,7 @@ class Interpreter:
         return self.result
 
     def _drain(self) -> None:
-        reads = self._nonleaf_reads
+        reads = self.nonleaf_reads
         for msg, kind in self.ctx.warnings:
             # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order
             read = reads.pop(0) if msg == NONLEAF_GRAD_MSG and reads else None
@@ -440,8 +440,8 @@ class Interpreter:
         if isinstance(obj, Tensor):
             if attr in TENSOR_ATTRIBUTES:
                 value = getattr(obj, attr)
-                if value is None and attr == "grad":
-                    self._none_grad(obj, span)
+                if value is None and attr == "grad":  # why: a hint, trace, explain
+                    self._none_read = none_grad(self, obj, span)
                 return Size(value) if attr == "shape" else value
             if attr in TENSOR_METHODS:
                 if attr == "backward":
@@ -452,16 +452,6 @@ class Interpreter:
                                                                    *TENSOR_METHODS]))
         raise ScriptError(f"'{type(obj).__name__}' object has no attribute '{attr}'",
                           kind="AttributeError", span=span)
-
-    def _none_grad(self, t: Tensor, span: Span) -> None:
-        """A read of ``.grad`` gave None: keep why for the warning's hint, trace and explain."""
-        read = self._none_read = none_grad(self, t, span)
-        if read.warned:
-            self._nonleaf_reads.append(read)
-        if self.recorder is not None:  # the run keeps its tensors anyway (a plain run: no)
-            self.result.none_grads.append(read)
-        if self.ctx.tracer is not None:
-            self.ctx.tracer.none_grad(read)
 
     def _call(self, e: P.Call, scope: dict) -> Any:
         fn = self.eval(e.func, scope)
