@@ -1,8 +1,8 @@
-"""A script's values: Python's operators on numbers, lists, strings and tensors, and how
-``print`` shows each value.
+"""A script's values: Python's operators on numbers, strings, containers and tensors.
 
 Plain values follow Python, tensors PyTorch (through their operators); both with the limits of
-SPEC §6 on what a script may build (huge ints, long lists) and script-level errors.
+SPEC §6 on what a script may build (huge ints, long lists) and script-level errors. How values
+print is ``printing.py``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,15 @@ def _contains(container: Any, item: Any) -> bool:
             raise ScriptError("Tensor.__contains__ only supports Tensor or scalar, but you "
                               f"passed in a {type(item)}.")
         return bool((container == item).data.any())
-    return item in container
+    if container.__class__ is range and item.__class__ not in (int, bool):
+        # range's own test scans every element for anything but an int: as Python decides
+        if isinstance(item, float):
+            return item.is_integer() and int(item) in container
+        return False
+    try:
+        return item in container
+    except TypeError as exc:
+        raise ScriptError(str(exc), kind="TypeError") from None
 
 
 COMPARE = {
@@ -37,10 +45,11 @@ COMPARE = {
 }
 
 
-def arith(op: str, a: Any, b: Any) -> Any:
-    """A binary operator with Python/PyTorch semantics and script-level errors."""
+def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
+    """A binary operator with Python/PyTorch semantics and script-level errors (``symbol``:
+    how errors name the operator, ``+=`` for an augmented assignment)."""
     check_operands(op, a, b)
-    result = _arith_unchecked(op, a, b)
+    result = _arith_unchecked(op, a, b, symbol or op)
     if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
         raise _int_too_large()
     if result.__class__ is list:
@@ -56,13 +65,19 @@ def check_operands(op: str, a: Any, b: Any) -> None:
     elif op == "**" and a.__class__ is int and b.__class__ is int and b > 0:
         if (abs(a).bit_length() - 1) * b > MAX_INT_BITS:
             raise _int_too_large()
-    elif op == "*" and isinstance(a, (int, str, list)) and isinstance(b, (int, str, list)):
+    elif op == "<<" and a.__class__ is int and b.__class__ is int and b > 0:
+        if a.bit_length() + b > MAX_INT_BITS:
+            raise _int_too_large()
+    elif op == "*" and isinstance(a, _SEQUENCES + (int,)) and isinstance(b, _SEQUENCES + (int,)):
         seq, n = (a, b) if isinstance(b, int) else (b, a)
-        if isinstance(seq, (str, list)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
-            raise _too_long(len(seq) * n)
-    elif (op == "+" and isinstance(a, (str, list)) and isinstance(b, (str, list))
+        if isinstance(seq, _SEQUENCES) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
+            raise too_long(len(seq) * n)
+    elif (op == "+" and isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES)
           and len(a) + len(b) > MAX_SEQUENCE):
-        raise _too_long(len(a) + len(b))
+        raise too_long(len(a) + len(b))
+
+
+_SEQUENCES = (str, list, tuple)
 
 
 def _int_too_large() -> ScriptError:
@@ -70,7 +85,8 @@ def _int_too_large() -> ScriptError:
                        kind="OverflowError", hint="use floats (2.0 ** 100000 is inf)")
 
 
-def _too_long(n: int) -> ScriptError:
+def too_long(n: int) -> ScriptError:
+    """The error for a string or list over the size limit."""
     return ScriptError(f"a string or list of {n:,} elements is over the limit of "
                        f"{MAX_SEQUENCE:,}", kind="MemoryError")
 
@@ -99,11 +115,11 @@ def check_list(value: list) -> list:
     if depth > MAX_LIST_DEPTH:
         raise ScriptError(f"lists nested deeper than {MAX_LIST_DEPTH}", kind="RecursionError")
     if size > MAX_SEQUENCE:
-        raise _too_long(size)
+        raise too_long(size)
     return value
 
 
-def _arith_unchecked(op: str, a: Any, b: Any) -> Any:
+def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
     try:
         if op == "+":
             return a + b
@@ -123,13 +139,30 @@ def _arith_unchecked(op: str, a: Any, b: Any) -> Any:
             return a ** b
         if op == "@":
             return a @ b
+        if op == "&":
+            return a & b
+        if op == "|":
+            return a | b
+        if op == "^":
+            return a ^ b
+        if op == "<<":
+            return a << b
+        if op == ">>":
+            return a >> b
+    except ValueError as exc:  # a negative shift count
+        raise ScriptError(str(exc), kind="ValueError") from None
     except ZeroDivisionError as exc:
         raise ScriptError(str(exc), kind="ZeroDivisionError") from None
     except OverflowError as exc:
-        raise ScriptError(str(exc.args[-1] if exc.args else exc), kind="OverflowError") from None
-    except TypeError:
-        raise ScriptError(f"unsupported operand type(s) for {op}: '{tname(a)}' and "
-                          f"'{tname(b)}'", kind="TypeError") from None
+        raise ScriptError(str(exc), kind="OverflowError") from None
+    except TypeError as exc:
+        if type(a).__module__ == "builtins" and type(b).__module__ == "builtins":
+            message = str(exc)  # Python's own words ("can't multiply sequence by non-int ...")
+            if symbol != op:
+                message = message.replace(f"for {op}:", f"for {symbol}:")
+        else:
+            message = f"unsupported operand type(s) for {symbol}: '{tname(a)}' and '{tname(b)}'"
+        raise ScriptError(message, kind="TypeError") from None
     raise ScriptError(f"unknown operator {op}")  # pragma: no cover
 
 
@@ -152,8 +185,11 @@ def tname(v: Any) -> str:
     if isinstance(v, Tensor):
         return "Tensor"
     cls = type(v)
-    return getattr(cls, "type_name", None) or ("builtin_function_or_method" if callable(v)
-                                               else cls.__name__)
+    script_type = getattr(cls, "script_type", None) or getattr(cls, "type_name", None)
+    if isinstance(script_type, str):  # functions, modules, ...
+        return script_type
+    return "builtin_function_or_method" if callable(v) and cls.__module__ != "builtins" or \
+        cls.__name__ in ("builtin_function_or_method", "method") else cls.__name__
 
 
 def display(value: Any) -> str:

@@ -1,0 +1,366 @@
+"""The modules a PyTorch program imports (``torch``, ``torch.nn.functional as F``, ``math``, ...)
+and the attributes a script may read and assign on a tensor.
+
+Each module is one table below, built from the api layer's dicts: adding a name is one line
+in one place (here, or in the api dict it comes from). An unknown attribute is Python's
+AttributeError with a did-you-mean; a real PyTorch name that gradcli lacks (the recorded list
+in ``torch_names.py``) says so instead.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .. import api
+from ..engine import METHODS, Tensor, no_grad
+from ..engine.context import GradMode, current, enable_grad, is_grad_enabled
+from ..engine.tensor import Size
+from ..errors import ScriptError
+from .types import TypeObject
+
+TENSOR = TypeObject("torch.Tensor", (Tensor,))
+SIZE = TypeObject("torch.Size", (Size,), lambda dims=(): Size(tuple(dims)))
+CUDA_MSG = "Torch not compiled with CUDA enabled"
+_DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
+                 "lazy, vulkan, mps, meta, hpu, mtia, privateuseone")
+
+
+# ---- modules ------------------------------------------------------------------------------------
+class Module:
+    """A module as a script sees it: its members by name, nothing else."""
+
+    __slots__ = ("members", "name")
+    script_type = "module"
+
+    def __init__(self, name: str, members: dict[str, Any]) -> None:
+        self.name = name
+        self.members = members
+
+    def get(self, attr: str) -> Any:
+        """``module.attr``, or PyTorch's AttributeError (or "not supported yet")."""
+        try:
+            value = self.members[attr]
+        except KeyError:
+            raise missing(self.name, attr, self.members) from None
+        return MODULES[value] if isinstance(value, _Sub) else value
+
+    def script_repr(self, printer: Any) -> str:
+        """``<module 'torch'>``."""
+        return f"<module '{self.name}'>"
+
+
+class _Sub(str):
+    """A member that is another module, by its full name (the tables refer to each other)."""
+
+
+def missing(owner: str, attr: str, known: Any) -> ScriptError:
+    """The error for ``owner.attr`` that gradcli does not have."""
+    from .torch_names import NAMES  # only on this error path: it is a long list
+
+    if attr in NAMES.get(owner, ()):
+        label = owner if owner != "torch.Tensor" else "Tensor"
+        return ScriptError(f"gradcli does not support {label}.{attr} yet",
+                           kind="NotImplementedError")
+    close = difflib.get_close_matches(attr, [k for k in known if not k.startswith("_")], n=1)
+    message = f"'Tensor' object has no attribute '{attr}'" if owner == "torch.Tensor" else \
+        f"module '{owner}' has no attribute '{attr}'"
+    return ScriptError(message, kind="AttributeError",
+                       hint=f"did you mean '{close[0]}'?" if close else None)
+
+
+# ---- devices ------------------------------------------------------------------------------------
+class Device:
+    """``torch.device('cpu')``; a CUDA device exists as a name, and fails when used."""
+
+    __slots__ = ("index", "type")
+    script_type = "torch.device"
+    script_attributes = frozenset({"type", "index"})
+
+    def __init__(self, type_: str, index: int | None = None) -> None:
+        self.type = type_
+        self.index = index
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def script_repr(self, printer: Any) -> str:
+        """``device(type='cpu')``."""
+        extra = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{extra})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+CPU = Device("cpu")
+
+
+def device(spec: Any, index: Any = None) -> Device:
+    """``torch.device('cpu')``, ``torch.device('cuda:0')``."""
+    if isinstance(spec, Device):
+        return spec
+    if not isinstance(spec, str):
+        raise ScriptError(f"device() received an invalid combination of arguments - got "
+                          f"({type(spec).__name__})", kind="TypeError")
+    kind, _, number = spec.partition(":")
+    if kind not in _DEVICE_TYPES.split(", ") or (number and not number.isdigit()):
+        raise ScriptError(f"Expected one of {_DEVICE_TYPES} device type at start of device "
+                          f"string: {spec}")
+    return Device(kind, int(number) if number else index)
+
+
+def check_device(value: Any) -> None:
+    """A ``device=`` argument: the CPU is fine; any other device is PyTorch's CPU-build error."""
+    if value is None:
+        return
+    d = device(value)
+    if d.type != "cpu":
+        raise ScriptError(CUDA_MSG, kind="AssertionError")
+
+
+def _with_device(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` accepting PyTorch's ``device=`` (the CPU only, as a CPU build of PyTorch)."""
+    @functools.wraps(fn)
+    def call(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+        check_device(device)
+        return fn(*args, **kwargs)
+    return call
+
+
+def _to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``x.to(device)`` (CPU only) or ``x.to(dtype)`` where the engine has dtypes."""
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("copy", None)
+    rest = []
+    for a in args:
+        if isinstance(a, (str, Device)):
+            dev = a
+        else:
+            rest.append(a)
+    check_device(dev)
+    if rest or kwargs:
+        engine_to = getattr(Tensor, "to", None)
+        if engine_to is None:
+            raise ScriptError("gradcli does not support Tensor.to(dtype) yet",
+                              kind="NotImplementedError")
+        return engine_to(t, *rest, **kwargs)
+    return t
+
+
+def _cuda(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    raise ScriptError(CUDA_MSG, kind="AssertionError")
+
+
+# ---- tensors: what a script may read, call and assign ---------------------------------------------
+TENSOR_READ = frozenset({
+    "grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T", "mT", "ndim", "dtype", "data",
+    "retains_grad", "device", "is_cuda", "output_nr", "_version", "H", "real",
+})
+TENSOR_CALL = frozenset({
+    *METHODS, "backward", "retain_grad", "detach", "detach_", "requires_grad_", "item", "numel",
+    "dim", "size", "tolist", "double", "float", "half", "long", "int", "bool", "type", "to",
+    "cpu", "cuda", "register_hook", "is_floating_point", "element_size", "nelement",
+    "fill_", "normal_", "uniform_", "zero_", "copy_", "contiguous", "is_contiguous", "numpy",
+    "stride", "storage_offset", "expand", "expand_as", "repeat", "permute", "view_as",
+    "reshape_as", "type_as", "new_tensor", "new_zeros", "new_ones", "new_full", "masked_fill",
+    "masked_fill_", "index_select", "gather", "scatter", "argmax", "argmin", "norm", "dot", "mv",
+    "bmm", "std", "var", "prod", "cumsum", "square", "exp_", "clamp_", "relu_", "sigmoid_",
+    "tanh_", "neg_", "abs_", "sqrt_", "log_", "chunk", "split", "unbind", "flip", "roll",
+    "all", "any", "eq", "ne", "lt", "le", "gt", "ge", "equal", "allclose", "isnan", "isinf",
+    "softmax", "log_softmax", "sort", "topk", "round", "floor", "ceil", "trunc", "frac",
+})
+_TENSOR_EXTRA: dict[str, Any] = {"to": _to, "cuda": _cuda, "cpu": lambda t: t}
+_TENSOR_PLAIN: dict[str, Callable[[Tensor], Any]] = {
+    "device": lambda t: CPU, "is_cuda": lambda t: False, "output_nr": lambda t: 0,
+    "_version": lambda t: t.version,
+}
+
+
+def tensor_attribute(t: Tensor, name: str) -> Any:
+    """``t.name`` for a script: the listed attributes and methods, PyTorch's error otherwise."""
+    attributes = getattr(api, "TENSOR_ATTRIBUTES", {})  # (get, set) pairs of the autograd api
+    if name in attributes:
+        return attributes[name][0](t)
+    if name in _TENSOR_PLAIN:
+        return _TENSOR_PLAIN[name](t)
+    if name in TENSOR_READ or name in TENSOR_CALL:
+        if name in _TENSOR_EXTRA and not hasattr(Tensor, name):
+            return functools.partial(_TENSOR_EXTRA[name], t)
+        if name != "data" and hasattr(Tensor, name):
+            value = getattr(t, name)
+            return Size(value) if name == "shape" and type(value) is not Size else value
+    raise missing("torch.Tensor", name, TENSOR_READ | TENSOR_CALL)
+
+
+def tensor_surface() -> tuple[list[str], list[str]]:
+    """The tensor attributes and methods a script can use now (for the README's list)."""
+    attributes = getattr(api, "TENSOR_ATTRIBUTES", {})
+
+    def available(n: str) -> bool:
+        return n in attributes or n in _TENSOR_PLAIN or n in _TENSOR_EXTRA or \
+            (n != "data" and hasattr(Tensor, n))
+
+    return (sorted(n for n in TENSOR_READ if available(n) and not n.startswith("_")),
+            sorted(n for n in TENSOR_CALL if available(n)))
+
+
+def set_tensor_attribute(t: Tensor, name: str, value: Any) -> None:
+    """``t.name = value``: ``requires_grad``, ``grad`` and ``data``, with PyTorch's checks."""
+    attributes = getattr(api, "TENSOR_ATTRIBUTES", {})
+    if name in attributes:
+        attributes[name][1](t, value)
+        return
+    if name == "requires_grad":
+        if not isinstance(value, bool):
+            raise ScriptError("requires_grad must be a bool")
+        t.requires_grad_(value)
+        return
+    if name == "grad":
+        if value is not None and not isinstance(value, Tensor):
+            raise ScriptError("assigned grad expected to be a Tensor or None but got grad of "
+                              f"type {type(value).__name__}", kind="TypeError")
+        t.grad = value
+        return
+    if name in TENSOR_READ or name in TENSOR_CALL:
+        raise ScriptError(f"gradcli does not support assigning Tensor.{name} yet",
+                          kind="NotImplementedError")
+    raise ScriptError(f"gradcli does not support new attributes on tensors ('{name}')",
+                      kind="NotImplementedError", hint="keep the value in a variable of its own")
+
+
+# ---- the modules' tables --------------------------------------------------------------------------
+# gradcli's own built-ins that PyTorch has not under these names (or has elsewhere: grad is
+# torch.autograd.grad)
+_GRADCLI_ONLY = frozenset({"param", "grad", "load", "seed"})
+_CONSTRUCTORS = frozenset({"tensor", "zeros", "ones", "full", "eye", "arange", "linspace",
+                           "rand", "randn", "zeros_like", "ones_like", "empty", "empty_like",
+                           "full_like", "randint", "randn_like", "rand_like"})
+
+
+def manual_seed(seed: Any) -> None:
+    """``torch.manual_seed(n)``: restart the run's generator."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScriptError(f"manual_seed expected an int, got {type(seed).__name__}",
+                          kind="TypeError")
+    if not -2 ** 63 <= seed < 2 ** 64:
+        raise ScriptError("Overflow when unpacking long")
+    current().backend.reseed(seed)
+
+
+class _SetGradEnabled(GradMode):
+    """``torch.set_grad_enabled(b)``: the mode is set when it is made; as a ``with``, the
+    earlier mode comes back at the end of the block."""
+
+    __slots__ = ()
+
+    def __init__(self, mode: bool) -> None:
+        ctx = current()
+        self.mode, self.prev = mode, ctx.grad_enabled
+        ctx.grad_enabled = mode
+
+    def __enter__(self) -> None:
+        current().grad_enabled = self.mode
+
+
+def set_grad_enabled(mode: Any) -> GradMode:
+    """``torch.set_grad_enabled(b)``."""
+    if not isinstance(mode, bool):
+        raise ScriptError("set_grad_enabled(): argument 'mode' must be bool, not "
+                          f"{type(mode).__name__}", kind="TypeError")
+    return _SetGradEnabled(mode)
+
+
+def _is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def _torch() -> dict[str, Any]:
+    members: dict[str, Any] = {}
+    for name, fn in api.FUNCTIONS.items():
+        if name not in _GRADCLI_ONLY:
+            members[name] = _with_device(fn) if name in _CONSTRUCTORS else fn
+    members.update(getattr(api, "DTYPES", {}))
+    members.update(getattr(api, "GRAD_MODE", {}))
+    members.update({
+        "Tensor": TENSOR, "Size": SIZE, "device": device, "manual_seed": manual_seed,
+        "no_grad": no_grad, "enable_grad": enable_grad,
+        "set_grad_enabled": getattr(api, "GRAD_MODE", {}).get("set_grad_enabled",
+                                                              set_grad_enabled),
+        "is_grad_enabled": is_grad_enabled, "is_tensor": _is_tensor,
+        "numel": lambda input: input.numel(),
+        "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
+        "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
+        "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"),
+    })
+    return members
+
+
+_MATH_FUNCTIONS = (
+    "sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "asin", "acos",
+    "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "trunc",
+    "fabs", "pow", "hypot", "degrees", "radians", "isnan", "isinf", "isfinite", "isclose",
+    "copysign", "fmod", "erf", "erfc", "gamma", "lgamma", "fsum", "dist", "remainder",
+)
+
+
+def _math_function(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A ``math`` function with Python's errors as script errors (math domain error, ...)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, OverflowError) as exc:
+            raise ScriptError(str(exc), kind=type(exc).__name__) from None
+    return call
+
+
+@functools.wraps(api.grad)
+def _grad_tuple(*args: Any, **kwargs: Any) -> tuple:
+    """``torch.autograd.grad``: a tuple (a grad script's ``grad()`` gives a list)."""
+    return tuple(api.grad(*args, **kwargs))
+
+
+MODULES: dict[str, Module] = {}
+
+
+def _build() -> None:
+    nn = {"functional": _Sub("torch.nn.functional"), **getattr(api, "NN", {})}
+    functional = dict(api.NN_FUNCTIONS)
+    autograd = {"grad": _grad_tuple, "functional": _Sub("torch.autograd.functional"),
+                "no_grad": no_grad, "enable_grad": enable_grad,
+                **getattr(api, "AUTOGRAD", {})}
+    tables = {
+        "torch": _torch(),
+        "torch.nn": nn,
+        "torch.nn.functional": functional,
+        "torch.autograd": autograd,
+        "torch.autograd.functional": dict(getattr(api, "AUTOGRAD_FUNCTIONAL", {})),
+        "torch.optim": dict(getattr(api, "OPTIM", {})),
+        "torch.cuda": {"is_available": lambda: False, "device_count": lambda: 0},
+        "math": {**{n: _math_function(getattr(math, n)) for n in _MATH_FUNCTIONS},
+                 "pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
+                 "nan": math.nan},
+    }
+    for name, members in tables.items():
+        MODULES[name] = Module(name, members)
+
+
+_build()
+
+
+def import_module(dotted: str) -> Module | None:
+    """The module ``import dotted`` names, or None if gradcli does not have it."""
+    return MODULES.get(dotted)
+
+
+__all__ = ["CPU", "MODULES", "SIZE", "TENSOR", "Device", "Module", "check_device", "device",
+           "import_module", "missing", "set_tensor_attribute", "tensor_attribute",
+           "tensor_surface"]

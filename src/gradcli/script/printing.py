@@ -1,0 +1,334 @@
+"""How a script's values print: ``str()``, ``repr()``, ``format()``, ``%`` and ``str.format``,
+as CPython 3.11 and PyTorch 2.13 print the same values.
+
+Objects that Python prints with their address (``<MulBackward0 object at 0x7f…>``,
+``<function f at 0x7f…>``) get an address-like number of their own, stable within a run;
+the ``Printer`` that hands them out is one per run. Nothing here calls ``str()`` or
+``format()`` of Python on a value it has not checked: a script's values reach Python's
+formatting only as numbers, strings or stand-ins whose ``__str__`` is ours.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Any
+
+import _string  # CPython's own parser of format strings (what string.Formatter uses)
+
+from ..api.types import TypeObject
+from ..engine import Node, Tensor
+from ..engine.context import GradMode
+from ..engine.tensor import Size
+from ..errors import ScriptError
+from .exceptions import ExcValue
+from .values import MAX_SEQUENCE, too_long
+
+_PLAIN = (int, float, bool, str, type(None))
+_BASE_ADDRESS = 0x7F3C2A5D1E40
+_ADDRESS_STEP = 0x70  # CPython's small objects sit 0x30..0x90 bytes apart; any step will do
+
+# format spec: [[fill]align][sign][z][#][0][width][grouping][.precision][type]
+_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<prec>\d+))?[a-zA-Z%]?",
+                   re.DOTALL)
+_PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?[-#0 +]*(?P<width>\*|\d+)?"
+                      r"(?:\.(?P<prec>\*|\d+))?[hlL]?(?P<conv>.?)", re.DOTALL)
+
+
+def node_name(node: Any) -> str:
+    """A grad_fn's class name: ``MulBackward0``."""
+    name = getattr(node, "fn_name", None)  # the autograd branch's property
+    return name if isinstance(name, str) else node.name
+
+
+def type_name(v: Any) -> str:
+    """What Python's messages call the type of ``v`` (``Tensor``, ``list``, ``torch.Size``)."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, Size):
+        return "torch.Size"
+    if isinstance(v, Node):
+        return node_name(v)
+    if isinstance(v, ExcValue):
+        return v.type.name
+    if isinstance(v, TypeObject):
+        return "type"
+    script_type = getattr(type(v), "script_type", None)  # functions, modules, optimizers
+    if isinstance(script_type, str):
+        return script_type
+    if type(v).__module__ == "gradcli.engine.dtypes":
+        return "torch.dtype"
+    if callable(v) and not isinstance(v, _PLAIN):
+        return "builtin_function_or_method"
+    return type(v).__name__
+
+
+def check_spec(spec: str) -> None:
+    """Refuse a format spec whose width or precision would build an oversized string."""
+    m = _SPEC.fullmatch(spec)
+    if m is None:
+        return  # Python will reject it with its own message
+    for part in (m.group("width"), m.group("prec")):
+        if part and len(part) > 7 or part and int(part) > MAX_SEQUENCE:
+            raise too_long(int(part[:12]))
+
+
+class _Shown:
+    """A stand-in for a value inside Python's ``%`` formatting: prints through the Printer."""
+
+    __slots__ = ("r", "s")
+
+    def __init__(self, s: str, r: str) -> None:
+        self.s = s
+        self.r = r
+
+    def __str__(self) -> str:
+        return self.s
+
+    def __repr__(self) -> str:
+        return self.r
+
+
+_STANDINS: dict[str, type] = {}
+
+
+def _standin_class(name: str) -> type:
+    """A stand-in class named as the value's type, so Python's messages name the right type."""
+    cls = _STANDINS.get(name)
+    if cls is None:
+        cls = type(name, (_Shown,), {"__slots__": ()})
+        _STANDINS[name] = cls
+    return cls
+
+
+class Printer:
+    """``str``, ``repr`` and ``format`` of a run's values (one per run, for the addresses)."""
+
+    def __init__(self) -> None:
+        self._addresses: dict[int, tuple[Any, int]] = {}
+
+    def address(self, obj: Any) -> str:
+        """An address-like ``0x7f…`` for ``obj``, the same each time within the run."""
+        known = self._addresses.get(id(obj))
+        if known is None or known[0] is not obj:
+            known = (obj, _BASE_ADDRESS + _ADDRESS_STEP * len(self._addresses))
+            self._addresses[id(obj)] = known  # holding obj keeps its id from being reused
+        return f"0x{known[1]:x}"
+
+    # -- str and repr ---------------------------------------------------------------------------
+    def str(self, v: Any) -> str:
+        """``str(v)``."""
+        if v.__class__ is str:
+            return v
+        if v.__class__ is float:
+            return repr(v)
+        if isinstance(v, ExcValue):
+            return v.message(self.str)
+        return self.repr(v)
+
+    def repr(self, v: Any) -> str:
+        """``repr(v)``: containers show their items' reprs, as Python does."""
+        return self._repr(v, set())
+
+    def _repr(self, v: Any, active: set[int]) -> str:
+        cls = v.__class__
+        if cls in _PLAIN:
+            return repr(v)
+        if cls is Tensor or isinstance(v, Tensor):
+            return repr(v)
+        if cls is list or cls is tuple or cls is dict or cls is set:
+            if id(v) in active:  # a list that contains itself
+                return "[...]" if cls is list else "{...}" if cls is dict else "(...)"
+            active.add(id(v))
+            try:
+                if cls is dict:
+                    inner = ", ".join(f"{self._repr(k, active)}: {self._repr(x, active)}"
+                                      for k, x in v.items())
+                    return "{" + inner + "}"
+                items = ", ".join(self._repr(x, active) for x in v)
+                if cls is list:
+                    return "[" + items + "]"
+                if cls is set:
+                    return "{" + items + "}" if v else "set()"
+                return "(" + items + ("," if len(v) == 1 else "") + ")"
+            finally:
+                active.discard(id(v))
+        if cls is Size:
+            return f"torch.Size([{', '.join(repr(int(d)) for d in v)}])"
+        if isinstance(v, Node):
+            return f"<{node_name(v)} object at {self.address(v)}>"
+        if isinstance(v, ExcValue):
+            return v.text(lambda a: self._repr(a, active))
+        if v is Ellipsis:
+            return "Ellipsis"
+        if cls is range:
+            step = "" if v.step == 1 else f", {v.step}"
+            return f"range({v.start}, {v.stop}{step})"
+        if cls.__name__ in ("dict_keys", "dict_values", "dict_items"):
+            return f"{cls.__name__}({self._repr(list(v), active)})"
+        show = getattr(v, "script_repr", None)  # functions, modules, optimizers: their own
+        if show is not None:
+            return show(self)
+        if isinstance(v, TypeObject):
+            return repr(v)
+        if isinstance(v, GradMode):
+            kind = "no_grad" if not v.mode else "enable_grad"
+            return f"<torch.autograd.grad_mode.{kind} object at {self.address(v)}>"
+        if type(v).__module__ == "gradcli.engine.dtypes":
+            return repr(v)
+        if cls.__name__ in ("zip", "map", "filter", "enumerate", "generator", "reversed",
+                            "list_reverseiterator", "list_iterator", "tuple_iterator",
+                            "range_iterator", "str_iterator"):
+            what = "generator object <genexpr>" if cls.__name__ == "generator" else \
+                f"{cls.__name__} object"
+            return f"<{what} at {self.address(v)}>"
+        if callable(v):
+            name = getattr(v, "__name__", "function")
+            owner = getattr(v, "__self__", None)
+            if owner is not None and not isinstance(owner, type(string)):
+                return f"<built-in method {name} of {type_name(owner)} object at " \
+                       f"{self.address(owner)}>"
+            return f"<built-in function {name}>"
+        return f"<{type_name(v)} object at {self.address(v)}>"
+
+    # -- format(), f-strings ----------------------------------------------------------------------
+    def format(self, v: Any, spec: str) -> str:
+        """``format(v, spec)``; a 0-d tensor formats as its item, as ``Tensor.__format__``."""
+        check_spec(spec)
+        if isinstance(v, Tensor):
+            if v.ndim == 0:
+                v = v.item()
+            elif spec:
+                raise ScriptError("unsupported format string passed to Tensor.__format__",
+                                  kind="TypeError")
+            else:
+                return repr(v)
+        if v.__class__ in _PLAIN:
+            try:
+                return format(v, spec)
+            except ValueError as exc:
+                raise ScriptError(str(exc), kind="ValueError") from None
+            except TypeError as exc:
+                raise ScriptError(str(exc), kind="TypeError") from None
+        if spec:
+            raise ScriptError(f"unsupported format string passed to {type_name(v)}.__format__",
+                              kind="TypeError")
+        return self.str(v)
+
+    def convert(self, v: Any, conversion: str | None) -> Any:
+        """An f-string's ``!s``, ``!r`` or ``!a`` conversion (None: the value itself)."""
+        if conversion is None:
+            return v
+        if conversion == "s":
+            return self.str(v)
+        text = self.repr(v)
+        return ascii(text)[1:-1] if conversion == "a" else text
+
+    # -- str.format -------------------------------------------------------------------------------
+    def str_format(self, fmt: str, args: tuple, kwargs: dict, attribute: Any, item: Any,
+                   depth: int = 2) -> str:
+        """``fmt.format(*args, **kwargs)``; fields read attributes and items through the
+        script's own rules (``attribute(obj, name)``, ``item(obj, key)``)."""
+        if depth < 0:
+            raise ScriptError("Max string recursion exceeded", kind="ValueError")
+        out: list[str] = []
+        auto = 0
+        manual = False
+        total = 0
+        try:
+            pieces = list(_string.formatter_parser(fmt))
+        except ValueError as exc:
+            raise ScriptError(str(exc), kind="ValueError") from None
+        for literal, field, spec, conversion in pieces:
+            out.append(literal)
+            if field is None:
+                continue
+            first, rest = _string.formatter_field_name_split(field)
+            if first == "":
+                if manual:
+                    raise ScriptError("cannot switch from manual field specification to "
+                                      "automatic field numbering", kind="ValueError")
+                first, auto = auto, auto + 1
+            elif isinstance(first, int):
+                manual = True
+                if auto:
+                    raise ScriptError("cannot switch from automatic field numbering to "
+                                      "manual field specification", kind="ValueError")
+            if isinstance(first, int):
+                if first >= len(args):
+                    raise ScriptError(f"Replacement index {first} out of range for positional "
+                                      "args tuple", kind="IndexError")
+                value = args[first]
+            elif first in kwargs:
+                value = kwargs[first]
+            else:
+                err = ScriptError(repr(first), kind="KeyError")
+                err.pyargs = (first,)  # type: ignore[attr-defined]
+                raise err
+            for is_attr, key in rest:
+                value = attribute(value, key) if is_attr else item(value, key)
+            if conversion:
+                if conversion not in "sra":
+                    raise ScriptError(f"Unknown conversion specifier {conversion}",
+                                      kind="ValueError")
+                value = self.convert(value, conversion)
+            if spec and "{" in spec:
+                spec = self.str_format(spec, args, kwargs, attribute, item, depth - 1)
+            text = self.format(value, spec or "")
+            total += len(text)
+            if total > MAX_SEQUENCE:
+                raise too_long(total)
+            out.append(text)
+        return "".join(out)
+
+    # -- the % operator -----------------------------------------------------------------------------
+    def percent(self, fmt: str, args: Any) -> str:
+        """``fmt % args`` with Python's rules and messages; values print through this Printer."""
+        self._check_percent(fmt, args)
+        if isinstance(args, tuple):
+            safe: Any = tuple(self._standin(a) for a in args)
+        elif isinstance(args, dict):
+            safe = {k: self._standin(v) for k, v in args.items()}
+        else:
+            safe = self._standin(args)
+        try:
+            return fmt % safe
+        except (TypeError, ValueError, KeyError, OverflowError) as exc:
+            kind = type(exc).__name__
+            err = ScriptError(str(exc) if kind != "KeyError" else repr(exc.args[0]), kind=kind)
+            if kind == "KeyError":
+                err.pyargs = exc.args  # type: ignore[attr-defined]
+            raise err from None
+
+    def _standin(self, v: Any) -> Any:
+        # Numbers and strings go to Python as they are, tensors too (their __int__, __float__
+        # and __repr__ are PyTorch's); everything else prints through this Printer.
+        if v.__class__ in _PLAIN or isinstance(v, Tensor):
+            return v
+        return _standin_class(type_name(v))(self.str(v), self.repr(v))
+
+    @staticmethod
+    def _check_percent(fmt: str, args: Any) -> None:
+        """Refuse widths and precisions that would build an oversized string."""
+        seq = args if isinstance(args, tuple) else (args,)
+        pos = 0
+        total = 0
+        for m in _PERCENT.finditer(fmt):
+            if m.group("conv") == "%" and not m.group("width"):
+                continue
+            for part in (m.group("width"), m.group("prec")):
+                if part == "*":
+                    v = seq[pos] if pos < len(seq) else 0
+                    pos += 1
+                    n = abs(v) if isinstance(v, int) else 0
+                elif part:
+                    n = int(part) if len(part) < 12 else MAX_SEQUENCE + 1
+                else:
+                    n = 0
+                total += n
+            pos += 1
+            if total > MAX_SEQUENCE:
+                raise too_long(total)
+
+
+__all__ = ["Printer", "check_spec", "node_name", "type_name"]

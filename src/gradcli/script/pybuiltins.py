@@ -1,0 +1,595 @@
+"""Python's built-in functions and classes as a script calls them, with CPython's messages.
+
+Each loops in Python over what it consumes, one step of the run's step limit per item, so
+``sum(range(10**12))`` meets ``--max-steps`` instead of running for hours; what it builds is
+bounded as lists are (SPEC §6). Built-ins that need the running interpreter (to print, to
+count steps, to call a script's function) are marked ``needs_interpreter`` and get it first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..api.namespace import SIZE, TENSOR
+from ..api.types import TypeObject
+from ..engine import Node, Tensor
+from ..engine.tensor import Size
+from ..errors import ScriptError
+from .exceptions import EXCEPTIONS, ExcValue
+from .printing import node_name, type_name
+from .values import COMPARE, MAX_SEQUENCE, arith, too_long
+
+
+def needs_interpreter(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a built-in that is called with the interpreter as its first argument."""
+    fn.needs_interpreter = True  # type: ignore[attr-defined]
+    return fn
+
+
+def _named(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def name_it(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.__name__ = fn.__qualname__ = name
+        return fn
+    return name_it
+
+
+def fail(message: str, kind: str = "TypeError") -> ScriptError:
+    """A script-level error of Python's kind."""
+    return ScriptError(message, kind=kind)
+
+
+# ---- iteration ----------------------------------------------------------------------------------
+_ITERABLE = (list, tuple, str, dict, set, frozenset, range)
+
+
+def items_of(v: Any) -> Iterator[Any]:
+    """``iter(v)`` for a script's value; a tensor gives its sub-tensors along dimension 0."""
+    if isinstance(v, _ITERABLE):
+        return iter(v)
+    if isinstance(v, Tensor):
+        if v.ndim == 0:
+            raise fail("iteration over a 0-d tensor")
+        # NOTE: PyTorch iterates with unbind(0) (grad_fn UnbindBackward0); the engine has no
+        # unbind yet, so each item is x[i] (SelectBackward0): same values and gradients.
+        return (v[i] for i in range(len(v)))
+    if hasattr(v, "__next__") and type(v).__module__ == "builtins":  # zip, map, generators
+        return v
+    if type(v).__name__ in ("dict_keys", "dict_values", "dict_items"):
+        return iter(v)
+    raise fail(f"'{type_name(v)}' object is not iterable")
+
+
+def counted(interp: Any, v: Any) -> Iterator[Any]:
+    """The items of ``v``, each one a step of the run."""
+    for x in items_of(v):
+        interp.tick()
+        yield x
+
+
+def materialise(interp: Any, v: Any) -> list:
+    """The items of ``v`` as a list, within the size limit."""
+    if isinstance(v, (list, tuple, str, dict, set, range)) and len(v) > MAX_SEQUENCE:
+        raise too_long(len(v))
+    out = []
+    for x in counted(interp, v):
+        out.append(x)
+        if len(out) > MAX_SEQUENCE:
+            raise too_long(len(out))
+    return out
+
+
+def as_index(v: Any, what: str = "an integer") -> int:
+    """``operator.index(v)``: ints and bools, and one-element integer tensors (PyTorch)."""
+    if v.__class__ is int or v.__class__ is bool:
+        return v
+    if isinstance(v, Tensor):
+        index = getattr(v, "__index__", None)
+        if index is None:
+            raise fail("only integer tensors of a single element can be converted to an index")
+        return index()
+    raise fail(f"'{type_name(v)}' object cannot be interpreted as {what}")
+
+
+def truth(v: Any) -> bool:
+    """``bool(v)`` (a tensor by its single value, as PyTorch)."""
+    return bool(v)
+
+
+# ---- printing and conversion ------------------------------------------------------------------
+@needs_interpreter
+@_named("print")
+def print_(interp: Any, *args: Any, sep: Any = " ", end: Any = "\n", file: Any = None,
+           flush: bool = False) -> None:
+    """Write the values, as Python's print does."""
+    for name, v in (("sep", sep), ("end", end)):
+        if v is not None and not isinstance(v, str):
+            raise fail(f"{name} must be None or a string, not {type_name(v)}")
+    if file is not None:
+        raise fail("print(file=...) is not supported: gradcli prints to standard output only")
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
+    interp.emit(sep.join(interp.printer.str(a) for a in args), end)
+
+
+@needs_interpreter
+@_named("repr")
+def repr_(interp: Any, obj: Any) -> str:
+    """``repr(obj)``."""
+    return interp.printer.repr(obj)
+
+
+@needs_interpreter
+@_named("str")
+def str_(interp: Any, obj: Any = "") -> str:
+    """``str(obj)``."""
+    return interp.printer.str(obj)
+
+
+@needs_interpreter
+@_named("ascii")
+def ascii_(interp: Any, obj: Any) -> str:
+    """``ascii(obj)``."""
+    return ascii(interp.printer.repr(obj))[1:-1]
+
+
+@needs_interpreter
+@_named("format")
+def format_(interp: Any, value: Any, spec: str = "") -> str:
+    """``format(value, spec)``."""
+    if not isinstance(spec, str):
+        raise fail(f"format() argument 2 must be str, not {type_name(spec)}")
+    return interp.printer.format(value, spec)
+
+
+@_named("float")
+def float_(x: Any = 0.0) -> float:
+    """``float(x)``: numbers, numeric strings, one-element tensors."""
+    if isinstance(x, (int, float, str)) or isinstance(x, Tensor):
+        if isinstance(x, str) and len(x) > 10_000:
+            raise fail(f"could not convert string to float: {x[:20]!r}...", "ValueError")
+        try:
+            return float(x)
+        except ValueError as exc:
+            raise fail(str(exc), "ValueError") from None
+        except OverflowError as exc:
+            raise fail(str(exc), "OverflowError") from None
+    raise fail(f"float() argument must be a string or a real number, not '{type_name(x)}'")
+
+
+@_named("int")
+def int_(x: Any = 0, base: Any = None) -> int:
+    """``int(x)`` and ``int(text, base)``."""
+    if base is not None:
+        if not isinstance(x, str):
+            raise fail("int() can't convert non-string with explicit base")
+        try:
+            return int(x, as_index(base))
+        except ValueError as exc:
+            raise fail(str(exc), "ValueError") from None
+    if isinstance(x, (int, float, str)) or isinstance(x, Tensor):
+        try:
+            return int(x)
+        except ValueError as exc:
+            raise fail(str(exc), "ValueError") from None
+        except OverflowError as exc:
+            raise fail(str(exc), "OverflowError") from None
+    raise fail("int() argument must be a string, a bytes-like object or a real number, not "
+               f"'{type_name(x)}'")
+
+
+@_named("bool")
+def bool_(x: Any = False) -> bool:
+    """``bool(x)``."""
+    return truth(x)
+
+
+# ---- numbers ------------------------------------------------------------------------------------
+@_named("abs")
+def abs_(x: Any) -> Any:
+    """``abs(x)``; a tensor's is ``torch.abs`` (AbsBackward0), as ``Tensor.__abs__``."""
+    if isinstance(x, Tensor):
+        return x.abs()
+    if isinstance(x, (int, float)):
+        return abs(x)
+    raise fail(f"bad operand type for abs(): '{type_name(x)}'")
+
+
+@_named("round")
+def round_(number: Any, ndigits: Any = None) -> Any:
+    """``round(number, ndigits)``."""
+    if isinstance(number, Tensor):
+        raise fail("type Tensor doesn't define __round__ method")
+    if not isinstance(number, (int, float)):
+        raise fail(f"type {type_name(number)} doesn't define __round__ method")
+    try:
+        return round(number) if ndigits is None else round(number, as_index(ndigits))
+    except (OverflowError, ValueError) as exc:
+        raise fail(str(exc), type(exc).__name__) from None
+
+
+@_named("divmod")
+def divmod_(a: Any, b: Any) -> tuple:
+    """``divmod(a, b)``."""
+    return (arith("//", a, b), arith("%", a, b))
+
+
+@_named("pow")
+def pow_(base: Any, exp: Any, mod: Any = None) -> Any:
+    """``pow(base, exp[, mod])``."""
+    if mod is None:
+        return arith("**", base, exp)
+    try:
+        return pow(as_index(base), as_index(exp), as_index(mod))
+    except (ValueError, ZeroDivisionError) as exc:
+        raise fail(str(exc), type(exc).__name__) from None
+
+
+@_named("chr")
+def chr_(i: Any) -> str:
+    """``chr(i)``."""
+    try:
+        return chr(as_index(i))
+    except (ValueError, OverflowError) as exc:
+        raise fail(str(exc), type(exc).__name__) from None
+
+
+@_named("ord")
+def ord_(c: Any) -> int:
+    """``ord(c)``."""
+    if not isinstance(c, str):
+        raise fail(f"ord() expected string of length 1, but {type_name(c)} found")
+    try:
+        return ord(c)
+    except TypeError as exc:
+        raise fail(str(exc)) from None
+
+
+def _radix(name: str, fn: Callable[[int], str]) -> Callable[[Any], str]:
+    @_named(name)
+    def convert(x: Any) -> str:
+        return fn(as_index(x))
+    convert.__doc__ = f"``{name}(x)``."
+    return convert
+
+
+# ---- iterables ----------------------------------------------------------------------------------
+@_named("len")
+def len_(x: Any) -> int:
+    """``len(x)``."""
+    if isinstance(x, (Tensor, list, tuple, str, dict, set, range)) or \
+            type(x).__name__ in ("dict_keys", "dict_values", "dict_items"):
+        try:
+            return len(x)
+        except OverflowError as exc:  # len(range(10**20))
+            raise fail(str(exc), "OverflowError") from None
+    raise fail(f"object of type '{type_name(x)}' has no len()")
+
+
+@_named("range")
+def range_(*args: Any) -> range:
+    """``range(stop)``, ``range(start, stop[, step])``."""
+    if not 1 <= len(args) <= 3:
+        raise fail(f"range expected {'at least 1 argument' if not args else 'at most 3 arguments'}"
+                   f", got {len(args)}")
+    values = [as_index(a) for a in args]
+    if len(values) == 3 and values[2] == 0:
+        raise fail("range() arg 3 must not be zero", "ValueError")
+    return range(*values)
+
+
+@needs_interpreter
+@_named("zip")
+def zip_(interp: Any, *iterables: Any, strict: bool = False) -> Any:
+    """``zip(*iterables)`` (lazy)."""
+    return zip(*(counted(interp, it) for it in iterables), strict=bool(strict))
+
+
+@needs_interpreter
+@_named("enumerate")
+def enumerate_(interp: Any, iterable: Any, start: Any = 0) -> Any:
+    """``enumerate(iterable, start)`` (lazy)."""
+    return enumerate(counted(interp, iterable), as_index(start))
+
+
+@needs_interpreter
+@_named("map")
+def map_(interp: Any, function: Any, *iterables: Any) -> Any:
+    """``map(function, *iterables)`` (lazy)."""
+    if not iterables:
+        raise fail("map() must have at least two arguments.")
+    return map(_callable(interp, function), *(counted(interp, it) for it in iterables))
+
+
+@needs_interpreter
+@_named("filter")
+def filter_(interp: Any, function: Any, iterable: Any) -> Any:
+    """``filter(function, iterable)`` (lazy; None keeps the true items)."""
+    keep = truth if function is None else _callable(interp, function)
+    return filter(lambda x: truth(keep(x)), counted(interp, iterable))
+
+
+@_named("reversed")
+def reversed_(seq: Any) -> Any:
+    """``reversed(seq)``."""
+    if isinstance(seq, Tensor):
+        raise fail("gradcli does not support reversed() of a tensor (torch.flip) yet",
+                   "NotImplementedError")
+    if isinstance(seq, (list, tuple, str, range, dict)):
+        return reversed(seq)
+    raise fail(f"'{type_name(seq)}' object is not reversible")
+
+
+@needs_interpreter
+@_named("iter")
+def iter_(interp: Any, obj: Any) -> Any:
+    """``iter(obj)``."""
+    items_of(obj)  # not iterable: the error now, as Python's iter() raises it
+    return counted(interp, obj)
+
+
+@_named("next")
+def next_(iterator: Any, *default: Any) -> Any:
+    """``next(iterator[, default])``."""
+    if not hasattr(iterator, "__next__") or type(iterator).__module__ != "builtins":
+        raise fail(f"'{type_name(iterator)}' object is not an iterator")
+    try:
+        return next(iterator)
+    except StopIteration:
+        if default:
+            return default[0]
+        raise fail("", "StopIteration") from None
+
+
+@needs_interpreter
+@_named("list")
+def list_(interp: Any, iterable: Any = ()) -> list:
+    """``list(iterable)``."""
+    return materialise(interp, iterable)
+
+
+@needs_interpreter
+@_named("tuple")
+def tuple_(interp: Any, iterable: Any = ()) -> tuple:
+    """``tuple(iterable)``."""
+    return iterable if type(iterable) is tuple else tuple(materialise(interp, iterable))
+
+
+@needs_interpreter
+@_named("set")
+def set_(interp: Any, iterable: Any = ()) -> set:
+    """``set(iterable)``."""
+    try:
+        return set(materialise(interp, iterable))
+    except TypeError as exc:
+        raise fail(str(exc)) from None
+
+
+@needs_interpreter
+@_named("dict")
+def dict_(interp: Any, iterable: Any = (), **kwargs: Any) -> dict:
+    """``dict(mapping_or_pairs, **kwargs)``."""
+    out: dict = {}
+    if isinstance(iterable, dict):
+        out.update(iterable)
+    else:
+        for i, pair in enumerate(materialise(interp, iterable)):
+            try:
+                items = materialise(interp, pair)
+            except ScriptError:
+                raise fail(f"cannot convert dictionary update sequence element #{i} to a "
+                           "sequence") from None
+            if len(items) != 2:
+                raise fail(f"dictionary update sequence element #{i} has length {len(items)}; "
+                           "2 is required", "ValueError")
+            try:
+                out[items[0]] = items[1]
+            except TypeError as exc:
+                raise fail(str(exc)) from None
+    out.update(kwargs)
+    return out
+
+
+@needs_interpreter
+@_named("sum")
+def sum_(interp: Any, iterable: Any, /, start: Any = 0) -> Any:
+    """``sum(iterable, start)``: ``start + item + item ...`` with the script's operators."""
+    if isinstance(start, str):
+        raise fail("sum() can't sum strings [use ''.join(seq) instead]")
+    total = start
+    for x in counted(interp, iterable):
+        total = arith("+", total, x)
+    return total
+
+
+def _extreme(name: str, op: str) -> Callable[..., Any]:
+    @needs_interpreter
+    @_named(name)
+    def pick(interp: Any, *args: Any, key: Any = None, **kw: Any) -> Any:
+        has_default = "default" in kw
+        default = kw.pop("default", None)
+        if kw:
+            raise fail(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+        if not args:
+            raise fail(f"{name} expected at least 1 argument, got 0")
+        if len(args) > 1 and has_default:
+            raise fail(f"Cannot specify a default for {name}() with multiple positional "
+                       "arguments")
+        items = counted(interp, args[0]) if len(args) == 1 else iter(args)
+        if key is not None:
+            key = _callable(interp, key)
+        best = best_key = None
+        found = False
+        for x in items:
+            k = x if key is None else key(x)
+            if not found or truth(COMPARE[op](k, best_key)):
+                best, best_key, found = x, k, True
+        if not found:
+            if has_default:
+                return default
+            raise fail(f"{name}() arg is an empty sequence", "ValueError")
+        return best
+    pick.__doc__ = f"``{name}(iterable)`` or ``{name}(a, b, ...)``, with ``key=`` and ``default=``."
+    return pick
+
+
+@needs_interpreter
+@_named("any")
+def any_(interp: Any, iterable: Any) -> bool:
+    """``any(iterable)``."""
+    return any(truth(x) for x in counted(interp, iterable))
+
+
+@needs_interpreter
+@_named("all")
+def all_(interp: Any, iterable: Any) -> bool:
+    """``all(iterable)``."""
+    return all(truth(x) for x in counted(interp, iterable))
+
+
+@needs_interpreter
+@_named("sorted")
+def sorted_(interp: Any, iterable: Any, /, *, key: Any = None, reverse: Any = False) -> list:
+    """``sorted(iterable, key=None, reverse=False)``."""
+    items = materialise(interp, iterable)
+    if key is not None:
+        key = _callable(interp, key)
+    try:
+        items.sort(key=key, reverse=truth(reverse))
+    except TypeError as exc:
+        raise fail(str(exc)) from None
+    return items
+
+
+def _callable(interp: Any, fn: Any) -> Callable[..., Any]:
+    """A script's callable as a Python function (for map, filter, sorted's key, ...)."""
+    if not callable_(fn):
+        raise fail(f"'{type_name(fn)}' object is not callable")
+    return lambda *args: interp.call_value(fn, list(args), {})
+
+
+# ---- types --------------------------------------------------------------------------------------
+def _type_of(v: Any) -> TypeObject:
+    if isinstance(v, ExcValue):
+        return v.type
+    for t in (TYPES["bool"], TYPES["int"], TYPES["float"], TYPES["str"], TYPES["list"],
+              TYPES["tuple"], TYPES["dict"], TYPES["set"], TYPES["NoneType"], TYPES["range"]):
+        if type(v) in t.classes:
+            return t
+    if isinstance(v, Tensor):
+        return TENSOR
+    if isinstance(v, Size):
+        return SIZE
+    name = node_name(v) if isinstance(v, Node) else "type" if isinstance(v, TypeObject) else \
+        type_name(v)
+    t = _OTHER_TYPES.get(name)
+    if t is None:  # a class the script cannot name: the same object each time it is asked
+        t = _OTHER_TYPES[name] = TypeObject(name)
+    return t
+
+
+_OTHER_TYPES: dict[str, TypeObject] = {}
+
+
+@_named("type")
+def type_(obj: Any) -> TypeObject:
+    """``type(obj)``: the class, printed as Python prints it."""
+    return _type_of(obj)
+
+
+@_named("isinstance")
+def isinstance_(obj: Any, classinfo: Any) -> bool:
+    """``isinstance(obj, cls)`` or ``isinstance(obj, (cls, ...))``."""
+    kinds = classinfo if isinstance(classinfo, tuple) else (classinfo,)
+    if not all(isinstance(k, TypeObject) for k in kinds):
+        raise fail("isinstance() arg 2 must be a type, a tuple of types, or a union")
+    for k in kinds:
+        if isinstance(obj, ExcValue):
+            if obj.type.is_subclass(k):
+                return True
+        elif k.classes and isinstance(obj, k.classes):
+            return True
+    return False
+
+
+@_named("callable")
+def callable_(obj: Any) -> bool:
+    """``callable(obj)``."""
+    if isinstance(obj, TypeObject):
+        return obj.make is not None or obj.is_subclass(EXCEPTIONS["BaseException"])
+    return callable(obj) and not isinstance(obj, Tensor)
+
+
+@needs_interpreter
+@_named("hasattr")
+def hasattr_(interp: Any, obj: Any, name: Any) -> bool:
+    """``hasattr(obj, name)`` over the attributes a script may read."""
+    if not isinstance(name, str):
+        raise fail("attribute name must be string, not " + repr(type_name(name)))
+    try:
+        interp.attribute(obj, name, None)
+    except ScriptError as err:
+        if err.kind == "AttributeError":
+            return False
+        raise
+    return True
+
+
+@needs_interpreter
+@_named("getattr")
+def getattr_(interp: Any, obj: Any, name: Any, *default: Any) -> Any:
+    """``getattr(obj, name[, default])`` over the attributes a script may read."""
+    if not isinstance(name, str):
+        raise fail("attribute name must be string, not " + repr(type_name(name)))
+    if name.startswith("__") and name != "__name__":
+        raise fail(f"gradcli does not give access to '{name}'", "AttributeError")
+    try:
+        return interp.attribute(obj, name, None)
+    except ScriptError as err:
+        if err.kind == "AttributeError" and default:
+            return default[0]
+        raise
+
+
+def _exception_maker(t: TypeObject) -> Callable[..., ExcValue]:
+    def make(*args: Any, **kwargs: Any) -> ExcValue:
+        if kwargs:
+            raise fail(f"{t.name}() takes no keyword arguments")
+        return ExcValue(t, args)
+    return make
+
+
+for _t in EXCEPTIONS.values():
+    _t.make = _exception_maker(_t)
+
+TYPES: dict[str, TypeObject] = {
+    "int": TypeObject("int", (int,), int_),
+    "float": TypeObject("float", (float,), float_),
+    "bool": TypeObject("bool", (bool,), bool_),
+    "str": TypeObject("str", (str,), str_),
+    "list": TypeObject("list", (list,), list_),
+    "tuple": TypeObject("tuple", (tuple,), tuple_),
+    "dict": TypeObject("dict", (dict,), dict_),
+    "set": TypeObject("set", (set,), set_),
+    "range": TypeObject("range", (range,), range_),
+    "NoneType": TypeObject("NoneType", (type(None),)),
+}
+
+
+# Python's built-ins a script can use, by name (the classes are TypeObjects: callable through
+# their ``make``); both modes have them.
+PY_BUILTINS: dict[str, Any] = {
+    **{name: t for name, t in TYPES.items() if name != "NoneType"},
+    **{name: t for name, t in EXCEPTIONS.items()},
+    "print": print_, "repr": repr_, "ascii": ascii_, "format": format_,
+    "abs": abs_, "round": round_, "divmod": divmod_, "pow": pow_, "chr": chr_, "ord": ord_,
+    "bin": _radix("bin", bin), "hex": _radix("hex", hex), "oct": _radix("oct", oct),
+    "len": len_, "zip": zip_, "enumerate": enumerate_, "map": map_, "filter": filter_,
+    "reversed": reversed_, "iter": iter_, "next": next_, "sum": sum_,
+    "min": _extreme("min", "<"), "max": _extreme("max", ">"), "any": any_, "all": all_,
+    "sorted": sorted_, "type": type_, "isinstance": isinstance_, "callable": callable_,
+    "hasattr": hasattr_, "getattr": getattr_,
+}
+
+__all__ = ["PY_BUILTINS", "SIZE", "TENSOR", "TYPES", "as_index", "counted", "fail",
+           "items_of", "materialise", "needs_interpreter", "truth"]
