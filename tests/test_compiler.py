@@ -32,8 +32,11 @@ def rejected(text: str) -> ScriptSyntaxError:
 
 NODES = [
     P.Number, P.String, P.Name, P.ListExpr, P.Unary, P.Binary, P.Compare, P.BoolOp, P.Call,
-    P.Attribute, P.Slice, P.Subscript, P.Assign, P.AugAssign, P.ExprStmt, P.For, P.While, P.Break, P.Continue, P.If, P.With,
-    P.FunctionDef, P.Return, P.Pass,
+    P.CallUnpack, P.Attribute, P.Slice, P.Subscript, P.Tuple, P.Starred, P.DictExpr, P.SetExpr,
+    P.CompFor, P.Comprehension, P.Params, P.Lambda, P.FormattedValue, P.FString, P.IfExp,
+    P.Assign, P.AssignTo, P.AugAssign, P.AugAssignTo, P.ExprStmt, P.For, P.While, P.Break,
+    P.Continue, P.If, P.With, P.FunctionDef, P.Return, P.Pass, P.Handler, P.Try, P.Raise,
+    P.Assert, P.Delete, P.Global, P.Import, P.ImportFrom,
 ]  # fmt: skip
 
 
@@ -51,7 +54,8 @@ def test_field_lists() -> None:
 
     assert names(P.Call) == ["func", "args", "kwargs", "span"]
     assert names(P.Assign) == ["target", "value", "literal", "span"]
-    assert names(P.For) == ["var", "args", "body", "span"]
+    assert names(P.For) == ["target", "iter", "body", "orelse", "span"]
+    assert names(P.FunctionDef) == ["name", "params", "body", "decorators", "span"]
     assert names(P.If) == ["branches", "orelse", "span"]
     assert names(P.Program) == ["body", "source", "filename"]
 
@@ -139,7 +143,7 @@ def test_names_point_at_their_text() -> None:
                 walk(item)
 
     walk(prog.body)
-    assert {"x1", "x2", "w", "print", "f", "no_grad"} <= set(seen)  # For keeps only range args
+    assert {"x1", "x2", "w", "print", "f", "no_grad", "i", "range"} <= set(seen)
 
 
 # ---- static checks ----------------------------------------------------------------------------
@@ -174,49 +178,49 @@ def test_duplicate_parameters() -> None:
 
 def test_default_parameter_values() -> None:
     (f,) = parse("def f(a, b=1, c=2 * 3):\n  pass\n").body
-    assert f.params == ("a", "b", "c") and len(f.defaults) == 2
+    assert f.params.names == ("a", "b", "c") and len(f.params.defaults) == 2
     err = rejected("def f(a=1, b):\n  pass\n")
     assert err.message == "non-default argument follows default argument"
     assert (err.span.line, err.span.column) == (1, 12)
 
 
-@pytest.mark.parametrize(
-    ("header", "message"),
-    [
-        ("for i in x:", "for loops iterate over range(...) only"),
-        ("for i in [1, 2]:", "for loops iterate over range(...) only"),
-        ("for i in x.range(3):", "for loops iterate over range(...) only"),
-        ("for i in range:", "for loops iterate over range(...) only"),
-        ("for i in range():", "range() in a for loop takes 1 to 3 positional arguments"),
-        ("for i in range(1, 2, 3, 4):", "range() in a for loop takes 1 to 3 positional arguments"),
-        ("for i in range(stop=3):", "range() in a for loop takes 1 to 3 positional arguments"),
-    ],
-)
-def test_for_loops_need_range(header: str, message: str) -> None:
-    err = rejected(header + "\n    pass\n")
-    assert err.message == message
-    assert (err.span.line, err.span.column) == (1, 10)
-
-
-def test_for_range_arguments() -> None:
-    (loop,) = parse("for k in range(n, 2 * n, -1):\n    pass\n").body
-    assert loop.var == "k" and len(loop.args) == 3 and isinstance(loop.args[2], P.Unary)
+def test_star_parameters_and_keyword_only() -> None:
+    (f,) = parse("def f(a, b=1, *rest, k, m=2, **kw) -> int:\n  pass\n").body
+    p = f.params
+    assert (p.names, p.vararg, p.kwonly, p.kwarg) == (("a", "b"), "rest", ("k", "m"), "kw")
+    assert p.kw_defaults[0] is None and p.kw_defaults[1].value == 2
+    (g,) = parse("def g(*, k):\n  pass\n").body
+    assert g.params.vararg is None and g.params.kwonly == ("k",)
 
 
 @pytest.mark.parametrize(
-    ("header", "message"),
+    ("text", "message", "column"),
     [
-        ("with x:", "'with' supports only no_grad() and enable_grad()"),
-        ("with no_grad:", "'with' supports only no_grad() and enable_grad()"),
-        ("with torch.no_grad():", "'with' supports only no_grad() and enable_grad()"),
-        ("with open('f'):", "'with' supports only no_grad() and enable_grad()"),
-        ("with no_grad(1):", "no_grad() takes no arguments"),
-        ("with enable_grad(mode=True):", "enable_grad() takes no arguments"),
+        ("def f(*): pass\n", "named arguments must follow bare *", 7),
+        ("def f(**k, a): pass\n", "arguments cannot follow var-keyword argument", 12),
+        ("def f(*a, *b): pass\n", "* argument may appear only once", 11),
+        ("lambda *: 1\n", "named arguments must follow bare *", 8),
+        ("lambda a, a: 1\n", "duplicate argument 'a' in function definition", 11),
     ],
 )
-def test_with_contexts(header: str, message: str) -> None:
-    err = rejected(header + "\n    pass\n")
-    assert err.message == message and err.span.column == 6
+def test_parameter_errors_are_cpythons(text: str, message: str, column: int) -> None:
+    err = rejected(text)
+    assert err.message == message and err.span.column == column
+
+
+def test_for_loops_take_any_iterable_and_targets() -> None:
+    (loop,) = parse("for i, (x, *y) in enumerate(zip(a, b)):\n    pass\nelse:\n    z = 1\n").body
+    assert isinstance(loop.target, P.Tuple) and isinstance(loop.target.items[1], P.Tuple)
+    assert isinstance(loop.target.items[1].items[1], P.Starred)
+    assert isinstance(loop.iter, P.Call) and loop.orelse[0].target == "z"
+    assert rejected("for f() in x:\n    pass\n").message == "cannot assign to function call"
+
+
+def test_with_takes_any_context_and_a_target() -> None:
+    (w,) = parse("with torch.no_grad() as g, enable_grad():\n    pass\n").body
+    assert isinstance(w.context, P.Call) and w.target.id == "g"
+    inner = w.body[0]
+    assert isinstance(inner, P.With) and inner.target is None
 
 
 def test_keyword_arguments() -> None:
@@ -233,13 +237,75 @@ def test_keyword_arguments() -> None:
     [
         ("True = 1\n", "cannot assign to True"),
         ("False = 1\n", "cannot assign to False"),
-        ("None += 1\n", "cannot assign to None"),
-        ("1 = x\n", "invalid assignment target"),
-        ("x.grad += 1\n", "invalid assignment target"),
+        ("None += 1\n", "'None' is an illegal expression for augmented assignment"),
+        ("1 = x\n", "cannot assign to literal here. Maybe you meant '==' instead of '='?"),
+        ("f() = 1\n", "cannot assign to function call here. Maybe you meant '==' instead of "
+         "'='?"),
+        ("a + b = 1\n", "cannot assign to expression here. Maybe you meant '==' instead of '='?"),
+        ("x < y = 1\n", "cannot assign to comparison"),
+        ("lambda: 1 = 2\n", "cannot assign to lambda"),
+        ("(a for a in b) = 1\n", "cannot assign to generator expression"),
+        ("[x for x in y] = 1\n", "cannot assign to list comprehension here. Maybe you meant '==' "
+         "instead of '='?"),
+        ("*a = 1\n", "starred assignment target must be in a list or tuple"),
+        ("a, *b, *c = x\n", "multiple starred expressions in assignment"),
+        ("a, b += 1\n", "'tuple' is an illegal expression for augmented assignment"),
+        ("f() += 1\n", "'function call' is an illegal expression for augmented assignment"),
+        ("del f()\n", "cannot delete function call"),
+        ("del 1\n", "cannot delete literal"),
+        ("(a, b): int = 1\n", "only single target (not tuple) can be annotated"),
+        ("x = *a\n", "can't use starred expression here"),
     ],
 )
 def test_assignment_targets(text: str, message: str) -> None:
     assert rejected(text).message == message
+
+
+def test_assignment_forms() -> None:
+    a, b, c, d, e, f = parse("a = b = 1\nx, y = 1, 2\nx.grad = None\nx[0] += 1\n"
+                             "w.data -= g\nn: int = 3\n").body
+    assert isinstance(a, P.AssignTo) and [t.id for t in a.targets] == ["a", "b"] and a.literal
+    assert isinstance(b, P.AssignTo) and isinstance(b.targets[0], P.Tuple) and not b.literal
+    assert isinstance(c.targets[0], P.Attribute) and c.targets[0].attr == "grad"
+    assert isinstance(d, P.AugAssignTo) and isinstance(d.target, P.Subscript) and d.op == "+"
+    assert isinstance(e, P.AugAssignTo) and e.op == "-"
+    assert isinstance(f, P.Assign) and f.target == "n" and f.literal
+
+
+def test_calls_with_unpacking() -> None:
+    (s,) = parse("f(a, *b, k=1, **kw)\n").body
+    call = s.value
+    assert isinstance(call, P.CallUnpack) and isinstance(call.args[1], P.Starred)
+    assert [k for k, _ in call.kwargs] == ["k", None]
+    assert rejected("f(**k, *a)\n").message == ("iterable argument unpacking follows keyword "
+                                                "argument unpacking")
+    assert rejected("f(**k, b)\n").message == ("positional argument follows keyword argument "
+                                               "unpacking")
+    assert rejected("f(x for x in y, 1)\n").message == "Generator expression must be parenthesized"
+    (g,) = parse("sum(x * x for x in xs if x)\n").body
+    assert g.value.args[0].kind == "gen" and len(g.value.args[0].generators[0].ifs) == 1
+
+
+def test_try_except_forms() -> None:
+    (t,) = parse("try:\n  a\nexcept (A, B) as e:\n  b\nexcept C:\n  c\nexcept:\n  d\n"
+                 "else:\n  e\nfinally:\n  f\n").body
+    assert [h.name for h in t.handlers] == ["e", None, None] and t.handlers[2].type is None
+    assert t.orelse[0].value.id == "e" and t.finalbody[0].value.id == "f"
+    err = rejected("try:\n pass\nexcept:\n pass\nexcept E:\n pass\n")
+    assert err.message == "default 'except:' must be last" and err.span.line == 3
+
+
+def test_imports() -> None:
+    a, b = parse("import torch.nn.functional as F, math\nfrom torch.autograd import (grad,\n"
+                 "    Variable as V)\n").body
+    assert a.names == (("torch.nn.functional", "F"), ("math", None))
+    assert b.module == "torch.autograd" and b.names == (("grad", None), ("Variable", "V"))
+    assert (b.span.line, b.span.end_line) == (2, 3)
+
+
+def test_global_after_assignment() -> None:
+    assert rejected("def f():\n  x = 1\n  global x\n").message == \
+        "name 'x' is assigned to before global declaration"
 
 
 def test_builtin_names_are_not_resolved_here() -> None:

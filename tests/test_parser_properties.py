@@ -2,7 +2,7 @@
 
 Random programs are rendered to text by a small precedence-aware ``unparse``; parsing the text
 must give the program back, and must agree with CPython's own parser on the same text (every
-grad script is valid Python). Random text and bytes must either parse or raise a
+script is valid Python). Random text and bytes must either parse or raise a
 ScriptSyntaxError with a valid span: never any other exception.
 """
 
@@ -26,22 +26,35 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 # ---- unparse: program -> text with as few parentheses as Python needs ------------------------
 
 PREC = {
-    "or": 1,
-    "and": 2,
-    "not": 3,
-    "cmp": 4,
-    "+": 5,
-    "-": 5,
-    "*": 6,
-    "/": 6,
-    "@": 6,
-    "unary": 7,
-    "**": 8,
-    "atom": 9,
+    "lambda": 0,
+    "if": 1,
+    "or": 2,
+    "and": 3,
+    "not": 4,
+    "cmp": 5,
+    "|": 6,
+    "^": 7,
+    "&": 8,
+    "<<": 9,
+    ">>": 9,
+    "+": 10,
+    "-": 10,
+    "*": 11,
+    "/": 11,
+    "//": 11,
+    "%": 11,
+    "@": 11,
+    "unary": 12,
+    "**": 13,
+    "atom": 14,
 }
 
 
 def prec(e: Any) -> int:
+    if isinstance(e, P.Lambda):
+        return PREC["lambda"]
+    if isinstance(e, P.IfExp):
+        return PREC["if"]
     if isinstance(e, P.BoolOp):
         return PREC[e.op]
     if isinstance(e, P.Unary):
@@ -59,16 +72,73 @@ def u(e: Any, need: int = 0) -> str:
     return f"({text})" if prec(e) < need else text
 
 
+def _params(p: P.Params) -> str:
+    out = []
+    k = len(p.names) - len(p.defaults)
+    for i, n in enumerate(p.names):
+        out.append(n if i < k else f"{n}={u(p.defaults[i - k])}")
+    if p.vararg or p.kwonly:
+        out.append("*" + (p.vararg or ""))
+    for n, d in zip(p.kwonly, p.kw_defaults):
+        out.append(n if d is None else f"{n}={u(d)}")
+    if p.kwarg:
+        out.append("**" + p.kwarg)
+    return ", ".join(out)
+
+
+def _fstring_body(parts: tuple) -> str:
+    out = []
+    for p in parts:
+        if isinstance(p, str):
+            out.append(p.replace("{", "{{").replace("}", "}}"))
+        else:
+            conv = "" if p.conversion is None else "!" + p.conversion
+            spec = "" if p.spec is None else ":" + _fstring_body(p.spec.parts)
+            out.append("{" + u(p.value, PREC["atom"]) + conv + spec + "}")
+    return "".join(out)
+
+
+def _item(e: Any) -> str:
+    """A display's item: ``*x`` or an expression."""
+    return f"*{u(e.value, PREC['|'])}" if isinstance(e, P.Starred) else u(e)
+
+
 def _u(e: Any) -> str:
     if isinstance(e, P.Number):
-        return repr(e.value)
+        return "..." if e.value is Ellipsis else repr(e.value)
     if isinstance(e, P.String):
         body = e.value.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
         return f"'{body}'"
+    if isinstance(e, P.FString):
+        return "f'" + _fstring_body(e.parts) + "'"
     if isinstance(e, P.Name):
         return e.id
     if isinstance(e, P.ListExpr):
-        return "[" + ", ".join(u(i) for i in e.items) + "]"
+        return "[" + ", ".join(_item(i) for i in e.items) + "]"
+    if isinstance(e, P.Tuple):
+        if len(e.items) == 1:
+            return f"({_item(e.items[0])},)"
+        return "(" + ", ".join(_item(i) for i in e.items) + ")"
+    if isinstance(e, P.SetExpr):
+        return "{" + ", ".join(_item(i) for i in e.items) + "}"
+    if isinstance(e, P.DictExpr):
+        items = [f"**{u(v, PREC['|'])}" if k is None else f"{u(k)}: {u(v)}"
+                 for k, v in zip(e.keys, e.values)]
+        return "{" + ", ".join(items) + "}"
+    if isinstance(e, P.Comprehension):
+        clauses = []
+        for g in e.generators:
+            clauses.append(f"for {_target(g.target)} in {u(g.iter, PREC['or'])}")
+            clauses += [f"if {u(c, PREC['or'])}" for c in g.ifs]
+        element = u(e.element) if e.kind != "dict" else f"{u(e.element)}: {u(e.value)}"
+        inner = f"{element} {' '.join(clauses)}"
+        return {"list": "[{}]", "set": "{{{}}}", "dict": "{{{}}}", "gen": "({})"}[e.kind] \
+            .format(inner)
+    if isinstance(e, P.Lambda):
+        params = _params(e.params)
+        return f"lambda {params}: {u(e.body)}" if params else f"lambda: {u(e.body)}"
+    if isinstance(e, P.IfExp):
+        return f"{u(e.body, PREC['or'])} if {u(e.test, PREC['or'])} else {u(e.orelse, PREC['if'])}"
     if isinstance(e, P.Unary):
         if e.op == "not":
             return "not " + u(e.operand, PREC["not"])
@@ -85,8 +155,9 @@ def _u(e: Any) -> str:
         return " ".join(parts)
     if isinstance(e, P.BoolOp):
         return f" {e.op} ".join(u(v, PREC[e.op] + 1) for v in e.values)
-    if isinstance(e, P.Call):
-        args = [u(a) for a in e.args] + [f"{k}={u(v)}" for k, v in e.kwargs]
+    if isinstance(e, (P.Call, P.CallUnpack)):
+        args = [_item(a) for a in e.args]
+        args += [f"**{u(v)}" if k is None else f"{k}={u(v)}" for k, v in e.kwargs]
         return f"{u(e.func, PREC['atom'])}({', '.join(args)})"
     if isinstance(e, P.Attribute):
         base = u(e.value, PREC["atom"])
@@ -103,36 +174,84 @@ def _u_index(i: Any) -> str:
     return u(i)
 
 
+def _target(t: Any) -> str:
+    """An assignment target: names, unpackings, attributes, subscripts."""
+    if isinstance(t, P.Tuple):
+        return "(" + ", ".join(_target(i) for i in t.items) + ("," if len(t.items) == 1 else "") \
+            + ")"
+    if isinstance(t, P.Starred):
+        return "*" + _target(t.value)
+    return u(t, PREC["atom"])
+
+
 def unparse(body: tuple, indent: str = "") -> str:
     """Statements as text, one per line, blocks indented by four spaces."""
     out = []
+    inner = indent + "    "
     for s in body:
         if isinstance(s, P.Assign):
             out.append(f"{indent}{s.target} = {u(s.value)}\n")
+        elif isinstance(s, P.AssignTo):
+            targets = " = ".join(_target(t) for t in s.targets)
+            out.append(f"{indent}{targets} = {u(s.value)}\n")
         elif isinstance(s, P.AugAssign):
             out.append(f"{indent}{s.target} {s.op}= {u(s.value)}\n")
+        elif isinstance(s, P.AugAssignTo):
+            out.append(f"{indent}{_target(s.target)} {s.op}= {u(s.value)}\n")
         elif isinstance(s, P.ExprStmt):
             out.append(f"{indent}{u(s.value)}\n")
         elif isinstance(s, P.Pass):
             out.append(f"{indent}pass\n")
         elif isinstance(s, P.Return):
             out.append(f"{indent}return" + ("" if s.value is None else f" {u(s.value)}") + "\n")
+        elif isinstance(s, P.Raise):
+            text = "raise" + ("" if s.exc is None else f" {u(s.exc)}")
+            text += "" if s.cause is None else f" from {u(s.cause)}"
+            out.append(f"{indent}{text}\n")
+        elif isinstance(s, P.Assert):
+            msg = "" if s.msg is None else f", {u(s.msg)}"
+            out.append(f"{indent}assert {u(s.test)}{msg}\n")
+        elif isinstance(s, P.Delete):
+            out.append(f"{indent}del {', '.join(_target(t) for t in s.targets)}\n")
+        elif isinstance(s, P.Global):
+            out.append(f"{indent}global {', '.join(s.names)}\n")
+        elif isinstance(s, P.Import):
+            names = ", ".join(n if a is None else f"{n} as {a}" for n, a in s.names)
+            out.append(f"{indent}import {names}\n")
+        elif isinstance(s, P.ImportFrom):
+            names = ", ".join(n if a is None else f"{n} as {a}" for n, a in s.names)
+            out.append(f"{indent}from {s.module} import {names}\n")
         elif isinstance(s, P.For):
-            args = ", ".join(u(a) for a in s.args)
-            out.append(
-                f"{indent}for {s.var} in range({args}):\n" + unparse(s.body, indent + "    ")
-            )
+            out.append(f"{indent}for {_target(s.target)} in {u(s.iter)}:\n" + unparse(s.body, inner))
+            if s.orelse:
+                out.append(f"{indent}else:\n" + unparse(s.orelse, inner))
+        elif isinstance(s, P.While):
+            out.append(f"{indent}while {u(s.test)}:\n" + unparse(s.body, inner))
+            if s.orelse:
+                out.append(f"{indent}else:\n" + unparse(s.orelse, inner))
         elif isinstance(s, P.With):
-            out.append(f"{indent}with {u(s.context)}:\n" + unparse(s.body, indent + "    "))
+            target = "" if s.target is None else f" as {_target(s.target)}"
+            out.append(f"{indent}with {u(s.context)}{target}:\n" + unparse(s.body, inner))
+        elif isinstance(s, P.Try):
+            out.append(f"{indent}try:\n" + unparse(s.body, inner))
+            for h in s.handlers:
+                head = "except" + ("" if h.type is None else f" {u(h.type)}")
+                head += "" if h.name is None else f" as {h.name}"
+                out.append(f"{indent}{head}:\n" + unparse(h.body, inner))
+            if s.orelse:
+                out.append(f"{indent}else:\n" + unparse(s.orelse, inner))
+            if s.finalbody:
+                out.append(f"{indent}finally:\n" + unparse(s.finalbody, inner))
         elif isinstance(s, P.FunctionDef):
-            head = f"{indent}def {s.name}({', '.join(s.params)}):\n"
-            out.append(head + unparse(s.body, indent + "    "))
+            decorators = "".join(f"{indent}@{u(d)}\n" for d in s.decorators)
+            head = f"{indent}def {s.name}({_params(s.params)}):\n"
+            out.append(decorators + head + unparse(s.body, inner))
         elif isinstance(s, P.If):
             for k, (cond, branch) in enumerate(s.branches):
                 out.append(f"{indent}{'if' if k == 0 else 'elif'} {u(cond)}:\n")
-                out.append(unparse(branch, indent + "    "))
+                out.append(unparse(branch, inner))
             if s.orelse:
-                out.append(f"{indent}else:\n" + unparse(s.orelse, indent + "    "))
+                out.append(f"{indent}else:\n" + unparse(s.orelse, inner))
     return "".join(out)
 
 
@@ -157,23 +276,78 @@ ATTRS = st.sampled_from(["grad", "T", "shape", "backward", "sum", "item"])
 numbers = st.one_of(
     st.integers(0, 10**12),
     st.floats(min_value=0, allow_nan=False, allow_infinity=False),
-    st.sampled_from([True, False, None]),
+    st.sampled_from([True, False, None, ...]),
 ).map(lambda v: P.Number(v, S))
+TEXT = st.text("ab #'\"\\\n{}%", max_size=5)
 leaves = st.one_of(
     NAMES.map(lambda n: P.Name(n, S)),
     numbers,
-    st.text("ab #'\"\\\n", max_size=5).map(lambda t: P.String(t, S)),
+    TEXT.map(lambda t: P.String(t, S)),
+)
+names_only = NAMES.map(lambda n: P.Name(n, S))
+targets = st.one_of(
+    names_only,
+    st.lists(names_only, min_size=1, max_size=3).map(lambda xs: P.Tuple(tuple(xs), S)),
 )
 
 
-def _extend(inner: st.SearchStrategy) -> st.SearchStrategy:
-    ops = st.sampled_from(["+", "-", "*", "/", "@", "**"])
-    cmp = st.sampled_from(["<", "<=", ">", ">=", "==", "!="])
+def _fstring(inner: st.SearchStrategy) -> st.SearchStrategy:
+    """f-strings whose parts are already in the compiler's merged form."""
+    field = st.builds(
+        lambda v, c, spec: P.FormattedValue(v, c, spec, S),
+        names_only,
+        st.sampled_from([None, "r", "s", "a"]),
+        st.one_of(st.none(), st.sampled_from([".4f", ">6", ""]).map(
+            lambda t: P.FString((t,) if t else (), S))),
+    )
+    text = st.text("ab %:", min_size=1, max_size=4)
+
+    def merged(parts: list) -> P.FString:
+        out: list = []
+        for part in parts:
+            if isinstance(part, str) and out and isinstance(out[-1], str):
+                out[-1] += part
+            else:
+                out.append(part)
+        return P.FString(tuple(out), S)
+
+    return st.lists(st.one_of(field, text), max_size=3).map(merged)
+
+
+def _params_strategy() -> st.SearchStrategy:
+    def build(names: list, n_defaults: int, vararg: str | None, kwonly: list, kwarg: str | None):
+        used = set(names) | set(kwonly)
+        vararg = vararg if vararg not in used else None
+        kwarg = kwarg if kwarg not in used and kwarg != vararg else None
+        n_defaults = min(n_defaults, len(names))
+        defaults = tuple(P.Number(i, S) for i in range(n_defaults))
+        kw_defaults = tuple(P.Number(1, S) if i % 2 else None for i in range(len(kwonly)))
+        return P.Params(tuple(names), defaults, vararg, tuple(kwonly), kw_defaults, kwarg, S)
+
+    return st.builds(
+        build,
+        st.lists(st.sampled_from(["p", "q", "r"]), unique=True, max_size=3),
+        st.integers(0, 3),
+        st.one_of(st.none(), st.sampled_from(["args", "p"])),
+        st.lists(st.sampled_from(["k", "m"]), unique=True, max_size=2),
+        st.one_of(st.none(), st.sampled_from(["kw", "q"])),
+    )
+
+
+def _extend(nested: st.SearchStrategy) -> st.SearchStrategy:
+    inner = st.deferred(lambda: nested)  # a short repr: the nested one's grows exponentially
+    ops = st.sampled_from(["+", "-", "*", "/", "@", "**", "//", "%", "|", "&", "^", "<<", ">>"])
+    cmp = st.sampled_from(["<", "<=", ">", ">=", "==", "!=", "in", "not in", "is", "is not"])
     part = st.one_of(st.none(), inner)
     slices = st.builds(lambda a, b, c: P.Slice(a, b, c, S), part, part, part)
     kwargs = st.dictionaries(st.sampled_from(["dim", "keepdim", "k"]), inner, max_size=2)
+    starred = inner.map(lambda x: P.Starred(x, S))
+    items = st.lists(st.one_of(inner, inner, starred), max_size=3)
+    gens = st.lists(st.builds(lambda t, it, ifs: P.CompFor(t, it, tuple(ifs), S),
+                              targets, inner, st.lists(inner, max_size=2)),
+                    min_size=1, max_size=2).map(tuple)
     return st.one_of(
-        st.builds(lambda o, x: P.Unary(o, x, S), st.sampled_from(["-", "+", "not"]), inner),
+        st.builds(lambda o, x: P.Unary(o, x, S), st.sampled_from(["-", "+", "not", "~"]), inner),
         st.builds(lambda o, x, y: P.Binary(o, x, y, S), ops, inner, inner),
         st.integers(1, 3).flatmap(
             lambda n: st.builds(
@@ -193,13 +367,30 @@ def _extend(inner: st.SearchStrategy) -> st.SearchStrategy:
             st.lists(inner, max_size=3),
             kwargs,
         ),
+        st.builds(
+            lambda f, a, star, k, dd: P.CallUnpack(
+                f, (*a, P.Starred(star, S)), (*k.items(), (None, dd)), S),
+            inner, st.lists(inner, max_size=2), inner, kwargs, inner,
+        ),
         st.builds(lambda x, a: P.Attribute(x, a, S), inner, ATTRS),
         st.builds(
             lambda x, i: P.Subscript(x, tuple(i), S),
             inner,
-            st.lists(st.one_of(inner, slices), min_size=1, max_size=3),
+            # x[(a, b)] and x[a, b] are the same to CPython's ast, not to gradcli's program
+            st.lists(st.one_of(inner, slices), min_size=1, max_size=3).filter(
+                lambda i: not (len(i) == 1 and isinstance(i[0], P.Tuple))),
         ),
-        st.builds(lambda xs: P.ListExpr(tuple(xs), S), st.lists(inner, max_size=3)),
+        items.map(lambda xs: P.ListExpr(tuple(xs), S)),
+        items.map(lambda xs: P.Tuple(tuple(xs), S)),
+        items.filter(bool).map(lambda xs: P.SetExpr(tuple(xs), S)),
+        st.lists(st.tuples(st.one_of(st.none(), inner), inner), max_size=3).map(
+            lambda kv: P.DictExpr(tuple(k for k, _ in kv), tuple(v for _, v in kv), S)),
+        st.builds(lambda kind, el, gs: P.Comprehension(kind, el, None, gs, S),
+                  st.sampled_from(["list", "set", "gen"]), inner, gens),
+        st.builds(lambda k, v, gs: P.Comprehension("dict", k, v, gs, S), inner, inner, gens),
+        st.builds(lambda p, b: P.Lambda(p, b, S), _params_strategy(), inner),
+        st.builds(lambda b, t, o: P.IfExp(t, b, o, S), inner, inner, inner),
+        _fstring(inner),
     )
 
 
@@ -217,12 +408,39 @@ def is_literal(e: Any) -> bool:
     return False
 
 
+_ASSIGNABLE = st.one_of(
+    targets,
+    st.builds(lambda x, a: P.Attribute(x, a, S), names_only, ATTRS),
+    st.builds(lambda x, i: P.Subscript(x, (i,), S), names_only, exprs),
+)
+
+
+def _assign_to(ts: list, v: Any) -> Any:
+    literal = all(isinstance(t, P.Name) for t in ts) and is_literal(v)
+    if len(ts) == 1 and isinstance(ts[0], P.Name):
+        return P.Assign(ts[0].id, v, is_literal(v), S)
+    return P.AssignTo(tuple(ts), v, literal, S)
+
+
 def simple_stmts(in_def: bool) -> st.SearchStrategy:
     options = [
         st.builds(lambda n, v: P.Assign(n, v, is_literal(v), S), NAMES, exprs),
-        st.builds(lambda n, o, v: P.AugAssign(n, o, v, S), NAMES, st.sampled_from("+-*/"), exprs),
+        st.builds(_assign_to, st.lists(_ASSIGNABLE, min_size=1, max_size=2), exprs),
+        st.builds(lambda n, o, v: P.AugAssign(n, o, v, S), NAMES,
+                  st.sampled_from(["+", "-", "*", "/", "//", "%", "**", "@", "|"]), exprs),
+        st.builds(lambda t, o, v: P.AugAssignTo(t, o, v, S),
+                  st.one_of(st.builds(lambda x, a: P.Attribute(x, a, S), names_only, ATTRS),
+                            st.builds(lambda x, i: P.Subscript(x, (i,), S), names_only, exprs)),
+                  st.sampled_from("+-*/"), exprs),
         st.builds(lambda v: P.ExprStmt(v, S), exprs),
         st.just(P.Pass(S)),
+        st.builds(lambda e, c: P.Raise(e, c, S), st.one_of(st.none(), exprs),
+                  st.none()).filter(lambda r: r.exc is not None or r.cause is None),
+        st.builds(lambda t, m: P.Assert(t, m, S), exprs, st.one_of(st.none(), exprs)),
+        st.builds(lambda ts: P.Delete(tuple(ts), S), st.lists(names_only, min_size=1, max_size=2)),
+        st.sampled_from([P.Import((("torch", None), ("torch.nn.functional", "F")), S),
+                         P.ImportFrom("torch.autograd", (("grad", None), ("Variable", "V")), S),
+                         *([] if in_def else [P.ImportFrom("math", (("*", None),), S)])]),
     ]
     if in_def:
         options.append(st.builds(lambda v: P.Return(v, S), st.one_of(st.none(), exprs)))
@@ -235,25 +453,30 @@ def stmts(depth: int, in_def: bool = False) -> st.SearchStrategy:
     if depth == 0:
         return st.lists(simple, min_size=1, max_size=3).map(tuple)
     body = stmts(depth - 1, in_def)
+    maybe = st.one_of(st.just(()), body)
     ctx = st.sampled_from(["no_grad", "enable_grad"]).map(lambda n: P.Call(P.Name(n, S), (), (), S))
+    handler = st.builds(lambda t, n, b: P.Handler(t, n if t is not None else None, b, S),
+                        st.one_of(st.none(), names_only), st.one_of(st.none(), NAMES), body)
     compound = st.one_of(
-        st.builds(
-            lambda v, a, b: P.For(v, tuple(a), b, S),
-            NAMES,
-            st.lists(exprs, min_size=1, max_size=3),
-            body,
-        ),
-        st.builds(lambda c, b: P.With(c, b, S), ctx, body),
+        st.builds(lambda t, it, b, o: P.For(t, it, b, o, S), targets, exprs, body, maybe),
+        st.builds(lambda t, b, o: P.While(t, b, o, S), exprs, body, maybe),
+        st.builds(lambda c, t, b: P.With(c, t, b, S), ctx, st.one_of(st.none(), names_only), body),
         st.builds(
             lambda bs, o: P.If(tuple(bs), o, S),
             st.lists(st.tuples(exprs, body), min_size=1, max_size=3),
-            st.one_of(st.just(()), body),
+            maybe,
         ),
         st.builds(
-            lambda n, ps, b: P.FunctionDef(n, tuple(ps), b, (), S),
+            lambda b, hs, o, f: P.Try(b, tuple(sorted(hs, key=lambda h: h.type is None)),
+                                      o if hs else (), f if hs else f or (P.Pass(S),), S),
+            body, st.lists(handler, max_size=2), maybe, maybe,
+        ).filter(lambda t: sum(h.type is None for h in t.handlers) <= 1),
+        st.builds(
+            lambda n, ps, b, ds: P.FunctionDef(n, ps, b, tuple(ds), S),
             NAMES,
-            st.lists(NAMES, unique=True, max_size=3),
+            _params_strategy(),
             stmts(depth - 1, in_def=True),
+            st.lists(st.one_of(names_only, ctx), max_size=2),
         ),
     )
     return st.lists(st.one_of(simple, compound), min_size=1, max_size=4).map(tuple)
@@ -262,24 +485,38 @@ def stmts(depth: int, in_def: bool = False) -> st.SearchStrategy:
 # ---- CPython's reading of the same text, in strip() form --------------------------------------
 
 _PY_OPS = {
-    ast.Add: "+",
-    ast.Sub: "-",
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.MatMult: "@",
-    ast.Pow: "**",
-    ast.USub: "-",
-    ast.UAdd: "+",
-    ast.Not: "not",
-    ast.Lt: "<",
-    ast.LtE: "<=",
-    ast.Gt: ">",
-    ast.GtE: ">=",
-    ast.Eq: "==",
-    ast.NotEq: "!=",
-    ast.And: "and",
-    ast.Or: "or",
-}
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.MatMult: "@", ast.Pow: "**", ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^",
+    ast.LShift: "<<", ast.RShift: ">>", ast.USub: "-", ast.UAdd: "+", ast.Not: "not",
+    ast.Invert: "~", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
+    ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not",
+    ast.And: "and", ast.Or: "or",
+}  # fmt: skip
+_KIND = {ast.ListComp: "list", ast.SetComp: "set", ast.GeneratorExp: "gen", ast.DictComp: "dict"}
+
+
+def _py_items(items: list) -> tuple:
+    return tuple(("Starred", py(i.value)) if isinstance(i, ast.Starred) else py(i) for i in items)
+
+
+def _py_params(a: ast.arguments) -> Any:
+    return ("Params", tuple(("str", x.arg) for x in a.args), tuple(py(d) for d in a.defaults),
+            ("str", a.vararg.arg) if a.vararg else ("NoneType", None),
+            tuple(("str", x.arg) for x in a.kwonlyargs),
+            tuple(("NoneType", None) if d is None else py(d) for d in a.kw_defaults),
+            ("str", a.kwarg.arg) if a.kwarg else ("NoneType", None))
+
+
+def _py_fstring(e: ast.JoinedStr) -> Any:
+    parts = []
+    for v in e.values:
+        if isinstance(v, ast.Constant):
+            parts.append(("str", v.value))
+        else:
+            conv = ("NoneType", None) if v.conversion == -1 else ("str", chr(v.conversion))
+            spec = ("NoneType", None) if v.format_spec is None else _py_fstring(v.format_spec)
+            parts.append(("FormattedValue", py(v.value), conv, spec))
+    return ("FString", tuple(parts))
 
 
 def py(e: ast.expr) -> Any:
@@ -290,7 +527,26 @@ def py(e: ast.expr) -> Any:
     if isinstance(e, ast.Name):
         return ("Name", ("str", e.id))
     if isinstance(e, ast.List):
-        return ("ListExpr", tuple(py(i) for i in e.elts))
+        return ("ListExpr", _py_items(e.elts))
+    if isinstance(e, ast.Tuple):
+        return ("Tuple", _py_items(e.elts))
+    if isinstance(e, ast.Set):
+        return ("SetExpr", _py_items(e.elts))
+    if isinstance(e, ast.Dict):
+        return ("DictExpr", tuple(("NoneType", None) if k is None else py(k) for k in e.keys),
+                tuple(py(v) for v in e.values))
+    if isinstance(e, tuple(_KIND)):
+        gens = tuple(("CompFor", py(g.target), py(g.iter), tuple(py(c) for c in g.ifs))
+                     for g in e.generators)
+        if isinstance(e, ast.DictComp):
+            return ("Comprehension", ("str", "dict"), py(e.key), py(e.value), gens)
+        return ("Comprehension", ("str", _KIND[type(e)]), py(e.elt), ("NoneType", None), gens)
+    if isinstance(e, ast.Lambda):
+        return ("Lambda", _py_params(e.args), py(e.body))
+    if isinstance(e, ast.IfExp):
+        return ("IfExp", py(e.test), py(e.body), py(e.orelse))
+    if isinstance(e, ast.JoinedStr):
+        return _py_fstring(e)
     if isinstance(e, ast.UnaryOp):
         return ("Unary", ("str", _PY_OPS[type(e.op)]), py(e.operand))
     if isinstance(e, ast.BinOp):
@@ -301,8 +557,11 @@ def py(e: ast.expr) -> Any:
     if isinstance(e, ast.BoolOp):
         return ("BoolOp", ("str", _PY_OPS[type(e.op)]), tuple(py(v) for v in e.values))
     if isinstance(e, ast.Call):
-        kwargs = tuple((("str", k.arg), py(k.value)) for k in e.keywords)
-        return ("Call", py(e.func), tuple(py(a) for a in e.args), kwargs)
+        unpack = any(isinstance(a, ast.Starred) for a in e.args) or \
+            any(k.arg is None for k in e.keywords)
+        kwargs = tuple(((("NoneType", None) if k.arg is None else ("str", k.arg)), py(k.value))
+                       for k in e.keywords)
+        return ("CallUnpack" if unpack else "Call", py(e.func), _py_items(e.args), kwargs)
     if isinstance(e, ast.Attribute):
         return ("Attribute", py(e.value), ("str", e.attr))
     if isinstance(e, ast.Subscript):
@@ -311,6 +570,8 @@ def py(e: ast.expr) -> Any:
     if isinstance(e, ast.Slice):
         parts = (e.lower, e.upper, e.step)
         return ("Slice", *(("NoneType", None) if x is None else py(x) for x in parts))
+    if isinstance(e, ast.Starred):
+        return ("Starred", py(e.value))
     raise TypeError(ast.dump(e))
 
 
@@ -321,9 +582,11 @@ def py(e: ast.expr) -> Any:
 @given(exprs)
 def test_expressions_round_trip_and_agree_with_cpython(e: Any) -> None:
     text = u(e) + "\n"
+    with warnings.catch_warnings():  # CPython warns of `1(2)` and `'\q'`; it is still Python
+        warnings.simplefilter("ignore")
+        (py_stmt,) = ast.parse(text).body
     (stmt,) = parse(text).body
     assert strip(stmt.value) == strip(e), text
-    (py_stmt,) = ast.parse(text).body
     assert strip(stmt.value) == py(py_stmt.value), text
 
 
@@ -332,7 +595,7 @@ def test_expressions_round_trip_and_agree_with_cpython(e: Any) -> None:
 def test_programs_round_trip(body: tuple) -> None:
     text = unparse(body)
     with warnings.catch_warnings():  # CPython warns of `1(2)`; it is still Python
-        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore")
         compile(text, "<generated>", "exec")  # the text is Python, as SPEC §2 says of scripts
     prog = parse(text)
     assert strip(prog.body) == strip(body), text
@@ -431,6 +694,40 @@ FRAGMENTS = [
     "else:\n  ",
     "elif y:\n ",
     "x[:, 1:]",
+    "a, b",
+    "*",
+    "**",
+    "{1: 2}",
+    "{a, b}",
+    "}",
+    "[x for x in y]",
+    "(x for x in y if x)",
+    "lambda x: ",
+    "f'{",
+    "f'{x!r:>4}'",
+    "'''",
+    '"""a\nb"""',
+    "r'\\d'",
+    "b'",
+    "try:\n  ",
+    "except E as e:\n  ",
+    "finally:\n  ",
+    "raise ",
+    "assert ",
+    "del ",
+    "global x\n",
+    "import torch\n",
+    "from torch import nn\n",
+    "@",
+    "@torch.no_grad()\n",
+    "->",
+    "...",
+    "|",
+    "&",
+    "~",
+    "<<",
+    "__name__",
+    ": int",
 ]
 
 

@@ -148,6 +148,10 @@ def test_number_literals(text: str, value: object) -> None:
         ("'it\\'s'", "it's"),
         ('"a\\nb\\t\\\\"', "a\nb\t\\"),
         ("'a' \"b\"", "ab"),
+        ("'\\x41\\u00e9\\N{GREEK SMALL LETTER ALPHA}\\q'", "A\u00e9\u03b1\\q"),
+        ("r'\\d+'", "\\d+"),
+        ("'''a\nb'''", "a\nb"),
+        ('"""say "hi"\n"""', 'say "hi"\n'),
         ("'#not a comment'", "#not a comment"),
     ],
 )
@@ -180,8 +184,8 @@ def test_statement_forms() -> None:
                      "FunctionDef", "Pass"]  # fmt: skip
     assert [s.op for s in body[2:6]] == ["+", "-", "*", "/"]
     loop = body[7]
-    assert loop.var == "i" and [dump(a) for a in loop.args] == ["3"]
-    assert [dump(a) for a in body[8].args] == ["1", "10", "2"]
+    assert loop.target.id == "i" and dump(loop.iter) == "(call range 3)"
+    assert dump(body[8].iter) == "(call range 1 10 2)"
     assert isinstance(body[8].body[0], P.Pass)
     branch = body[9]
     assert [dump(c) for c, _ in branch.branches] == ["(cmp x > 1)", "(cmp x < 0)"]
@@ -190,7 +194,7 @@ def test_statement_forms() -> None:
     assert dump(body[10].context) == "(call no_grad)"
     assert dump(body[11].context) == "(call enable_grad)"
     f = body[12]
-    assert (f.name, f.params) == ("f", ("a", "b"))
+    assert (f.name, f.params.names) == ("f", ("a", "b"))
     assert dump(f.body[0].value) == "(* a b)"
     assert body[13].body == (P.Return(None, body[13].body[0].span),)
 
@@ -313,25 +317,11 @@ REJECTED = [
     ("x = 1\n    y = 2\n", "unexpected indent", 2, 5),
     ("if x:\n    a = 1\n  b = 2\n", "unindent does not match any outer indentation level", 3, 3),
     ("if x:\n\ty = 1\n", "tab in indentation; use spaces", 2, 1),
-    ("import os\n", "unsupported statement 'import' (gradcli scripts have no import)", 1, 1),
-    (
-        "from os import path\n",
-        "unsupported statement 'from' (gradcli scripts have no import)",
-        1,
-        1,
-    ),
     ("if x:\n  break\n", "'break' outside loop", 2, 3),
     ("def f():\n  continue\n", "'continue' not properly in loop", 2, 3),
-    ("y = lambda: 1\n", "unsupported expression 'lambda' (gradcli scripts have no lambda)", 1, 5),
     ("class A:\n  pass\n", "unsupported statement 'class' (gradcli scripts have no classes)", 1, 1),
-    (
-        "try:\n  pass\n",
-        "unsupported statement 'try' (gradcli scripts have no exception handling)",
-        1,
-        1,
-    ),
-    ("del x\n", "unsupported statement 'del' (gradcli scripts have no del)", 1, 1),
-    ("global x\n", "unsupported statement 'global' (gradcli scripts have no global)", 1, 1),
+    ("try:\n  pass\n", "invalid syntax: unexpected end of file", 2, 7),
+    ("nonlocal x\n", "unsupported statement 'nonlocal' (gradcli scripts have no nonlocal)", 1, 1),
     (
         "def f():\n  yield 1\n",
         "unsupported statement 'yield' (gradcli scripts have no generators)",
@@ -344,35 +334,37 @@ REJECTED = [
         1,
         1,
     ),
-    ("raise E\n", "unsupported statement 'raise' (gradcli scripts have no exceptions)", 1, 1),
-    ("assert x\n", "unsupported statement 'assert' (gradcli scripts have no assert)", 1, 1),
     ("for i in range(3):\n  def g():\n    break\n", "'break' outside loop", 3, 5),
     ("x = a is is b\n", "expected an expression", 1, 10),
-    ("with no_grad() as g:\n  pass\n", "unsupported keyword 'as'", 1, 16),
     ("x = a if b\n", "expected 'else'", 1, 11),
     ("__x = 1\n", "names starting with '__' are not allowed", 1, 1),
     ("y = x.__class__\n", "names starting with '__' are not allowed", 1, 7),
-    ("x[0] = 1\n", "invalid assignment target", 1, 1),
-    ("x.grad = None\n", "invalid assignment target", 1, 1),
-    ("a, b = 1, 2\n", "invalid assignment target", 1, 1),
-    ("f() = 1\n", "invalid assignment target", 1, 1),
-    ("x + 1 += 2\n", "invalid assignment target", 1, 1),
+    ("__namex = 1\n", "names starting with '__' are not allowed", 1, 1),
+    ("f() = 1\n", "cannot assign to function call here. Maybe you meant '==' instead of '='?",
+     1, 1),
+    ("x + 1 += 2\n", "'expression' is an illegal expression for augmented assignment", 1, 1),
     ("True = 1\n", "cannot assign to True", 1, 1),
     ("None = 1\n", "cannot assign to None", 1, 1),
-    ("a = b = 1\n", "chained assignment (a = b = ...) is not supported", 1, 7),
-    ("x = 1, 2\n", "tuples are not supported", 1, 5),
-    ("x = (1, 2)\n", "tuples are not supported", 1, 6),
     ("x = 1 2\n", "invalid syntax: unexpected number 2", 1, 7),
     ("x = y z\n", "invalid syntax: unexpected name 'z'", 1, 7),
     ("if x = 1:\n  pass\n", "invalid syntax: unexpected '='", 1, 6),
     ("x = 1 /// 2\n", "expected an expression", 1, 9),
-    ("x = {}\n", "unsupported '{' (gradcli scripts have no dicts or sets)", 1, 5),
-    ("x = $\n", "invalid character '$'", 1, 5),
+    ("x = $\n", "invalid syntax", 1, 5),
     ("x = é\n", "invalid character 'é' (U+00E9)", 1, 5),
-    ("x = 'abc\n", "unterminated string literal", 1, 5),
-    ("x = '''a\nb'''\n", "triple-quoted strings are not supported", 1, 5),
-    ("x = 'a\\q'\n", "unsupported escape sequence '\\q'", 1, 7),
-    ("x = f'a'\n", "string prefix 'f' is not supported", 1, 5),
+    ("x = 'abc\n", "unterminated string literal (detected at line 1)", 1, 5),
+    ("x = '''a\nb\n", "unterminated triple-quoted string literal (detected at line 2)", 1, 5),
+    ("x = '\\x4'\n", "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-2:"
+     " truncated \\xXX escape", 1, 6),
+    ("x = b'a'\n", "bytes literals are not supported", 1, 5),
+    ("x = ur'a'\n", "invalid syntax", 1, 5),
+    ("x = f'{}'\n", "f-string: empty expression not allowed", 1, 8),
+    ("x = f'{a!z}'\n", "f-string: invalid conversion character: expected 's', 'r', or 'a'", 1,
+     10),
+    ("x = f'}'\n", "f-string: single '}' is not allowed", 1, 7),
+    ("x = f'{a'\n", "f-string: expecting '}'", 1, 9),
+    ("x = f'{a:{b:{c}}}'\n", "f-string: expressions nested too deeply", 1, 13),
+    ("x = f'{a#}'\n", "f-string expression part cannot include '#'", 1, 9),
+    ("x = f'{a +}'\n", "expected an expression", 1, 11),
     ("x = 0x10\n", "invalid number literal", 1, 5),
     ("x = 007\n", "leading zeros in decimal integer literals are not permitted", 1, 5),
     ("x = 1 if y else\n", "expected an expression", 1, 16),
@@ -385,8 +377,8 @@ REJECTED = [
     ),
     ("x = 1; if y: pass\n", "'if' must start on a new line", 1, 8),
     ("if x: for i in range(3): pass\n", "'for' must start on a new line", 1, 7),
-    ("for i range(3):\n  pass\n", "expected 'in'", 1, 7),
-    ("for 1 in range(3):\n  pass\n", "expected a name", 1, 5),
+    ("for i range(3):\n  pass\n", "invalid syntax: unexpected name 'range'", 1, 7),
+    ("for 1 in range(3):\n  pass\n", "cannot assign to literal", 1, 5),
     ("def f:\n  pass\n", "expected '('", 1, 6),
     ("x = \\y\n", "unexpected character after line continuation character", 1, 5),
     ("x = 1\0\n", "source code cannot contain null bytes", 1, 6),
@@ -400,12 +392,6 @@ def test_rejected(text: str, message: str, line: int, column: int) -> None:
     assert (err.span.line, err.span.column) == (line, column)
     assert err.kind == "SyntaxError" and err.exit_code == 3
     assert err.span.end_line >= err.span.line and err.span.end_column >= err.span.column
-
-
-def test_assignment_target_hints_say_why() -> None:
-    assert "item assignment" in error("x[0] = 1\n").hint
-    assert "x.grad" in error("x.grad = 1\n").hint
-    assert "one name per statement" in error("a, b = 1, 2\n").hint
 
 
 def test_error_reports_the_first_problem_in_source_order() -> None:

@@ -11,8 +11,11 @@ import sys
 from pathlib import Path
 
 from gradcli.api import CREATION, LINALG, NN_FUNCTIONS
+from gradcli.api.namespace import tensor_surface
 from gradcli.engine import FUNCTIONS, OPS
-from gradcli.script.builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
+from gradcli.script.builtins import BUILTINS
+from gradcli.script.exceptions import EXCEPTIONS
+from gradcli.script.pybuiltins import PY_BUILTINS
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 START, END = "<!-- builtins:start -->", "<!-- builtins:end -->"
@@ -27,9 +30,11 @@ def reference() -> str:
     table = [n for n, op in OPS.items() if op.surface]
     dispatch = [n for n in FUNCTIONS if n not in table]
     nn_only = [n for n in NN_FUNCTIONS if n not in FUNCTIONS]
-    grouped = set(CREATION) | set(table) | set(dispatch) | set(nn_only)
+    python = [n for n in PY_BUILTINS if n not in EXCEPTIONS]
+    grouped = set(CREATION) | set(table) | set(dispatch) | set(nn_only) | set(PY_BUILTINS)
     own = [n for n in BUILTINS if n not in grouped]
-    methods = sorted(n for n in TENSOR_METHODS if n not in FUNCTIONS or n.endswith("_"))
+    attributes, tensor_methods = tensor_surface()
+    methods = sorted(n for n in tensor_methods if n not in FUNCTIONS or n.endswith("_"))
     lines = [
         f"- leaves: {_names(CREATION)}",
         f"- elementwise, from the op table: {_names(table)}",
@@ -37,9 +42,11 @@ def reference() -> str:
         f"- `torch.nn.functional` only: {_names(nn_only)}",
         f"- `torch.linalg` (in PyTorch programs, SPEC §7): {_names(LINALG)}",
         f"- autograd and the interpreter: {_names(own)}",
+        f"- Python's (a tensor's `sum`, `max`, `min`, `abs` are PyTorch's): {_names(python)}",
+        f"- exceptions, for `try`/`except`/`raise`: {_names(EXCEPTIONS)}",
         f"- on tensors also: {_names('.' + n for n in methods)}, attributes "
-        f"{_names('.' + n for n in sorted(TENSOR_ATTRIBUTES))}, operators "
-        "`+ - * / ** @ < <= > >= == !=` and `[index]`",
+        f"{_names('.' + n for n in attributes)}, operators "
+        "`+ - * / // % ** @ < <= > >= == !=` and `[index]`",
     ]
     return "\n".join(lines)
 

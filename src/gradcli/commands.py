@@ -453,8 +453,8 @@ class Session:
                 from None
 
     def echo(self, text: str) -> None:
-        """A line of the script's print() output, as it happens."""
-        self.output(_write_flush, text + "\n")
+        """What the script's print() writes (its ``end`` included), as it happens."""
+        self.output(_write_flush, text)
 
     def write(self, text: str) -> None:
         """Text to stdout."""

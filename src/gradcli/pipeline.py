@@ -14,6 +14,7 @@ from .engine.backend import get_backend
 from .engine.context import process_guard
 from .errors import GradcliError, ScriptSyntaxError, Span, UsageError
 from .language import program as P
+from .language.checks import blocks, is_literal
 from .language.parser import parse
 from .limits import MAX_DIMS, MAX_ELEMENTS, MAX_SCRIPT_BYTES, MAX_STEPS
 from .script.interpreter import Interpreter, RunResult
@@ -157,7 +158,7 @@ def _numeric(v: Any) -> bool:
 
 
 def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[str] = (),
-        backend: str | Any = "numpy", dtype: str = "float64", seed: int = 0,
+        backend: str | Any = "numpy", dtype: str | None = None, seed: int = 0,
         overrides: dict[str, Any] | None = None, record: bool = False,
         max_steps: int = MAX_STEPS, max_elements: int = MAX_ELEMENTS,
         on_print: Callable[[str], None] | None = None, base_dir: str = ".",
@@ -173,38 +174,51 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
     script raises while running is part of its result (``result.error``), with what it printed
     and bound until then.
     """
-    be = get_backend(backend, dtype, seed) if isinstance(backend, str) or backend is None \
-        else backend
     if program is None:  # `check` parses once and re-runs the same program
         with process_guard():  # parsing allocates many small objects that all live: no gc
             program = parse(source, filename)
+    mode = "grad"
+    if dtype is None:
+        dtype = "float64"
+    be = get_backend(backend, dtype, seed) if isinstance(backend, str) or backend is None \
+        else backend
     _check_overrides(program, overrides or {})
-    interp = Interpreter(program, be, wrt=tuple(wrt), overrides=overrides, record=record,
-                         max_steps=max_steps, on_print=on_print, base_dir=base_dir,
-                         on_progress=on_progress, perturb=perturb, max_elements=max_elements,
-                         tracer=tracer, keep_freed=keep_freed)
+    interp = Interpreter(program, be, mode=mode, wrt=tuple(wrt), overrides=overrides,
+                         record=record, max_steps=max_steps, on_print=on_print,
+                         base_dir=base_dir, on_progress=on_progress, perturb=perturb,
+                         max_elements=max_elements, tracer=tracer, keep_freed=keep_freed)
     return interp.run()
+
+
+def overridable(s: Any) -> bool:
+    """Whether ``--set`` can replace the literal of an assignment: ``x = <literal>`` or
+    ``x = torch.tensor(<literal>, ...)`` (any call whose first argument is a literal)."""
+    if not isinstance(s, P.Assign):
+        return False
+    if s.literal:
+        return True
+    v = s.value
+    return isinstance(v, P.Call) and bool(v.args) and is_literal(v.args[0])
 
 
 def _check_overrides(program: Any, overrides: dict[str, Any]) -> None:
     if not overrides:
         return
     found: set[str] = set()
-
-    def walk(body: tuple) -> None:
-        for s in body:
-            if isinstance(s, P.Assign) and s.literal:
-                found.add(s.target)
-            for attr in ("body", "orelse"):
-                walk(getattr(s, attr, ()))
-            for _, b in getattr(s, "branches", ()):
-                walk(b)
-
-    walk(program.body)
+    stack = list(program.body)
+    while stack:
+        s = stack.pop()
+        if overridable(s):
+            found.add(s.target)
+        if isinstance(s, P.FunctionDef):
+            stack.extend(s.body)
+        for b in blocks(s):
+            stack.extend(b)
     for name in overrides:
         if name not in found:
             raise UsageError(f"--set {name}: the script has no assignment of a literal to "
-                             f"'{name}'")
+                             f"'{name}'", hint=f"write {name} = <number or list> or "
+                             f"{name} = torch.tensor(<number or list>, ...)")
 
 
 def resolve_names(result: RunResult, wrt: list[str], of: str | None) -> str:

@@ -22,6 +22,8 @@ from typing import Any
 
 from .engine import AccumulateGrad, Node, Tensor
 from .engine.backend import to_host
+from .engine.tensor import Size
+from .script.printing import Printer, node_name, type_name
 
 
 @dataclass
@@ -148,26 +150,20 @@ def value_view(value: Any) -> TensorView | PlainView | list:
         return PlainView("int", value)
     if isinstance(value, float):
         return PlainView("float", value)
-    if isinstance(value, list):
-        return [value_view(v) for v in value]
     if value is None:
         return PlainView("NoneType", None)
     if isinstance(value, Node):
-        return PlainView("grad_fn", value.fn_name)
-    if isinstance(value, tuple):
-        if all(isinstance(v, int) for v in value):  # x.shape (torch.Size)
-            return PlainView("Size", [int(v) for v in value])
-        return [value_view(v) for v in value]  # x.max(dim), torch.where(condition)
+        return PlainView("grad_fn", node_name(value))
+    if isinstance(value, Size):  # x.shape
+        return PlainView("Size", [int(v) for v in value])
+    if isinstance(value, (list, tuple)):  # x.max(dim), torch.where(condition), a, b = ...
+        return [value_view(v) for v in value]
     if isinstance(value, str):
         return PlainView("str", value)
-    node = getattr(value, "node", None)  # the runtime's user function: a def's name
-    if node is not None and hasattr(node, "params"):
-        return PlainView("function", node.name)
-    if callable(value):  # a built-in (print, tanh) or a tensor's method (x.zero_)
-        from .script.values import builtin_text
-
-        return PlainView("builtin", builtin_text(value))
-    return PlainView(type(value).__name__, str(value))
+    name = getattr(value, "name", None)  # the runtime's user function: a def's name
+    if isinstance(name, str) and getattr(type(value), "script_type", None) == "function":
+        return PlainView("function", name)
+    return PlainView(type_name(value), Printer().repr(value))
 
 
 def bindings_view(result: Any) -> dict[str, Any]:

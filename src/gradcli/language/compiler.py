@@ -4,9 +4,9 @@
 ``parser`` calls it at each reduction with the rule's children, all of them kept in
 order: tokens are plain tuples ``(type, value, line, column, end_column)`` and nonterminals are
 what the methods returned (an Expr, a Stmt, or a list of Stmts). Nothing is evaluated here and
-built-in names are not resolved (the runtime does that); what is static is checked: assignment
-targets, ``return`` outside a function, parameters, call arguments, ``for``/``with`` headers,
-literals, and how deep expressions nest.
+built-in names are not resolved (the runtime does that); what is static is checked, with
+CPython's messages: assignment and deletion targets, ``return``/``break`` outside their
+blocks, parameters, call arguments, f-strings, literals, and how deep expressions nest.
 """
 
 from __future__ import annotations
@@ -15,49 +15,39 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, NamedTuple
 
+from ..errors import Span
+from . import program as P
 from .checks import (
-    CONTEXTS,
+    DoubleStar,
+    GenArg,
     Kwarg,
-    TupleSyntax,
-    assign_target,
+    check_aug_target,
+    check_del_target,
     check_depth,
+    check_globals,
     check_loop_jumps,
     check_returns,
+    check_star_imports,
+    check_target,
     error,
     is_literal,
     number_value,
     single,
-    string_value,
 )
-from ..errors import Span
+from .fstrings import Literal, decode, parse_fstring
 from .program import (
     Assign,
     Attribute,
     AugAssign,
     Binary,
-    BoolOp,
     Call,
-    Compare,
     Expr,
     ExprStmt,
-    Break,
-    Continue,
-    For,
-    FunctionDef,
-    If,
-    IfExp,
-    ListExpr,
     Name,
     Number,
-    Pass,
-    While,
-    Return,
-    Slice,
     Stmt,
-    String,
     Subscript,
     Unary,
-    With,
 )
 
 Token = tuple  # (type, value, line, column, end_column); a token never spans lines
@@ -117,6 +107,7 @@ _subscript = _fast(Subscript)
 _assign = _fast(Assign)
 _aug = _fast(AugAssign)
 _expr_stmt = _fast(ExprStmt)
+_assign_to = _fast(P.AssignTo)
 
 
 def tok_span(t: Token) -> Span:
@@ -148,15 +139,82 @@ def _flatten(items: list[Any]) -> list[Stmt]:
     return out
 
 
-class Param(NamedTuple):
-    """A ``def`` parameter while its function is being compiled: the name token and default."""
 
-    name: Token
+class _Alias(NamedTuple):
+    """A name in an import statement, its ``as`` alias (or None) and where it stands."""
+
+    name: str
+    alias: str | None
+    span: Span
+
+
+class Param(NamedTuple):
+    """A parameter while its function is being compiled: kind ("", "*" or "**"), the name
+    token (None for a bare ``*``) and the default."""
+
+    kind: str
+    name: Token | None
     default: Expr | None
+    span: Span
+
+
+def _params(items: list[Any], where: Any) -> P.Params:
+    """A parameter list from ``param`` reductions, with CPython's checks and messages."""
+    names: list[str] = []
+    defaults: list[Expr] = []
+    kwonly: list[str] = []
+    kw_defaults: list[Expr | None] = []
+    vararg = kwarg = None
+    star: Param | None = None
+    seen: set[str] = set()
+    for p in items:
+        if type(p) is not Param:
+            continue  # the commas
+        if kwarg is not None:
+            raise error("arguments cannot follow var-keyword argument", p.span)
+        if p.name is not None:
+            name = p.name[1]
+            if name in seen:
+                raise error(f"duplicate argument '{name}' in function definition", p.name)
+            seen.add(name)
+        if p.kind == "**":
+            kwarg = p.name[1]
+        elif p.kind == "*":
+            if star is not None:
+                raise error("* argument may appear only once", p.span)
+            star = p
+            vararg = p.name[1] if p.name is not None else None
+        elif star is not None:
+            kwonly.append(p.name[1])
+            kw_defaults.append(p.default)
+        else:
+            if p.default is not None:
+                defaults.append(p.default)
+            elif defaults:
+                raise error("non-default argument follows default argument", p.name)
+            names.append(p.name[1])
+    if star is not None and star.name is None and not kwonly:
+        raise error("named arguments must follow bare *", star.span)
+    return P.Params(tuple(names), tuple(defaults), vararg, tuple(kwonly), tuple(kw_defaults),
+                    kwarg, where)
+
+
+def _bodies(c: list[Any], i: int) -> tuple[tuple[Stmt, ...], tuple[Stmt, ...]]:
+    """The ``else:`` suite that may follow a loop's body at ``c[i]``, and the last statement."""
+    if len(c) > i + 1:  # ELSE COLON suite
+        return c[i + 3], c[i + 3]
+    return (), c[i]
 
 
 class Compiler:
     """The reductions: one method per grammar alias, each given the rule's children."""
+
+    def __init__(self, parse_expr: Callable[[str, int, int], Expr] | None = None) -> None:
+        # f-string fields are parsed by the parser itself (it holds the tables)
+        self.parse_expr = parse_expr
+        # The scope checks of `global` and `import *` walk every block: only scripts that
+        # have such a statement pay for them (once set, for good: parses may run in threads).
+        self.scoped = False
 
     # ---- statements ----
 
@@ -164,6 +222,8 @@ class Compiler:
         body = _flatten(c)
         check_returns(body)
         check_loop_jumps(body, in_loop=False)
+        if self.scoped:
+            check_globals(body)
         return body
 
     def simple_stmts(self, c: list[Any]) -> list[Stmt]:
@@ -179,49 +239,120 @@ class Compiler:
         check_depth(e)
         return _expr_stmt(e, e.span)
 
-    def assign(self, c: list[Any]) -> Assign:
-        if len(c) > 3:
-            raise error(
-                "chained assignment (a = b = ...) is not supported", c[3], "assign one at a time"
-            )
-        target, _, value = c
-        name = target.id if type(target) is Name else assign_target(target)
-        value = single(value)
+    def assign(self, c: list[Any]) -> Stmt:
+        value = single(c[-1])
         check_depth(value)
-        ts = target.span
+        target = c[0]
         vs = value.span
+        ts = target.span
         span = _span(ts.line, ts.column, vs.end_line, vs.end_column)
-        return _assign(name, value, is_literal(value), span)
+        if len(c) == 3 and type(target) is Name:
+            return _assign(target.id, value, is_literal(value), span)
+        targets = tuple(c[:-1:2])
+        for t in targets:
+            check_target(t, statement=True)
+            check_depth(t)
+        literal = all(type(t) is Name for t in targets) and is_literal(value)
+        return _assign_to(targets, value, literal, span)
 
-    def aug_assign(self, c: list[Any]) -> AugAssign:
-        name = assign_target(c[0])
+    def aug_assign(self, c: list[Any]) -> Stmt:
+        target = c[0]
+        check_aug_target(target)
         value = single(c[2])
         check_depth(value)
-        return _aug(name, c[1][1][:-1], value, _join(c[0], value))
+        op = c[1][1][:-1]
+        if type(target) is Name:
+            return _aug(target.id, op, value, _join(target, value))
+        check_depth(target)
+        return P.AugAssignTo(target, op, value, _join(target, value))
 
-    def return_stmt(self, c: list[Any]) -> Return:
+    def ann_assign(self, c: list[Any]) -> Stmt:
+        target = c[0]
+        t = type(target)
+        if t is P.Tuple or t is P.ListExpr:
+            kind = "tuple" if t is P.Tuple else "list"
+            raise error(f"only single target (not {kind}) can be annotated", target)
+        if not (t is Name or t is Attribute or t is Subscript):
+            raise error("illegal target for annotation", target)
+        if len(c) == 3:  # an annotation alone binds nothing
+            return P.Pass(_join(target, c[2]))
+        return self.assign([target, c[3], c[4]])
+
+    def return_stmt(self, c: list[Any]) -> P.Return:
         if len(c) == 1:
-            return Return(None, tok_span(c[0]))
+            return P.Return(None, tok_span(c[0]))
         value = single(c[1])
         check_depth(value)
-        return Return(value, _join(c[0], value))
+        return P.Return(value, _join(c[0], value))
 
-    def pass_stmt(self, c: list[Any]) -> Pass:
-        return Pass(tok_span(c[0]))
+    def pass_stmt(self, c: list[Any]) -> P.Pass:
+        return P.Pass(tok_span(c[0]))
 
-    def break_stmt(self, c: list[Any]) -> Break:
-        return Break(tok_span(c[0]))
+    def break_stmt(self, c: list[Any]) -> P.Break:
+        return P.Break(tok_span(c[0]))
 
-    def continue_stmt(self, c: list[Any]) -> Continue:
-        return Continue(tok_span(c[0]))
+    def continue_stmt(self, c: list[Any]) -> P.Continue:
+        return P.Continue(tok_span(c[0]))
 
-    def while_stmt(self, c: list[Any]) -> While:
+    def raise_stmt(self, c: list[Any]) -> P.Raise:
+        exc = c[1] if len(c) > 1 else None
+        cause = c[3] if len(c) > 3 else None
+        for e in (exc, cause):
+            if e is not None:
+                check_depth(e)
+        return P.Raise(exc, cause, _join(c[0], c[-1]))
+
+    def assert_stmt(self, c: list[Any]) -> P.Assert:
+        msg = c[3] if len(c) > 3 else None
+        check_depth(c[1])
+        if msg is not None:
+            check_depth(msg)
+        return P.Assert(c[1], msg, _join(c[0], c[-1]))
+
+    def del_stmt(self, c: list[Any]) -> P.Delete:
+        x = c[1]
+        targets = tuple(x.items) if type(x) is P.Tuple else (x,)
+        for t in targets:
+            check_del_target(t)
+        return P.Delete(targets, _join(c[0], x))
+
+    def global_stmt(self, c: list[Any]) -> P.Global:
+        self.scoped = True
+        return P.Global(tuple(t[1] for t in c[1::2]), _join(c[0], c[-1]))
+
+    def import_stmt(self, c: list[Any]) -> P.Import:
+        names = [x for x in c[1:] if type(x) is _Alias]
+        return P.Import(tuple((a.name, a.alias) for a in names), _join(c[0], names[-1]))
+
+    def dotted_as_name(self, c: list[Any]) -> _Alias:
+        alias = c[2][1] if len(c) == 3 else None
+        return _Alias(c[0].name, alias, _join(c[0], c[-1]))
+
+    def dotted_name(self, c: list[Any]) -> _Alias:
+        return _Alias(".".join(t[1] for t in c[::2]), None, _join(c[0], c[-1]))
+
+    def import_from(self, c: list[Any]) -> P.ImportFrom:
+        names = [x for x in c[3] if type(x) is _Alias]
+        last = c[3][-1]
+        return P.ImportFrom(c[1].name, tuple((a.name, a.alias) for a in names),
+                            _join(c[0], last))
+
+    def import_names(self, c: list[Any]) -> list[Any]:
+        if c[0][0] == "STAR":
+            self.scoped = True
+            return [_Alias("*", None, tok_span(c[0]))]
+        return c
+
+    def import_as_name(self, c: list[Any]) -> _Alias:
+        return _Alias(c[0][1], c[2][1] if len(c) == 3 else None, _join(c[0], c[-1]))
+
+    def while_stmt(self, c: list[Any]) -> P.While:
         test = single(c[1])
         check_depth(test)
-        body = c[3]
-        return While(test, body, _join(c[0], body[-1]))
+        orelse, last = _bodies(c, 3)
+        return P.While(test, c[3], orelse, _join(c[0], last[-1]))
 
-    def if_stmt(self, c: list[Any]) -> If:
+    def if_stmt(self, c: list[Any]) -> P.If:
         branches = []
         orelse: tuple[Stmt, ...] = ()
         i, n = 0, len(c)
@@ -236,78 +367,122 @@ class Compiler:
                 branches.append((cond, c[i + 3]))
                 i += 4
         last = orelse[-1] if orelse else branches[-1][1][-1]
-        return If(tuple(branches), orelse, _join(c[0], last))
+        return P.If(tuple(branches), orelse, _join(c[0], last))
 
-    def for_stmt(self, c: list[Any]) -> For:
+    def for_stmt(self, c: list[Any]) -> P.For:
+        target = c[1]
+        check_target(target)
         it = single(c[3])
         check_depth(it)
-        if not (type(it) is Call and type(it.func) is Name and it.func.id == "range"):
-            raise error("for loops iterate over range(...) only", it, "write: for i in range(n):")
-        if it.kwargs or not 1 <= len(it.args) <= 3:
-            raise error("range() in a for loop takes 1 to 3 positional arguments", it)
-        body = c[5]
-        return For(c[1][1], it.args, body, _join(c[0], body[-1]))
+        orelse, last = _bodies(c, 5)
+        return P.For(target, it, c[5], orelse, _join(c[0], last[-1]))
 
-    def with_stmt(self, c: list[Any]) -> With:
-        ctx = single(c[1])
-        if not (type(ctx) is Call and type(ctx.func) is Name and ctx.func.id in CONTEXTS):
-            raise error(
-                "'with' supports only no_grad() and enable_grad()",
-                ctx,
-                "write: with no_grad():",
-            )
-        if ctx.args or ctx.kwargs:
-            raise error(f"{ctx.func.id}() takes no arguments", ctx)
-        body = c[3]
-        return With(ctx, body, _join(c[0], body[-1]))
+    def with_stmt(self, c: list[Any]) -> P.With:
+        body = c[-1]
+        items = [x for x in c[1:-2] if type(x) is not tuple or len(x) == 2]
+        span = _join(c[0], body[-1])
+        for ctx, target in reversed(items):
+            body = (P.With(ctx, target, body, span),)
+        return body[0]
+
+    def with_item(self, c: list[Any]) -> tuple[Expr, Expr | None]:
+        ctx = single(c[0])
+        check_depth(ctx)
+        target = c[2] if len(c) == 3 else None
+        if target is not None:
+            check_target(target)
+        return (ctx, target)
+
+    def try_stmt(self, c: list[Any]) -> P.Try:
+        body = c[2]
+        handlers: list[P.Handler] = []
+        orelse: tuple[Stmt, ...] = ()
+        final: tuple[Stmt, ...] = ()
+        i = 3
+        while i < len(c):
+            x = c[i]
+            if type(x) is P.Handler:
+                handlers.append(x)
+                i += 1
+            elif x[0] == "ELSE":
+                orelse = c[i + 2]
+                i += 3
+            else:  # FINALLY
+                final = c[i + 2]
+                i += 3
+        for h in handlers[:-1]:
+            if h.type is None:
+                raise error("default 'except:' must be last", h)
+        last = (final or orelse or handlers[-1].body)[-1]
+        return P.Try(body, tuple(handlers), orelse, final, _join(c[0], last))
+
+    def except_clause(self, c: list[Any]) -> P.Handler:
+        body = c[-1]
+        kind = c[1] if len(c) > 3 else None
+        if kind is not None:
+            check_depth(kind)
+        name = c[3][1] if len(c) == 6 else None
+        return P.Handler(kind, name, body, _join(c[0], body[-1]))
+
+    def decorated(self, c: list[Any]) -> P.FunctionDef:
+        fn = c[-1]
+        return P.FunctionDef(fn.name, fn.params, fn.body, tuple(c[:-1]), fn.span)
+
+    def decorator(self, c: list[Any]) -> Expr:
+        check_depth(c[1])
+        return c[1]
 
     def param(self, c: list[Any]) -> Param:
         default = None
-        if len(c) > 1:
-            default = single(c[2])
+        if len(c) > 1 and c[-2][0] == "EQUAL":
+            default = single(c[-1])
             check_depth(default)
-        return Param(c[0], default)
+        return Param("", c[0], default, _join(c[0], c[-1]))
 
-    def funcdef(self, c: list[Any]) -> FunctionDef:
-        params: list[str] = []
-        defaults: list[Expr] = []
-        for p in c[3:-3]:
-            if type(p) is not Param:
-                continue  # the commas
-            t = p.name
-            if t[1] in params:
-                raise error(f"duplicate argument '{t[1]}' in function definition", t)
-            if p.default is not None:
-                defaults.append(p.default)
-            elif defaults:
-                raise error("non-default argument follows default argument", t)
-            params.append(t[1])
+    def star_param(self, c: list[Any]) -> Param:
+        kind = "*" if c[0][0] == "STAR" else "**"
+        return Param(kind, c[1] if len(c) > 1 else None, None, _join(c[0], c[-1]))
+
+    def funcdef(self, c: list[Any]) -> P.FunctionDef:
+        close = next(i for i in range(3, len(c)) if type(c[i]) is tuple and c[i][0] == "RPAR")
+        params = _params(c[3:close], _join(c[2], c[close]))
         body = c[-1]
-        return FunctionDef(c[1][1], tuple(params), body, tuple(defaults), _join(c[0], body[-1]))
+        if self.scoped:
+            check_globals(body)
+            check_star_imports(body)
+        return P.FunctionDef(c[1][1], params, body, (), _join(c[0], body[-1]))
 
     # ---- expressions ----
 
-    def tuple(self, c: list[Any]) -> TupleSyntax:
-        return TupleSyntax(c[::2], _join(c[0], c[-1]))
+    def tuple(self, c: list[Any]) -> P.Tuple:
+        return P.Tuple(tuple(c[::2]), _join(c[0], c[-1]))
 
-    def or_op(self, c: list[Any]) -> BoolOp:
-        return BoolOp("or", tuple(c[::2]), _join(c[0], c[-1]))
+    def starred(self, c: list[Any]) -> P.Starred:
+        return P.Starred(c[1], _join(c[0], c[1]))
 
-    def and_op(self, c: list[Any]) -> BoolOp:
-        return BoolOp("and", tuple(c[::2]), _join(c[0], c[-1]))
+    def lambdef(self, c: list[Any]) -> P.Lambda:
+        body = single(c[-1])
+        where = _join(c[0], c[-2])
+        return P.Lambda(_params(c[1:-2], where), body, _join(c[0], body))
+
+    def or_op(self, c: list[Any]) -> P.BoolOp:
+        return P.BoolOp("or", tuple(c[::2]), _join(c[0], c[-1]))
+
+    def and_op(self, c: list[Any]) -> P.BoolOp:
+        return P.BoolOp("and", tuple(c[::2]), _join(c[0], c[-1]))
 
     def not_op(self, c: list[Any]) -> Unary:
         return _unary("not", c[1], _join(c[0], c[1]))
 
-    def compare(self, c: list[Any]) -> Compare:
-        return Compare(tuple(c[1::2]), tuple(c[::2]), _join(c[0], c[-1]))
+    def compare(self, c: list[Any]) -> P.Compare:
+        return P.Compare(tuple(c[1::2]), tuple(c[::2]), _join(c[0], c[-1]))
 
     def comp_op(self, c: list[Any]) -> str:
         return " ".join(t[1] for t in c)  # "<", "in", "not in", "is", "is not"
 
-    def if_exp(self, c: list[Any]) -> IfExp:
+    def if_exp(self, c: list[Any]) -> P.IfExp:
         body, _, test, _, orelse = c
-        return IfExp(test, body, orelse, _join(body, orelse))
+        return P.IfExp(test, body, orelse, _join(body, orelse))
 
     def binary(self, c: list[Any]) -> Binary:
         left, op, right = c
@@ -328,12 +503,26 @@ class Compiler:
         t = c[0]
         return _number(number_value(t), _span(t[2], t[3], t[2], t[4]))
 
-    def string(self, c: list[Any]) -> String:
-        return String("".join(string_value(t) for t in c), _join(c[0], c[-1]))
+    def string(self, c: list[Any]) -> P.String | P.FString:
+        lits = [Literal(t) for t in c]
+        span = _join(c[0], c[-1])
+        if not any("f" in lit.prefix for lit in lits):
+            return P.String("".join(decode(lit.body, "r" in lit.prefix, lit.line, lit.col)
+                                    for lit in lits), span)
+        parts: list[Any] = []
+        for lit in lits:
+            more = parse_fstring(lit, self.parse_expr) if "f" in lit.prefix else \
+                [decode(lit.body, "r" in lit.prefix, lit.line, lit.col)]
+            for p in more:
+                if type(p) is str and parts and type(parts[-1]) is str:
+                    parts[-1] += p
+                elif p != "":
+                    parts.append(p)
+        return P.FString(tuple(parts), span)
 
     def const(self, c: list[Any]) -> Number:
         t = c[0]
-        value = True if t[1] == "True" else False if t[1] == "False" else None
+        value = {"True": True, "False": False, "None": None, "...": ...}[t[1]]
         return _number(value, tok_span(t))
 
     def paren(self, c: list[Any]) -> Expr:
@@ -346,35 +535,112 @@ class Compiler:
         type(inner).span.__set__(new, _join(c[0], c[2]))
         return new
 
-    def list_expr(self, c: list[Any]) -> ListExpr:
-        return ListExpr(tuple(c[1:-1:2]), _join(c[0], c[-1]))
+    def empty_tuple(self, c: list[Any]) -> P.Tuple:
+        return P.Tuple((), _join(c[0], c[1]))
 
-    def call(self, c: list[Any]) -> Call:
+    def list_expr(self, c: list[Any]) -> P.ListExpr:
+        return P.ListExpr(tuple(c[1:-1:2]), _join(c[0], c[-1]))
+
+    def set_expr(self, c: list[Any]) -> P.SetExpr:
+        return P.SetExpr(tuple(c[1:-1:2]), _join(c[0], c[-1]))
+
+    def dict_expr(self, c: list[Any]) -> P.DictExpr:
+        items = c[1:-1:2]
+        return P.DictExpr(tuple(k for k, _ in items), tuple(v for _, v in items),
+                          _join(c[0], c[-1]))
+
+    def dict_item(self, c: list[Any]) -> tuple[Expr | None, Expr]:
+        if len(c) == 2:  # ** mapping
+            return (None, c[1])
+        return (single(c[0]), single(c[2]))
+
+    def _comprehension(self, kind: str, c: list[Any], element: Expr,
+                       value: Expr | None) -> P.Comprehension:
+        return P.Comprehension(kind, single(element), value, c[-2], _join(c[0], c[-1]))
+
+    def genexp(self, c: list[Any]) -> P.Comprehension:
+        return self._comprehension("gen", c, c[1], None)
+
+    def listcomp(self, c: list[Any]) -> P.Comprehension:
+        return self._comprehension("list", c, c[1], None)
+
+    def setcomp(self, c: list[Any]) -> P.Comprehension:
+        return self._comprehension("set", c, c[1], None)
+
+    def dictcomp(self, c: list[Any]) -> P.Comprehension:
+        return self._comprehension("dict", c, c[1], single(c[3]))
+
+    def comp_for(self, c: list[Any]) -> tuple[P.CompFor, ...]:
+        gens: list[P.CompFor] = []
+        clauses = [("FOR", c[1], c[3], _join(c[0], c[3])), *c[4:]]
+        for clause in clauses:
+            if clause[0] == "FOR":
+                check_target(clause[1])
+                gens.append(P.CompFor(clause[1], clause[2], (), clause[3]))
+            else:
+                g = gens[-1]
+                gens[-1] = P.CompFor(g.target, g.iter, (*g.ifs, clause[1]),
+                                     _join(g, clause[1]))
+        return tuple(gens)
+
+    def comp_clause(self, c: list[Any]) -> tuple:
+        if c[0][0] == "FOR":
+            return ("FOR", c[1], c[3], _join(c[0], c[3]))
+        return ("IF", c[1])
+
+    def call(self, c: list[Any]) -> Call | P.CallUnpack:
         func = c[0]
         s = func.span
         end = c[-1]
         span = _span(s.line, s.column, end[2], end[4])
         items = c[2:-1:2]
         for a in items:
-            if type(a) is Kwarg:
+            if type(a) is Kwarg or type(a) is DoubleStar or type(a) is GenArg or \
+                    type(a) is P.Starred:
                 break
         else:  # positional arguments only: the common case
             return _call(func, tuple(items), (), span)
-        args: list[Expr] = []
-        kwargs: list[tuple[str, Expr]] = []
+        args: list[Any] = []
+        kwargs: list[tuple[str | None, Expr]] = []
+        unpack = False
         for a in items:
-            if type(a) is Kwarg:
+            t = type(a)
+            if t is GenArg:
+                if len(c) != 4:  # f(x for x in y) only: no other argument, no comma
+                    raise error("Generator expression must be parenthesized", a)
+                args.append(a.value)
+            elif t is Kwarg:
                 if any(k == a.name for k, _ in kwargs):
                     raise error(f"keyword argument repeated: {a.name}", a)
                 kwargs.append((a.name, a.value))
+            elif t is DoubleStar:
+                unpack = True
+                kwargs.append((None, a.value))
+            elif t is P.Starred:
+                if any(k is None for k, _ in kwargs):
+                    raise error("iterable argument unpacking follows keyword argument "
+                                "unpacking", a)
+                unpack = True
+                args.append(a)
             elif kwargs:
-                raise error("positional argument follows keyword argument", a)
+                after = "keyword argument unpacking" if any(k is None for k, _ in kwargs) \
+                    else "keyword argument"
+                raise error(f"positional argument follows {after}", a)
             else:
                 args.append(a)
-        return _call(func, tuple(args), tuple(kwargs), span)
+        make = P.CallUnpack if unpack else _call
+        return make(func, tuple(args), tuple(kwargs), span)
 
     def kwarg(self, c: list[Any]) -> Kwarg:
-        return Kwarg(c[0][1], c[2], _join(c[0], c[2]))
+        return Kwarg(c[0][1], single(c[2]), _join(c[0], c[2]))
+
+    def genexp_arg(self, c: list[Any]) -> GenArg:
+        return GenArg(P.Comprehension("gen", single(c[0]), None, c[1], _join(c[0], c[1][-1])))
+
+    def star_arg(self, c: list[Any]) -> Any:
+        if c[0][0] == "STAR":
+            return P.Starred(c[1], _join(c[0], c[1]))
+        return DoubleStar(c[1], _join(c[0], c[1]))
 
     def attribute(self, c: list[Any]) -> Attribute:
         value = c[0]
@@ -388,7 +654,7 @@ class Compiler:
         end = c[-1]
         return _subscript(value, tuple(c[2:-1:2]), _span(s.line, s.column, end[2], end[4]))
 
-    def slice(self, c: list[Any]) -> Slice:
+    def slice(self, c: list[Any]) -> P.Slice:
         parts: list[Any] = [None, None, None]
         k = 0
         for x in c:
@@ -396,4 +662,4 @@ class Compiler:
                 k += 1
             else:
                 parts[k] = x
-        return Slice(parts[0], parts[1], parts[2], _join(c[0], c[-1]))
+        return P.Slice(parts[0], parts[1], parts[2], _join(c[0], c[-1]))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import re
 import threading
+from dataclasses import fields
 from typing import Any
 
 from . import grammar as tables
@@ -25,8 +26,8 @@ from .syntax_errors import RESERVED_WORDS, bad_character, never_closed, unexpect
 
 __all__ = ["parse", "parse_bytes"]
 
-_OPEN = {"LPAR": ")", "LSQB": "]"}
-_BRACKETS = {"LPAR", "LSQB", "RPAR", "RSQB"}
+_OPEN = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
+_BRACKETS = {"LPAR", "LSQB", "LBRACE", "RPAR", "RSQB", "RBRACE"}
 _TOKENS = {"NUMBER", "STRING"}  # lexer groups that are tokens as they are
 _LEADING_SPACE = re.compile(r"[ \t\f]*")
 
@@ -46,7 +47,7 @@ class _Parser:
 
     def __init__(self, t: tables.Tables) -> None:
         self.t = t
-        compiler = Compiler()
+        compiler = Compiler(self.parse_expression)
         self.keywords = {**dict.fromkeys(RESERVED_WORDS, "RESERVED"), **t.keywords}
         self.rules = [
             (
@@ -58,8 +59,27 @@ class _Parser:
             for size, nt, kind, splice in t.rules
         ]
 
-    def run(self, text: str) -> list:
-        """Lex, lay out and parse ``text`` (LF line ends, ends with a newline)."""
+    def parse_expression(self, text: str, line: int, column: int) -> Any:
+        """One expression written at (line, column): an f-string's field."""
+        # In parentheses, as CPython reads it: blanks around it, even newlines, are fine.
+        e = self.run(f"({text})\n", line, column - 1)[0].value
+        # ...but the node's span is its own text's, not the parentheses added around it.
+        lead = len(text) - len(text.lstrip())
+        end = len(text.rstrip())
+        before, inside = text[:lead], text[:end]
+        start = (line + before.count("\n"),
+                 column + lead if "\n" not in before else lead - before.rfind("\n"))
+        stop = (line + inside.count("\n"),
+                column + end if "\n" not in inside else end - inside.rfind("\n"))
+        new = object.__new__(type(e))
+        for f in fields(e):
+            getattr(type(e), f.name).__set__(new, getattr(e, f.name))
+        type(e).span.__set__(new, Span(*start, *stop))
+        return new
+
+    def run(self, text: str, first_line: int = 1, first_column: int = 1) -> list:
+        """Lex, lay out and parse ``text`` (LF line ends, ends with a newline), whose first
+        character stands at (first_line, first_column) of the script."""
         t = self.t
         match = t.master.match
         keywords = self.keywords
@@ -107,8 +127,8 @@ class _Parser:
 
         pos = 0
         n = len(text)
-        line = 1
-        line_start = 0
+        line = first_line
+        line_start = 1 - first_column
         last = ("$END", "", 1, 1, 1)
         try:
             while pos < n:
@@ -128,8 +148,12 @@ class _Parser:
                     )
                     pos = end
                     continue
-                elif kind not in _TOKENS:  # a line continuation
-                    line += 1
+                elif kind not in _TOKENS:
+                    if kind == "LONGSTRING":  # a triple-quoted string: it may span lines
+                        line, line_start, pos, last = _long_string(
+                            value, line, line_start, end, feed)
+                        continue
+                    line += 1  # a line continuation
                     line_start = pos = end
                     continue
                 width = len(value)
@@ -180,6 +204,20 @@ class _Parser:
             raise unexpected_token(
                 stuck.token, set(actions[states[-1]]), values, brackets, text, pos
             ) from None
+
+
+def _long_string(value: str, line: int, line_start: int, end: int,
+                 feed: Any) -> tuple[int, int, int, tuple]:
+    """Feed a triple-quoted string token; returns the line position after it and the token."""
+    width = len(value)
+    col = end - width - line_start + 1
+    newlines = value.count("\n")
+    tok = ("LONGSTRING", value, line, col, col + (value.find("\n") if newlines else width))
+    feed(tok)
+    if newlines:
+        line += newlines
+        line_start = end - width + value.rfind("\n") + 1
+    return line, line_start, end, tok
 
 
 def _newline(

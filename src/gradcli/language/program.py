@@ -9,6 +9,7 @@ covers the whole expression or statement, parentheses included. Guarantees the c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import Span
 
@@ -21,9 +22,9 @@ MAX_BLOCK_DEPTH = 100
 
 @dataclass(frozen=True, slots=True)
 class Number:
-    """A number, bool or None literal: ``1``, ``2.5``, ``1e-3``, ``True``, ``None``."""
+    """A number, bool, None or Ellipsis literal: ``1``, ``2.5``, ``1e-3``, ``True``, ``...``."""
 
-    value: int | float | bool | None
+    value: Any
     span: Span
 
 
@@ -109,6 +110,16 @@ class Call:
 
 
 @dataclass(frozen=True, slots=True)
+class CallUnpack:
+    """A call with ``*iterable`` among ``args`` or ``**mapping`` among ``kwargs`` (name None)."""
+
+    func: Expr
+    args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str | None, Expr], ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Attribute:
     """An attribute access ``x.grad``."""
 
@@ -136,6 +147,100 @@ class Subscript:
     span: Span
 
 
+@dataclass(frozen=True, slots=True)
+class Tuple:
+    """A tuple display ``a, b`` or ``(a, b)``; also an unpacking target."""
+
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Starred:
+    """``*x`` in a call, a display or an unpacking target."""
+
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class DictExpr:
+    """A dict display ``{k: v, **d}``; a key of None marks a ``**`` unpacking of its value."""
+
+    keys: tuple[Expr | None, ...]
+    values: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SetExpr:
+    """A set display ``{a, b}``."""
+
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CompFor:
+    """One ``for target in iter if cond ...`` clause of a comprehension."""
+
+    target: Expr
+    iter: Expr
+    ifs: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Comprehension:
+    """A list, set, dict comprehension or generator expression (``kind``); ``value`` for dicts."""
+
+    kind: str
+    element: Expr
+    value: Expr | None
+    generators: tuple[CompFor, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """Parameters: names (defaults for the last), ``*args``, keyword-only ones, ``**kwargs``."""
+
+    names: tuple[str, ...]
+    defaults: tuple[Expr, ...]
+    vararg: str | None
+    kwonly: tuple[str, ...]
+    kw_defaults: tuple[Expr | None, ...]
+    kwarg: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda:
+    """``lambda params: body``."""
+
+    params: Params
+    body: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class FormattedValue:
+    """One ``{value!conversion:spec}`` field of an f-string."""
+
+    value: Expr
+    conversion: str | None
+    spec: FString | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class FString:
+    """An f-string: literal text and formatted fields, in order."""
+
+    parts: tuple[str | FormattedValue, ...]
+    span: Span
+
+
 Expr = (
     IfExp
     | Number
@@ -147,8 +252,16 @@ Expr = (
     | Compare
     | BoolOp
     | Call
+    | CallUnpack
     | Attribute
     | Subscript
+    | Tuple
+    | Starred
+    | DictExpr
+    | SetExpr
+    | Comprehension
+    | Lambda
+    | FString
 )
 
 
@@ -157,7 +270,7 @@ Expr = (
 
 @dataclass(frozen=True, slots=True)
 class Assign:
-    """``target = value``; ``literal`` marks a bare numeric literal right side (SPEC §2.4)."""
+    """``name = value``; ``literal`` marks a bare numeric literal right side (SPEC §2.4)."""
 
     target: str
     value: Expr
@@ -166,10 +279,30 @@ class Assign:
 
 
 @dataclass(frozen=True, slots=True)
+class AssignTo:
+    """``a = b = v``, ``a, b = v``, ``x.grad = v``, ``x[0] = v``; ``literal`` as for Assign."""
+
+    targets: tuple[Expr, ...]
+    value: Expr
+    literal: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class AugAssign:
-    """``target op= value``: in place on a tensor (``add_``, ``pow_``), else a rebinding."""
+    """``name op= value``: in place on a tensor (``add_``, ``pow_``), else a rebinding."""
 
     target: str
+    op: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class AugAssignTo:
+    """``x.attr op= value`` or ``x[i] op= value``: read, update in place, store back."""
+
+    target: Expr
     op: str
     value: Expr
     span: Span
@@ -185,20 +318,22 @@ class ExprStmt:
 
 @dataclass(frozen=True, slots=True)
 class For:
-    """``for var in range(*args):`` body; ``args`` are the 1 to 3 range arguments."""
+    """``for target in iter:`` body, then ``else:`` orelse when no ``break`` ended it."""
 
-    var: str
-    args: tuple[Expr, ...]
+    target: Expr
+    iter: Expr
     body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
     span: Span
 
 
 @dataclass(frozen=True, slots=True)
 class While:
-    """``while test:`` body."""
+    """``while test:`` body, then ``else:`` orelse when no ``break`` ended it."""
 
     test: Expr
     body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
     span: Span
 
 
@@ -227,21 +362,22 @@ class If:
 
 @dataclass(frozen=True, slots=True)
 class With:
-    """``with no_grad():`` / ``with enable_grad():``; ``context`` is the Call."""
+    """``with context as target:`` body (``with a, b:`` is nested Withs); target may be None."""
 
     context: Expr
+    target: Expr | None
     body: tuple[Stmt, ...]
     span: Span
 
 
 @dataclass(frozen=True, slots=True)
 class FunctionDef:
-    """``def name(params):`` body; ``defaults`` belong to the last parameters."""
+    """``def name(params):`` body, under its decorators (outermost first)."""
 
     name: str
-    params: tuple[str, ...]
+    params: Params
     body: tuple[Stmt, ...]
-    defaults: tuple[Expr, ...]
+    decorators: tuple[Expr, ...]
     span: Span
 
 
@@ -255,13 +391,86 @@ class Return:
 
 @dataclass(frozen=True, slots=True)
 class Pass:
-    """``pass``."""
+    """``pass`` (and an annotation without a value, ``x: int``)."""
 
     span: Span
 
 
-Stmt = (Assign | AugAssign | ExprStmt | For | While | If | With | FunctionDef | Return | Pass
-        | Break | Continue)
+@dataclass(frozen=True, slots=True)
+class Handler:
+    """``except type as name:`` body; type None for a bare ``except:``."""
+
+    type: Expr | None
+    name: str | None
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Try:
+    """``try:`` body, its ``except`` handlers, ``else:`` and ``finally:`` bodies."""
+
+    body: tuple[Stmt, ...]
+    handlers: tuple[Handler, ...]
+    orelse: tuple[Stmt, ...]
+    finalbody: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Raise:
+    """``raise exc from cause``; a bare ``raise`` re-raises (exc None)."""
+
+    exc: Expr | None
+    cause: Expr | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Assert:
+    """``assert test, msg``."""
+
+    test: Expr
+    msg: Expr | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    """``del a, b[0], c.attr``."""
+
+    targets: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Global:
+    """``global a, b`` inside a function."""
+
+    names: tuple[str, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """``import a.b.c as d, e``: (dotted module, alias or None) pairs."""
+
+    names: tuple[tuple[str, str | None], ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ImportFrom:
+    """``from a.b import c as d, e`` (or ``*``): the module and (name, alias or None) pairs."""
+
+    module: str
+    names: tuple[tuple[str, str | None], ...]
+    span: Span
+
+
+Stmt = (Assign | AssignTo | AugAssign | AugAssignTo | ExprStmt | For | While | If | With
+        | FunctionDef | Return | Pass | Break | Continue | Try | Raise | Assert | Delete | Global
+        | Import | ImportFrom)
 
 
 @dataclass(frozen=True, slots=True)

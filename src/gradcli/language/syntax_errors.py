@@ -16,33 +16,28 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BRACKETS = re.compile(r"#[^\n]*|'(?:[^'\\\n]|\\.)*'?|\"(?:[^\"\\\n]|\\.)*\"?|[()\[\]]")
 
 _NO_STATEMENT = {
-    "import": "import",
-    "from": "import",
     "class": "classes",
-    "try": "exception handling",
-    "except": "exception handling",
-    "finally": "exception handling",
-    "raise": "exceptions",
-    "del": "del",
-    "global": "global",
     "nonlocal": "nonlocal",
     "yield": "generators",
     "async": "async",
     "await": "async",
-    "assert": "assert",
 }
-RESERVED_WORDS = frozenset([*_NO_STATEMENT, "lambda", "as"])
+RESERVED_WORDS = frozenset(_NO_STATEMENT)
 _HINTS = {
-    "lambda": "define a function with def",
-    "as": "write: with no_grad():",
+    "class": "write functions (def) and keep state in variables",
+    "yield": "build a list and return it",
 }
 _HEADERS = {
     "IF": "'if' statement",
     "ELIF": "'elif' statement",
     "ELSE": "'else' statement",
     "FOR": "'for' statement",
+    "WHILE": "'while' statement",
     "WITH": "'with' statement",
     "DEF": "function definition",
+    "TRY": "'try' statement",
+    "EXCEPT": "'except' statement",
+    "FINALLY": "'finally' statement",
 }
 _EXPR_NEEDED = {"NAME", "NUMBER", "LPAR"}
 _EXPR_START = {
@@ -57,8 +52,12 @@ _EXPR_START = {
     "PLUS",
     "MINUS",
     "NOT",
+    "LBRACE",
+    "LAMBDA",
+    "TILDE",
+    "ELLIPSIS",
+    "LONGSTRING",
 }
-_STRING_PREFIXES = {"r", "u", "b", "f", "br", "rb", "fr", "rf"}
 
 
 def _err(
@@ -77,15 +76,15 @@ def bad_character(text: str, pos: int, line: int, line_start: int) -> ScriptSynt
         end = col + len(_WORD.match(text, pos).group())
         return _err("names starting with '__' are not allowed", line, col, end)
     if c in "'\"":
-        if pos >= 2 and text.startswith(c * 3, pos - 2):
-            return _err("triple-quoted strings are not supported", line, col - 2, col + 1)
-        return _err("unterminated string literal", line, col)
+        if pos >= 2 and text.startswith(c * 3, pos - 2):  # lexed as '' then an open '
+            last = line + text.count("\n", pos, len(text.rstrip("\n")))
+            return _err(f"unterminated triple-quoted string literal (detected at line {last})",
+                        line, col - 2, col + 1)
+        return _err(f"unterminated string literal (detected at line {line})", line, col)
     if c == "\\":
         return _err("unexpected character after line continuation character", line, col)
-    if c in "{}":
-        return _err(f"unsupported '{c}' (gradcli scripts have no dicts or sets)", line, col)
-    if c in "%&|^~!":
-        return _err(f"unsupported operator '{c}'", line, col)
+    if c in "!$?`":
+        return _err("invalid syntax", line, col)
     if c.isprintable() and c.isascii():
         return _err(f"invalid character '{c}'", line, col)
     return _err(f"invalid character {c!r} (U+{ord(c):04X})", line, col)
@@ -94,16 +93,6 @@ def bad_character(text: str, pos: int, line: int, line_start: int) -> ScriptSynt
 def _reserved(tok: tuple) -> ScriptSyntaxError:
     """A Python keyword that the language does not have."""
     w, line, col, end = tok[1], tok[2], tok[3], tok[4]
-    if w == "lambda":
-        return _err(
-            "unsupported expression 'lambda' (gradcli scripts have no lambda)",
-            line,
-            col,
-            end,
-            _HINTS["lambda"],
-        )
-    if w == "as":
-        return _err(f"unsupported keyword '{w}'", line, col, end, _HINTS[w])
     return _err(
         f"unsupported statement '{w}' (gradcli scripts have no {_NO_STATEMENT[w]})",
         line,
@@ -193,14 +182,6 @@ def unexpected_token(
             prev[3],
             end,
             "only decimal numbers such as 12, 0.5 or 1e-3 are supported",
-        )
-    if kind == "STRING" and adjacent and prev[0] == "NAME" and prev[1].lower() in _STRING_PREFIXES:
-        return _err(
-            f"string prefix '{prev[1]}' is not supported",
-            line,
-            prev[3],
-            col,
-            "write a plain string: 'text'",
         )
     for terminal, word in (("IN", "'in'"), ("NAME", "a name"), ("LPAR", "'('")):
         if expected == {terminal}:

@@ -163,6 +163,9 @@ def diagnostic(err: Any, source: str | None, filename: str) -> str:
     else:
         head = f"{filename}: {kind}: {message}"
     lines = [head, *source_excerpt(source, span)]
+    for call in reversed(getattr(err, "calls", None) or ()):  # the callers, innermost first
+        if call is not None:
+            lines += [f"note: called from line {call.line}", *source_excerpt(source, call)]
     hint = getattr(err, "hint", None)
     if hint:
         lines.append(f"hint: {printable(hint)}")

@@ -322,6 +322,11 @@ def diagnostic(out: Console, err: Any, source: str | None, filename: str,
         line = Text.assemble((number, DIM), ("│ ", DIM), text[:start], (text[start:end], "bold"),
                              text[end:])
         parts += [Text(""), line, Text(" " * (len(number) + 2) + caret, style=f"bold {color}")]
+    for call in reversed(getattr(err, "calls", None) or ()):  # the callers, innermost first
+        lines = plain.source_excerpt(source, call)
+        if lines:
+            parts += [Text(f"called from line {call.line}:", style=DIM),
+                      Text(plain.printable(lines[0][4:])), Text(lines[1][4:], style=DIM)]
     hint = getattr(err, "hint", None)
     if hint:
         parts += [Text(""), Text.assemble(("hint: ", "bold cyan"), (plain.printable(hint), ""))]

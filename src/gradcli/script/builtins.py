@@ -1,46 +1,27 @@
-"""The grad language's built-in names (SPEC §2.5).
+"""The built-in names of each mode: a grad script's (SPEC §2.5) and a PyTorch program's (§7).
 
-Functions come from the PyTorch surface (``api``, generated from the op table); this module
-adds the ones that need the running interpreter (``print``, ``load``, ``seed``) and Python's
-few (``range`` only in ``for``; ``len``, ``float``, ``int``).
+A grad script has the PyTorch surface under bare names (``api``, generated from the op table)
+plus Python's built-ins; ``sum``, ``max``, ``min`` and ``abs`` of a tensor are PyTorch's
+there (``sum(x, dim=0)``) and Python's otherwise (``sum(x**2 for x in xs)``). A PyTorch
+program has Python's built-ins only, and the modules it imports.
 """
 
 from __future__ import annotations
 
-import math
 import os
+from collections.abc import Callable
 from typing import Any
 
 from .. import api
 from ..api.creation import leaf
-from ..engine import METHODS, NN_FUNCTIONS, Tensor
+from ..engine import NN_FUNCTIONS, Tensor, enable_grad, no_grad
 from ..engine.args import check_numel
 from ..errors import ScriptError
 from .data import read_array
-from .values import display
+from .pybuiltins import PY_BUILTINS, needs_interpreter
 
 
-def _needs_interpreter(fn: Any) -> Any:
-    fn.needs_interpreter = True
-    return fn
-
-
-@_needs_interpreter
-def print_(interp: Any, *args: Any, sep: str = " ", end: str = "\n") -> None:
-    """Record (and stream) one printed line."""
-    for name, v in (("sep", sep), ("end", end)):
-        if v is not None and not isinstance(v, str):
-            raise ScriptError(f"{name} must be None or a string, not {type(v).__name__}",
-                              kind="TypeError")
-    sep = " " if sep is None else sep
-    end = "\n" if end is None else end
-    text = sep.join(display(a) for a in args) + (end if end != "\n" else "")
-    interp.result.prints.append(text)
-    if interp.on_print is not None:
-        interp.on_print(text)
-
-
-@_needs_interpreter
+@needs_interpreter
 def seed(interp: Any, n: int) -> None:
     """Restart the run's random generator."""
     if isinstance(n, bool) or not isinstance(n, int):
@@ -48,7 +29,7 @@ def seed(interp: Any, n: int) -> None:
     interp.backend.reseed(n)  # torch.manual_seed's range and message
 
 
-@_needs_interpreter
+@needs_interpreter
 def load(interp: Any, path: str, key: str | None = None, requires_grad: bool = False) -> Tensor:
     """Read a .npy, .npz (by ``key``) or .csv file into a leaf, relative to the script's folder."""
     if not isinstance(path, str):
@@ -58,36 +39,7 @@ def load(interp: Any, path: str, key: str | None = None, requires_grad: bool = F
     return leaf(interp.backend.asarray(data), requires_grad)
 
 
-def len_(x: Any) -> int:
-    """Length of a tensor's first dimension, or of a list or shape."""
-    if isinstance(x, (Tensor, list, tuple, str)):
-        return len(x)
-    raise ScriptError(f"object of type '{type(x).__name__}' has no len()", kind="TypeError")
-
-
-def float_(x: Any) -> float:
-    """A tensor's single value, or a number, as a float."""
-    if isinstance(x, Tensor):
-        return float(x)
-    if isinstance(x, (int, float)):
-        return float(x)
-    raise ScriptError(f"float() argument must be a number, not '{type(x).__name__}'",
-                      kind="TypeError")
-
-
-def int_(x: Any) -> int:
-    """A tensor's single value, or a number, truncated to an int."""
-    v = x.item() if isinstance(x, Tensor) else float_(x)
-    if math.isnan(v) or math.isinf(v):
-        raise ScriptError(f"cannot convert float {v} to integer", kind="ValueError")
-    return int(v)
-
-
-def range_(*args: Any) -> Any:
-    raise ScriptError("range() is only allowed in 'for i in range(...)'", kind="TypeError")
-
-
-def _method(name: str) -> Any:
+def _method(name: str) -> Callable[..., Any]:
     def call(x: Any, *args: Any, **kwargs: Any) -> Any:
         if not isinstance(x, Tensor):
             raise ScriptError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
@@ -98,23 +50,44 @@ def _method(name: str) -> Any:
     return call
 
 
-# Every function of the PyTorch surface (torch.* and torch.nn.functional) by its bare name,
-# then the interpreter's own.
-BUILTINS: dict[str, Any] = {
-    **api.FUNCTIONS, **NN_FUNCTIONS,
-    "detach": _method("detach"), "load": load,
-    "print": print_, "seed": seed, "range": range_, "len": len_, "float": float_, "int": int_,
+def _tensor_or_python(torch_fn: Callable[..., Any], python_fn: Any) -> Callable[..., Any]:
+    """``sum(x, dim=0)`` on a tensor is torch.sum; ``sum(generator)`` is Python's."""
+    name = python_fn.__name__
+
+    @needs_interpreter
+    def call(interp: Any, *args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], Tensor):
+            return torch_fn(*args, **kwargs)
+        if getattr(python_fn, "needs_interpreter", False):
+            return python_fn(interp, *args, **kwargs)
+        return python_fn(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+# A grad script: every function of the PyTorch surface (torch.* and torch.nn.functional) by its
+# bare name, Python's built-ins, and gradcli's own.
+GRAD_BUILTINS: dict[str, Any] = {
+    **PY_BUILTINS, **api.FUNCTIONS, **NN_FUNCTIONS,
+    "detach": _method("detach"), "load": load, "seed": seed,
 }
+for _name in ("int", "float", "bool", "print", "range", "len", "list", "tuple", "dict", "set",
+              "str", "type", "isinstance"):
+    GRAD_BUILTINS[_name] = PY_BUILTINS[_name]  # Python's, never a torch function's
+for _name, _fn in PY_BUILTINS.items():  # sum, max, min, abs, round: PyTorch's for a tensor
+    if _name in api.FUNCTIONS and GRAD_BUILTINS[_name] is api.FUNCTIONS[_name]:
+        GRAD_BUILTINS[_name] = _tensor_or_python(api.FUNCTIONS[_name], _fn)
 
-# what messages and print() call them: the script's names, not the Python functions' (print_)
-for _name, _fn in (("print", print_), ("len", len_), ("float", float_), ("int", int_),
-                   ("range", range_)):
-    _fn.__name__ = _fn.__qualname__ = _name
+# A PyTorch program: Python's built-ins; torch and the rest come from its imports.
+TORCH_BUILTINS: dict[str, Any] = dict(PY_BUILTINS)
 
-TENSOR_ATTRIBUTES = frozenset({"grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T",
-                               "ndim", "dtype"})
-TENSOR_METHODS = frozenset(
-    set(METHODS) | {"backward", "retain_grad", "detach", "requires_grad_", "item", "numel",
-                    "dim", "size", "tolist", "is_floating_point", "register_hook", "detach_",
-                    *api.random.METHODS}
-)
+# What ``@torch.no_grad`` (without parentheses) may name: each makes a fresh grad mode.
+GRAD_MODE_FACTORIES: tuple[Any, ...] = (
+    no_grad, enable_grad, *(f for k, f in getattr(api, "GRAD_MODE", {}).items()
+                            if k in ("no_grad", "enable_grad", "inference_mode")))
+
+
+BUILTINS = GRAD_BUILTINS  # the name other modules and tools know
+
+__all__ = ["BUILTINS", "GRAD_BUILTINS", "GRAD_MODE_FACTORIES", "TORCH_BUILTINS"]

@@ -1,14 +1,19 @@
-"""Execute a compiled program on the engine: scopes, bindings, limits, prints and warnings.
+"""Execute a compiled program on the engine: statements, scopes, bindings, calls, limits,
+prints, warnings and errors.
 
-The runtime never formats for a terminal; it returns a ``RunResult`` that holds the final
-bindings, how often each name was bound, what ``print`` printed, the warnings and the error (a
-``GradcliError`` with the span of the statement that raised it).  Older bindings are not kept
-(a loop rebinding a big tensor must not hold every one); graph listings name them through the
+Two modes (SPEC §2 and §7): a grad script has gradcli's bare built-ins and makes a leaf tensor
+of each bare-literal assignment; a PyTorch program ("torch") has Python's built-ins and the
+modules it imports, and its literals stay Python numbers. The runtime never formats for a
+terminal; it returns a ``RunResult`` that holds the final bindings, how often each name was
+bound, what ``print`` printed, the warnings and the error (a ``GradcliError`` with the span of
+the statement that raised it, and the calls that led there). Older bindings are not kept (a
+loop rebinding a big tensor must not hold every one); graph listings name them through the
 recorder, which keeps what it records anyway.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 import weakref
 from collections.abc import Callable
@@ -16,19 +21,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api.creation import tensor
+from ..api.namespace import import_module
+from ..api.types import TypeObject
 from ..engine import RunContext, Tensor, grad, no_grad, use
 from ..engine.backend import quiet
 from ..engine.context import GradMode, process_guard
-from ..engine.functions import METHODS
 from ..engine.graph import restored_saved
-from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..limits import MAX_DIMS, MAX_ELEMENTS, MAX_STEPS
-from .builtins import BUILTINS, TENSOR_ATTRIBUTES, TENSOR_METHODS
-from .hints import NoneGrad, did_you_mean, hint_for, none_grad, none_grad_reason
+from .builtins import GRAD_BUILTINS, GRAD_MODE_FACTORIES, TORCH_BUILTINS
+from .exceptions import EXCEPTIONS, ExcValue, catches, raise_value, value_of
+from .expressions import Evaluator
+from .functions import FUNCTION_KEY, Function, GradModeFunction, bind_arguments
+from .hints import did_you_mean, hint_for
+from .printing import Printer, type_name
+from .pybuiltins import items_of, truth
 from .recorder import Record, Recorder
-from .values import COMPARE, Size, arith, check_list, display, literal, tname
+from .values import literal
 
 MAX_CALL_DEPTH = 200
 PROGRESS_EVERY = 8192
@@ -36,12 +46,13 @@ PROGRESS_EVERY = 8192
 
 @dataclass
 class Warning_:
-    """A warning raised while running, with the statement that triggered it."""
+    """A warning raised while running, with the statement that triggered it and the calls
+    that led there (outermost first)."""
 
     message: str
     span: Span | None
     kind: str = "UserWarning"
-    hint: str | None = None  # gradcli's, shown after PyTorch's message
+    calls: tuple[Span, ...] = ()
 
 
 @dataclass
@@ -61,8 +72,7 @@ class RunResult:
     # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views.py)
     bound: dict[str, list[tuple[str, int]]] | None = None
     kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
-    # .grad reads that gave None (recording runs: trace, explain, graph)
-    none_grads: list[NoneGrad] = field(default_factory=list)
+    mode: str = "grad"  # "grad" (a grad script) or "torch" (a PyTorch program)
 
     def grad(self, of: str, wrt: list[str]) -> list[Tensor]:
         """d(of)/d(w) for each w, as torch.autograd.grad with retain_graph; zeros if unused."""
@@ -80,10 +90,6 @@ class RunResult:
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
 
 
-_INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_divide_",
-            "%": "remainder_", "**": "pow_"}
-
-
 class _Break(Exception):
     """``break``: leaves the innermost loop."""
 
@@ -97,54 +103,45 @@ class _Return(Exception):
         self.value = value
 
 
-@dataclass
-class _Function:
-    """A user ``def``: its parameters, body, the names it assigns (its locals) and the values
-    of its defaults (evaluated once, when the ``def`` runs, as Python does)."""
-
-    node: P.FunctionDef
-    locals: frozenset[str]
-    defaults: tuple = ()
-
-    type_name = "function"  # what error messages call it (Python's name for a def)
-
-    def __repr__(self) -> str:
-        return f"<function {self.node.name}>"
-
-
-class Interpreter:
+class Interpreter(Evaluator):
     """Runs one program; create one per run."""
 
-    def __init__(self, program: P.Program, backend: Any, *, wrt: tuple[str, ...] = (),
-                 overrides: dict[str, Any] | None = None, record: bool = False,
-                 max_steps: int = MAX_STEPS, on_print: Callable[[str], None] | None = None,
+    def __init__(self, program: P.Program, backend: Any, *, mode: str = "grad",
+                 wrt: tuple[str, ...] = (), overrides: dict[str, Any] | None = None,
+                 record: bool = False, max_steps: int = MAX_STEPS,
+                 on_print: Callable[[str], None] | None = None,
                  on_progress: Callable[[int], None] | None = None, base_dir: str = ".",
                  perturb: tuple[str, int, Any] | None = None,
                  max_elements: int = MAX_ELEMENTS, tracer: Any = None,
                  keep_freed: bool = False) -> None:
         self.program = program
         self.backend = backend
+        self.mode = mode
+        self.leaves = mode == "grad"  # bare literals make leaf tensors (SPEC §2.4)
+        self.builtins = GRAD_BUILTINS if mode == "grad" else TORCH_BUILTINS
         self.wrt = frozenset(wrt)
         self.overrides = overrides or {}
         self.max_steps = max_steps
         self.steps = 0
         self.depth = 0
-        self.on_print = on_print
+        self.on_print = on_print  # told exactly what Python would write to stdout
         self.on_progress = on_progress  # told the step count every PROGRESS_EVERY statements
         self.base_dir = base_dir
         self.perturb = perturb  # (name, k, delta): add delta to the k-th binding (finite diffs)
-        self.globals: dict[str, Any] = {}
-        self.result = RunResult(program, backend)
+        self.globals: dict[str, Any] = {"__name__": "__main__"}
+        self.result = RunResult(program, backend, mode=mode)
         self.span: Span | None = None
-        self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
-        self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
-        self._none_read: NoneGrad | None = None  # the last, for an error's hint
+        self.calls: list[Span | None] = []  # the call sites of the functions running now
+        self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
+        self.printer = Printer()
         self.recorder = Recorder(self) if record else None
         if record:
             self.result.records = self.recorder.records
             self.result.bound = self.recorder.bound
+        # a grad script's tensors are floating point (SPEC §2.4); a PyTorch program's
+        # torch.tensor([1, 2]) is int64, as in PyTorch
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
-                              integer_tensors=False,
+                              integer_tensors=mode == "torch",
                               recorder=self.recorder.record if self.recorder else None)
         if keep_freed:  # grad/check after the script's own backward(): see RunResult.grad
             self.ctx.kept = weakref.WeakKeyDictionary()
@@ -164,35 +161,40 @@ class Interpreter:
             except GradcliError as err:
                 self.result.error = err.at(self.span)
                 if err.hint is None:
-                    err.hint = hint_for(err, self.program.source, self._none_read)
+                    err.hint = hint_for(err, self.program.source)
             except RecursionError:
                 self.result.error = ScriptError(
                     "maximum recursion depth exceeded", kind="RecursionError", span=self.span)
             except ValueError as exc:  # NumPy's array-rank limit, wherever a shape grows past it
                 if "maximum supported dimension" not in str(exc):
                     raise
-                found = re.search(r"found (\d+)", str(exc))
-                self.result.error = ScriptError(
-                    f"a tensor can have at most {MAX_DIMS} dimensions in gradcli"
-                    f"{', not ' + found.group(1) if found else ''} (NumPy's limit; PyTorch "
-                    "allows more)", span=self.span)
+                self.result.error = _too_many_dims(exc).at(self.span)
             self._drain()
         return self.result
 
     def _drain(self) -> None:
-        reads = self.nonleaf_reads
         for msg, kind in self.ctx.warnings:
-            # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order
-            read = reads.pop(0) if msg == NONLEAF_GRAD_MSG and reads else None
-            self.result.warnings.append(Warning_(
-                msg, self.span, kind, none_grad_reason(read) if read is not None else None))
+            self.result.warnings.append(Warning_(msg, self.span, kind, tuple(self.calls)))
         self.ctx.warnings.clear()
-        reads.clear()
 
-    def _step_limit(self, span: Span) -> ScriptError:
-        return ScriptError(f"the script ran more than {self.max_steps:,} statements (step limit)",
-                           span=span, hint="raise the limit with --max-steps if the loop is "
-                           "meant to run this long")
+    def _step_limit(self, span: Span | None) -> ScriptError:
+        err = ScriptError(f"the script ran more than {self.max_steps:,} statements (step limit)",
+                          span=span, hint="raise the limit with --max-steps if the loop is "
+                          "meant to run this long")
+        err.limit = True  # type: ignore[attr-defined]  # no `except` catches it
+        return err
+
+    def tick(self) -> None:
+        """One step of the run (an item of a loop that runs no statement of its own)."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise self._step_limit(self.span)
+
+    def emit(self, text: str, end: str) -> None:
+        """What ``print`` writes: streamed as is, kept as lines for the JSON document."""
+        if self.on_print is not None:
+            self.on_print(text + end)
+        self.result.prints.append(text if end == "\n" else text + end)
 
     def exec_block(self, body: tuple, scope: dict, top: bool = False) -> None:
         """Run statements in order, counting steps."""
@@ -204,7 +206,14 @@ class Interpreter:
                 self.on_progress(self.steps)
             self.span = stmt.span
             self.ctx.free_tag = stmt.span
-            self.exec_stmt(stmt, scope, top)
+            try:
+                self.exec_stmt(stmt, scope, top)
+            except GradcliError as err:
+                if err.span is None:  # the innermost statement that raised it
+                    err.span = stmt.span
+                if getattr(err, "calls", None) is None:
+                    err.calls = tuple(self.calls)  # type: ignore[attr-defined]
+                raise
             if self.ctx.warnings:
                 self._drain()
 
@@ -212,55 +221,39 @@ class Interpreter:
         """Run one statement."""
         cls = s.__class__
         if cls is P.Assign:
-            if s.literal and s.target in self.overrides:
-                value = tensor(self.overrides[s.target])
-            elif s.literal:
+            if s.target in self.overrides:
+                value = self._override(s, scope)
+            elif s.literal and self.leaves:
                 value = tensor(literal(s.value))
             else:
                 value = self.eval(s.value, scope)
             self.bind(s.target, value, scope, top)
         elif cls is P.ExprStmt:
             self.eval(s.value, scope)
-        elif cls is P.AugAssign:
-            self._aug_assign(s, scope, top)
-        elif cls is P.For:
-            self._for(s, scope, top)
-        elif cls is P.While:
-            self._while(s, scope, top)
-        elif cls is P.Break:
-            raise _Break
-        elif cls is P.Continue:
-            raise _Continue
         elif cls is P.If:
             for cond, body in s.branches:
-                if self.truth(self.eval(cond, scope)):
+                if truth(self.eval(cond, scope)):
                     self.exec_block(body, scope, top)
                     break
             else:
                 self.exec_block(s.orelse, scope, top)
-        elif cls is P.With:
-            ctx = self.eval(s.context, scope)
-            if not isinstance(ctx, GradMode):
-                raise ScriptError("with blocks take no_grad() or enable_grad() only",
-                                  kind="TypeError", span=s.span)
-            with ctx:
-                self.exec_block(s.body, scope, top)
-        elif cls is P.FunctionDef:
-            defaults = tuple(self.eval(d, scope) for d in s.defaults)
-            self.bind(s.name, _Function(s, _assigned(s.body) | set(s.params), defaults), scope,
-                      top)
-        elif cls is P.Return:
-            raise _Return(None if s.value is None else self.eval(s.value, scope))
-        elif cls is P.Pass:
-            pass
-        else:  # pragma: no cover - the compiler produces only the classes above
-            raise ScriptError(f"unsupported statement {cls.__name__}")
+        elif cls is P.AugAssign:
+            current = self.lookup(s.target, scope, s.span)
+            new = self.inplace(s.op, current, self.eval(s.value, scope))
+            if new is not current:
+                self.bind(s.target, new, scope, top)
+        else:
+            self._STATEMENTS[cls](self, s, scope, top)
 
+    # -- bindings -------------------------------------------------------------------------------
     def bind(self, name: str, value: Any, scope: dict, top: bool) -> None:
         """Bind a name; top-level tensors named by --wrt become leaves that require grad."""
         if not top:
-            scope[name] = value
-            return
+            fn = scope.get(FUNCTION_KEY)
+            if fn is None or name not in fn.globals:
+                scope[name] = value
+                return
+            scope, top = self.globals, True  # `global name` inside a function
         count = self.result.binding_counts.get(name, 0)
         if self.perturb is not None and self.perturb[0] == name and isinstance(value, Tensor) \
                 and count == self.perturb[1]:
@@ -276,44 +269,128 @@ class Interpreter:
         self.result.bindings[name] = value
         self.result.last_assigned = name
 
-    def _aug_assign(self, s: P.AugAssign, scope: dict, top: bool) -> None:
-        current = self.lookup(s.target, scope, s.span)
-        value = self.eval(s.value, scope)
-        if isinstance(current, Tensor):
-            method = METHODS[_INPLACE[s.op]]
-            try:
-                method(current, value)
-            except OverflowError as exc:  # a Python int beyond float range
-                raise ScriptError(str(exc), kind="OverflowError") from None
-            except TypeError:  # e.g. NumPy refuses - on the bool tensors comparisons make
-                raise ScriptError(f"unsupported operand type(s) for {s.op}=: 'Tensor' and "
-                                  f"'{tname(value)}'", kind="TypeError") from None
-            return
-        self.bind(s.target, arith(s.op, current, value), scope, top)
+    def _override(self, s: P.Assign, scope: dict) -> Any:
+        """``--set NAME=VALUE``: the literal of ``NAME = <literal>`` or of the data argument
+        of ``NAME = torch.tensor(<literal>, ...)`` replaced (floats where the literal had)."""
+        new = self.overrides[s.target]
+        if s.literal:
+            value = _like(new, s.value)
+            return tensor(value) if self.leaves else value
+        call = s.value
+        data = _like(new, call.args[0])
+        return self.call_value(self.eval(call.func, scope),
+                               [data, *(self.eval(a, scope) for a in call.args[1:])],
+                               {k: self.eval(v, scope) for k, v in call.kwargs}, call.func)
 
+    def assign(self, target: Any, value: Any, scope: dict, top: bool) -> None:
+        """Store ``value`` into an assignment target (a name, an unpacking, x.attr, x[i])."""
+        cls = target.__class__
+        if cls is P.Name:
+            self.bind(target.id, value, scope, top)
+        elif cls is P.Tuple or cls is P.ListExpr:
+            self._unpack(target.items, value, scope, top)
+        elif cls is P.Attribute:
+            self.set_attribute(self.eval(target.value, scope), target.attr, value)
+        elif cls is P.Subscript:
+            obj = self.eval(target.value, scope)
+            self.set_item(obj, self.index(target.index, scope), value)
+        else:  # pragma: no cover - the compiler accepts only the targets above
+            raise ScriptError(f"cannot assign to {cls.__name__}", kind="SyntaxError")
+
+    def _unpack(self, targets: tuple, value: Any, scope: dict, top: bool) -> None:
+        if not _iterable(value):
+            raise ScriptError(f"cannot unpack non-iterable {type_name(value)} object",
+                              kind="TypeError")
+        star = next((i for i, t in enumerate(targets) if t.__class__ is P.Starred), None)
+        n = len(targets)
+        items: list = []
+        for x in items_of(value):  # stop early when too many, as Python does
+            items.append(x)
+            if star is None and len(items) > n:
+                raise ScriptError(f"too many values to unpack (expected {n})", kind="ValueError")
+        if star is None:
+            if len(items) < n:
+                raise ScriptError(f"not enough values to unpack (expected {n}, got "
+                                  f"{len(items)})", kind="ValueError")
+            for t, x in zip(targets, items):
+                self.assign(t, x, scope, top)
+            return
+        if len(items) < n - 1:
+            raise ScriptError(f"not enough values to unpack (expected at least {n - 1}, got "
+                              f"{len(items)})", kind="ValueError")
+        after = n - star - 1
+        for t, x in zip(targets[:star], items[:star]):
+            self.assign(t, x, scope, top)
+        self.assign(targets[star].value, items[star:len(items) - after], scope, top)
+        for t, x in zip(targets[star + 1:], items[len(items) - after:]):
+            self.assign(t, x, scope, top)
+
+    def _assign_to(self, s: P.AssignTo, scope: dict, top: bool) -> None:
+        value = tensor(literal(s.value)) if s.literal and self.leaves else \
+            self.eval(s.value, scope)
+        for target in s.targets:
+            self.assign(target, value, scope, top)
+
+    def _aug_assign_to(self, s: P.AugAssignTo, scope: dict, top: bool) -> None:
+        t = s.target
+        obj = self.eval(t.value, scope)
+        if t.__class__ is P.Attribute:
+            current = self.attribute(obj, t.attr, t.span)
+            self.set_attribute(obj, t.attr, self.inplace(s.op, current, self.eval(s.value, scope)))
+        else:
+            key = self.index(t.index, scope)
+            current = self.item_of(obj, key)
+            self.set_item(obj, key, self.inplace(s.op, current, self.eval(s.value, scope)))
+
+    def _delete(self, s: P.Delete, scope: dict, top: bool) -> None:
+        for t in s.targets:
+            self._delete_target(t, scope, top)
+
+    def _delete_target(self, t: Any, scope: dict, top: bool) -> None:
+        cls = t.__class__
+        if cls is P.Name:
+            fn = scope.get(FUNCTION_KEY)
+            if fn is not None and t.id in fn.globals:
+                scope, top = self.globals, True
+            if t.id not in scope:
+                if fn is not None:
+                    raise ScriptError(f"cannot access local variable '{t.id}' where it is not "
+                                      "associated with a value", kind="UnboundLocalError")
+                raise ScriptError(f"name '{t.id}' is not defined", kind="NameError")
+            del scope[t.id]
+            if top:
+                self.result.bindings.pop(t.id, None)
+        elif cls is P.Tuple or cls is P.ListExpr:
+            for item in t.items:
+                self._delete_target(item, scope, top)
+        elif cls is P.Subscript:
+            self.del_item(self.eval(t.value, scope), self.index(t.index, scope))
+        else:
+            raise ScriptError(f"gradcli does not support deleting attributes ('{t.attr}')",
+                              kind="NotImplementedError")
+
+    # -- control flow ---------------------------------------------------------------------------
     def _for(self, s: P.For, scope: dict, top: bool) -> None:
-        args = [self.eval(a, scope) for a in s.args]
-        for a in args:
-            if isinstance(a, Tensor):
-                a = a.item() if a.numel() == 1 else a
-            if isinstance(a, float) or not isinstance(a, int):
-                raise ScriptError(f"'{type(a).__name__}' object cannot be interpreted as an "
-                                  "integer", kind="TypeError", span=s.span)
-        if len(args) == 3 and args[2] == 0:
-            raise ScriptError("range() arg 3 must not be zero", kind="ValueError", span=s.span)
-        for i in range(*args):
-            self.bind(s.var, i, scope, top)
+        target = s.target
+        name = target.id if target.__class__ is P.Name else None
+        for item in items_of(self.eval(s.iter, scope)):
+            if name is not None:
+                self.bind(name, item, scope, top)
+            else:
+                self.assign(target, item, scope, top)
             if not self._iteration(s.body, scope, top):
-                break
+                return
+        self.exec_block(s.orelse, scope, top)
 
     def _while(self, s: P.While, scope: dict, top: bool) -> None:
         # each test counts as a step, so `while True: pass` meets the step limit too
-        while self.truth(self.eval(s.test, scope)):
+        while truth(self.eval(s.test, scope)):
             self.steps += 1
             if self.steps > self.max_steps:
                 raise self._step_limit(s.span)
             if not self._iteration(s.body, scope, top):
-                break
+                return
+        self.exec_block(s.orelse, scope, top)
 
     def _iteration(self, body: tuple, scope: dict, top: bool) -> bool:
         """Run one pass of a loop body; False when it ends with ``break``."""
@@ -325,224 +402,226 @@ class Interpreter:
             pass
         return True
 
-    # -- names ----------------------------------------------------------------------------------
-    def lookup(self, name: str, scope: dict, span: Span | None) -> Any:
-        """A name's value: locals, then globals, then built-ins."""
-        if name in scope:
-            return scope[name]
-        fn = scope.get("__function__")
-        if fn is not None and name in fn.locals:
-            raise ScriptError(f"cannot access local variable '{name}' where it is not associated "
-                              "with a value", kind="UnboundLocalError", span=span)
-        if name in self.globals:
-            return self.globals[name]
-        if name in BUILTINS:
-            return BUILTINS[name]
-        raise ScriptError(f"name '{name}' is not defined", kind="NameError", span=span,
-                          hint=None if name in ("torch", "F", "nn") else  # hints.hint_for
-                          did_you_mean(name, [*scope, *self.globals, *BUILTINS]))
+    def _break(self, s: P.Break, scope: dict, top: bool) -> None:
+        raise _Break
 
-    def truth(self, value: Any) -> bool:
-        """Python truthiness; a one-element tensor by its value."""
-        if isinstance(value, Tensor):
-            return bool(value)
-        return bool(value)
+    def _continue(self, s: P.Continue, scope: dict, top: bool) -> None:
+        raise _Continue
 
-    # -- expressions ----------------------------------------------------------------------------
-    def eval(self, e: Any, scope: dict) -> Any:
-        """Evaluate an expression."""
-        cls = e.__class__
-        if cls is P.Name:
-            return self.lookup(e.id, scope, e.span)
-        if cls is P.Number or cls is P.String:
-            return e.value
-        if cls is P.Binary:
-            return arith(e.op, self.eval(e.left, scope), self.eval(e.right, scope))
-        if cls is P.Call:
-            return self._call(e, scope)
-        if cls is P.Attribute:
-            return self._attribute(self.eval(e.value, scope), e.attr, e.span)
-        if cls is P.Unary:
-            v = self.eval(e.operand, scope)
-            if e.op == "not":
-                return not self.truth(v)
-            if not isinstance(v, (Tensor, int, float)):
-                raise ScriptError(f"bad operand type for unary {e.op}: '{type(v).__name__}'",
-                                  kind="TypeError")
-            return -v if e.op == "-" else v
-        if cls is P.ListExpr:
-            return check_list([self.eval(i, scope) for i in e.items])
-        if cls is P.Subscript:
-            return self._subscript(e, scope)
-        if cls is P.Compare:
-            return self._compare(e, scope)
-        if cls is P.IfExp:
-            branch = e.body if self.truth(self.eval(e.test, scope)) else e.orelse
-            return self.eval(branch, scope)
-        if cls is P.BoolOp:
-            v = None
-            for item in e.values:
-                v = self.eval(item, scope)
-                if self.truth(v) == (e.op == "or"):
-                    return v
-            return v
-        raise ScriptError(f"unsupported expression {cls.__name__}")  # pragma: no cover
+    def _return(self, s: P.Return, scope: dict, top: bool) -> None:
+        raise _Return(None if s.value is None else self.eval(s.value, scope))
 
-    def _compare(self, e: P.Compare, scope: dict) -> Any:
-        left = self.eval(e.operands[0], scope)
-        result: Any = True
-        last = len(e.ops) - 1
-        for i, (op, right_e) in enumerate(zip(e.ops, e.operands[1:])):
-            right = self.eval(right_e, scope)
+    def _pass(self, s: Any, scope: dict, top: bool) -> None:
+        return None
+
+    def _with(self, s: P.With, scope: dict, top: bool) -> None:
+        ctx = self.eval(s.context, scope)
+        enter = getattr(type(ctx), "__enter__", None)
+        exit_ = getattr(type(ctx), "__exit__", None)
+        if enter is None or exit_ is None or isinstance(ctx, (Tensor, type)):
+            raise ScriptError(f"'{type_name(ctx)}' object does not support the context "
+                              "manager protocol", kind="TypeError")
+        value = ctx.__enter__()
+        try:
+            if s.target is not None:
+                self.assign(s.target, value, scope, top)
+            self.exec_block(s.body, scope, top)
+        finally:
+            ctx.__exit__(None, None, None)
+
+    def _try(self, s: P.Try, scope: dict, top: bool) -> None:
+        try:
             try:
-                result = COMPARE[op](left, right)
-            except OverflowError as exc:  # a tensor against a Python int beyond float range
-                raise ScriptError(str(exc), kind="OverflowError") from None
-            except TypeError:
-                raise ScriptError(f"'{op}' not supported between instances of '{tname(left)}' "
-                                  f"and '{tname(right)}'", kind="TypeError") from None
-            if i < last and not self.truth(result):  # a < b < c is (a < b) and (b < c)
-                return result
-            left = right
-        return result
-
-    def _subscript(self, e: P.Subscript, scope: dict) -> Any:
-        target = self.eval(e.value, scope)
-        keys = []
-        for k in e.index:
-            if k.__class__ is P.Slice:
-                keys.append(slice(*(None if p is None else self._int(self.eval(p, scope))
-                                    for p in (k.start, k.stop, k.step))))
+                self.exec_block(s.body, scope, top)
+            except GradcliError as err:
+                if getattr(err, "limit", False):
+                    raise
+                for h in s.handlers:
+                    if h.type is None or catches(self.eval(h.type, scope), err):
+                        break
+                else:
+                    raise
+                self._handle(h, err, scope, top)
             else:
-                keys.append(self._int(self.eval(k, scope)))
-        key = keys[0] if len(keys) == 1 else tuple(keys)
-        if isinstance(target, Tensor):
-            return target[key]
-        if isinstance(target, (list, tuple)) and not isinstance(key, tuple):
-            try:
-                return target[key]
-            except IndexError:
-                raise ScriptError(f"{type(target).__name__} index out of range",
-                                  kind="IndexError") from None
-            except ValueError as exc:  # [a, b][::0]
-                raise ScriptError(str(exc), kind="ValueError") from None
-        raise ScriptError(f"'{type(target).__name__}' object is not subscriptable",
-                          kind="TypeError")
+                self.exec_block(s.orelse, scope, top)
+        finally:
+            if s.finalbody:
+                self.exec_block(s.finalbody, scope, top)
 
-    def _int(self, v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ScriptError("indices must be integers or slices, not "
-                              f"{'Tensor' if isinstance(v, Tensor) else type(v).__name__}",
-                              kind="TypeError")
-        return v
+    def _handle(self, h: P.Handler, err: GradcliError, scope: dict, top: bool) -> None:
+        if h.name is not None:
+            self.bind(h.name, value_of(err), scope, top)
+        self.handling.append(err)
+        try:
+            self.exec_block(h.body, scope, top)
+        finally:
+            self.handling.pop()
+            if h.name is not None:  # Python deletes the name when the handler ends
+                target = self.globals if top else scope
+                target.pop(h.name, None)
+                if top:
+                    self.result.bindings.pop(h.name, None)
 
-    def _attribute(self, obj: Any, attr: str, span: Span) -> Any:
-        if isinstance(obj, Tensor):
-            if attr in TENSOR_ATTRIBUTES:
-                value = getattr(obj, attr)
-                if value is None and attr == "grad":  # why: a hint, trace, explain
-                    self._none_read = none_grad(self, obj, span)
-                return Size(value) if attr == "shape" else value
-            if attr in TENSOR_METHODS:
-                if attr == "backward":
-                    self.last_backward = (span, obj)
-                return getattr(obj, attr)
-            raise ScriptError(f"'Tensor' object has no attribute '{attr}'", kind="AttributeError",
-                              span=span, hint=did_you_mean(attr, [*TENSOR_ATTRIBUTES,
-                                                                   *TENSOR_METHODS]))
-        raise ScriptError(f"'{type(obj).__name__}' object has no attribute '{attr}'",
-                          kind="AttributeError", span=span)
+    def _raise(self, s: P.Raise, scope: dict, top: bool) -> None:
+        if s.exc is None:
+            if not self.handling:
+                raise ScriptError("No active exception to reraise")
+            raise self.handling[-1]
+        v = self.eval(s.exc, scope)
+        if isinstance(v, TypeObject) and v.is_subclass(EXCEPTIONS["BaseException"]):
+            v = v.make()
+        if not isinstance(v, ExcValue):
+            raise ScriptError("exceptions must derive from BaseException", kind="TypeError")
+        if s.cause is not None:
+            cause = self.eval(s.cause, scope)
+            if cause is not None and not isinstance(cause, (ExcValue, TypeObject)):
+                raise ScriptError("exception causes must derive from BaseException",
+                                  kind="TypeError")
+        raise raise_value(v, self.printer.str)
 
-    def _call(self, e: P.Call, scope: dict) -> Any:
-        fn = self.eval(e.func, scope)
-        args = [self.eval(a, scope) for a in e.args]
-        kwargs = {k: self.eval(v, scope) for k, v in e.kwargs}
-        if isinstance(fn, _Function):
-            return self._call_user(fn, _bind_arguments(fn, args, kwargs))
-        if not callable(fn) or isinstance(fn, Tensor):
-            raise ScriptError(f"'{tname(fn)}' object is not callable", kind="TypeError")
-        func = e.func
-        name = func.id if func.__class__ is P.Name else \
-            func.attr if func.__class__ is P.Attribute else getattr(fn, "__name__", "function")
-        # a def passed to a built-in (a hook) is called back as a Python callable
-        args = [self._callable(a) if isinstance(a, _Function) else a for a in args]
-        return _call_builtin(fn, args, kwargs, self, name)
+    def _assert(self, s: P.Assert, scope: dict, top: bool) -> None:
+        if truth(self.eval(s.test, scope)):
+            return
+        if s.msg is None:
+            raise ScriptError("", kind="AssertionError")
+        raise raise_value(ExcValue(EXCEPTIONS["AssertionError"], (self.eval(s.msg, scope),)),
+                          self.printer.str)
 
-    def _callable(self, fn: _Function) -> Any:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            # NOTE: a hook runs inside a backward: what that backward frees stays tagged with
-            # the backward's statement, not the hook's lines
-            tag = self.ctx.free_tag
-            try:
-                return self._call_user(fn, _bind_arguments(fn, list(args), kwargs))
-            finally:
-                self.ctx.free_tag = tag
+    def _global(self, s: P.Global, scope: dict, top: bool) -> None:
+        return None  # the function's globals were read when it was defined
 
-        call.__name__ = fn.node.name
-        return call
+    def _import(self, s: P.Import, scope: dict, top: bool) -> None:
+        for dotted, alias in s.names:
+            if alias is not None:
+                self.bind(alias, _module(dotted), scope, top)
+            else:
+                first = dotted.split(".")[0]
+                _module(dotted)
+                self.bind(first, _module(first), scope, top)
 
-    def _call_user(self, fn: _Function, scope: dict[str, Any]) -> Any:
+    def _import_from(self, s: P.ImportFrom, scope: dict, top: bool) -> None:
+        module = _module(s.module)
+        for name, alias in s.names:
+            if name == "*":
+                for key in module.members:
+                    self.bind(key, module.get(key), scope, top)
+                continue
+            sub = import_module(f"{s.module}.{name}")
+            self.bind(alias or name, sub if sub is not None else module.get(name), scope, top)
+
+    # -- functions ------------------------------------------------------------------------------
+    def _def(self, s: P.FunctionDef, scope: dict, top: bool) -> None:
+        decorators = [self.eval(d, scope) for d in s.decorators]
+        fn: Any = self.make_function(s, scope)
+        for dec in reversed(decorators):
+            fn = self._decorate(dec, fn)
+        self.bind(s.name, fn, scope, top)
+
+    def make_function(self, node: P.FunctionDef | P.Lambda, scope: dict) -> Function:
+        """A function object: defaults evaluated now, as Python does, in the defining scope."""
+        p = node.params
+        defaults = tuple(self.eval(d, scope) for d in p.defaults)
+        kw_defaults = {name: self.eval(d, scope) for name, d in zip(p.kwonly, p.kw_defaults)
+                       if d is not None}
+        closure = None if scope is self.globals else scope
+        return Function(node, self, closure, defaults, kw_defaults)
+
+    def _decorate(self, dec: Any, fn: Any) -> Any:
+        if isinstance(dec, GradMode):  # @torch.no_grad(): a fresh mode object for each call
+            return GradModeFunction(fn, lambda: copy.copy(dec))
+        if any(dec is f for f in GRAD_MODE_FACTORIES):  # @torch.no_grad without parentheses
+            return GradModeFunction(fn, dec)
+        return self.call_value(dec, [fn], {})
+
+    def call_function(self, fn: Function, args: list, kwargs: dict) -> Any:
+        """Call a script's function."""
+        scope = bind_arguments(fn, args, kwargs)
+        scope[FUNCTION_KEY] = fn
         if self.depth >= MAX_CALL_DEPTH:
-            raise ScriptError(f"function calls nested deeper than {MAX_CALL_DEPTH}",
-                              kind="RecursionError", hint="is there a recursion without a base "
-                              "case?")
-        scope["__function__"] = fn
-        caller_span = self.span
+            raise ScriptError("maximum recursion depth exceeded", kind="RecursionError",
+                              hint=f"gradcli allows {MAX_CALL_DEPTH} nested calls; is there a "
+                              "recursion without a base case?")
+        caller = self.span
+        self.calls.append(caller)
         self.depth += 1
         try:
+            if fn.node.__class__ is P.Lambda:
+                return self._lambda_body(fn.node.body, scope)
             self.exec_block(fn.node.body, scope)
         except _Return as r:
             return r.value
         finally:
             self.depth -= 1
-            self.span = caller_span
+            self.calls.pop()
+            self.span = caller
+            self.ctx.free_tag = caller
         return None
 
+    def _lambda_body(self, body: Any, scope: dict) -> Any:
+        try:
+            return self.eval(body, scope)
+        except GradcliError as err:  # reported where the lambda is written, as Python does
+            if err.span is None:
+                err.span = body.span
+                err.calls = tuple(self.calls)  # type: ignore[attr-defined]
+            raise
+
+    def call_value(self, fn: Any, args: list, kwargs: dict, where: Any = None) -> Any:
+        """Call anything a script can call: its functions, built-ins, classes, methods."""
+        if fn.__class__ is Function:
+            return self.call_function(fn, args, kwargs)
+        if isinstance(fn, TypeObject):
+            if fn.make is None:
+                raise ScriptError(f"cannot create '{fn.qualname}' instances", kind="TypeError")
+            fn = fn.make
+        elif not callable(fn) or isinstance(fn, (Tensor, ExcValue)):
+            raise ScriptError(f"'{type_name(fn)}' object is not callable", kind="TypeError")
+        return _call_builtin(fn, args, kwargs, self, where)
+
+    def type_name(self, v: Any) -> str:
+        """What Python's messages call the type of ``v``."""
+        return type_name(v)
 
 
-def _bind_arguments(fn: _Function, args: list, kwargs: dict) -> dict[str, Any]:
-    """A call's arguments bound to a ``def``'s parameters, with Python's errors."""
-    name, params, defaults = fn.node.name, fn.node.params, fn.defaults
-    n, required = len(params), len(params) - len(defaults)
-
-    def fail(message: str) -> ScriptError:
-        return ScriptError(f"{name}() {message}", kind="TypeError")
-
-    if len(args) > n:
-        takes = f"{n}" if not defaults else f"from {required} to {n}"
-        raise fail(f"takes {takes} positional argument{'' if n == 1 else 's'} but {len(args)} "
-                   f"{'was' if len(args) == 1 else 'were'} given")
-    scope = dict(zip(params, args))
-    for key, value in kwargs.items():
-        if key not in params:
-            raise fail(f"got an unexpected keyword argument '{key}'")
-        if key in scope:
-            raise fail(f"got multiple values for argument '{key}'")
-        scope[key] = value
-    missing = [p for p in params[:required] if p not in scope]
-    if missing:
-        names = " and ".join(", ".join(f"'{m}'" for m in missing).rsplit(", ", 1))
-        raise fail(f"missing {len(missing)} required positional argument"
-                   f"{'' if len(missing) == 1 else 's'}: {names}")
-    for p, d in zip(params[required:], defaults):
-        scope.setdefault(p, d)
-    return scope
+_MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, OverflowError,
+           StopIteration)
 
 
-def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter, name: str) -> Any:
+def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter, where: Any) -> Any:
     needs_interp = getattr(fn, "needs_interpreter", False)
     try:
         if needs_interp:
             return fn(interp, *args, **kwargs)
         return fn(*args, **kwargs)
-    except TypeError as exc:
-        # Only argument-binding errors reach here: built-ins raise ScriptError for bad values.
-        message = _binding_message(str(exc), name, needs_interp)
-        unknown = re.search(r"unexpected keyword argument '(\w+)'", message)
-        raise ScriptError(message, kind="TypeError", hint=did_you_mean(
-            unknown.group(1), _parameters(fn)) if unknown else None) from None
-    except OverflowError as exc:  # a Python int beyond float range as a scalar argument
-        raise ScriptError(str(exc), kind="OverflowError") from None
+    except _MAPPED as exc:
+        # Argument-binding errors and Python's own methods' errors (lst.index(9)): built-ins
+        # raise ScriptError for bad values themselves.
+        kind = type(exc).__name__
+        if kind == "ValueError" and "maximum supported dimension" in str(exc):
+            raise _too_many_dims(exc) from None
+        if kind == "KeyError":
+            err = ScriptError(repr(exc.args[0]) if exc.args else "", kind=kind)
+            err.pyargs = exc.args  # type: ignore[attr-defined]
+            raise err from None
+        message = str(exc)
+        hint = None
+        if kind == "TypeError":
+            name = where.id if where.__class__ is P.Name else \
+                where.attr if where.__class__ is P.Attribute else getattr(fn, "__name__", "")
+            message = _binding_message(message, name, needs_interp)
+            unknown = re.search(r"unexpected keyword argument '(\w+)'", message)
+            if unknown:
+                hint = did_you_mean(unknown.group(1), _parameters(fn))
+        raise ScriptError(message, kind=kind, hint=hint) from None
+    except RecursionError:
+        raise ScriptError("maximum recursion depth exceeded", kind="RecursionError") from None
+
+
+def _too_many_dims(exc: Exception) -> ScriptError:
+    found = re.search(r"found (\d+)", str(exc))
+    return ScriptError(f"a tensor can have at most {MAX_DIMS} dimensions in gradcli"
+                       f"{', not ' + found.group(1) if found else ''} (NumPy's limit; PyTorch "
+                       "allows more)")
 
 
 _QUALNAME = re.compile(r"^[\w.<>]+\(\)")
@@ -553,7 +632,8 @@ def _binding_message(message: str, name: str, needs_interp: bool) -> str:
     """Python's argument-binding message with the name the script called, not the function's
     internal qualified name (``_extreme.<locals>.fn()``), and the interpreter argument of
     interpreter built-ins not counted."""
-    message = _QUALNAME.sub(f"{name}()", message, count=1)
+    if name:
+        message = _QUALNAME.sub(f"{name}()", message, count=1)
     if needs_interp:
         def fix(m: re.Match) -> str:
             takes, given = int(m.group(1)) - 1, int(m.group(2)) - 1
@@ -575,26 +655,44 @@ def _parameters(fn: Any) -> list[str]:
             and p.name not in ("interp", "self")]
 
 
-def _assigned(body: tuple) -> set[str]:
-    """Names a function body assigns (its locals, as Python decides at compile time)."""
-    names: set[str] = set()
-    for s in body:
-        if isinstance(s, (P.Assign, P.AugAssign)):
-            names.add(s.target)
-        elif isinstance(s, P.For):
-            names.add(s.var)
-            names |= _assigned(s.body)
-        elif isinstance(s, P.While):
-            names |= _assigned(s.body)
-        elif isinstance(s, P.If):
-            for _, b in s.branches:
-                names |= _assigned(b)
-            names |= _assigned(s.orelse)
-        elif isinstance(s, P.With):
-            names |= _assigned(s.body)
-        elif isinstance(s, P.FunctionDef):
-            names.add(s.name)
-    return names
+def _module(dotted: str) -> Any:
+    module = import_module(dotted)
+    if module is None:  # the static check (script.imports) stops this before the run
+        raise ScriptError(f"No module named '{dotted}'", kind="ModuleNotFoundError")
+    return module
 
 
-__all__ = ["Interpreter", "Record", "RunResult", "display"]
+def _iterable(value: Any) -> bool:
+    try:
+        items_of(value)
+    except ScriptError:
+        return False
+    return True
+
+
+def _like(value: Any, original: Any) -> Any:
+    """An override value in floats when the literal it replaces was written with floats."""
+    def has_float(e: Any) -> bool:
+        if e.__class__ is P.Number:
+            return e.value.__class__ is float
+        if e.__class__ is P.Unary:
+            return has_float(e.operand)
+        return any(has_float(i) for i in getattr(e, "items", ()))
+
+    def to_float(v: Any) -> Any:
+        return [to_float(x) for x in v] if isinstance(v, list) else float(v)
+
+    return to_float(value) if has_float(original) else value
+
+
+Interpreter._STATEMENTS = {  # type: ignore[attr-defined]
+    P.AssignTo: Interpreter._assign_to, P.AugAssignTo: Interpreter._aug_assign_to,
+    P.For: Interpreter._for, P.While: Interpreter._while, P.Break: Interpreter._break,
+    P.Continue: Interpreter._continue, P.Return: Interpreter._return, P.Pass: Interpreter._pass,
+    P.With: Interpreter._with, P.Try: Interpreter._try, P.Raise: Interpreter._raise,
+    P.Assert: Interpreter._assert, P.Delete: Interpreter._delete, P.Global: Interpreter._global,
+    P.Import: Interpreter._import, P.ImportFrom: Interpreter._import_from,
+    P.FunctionDef: Interpreter._def,
+}
+
+__all__ = ["Interpreter", "Record", "RunResult", "Warning_"]

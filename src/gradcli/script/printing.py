@@ -174,8 +174,10 @@ class Printer:
         if isinstance(v, GradMode):
             kind = "no_grad" if not v.mode else "enable_grad"
             return f"<torch.autograd.grad_mode.{kind} object at {self.address(v)}>"
-        if type(v).__module__ == "gradcli.engine.dtypes":
-            return repr(v)
+        if cls.__module__.startswith("gradcli.") and cls.__repr__ is not object.__repr__:
+            # the engine's and the api's own objects (dtypes, torch.return_types, hook
+            # handles, generators, optimizers) print as PyTorch's, with this run's addresses
+            return repr(v).replace(f"{id(v):#x}", self.address(v))
         if cls.__name__ in ("zip", "map", "filter", "enumerate", "generator", "reversed",
                             "list_reverseiterator", "list_iterator", "tuple_iterator",
                             "range_iterator", "str_iterator"):

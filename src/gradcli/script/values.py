@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import Node, Tensor
+from ..engine import Tensor
 from ..engine.tensor import Size  # noqa: F401  (what print shows for x.shape)
 from ..errors import ScriptError
 from ..language import program as P
@@ -190,27 +190,3 @@ def tname(v: Any) -> str:
         return script_type
     return "builtin_function_or_method" if callable(v) and cls.__module__ != "builtins" or \
         cls.__name__ in ("builtin_function_or_method", "method") else cls.__name__
-
-
-def display(value: Any) -> str:
-    """``str(value)`` as the same PyTorch program would print it."""
-    if isinstance(value, Tensor):
-        return repr(value)
-    if isinstance(value, Node):
-        return f"<{value.fn_name} object>"
-    if isinstance(value, list):
-        return "[" + ", ".join(display(v) for v in value) + "]"
-    if isinstance(value, float):
-        return repr(value)
-    if callable(value):
-        return builtin_text(value)
-    return str(value)
-
-
-def builtin_text(fn: Any) -> str:
-    """How Python prints a built-in: ``<built-in function tanh>``, ``<built-in method zero_ of
-    Tensor object>`` (never an internal name such as ``print_``)."""
-    name = getattr(fn, "__name__", "function")
-    if isinstance(getattr(fn, "__self__", None), Tensor):
-        return f"<built-in method {name} of Tensor object>"
-    return f"<built-in function {name}>"

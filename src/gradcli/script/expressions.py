@@ -1,0 +1,455 @@
+"""Evaluating expressions: names and scopes, operators, calls, attributes, subscripts,
+displays, comprehensions and f-strings, with Python's semantics and messages.
+
+``Evaluator`` is the expression half of ``interpreter.Interpreter`` (a mixin: both halves
+share the run's state). Scopes are dicts; a function's or a comprehension's scope holds its
+``Function`` (or ``ComprehensionScope``) under ``FUNCTION_KEY``, which links to the scope
+around it, so closures see the enclosing function's names as Python's do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..api.namespace import Module, missing, set_tensor_attribute, tensor_attribute
+from ..api.types import TypeObject
+from ..engine import METHODS, Node, Tensor
+from ..errors import GradcliError, ScriptError, Span
+from ..language import program as P
+from ..language.checks import target_names
+from . import pymethods
+from .exceptions import ExcValue
+from .functions import FUNCTION_KEY, ComprehensionScope, Function
+from .hints import did_you_mean
+from .printing import node_name, type_name
+from .pybuiltins import items_of, materialise, truth
+from .values import COMPARE, MAX_SEQUENCE, arith, check_list, tname, too_long
+
+_INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_divide_",
+            "%": "remainder_", "**": "pow_"}
+_NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "register_prehook",
+                              "metadata", "requires_grad", "variable"})
+_UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
+
+
+class Evaluator:
+    """Expression evaluation for the interpreter (see the module docstring)."""
+
+    globals: dict[str, Any]
+    builtins: dict[str, Any]
+    printer: Any
+
+    # -- names ----------------------------------------------------------------------------------
+    def lookup(self, name: str, scope: dict, span: Span | None) -> Any:
+        """A name's value: the scope, the scopes around it, the globals, the built-ins."""
+        if name in scope:
+            return scope[name]
+        fn = scope.get(FUNCTION_KEY)
+        if fn is not None:
+            if name in fn.locals:
+                raise ScriptError(f"cannot access local variable '{name}' where it is not "
+                                  "associated with a value", kind="UnboundLocalError", span=span)
+            outer = fn.closure
+            while outer is not None and outer is not self.globals:
+                if name in outer:
+                    return outer[name]
+                fn = outer.get(FUNCTION_KEY)
+                if fn is None:
+                    break
+                if name in fn.locals:
+                    raise ScriptError(f"cannot access free variable '{name}' where it is not "
+                                      "associated with a value in enclosing scope",
+                                      kind="NameError", span=span)
+                outer = fn.closure
+        if name in self.globals:
+            return self.globals[name]
+        if name in self.builtins:
+            return self.builtins[name]
+        raise ScriptError(f"name '{name}' is not defined", kind="NameError", span=span,
+                          hint=None if name in ("torch", "F", "nn") else  # hints.hint_for
+                          did_you_mean(name, [*scope, *self.globals, *self.builtins]))
+
+    # -- expressions ----------------------------------------------------------------------------
+    def eval(self, e: Any, scope: dict) -> Any:
+        """Evaluate an expression."""
+        cls = e.__class__
+        if cls is P.Name:
+            name = e.id
+            if name in scope:
+                return scope[name]
+            return self.lookup(name, scope, e.span)
+        if cls is P.Number or cls is P.String:
+            return e.value
+        if cls is P.Binary:
+            left = self.eval(e.left, scope)
+            right = self.eval(e.right, scope)
+            if e.op == "%" and left.__class__ is str:
+                return self.printer.percent(left, right)
+            return arith(e.op, left, right)
+        if cls is P.Call:
+            return self.call_value(self.eval(e.func, scope),
+                                   [self.eval(a, scope) for a in e.args],
+                                   {k: self.eval(v, scope) for k, v in e.kwargs}, e.func)
+        if cls is P.Attribute:
+            return self.attribute(self.eval(e.value, scope), e.attr, e.span)
+        return self._EVAL[cls](self, e, scope)
+
+    def _unary(self, e: P.Unary, scope: dict) -> Any:
+        v = self.eval(e.operand, scope)
+        if e.op == "not":
+            return not truth(v)
+        if isinstance(v, (int, float)) or (isinstance(v, Tensor) and
+                                           hasattr(Tensor, _UNARY[e.op])):
+            try:
+                return -v if e.op == "-" else +v if e.op == "+" else ~v
+            except TypeError:  # ~ of a float
+                pass
+        raise ScriptError(f"bad operand type for unary {e.op}: '{tname(v)}'", kind="TypeError")
+
+    def _list(self, e: P.ListExpr, scope: dict) -> list:
+        return check_list(self._items(e.items, scope))
+
+    def _tuple(self, e: P.Tuple, scope: dict) -> tuple:
+        items = self._items(e.items, scope)
+        if len(items) > MAX_SEQUENCE:
+            raise too_long(len(items))
+        return tuple(items)
+
+    def _set(self, e: P.SetExpr, scope: dict) -> set:
+        try:
+            return set(self._items(e.items, scope))
+        except TypeError as exc:
+            raise ScriptError(str(exc), kind="TypeError") from None
+
+    def _items(self, items: tuple, scope: dict) -> list:
+        """A display's items, ``*iterable`` spliced in."""
+        out: list = []
+        for item in items:
+            if item.__class__ is P.Starred:
+                out.extend(materialise(self, self.eval(item.value, scope)))
+                if len(out) > MAX_SEQUENCE:
+                    raise too_long(len(out))
+            else:
+                out.append(self.eval(item, scope))
+        return out
+
+    def _dict(self, e: P.DictExpr, scope: dict) -> dict:
+        out: dict = {}
+        try:
+            for k, v in zip(e.keys, e.values):
+                if k is None:
+                    mapping = self.eval(v, scope)
+                    if not isinstance(mapping, dict):
+                        raise ScriptError(f"'{type_name(mapping)}' object is not a mapping",
+                                          kind="TypeError")
+                    out.update(mapping)
+                else:
+                    key = self.eval(k, scope)
+                    out[key] = self.eval(v, scope)
+        except TypeError as exc:  # an unhashable key
+            raise ScriptError(str(exc), kind="TypeError") from None
+        return out
+
+    def _subscript(self, e: P.Subscript, scope: dict) -> Any:
+        return self.item_of(self.eval(e.value, scope), self.index(e.index, scope))
+
+    def index(self, parts: tuple, scope: dict) -> Any:
+        """The key of ``x[...]``: one value, or a tuple for ``x[a, b]``; slices as slice()."""
+        keys = []
+        for k in parts:
+            if k.__class__ is P.Slice:
+                keys.append(slice(*(None if p is None else self.eval(p, scope)
+                                    for p in (k.start, k.stop, k.step))))
+            else:
+                keys.append(self.eval(k, scope))
+        return keys[0] if len(keys) == 1 else tuple(keys)
+
+    def _compare(self, e: P.Compare, scope: dict) -> Any:
+        left = self.eval(e.operands[0], scope)
+        result: Any = True
+        last = len(e.ops) - 1
+        for i, (op, right_e) in enumerate(zip(e.ops, e.operands[1:])):
+            right = self.eval(right_e, scope)
+            try:
+                result = COMPARE[op](left, right)
+            except OverflowError as exc:  # a tensor against a Python int beyond float range
+                raise ScriptError(str(exc), kind="OverflowError") from None
+            except TypeError:
+                raise ScriptError(f"'{op}' not supported between instances of '{tname(left)}' "
+                                  f"and '{tname(right)}'", kind="TypeError") from None
+            if i < last and not truth(result):  # a < b < c is (a < b) and (b < c)
+                return result
+            left = right
+        return result
+
+    def _if_exp(self, e: P.IfExp, scope: dict) -> Any:
+        return self.eval(e.body if truth(self.eval(e.test, scope)) else e.orelse, scope)
+
+    def _bool_op(self, e: P.BoolOp, scope: dict) -> Any:
+        v = None
+        for item in e.values:
+            v = self.eval(item, scope)
+            if truth(v) == (e.op == "or"):
+                return v
+        return v
+
+    def _call_unpack(self, e: P.CallUnpack, scope: dict) -> Any:
+        fn = self.eval(e.func, scope)
+        args: list = []
+        for a in e.args:
+            if a.__class__ is P.Starred:
+                args.extend(materialise(self, self.eval(a.value, scope)))
+            else:
+                args.append(self.eval(a, scope))
+        kwargs: dict = {}
+        for k, v in e.kwargs:
+            if k is not None:
+                kwargs[k] = self.eval(v, scope)
+                continue
+            mapping = self.eval(v, scope)
+            if not isinstance(mapping, dict):
+                raise ScriptError(f"argument after ** must be a mapping, not "
+                                  f"{type_name(mapping)}", kind="TypeError")
+            for key, value in mapping.items():
+                if not isinstance(key, str):
+                    raise ScriptError("keywords must be strings", kind="TypeError")
+                if key in kwargs:
+                    raise ScriptError(f"got multiple values for keyword argument '{key}'",
+                                      kind="TypeError")
+                kwargs[key] = value
+        return self.call_value(fn, args, kwargs, e.func)
+
+    def _lambda(self, e: P.Lambda, scope: dict) -> Function:
+        return self.make_function(e, scope)
+
+    def _fstring(self, e: P.FString, scope: dict) -> str:
+        out = []
+        total = 0
+        for p in e.parts:
+            if p.__class__ is str:
+                text = p
+            else:
+                v = self.printer.convert(self.eval(p.value, scope), p.conversion)
+                spec = "" if p.spec is None else self._fstring(p.spec, scope)
+                text = self.printer.format(v, spec)
+            total += len(text)
+            if total > MAX_SEQUENCE:
+                raise too_long(total)
+            out.append(text)
+        return "".join(out)
+
+    def _starred(self, e: P.Starred, scope: dict) -> Any:
+        raise ScriptError("can't use starred expression here", kind="SyntaxError")
+
+    # -- comprehensions -------------------------------------------------------------------------
+    def _comprehension(self, e: P.Comprehension, scope: dict) -> Any:
+        names = set()
+        for g in e.generators:
+            names.update(target_names(g.target))
+        inner = {FUNCTION_KEY: ComprehensionScope(frozenset(names), scope)}
+        first = self.eval(e.generators[0].iter, scope)  # in the enclosing scope, at once
+        states = self._comp_states(e.generators, 0, first, inner)
+        kind = e.kind
+        if kind == "gen":
+            return (self.eval(e.element, inner) for _ in states)
+        if kind == "dict":
+            out: Any = {}
+            try:
+                for _ in states:
+                    key = self.eval(e.element, inner)
+                    out[key] = self.eval(e.value, inner)
+            except TypeError as exc:
+                raise ScriptError(str(exc), kind="TypeError") from None
+            return out
+        items = [self.eval(e.element, inner) for _ in states]
+        if kind == "list":
+            return check_list(items)
+        try:
+            return set(items)
+        except TypeError as exc:
+            raise ScriptError(str(exc), kind="TypeError") from None
+
+    def _comp_states(self, gens: tuple, i: int, iterable: Any, inner: dict) -> Iterator[None]:
+        """Bind the loop names for each element, in order; yields once per element."""
+        g = gens[i]
+        last = i + 1 == len(gens)
+        for item in items_of(iterable):
+            self.tick()
+            self.assign(g.target, item, inner, False)
+            if all(truth(self.eval(c, inner)) for c in g.ifs):
+                if last:
+                    yield None
+                else:
+                    yield from self._comp_states(gens, i + 1, self.eval(gens[i + 1].iter, inner),
+                                                 inner)
+
+    # -- attributes -------------------------------------------------------------------------------
+    def attribute(self, obj: Any, attr: str, span: Span | None) -> Any:
+        """``obj.attr`` for a script: only what the PyTorch surface and Python's documented
+        methods offer."""
+        try:
+            return self._attribute(obj, attr)
+        except GradcliError as err:
+            raise err.at(span) from None
+
+    def attribute_of(self, obj: Any, attr: str) -> Any:
+        """``obj.attr`` without a span (``"{0.grad}".format(x)``)."""
+        return self._attribute(obj, attr)
+
+    def _attribute(self, obj: Any, attr: str) -> Any:
+        if isinstance(obj, Tensor):
+            return tensor_attribute(obj, attr)
+        cls = obj.__class__
+        if cls is Module:
+            return obj.get(attr)
+        if attr == "__name__":
+            name = obj.name if isinstance(obj, (TypeObject, Function, Module)) else \
+                getattr(obj, "__name__", None) if callable(obj) else None
+            if isinstance(name, str):
+                return name
+        elif isinstance(obj, Node):
+            return self._node_attribute(obj, attr)
+        elif pymethods.has_methods(obj):
+            method = pymethods.method(self, obj, attr)
+            if method is not None:
+                return method
+        elif isinstance(obj, ExcValue):
+            if attr == "args":
+                return obj.args
+        elif attr in getattr(cls, "script_attributes", ()):
+            return getattr(obj, attr)
+        if isinstance(obj, TypeObject):
+            raise ScriptError(f"type object '{obj.name}' has no attribute '{attr}'",
+                              kind="AttributeError")
+        raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
+                          kind="AttributeError")
+
+    def _node_attribute(self, node: Any, attr: str) -> Any:
+        if attr in _NODE_ATTRIBUTES or attr.startswith("_saved_"):
+            try:
+                value = getattr(node, attr)
+            except AttributeError:
+                value = None
+                if attr.startswith("_saved_") and not hasattr(type(node), "saved_value"):
+                    raise ScriptError(f"gradcli does not support grad_fn.{attr} yet",
+                                      kind="NotImplementedError") from None
+                raise ScriptError(f"'{node_name(node)}' object has no attribute '{attr}'",
+                                  kind="AttributeError") from None
+            if attr == "name" and isinstance(value, str):  # PyTorch's is a method: name()
+                return lambda: value
+            return value
+        raise ScriptError(f"'{node_name(node)}' object has no attribute '{attr}'",
+                          kind="AttributeError")
+
+    def set_attribute(self, obj: Any, attr: str, value: Any) -> None:
+        """``obj.attr = value``: the tensor attributes PyTorch lets a program assign."""
+        if isinstance(obj, Tensor):
+            set_tensor_attribute(obj, attr, value)
+            return
+        if attr in getattr(obj.__class__, "script_settable", ()):
+            setattr(obj, attr, value)
+            return
+        if obj.__class__ is Module:
+            raise ScriptError(f"gradcli does not let a script change module '{obj.name}'",
+                              kind="NotImplementedError")
+        if pymethods.has_methods(obj):
+            if pymethods.method(self, obj, attr) is not None:
+                raise ScriptError(f"'{type_name(obj)}' object attribute '{attr}' is read-only",
+                                  kind="AttributeError")
+            raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
+                              kind="AttributeError")
+        raise ScriptError(f"gradcli does not support assigning attributes of "
+                          f"'{type_name(obj)}' objects", kind="NotImplementedError")
+
+    # -- items ----------------------------------------------------------------------------------
+    def item_of(self, obj: Any, key: Any) -> Any:
+        """``obj[key]``."""
+        if isinstance(obj, Tensor):
+            try:
+                return obj[key]
+            except (TypeError, IndexError, ValueError) as exc:  # what the engine lets through
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
+        if isinstance(obj, (list, tuple, str, range, dict)):
+            try:
+                return obj[key]
+            except KeyError:
+                raise _key_error(key) from None
+            except (IndexError, TypeError, ValueError) as exc:
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
+        raise ScriptError(f"'{type_name(obj)}' object is not subscriptable", kind="TypeError")
+
+    def set_item(self, obj: Any, key: Any, value: Any) -> None:
+        """``obj[key] = value``; a tensor's through the engine's ``Tensor.__setitem__``."""
+        if isinstance(obj, Tensor):
+            if getattr(Tensor, "__setitem__", None) is None:
+                raise ScriptError("gradcli does not support assigning into a tensor "
+                                  "(x[i] = v) yet", kind="NotImplementedError")
+            obj[key] = value
+            return
+        if isinstance(obj, (list, dict)):
+            try:
+                obj[key] = value
+            except (IndexError, TypeError, ValueError) as exc:
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
+            if obj.__class__ is list and value.__class__ is list:
+                check_list(obj)
+            return
+        raise ScriptError(f"'{type_name(obj)}' object does not support item assignment",
+                          kind="TypeError")
+
+    def del_item(self, obj: Any, key: Any) -> None:
+        """``del obj[key]``."""
+        if isinstance(obj, (list, dict)):
+            try:
+                del obj[key]
+            except KeyError:
+                raise _key_error(key) from None
+            except (IndexError, TypeError) as exc:
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
+            return
+        raise ScriptError(f"'{type_name(obj)}' object doesn't support item deletion",
+                          kind="TypeError")
+
+    def inplace(self, op: str, current: Any, value: Any) -> Any:
+        """``current op= value``: in place where Python or PyTorch updates in place."""
+        if isinstance(current, Tensor) and op in _INPLACE:
+            try:
+                METHODS[_INPLACE[op]](current, value)
+            except OverflowError as exc:  # a Python int beyond float range
+                raise ScriptError(str(exc), kind="OverflowError") from None
+            except TypeError:  # e.g. NumPy refuses - on the bool tensors comparisons make
+                raise ScriptError(f"unsupported operand type(s) for {op}=: 'Tensor' and "
+                                  f"'{tname(value)}'", kind="TypeError") from None
+            return current
+        if current.__class__ is list and op == "+":
+            items = materialise(self, value)
+            if len(current) + len(items) > MAX_SEQUENCE:
+                raise too_long(len(current) + len(items))
+            current.extend(items)
+            return current
+        if current.__class__ is list and op == "*":
+            current[:] = arith("*", current, value)
+            return current
+        if current.__class__ is str and op == "%":
+            return self.printer.percent(current, value)
+        return arith(op, current, value, op + "=")
+
+
+def _key_error(key: Any) -> ScriptError:
+    plain = isinstance(key, (str, int, float, bool, type(None), Tensor))
+    err = ScriptError(repr(key) if plain else type_name(key), kind="KeyError")
+    err.pyargs = (key,)  # type: ignore[attr-defined]
+    return err
+
+
+Evaluator._EVAL = {  # type: ignore[attr-defined]
+    P.Unary: Evaluator._unary, P.ListExpr: Evaluator._list, P.Tuple: Evaluator._tuple,
+    P.SetExpr: Evaluator._set, P.DictExpr: Evaluator._dict, P.Subscript: Evaluator._subscript,
+    P.Compare: Evaluator._compare, P.IfExp: Evaluator._if_exp, P.BoolOp: Evaluator._bool_op,
+    P.CallUnpack: Evaluator._call_unpack, P.Lambda: Evaluator._lambda,
+    P.FString: Evaluator._fstring, P.Comprehension: Evaluator._comprehension,
+    P.Starred: Evaluator._starred,
+}
+
+__all__ = ["Evaluator", "missing"]
