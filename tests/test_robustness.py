@@ -867,8 +867,8 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
 # ---- the language reaches nothing else (SPEC §6) ---------------------------------------------------
 @pytest.mark.parametrize("script,code", [
     ("f = open('owned.txt', 'w')", 1),
-    ("import os", 1),  # ModuleNotFoundError when it runs
-    ("from os import system", 1),
+    ("import os", 3),
+    ("from os import system", 3),
     ("x = __import__('os')", 3),
     ("x = eval('1')", 1),
     ("exec('x = 1')", 1),
@@ -885,6 +885,9 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
     ("while True: pass", 1),  # a loop, stopped by the step limit
     ("x = (lambda: 1).__code__", 3),
     ("x = open", 1),
+    ("import numpy", 3),
+    ("import torch.utils.data", 3),
+    ("from torch import frobnicate", 3),
     ("x = '{0.__class__.__init__.__globals__}'.format(1)", 1),
     ("x = '{0.append.__self__}'.format([])", 1),
     ("x = getattr(1, '__class__')", 1),

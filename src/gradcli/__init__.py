@@ -17,12 +17,16 @@ from typing import Any
 __version__ = "0.1.0"
 
 
-def run(source: str, *, wrt: Any = (), backend: str = "numpy", dtype: str = "float64",
-        seed: int = 0, overrides: dict[str, Any] | None = None, record: bool = True) -> Any:
-    """Run a grad script; returns a RunResult (bindings, prints, warnings, error, ``grad()``)
-    that shows its graph in Jupyter (``record=False``: faster, no graph to show)."""
+def run(source: str, *, wrt: Any = (), backend: str = "numpy", dtype: str | None = None,
+        seed: int = 0, overrides: dict[str, Any] | None = None, record: bool = True,
+        filename: str = "<script>") -> Any:
+    """Run a grad script or a PyTorch program (one that imports torch first, or a ``filename``
+    ending in .py); returns a RunResult (bindings, prints, warnings, error, ``grad()``) that
+    shows its graph in Jupyter (``record=False``: faster, no graph to show). ``dtype`` None is
+    float64 for a grad script and float32 for a PyTorch program."""
     from .notebook import Result
     from .pipeline import run as _run
 
-    return Result.wrap(_run(source, wrt=tuple(wrt), backend=backend, dtype=dtype, seed=seed,
-                            overrides=overrides, keep_freed=True, record=record))
+    return Result.wrap(_run(source, filename=filename, wrt=tuple(wrt), backend=backend,
+                            dtype=dtype, seed=seed, overrides=overrides, keep_freed=True,
+                            record=record))

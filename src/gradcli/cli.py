@@ -79,8 +79,10 @@ Of = Annotated[str | None, typer.Option(
     "--of", metavar="NAME", help="The output tensor [default: the last name assigned].")]
 BackendOpt = Annotated[BackendName, typer.Option(
     "--backend", envvar="GRADCLI_BACKEND", case_sensitive=False, help="Array backend.")]
-DTypeOpt = Annotated[DType, typer.Option("--dtype", case_sensitive=False,
-                                         help="Floating dtype of every tensor.")]
+DTypeOpt = Annotated[DType | None, typer.Option(
+    "--dtype", case_sensitive=False, show_default=False,
+    help="Default floating dtype [default: float64 for a grad script, float32 for a PyTorch "
+         "program].")]
 Seed = Annotated[int, typer.Option("--seed", metavar="N", help="Seed for rand()/randn().")]
 SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", metavar="NAME=VALUE", show_default=False,
@@ -130,7 +132,7 @@ class Options:
     wrt: list[str] = field(default_factory=list)
     of: str | None = None
     backend: Any = BackendName.numpy
-    dtype: Any = DType.float64
+    dtype: Any = None
     seed: int = 0
     set_: list[str] = field(default_factory=list)
     fmt: Any = None
@@ -167,7 +169,7 @@ def _root(version: Annotated[bool, typer.Option(
 @app.command(short_help="Execute a script; print() output, then the final bindings.",
              epilog="\b\nExample:\n  gradcli run samples/chain_rule.grad --wrt w1")
 def run(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
-        backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
+        backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None, seed: Seed = 0,
         set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
         max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
         max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
@@ -179,7 +181,7 @@ def run(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
 @app.command(short_help="dL/dW for each --wrt W.",
              epilog="\b\nExample:\n  gradcli grad samples/chain_rule.grad --wrt w1   # dL/dw1 = -8.0")
 def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
-         backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
+         backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None,
          seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
          max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
         max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
@@ -193,7 +195,7 @@ def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of 
              "  gradcli graph samples/chain_rule.grad --wrt w1 --tree")
 def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
           tree: Tree = False, lines: Lines = None, backend: BackendOpt = BackendName.numpy,
-          dtype: DTypeOpt = DType.float64, seed: Seed = 0, set_: SetOpt = None,
+          dtype: DTypeOpt = None, seed: Seed = 0, set_: SetOpt = None,
           fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
           max_elements: MaxElements = MAX_ELEMENTS,
         max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES, debug: Debug = False) -> None:
@@ -207,7 +209,8 @@ def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
 def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
         backward: Backward = False, show_values: ShowValues = False,
         show_grads: ShowGrads = False, show_saved: ShowSaved = False, output: Output = None,
-        lines: Lines = None, rolled: Rolled = False, backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64, seed: Seed = 0,
+        lines: Lines = None, rolled: Rolled = False, backend: BackendOpt = BackendName.numpy,
+        dtype: DTypeOpt = None, seed: Seed = 0,
         set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
         max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
         max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
@@ -222,7 +225,7 @@ def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of =
 def html(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
          lines: Lines = None, backward: Backward = False, rolled: Rolled = False,
          output: HtmlOutput = None, backend: BackendOpt = BackendName.numpy,
-         dtype: DTypeOpt = DType.float64, seed: Seed = 0, set_: SetOpt = None,
+         dtype: DTypeOpt = None, seed: Seed = 0, set_: SetOpt = None,
          fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
          max_elements: MaxElements = MAX_ELEMENTS, debug: Debug = False) -> None:
     """Write the graph as a self-contained HTML page: click, hover, search, zoom, step."""
@@ -232,7 +235,7 @@ def html(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of 
 @app.command(short_help="Autograd against central finite differences.",
              epilog="\b\nExample:\n  gradcli check samples/chain_rule.grad --wrt w1 --wrt w2")
 def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
-          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
+          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None,
           seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
           max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
           max_evals: MaxEvals = MAX_EVALS,
@@ -247,7 +250,7 @@ def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
              "   # -2 + -6 = -8")
 def explain(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
             top: Top = 10, backend: BackendOpt = BackendName.numpy,
-            dtype: DTypeOpt = DType.float64, seed: Seed = 0, set_: SetOpt = None,
+            dtype: DTypeOpt = None, seed: Seed = 0, set_: SetOpt = None,
             fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
             max_elements: MaxElements = MAX_ELEMENTS, debug: Debug = False) -> None:
     """Decompose d(output)/dW by the chain rule: every path back to W, its factors and
@@ -258,7 +261,7 @@ def explain(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: 
 @app.command(short_help="What the run did, event by event, with root causes.",
              epilog="\b\nExample:\n  gradcli trace samples/retain_graph.grad")
 def trace(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
-          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
+          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None,
           seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
           max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
           debug: Debug = False) -> None:
@@ -270,7 +273,7 @@ def trace(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
 @app.command(short_help="Time, graph nodes and saved bytes per script line.",
              epilog="\b\nExample:\n  gradcli profile samples/growing_graph.grad")
 def profile(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
-            backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = DType.float64,
+            backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None,
             seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
             max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
             debug: Debug = False) -> None:

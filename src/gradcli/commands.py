@@ -98,7 +98,8 @@ class Session:
         try:
             result = pipeline.run(
                 self.source, filename=self.filename, wrt=self.wrt, backend=o.backend.value,
-                dtype=dtype or o.dtype.value, seed=o.seed, overrides=self.overrides,
+                dtype=dtype or (o.dtype.value if o.dtype is not None else None), seed=o.seed,
+                overrides=self.overrides,
                 record=record, max_steps=o.max_steps, max_elements=o.max_elements,
                 on_print=on_print, base_dir=self.base_dir, on_progress=status.step,
                 tracer=tracer, keep_freed=keep_freed)
@@ -173,7 +174,8 @@ class Session:
             from .render import json
 
             self.doc(json.run_doc(bindings, result.prints, result.warnings, err))
-        elif err is None and not self.opts.quiet:
+        elif err is None and not self.opts.quiet and result.mode != "torch":
+            # a PyTorch program's output is exactly what `python prog.py` prints (SPEC §7)
             self.emit("run", bindings)
         return self.finish(err)
 
@@ -313,7 +315,7 @@ class Session:
 
         o = self.opts
         self.require_wrt()
-        if o.dtype.value != "float64":
+        if o.dtype is not None and o.dtype.value != "float64":
             self.note("check computes in float64; --dtype is ignored")
         result = self.execute(dtype="float64", keep_freed=True)
         of, err = self.names(result, need_output=True)

@@ -17,6 +17,7 @@ from .language import program as P
 from .language.checks import blocks, is_literal
 from .language.parser import parse
 from .limits import MAX_DIMS, MAX_ELEMENTS, MAX_SCRIPT_BYTES, MAX_STEPS
+from .script.imports import check_imports, is_torch_program
 from .script.interpreter import Interpreter, RunResult
 from .script.values import tname
 
@@ -165,21 +166,24 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
         on_progress: Callable[[int], None] | None = None,
         perturb: tuple[str, int, Any] | None = None, tracer: Any = None,
         keep_freed: bool = False, program: P.Program | None = None) -> RunResult:
-    """Parse and execute a script.
+    """Parse and execute a script: a grad script, or a PyTorch program (SPEC §7: a ``.py``
+    file, or one that imports torch first), whose default dtype is float32 (``dtype``, when
+    given, wins in both modes).
 
     ``keep_freed`` keeps aside what the script's own ``backward()`` calls free, so that
     ``result.grad()`` works after them (the script itself still fails where PyTorch would).
 
-    Raises ``ScriptSyntaxError`` (nothing ran) and ``UsageError`` (bad options); an error the
-    script raises while running is part of its result (``result.error``), with what it printed
-    and bound until then.
+    Raises ``ScriptSyntaxError`` (nothing ran; also for an import gradcli does not have) and
+    ``UsageError`` (bad options); an error the script raises while running is part of its
+    result (``result.error``), with what it printed and bound until then.
     """
     if program is None:  # `check` parses once and re-runs the same program
         with process_guard():  # parsing allocates many small objects that all live: no gc
             program = parse(source, filename)
-    mode = "grad"
+    check_imports(program)
+    mode = "torch" if is_torch_program(program, filename) else "grad"
     if dtype is None:
-        dtype = "float64"
+        dtype = "float32" if mode == "torch" else "float64"
     be = get_backend(backend, dtype, seed) if isinstance(backend, str) or backend is None \
         else backend
     _check_overrides(program, overrides or {})

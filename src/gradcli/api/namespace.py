@@ -95,7 +95,8 @@ class Device:
         extra = "" if self.index is None else f", index={self.index}"
         return f"device(type='{self.type}'{extra})"
 
-    def __str__(self) -> str:
+    def script_str(self, printer: Any) -> str:
+        """``cpu``, ``cuda:0``."""
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
 

@@ -124,6 +124,9 @@ class Printer:
             return repr(v)
         if isinstance(v, ExcValue):
             return v.message(self.str)
+        show = getattr(v, "script_str", None)  # torch.device prints as 'cpu'
+        if show is not None:
+            return show(self)
         return self.repr(v)
 
     def repr(self, v: Any) -> str:
@@ -227,15 +230,18 @@ class Printer:
         return ascii(text)[1:-1] if conversion == "a" else text
 
     # -- str.format -------------------------------------------------------------------------------
-    def str_format(self, fmt: str, args: tuple, kwargs: dict, attribute: Any, item: Any,
-                   depth: int = 2) -> str:
+    def str_format(self, fmt: str, args: tuple, kwargs: dict, attribute: Any, item: Any) -> str:
         """``fmt.format(*args, **kwargs)``; fields read attributes and items through the
         script's own rules (``attribute(obj, name)``, ``item(obj, key)``)."""
+        return self._vformat(fmt, args, kwargs, attribute, item, 2, [0, False])
+
+    def _vformat(self, fmt: str, args: tuple, kwargs: dict, attribute: Any, item: Any,
+                 depth: int, numbering: list) -> str:
+        # numbering: [next automatic index, whether a field was numbered by hand], shared with
+        # the fields nested in a spec, as in Python's string.Formatter
         if depth < 0:
             raise ScriptError("Max string recursion exceeded", kind="ValueError")
         out: list[str] = []
-        auto = 0
-        manual = False
         total = 0
         try:
             pieces = list(_string.formatter_parser(fmt))
@@ -247,15 +253,16 @@ class Printer:
                 continue
             first, rest = _string.formatter_field_name_split(field)
             if first == "":
-                if manual:
+                if numbering[1]:
                     raise ScriptError("cannot switch from manual field specification to "
                                       "automatic field numbering", kind="ValueError")
-                first, auto = auto, auto + 1
+                first = numbering[0]
+                numbering[0] += 1
             elif isinstance(first, int):
-                manual = True
-                if auto:
+                if numbering[0]:
                     raise ScriptError("cannot switch from automatic field numbering to "
                                       "manual field specification", kind="ValueError")
+                numbering[1] = True
             if isinstance(first, int):
                 if first >= len(args):
                     raise ScriptError(f"Replacement index {first} out of range for positional "
@@ -275,7 +282,7 @@ class Printer:
                                       kind="ValueError")
                 value = self.convert(value, conversion)
             if spec and "{" in spec:
-                spec = self.str_format(spec, args, kwargs, attribute, item, depth - 1)
+                spec = self._vformat(spec, args, kwargs, attribute, item, depth - 1, numbering)
             text = self.format(value, spec or "")
             total += len(text)
             if total > MAX_SEQUENCE:

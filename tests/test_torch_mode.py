@@ -1,0 +1,243 @@
+"""PyTorch-program mode (SPEC §7): when a script is one, what it may import, its namespace,
+its default dtype, and what ``gradcli run`` prints for it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from gradcli import pipeline
+from gradcli.cli import app
+from gradcli.errors import ScriptSyntaxError
+
+
+def run(source: str, filename: str = "prog.py", **kw):
+    out: list[str] = []
+    result = pipeline.run(source, filename=filename, on_print=out.append, **kw)
+    return result, "".join(out)
+
+
+@pytest.mark.parametrize(("source", "filename", "mode"), [
+    ("x = 1\n", "prog.py", "torch"),
+    ("x = 1\n", "prog.grad", "grad"),
+    ("import torch\nx = 1\n", "<eval>", "torch"),
+    ("from torch import nn\nx = 1\n", "s.grad", "torch"),
+    ("'''A docstring.'''\nimport math\nimport torch.nn.functional as F\n", "<stdin>", "torch"),
+    ("import math\nx = 1\n", "s.grad", "grad"),
+    ("x = 1\nimport torch\n", "s.grad", "grad"),
+])
+def test_which_scripts_are_pytorch_programs(source: str, filename: str, mode: str) -> None:
+    result, _ = run(source, filename)
+    assert result.mode == mode and result.error is None
+
+
+def test_literals_are_python_values_and_the_default_dtype_is_float32() -> None:
+    result, out = run("import torch\nx = 2\ny = [1.5, 2]\nt = torch.tensor([1.0, 2.0])\n"
+                      "print(type(x), y, t.sum())\n")
+    assert result.error is None
+    assert result.bindings["x"] == 2 and result.bindings["y"] == [1.5, 2]
+    assert result.bindings["t"].backend.dtype_name == "float32"
+    assert out.startswith("<class 'int'> [1.5, 2]")
+    grad = pipeline.run("x = 2", filename="s.grad")
+    assert grad.bindings["x"].backend.dtype_name == "float64"  # a grad script's leaf
+    forced = pipeline.run("import torch\nt = torch.ones(2)\n", filename="p.py", dtype="float64")
+    assert forced.bindings["t"].backend.dtype_name == "float64"
+
+
+def test_bare_builtins_are_not_there_in_a_pytorch_program() -> None:
+    for name in ("tanh", "param", "seed", "load", "grad", "no_grad"):
+        result, _ = run(f"import torch\ny = {name}\n")
+        assert result.error.kind == "NameError", name
+        assert result.error.message == f"name '{name}' is not defined"
+
+
+@pytest.mark.parametrize(("source", "kind", "message"), [
+    ("import numpy as np\n", "ImportError", "gradcli does not support importing 'numpy'"),
+    ("import torch.utils.data\n", "ImportError", "gradcli does not support torch.utils.data yet"),
+    ("from os import path\n", "ImportError", "gradcli does not support importing 'os'"),
+    ("from torch import frobnicate\n", "ImportError",
+     "cannot import name 'frobnicate' from 'torch'"),
+    ("from torch import fft\n", "NotImplementedError", "gradcli does not support torch.fft yet"),
+    ("def f():\n    import numpy\n", "ImportError", "gradcli does not support importing 'numpy'"),
+])
+def test_imports_gradcli_lacks_are_refused_before_anything_runs(source: str, kind: str,
+                                                               message: str) -> None:
+    with pytest.raises(ScriptSyntaxError) as info:
+        pipeline.run("print('never')\n" + source, filename="prog.py")
+    err = info.value
+    assert (err.kind, err.message) == (kind, message)
+    assert err.span.line == 2 or source.startswith("def")
+    if err.kind == "ImportError" and "importing" in message:
+        assert "torch.nn.functional" in err.hint and "math" in err.hint
+
+
+def test_supported_imports_bind_the_modules() -> None:
+    source = ("import torch\nimport torch.nn.functional as F\nfrom torch import nn, optim\n"
+              "import torch.nn as nn2\nfrom torch.autograd import grad\nimport math\n"
+              "from math import pi, sqrt as root\nfrom torch.autograd.functional import *\n"
+              "print(F is torch.nn.functional, nn is nn2, grad is torch.autograd.grad,\n"
+              "      root(16.0), pi == math.pi, torch.nn.functional.relu is F.relu)\n")
+    result, out = run(source)
+    assert result.error is None and out == "True True True 4.0 True True\n"
+
+
+@pytest.mark.parametrize(("expr", "kind", "message", "hint"), [
+    ("torch.frobnicate", "AttributeError", "module 'torch' has no attribute 'frobnicate'", None),
+    ("torch.tanhh", "AttributeError", "module 'torch' has no attribute 'tanhh'",
+     "did you mean 'tanh'?"),
+    ("torch.nn.functional.rellu", "AttributeError",
+     "module 'torch.nn.functional' has no attribute 'rellu'", "did you mean 'relu'?"),
+    ("torch.fft", "NotImplementedError", "gradcli does not support torch.fft yet", None),
+    ("torch.ones(2).frobnicate", "AttributeError", "'Tensor' object has no attribute 'frobnicate'",
+     None),
+    ("torch.ones(2).cumprod", "NotImplementedError", "gradcli does not support Tensor.cumprod yet",
+     None),
+    ("math.factorial(5)", "NotImplementedError", "gradcli does not support math.factorial yet",
+     None),
+])
+def test_unknown_names_in_modules(expr: str, kind: str, message: str, hint: str | None) -> None:
+    result, _ = run(f"import torch\nimport math\ny = {expr}\n")
+    err = result.error
+    assert (err.kind, err.message, err.span.line) == (kind, message, 3)
+    if hint:
+        assert err.hint == hint
+
+
+def test_devices_cpu_only_with_pytorchs_cpu_build_message() -> None:
+    ok = ("import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+          "x = torch.ones(2, device=device).to(device).cpu()\n"
+          "print(device, repr(device), x.device, x.is_cuda, torch.zeros(1, device='cpu'))\n")
+    result, out = run(ok)
+    assert result.error is None
+    assert out == "cpu device(type='cpu') cpu False tensor([0.])\n"
+    for bad in ("torch.ones(2, device='cuda')", "torch.ones(2).cuda()",
+                "torch.ones(2).to('cuda:0')", "torch.randn(2, device=torch.device('cuda'))"):
+        result, _ = run(f"import torch\nx = {bad}\n")
+        assert (result.error.kind, result.error.message) == \
+            ("AssertionError", "Torch not compiled with CUDA enabled"), bad
+    result, _ = run("import torch\nx = torch.device('gpu')\n")
+    assert result.error.message.startswith("Expected one of cpu, cuda,")
+
+
+def test_grad_mode_objects_as_context_managers_and_decorators() -> None:
+    source = """import torch
+x = torch.tensor(2.0, requires_grad=True)
+@torch.no_grad()
+def f(t):
+    return t * 2
+@torch.no_grad
+def g(t):
+    return t * 3
+@torch.enable_grad()
+def h(t):
+    return t * 4
+print(f(x).requires_grad, g(x).requires_grad, torch.is_grad_enabled())
+with torch.no_grad():
+    print(h(x).requires_grad, (x * 5).requires_grad)
+prev = torch.set_grad_enabled(False)
+print((x * 6).requires_grad)
+torch.set_grad_enabled(True)
+with torch.set_grad_enabled(False):
+    print((x * 7).requires_grad)
+print((x * 8).requires_grad, f)
+"""
+    result, out = run(source)
+    assert result.error is None
+    lines = out.splitlines()
+    assert lines[:5] == ["False False True", "True False", "False", "False",
+                         lines[4]]
+    assert lines[4].startswith("True <function f at 0x7f")
+
+
+def test_autograd_errors_can_be_caught_and_printed() -> None:
+    source = """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x * x).sum()
+y.backward()
+try:
+    y.backward()
+except RuntimeError as e:
+    print("caught:", str(e).split(".")[0])
+try:
+    (x * 2).backward()
+except RuntimeError as e:
+    print(type(e).__name__, e)
+"""
+    result, out = run(source)
+    assert result.error is None
+    assert out.splitlines() == [
+        "caught: Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed)",
+        "RuntimeError grad can be implicitly created only for scalar outputs"]
+
+
+def test_tensor_attribute_assignment() -> None:
+    source = """import torch
+x = torch.tensor([1.0, 2.0])
+x.requires_grad = True
+y = (x ** 2).sum()
+y.backward()
+print(x.grad)
+x.grad = None
+print(x.grad, x.is_leaf)
+x.requires_grad = False
+print(x.requires_grad)
+"""
+    result, out = run(source)
+    assert result.error is None and out == "tensor([2., 4.])\nNone True\nFalse\n"
+    for bad, kind, message in [
+        ("y.requires_grad = False", "RuntimeError", "you can only change requires_grad flags of "
+         "leaf variables. If you want to use a computed variable in a subgraph that doesn't "
+         "require differentiation use var_no_grad = var.detach()."),
+        ("x.requires_grad = 1", "RuntimeError", "requires_grad must be a bool"),
+        ("x.grad = 3", "TypeError", "assigned grad expected to be a Tensor or None but got grad "
+         "of type int"),
+        ("x.foo = 1", "NotImplementedError", "gradcli does not support new attributes on "
+         "tensors ('foo')"),
+    ]:
+        result, _ = run("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\n" + bad)
+        assert (result.error.kind, result.error.message) == (kind, message), bad
+
+
+def test_iterating_a_tensor_gives_its_rows() -> None:
+    result, out = run("import torch\nx = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\n"
+                      "for row in x:\n    print(row)\na, b = x[0]\nprint(a, b, len(x))\n")
+    assert result.error is None
+    assert out == "tensor([1., 2.])\ntensor([3., 4.])\ntensor(1.) tensor(2.) 2\n"
+    result, _ = run("import torch\nfor v in torch.tensor(1.0):\n    pass\n")
+    assert (result.error.kind, result.error.message) == ("TypeError", "iteration over a 0-d "
+                                                                      "tensor")
+
+
+def test_tensor_format_specs_follow_tensor_format() -> None:
+    result, out = run("import torch\nx = torch.tensor(3.14159, requires_grad=True)\n"
+                      "print(f'{x:.2f} {x} {x!r:>30}', '{:.1f}'.format(x * 2), '%.3f' % x)\n")
+    assert result.error is None
+    # a 0-d tensor formats as its item, even with an empty spec (Tensor.__format__)
+    assert out == "3.14 3.141590118408203 tensor(3.1416, requires_grad=True) 6.3 3.142\n"
+    result, _ = run("import torch\ns = f'{torch.ones(2):.2f}'\n")
+    assert (result.error.kind, result.error.message) == \
+        ("TypeError", "unsupported format string passed to Tensor.__format__")
+
+
+def test_wrt_and_set_in_a_pytorch_program() -> None:
+    source = "import torch\nw = torch.tensor(2.0)\nn = 3\nL = w ** n\n"
+    result = pipeline.run(source, filename="p.py", wrt=["w"], overrides={"w": 5, "n": 2})
+    assert result.error is None
+    assert result.bindings["n"] == 2 and result.bindings["w"].item() == 5.0
+    assert result.bindings["w"].requires_grad  # --wrt marks the tensor bound to w
+    assert result.grad("L", ["w"])[0].item() == 10.0
+
+
+def test_run_prints_only_what_python_prints() -> None:
+    runner = CliRunner()
+    source = "import torch\nx = torch.ones(2)\nprint(x.sum(), end='')\nprint('!')\n"
+    out = runner.invoke(app, ["run", "-e", source, "--format", "plain"])
+    assert out.exit_code == 0 and out.stdout == "tensor(2.)!\n"
+    grad_script = runner.invoke(app, ["run", "-e", "x = 1\nprint(x)", "--format", "plain"])
+    assert "name" in grad_script.stdout.splitlines()[1]  # a grad script's bindings table
+    doc = json.loads(runner.invoke(app, ["run", "-e", source, "--format", "json"]).stdout)
+    assert doc["prints"] == ["tensor(2.)", "!"] and doc["bindings"]["x"]["dtype"] == "float32"
+    assert doc["bindings"]["torch"] == {"type": "module", "value": "<module 'torch'>"}
