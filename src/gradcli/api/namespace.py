@@ -15,16 +15,37 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .. import api
-from ..engine import METHODS, Tensor, no_grad
-from ..engine.context import GradMode, current, enable_grad, is_grad_enabled
+from ..engine import METHODS, Tensor
+from ..engine.hooks import RemovableHandle
+from ..engine.reductions import ReturnType
 from ..engine.tensor import Size
 from ..errors import ScriptError
+from . import (
+    AUTOGRAD,
+    AUTOGRAD_FUNCTIONAL,
+    DEFAULT_DTYPE,
+    DTYPES,
+    FUNCTIONS,
+    GRAD_MODE,
+    LINALG,
+    NN,
+    NN_FUNCTIONS,
+    OPTIM,
+    RANDOM,
+    TENSOR_ATTRIBUTES,
+)
+from .optim import Optimizer
+from .random import Generator
+from .random import METHODS as RANDOM_METHODS
 from .types import TypeObject
 
 TENSOR = TypeObject("torch.Tensor", (Tensor,))
 SIZE = TypeObject("torch.Size", (Size,), lambda dims=(): Size(tuple(dims)))
-CUDA_MSG = "Torch not compiled with CUDA enabled"
+# nn.Parameter is an engine Tensor marked as one; Variable is Tensor under an old name
+PARAMETER = TypeObject("torch.nn.parameter.Parameter", (), NN["Parameter"],
+                       test=lambda v: isinstance(v, Tensor) and bool(getattr(v, "_is_param",
+                                                                             False)))
+VARIABLE = TypeObject("torch.autograd.variable.Variable", (Tensor,), AUTOGRAD["Variable"])
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
                  "lazy, vulkan, mps, meta, hpu, mtia, privateuseone")
 
@@ -117,49 +138,6 @@ def device(spec: Any, index: Any = None) -> Device:
     return Device(kind, int(number) if number else index)
 
 
-def check_device(value: Any) -> None:
-    """A ``device=`` argument: the CPU is fine; any other device is PyTorch's CPU-build error."""
-    if value is None:
-        return
-    d = device(value)
-    if d.type != "cpu":
-        raise ScriptError(CUDA_MSG, kind="AssertionError")
-
-
-def _with_device(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` accepting PyTorch's ``device=`` (the CPU only, as a CPU build of PyTorch)."""
-    @functools.wraps(fn)
-    def call(*args: Any, device: Any = None, **kwargs: Any) -> Any:
-        check_device(device)
-        return fn(*args, **kwargs)
-    return call
-
-
-def _to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """``x.to(device)`` (CPU only) or ``x.to(dtype)`` where the engine has dtypes."""
-    dev = kwargs.pop("device", None)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("copy", None)
-    rest = []
-    for a in args:
-        if isinstance(a, (str, Device)):
-            dev = a
-        else:
-            rest.append(a)
-    check_device(dev)
-    if rest or kwargs:
-        engine_to = getattr(Tensor, "to", None)
-        if engine_to is None:
-            raise ScriptError("gradcli does not support Tensor.to(dtype) yet",
-                              kind="NotImplementedError")
-        return engine_to(t, *rest, **kwargs)
-    return t
-
-
-def _cuda(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    raise ScriptError(CUDA_MSG, kind="AssertionError")
-
-
 # ---- tensors: what a script may read, call and assign ---------------------------------------------
 TENSOR_READ = frozenset({
     "grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T", "mT", "ndim", "dtype", "data",
@@ -177,8 +155,31 @@ TENSOR_CALL = frozenset({
     "tanh_", "neg_", "abs_", "sqrt_", "log_", "chunk", "split", "unbind", "flip", "roll",
     "all", "any", "eq", "ne", "lt", "le", "gt", "ge", "equal", "allclose", "isnan", "isinf",
     "softmax", "log_softmax", "sort", "topk", "round", "floor", "ceil", "trunc", "frac",
+    "clip", "clamp_min", "clamp_max", "rsqrt", "log2", "log10", "argmax", "argmin", "nonzero",
+    "short", "byte", "char", *RANDOM_METHODS,
 })
-_TENSOR_EXTRA: dict[str, Any] = {"to": _to, "cuda": _cuda, "cpu": lambda t: t}
+# What a script may read on the api's other objects (methods included), by class.
+OBJECT_ATTRIBUTES: tuple[tuple[type, frozenset[str]], ...] = (
+    (Optimizer, frozenset({"step", "zero_grad", "param_groups", "state", "defaults",
+                           "add_param_group"})),
+    (Generator, frozenset({"manual_seed", "initial_seed", "seed"})),
+    (RemovableHandle, frozenset({"remove", "id"})),
+    (ReturnType, frozenset({"values", "indices"})),
+)
+
+
+def object_attribute(obj: Any, name: str) -> Any:
+    """``obj.name`` for an object of the api's (optimizer, generator, hook handle, ...), or
+    ``missing`` (a sentinel) if a script may not read it."""
+    for cls, names in OBJECT_ATTRIBUTES:
+        if isinstance(obj, cls):
+            if name in names and hasattr(obj, name):
+                return getattr(obj, name)
+            break
+    return _MISSING
+
+
+_MISSING = object()
 _TENSOR_PLAIN: dict[str, Callable[[Tensor], Any]] = {
     "device": lambda t: CPU, "is_cuda": lambda t: False, "output_nr": lambda t: 0,
     "_version": lambda t: t.version,
@@ -187,14 +188,11 @@ _TENSOR_PLAIN: dict[str, Callable[[Tensor], Any]] = {
 
 def tensor_attribute(t: Tensor, name: str) -> Any:
     """``t.name`` for a script: the listed attributes and methods, PyTorch's error otherwise."""
-    attributes = getattr(api, "TENSOR_ATTRIBUTES", {})  # (get, set) pairs of the autograd api
-    if name in attributes:
-        return attributes[name][0](t)
+    if name in TENSOR_ATTRIBUTES:  # (get, set) pairs with PyTorch's checks
+        return TENSOR_ATTRIBUTES[name][0](t)
     if name in _TENSOR_PLAIN:
         return _TENSOR_PLAIN[name](t)
     if name in TENSOR_READ or name in TENSOR_CALL:
-        if name in _TENSOR_EXTRA and not hasattr(Tensor, name):
-            return functools.partial(_TENSOR_EXTRA[name], t)
         if name != "data" and hasattr(Tensor, name):
             value = getattr(t, name)
             return Size(value) if name == "shape" and type(value) is not Size else value
@@ -203,11 +201,8 @@ def tensor_attribute(t: Tensor, name: str) -> Any:
 
 def tensor_surface() -> tuple[list[str], list[str]]:
     """The tensor attributes and methods a script can use now (for the README's list)."""
-    attributes = getattr(api, "TENSOR_ATTRIBUTES", {})
-
     def available(n: str) -> bool:
-        return n in attributes or n in _TENSOR_PLAIN or n in _TENSOR_EXTRA or \
-            (n != "data" and hasattr(Tensor, n))
+        return n in TENSOR_ATTRIBUTES or n in _TENSOR_PLAIN or (n != "data" and hasattr(Tensor, n))
 
     return (sorted(n for n in TENSOR_READ if available(n) and not n.startswith("_")),
             sorted(n for n in TENSOR_CALL if available(n)))
@@ -215,20 +210,8 @@ def tensor_surface() -> tuple[list[str], list[str]]:
 
 def set_tensor_attribute(t: Tensor, name: str, value: Any) -> None:
     """``t.name = value``: ``requires_grad``, ``grad`` and ``data``, with PyTorch's checks."""
-    attributes = getattr(api, "TENSOR_ATTRIBUTES", {})
-    if name in attributes:
-        attributes[name][1](t, value)
-        return
-    if name == "requires_grad":
-        if not isinstance(value, bool):
-            raise ScriptError("requires_grad must be a bool")
-        t.requires_grad_(value)
-        return
-    if name == "grad":
-        if value is not None and not isinstance(value, Tensor):
-            raise ScriptError("assigned grad expected to be a Tensor or None but got grad of "
-                              f"type {type(value).__name__}", kind="TypeError")
-        t.grad = value
+    if name in TENSOR_ATTRIBUTES:
+        TENSOR_ATTRIBUTES[name][1](t, value)
         return
     if name in TENSOR_READ or name in TENSOR_CALL:
         raise ScriptError(f"gradcli does not support assigning Tensor.{name} yet",
@@ -241,65 +224,19 @@ def set_tensor_attribute(t: Tensor, name: str, value: Any) -> None:
 # gradcli's own built-ins that PyTorch has not under these names (or has elsewhere: grad is
 # torch.autograd.grad)
 _GRADCLI_ONLY = frozenset({"param", "grad", "load", "seed"})
-_CONSTRUCTORS = frozenset({"tensor", "zeros", "ones", "full", "eye", "arange", "linspace",
-                           "rand", "randn", "zeros_like", "ones_like", "empty", "empty_like",
-                           "full_like", "randint", "randn_like", "rand_like"})
-
-
-def manual_seed(seed: Any) -> None:
-    """``torch.manual_seed(n)``: restart the run's generator."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ScriptError(f"manual_seed expected an int, got {type(seed).__name__}",
-                          kind="TypeError")
-    if not -2 ** 63 <= seed < 2 ** 64:
-        raise ScriptError("Overflow when unpacking long")
-    current().backend.reseed(seed)
-
-
-class _SetGradEnabled(GradMode):
-    """``torch.set_grad_enabled(b)``: the mode is set when it is made; as a ``with``, the
-    earlier mode comes back at the end of the block."""
-
-    __slots__ = ()
-
-    def __init__(self, mode: bool) -> None:
-        ctx = current()
-        self.mode, self.prev = mode, ctx.grad_enabled
-        ctx.grad_enabled = mode
-
-    def __enter__(self) -> None:
-        current().grad_enabled = self.mode
-
-
-def set_grad_enabled(mode: Any) -> GradMode:
-    """``torch.set_grad_enabled(b)``."""
-    if not isinstance(mode, bool):
-        raise ScriptError("set_grad_enabled(): argument 'mode' must be bool, not "
-                          f"{type(mode).__name__}", kind="TypeError")
-    return _SetGradEnabled(mode)
-
 
 def _is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
 def _torch() -> dict[str, Any]:
-    members: dict[str, Any] = {}
-    for name, fn in api.FUNCTIONS.items():
-        if name not in _GRADCLI_ONLY:
-            members[name] = _with_device(fn) if name in _CONSTRUCTORS else fn
-    members.update(getattr(api, "DTYPES", {}))
-    members.update(getattr(api, "GRAD_MODE", {}))
+    members: dict[str, Any] = {n: f for n, f in FUNCTIONS.items() if n not in _GRADCLI_ONLY}
+    members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE})
     members.update({
-        "Tensor": TENSOR, "Size": SIZE, "device": device, "manual_seed": manual_seed,
-        "no_grad": no_grad, "enable_grad": enable_grad,
-        "set_grad_enabled": getattr(api, "GRAD_MODE", {}).get("set_grad_enabled",
-                                                              set_grad_enabled),
-        "is_grad_enabled": is_grad_enabled, "is_tensor": _is_tensor,
-        "numel": lambda input: input.numel(),
+        "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
-        "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"),
+        "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
     })
     return members
 
@@ -323,28 +260,19 @@ def _math_function(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-@functools.wraps(api.grad)
-def _grad_tuple(*args: Any, **kwargs: Any) -> tuple:
-    """``torch.autograd.grad``: a tuple (a grad script's ``grad()`` gives a list)."""
-    return tuple(api.grad(*args, **kwargs))
-
-
 MODULES: dict[str, Module] = {}
 
 
 def _build() -> None:
-    nn = {"functional": _Sub("torch.nn.functional"), **getattr(api, "NN", {})}
-    functional = dict(api.NN_FUNCTIONS)
-    autograd = {"grad": _grad_tuple, "functional": _Sub("torch.autograd.functional"),
-                "no_grad": no_grad, "enable_grad": enable_grad,
-                **getattr(api, "AUTOGRAD", {})}
     tables = {
         "torch": _torch(),
-        "torch.nn": nn,
-        "torch.nn.functional": functional,
-        "torch.autograd": autograd,
-        "torch.autograd.functional": dict(getattr(api, "AUTOGRAD_FUNCTIONAL", {})),
-        "torch.optim": dict(getattr(api, "OPTIM", {})),
+        "torch.nn": {"functional": _Sub("torch.nn.functional"), **NN, "Parameter": PARAMETER},
+        "torch.nn.functional": dict(NN_FUNCTIONS),
+        "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
+                           "Variable": VARIABLE},
+        "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
+        "torch.optim": dict(OPTIM),
+        "torch.linalg": dict(LINALG),
         "torch.cuda": {"is_available": lambda: False, "device_count": lambda: 0},
         "math": {**{n: _math_function(getattr(math, n)) for n in _MATH_FUNCTIONS},
                  "pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
@@ -362,6 +290,6 @@ def import_module(dotted: str) -> Module | None:
     return MODULES.get(dotted)
 
 
-__all__ = ["CPU", "MODULES", "SIZE", "TENSOR", "Device", "Module", "check_device", "device",
-           "import_module", "missing", "set_tensor_attribute", "tensor_attribute",
-           "tensor_surface"]
+__all__ = ["CPU", "MODULES", "PARAMETER", "SIZE", "TENSOR", "Device", "Module", "device",
+           "import_module", "missing", "object_attribute", "set_tensor_attribute",
+           "tensor_attribute", "tensor_surface"]

@@ -15,15 +15,24 @@ from typing import Any
 class TypeObject:
     """A class a script can name, print, compare, test with ``isinstance`` and maybe call."""
 
-    __slots__ = ("classes", "make", "parent", "qualname")
+    __slots__ = ("classes", "make", "parent", "qualname", "test")
+    script_type = "type"
 
     def __init__(self, qualname: str, classes: tuple[type, ...] = (),
                  make: Callable[..., Any] | None = None,
-                 parent: TypeObject | None = None) -> None:
+                 parent: TypeObject | None = None,
+                 test: Callable[[Any], bool] | None = None) -> None:
         self.qualname = qualname  # 'int', 'torch.Tensor'
         self.classes = classes  # the Python classes whose instances are instances of this
         self.make = make  # what calling the class does (None: it cannot be called)
         self.parent = parent  # the base class, for exception classes
+        self.test = test  # instead of `classes`, for a class the engine marks by a flag
+
+    def instance(self, obj: Any) -> bool:
+        """``isinstance(obj, self)`` (exception values are tested by the caller)."""
+        if self.test is not None:
+            return self.test(obj)
+        return bool(self.classes) and isinstance(obj, self.classes)
 
     @property
     def name(self) -> str:

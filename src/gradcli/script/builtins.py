@@ -84,7 +84,7 @@ TORCH_BUILTINS: dict[str, Any] = dict(PY_BUILTINS)
 
 # What ``@torch.no_grad`` (without parentheses) may name: each makes a fresh grad mode.
 GRAD_MODE_FACTORIES: tuple[Any, ...] = (
-    no_grad, enable_grad, *(f for k, f in getattr(api, "GRAD_MODE", {}).items()
+    no_grad, enable_grad, *(f for k, f in api.GRAD_MODE.items()
                             if k in ("no_grad", "enable_grad", "inference_mode")))
 
 

@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..api.namespace import Module, missing, set_tensor_attribute, tensor_attribute
+from ..api.namespace import (
+    Module,
+    missing,
+    object_attribute,
+    set_tensor_attribute,
+    tensor_attribute,
+)
 from ..api.types import TypeObject
 from ..engine import METHODS, Node, Tensor
 from ..errors import GradcliError, ScriptError, Span
@@ -30,6 +36,7 @@ _INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_div
             "%": "remainder_", "**": "pow_"}
 _NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "register_prehook",
                               "metadata", "requires_grad", "variable"})
+_NOT_ALLOWED = object_attribute(None, "")  # what object_attribute says for a name it refuses
 _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 
 
@@ -319,6 +326,10 @@ class Evaluator:
                 return obj.args
         elif attr in getattr(cls, "script_attributes", ()):
             return getattr(obj, attr)
+        else:
+            value = object_attribute(obj, attr)
+            if value is not _NOT_ALLOWED:
+                return value
         if isinstance(obj, TypeObject):
             raise ScriptError(f"type object '{obj.name}' has no attribute '{attr}'",
                               kind="AttributeError")

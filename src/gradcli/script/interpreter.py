@@ -528,7 +528,10 @@ class Interpreter(Evaluator):
 
     def _decorate(self, dec: Any, fn: Any) -> Any:
         if isinstance(dec, GradMode):  # @torch.no_grad(): a fresh mode object for each call
-            return GradModeFunction(fn, lambda: copy.copy(dec))
+            if callable(dec):  # what decorating does besides (set_grad_enabled undoes itself)
+                dec(fn)
+            fresh = getattr(dec, "clone", None)
+            return GradModeFunction(fn, fresh if fresh is not None else lambda: copy.copy(dec))
         if any(dec is f for f in GRAD_MODE_FACTORIES):  # @torch.no_grad without parentheses
             return GradModeFunction(fn, dec)
         return self.call_value(dec, [fn], {})

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..api.namespace import SIZE, TENSOR
+from ..api.namespace import PARAMETER, SIZE, TENSOR
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
 from ..engine.tensor import Size
@@ -477,7 +477,7 @@ def _type_of(v: Any) -> TypeObject:
         if type(v) in t.classes:
             return t
     if isinstance(v, Tensor):
-        return TENSOR
+        return PARAMETER if PARAMETER.instance(v) else TENSOR
     if isinstance(v, Size):
         return SIZE
     name = node_name(v) if isinstance(v, Node) else "type" if isinstance(v, TypeObject) else \
@@ -507,7 +507,7 @@ def isinstance_(obj: Any, classinfo: Any) -> bool:
         if isinstance(obj, ExcValue):
             if obj.type.is_subclass(k):
                 return True
-        elif k.classes and isinstance(obj, k.classes):
+        elif k.instance(obj):
             return True
     return False
 

@@ -48,11 +48,11 @@ class Recorder:
         return rid
 
     def bind(self, name: str, value: Any) -> None:
-        """A top-level binding: record its tensors (``g[0]`` for a list's items)."""
+        """A top-level binding: record its tensors (``g[0]`` for a list's or tuple's items)."""
         if isinstance(value, Tensor):
             self.ensure(value)
             self.bound.setdefault(name, []).append((name, id(value)))
-        elif isinstance(value, list):
+        elif isinstance(value, (list, tuple)):
             entries = self.bound.setdefault(name, [])
             for j, item in enumerate(value):
                 for t in _tensors(item):
@@ -92,12 +92,12 @@ class Recorder:
 
 
 def _tensors(value: Any) -> list[Tensor]:
-    """Every tensor inside a (nested) list value, without recursion."""
+    """Every tensor inside a (nested) list or tuple value, without recursion."""
     out, stack = [], [value]
     while stack:
         v = stack.pop()
         if isinstance(v, Tensor):
             out.append(v)
-        elif isinstance(v, list):
+        elif isinstance(v, (list, tuple)):
             stack.extend(v)
     return out
