@@ -23,7 +23,8 @@ FIXTURES = ROOT / "tests" / "fixtures" / "corpus"
 SAMPLES = ROOT / "tests" / "fixtures" / "corpus_stderr"
 ALLOWED_IMPORTS = {"import torch", "import torch.nn.functional as F", "from torch import nn",
                    "from torch.autograd import Variable", "from torch.autograd import grad",
-                   "import math"}
+                   "import math", "import torch.nn as nn", "import torch.optim as optim",
+                   "from torch import optim", "from torch.autograd.functional import jacobian"}
 
 
 def _tool(name: str):

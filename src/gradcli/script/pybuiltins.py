@@ -48,11 +48,7 @@ def items_of(v: Any) -> Iterator[Any]:
     if isinstance(v, _ITERABLE):
         return iter(v)
     if isinstance(v, Tensor):
-        if v.ndim == 0:
-            raise fail("iteration over a 0-d tensor")
-        # NOTE: PyTorch iterates with unbind(0) (grad_fn UnbindBackward0); the engine has no
-        # unbind yet, so each item is x[i] (SelectBackward0): same values and gradients.
-        return (v[i] for i in range(len(v)))
+        return iter(v)  # Tensor.__iter__: unbind(0), UnbindBackward0, as PyTorch
     if hasattr(v, "__next__") and type(v).__module__ == "builtins":  # zip, map, generators
         return v
     if type(v).__name__ in ("dict_keys", "dict_values", "dict_items"):
