@@ -17,6 +17,7 @@ import pytest
 
 from gradcli import pipeline
 from gradcli.engine import AccumulateGrad, Tensor
+from gradcli.script.printing import Printer
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "torch"
@@ -122,9 +123,13 @@ def _check_value(value, want, name):
         assert value is None, name
         return
     if "type" in want and want["type"] == "list":
-        assert isinstance(value, list) and len(value) == len(want["items"])
+        assert isinstance(value, (list, tuple)) and len(value) == len(want["items"])
         for i, (v, w) in enumerate(zip(value, want["items"])):
             _check_value(v, w, f"{name}[{i}]")
+        return
+    if "repr" in want:  # a dict, a set, ...: as PyTorch's Python printed it
+        assert type(value).__name__ == want["type"], name
+        _same_text(_ADDRESS.sub(" at ADDR", Printer().repr(value)), want["repr"])
         return
     if "type" in want:
         assert not isinstance(value, Tensor), name

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import json
 import math
 import re
@@ -40,6 +41,18 @@ TORCH_NAMES = (
 )
 # fmt: on
 FUNCTIONAL_NAMES = ("softmax", "log_softmax", "mse_loss")
+# Python's built-ins a grad script has (gradcli's script/pybuiltins.py and exceptions.py)
+PYTHON_NAMES = (
+    "int", "float", "bool", "str", "list", "tuple", "dict", "set", "range", "repr", "ascii",
+    "format", "divmod", "pow", "chr", "ord", "bin", "hex", "oct", "len", "zip", "enumerate",
+    "map", "filter", "reversed", "iter", "next", "any", "all", "sorted", "type", "isinstance",
+    "callable", "hasattr", "getattr", "BaseException", "Exception", "ArithmeticError",
+    "ZeroDivisionError", "OverflowError", "FloatingPointError", "AssertionError",
+    "AttributeError", "ImportError", "ModuleNotFoundError", "LookupError", "IndexError",
+    "KeyError", "MemoryError", "NameError", "UnboundLocalError", "RuntimeError",
+    "NotImplementedError", "RecursionError", "StopIteration", "TypeError", "ValueError",
+    "UnicodeError", "Warning", "UserWarning", "DeprecationWarning", "RuntimeWarning",
+)
 
 
 # ---------------------------------------------------------------- translation (no torch here)
@@ -83,15 +96,23 @@ def _negate(node: ast.expr) -> ast.expr:
 
 
 class _Literals(ast.NodeTransformer):
-    """Rewrite `name = <literal>` (anywhere) into `name = __literal__(<literal>)`."""
+    """Rewrite `name = <literal>` and `a = b = <literal>` (anywhere) into
+    `name = __literal__(<literal>)`."""
 
     def visit_Assign(self, node: ast.Assign) -> ast.Assign:
         value = node.value
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and _is_literal(value):
+        if all(isinstance(t, ast.Name) for t in node.targets) and _is_literal(value):
             if isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.List):
                 value = _negate(value.operand) if isinstance(value.op, ast.USub) else value.operand
             call = ast.Call(func=ast.Name("__literal__", ast.Load()), args=[value], keywords=[])
             node.value = ast.copy_location(call, node.value)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AnnAssign:
+        if isinstance(node.target, ast.Name) and node.value is not None and \
+                _is_literal(node.value):  # `n: float = 2`, a leaf as `n = 2` is
+            fake = self.visit_Assign(ast.Assign(targets=[node.target], value=node.value))
+            node.value = fake.value
         return node
 
 
@@ -153,8 +174,17 @@ def builtins_namespace(torch: Any, prints: list[str]) -> dict[str, Any]:
     def floating(fn: Callable[..., Any]) -> Callable[..., Any]:
         return lambda *a, **kw: fn(*a, **{"dtype": default(), **kw})
 
-    def capture(*args: Any) -> None:
-        prints.append(ADDRESS.sub(" at ADDR", " ".join(str(a) for a in args)))
+    def capture(*args: Any, sep: str | None = " ", end: str | None = "\n") -> None:
+        sep = " " if sep is None else sep
+        end = "\n" if end is None else end
+        text = sep.join(str(a) for a in args) + ("" if end == "\n" else end)
+        prints.append(ADDRESS.sub(" at ADDR", text))
+
+    def tensor_or_python(name: str) -> Callable[..., Any]:
+        """sum, max, min, abs, round: PyTorch's for a tensor, Python's otherwise (§2.5)."""
+        torch_fn, python_fn = getattr(torch, name), getattr(builtins, name)
+        return lambda *a, **kw: (torch_fn if a and isinstance(a[0], torch.Tensor)
+                                 else python_fn)(*a, **kw)
 
     ns: dict[str, Any] = {name: getattr(torch, name) for name in TORCH_NAMES}
     ns.update({name: getattr(f, name) for name in FUNCTIONAL_NAMES})
@@ -171,8 +201,9 @@ def builtins_namespace(torch: Any, prints: list[str]) -> dict[str, Any]:
         seed=lambda n: torch.manual_seed(n) and None,
         print=capture,
     )
+    ns.update({name: tensor_or_python(name) for name in ("sum", "max", "min", "abs", "round")})
     # NOTE: only the language's Python built-ins; torch's C++ side needs `__import__`.
-    ns["__builtins__"] = {"range": range, "len": len, "float": float, "int": int}
+    ns["__builtins__"] = {name: getattr(builtins, name) for name in PYTHON_NAMES}
     ns["__builtins__"]["__import__"] = __import__
     ns["__literal__"] = lambda lit: torch.tensor(lit, dtype=default())
     ns["__wrt__"] = lambda v: v.requires_grad_() if isinstance(v, torch.Tensor) and v.is_leaf else v
