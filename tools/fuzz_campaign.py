@@ -191,7 +191,8 @@ class ProgramGenerator:
             (30, "assign"), (8, "leaf"), (6, "aug"), (8, "print"), (8, "backward"),
             (4 if compound else 0, "for"), (4 if compound else 0, "if"),
             (3 if compound else 0, "with"), (3 if compound else 0, "def"), (1, "pass"),
-            (2, "multi"), (3 if self.wild else 0, "odd")])
+            (2, "multi"), (3 if self.wild else 0, "odd"), (6, "python"),
+            (2 if compound else 0, "try"), (1 if compound else 0, "while")])
         if kind == "assign":
             value = self.expr(self.max_expr_depth)
             return [f"{ind}{self.target()} = {value}"]
@@ -225,6 +226,20 @@ class ProgramGenerator:
             return self.function(level)
         if kind == "pass":
             return [f"{ind}pass"]
+        if kind == "python":
+            return [ind + line for line in self.python_statement()]
+        if kind == "try":
+            handler = pick(self.src, ("RuntimeError", "(TypeError, ValueError)", "Exception",
+                                      "IndexError as e", "", "LookupError as err"))
+            lines = [f"{ind}try:", *self.block(level + 1), f"{ind}except {handler}:".replace(
+                "except :", "except:"), *self.block(level + 1)]
+            if chance(self.src, 30):
+                lines += [f"{ind}finally:", *self.block(level + 1)]
+            return lines
+        if kind == "while":
+            var = pick(self.src, LOOP_NAMES)
+            return [f"{ind}{var} = 0", f"{ind}while {var} < {self.src.integer(0, 3)}:",
+                    f"{ind}    {var} += 1", *self.block(level + 1)]
         if kind == "multi":
             value = self.expr(1)
             return [f"{ind}{self.target()} = {value}; {self.print_call()}"]
@@ -233,6 +248,45 @@ class ProgramGenerator:
             f"{self.expr(2)}", f"{self.name()}.{pick(self.src, METHODS)}({self.args(2)})",
             f"seed({pick(self.src, SMALL_INTS)})", f"{self.target()} = {self.wild_expr(3)}",
             f"{self.target()} = load({pick(self.src, STRINGS)})"))]
+
+    def python_statement(self) -> list[str]:
+        """Python beyond the arithmetic: unpacking, displays, comprehensions, f-strings,
+        lambdas, attribute and item assignment, raise and assert (SPEC §7's subset)."""
+        n, m = self.name(), self.name()
+        kind = pick(self.src, ("unpack", "comp", "gen", "dict", "fstring", "lambda", "attr",
+                               "item", "format", "raise", "assert", "star", "math", "del"))
+        if kind == "unpack":
+            return [f"{self.target()}, *{self.target()} = {n}, {m}, {self.expr(1)}"]
+        if kind == "comp":
+            return [f"{self.target()} = [{n} * {pick(self.src, LOOP_NAMES)} for "
+                    f"{pick(self.src, LOOP_NAMES)} in range({self.src.integer(0, 3)})]"]
+        if kind == "gen":
+            return [f"{self.target()} = sum({n} ** 2 for _ in range({self.src.integer(0, 3)}))"]
+        if kind == "dict":
+            return [f"d = {{'a': {n}, 'b': [{m}, None]}}", f"print(d, list(d), len(d))"]
+        if kind == "fstring":
+            spec = pick(self.src, ("", ":.3f", "!r", ":>8", ":e", ":{3}", "=", ":zz"))
+            return [f"print(f'{{{n}{spec}}} and {{{m}.shape}}')"]
+        if kind == "lambda":
+            return [f"sq = lambda v, k=2: v ** k", f"{self.target()} = sq({n})"]
+        if kind == "attr":
+            attr = pick(self.src, ("grad", "requires_grad", "data", "grad_fn", "shape"))
+            value = pick(self.src, ("None", "True", "False", n, self.number()))
+            return [f"{n}.{attr} = {value}"]
+        if kind == "item":
+            return [f"{n}[{self.index()}] = {self.number()}"]
+        if kind == "format":
+            return [f"print('%s %.2f' % ({n}, {self.scalar_expr()}), '{{}}'.format({m}))"]
+        if kind == "raise":
+            return [f"raise {pick(self.src, ('ValueError', 'RuntimeError', 'KeyError'))}"
+                    f"({pick(self.src, STRINGS)})"]
+        if kind == "assert":
+            return [f"assert {self.condition()}, {pick(self.src, STRINGS)}"]
+        if kind == "star":
+            return [f"print(*[{n}, {m}], sep={pick(self.src, STRINGS)}, end='\\n')"]
+        if kind == "math":
+            return ["import math", f"print(math.sqrt(abs(float({self.scalar_expr()}))))"]
+        return [f"del {n}"]
 
     def function(self, level: int) -> list[str]:
         """``def f(p, ...):`` with a body and a return; later calls may recurse."""
