@@ -88,3 +88,14 @@ def test_cli_quick_gradcli_only(capsys: pytest.CaptureFixture[str],
     for label in ("a scalar chain 31 ops", "b 3x3 chain 22 ops", "c mlp 8x8 f64"):
         assert label in out
     assert "MISS" not in out and "PASS" not in out  # no torch, no verdict
+
+
+def test_program_bench_halves_print_the_same() -> None:
+    """bench/bench_program.py: its PyTorch program and its grad script are one computation."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_program", BENCH.parent / "bench_program.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, program = module.run_in_process(module.program(3), "train.py")
+    _, script = module.run_in_process(module.script(3), "train.grad")
+    assert program == script and program[0].startswith("step 0: loss ")

@@ -7,6 +7,7 @@ print is ``printing.py``.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ..engine import Tensor
@@ -48,6 +49,8 @@ COMPARE = {
 def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
     """A binary operator with Python/PyTorch semantics and script-level errors (``symbol``:
     how errors name the operator, ``+=`` for an augmented assignment)."""
+    if a.__class__ is Tensor or b.__class__ is Tensor:  # the engine checks its own operands
+        return _arith_unchecked(op, a, b, symbol or op)
     check_operands(op, a, b)
     result = _arith_unchecked(op, a, b, symbol or op)
     if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
@@ -119,36 +122,19 @@ def check_list(value: list) -> list:
     return value
 
 
+_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+              "//": operator.floordiv, "%": operator.mod, "@": operator.matmul,
+              "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+              ">>": operator.rshift}
+
+
 def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
     try:
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op == "/":
-            return a / b
-        if op == "//":
-            return a // b
-        if op == "%":
-            return a % b
         if op == "**":
             if isinstance(a, int) and isinstance(b, int) and abs(b) > 10_000 and abs(a) > 1:
                 raise ScriptError("integer power too large", kind="OverflowError")
             return a ** b
-        if op == "@":
-            return a @ b
-        if op == "&":
-            return a & b
-        if op == "|":
-            return a | b
-        if op == "^":
-            return a ^ b
-        if op == "<<":
-            return a << b
-        if op == ">>":
-            return a >> b
+        return _OPERATORS[op](a, b)
     except ValueError as exc:  # a negative shift count
         raise ScriptError(str(exc), kind="ValueError") from None
     except ZeroDivisionError as exc:
@@ -163,7 +149,6 @@ def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
         else:
             message = f"unsupported operand type(s) for {symbol}: '{tname(a)}' and '{tname(b)}'"
         raise ScriptError(message, kind="TypeError") from None
-    raise ScriptError(f"unknown operator {op}")  # pragma: no cover
 
 
 def literal(e: Any) -> Any:
