@@ -25,7 +25,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
-from gradcli import pipeline  # noqa: E402
+from gradcli import pipeline
 
 LOOP = """\
 X = {randn}(64, 3)

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from gradcli.language import program as P
 from gradcli.errors import ScriptSyntaxError, Span
+from gradcli.language import program as P
 from gradcli.language.parser import parse
 
 
@@ -239,14 +239,14 @@ def test_keyword_arguments() -> None:
         ("False = 1\n", "cannot assign to False"),
         ("None += 1\n", "'None' is an illegal expression for augmented assignment"),
         ("1 = x\n", "cannot assign to literal here. Maybe you meant '==' instead of '='?"),
-        ("f() = 1\n", "cannot assign to function call here. Maybe you meant '==' instead of "
-         "'='?"),
+        ("f() = 1\n", ("cannot assign to function call here. Maybe you meant '==' instead of "
+         "'='?")),
         ("a + b = 1\n", "cannot assign to expression here. Maybe you meant '==' instead of '='?"),
         ("x < y = 1\n", "cannot assign to comparison"),
         ("lambda: 1 = 2\n", "cannot assign to lambda"),
         ("(a for a in b) = 1\n", "cannot assign to generator expression"),
-        ("[x for x in y] = 1\n", "cannot assign to list comprehension here. Maybe you meant '==' "
-         "instead of '='?"),
+        ("[x for x in y] = 1\n", ("cannot assign to list comprehension here. Maybe you meant '==' "
+         "instead of '='?")),
         ("*a = 1\n", "starred assignment target must be in a list or tuple"),
         ("a, *b, *c = x\n", "multiple starred expressions in assignment"),
         ("a, b += 1\n", "'tuple' is an illegal expression for augmented assignment"),

@@ -16,8 +16,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradcli.language import program as P
 from gradcli.errors import ScriptSyntaxError, Span
+from gradcli.language import program as P
 from gradcli.language.parser import parse, parse_bytes
 
 S = Span(1, 1, 1, 1)  # spans of generated nodes do not matter: strip() drops them

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from gradcli.errors import ScriptSyntaxError
 from gradcli.language import grammar
 from gradcli.language import parser as syntax
 from gradcli.language import program as P
-from gradcli.errors import ScriptSyntaxError
-from gradcli.language.program import MAX_EXPR_DEPTH
 from gradcli.language.parser import parse, parse_bytes
+from gradcli.language.program import MAX_EXPR_DEPTH
 
 
 def dump(e: object) -> str:
@@ -353,8 +353,8 @@ REJECTED = [
     ("x = é\n", "invalid character 'é' (U+00E9)", 1, 5),
     ("x = 'abc\n", "unterminated string literal (detected at line 1)", 1, 5),
     ("x = '''a\nb\n", "unterminated triple-quoted string literal (detected at line 2)", 1, 5),
-    ("x = '\\x4'\n", "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-2:"
-     " truncated \\xXX escape", 1, 6),
+    ("x = '\\x4'\n", ("(unicode error) 'unicodeescape' codec can't decode bytes in position 0-2:"
+     " truncated \\xXX escape"), 1, 6),
     ("x = b'a'\n", "bytes literals are not supported", 1, 5),
     ("x = ur'a'\n", "invalid syntax", 1, 5),
     ("x = f'{}'\n", "f-string: empty expression not allowed", 1, 8),

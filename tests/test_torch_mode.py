@@ -168,8 +168,8 @@ except RuntimeError as e:
     result, out = run(source)
     assert result.error is None
     assert out.splitlines() == [
-        "caught: Trying to backward through the graph a second time (or directly access saved "
-        "tensors after they have already been freed)",
+        ("caught: Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed)"),
         "RuntimeError grad can be implicitly created only for scalar outputs"]
 
 
@@ -188,14 +188,14 @@ print(x.requires_grad)
     result, out = run(source)
     assert result.error is None and out == "tensor([2., 4.])\nNone True\nFalse\n"
     for bad, kind, message in [
-        ("y.requires_grad = False", "RuntimeError", "you can only change requires_grad flags of "
+        ("y.requires_grad = False", "RuntimeError", ("you can only change requires_grad flags of "
          "leaf variables. If you want to use a computed variable in a subgraph that doesn't "
-         "require differentiation use var_no_grad = var.detach()."),
+         "require differentiation use var_no_grad = var.detach().")),
         ("x.requires_grad = 1", "RuntimeError", "requires_grad must be a bool"),
-        ("x.grad = 3", "TypeError", "assigned grad expected to be a Tensor or None but got grad "
-         "of type int"),
-        ("x.foo = 1", "NotImplementedError", "gradcli does not support new attributes on "
-         "tensors ('foo')"),
+        ("x.grad = 3", "TypeError", ("assigned grad expected to be a Tensor or None but got grad "
+         "of type int")),
+        ("x.foo = 1", "NotImplementedError", ("gradcli does not support new attributes on "
+         "tensors ('foo')")),
     ]:
         result, _ = run("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\n" + bad)
         assert (result.error.kind, result.error.message) == (kind, message), bad
@@ -207,8 +207,8 @@ def test_iterating_a_tensor_gives_its_rows() -> None:
     assert result.error is None
     assert out == "tensor([1., 2.])\ntensor([3., 4.])\ntensor(1.) tensor(2.) 2\n"
     result, _ = run("import torch\nfor v in torch.tensor(1.0):\n    pass\n")
-    assert (result.error.kind, result.error.message) == ("TypeError", "iteration over a 0-d "
-                                                                      "tensor")
+    assert (result.error.kind, result.error.message) == ("TypeError", ("iteration over a 0-d "
+                                                                      "tensor"))
 
 
 def test_tensor_format_specs_follow_tensor_format() -> None:

@@ -258,17 +258,17 @@ class ProgramGenerator:
         if kind == "unpack":
             return [f"{self.target()}, *{self.target()} = {n}, {m}, {self.expr(1)}"]
         if kind == "comp":
-            return [f"{self.target()} = [{n} * {pick(self.src, LOOP_NAMES)} for "
-                    f"{pick(self.src, LOOP_NAMES)} in range({self.src.integer(0, 3)})]"]
+            return [(f"{self.target()} = [{n} * {pick(self.src, LOOP_NAMES)} for "
+                    f"{pick(self.src, LOOP_NAMES)} in range({self.src.integer(0, 3)})]")]
         if kind == "gen":
             return [f"{self.target()} = sum({n} ** 2 for _ in range({self.src.integer(0, 3)}))"]
         if kind == "dict":
-            return [f"d = {{'a': {n}, 'b': [{m}, None]}}", f"print(d, list(d), len(d))"]
+            return [f"d = {{'a': {n}, 'b': [{m}, None]}}", "print(d, list(d), len(d))"]
         if kind == "fstring":
             spec = pick(self.src, ("", ":.3f", "!r", ":>8", ":e", ":{3}", "=", ":zz"))
             return [f"print(f'{{{n}{spec}}} and {{{m}.shape}}')"]
         if kind == "lambda":
-            return [f"sq = lambda v, k=2: v ** k", f"{self.target()} = sq({n})"]
+            return ["sq = lambda v, k=2: v ** k", f"{self.target()} = sq({n})"]
         if kind == "attr":
             attr = pick(self.src, ("grad", "requires_grad", "data", "grad_fn", "shape"))
             value = pick(self.src, ("None", "True", "False", n, self.number()))
@@ -278,8 +278,8 @@ class ProgramGenerator:
         if kind == "format":
             return [f"print('%s %.2f' % ({n}, {self.scalar_expr()}), '{{}}'.format({m}))"]
         if kind == "raise":
-            return [f"raise {pick(self.src, ('ValueError', 'RuntimeError', 'KeyError'))}"
-                    f"({pick(self.src, STRINGS)})"]
+            return [(f"raise {pick(self.src, ('ValueError', 'RuntimeError', 'KeyError'))}"
+                    f"({pick(self.src, STRINGS)})")]
         if kind == "assert":
             return [f"assert {self.condition()}, {pick(self.src, STRINGS)}"]
         if kind == "star":

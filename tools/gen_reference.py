@@ -42,12 +42,12 @@ def reference() -> str:
         f"- `torch.nn.functional` only: {_names(nn_only)}",
         f"- `torch.linalg` (in PyTorch programs, SPEC §7): {_names(LINALG)}",
         f"- autograd and the interpreter: {_names(own)}",
-        f"- Python's (`sum`, `max`, `min`, `abs`, `round` of a tensor are PyTorch's): "
-        f"{_names(python)}",
+        (f"- Python's (`sum`, `max`, `min`, `abs`, `round` of a tensor are PyTorch's): "
+        f"{_names(python)}"),
         f"- exceptions, for `try`/`except`/`raise`: {_names(EXCEPTIONS)}",
-        f"- on tensors also: {_names('.' + n for n in methods)}, attributes "
+        (f"- on tensors also: {_names('.' + n for n in methods)}, attributes "
         f"{_names('.' + n for n in attributes)}, operators "
-        "`+ - * / // % ** @ < <= > >= == !=` and `[index]`",
+        "`+ - * / // % ** @ < <= > >= == !=` and `[index]`"),
     ]
     return "\n".join(lines)
 

@@ -140,7 +140,7 @@ def tensor_view(t: Tensor) -> TensorView:
         retains_grad=t.retains_grad)
 
 
-def value_view(value: Any) -> TensorView | PlainView | list:
+def value_view(value: Any, _inside: frozenset[int] = frozenset()) -> TensorView | PlainView | list:
     """Any binding value as a view: tensors, numbers, lists of them, and the rest by type."""
     if isinstance(value, Tensor):
         return tensor_view(value)
@@ -157,7 +157,10 @@ def value_view(value: Any) -> TensorView | PlainView | list:
     if isinstance(value, Size):  # x.shape
         return PlainView("Size", [int(v) for v in value])
     if isinstance(value, (list, tuple)):  # x.max(dim), torch.where(condition), a, b = ...
-        return [value_view(v) for v in value]
+        if id(value) in _inside:  # a list that contains itself
+            return PlainView(type(value).__name__, "[...]")
+        inside = _inside | {id(value)}
+        return [value_view(v, inside) for v in value]
     if isinstance(value, str):
         return PlainView("str", value)
     name = getattr(value, "name", None)  # the runtime's user function: a def's name

@@ -35,11 +35,24 @@ from . import (
     TENSOR_ATTRIBUTES,
 )
 from .optim import Optimizer
-from .random import Generator
 from .random import METHODS as RANDOM_METHODS
+from .random import Generator
 from .types import TypeObject
 
-TENSOR = TypeObject("torch.Tensor", (Tensor,))
+
+def _legacy_tensor(*args: Any) -> Tensor:
+    """``torch.Tensor(data)`` (the default float dtype) or ``torch.Tensor(*sizes)``."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
+        from .creation import get_default_dtype
+
+        return FUNCTIONS["tensor"](args[0], dtype=get_default_dtype())
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return FUNCTIONS["empty"](*args)  # filled with zeros, as gradcli's empty()
+    raise ScriptError("new(): data must be a sequence (got "
+                      f"{type(args[0]).__name__})", kind="TypeError")
+
+
+TENSOR = TypeObject("torch.Tensor", (Tensor,), _legacy_tensor)
 SIZE = TypeObject("torch.Size", (Size,), lambda dims=(): Size(tuple(dims)))
 # nn.Parameter is an engine Tensor marked as one; Variable is Tensor under an old name
 PARAMETER = TypeObject("torch.nn.parameter.Parameter", (), NN["Parameter"],
@@ -155,7 +168,7 @@ TENSOR_CALL = frozenset({
     "tanh_", "neg_", "abs_", "sqrt_", "log_", "chunk", "split", "unbind", "flip", "roll",
     "all", "any", "eq", "ne", "lt", "le", "gt", "ge", "equal", "allclose", "isnan", "isinf",
     "softmax", "log_softmax", "sort", "topk", "round", "floor", "ceil", "trunc", "frac",
-    "clip", "clamp_min", "clamp_max", "rsqrt", "log2", "log10", "argmax", "argmin", "nonzero",
+    "clip", "clamp_min", "clamp_max", "rsqrt", "log2", "log10", "nonzero",
     "short", "byte", "char", *RANDOM_METHODS,
 })
 # What a script may read on the api's other objects (methods included), by class.
@@ -192,10 +205,9 @@ def tensor_attribute(t: Tensor, name: str) -> Any:
         return TENSOR_ATTRIBUTES[name][0](t)
     if name in _TENSOR_PLAIN:
         return _TENSOR_PLAIN[name](t)
-    if name in TENSOR_READ or name in TENSOR_CALL:
-        if name != "data" and hasattr(Tensor, name):
-            value = getattr(t, name)
-            return Size(value) if name == "shape" and type(value) is not Size else value
+    if (name in TENSOR_READ or name in TENSOR_CALL) and name != "data" and hasattr(Tensor, name):
+        value = getattr(t, name)
+        return Size(value) if name == "shape" and type(value) is not Size else value
     raise missing("torch.Tensor", name, TENSOR_READ | TENSOR_CALL)
 
 

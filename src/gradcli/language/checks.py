@@ -32,6 +32,7 @@ from .program import (
     FString,
     FunctionDef,
     Global,
+    If,
     IfExp,
     Import,
     ImportFrom,
@@ -49,7 +50,6 @@ from .program import (
     Tuple,
     Unary,
     While,
-    If,
     With,
 )
 

@@ -166,9 +166,7 @@ class _Scanner:
             elif stack:
                 if c in ")]}" and c != stack.pop():
                     raise self.fail(f"f-string: unmatched '{c}'", j)
-            elif c == "}" or c == ":":
-                break
-            elif c == "!" and not body.startswith("!=", j):
+            elif c == "}" or c == ":" or c == "!" and not body.startswith("!=", j):
                 break
             elif c == "=" and body[j + 1:j + 2] != "=" and body[j - 1] not in "=!<>":
                 break  # {x=}, not x == y, x <= y or x != y

@@ -17,9 +17,9 @@ import threading
 from dataclasses import fields
 from typing import Any
 
+from ..errors import ScriptSyntaxError, Span
 from . import grammar as tables
 from .compiler import Compiler
-from ..errors import ScriptSyntaxError, Span
 from .grammar import HELPER
 from .program import MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, Program
 from .syntax_errors import RESERVED_WORDS, bad_character, never_closed, unexpected_token

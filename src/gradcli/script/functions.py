@@ -126,9 +126,8 @@ def bind_arguments(fn: Function, args: list, kwargs: dict) -> dict[str, Any]:
     for name, d in zip(names[required:], defaults):
         scope.setdefault(name, d)
     for name in p.kwonly:
-        if name not in scope:
-            if name in fn.kw_defaults:
-                scope[name] = fn.kw_defaults[name]
+        if name not in scope and name in fn.kw_defaults:
+            scope[name] = fn.kw_defaults[name]
     missing = [name for name in p.kwonly if name not in scope]
     if missing:
         raise fail(f"missing {len(missing)} required keyword-only argument"
@@ -156,9 +155,7 @@ def assigned_names(body: tuple) -> set[str]:
         elif t is P.AssignTo:
             for target in s.targets:
                 names.update(target_names(target))
-        elif t is P.For:
-            names.update(target_names(s.target))
-        elif t is P.With and s.target is not None:
+        elif t is P.For or t is P.With and s.target is not None:
             names.update(target_names(s.target))
         elif t is P.FunctionDef:
             names.add(s.name)

@@ -10,11 +10,10 @@ formatting only as numbers, strings or stand-ins whose ``__str__`` is ours.
 
 from __future__ import annotations
 
+import _string  # CPython's own parser of format strings (what string.Formatter uses)
 import re
 import string
 from typing import Any
-
-import _string  # CPython's own parser of format strings (what string.Formatter uses)
 
 from ..api.types import TypeObject
 from ..engine import Node, Tensor

@@ -141,7 +141,7 @@ def format_(interp: Any, value: Any, spec: str = "") -> str:
 @_named("float")
 def float_(x: Any = 0.0) -> float:
     """``float(x)``: numbers, numeric strings, one-element tensors."""
-    if isinstance(x, (int, float, str)) or isinstance(x, Tensor):
+    if isinstance(x, (int, float, str, Tensor)):
         if isinstance(x, str) and len(x) > 10_000:
             raise fail(f"could not convert string to float: {x[:20]!r}...", "ValueError")
         try:
@@ -163,7 +163,7 @@ def int_(x: Any = 0, base: Any = None) -> int:
             return int(x, as_index(base))
         except ValueError as exc:
             raise fail(str(exc), "ValueError") from None
-    if isinstance(x, (int, float, str)) or isinstance(x, Tensor):
+    if isinstance(x, (int, float, str, Tensor)):
         try:
             return int(x)
         except ValueError as exc:
@@ -496,7 +496,14 @@ def type_(obj: Any) -> TypeObject:
 @_named("isinstance")
 def isinstance_(obj: Any, classinfo: Any) -> bool:
     """``isinstance(obj, cls)`` or ``isinstance(obj, (cls, ...))``."""
-    kinds = classinfo if isinstance(classinfo, tuple) else (classinfo,)
+    kinds: list = []
+    stack = [classinfo]
+    while stack:  # (int, (float, str)) is a tuple of types too
+        k = stack.pop()
+        if isinstance(k, tuple):
+            stack.extend(k)
+        else:
+            kinds.append(k)
     if not all(isinstance(k, TypeObject) for k in kinds):
         raise fail("isinstance() arg 2 must be a type, a tuple of types, or a union")
     for k in kinds:
