@@ -14,7 +14,6 @@ recorder, which keeps what it records anyway.
 from __future__ import annotations
 
 import copy
-import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,12 +28,13 @@ from ..engine.context import GradMode, process_guard
 from ..engine.graph import restored_saved
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
-from ..limits import MAX_DIMS, MAX_ELEMENTS, MAX_STEPS
+from ..limits import MAX_ELEMENTS, MAX_STEPS
 from .builtins import GRAD_BUILTINS, GRAD_MODE_FACTORIES, TORCH_BUILTINS
+from .calls import call_builtin, iterable, like_literal, module_named, too_many_dims
 from .exceptions import EXCEPTIONS, ExcValue, catches, raise_value, value_of
 from .expressions import Evaluator
 from .functions import FUNCTION_KEY, Function, GradModeFunction, bind_arguments
-from .hints import did_you_mean, hint_for
+from .hints import hint_for
 from .printing import Printer, type_name
 from .pybuiltins import items_of, truth
 from .recorder import Record, Recorder
@@ -168,7 +168,7 @@ class Interpreter(Evaluator):
             except ValueError as exc:  # NumPy's array-rank limit, wherever a shape grows past it
                 if "maximum supported dimension" not in str(exc):
                     raise
-                self.result.error = _too_many_dims(exc).at(self.span)
+                self.result.error = too_many_dims(exc).at(self.span)
             self._drain()
         return self.result
 
@@ -274,10 +274,10 @@ class Interpreter(Evaluator):
         of ``NAME = torch.tensor(<literal>, ...)`` replaced (floats where the literal had)."""
         new = self.overrides[s.target]
         if s.literal:
-            value = _like(new, s.value)
+            value = like_literal(new, s.value)
             return tensor(value) if self.leaves else value
         call = s.value
-        data = _like(new, call.args[0])
+        data = like_literal(new, call.args[0])
         return self.call_value(self.eval(call.func, scope),
                                [data, *(self.eval(a, scope) for a in call.args[1:])],
                                {k: self.eval(v, scope) for k, v in call.kwargs}, call.func)
@@ -298,7 +298,7 @@ class Interpreter(Evaluator):
             raise ScriptError(f"cannot assign to {cls.__name__}", kind="SyntaxError")
 
     def _unpack(self, targets: tuple, value: Any, scope: dict, top: bool) -> None:
-        if not _iterable(value):
+        if not iterable(value):
             raise ScriptError(f"cannot unpack non-iterable {type_name(value)} object",
                               kind="TypeError")
         star = next((i for i, t in enumerate(targets) if t.__class__ is P.Starred), None)
@@ -493,14 +493,14 @@ class Interpreter(Evaluator):
     def _import(self, s: P.Import, scope: dict, top: bool) -> None:
         for dotted, alias in s.names:
             if alias is not None:
-                self.bind(alias, _module(dotted), scope, top)
+                self.bind(alias, module_named(dotted), scope, top)
             else:
                 first = dotted.split(".")[0]
-                _module(dotted)
-                self.bind(first, _module(first), scope, top)
+                module_named(dotted)
+                self.bind(first, module_named(first), scope, top)
 
     def _import_from(self, s: P.ImportFrom, scope: dict, top: bool) -> None:
-        module = _module(s.module)
+        module = module_named(s.module)
         for name, alias in s.names:
             if name == "*":
                 for key in module.members:
@@ -579,113 +579,11 @@ class Interpreter(Evaluator):
             fn = fn.make
         elif not callable(fn) or isinstance(fn, (Tensor, ExcValue)):
             raise ScriptError(f"'{type_name(fn)}' object is not callable", kind="TypeError")
-        return _call_builtin(fn, args, kwargs, self, where)
+        return call_builtin(fn, args, kwargs, self, where)
 
     def type_name(self, v: Any) -> str:
         """What Python's messages call the type of ``v``."""
         return type_name(v)
-
-
-_MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, OverflowError,
-           StopIteration)
-
-
-def _call_builtin(fn: Any, args: list, kwargs: dict, interp: Interpreter, where: Any) -> Any:
-    needs_interp = getattr(fn, "needs_interpreter", False)
-    try:
-        if needs_interp:
-            return fn(interp, *args, **kwargs)
-        return fn(*args, **kwargs)
-    except _MAPPED as exc:
-        # Argument-binding errors and Python's own methods' errors (lst.index(9)): built-ins
-        # raise ScriptError for bad values themselves.
-        kind = type(exc).__name__
-        if kind == "ValueError" and "maximum supported dimension" in str(exc):
-            raise _too_many_dims(exc) from None
-        if kind == "KeyError":
-            err = ScriptError(repr(exc.args[0]) if exc.args else "", kind=kind)
-            err.pyargs = exc.args  # type: ignore[attr-defined]
-            raise err from None
-        message = str(exc)
-        hint = None
-        if kind == "TypeError":
-            name = where.id if where.__class__ is P.Name else \
-                where.attr if where.__class__ is P.Attribute else getattr(fn, "__name__", "")
-            message = _binding_message(message, name, needs_interp)
-            unknown = re.search(r"unexpected keyword argument '(\w+)'", message)
-            if unknown:
-                hint = did_you_mean(unknown.group(1), _parameters(fn))
-        raise ScriptError(message, kind=kind, hint=hint) from None
-    except RecursionError:
-        raise ScriptError("maximum recursion depth exceeded", kind="RecursionError") from None
-
-
-def _too_many_dims(exc: Exception) -> ScriptError:
-    found = re.search(r"found (\d+)", str(exc))
-    return ScriptError(f"a tensor can have at most {MAX_DIMS} dimensions in gradcli"
-                       f"{', not ' + found.group(1) if found else ''} (NumPy's limit; PyTorch "
-                       "allows more)")
-
-
-_QUALNAME = re.compile(r"^[\w.<>]+\(\)")
-_COUNTS = re.compile(r"takes (\d+) positional arguments? but (\d+) (?:was|were) given")
-
-
-def _binding_message(message: str, name: str, needs_interp: bool) -> str:
-    """Python's argument-binding message with the name the script called, not the function's
-    internal qualified name (``_extreme.<locals>.fn()``), and the interpreter argument of
-    interpreter built-ins not counted."""
-    if name:
-        message = _QUALNAME.sub(f"{name}()", message, count=1)
-    if needs_interp:
-        def fix(m: re.Match) -> str:
-            takes, given = int(m.group(1)) - 1, int(m.group(2)) - 1
-            return (f"takes {takes} positional argument{'' if takes == 1 else 's'} but {given} "
-                    f"{'was' if given == 1 else 'were'} given")
-        message = _COUNTS.sub(fix, message)
-    return message
-
-
-def _parameters(fn: Any) -> list[str]:
-    """A built-in's keyword names, for "did you mean" (none when it has no signature)."""
-    import inspect
-
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return []
-    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-            and p.name not in ("interp", "self")]
-
-
-def _module(dotted: str) -> Any:
-    module = import_module(dotted)
-    if module is None:  # the static check (script.imports) stops this before the run
-        raise ScriptError(f"No module named '{dotted}'", kind="ModuleNotFoundError")
-    return module
-
-
-def _iterable(value: Any) -> bool:
-    try:
-        items_of(value)
-    except ScriptError:
-        return False
-    return True
-
-
-def _like(value: Any, original: Any) -> Any:
-    """An override value in floats when the literal it replaces was written with floats."""
-    def has_float(e: Any) -> bool:
-        if e.__class__ is P.Number:
-            return e.value.__class__ is float
-        if e.__class__ is P.Unary:
-            return has_float(e.operand)
-        return any(has_float(i) for i in getattr(e, "items", ()))
-
-    def to_float(v: Any) -> Any:
-        return [to_float(x) for x in v] if isinstance(v, list) else float(v)
-
-    return to_float(value) if has_float(original) else value
 
 
 Interpreter._STATEMENTS = {  # type: ignore[attr-defined]

@@ -1,0 +1,124 @@
+"""Calling what is not a script's own function: built-ins, Python's methods, the api's
+functions, with Python's and PyTorch's errors as script errors; and small helpers of the
+interpreter's statements (imports, ``--set`` overrides, unpacking).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..api.namespace import import_module
+from ..errors import ScriptError
+from ..language import program as P
+from ..limits import MAX_DIMS
+from .hints import did_you_mean
+from .pybuiltins import items_of
+
+_MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, OverflowError,
+           StopIteration)
+
+
+def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> Any:
+    """Call a built-in (with the interpreter first if it needs it); its errors as script errors."""
+    needs_interp = getattr(fn, "needs_interpreter", False)
+    try:
+        if needs_interp:
+            return fn(interp, *args, **kwargs)
+        return fn(*args, **kwargs)
+    except _MAPPED as exc:
+        # Argument-binding errors and Python's own methods' errors (lst.index(9)): built-ins
+        # raise ScriptError for bad values themselves.
+        kind = type(exc).__name__
+        if kind == "ValueError" and "maximum supported dimension" in str(exc):
+            raise too_many_dims(exc) from None
+        if kind == "KeyError":
+            err = ScriptError(repr(exc.args[0]) if exc.args else "", kind=kind)
+            err.pyargs = exc.args  # type: ignore[attr-defined]
+            raise err from None
+        message = str(exc)
+        hint = None
+        if kind == "TypeError":
+            name = where.id if where.__class__ is P.Name else \
+                where.attr if where.__class__ is P.Attribute else getattr(fn, "__name__", "")
+            message = _binding_message(message, name, needs_interp)
+            unknown = re.search(r"unexpected keyword argument '(\w+)'", message)
+            if unknown:
+                hint = did_you_mean(unknown.group(1), _parameters(fn))
+        raise ScriptError(message, kind=kind, hint=hint) from None
+    except RecursionError:
+        raise ScriptError("maximum recursion depth exceeded", kind="RecursionError") from None
+
+
+def too_many_dims(exc: Exception) -> ScriptError:
+    """NumPy's array-rank limit as gradcli's error."""
+    found = re.search(r"found (\d+)", str(exc))
+    return ScriptError(f"a tensor can have at most {MAX_DIMS} dimensions in gradcli"
+                       f"{', not ' + found.group(1) if found else ''} (NumPy's limit; PyTorch "
+                       "allows more)")
+
+
+_QUALNAME = re.compile(r"^[\w.<>]+\(\)")
+_COUNTS = re.compile(r"takes (\d+) positional arguments? but (\d+) (?:was|were) given")
+
+
+def _binding_message(message: str, name: str, needs_interp: bool) -> str:
+    """Python's argument-binding message with the name the script called, not the function's
+    internal qualified name (``_extreme.<locals>.fn()``), and the interpreter argument of
+    interpreter built-ins not counted."""
+    if name:
+        message = _QUALNAME.sub(f"{name}()", message, count=1)
+    if needs_interp:
+        def fix(m: re.Match) -> str:
+            takes, given = int(m.group(1)) - 1, int(m.group(2)) - 1
+            return (f"takes {takes} positional argument{'' if takes == 1 else 's'} but {given} "
+                    f"{'was' if given == 1 else 'were'} given")
+        message = _COUNTS.sub(fix, message)
+    return message
+
+
+def _parameters(fn: Any) -> list[str]:
+    """A built-in's keyword names, for "did you mean" (none when it has no signature)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.name not in ("interp", "self")]
+
+
+def module_named(dotted: str) -> Any:
+    """The module ``import dotted`` binds."""
+    module = import_module(dotted)
+    if module is None:  # the static check (script.imports) stops this before the run
+        raise ScriptError(f"No module named '{dotted}'", kind="ModuleNotFoundError")
+    return module
+
+
+def iterable(value: Any) -> bool:
+    """Whether a script can iterate ``value``."""
+    try:
+        items_of(value)
+    except ScriptError:
+        return False
+    return True
+
+
+def like_literal(value: Any, original: Any) -> Any:
+    """An override value in floats when the literal it replaces was written with floats."""
+    def has_float(e: Any) -> bool:
+        if e.__class__ is P.Number:
+            return e.value.__class__ is float
+        if e.__class__ is P.Unary:
+            return has_float(e.operand)
+        return any(has_float(i) for i in getattr(e, "items", ()))
+
+    def to_float(v: Any) -> Any:
+        return [to_float(x) for x in v] if isinstance(v, list) else float(v)
+
+    return to_float(value) if has_float(original) else value
+
+
+__all__ = ["call_builtin", "iterable", "like_literal", "module_named", "too_many_dims"]
