@@ -156,3 +156,20 @@ def test_addresses_are_stable_within_a_run_and_distinct() -> None:
     a, b, c = out[0].strip().split("> <")
     assert a.startswith("<function f at 0x7f") and a + ">" == "<" + c
     assert b.startswith("function <lambda> at 0x7f") and a[-12:] != b[-12:]
+
+
+def test_deeply_nested_values_fail_cleanly_and_still_render() -> None:
+    """A tuple or dict nested 30,000 deep: print is CPython's RecursionError, and the run's
+    document still renders (deep parts shown as [...])."""
+    import json
+
+    from gradcli import views
+    from gradcli.render import json as render
+
+    source = ("t = ()\nfor i in range(30000):\n    t = (t,)\nd = {}\nfor i in range(30000):\n"
+              "    d = {'a': d}\nprint(t)\n")
+    result = pipeline.run(source, filename="prog.py", max_steps=10**6)
+    assert (result.error.kind, result.error.span.line) == ("RecursionError", 7)
+    doc = render.run_doc(views.bindings_view(result), result.prints, result.warnings,
+                         result.error)
+    assert json.loads(render.dumps(doc))["bindings"]["d"]["type"] == "dict"

@@ -23,6 +23,7 @@ from typing import Any
 from .engine import AccumulateGrad, Node, Tensor
 from .engine.backend import to_host
 from .engine.tensor import Size
+from .errors import GradcliError
 from .script.printing import Printer, node_name, type_name
 
 
@@ -140,6 +141,9 @@ def tensor_view(t: Tensor) -> TensorView:
         retains_grad=t.retains_grad)
 
 
+MAX_VIEW_DEPTH = 100  # lists in lists shown; deeper ones as [...] (renderers recurse)
+
+
 def value_view(value: Any, _inside: frozenset[int] = frozenset()) -> TensorView | PlainView | list:
     """Any binding value as a view: tensors, numbers, lists of them, and the rest by type."""
     if isinstance(value, Tensor):
@@ -157,7 +161,7 @@ def value_view(value: Any, _inside: frozenset[int] = frozenset()) -> TensorView 
     if isinstance(value, Size):  # x.shape
         return PlainView("Size", [int(v) for v in value])
     if isinstance(value, (list, tuple)):  # x.max(dim), torch.where(condition), a, b = ...
-        if id(value) in _inside:  # a list that contains itself
+        if id(value) in _inside or len(_inside) >= MAX_VIEW_DEPTH:  # contains itself, or deep
             return PlainView(type(value).__name__, "[...]")
         inside = _inside | {id(value)}
         return [value_view(v, inside) for v in value]
@@ -166,7 +170,11 @@ def value_view(value: Any, _inside: frozenset[int] = frozenset()) -> TensorView 
     name = getattr(value, "name", None)  # the runtime's user function: a def's name
     if isinstance(name, str) and getattr(type(value), "script_type", None) == "function":
         return PlainView("function", name)
-    return PlainView(type_name(value), Printer().repr(value))
+    try:
+        text = Printer().repr(value)
+    except GradcliError:  # nested past the printer's depth: a view never fails
+        text = f"<{type_name(value)}>"
+    return PlainView(type_name(value), text)
 
 
 def bindings_view(result: Any) -> dict[str, Any]:

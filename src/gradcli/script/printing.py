@@ -24,6 +24,7 @@ from .exceptions import ExcValue
 from .values import MAX_SEQUENCE, too_long
 
 _PLAIN = (int, float, bool, str, type(None))
+MAX_REPR_DEPTH = 900  # containers inside containers; CPython's own limit is near 1,000
 _BASE_ADDRESS = 0x7F3C2A5D1E40
 _ADDRESS_STEP = 0x70  # CPython's small objects sit 0x30..0x90 bytes apart; any step will do
 
@@ -141,6 +142,9 @@ class Printer:
         if cls is list or cls is tuple or cls is dict or cls is set:
             if id(v) in active:  # a list that contains itself
                 return "[...]" if cls is list else "{...}" if cls is dict else "(...)"
+            if len(active) >= MAX_REPR_DEPTH:  # as CPython's repr meets its recursion limit
+                raise ScriptError("maximum recursion depth exceeded while getting the repr of "
+                                  "an object", kind="RecursionError")
             active.add(id(v))
             try:
                 if cls is dict:
