@@ -24,7 +24,6 @@ from ..engine import METHODS, Node, Tensor
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..language.checks import target_names
-from . import pymethods
 from .exceptions import ExcValue
 from .functions import FUNCTION_KEY, ComprehensionScope, Function
 from .hints import did_you_mean
@@ -37,6 +36,7 @@ _INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_div
 _NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "register_prehook",
                               "metadata", "requires_grad", "variable"})
 _NOT_ALLOWED = object_attribute(None, "")  # what object_attribute says for a name it refuses
+_PYTHON_VALUES = frozenset({str, list, tuple, dict, set, int, float, bool})  # see pymethods
 _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 
 
@@ -317,10 +317,12 @@ class Evaluator:
                 return name
         elif isinstance(obj, Node):
             return self._node_attribute(obj, attr)
-        elif pymethods.has_methods(obj):
-            method = pymethods.method(self, obj, attr)
-            if method is not None:
-                return method
+        elif cls in _PYTHON_VALUES:
+            from .pymethods import method as python_method  # only scripts that call one
+
+            found = python_method(self, obj, attr)
+            if found is not None:
+                return found
         elif isinstance(obj, ExcValue):
             if attr == "args":
                 return obj.args
@@ -364,8 +366,10 @@ class Evaluator:
         if obj.__class__ is Module:
             raise ScriptError(f"gradcli does not let a script change module '{obj.name}'",
                               kind="NotImplementedError")
-        if pymethods.has_methods(obj):
-            if pymethods.method(self, obj, attr) is not None:
+        if obj.__class__ in _PYTHON_VALUES:
+            from .pymethods import method as python_method
+
+            if python_method(self, obj, attr) is not None:
                 raise ScriptError(f"'{type_name(obj)}' object attribute '{attr}' is read-only",
                                   kind="AttributeError")
             raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",

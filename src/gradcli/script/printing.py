@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import _string  # CPython's own parser of format strings (what string.Formatter uses)
 import re
-import string
+from types import ModuleType
 from typing import Any
 
 from ..api.types import TypeObject
@@ -193,7 +193,7 @@ class Printer:
         if callable(v):
             name = getattr(v, "__name__", "function")
             owner = getattr(v, "__self__", None)
-            if owner is not None and not isinstance(owner, type(string)):
+            if owner is not None and not isinstance(owner, ModuleType):
                 return f"<built-in method {name} of {type_name(owner)} object at " \
                        f"{self.address(owner)}>"
             return f"<built-in function {name}>"
