@@ -37,6 +37,7 @@ class Session:
         self.wrt: list[str] = list(dict.fromkeys(opts.wrt or ()))
         self.overrides: dict[str, Any] = {}
         self.doc_written = False
+        self.line_open = False  # the script's last print() did not end its line
         self.out_closed = False  # the reader of stdout went away (| head): write nothing more
         self._out: Any = None
         self._err: Any = None
@@ -176,6 +177,8 @@ class Session:
             self.doc(json.run_doc(bindings, result.prints, result.warnings, err))
         elif err is None and not self.opts.quiet and result.mode != "torch":
             # a PyTorch program's output is exactly what `python prog.py` prints (SPEC §7)
+            if self.line_open:
+                self.write("\n")
             self.emit("run", bindings)
         return self.finish(err)
 
@@ -456,6 +459,8 @@ class Session:
 
     def echo(self, text: str) -> None:
         """What the script's print() writes (its ``end`` included), as it happens."""
+        if text:
+            self.line_open = not text.endswith("\n")  # print(..., end="") left a line open
         self.output(_write_flush, text)
 
     def write(self, text: str) -> None:
