@@ -122,6 +122,7 @@ def test_snippets_fail_and_print_as_cpython(source: str) -> None:
     ("x = '{:{}}'.format(1, 10**9)", "MemoryError"),
     ("x = list(range(10**8))", "MemoryError"),
     ("x = sorted(range(10**12))", "MemoryError"),
+    ("a, *b = range(10**9)", "MemoryError"),
     ("x = 'ab'.replace('a', 'a' * 10**6)", "MemoryError"),
     ("x = 'a'.center(10**9)", "MemoryError"),
 ])

@@ -36,7 +36,7 @@ from .expressions import Evaluator
 from .functions import FUNCTION_KEY, Function, GradModeFunction, bind_arguments
 from .hints import hint_for
 from .printing import Printer, type_name
-from .pybuiltins import items_of, truth
+from .pybuiltins import items_of, materialise, truth
 from .recorder import Record, Recorder
 from .values import literal
 
@@ -303,11 +303,15 @@ class Interpreter(Evaluator):
                               kind="TypeError")
         star = next((i for i, t in enumerate(targets) if t.__class__ is P.Starred), None)
         n = len(targets)
-        items: list = []
-        for x in items_of(value):  # stop early when too many, as Python does
-            items.append(x)
-            if star is None and len(items) > n:
-                raise ScriptError(f"too many values to unpack (expected {n})", kind="ValueError")
+        if star is not None:
+            items = materialise(self, value)  # within the size limit
+        else:
+            items = []
+            for x in items_of(value):  # stop early when too many, as Python does
+                items.append(x)
+                if len(items) > n:
+                    raise ScriptError(f"too many values to unpack (expected {n})",
+                                      kind="ValueError")
         if star is None:
             if len(items) < n:
                 raise ScriptError(f"not enough values to unpack (expected {n}, got "

@@ -144,9 +144,4 @@ def method(interp: Any, obj: Any, name: str) -> Any:
     return None
 
 
-def has_methods(obj: Any) -> bool:
-    """Whether ``obj`` is a Python value whose methods this module lists."""
-    return obj.__class__ in _PLAIN_METHODS
-
-
-__all__ = ["has_methods", "method"]
+__all__ = ["method"]
