@@ -26,7 +26,7 @@ from ..language import program as P
 from ..language.checks import target_names
 from .exceptions import ExcValue
 from .functions import FUNCTION_KEY, ComprehensionScope, Function
-from .hints import did_you_mean
+from .hints import did_you_mean, none_grad
 from .printing import node_name, type_name
 from .pybuiltins import items_of, materialise, truth
 from .values import COMPARE, MAX_SEQUENCE, arith, check_list, tname, too_long
@@ -296,9 +296,15 @@ class Evaluator:
         """``obj.attr`` for a script: only what the PyTorch surface and Python's documented
         methods offer."""
         try:
-            return self._attribute(obj, attr)
+            value = self._attribute(obj, attr)
         except GradcliError as err:
             raise err.at(span) from None
+        if obj.__class__ is Tensor and span is not None:
+            if attr == "grad" and value is None:  # why: a hint, trace, explain
+                self._none_read = none_grad(self, obj, span)
+            elif attr == "backward":
+                self.last_backward = (span, obj)
+        return value
 
     def attribute_of(self, obj: Any, attr: str) -> Any:
         """``obj.attr`` without a span (``"{0.grad}".format(x)``)."""

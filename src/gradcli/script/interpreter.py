@@ -16,16 +16,15 @@ from __future__ import annotations
 import copy
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..api.creation import tensor
 from ..api.namespace import import_module
 from ..api.types import TypeObject
-from ..engine import RunContext, Tensor, grad, no_grad, use
+from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
 from ..engine.context import GradMode, process_guard
-from ..engine.graph import restored_saved
+from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..limits import MAX_ELEMENTS, MAX_STEPS
@@ -34,60 +33,15 @@ from .calls import call_builtin, iterable, like_literal, module_named, too_many_
 from .exceptions import EXCEPTIONS, ExcValue, catches, raise_value, value_of
 from .expressions import Evaluator
 from .functions import FUNCTION_KEY, Function, GradModeFunction, bind_arguments
-from .hints import hint_for
+from .hints import NoneGrad, hint_for, none_grad_reason
 from .printing import Printer, type_name
 from .pybuiltins import items_of, materialise, truth
 from .recorder import Record, Recorder
+from .result import RunResult, Warning_
 from .values import literal
 
 MAX_CALL_DEPTH = 200
 PROGRESS_EVERY = 8192
-
-
-@dataclass
-class Warning_:
-    """A warning raised while running, with the statement that triggered it and the calls
-    that led there (outermost first)."""
-
-    message: str
-    span: Span | None
-    kind: str = "UserWarning"
-    calls: tuple[Span, ...] = ()
-
-
-@dataclass
-class RunResult:
-    """Everything a run produced."""
-
-    program: P.Program
-    backend: Any
-    bindings: dict[str, Any] = field(default_factory=dict)
-    binding_counts: dict[str, int] = field(default_factory=dict)  # top-level bindings per name
-    binding_spans: dict[str, Span | None] = field(default_factory=dict)  # each name's latest
-    last_assigned: str | None = None
-    prints: list[str] = field(default_factory=list)
-    warnings: list[Warning_] = field(default_factory=list)
-    error: GradcliError | None = None
-    records: list[Record] | None = None
-    # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views.py)
-    bound: dict[str, list[tuple[str, int]]] | None = None
-    kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
-    mode: str = "grad"  # "grad" (a grad script) or "torch" (a PyTorch program)
-
-    def grad(self, of: str, wrt: list[str]) -> list[Tensor]:
-        """d(of)/d(w) for each w, as torch.autograd.grad with retain_graph; zeros if unused."""
-        out = self.bindings[of]
-        inputs = [self.bindings[w] for w in wrt]
-        if not out.requires_grad or not any(t.requires_grad for t in inputs):
-            # nothing connects them: every --wrt gets a zero gradient (SPEC §3)
-            return [Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
-        live = [t for t in inputs if t.requires_grad]
-        # what the script's own backward() freed is put back meanwhile (a run with keep_freed);
-        # inf/nan as PyTorch, no NumPy warnings
-        with restored_saved(self.kept), use(RunContext(self.backend)), quiet():
-            grads = iter(grad(out, live, retain_graph=True, materialize_grads=True))
-        return [next(grads) if t.requires_grad else
-                Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
 
 
 class _Break(Exception):
@@ -131,6 +85,9 @@ class Interpreter(Evaluator):
         self.globals: dict[str, Any] = {"__name__": "__main__"}
         self.result = RunResult(program, backend, mode=mode)
         self.span: Span | None = None
+        self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
+        self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
+        self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.calls: list[Span | None] = []  # the call sites of the functions running now
         self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
         self.printer = Printer()
@@ -161,7 +118,7 @@ class Interpreter(Evaluator):
             except GradcliError as err:
                 self.result.error = err.at(self.span)
                 if err.hint is None:
-                    err.hint = hint_for(err, self.program.source)
+                    err.hint = hint_for(err, self.program.source, self._none_read)
             except RecursionError:
                 self.result.error = ScriptError(
                     "maximum recursion depth exceeded", kind="RecursionError", span=self.span)
@@ -173,9 +130,15 @@ class Interpreter(Evaluator):
         return self.result
 
     def _drain(self) -> None:
+        reads = self.nonleaf_reads
         for msg, kind in self.ctx.warnings:
-            self.result.warnings.append(Warning_(msg, self.span, kind, tuple(self.calls)))
+            # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order
+            read = reads.pop(0) if msg == NONLEAF_GRAD_MSG and reads else None
+            self.result.warnings.append(Warning_(
+                msg, self.span, kind, tuple(self.calls),
+                none_grad_reason(read) if read is not None else None))
         self.ctx.warnings.clear()
+        reads.clear()
 
     def _step_limit(self, span: Span | None) -> ScriptError:
         err = ScriptError(f"the script ran more than {self.max_steps:,} statements (step limit)",
