@@ -102,6 +102,8 @@ CASES = [
     ("select_backward", lambda a: TENSOR_FORMULAS.select_backward(a, (2, 3, 4), 0, 1), [A]),
     ("slice_backward", lambda a: TENSOR_FORMULAS.slice_backward(a, (5, 4), 0, 1, 4, 1), [A]),
     ("unbind", lambda a: F.unbind(a, 1)[2] * F.unbind(a)[0][:3], [A]),
+    ("split", lambda a: F.split(a, 2, 1)[1] * F.chunk(a, 2, 1)[0], [A]),
+    ("split_with_sizes", lambda a: F.split(a, [1, 3], 1)[1] * F.split(a, [3, 1], 1)[0], [A]),
     ("index", lambda a: a[[0, 2, 0]], [A]),  # a repeated row: its gradients add up
     ("index", lambda a: a[1:, [3, 0]], [A]),
     ("index", lambda a: a[F.tensor(DISTINCT) > 0], [A]),

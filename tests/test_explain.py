@@ -59,6 +59,8 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "softmax": ((x,), {"dim": 1}), "log_softmax": ((x,), {"dim": 1}),
         "mse_loss": ((x, e), {"reduction": 1}),
         "to_copy": ((x,), {"dtype": FLOAT64}), "unbind": ((x,), {"dim": 0, "index": 1}),
+        "split": ((x,), {"dim": 1, "start": 1, "stop": 3}),
+        "split_with_sizes": ((x,), {"dim": 0, "start": 0, "stop": 1}),
         "index": ((x, np.array([[0, 4], [5, 0]])), {}),
         "index_put_": ((x, np.array([0, 4]), e[0, 1:]), {}),
         "copy_": ((e, x[1]), {}),

@@ -594,3 +594,62 @@ for step in range(150):
         result.append(loss.item())
 result.append(w.reshape(-1).tolist())""",
 })
+
+CASES.update({
+    # --- which grad_fn a version error names ---
+    "err_version_saved_input_now": "x = torch.ones(3, requires_grad=True); y = x * 2; z = y * y;"
+                                   " y.mul_(3); y.add_(1); z.sum().backward()",
+    "err_version_saved_output": "x = torch.ones(3, requires_grad=True); y = x * 2; z = y.sigmoid();"
+                                " z.mul_(2); (z * 1).sum().backward()",
+    "err_version_input_was_output": "W = torch.ones(3, requires_grad=True); a = torch.sigmoid(W * 1);"
+                                    " out = a * W; a.mul_(2); out.sum().backward()",
+    "err_version_leaf_input": "x = torch.ones(3, requires_grad=True); y = torch.ones(3) * 1;"
+                              " z = (y * x).sum(); y.add_(1); z.backward()",
+})
+
+CASES.update({
+    "linspace_bits": "import math; xs = [torch.linspace(-math.pi, math.pi, n) for n in (2, 5, 17, 200, 2000)];"
+                     " ys = [torch.linspace(0.1, 7.3, n, dtype=torch.float64) for n in (3, 33, 1001)];"
+                     " result = [x.tolist() for x in xs] + [y.tolist() for y in ys]"
+                     " + [torch.linspace(0, 10, 5, dtype=torch.int64), torch.linspace(2, 2, 1), torch.linspace(0, 1, 0)]",
+    "split_chunk": "x = torch.arange(10.).requires_grad_(); y = x * 1; a, b, c = y.split(4);"
+                   " p = y.chunk(4); q = torch.split(y, [3, 7]); (a.sum() + 2 * c.sum() + p[3].sum() * 3"
+                   " + q[1].sum()).backward(); result = [a, b, c, p, q, x.grad, torch.arange(4.).chunk(3),"
+                   " torch.zeros(0).chunk(2), torch.zeros(0).split(2), torch.arange(6.).reshape(2, 3).chunk(2, dim=1)]",
+    "err_split_sizes": "torch.arange(10.).split([3, 3])",
+    "err_split_zero": "torch.arange(10.).split(0)",
+    "err_chunk_zero": "torch.arange(10.).chunk(0)",
+    "err_multi_view_inplace_unbind": "x = torch.ones(3, requires_grad=True) * 1; a, b, c = x.unbind(); b.add_(1)",
+    "err_multi_view_inplace_split": "x = torch.ones(3, requires_grad=True) * 1; a, b = x.split(2); a.mul_(2)",
+    "err_multi_view_inplace_iter": "x = torch.ones(3, requires_grad=True) * 1\nfor r in x: r.mul_(2)",
+    "multi_view_inplace_ok": "x = torch.ones(3) * 1; a, b, c = x.unbind(); a.add_(1);"
+                             " y = torch.ones(3, requires_grad=True) * 1\nwith torch.no_grad():\n"
+                             "    p, q, r = y.unbind(); p.add_(1)\nresult = [x, y]",
+    "err_no_grad_view_inplace": "w = torch.zeros(2, 4, requires_grad=True)\nwith torch.no_grad():\n"
+                                "    r = w[0]\nr.add_(torch.ones(4))",
+    "err_no_grad_view_inplace_operand": "w = torch.zeros(2, 4)\nwith torch.no_grad():\n"
+                                        "    r = w[0]\nr.add_(torch.ones(4, requires_grad=True))",
+    "no_grad_view_inplace_ok": "w = torch.zeros(2, 4)\nwith torch.no_grad():\n    r = w[0]\n"
+                               "r.add_(torch.ones(4)); result = [w, r._version]",
+    "closeness": "a = torch.tensor([1., 2., float('nan'), float('inf')]);"
+                 " b = torch.tensor([1., 2.0000001, float('nan'), float('inf')]);"
+                 " result = [torch.allclose(a, b), torch.allclose(a, b, equal_nan=True),"
+                 " torch.isclose(a, b), a.isclose(b, equal_nan=True), torch.equal(a, b), torch.equal(a, a),"
+                 " a.equal(a[:2]), torch.equal(torch.ones(2), torch.ones(2, dtype=torch.int64)),"
+                 " torch.isclose(torch.tensor([1, 2]), torch.tensor([1, 3])),"
+                 " torch.isclose(torch.tensor([1.]), torch.tensor([1.1]), rtol=0.2),"
+                 " torch.allclose(torch.ones(2, requires_grad=True), torch.ones(2))]",
+    "err_isclose_dtypes": "torch.isclose(torch.ones(2), torch.ones(2, dtype=torch.float64))",
+    "err_allclose_shapes": "torch.allclose(torch.ones(2), torch.ones(3))",
+})
+
+CASES.update({
+    "size_keyword": "torch.manual_seed(1); result = [torch.zeros(size=(2, 3)), torch.ones(size=[2]),"
+                    " torch.empty(size=(1,)).shape, torch.rand(size=(2,)), torch.randn(size=(2, 2))]",
+})
+
+CASES.update({
+    "contiguity": "x = torch.ones(3, 4); result = [x.is_contiguous(), x.t().is_contiguous(), x.stride(),"
+                  " x.t().stride(), x.t().stride(0), x[:, 1].stride(), x[:, 1].is_contiguous(),"
+                  " torch.ones(3, 1).t().is_contiguous(), x.t().contiguous().is_contiguous()]",
+})

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from ..engine import dtypes as D
+from ..engine import kernels
 from ..engine.args import check_device, check_numel, is_number, tensor_arg, type_name
 from ..engine.context import current
 from ..engine.dtypes import DType, to_dtype
@@ -131,6 +132,15 @@ def _size(shape: tuple) -> tuple[int, ...]:
     return tuple(shape)
 
 
+def _shape(shape: tuple, size: Any) -> tuple:
+    """The sizes given as ``*size`` or as the keyword ``size=`` (PyTorch takes either)."""
+    if size is None:
+        return shape
+    if shape:
+        raise ScriptError("got multiple values for argument 'size'", kind="TypeError")
+    return (size,)
+
+
 def _filled(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
     be = current().backend
     check_device(device)
@@ -139,21 +149,22 @@ def _filled(fill: str, size: tuple, dtype: Any, device: Any, requires_grad: bool
     return leaf(make(_size(size), dtype=native), requires_grad)
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None,
+def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     """A leaf of zeros."""
-    return _filled("zeros", size, dtype, device, requires_grad)
+    return _filled("zeros", _shape(shape, size), dtype, device, requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
     """A leaf of ones."""
-    return _filled("ones", size, dtype, device, requires_grad)
+    return _filled("ones", _shape(shape, size), dtype, device, requires_grad)
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None,
+def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     """An uninitialised leaf: gradcli fills it with zeros, so runs are repeatable."""
-    return _filled("zeros", size, dtype, device, requires_grad)
+    return _filled("zeros", _shape(shape, size), dtype, device, requires_grad)
 
 
 def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
@@ -219,7 +230,9 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None, device: An
     check_device(device)
     _size((steps,))
     native = be.xp_dtype(_dtype(dtype, be.default))
-    return leaf(be.xp.linspace(start, end, steps, dtype=native), requires_grad)
+    if steps == 0:
+        return leaf(be.xp.zeros((0,), dtype=native), requires_grad)
+    return leaf(kernels.linspace(be.xp, start, end, steps, native), requires_grad)
 
 
 def _float_dtype(dtype: Any, fn: str) -> DType:

@@ -21,7 +21,7 @@ from ..engine.generator import Generator as _Engine
 from ..engine.record import apply_inplace
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
-from .creation import _float_dtype, _size, leaf
+from .creation import _float_dtype, _shape, _size, leaf
 
 
 class Generator:
@@ -92,21 +92,21 @@ def _to_backend(host: Any, dtype: Any) -> Any:
 
 
 # --- new tensors --------------------------------------------------------------------------------
-def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+def rand(*shape: Any, size: Any = None, generator: Any = None, dtype: Any = None,
+         device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform [0, 1) samples."""
     check_device(device)
     dt = _float_dtype(dtype, "check_uniform_bounds")
-    host = _engine(generator, "rand").uniform(_size(size), dt.name)
+    host = _engine(generator, "rand").uniform(_size(_shape(shape, size)), dt.name)
     return leaf(_to_backend(host, dt), requires_grad)
 
 
-def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
+def randn(*shape: Any, size: Any = None, generator: Any = None, dtype: Any = None,
+          device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     check_device(device)
     dt = _float_dtype(dtype, "normal_kernel_cpu")
-    host = _engine(generator, "randn").normal(_size(size), dt.name)
+    host = _engine(generator, "randn").normal(_size(_shape(shape, size)), dt.name)
     return leaf(_to_backend(host, dt), requires_grad)
 
 

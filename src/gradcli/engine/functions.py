@@ -43,8 +43,11 @@ from .nn_functional import NN_ONLY, log_softmax, softmax
 from .record import apply, apply_inplace
 from .reductions import (
     _reduce,
+    allclose,
     argmax,
     argmin,
+    equal,
+    isclose,
     extreme,
     mean,
     norm,
@@ -66,6 +69,10 @@ from .shape import (
     reshape,
     squeeze,
     t,
+    chunk,
+    is_contiguous,
+    split,
+    stride,
     transpose,
     unbind,
     unsqueeze,
@@ -495,8 +502,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     fn.__name__: fn for fn in (
         add, sub, mul, div, pow, remainder, floor_divide, matmul, mm, bmm, dot, mv, maximum,
         minimum, neg, clamp, clip, square, round, sum, mean, prod, max, min, argmax, argmin, std,
-        var, norm, numel, reshape, view, flatten, t, transpose, unsqueeze, squeeze, unbind, cat,
-        stack, where, nonzero, masked_fill, softmax, log_softmax)
+        var, norm, numel, reshape, view, flatten, t, transpose, unsqueeze, squeeze, unbind,
+        split, chunk, cat, stack, where, nonzero, masked_fill, softmax, log_softmax, isclose,
+        allclose, equal)
 }
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface
                   and n not in FUNCTIONS})
@@ -511,7 +519,7 @@ METHODS: dict[str, Callable[..., Any]] = {
     and n not in ("cat", "stack", "numel", "where")}
 METHODS.update({fn.__name__: fn for fn in (
     add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, masked_fill_, expand,
-    expand_as, repeat, contiguous, _where_method)})
+    expand_as, repeat, contiguous, is_contiguous, stride, _where_method)})
 METHODS.update(CONVERSIONS)
 
 

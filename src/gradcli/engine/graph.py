@@ -279,8 +279,10 @@ class Node:
             raise err
         value, tensor, counter, version, producer, is_output = self.saved[name]
         if counter is not None and counter[0] != version:
-            err = ScriptError(_version_message(value, counter[0], version,
-                                               self if is_output else producer, self.backend))
+            # NOTE: PyTorch names a saved output's own node, but a saved input's grad_fn as it
+            # is now (the in-place op that bumped it), or nothing for a leaf
+            now = self if is_output else tensor.grad_fn if tensor is not None else producer
+            err = ScriptError(_version_message(value, counter[0], version, now, self.backend))
             # the root cause, for the hint: which node saved it, which statement bumped it
             err.saved_by = self.fn_name  # type: ignore[attr-defined]
             bump = current().inplace_at.get(id(counter))

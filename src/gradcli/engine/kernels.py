@@ -28,6 +28,14 @@ def _exact(xp: Any, *arrays: Any) -> Any:
     return ex if ex is not None and ex.accepts(*arrays) else None
 
 
+def linspace(xp: Any, start: float, end: float, steps: int, dtype: Any) -> Any:
+    """``torch.linspace``: each value from the nearer end with one fused multiply-add."""
+    ex = exact_kernels(xp)
+    if ex is not None:
+        return xp.asarray(ex.linspace(start, end, steps, dtype))
+    return xp.linspace(start, end, steps, dtype=dtype)
+
+
 def sum(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """``torch.sum``: PyTorch's cascade order of additions."""
     ex = _exact(xp, x)

@@ -848,6 +848,19 @@ UNBIND = defop("unbind", "UnbindBackward0", ("self",),
                lambda xp, self, dim, index: self[_index(dim, index)],
                lambda xp, grad, self_shape, dim, index: xp.select_backward(grad, self_shape, dim,
                                                                           index), kind="view")
+# torch.split / chunk: each piece is a slice along dim (as unbind, a node per piece).
+def _piece(xp: Any, self: Any, dim: int, start: int, stop: int) -> Any:
+    return self[_index(dim, slice(start, stop))]
+
+
+def _piece_backward(xp: Any, grad: Any, self_shape: tuple, dim: int, start: int,
+                    stop: int) -> Any:
+    return xp.slice_backward(grad, self_shape, dim, start, stop, 1)
+
+
+SPLIT = defop("split", "SplitBackward0", ("self",), _piece, _piece_backward, kind="view")
+SPLIT_WITH_SIZES = defop("split_with_sizes", "SplitWithSizesBackward0", ("self",), _piece,
+                         _piece_backward, kind="view")
 SLICE = defop("slice", "SliceBackward0", ("self",),
               lambda xp, self, dim, start, stop, step: self[_index(dim, slice(start, stop, step))],
               lambda xp, grad, self_shape, dim, start, stop, step: xp.slice_backward(

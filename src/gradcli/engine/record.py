@@ -225,6 +225,8 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
                           "refers to a single memory location. Please clone() the tensor before "
                           "performing the operation.")
     base = target._base
+    if grad_enabled and target._creation is not None:
+        _check_creation(target, base, args)
     if grad_enabled and base is not None and (
         target.requires_grad or any(a.__class__ is Tensor and a.requires_grad for a in args)
     ):
@@ -261,6 +263,30 @@ def _bumped(ctx: Any, target: Tensor) -> None:
     ctx.inplace_at[id(target._vc)] = (target._vc, ctx.free_tag)
     if ctx.tracer is not None:
         ctx.tracer.version(target)
+
+
+NO_GRAD_VIEW_MSG = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked)."
+)
+
+
+def _check_creation(target: Tensor, base: Tensor | None, args: tuple) -> None:
+    """PyTorch's refusals of an in-place update of a view, by how the view was made."""
+    how = target._creation
+    if how[0] == "no_grad":
+        if (target.requires_grad or (base is not None and base.requires_grad)
+                or any(a.__class__ is Tensor and a.requires_grad for a in args)):
+            raise ScriptError(NO_GRAD_VIEW_MSG)
+    elif target.requires_grad:
+        raise ScriptError(
+            f"Output {how[2]} of {how[1]} is a view and is being modified inplace. This view is "
+            "the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation "
+            "by an out-of-place one.")
 
 
 def _inplace_result(op: Any, target: Tensor, args: tuple, params: dict) -> Tensor:

@@ -1,5 +1,6 @@
 """Reductions as PyTorch dispatches them: sum, mean, prod, max/min (of everything, along a dim
-with their indices, or of two tensors), argmax/argmin, std, var and the vector norm."""
+with their indices, or of two tensors), argmax/argmin, std, var, the vector norm, and the
+closeness tests (isclose, allclose, equal)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import dtypes as D
 from . import ops as O
-from .args import dim_arg, tensor_arg
+from .args import broadcast_shape, dim_arg, tensor_arg
 from .context import current
 from .record import apply
 from .tensor import Tensor
@@ -212,3 +213,41 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 def numel(input: Any) -> int:
     """``torch.numel``: the number of elements."""
     return tensor_arg(input, "numel").numel()
+
+
+# --- closeness (bool results, never recorded) ----------------------------------------------------
+def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (equal values, infinities
+    included, are close; NaNs only with ``equal_nan``)."""
+    a, b = tensor_arg(input, "isclose"), tensor_arg(other, "isclose", "other", 2)
+    if a.dtype is not b.dtype:
+        raise ScriptError(f"{D.SCALAR_NAMES[a.dtype.name]} did not match "
+                          f"{D.SCALAR_NAMES[b.dtype.name]}")
+    broadcast_shape(a.shape, b.shape)
+    xp = a.backend.xp
+    x, y = a.data, b.data
+    close = x == y
+    if a.dtype.is_floating_point:
+        if equal_nan:
+            close = close | (xp.isnan(x) & xp.isnan(y))
+        diff = xp.abs(x - y)
+        close = close | (xp.isfinite(diff) & (diff <= atol + rtol * xp.abs(y)))
+    elif rtol or atol:
+        close = close | (xp.abs(x - y) <= atol + rtol * xp.abs(y))
+    return Tensor(a.backend.writable(close), a.backend)
+
+
+def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether every element is close (``isclose``)."""
+    close = isclose(input, other, rtol, atol, equal_nan)
+    return bool(close.backend.xp.all(close.data))
+
+
+def equal(input: Any, other: Any) -> bool:
+    """Same shape and the same values (NaN is never equal)."""
+    a, b = tensor_arg(input, "equal"), tensor_arg(other, "equal", "other", 2)
+    if a.shape != b.shape:
+        return False
+    return bool(a.backend.xp.all(a.data == b.data))

@@ -44,7 +44,20 @@ def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Te
 
     out._view_fn = replay
     out._strides = None if strides is None else layout.normalise(out.shape, strides)
+    out._creation = x._creation if current().grad_enabled else NO_GRAD_VIEW
     return out
+
+
+NO_GRAD_VIEW = ("no_grad",)
+
+
+def _multi_output(views: tuple[Tensor, ...], fn: str) -> tuple[Tensor, ...]:
+    """Mark views that one function returned together (unbind, split): PyTorch forbids updating
+    them in place while they require grad."""
+    for i, v in enumerate(views):
+        if v.requires_grad and v._creation is None:
+            v._creation = ("multi", fn, i)
+    return views
 
 
 def _record(op: Any, args: tuple, params: dict = _EMPTY) -> Tensor:
@@ -109,6 +122,17 @@ def contiguous(input: Any) -> Tensor:
     """The tensor itself when contiguous, else a contiguous copy (CloneBackward0)."""
     x = tensor_arg(input, "contiguous")
     return x if x._strides is None else apply(O.CLONE, (x,))
+
+
+def is_contiguous(self: Tensor) -> bool:
+    """Whether the elements lie in row-major order (PyTorch's strides say so)."""
+    return self._strides is None
+
+
+def stride(self: Tensor, dim: int | None = None) -> Any:
+    """PyTorch's strides in elements (all, or of ``dim``)."""
+    s = layout.strides_of(self)
+    return tuple(s) if dim is None else s[dim_arg(dim, self.ndim)]
 
 
 def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -194,7 +218,60 @@ def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:
     d = dim_arg(dim, x.ndim)
     s = list(layout.strides_of(x))
     del s[d]
-    return tuple(_view(O.UNBIND, x, {"dim": d, "index": i}, s) for i in range(x.shape[d]))
+    return _multi_output(tuple(_view(O.UNBIND, x, {"dim": d, "index": i}, s)
+                               for i in range(x.shape[d])), "Unbind")
+
+
+def split(input: Any, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of ``split_size`` along ``dim`` (SplitBackward0), or of the listed sizes
+    (SplitWithSizesBackward0); views, as PyTorch's."""
+    x = tensor_arg(input, "split")
+    d = dim_arg(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    sizes = split_size_or_sections
+    if isinstance(sizes, (list, tuple)):
+        sizes = [int(v) for v in sizes]
+        if sum(sizes) != n or any(v < 0 for v in sizes):
+            raise ScriptError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                              f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+        op, name = O.SPLIT_WITH_SIZES, "SplitWithSizes"
+    else:
+        if isinstance(sizes, bool) or not isinstance(sizes, int):
+            raise ScriptError(f"split(): argument 'split_size' must be int, not "
+                              f"{type_name(sizes)}", kind="TypeError")
+        if sizes < 0:
+            raise ScriptError(f"split expects split_size be non-negative, but got "
+                              f"split_size={sizes}")
+        if sizes == 0 and n:
+            raise ScriptError("split_size can only be 0 if dimension size is 0, but got "
+                              f"dimension size of {n}")
+        sizes = [min(sizes, n - i) for i in range(0, n, sizes)] if n else [0]
+        op, name = O.SPLIT, "Split"
+    return _pieces(x, op, name, d, sizes)
+
+
+def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """At most ``chunks`` pieces of equal size (the last smaller) along ``dim``."""
+    x = tensor_arg(input, "chunk")
+    if isinstance(chunks, bool) or not isinstance(chunks, int):
+        raise ScriptError(f"chunk(): argument 'chunks' must be int, not {type_name(chunks)}",
+                          kind="TypeError")
+    if chunks <= 0:
+        raise ScriptError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = dim_arg(dim, x.ndim)
+    n = x.shape[d]
+    if n == 0:  # PyTorch gives `chunks` empty pieces
+        return _pieces(x, O.SPLIT, "Split", d, [0] * chunks)
+    return split(x, -(-n // chunks), d)
+
+
+def _pieces(x: Tensor, op: Any, name: str, d: int, sizes: list[int]) -> tuple[Tensor, ...]:
+    s = layout.strides_of(x)
+    out, start = [], 0
+    for size in sizes:
+        out.append(_view(op, x, {"dim": d, "start": start, "stop": start + size}, s))
+        start += size
+    return _multi_output(tuple(out), name)
 
 
 def _iter(x: Tensor) -> Any:

@@ -48,6 +48,7 @@ class Tensor:
         "__weakref__",
         "_accumulator",
         "_base",
+        "_creation",
         "_grad",
         "_is_param",
         "_retains_grad",
@@ -72,6 +73,10 @@ class Tensor:
         self._retains_grad = False
         self._strides: tuple[int, ...] | None = None
         self._base: Tensor | None = None
+        # how a view was made, when PyTorch later forbids in-place updates of it (its
+        # CreationMeta): ("no_grad",) made in no_grad mode, ("multi", "Unbind", i) output i of a
+        # function returning several views; None otherwise
+        self._creation: tuple | None = None
         self._view_fn: Callable | None = None  # replays this view from its base's array
         self._accumulator: Any = None  # the leaf's graph.AccumulateGrad, made on first use
 

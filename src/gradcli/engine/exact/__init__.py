@@ -2,7 +2,8 @@
 
 The engine reaches these through ``engine.kernels`` (which falls back to plain Array API code
 for other backends); only this package and ``backend.py`` import NumPy.  What each kernel
-reproduces, and how exactly, is said in its module: reduce.py (sum, mean), softmaxes.py,
+reproduces, and how exactly, is said in its module: reduce.py (sum, mean), ranges.py
+(linspace), softmaxes.py,
 unary.py (elementwise math and backward kernels), blas.py (matmul), sleef.py and libm.py (the
 vector and scalar math libraries PyTorch calls), iterator.py (TensorIterator's walk) and
 machine.py (the CPU whose results these are).
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import blas, softmaxes, unary
+from .ranges import linspace
 from .reduce import mean, sum_
 
 
@@ -41,7 +43,7 @@ softmax, log_softmax, softmax_backward, log_softmax_backward = (
     _keep_scalar(f) for f in (softmaxes.softmax, softmaxes.log_softmax,
                               softmaxes.softmax_backward, softmaxes.log_softmax_backward))
 
-__all__ = ["accepts", "blas", "erf", "expm1", "log1p", "log_softmax", "log_softmax_backward",
+__all__ = ["accepts", "blas", "erf", "linspace", "expm1", "log1p", "log_softmax", "log_softmax_backward",
            "logsigmoid", "logsigmoid_backward", "matmul", "mean", "mkl", "pow_scalar", "sigmoid",
            "sigmoid_backward", "softmax", "softmax_backward", "softplus", "softplus_backward",
            "sum_", "tanh_backward"]
