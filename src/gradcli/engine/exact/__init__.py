@@ -43,10 +43,30 @@ softmax, log_softmax, softmax_backward, log_softmax_backward = (
     _keep_scalar(f) for f in (softmaxes.softmax, softmaxes.log_softmax,
                               softmaxes.softmax_backward, softmaxes.log_softmax_backward))
 
-__all__ = ["accepts", "blas", "erf", "linspace", "expm1", "log1p", "log_softmax", "log_softmax_backward",
-           "logsigmoid", "logsigmoid_backward", "matmul", "mean", "mkl", "pow_scalar", "sigmoid",
-           "sigmoid_backward", "softmax", "softmax_backward", "softplus", "softplus_backward",
-           "sum_", "tanh_backward"]
+__all__ = [
+    "accepts",
+    "blas",
+    "erf",
+    "expm1",
+    "linspace",
+    "log1p",
+    "log_softmax",
+    "log_softmax_backward",
+    "logsigmoid",
+    "logsigmoid_backward",
+    "matmul",
+    "mean",
+    "mkl",
+    "pow_scalar",
+    "sigmoid",
+    "sigmoid_backward",
+    "softmax",
+    "softmax_backward",
+    "softplus",
+    "softplus_backward",
+    "sum_",
+    "tanh_backward",
+]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
