@@ -42,7 +42,6 @@ for i in range(3):
     print(f'Iter {i}:', Wh.grad.flatten())
 Wh.grad.zero_()
 print(Wh.grad.sum())
-
 w1 = torch.tensor(2., requires_grad=True)
 w2 = torch.tensor(2., requires_grad=True)
 x = torch.tensor(4., requires_grad=True)
