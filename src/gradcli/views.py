@@ -82,6 +82,7 @@ class GraphNode:
     line: int | None = None  # where the script created this state (its statement)
     column: int | None = None
     step: int = 0  # which execution of that statement (the run's statement count then)
+    dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
 
     @property
     def op_label(self) -> str | None:
@@ -134,7 +135,7 @@ def tensor_view(t: Tensor) -> TensorView:
     """A tensor's values and flags on the host."""
     g = t.stored_grad
     return TensorView(
-        shape=list(t.shape), dtype=t.backend.dtype_name, data=to_host(t.data),
+        shape=list(t.shape), dtype=t.dtype.name, data=to_host(t.data),
         requires_grad=bool(t.requires_grad), is_leaf=t.is_leaf,
         grad_fn=t.grad_fn.fn_name if t.grad_fn is not None else None,
         grad=to_host(g.data) if g is not None else None, version=t.version,
@@ -266,7 +267,9 @@ def graph_view(result: Any, of: str | None) -> GraphView:
         inplace = bool(r.inputs) and r.inputs[0] is not None and \
             records[r.inputs[0]].tensor is t
         data = getattr(r, "data", None)
-        data = to_host(t.data) if data is None else to_host(data)
+        data = t.data if data is None else data
+        dtype = t.backend.dtype_of(data).name
+        data = to_host(data)
         is_leaf = r.grad_fn is None
         requires_grad = r.node is not None or (is_leaf and t.is_leaf and t.requires_grad)
         grad = t.stored_grad if current else None
@@ -277,7 +280,7 @@ def graph_view(result: Any, of: str | None) -> GraphView:
             saved=_saved(r.node, by_tensor, names.get(i)),
             inplace=inplace, retains_grad=current and t.retains_grad,
             line=r.span.line if r.span else None, column=r.span.column if r.span else None,
-            step=r.step))
+            step=r.step, dtype=dtype))
     dtype = result.backend.dtype_name if result.backend is not None else "float64"
     return GraphView(nodes, output_record(result, of), dtype)
 

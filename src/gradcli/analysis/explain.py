@@ -97,7 +97,7 @@ def explain(result: Any, of: str, wrt: str, top: int = DEFAULT_TOP,
 def _explain(result: Any, of: str, wrt: str, top: int) -> Explanation:
     out, w = result.bindings[of], result.bindings[wrt]
     grad = result.grad(of, [wrt])[0]
-    ex = Explanation(of, wrt, to_host(grad.data), result.backend.dtype_name, top=top)
+    ex = Explanation(of, wrt, to_host(grad.data), grad.dtype.name, top=top)
     for read in result.none_grads:
         why = (read.span.line, read.text, none_grad_reason(read))
         if (read.tensor is w or read.text == wrt) and why not in ex.none_grads:

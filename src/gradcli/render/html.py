@@ -108,9 +108,8 @@ def _nodes(view: GraphView | BackwardView, folds: Folds | None) -> dict[str, dic
             out["out"] = {"name": view.output, "tensor": _tensor(view.output_tensor),
                           "kind": "output", "line": root.get("line"), "birth": root.get("birth")}
         return out
-    dtype = view.dtype
     for n in [*view.nodes, *view.context]:
-        out[str(n.id)] = _forward_node(n, dtype, folds, n.id == view.output)
+        out[str(n.id)] = _forward_node(n, folds, n.id == view.output)
     return out
 
 
@@ -135,10 +134,10 @@ def _birth(folds: Folds | None, nid: int, record: int | None) -> int | None:
     return record
 
 
-def _forward_node(n: GraphNode, dtype: str, folds: Folds | None, is_output: bool) -> dict:
+def _forward_node(n: GraphNode, folds: Folds | None, is_output: bool) -> dict:
     return {"birth": _birth(folds, n.id, n.id),
         "kind": "tensor", "id": n.id, "name": n.name, "op": n.op, "inplace": n.inplace,
-        "grad_fn": n.grad_fn, "shape": shape(n.shape), "dtype": dtype,
+        "grad_fn": n.grad_fn, "shape": shape(n.shape), "dtype": n.dtype,
         "value": _text(n.data), "grad": _text(n.grad), "requires_grad": n.requires_grad,
         "is_leaf": n.is_leaf, "retains_grad": n.retains_grad, "output": is_output,
         "saved": _saved(n.saved), "line": n.line, "inputs": list(n.inputs),

@@ -18,7 +18,10 @@ SCHEMA = "1"
 
 
 def number(v: Any, dtype: str = "float64") -> Any:
-    """A JSON number, or "nan"/"inf"/"-inf"; float32 values by their shortest decimal form."""
+    """A JSON number, or "nan"/"inf"/"-inf"; float32 values by their shortest decimal form;
+    the elements of integer and bool arrays as JSON integers and booleans."""
+    if isinstance(v, np.ndarray):  # a 0-d array: its element, of the array's own type
+        v = v[()]
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, (int, np.integer)):
@@ -99,8 +102,8 @@ def graph_doc(view: GraphView | None, err: Any) -> dict[str, Any]:
             "id": n.id, "name": n.name, "op": n.op, "grad_fn": n.grad_fn,
             "inputs": list(n.inputs), "shape": list(n.shape),
             "requires_grad": n.requires_grad, "is_leaf": n.is_leaf,
-            "data": data(n.data, view.dtype),
-            "grad": data(n.grad, view.dtype) if n.grad is not None else None,
+            "data": data(n.data, n.dtype),
+            "grad": data(n.grad, n.dtype) if n.grad is not None else None,
             "saved": [{"name": s.name, "freed": s.freed} for s in n.saved]})
     return {"gradcli": SCHEMA, "output": view.output if view is not None else None,
             "nodes": nodes, "error": error(err)}

@@ -20,7 +20,11 @@ SUMMARY_THRESHOLD = 12  # elements shown in full in a listing cell; longer array
 
 # -- numbers and arrays ---------------------------------------------------------------------------
 def number(v: Any, dtype: str = "float64") -> str:
-    """One element as Python writes it (``-8.0``, ``nan``, ``inf``); float32 by its shortest form."""
+    """One element as Python writes it (``-8.0``, ``nan``, ``inf``); float32 by its shortest form;
+    an integer or bool element as ``3`` or ``True``."""
+    kind = np.asarray(v).dtype.kind
+    if kind in "biu":
+        return repr(np.asarray(v).item())
     if dtype == "float32":
         return str(np.float32(v))
     return repr(float(v))
