@@ -978,3 +978,17 @@ def test_the_grad_fn_of_0d_reductions_and_transposes():
     assert [b[k]["grad_fn"] for k in "abc"] == ["TransposeBackward0", "SumBackward1",
                                                  "SoftmaxBackward0"]
     assert b["x"]["grad"] == 2.0
+
+
+# ---- what the PyTorch-program fuzzer found (tools/fuzz_torch.py; each was exit 70) -----------
+@pytest.mark.parametrize("script", [
+    "import torch\nv = torch.ones(2).sum()\nv = torch.tensor(3.0)\nprint(v)",  # no args
+    "import torch\nv = torch.tensor(3.0)\nv = v if True else v\nprint(v)",
+    "import torch\nv = torch.tensor(3.0)\nv = v + 1\nprint(v)",
+])
+def test_set_replaces_only_the_literal_assignments(script):
+    """`--set v=2` replaces `v = torch.tensor(3.0)`; v's other assignments run as written."""
+    out = gradcli("run", "-e", script, "--set", "v=2")
+    out.clean()
+    assert out.code == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == ("tensor(3.)" if "+" in script else "tensor(2.)")

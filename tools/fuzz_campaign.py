@@ -1,6 +1,6 @@
 """A long fuzzing campaign against the gradcli command line (SPEC §3 exit codes, §3.2 JSON, §6).
 
-Two generators feed it, shared with ``tests/test_fuzz.py`` (which drives them from Hypothesis):
+Three generators feed it, shared with ``tests/test_fuzz.py`` (which drives them from Hypothesis):
 
 * ``ProgramGenerator`` writes random grad scripts from the language of SPEC §2: assignments,
   bare literals, in-place updates, ``for``/``if``/``with``/``def`` blocks, and expressions with
@@ -8,14 +8,18 @@ Two generators feed it, shared with ``tests/test_fuzz.py`` (which drives them fr
   methods with random (often wrong) arguments, plus the awkward numbers (``1e999``, ``-0.0``,
   ``10**30``, ...).
 * ``mutate`` flips, inserts and deletes bytes of a seed script (``samples/``,
-  ``tests/scenarios/``).
+  ``tests/scenarios/``, ``tests/corpus/``).
+* ``fuzz_torch.TorchProgramGenerator`` writes PyTorch programs (SPEC §7): every name of the
+  api gradcli supports called with random arguments, tensors of every dtype, odd Python.
 
 Both draw every decision from a ``Source``: ``RandomSource`` here (seeded: script *i* of a
 campaign with seed *s* is always the same text), a Hypothesis-backed one in the test.
 
-Each script runs through ``gradcli.cli.main`` in-process (fast: no interpreter start-up), in a
-pool of worker processes, with ``--format json``, small ``--max-steps``/``--max-elements`` and
-a per-script wall-clock timeout.  A finding is any of: an exit code outside {0, 1, 2, 3, 4}, a
+Each script runs one command (``run``, ``graph``, ``graph --tree``, ``dot``, ``grad``,
+``check``, ``explain``, ``trace``, ``profile`` or ``html``, with random options) through
+``gradcli.cli.main`` in-process (fast: no interpreter start-up), in a pool of worker
+processes, with ``--format json``, small ``--max-steps``/``--max-elements`` and a per-script
+wall-clock timeout.  A finding is any of: an exit code outside {0, 1, 2, 3, 4}, a
 Python traceback or an "internal error" on stderr, stdout that is not one JSON document, or a
 run longer than the timeout.  Findings are written to ``--out`` (script, command, output) and
 summarised at the end; the exit status is 1 when there is any.
@@ -37,11 +41,15 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
+# fuzz_torch imports this module by name, from this folder, whether it runs as a script or not
+sys.modules.setdefault("fuzz_campaign", sys.modules[__name__])
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 CONTRACT_EXITS = frozenset({0, 1, 2, 3, 4})
 T = TypeVar("T")
 
@@ -587,14 +595,17 @@ def mutate(seed: bytes, src: Source, max_edits: int = 8) -> bytes:
 
 
 def seed_scripts() -> list[bytes]:
-    """The scripts mutation starts from: samples/ and tests/scenarios/ (a fallback if none)."""
-    paths = sorted([*ROOT.glob("samples/*.grad"), *ROOT.glob("tests/scenarios/*.grad")])
+    """The scripts mutation starts from: samples/, tests/scenarios/ and the PyTorch programs of
+    tests/corpus/ (a fallback if none)."""
+    paths = sorted([*ROOT.glob("samples/*.grad"), *ROOT.glob("tests/scenarios/*.grad"),
+                    *ROOT.glob("tests/corpus/*.py")])
     seeds = [p.read_bytes() for p in paths]
     return seeds or [b"x1 = 1; w1 = 2\nL = 1 - w1 * x1\nL.backward()\nprint(w1.grad)\n"]
 
 
 # ---- running one script through the command line -----------------------------------------------
-COMMANDS = ("run", "graph", "grad", "dot", "tree", "check")
+COMMANDS = ("run", "graph", "grad", "dot", "tree", "check", "explain", "trace", "profile",
+            "html")
 
 
 @dataclass
@@ -617,12 +628,14 @@ def _alarm(signum: int, frame: Any) -> None:
 
 
 def cli_args(command: str, script_path: str, wrt: Sequence[str], max_steps: int,
-             max_elements: int) -> list[str]:
+             max_elements: int, extra: Sequence[str] = ()) -> list[str]:
     """The argument vector of one fuzzing invocation."""
     args = ["graph", script_path, "--tree"] if command == "tree" else [command, script_path]
+    if command == "html":  # beside the script, in the worker's own folder
+        args += ["-o", os.path.splitext(script_path)[0] + ".html"]
     for w in wrt:
         args += ["--wrt", w]
-    return [*args, "--format", "json", "--max-steps", str(max_steps),
+    return [*args, *extra, "--format", "json", "--max-steps", str(max_steps),
             "--max-elements", str(max_elements)]
 
 
@@ -750,26 +763,40 @@ class Case:
     command: str
     wrt: list[str]
     origin: str
+    extra: list[str] = field(default_factory=list)  # the command's other options
+
+    @property
+    def suffix(self) -> str:
+        """``.py`` for a PyTorch program (its mode), ``.grad`` for a grad script."""
+        return ".py" if self.origin == "torch" or self.text.lstrip().startswith(b"import torch") \
+            else ".grad"
 
 
-def make_case(seed: int, index: int) -> Case:
-    """Campaign item ``index`` of the campaign seeded with ``seed`` (deterministic)."""
+def make_case(seed: int, index: int, torch_share: int = 50) -> Case:
+    """Campaign item ``index`` of the campaign seeded with ``seed`` (deterministic);
+    ``torch_share`` percent of the generated ones are PyTorch programs."""
+    from fuzz_torch import options, torch_program
+
     src = RandomSource(f"{seed}:{index}")
     if chance(src, 20):
         seeds = _SEEDS or seed_scripts()
         text = mutate(pick(src, seeds), src)
         origin = "mutation"
+    elif chance(src, torch_share):
+        text = torch_program(src).encode()
+        origin = "torch"
     else:
         text = ProgramGenerator(src).program().encode()
         origin = "generated"
-    command = weighted(src, [(10, "run"), (4, "graph"), (3, "grad"), (2, "dot"), (1, "tree"),
-                             (1, "check")])
+    command = weighted(src, [(10, "run"), (4, "graph"), (3, "grad"), (3, "dot"), (1, "tree"),
+                             (1, "check"), (3, "explain"), (3, "trace"), (2, "profile"),
+                             (1, "html")])
     names = top_level_names(text.decode("utf-8", "replace"))
     wrt: list[str] = []
-    if command in ("grad", "check") or chance(src, 30):
+    if command in ("grad", "check", "explain") or chance(src, 30):
         pool = names or ["w"]
-        wrt = [pick(src, pool) for _ in range(src.integer(1, 2))]
-    return Case(index, text, command, wrt, origin)
+        wrt = [pick(src, pool) for _ in range(src.integer(1, 2 if command != "explain" else 1))]
+    return Case(index, text, command, wrt, origin, options(src, command, names))
 
 
 _SEEDS: list[bytes] = []
@@ -778,11 +805,11 @@ _SEEDS: list[bytes] = []
 def run_case(case: Case, workdir: str, max_steps: int, max_elements: int,
              timeout: float) -> tuple[Case, Outcome]:
     """Write the script to ``workdir`` and run its command."""
-    path = os.path.join(workdir, f"case-{os.getpid()}.grad")
+    path = os.path.join(workdir, f"case-{os.getpid()}{case.suffix}")
     with open(path, "wb") as f:
         f.write(case.text)
     steps = max_steps if case.command != "check" else max(50, max_steps // 20)
-    args = cli_args(case.command, path, case.wrt, steps, max_elements)
+    args = cli_args(case.command, path, case.wrt, steps, max_elements, case.extra)
     return case, run_cli(args, timeout=timeout, reuse=True)
 
 
@@ -800,13 +827,14 @@ def _worker_init(workdir: str, memory_mb: int) -> None:
     os.chdir(workdir)  # relative load() paths of -e/stdin scripts resolve here, nowhere else
 
 
-def _work(job: tuple[int, int, str, int, int, float]) -> tuple[Case, Outcome]:
-    seed, index, workdir, max_steps, max_elements, timeout = job
-    return run_case(make_case(seed, index), workdir, max_steps, max_elements, timeout)
+def _work(job: tuple[int, int, str, int, int, float, int]) -> tuple[Case, Outcome]:
+    seed, index, workdir, max_steps, max_elements, timeout, torch_share = job
+    return run_case(make_case(seed, index, torch_share), workdir, max_steps, max_elements,
+                    timeout)
 
 
 def campaign(n: int, seed: int, jobs: int, out_dir: Path, max_steps: int, max_elements: int,
-             timeout: float, memory_mb: int, quiet: bool = False) -> int:
+             timeout: float, memory_mb: int, quiet: bool = False, torch_share: int = 50) -> int:
     """Run ``n`` scripts; write findings to ``out_dir``; the number of findings."""
     import multiprocessing
 
@@ -819,8 +847,9 @@ def campaign(n: int, seed: int, jobs: int, out_dir: Path, max_steps: int, max_el
     kinds: Counter[str] = Counter()
     origins: Counter[str] = Counter()
     slowest = (0.0, -1)
-    job_iter: Iterator[tuple[int, int, str, int, int, float]] = (
-        (seed, i, str(workdir), max_steps, max_elements, timeout) for i in range(n))
+    job_iter: Iterator[tuple[int, int, str, int, int, float, int]] = (
+        (seed, i, str(workdir), max_steps, max_elements, timeout, torch_share)
+        for i in range(n))
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(jobs, initializer=_worker_init, initargs=(str(workdir), memory_mb),
                   maxtasksperchild=2000) as pool:
@@ -849,9 +878,10 @@ def campaign(n: int, seed: int, jobs: int, out_dir: Path, max_steps: int, max_el
 
 def _save(out_dir: Path, k: int, case: Case, outcome: Outcome) -> None:
     stem = out_dir / f"finding-{k:03d}"
-    stem.with_suffix(".grad").write_bytes(case.text)
+    stem.with_suffix(case.suffix).write_bytes(case.text)
     meta = {"index": case.index, "origin": case.origin, "command": case.command,
-            "wrt": case.wrt, "exit_code": outcome.exit_code, "problems": outcome.problems,
+            "wrt": case.wrt, "extra": case.extra, "exit_code": outcome.exit_code,
+            "problems": outcome.problems,
             "seconds": round(outcome.seconds, 3), "stdout": outcome.stdout[-2000:],
             "stderr": outcome.stderr[-4000:]}
     stem.with_suffix(".json").write_text(json.dumps(meta, indent=2))
@@ -862,8 +892,8 @@ def replay(path: Path, max_steps: int, max_elements: int, timeout: float) -> int
     meta_path = path.with_suffix(".json")
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     case = Case(meta.get("index", -1), path.read_bytes(), meta.get("command", "run"),
-                meta.get("wrt", []), meta.get("origin", "file"))
-    args = cli_args(case.command, str(path), case.wrt, max_steps, max_elements)
+                meta.get("wrt", []), meta.get("origin", "file"), meta.get("extra", []))
+    args = cli_args(case.command, str(path), case.wrt, max_steps, max_elements, case.extra)
     outcome = run_cli(args, timeout=timeout)
     print("gradcli " + " ".join(args))
     print(f"exit {outcome.exit_code} in {outcome.seconds:.2f} s")
@@ -884,20 +914,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-elements", type=int, default=100_000)
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds per script")
     parser.add_argument("--memory-mb", type=int, default=2048, help="address space per worker")
+    parser.add_argument("--torch-share", type=int, default=50, metavar="PERCENT",
+                        help="generated scripts that are PyTorch programs")
     parser.add_argument("--replay", type=Path, help="rerun one saved finding")
     parser.add_argument("--show", type=int, metavar="I", help="print generated script I")
     parser.add_argument("-q", "--quiet", action="store_true")
     a = parser.parse_args(argv)
     sys.path.append(str(ROOT / "src"))  # PYTHONPATH first: a campaign may test a snapshot
     if a.show is not None:
-        case = make_case(a.seed, a.show)
-        print(f"# {case.origin}: gradcli {case.command} --wrt {case.wrt}")
+        case = make_case(a.seed, a.show, a.torch_share)
+        print(f"# {case.origin}: gradcli {case.command} --wrt {case.wrt} {' '.join(case.extra)}")
         sys.stdout.write(case.text.decode("utf-8", "replace"))
         return 0
     if a.replay is not None:
         return replay(a.replay, a.max_steps, a.max_elements, a.timeout)
     found = campaign(a.scripts, a.seed, a.jobs, a.out, a.max_steps, a.max_elements, a.timeout,
-                     a.memory_mb, a.quiet)
+                     a.memory_mb, a.quiet, a.torch_share)
     return 1 if found else 0
 
 

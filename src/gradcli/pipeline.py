@@ -14,7 +14,7 @@ from .engine.backend import get_backend
 from .engine.context import process_guard
 from .errors import GradcliError, ScriptSyntaxError, Span, UsageError
 from .language import program as P
-from .language.checks import blocks, is_literal
+from .language.checks import blocks, overridable
 from .language.parser import parse
 from .limits import MAX_DIMS, MAX_ELEMENTS, MAX_SCRIPT_BYTES, MAX_STEPS
 from .script.imports import check_imports, is_torch_program
@@ -192,17 +192,6 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
                          base_dir=base_dir, on_progress=on_progress, perturb=perturb,
                          max_elements=max_elements, tracer=tracer, keep_freed=keep_freed)
     return interp.run()
-
-
-def overridable(s: Any) -> bool:
-    """Whether ``--set`` can replace the literal of an assignment: ``x = <literal>`` or
-    ``x = torch.tensor(<literal>, ...)`` (any call whose first argument is a literal)."""
-    if not isinstance(s, P.Assign):
-        return False
-    if s.literal:
-        return True
-    v = s.value
-    return isinstance(v, P.Call) and bool(v.args) and is_literal(v.args[0])
 
 
 def _check_overrides(program: Any, overrides: dict[str, Any]) -> None:

@@ -382,6 +382,17 @@ def number_value(t: tuple) -> int | float:
                     "write it in floating point (1e4999)") from None
 
 
+def overridable(s: Any) -> bool:
+    """Whether ``--set`` can replace the literal of an assignment: ``x = <literal>`` or
+    ``x = torch.tensor(<literal>, ...)`` (any call whose first argument is a literal)."""
+    if not isinstance(s, Assign):
+        return False
+    if s.literal:
+        return True
+    v = s.value
+    return isinstance(v, Call) and bool(v.args) and is_literal(v.args[0])
+
+
 def is_literal(e: Any) -> bool:
     """True for a number or a (nested) list of numbers, with unary signs (SPEC §2.4).
 

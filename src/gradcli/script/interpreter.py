@@ -27,6 +27,7 @@ from ..engine.context import GradMode, process_guard
 from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
+from ..language.checks import overridable
 from ..limits import MAX_ELEMENTS, MAX_STEPS
 from .builtins import GRAD_BUILTINS, GRAD_MODE_FACTORIES, TORCH_BUILTINS
 from .calls import call_builtin, iterable, like_literal, module_named, too_many_dims
@@ -184,7 +185,7 @@ class Interpreter(Evaluator):
         """Run one statement."""
         cls = s.__class__
         if cls is P.Assign:
-            if s.target in self.overrides:
+            if s.target in self.overrides and overridable(s):  # not `v = torch.rand()`
                 value = self._override(s, scope)
             elif s.literal and self.leaves:
                 value = tensor(literal(s.value))
