@@ -992,3 +992,35 @@ def test_set_replaces_only_the_literal_assignments(script):
     out.clean()
     assert out.code == 0, out.stderr
     assert out.stdout.splitlines()[-1] == ("tensor(3.)" if "+" in script else "tensor(2.)")
+
+
+@pytest.mark.parametrize("script,kind,words", [
+    ('print(f"{10**7:c}")', "OverflowError", "%c arg not in range(0x110000)"),
+    ('print(format(-1, "c"))', "OverflowError", "%c arg not in range(0x110000)"),
+])
+def test_torch_fuzzer_findings_are_pythons_errors(script, kind, words):
+    """Each crashed gradcli (exit 70); now the error Python raises, exit 1."""
+    failure(gradcli("run", "-e", "import torch\n" + script, "--format", "json"), 1, kind, words)
+
+
+def test_a_builtin_that_prints_is_a_tensor_hook():
+    """`x.register_hook(print)`: the api calls print with the gradient (it needed the
+    interpreter as its first argument: exit 70)."""
+    out = gradcli("run", "-e", "import torch\nx = torch.ones(2, requires_grad=True)\n"
+                  "h = x.register_hook(print)\n(x * 2).sum().backward()\nprint(repr(x.grad))")
+    out.clean()
+    assert out.code == 0, out.stderr
+    assert out.stdout == "tensor([2., 2.])\ntensor([2., 2.])\n"
+
+
+def test_writing_a_result_that_requires_grad_into_a_bool_or_int_view():
+    """An integer or bool tensor cannot require grad: the write through a view is a plain copy
+    (as PyTorch does it), not a CopySlices node without its function (exit 70)."""
+    out = gradcli("run", "-e", "import torch\nv = torch.zeros(2, 2, requires_grad=True)\n"
+                  "m = torch.zeros(3, 2, dtype=torch.bool)\nm[:2] = v + 1\n"
+                  "k = torch.zeros(3, 2, dtype=torch.int64)\nk[1:] = v * 3 + 1\n"
+                  "print(m, m.requires_grad, k, k.requires_grad, k._version)")
+    out.clean()
+    assert out.code == 0, out.stderr
+    assert out.stdout == ("tensor([[ True,  True],\n        [ True,  True],\n        [False, False]])"
+                          " False tensor([[0, 0],\n        [1, 1],\n        [1, 1]]) False 1\n")

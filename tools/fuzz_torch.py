@@ -25,11 +25,12 @@ DTYPES = ("torch.float32", "torch.float64", "torch.int64", "torch.bool", "torch.
 FLOAT_DTYPES = ("torch.float32", "torch.float64")
 NAMES = ("a", "b", "c", "w", "x", "y", "z", "loss", "out", "h", "W", "v", "t", "m", "idx")
 ODD_NAMES = ("torch", "F", "print", "len", "range", "math", "nn", "grad", "None_", "_",
-             "undefined", "True_", "self", "lambda_", "α", "x1", "__x")
+             "undefined", "True_", "self", "lambda_", "x1", "Grad")
+SYNTAX_ODD_NAMES = ("α", "__x", "ñ")  # not names of the language: syntax errors
 SHAPES = ((), (3,), (2, 3), (2, 2), (1,), (0,), (4, 1), (2, 0, 3), (1, 1, 1))
 NUMBERS = ("0", "1", "2", "-1", "0.5", "2.5", "1e-3", "-0.0", "1e308", "1e999", "-1e999",
            "float('nan')", "float('inf')", "10**30", "2**63", "True", "False", "3", "7", "-3",
-           "math.pi", "1_000", "0x10", "1j", "5e-324")
+           "math.pi", "1_000", "(-0.5)", "1.5e10", "5e-324")
 STRINGS = ("'a'", '"x"', "''", "'héllo ✓'", "'\\n'", "'%s'", "'{}'", "'{0}'", "'cpu'",
            "'cuda'", "'sum'", "'mean'", "'none'", "'\\x00'", "'🙂'", "'ab' * 3")
 KWARGS = ("dim", "keepdim", "dtype", "requires_grad", "out", "min", "max", "retain_graph",
@@ -43,7 +44,7 @@ ATTRS = ("grad", "grad_fn", "is_leaf", "requires_grad", "shape", "T", "mT", "ndi
          "dtype", "device", "_version", "output_nr", "retains_grad", "real", "is_cuda",
          "grad_fn.next_functions", "grad_fn.name()", "grad_fn._saved_self",
          "grad_fn._saved_other", "grad_fn._saved_result", "grad_fn.metadata",
-         "grad_fn.variable", "__class__", "numel()", "shape[0]", "shape[-1]", "size()",
+         "grad_fn.variable", "numel()", "shape[0]", "shape[-1]", "size()",
          "dtype.is_floating_point", "nonexistent", "H", "imag", "names")
 IMPORTS = ("import torch.nn.functional as F", "from torch import nn", "import math",
            "from torch.autograd import grad, Variable", "import torch.optim as optim",
@@ -90,6 +91,7 @@ class TorchProgramGenerator:
     max_block_depth: int = 4
     names: list[str] = field(default_factory=list)
     functions: list[tuple[str, int]] = field(default_factory=list)
+    _dtype: str | None = None  # the dtype= the last leaf got
 
     def __post_init__(self) -> None:
         self.wild = pick(self.src, (0, 3, 8, 20, 40))
@@ -110,8 +112,9 @@ class TorchProgramGenerator:
         for _ in range(self.src.integer(0, 3)):
             imp = pick(self.src, IMPORTS[:8] if not self.odd() else IMPORTS)
             lines.append(imp)
-        lines.append("import torch.nn.functional as F")
-        lines.append("import math")
+        lines += ["import torch.nn.functional as F", "import math"]
+        if not self.odd():
+            lines += ["from torch import nn", "from torch.autograd import Variable"]
         if chance(self.src, 60):
             lines.append(f"torch.manual_seed({self.src.integer(0, 3)})")
         for _ in range(self.src.integer(1, 4)):
@@ -147,21 +150,25 @@ class TorchProgramGenerator:
             f"{self.src.integer(-20, 20) / 4}"
 
     def dims(self) -> str:
-        """The script's shape as arguments; oddly absurd."""
-        dims = [str(d) for d in self.shape]
+        """The script's shape as arguments (``()`` for a 0-d one); oddly absurd."""
+        dims = [str(d) for d in self.shape] or ["()"]
         if self.odd():
             dims.append(pick(self.src, ("-1", "0", "10**9", "100000, 100000", "2.5", "x",
                                         "(2, 3)", "[2]", "10**6, 10**6", "True", "None")))
         return ", ".join(dims)
 
     def dtype_kw(self) -> str:
-        """``, dtype=...`` sometimes."""
+        """``, dtype=...`` sometimes (then no requires_grad unless a float one, or oddly)."""
+        self._dtype = None
         if not chance(self.src, 35):
             return ""
-        return f", dtype={pick(self.src, DTYPES if self.odd() else FLOAT_DTYPES + DTYPES[2:4])}"
+        self._dtype = pick(self.src, DTYPES if self.odd() else FLOAT_DTYPES + DTYPES[2:4])
+        return f", dtype={self._dtype}"
 
     def rg(self) -> str:
         """``, requires_grad=True`` sometimes."""
+        if self._dtype not in (None, *FLOAT_DTYPES) and not self.odd():
+            return ""
         return ", requires_grad=True" if chance(self.src, 45) else ""
 
     def leaf(self) -> str:
@@ -170,7 +177,8 @@ class TorchProgramGenerator:
         kind = weighted(self.src, [(6, "tensor"), (3, "randn"), (2, "zeros"), (1, "arange"),
                                    (1, "param"), (1, "full"), (1, "eye"), (1, "linspace"),
                                    (1, "int"), (1, "bool"), (1, "scalar"), (1, "empty"),
-                                   (1, "big"), (1, "variable"), (1, "like")])
+                                   (1 if self.odd() else 0, "big"), (1, "variable"),
+                                   (1, "like")])
         if kind == "tensor":
             return f"{name} = torch.tensor({self.literal()}{self.dtype_kw()}{self.rg()})"
         if kind == "randn":
@@ -214,6 +222,8 @@ class TorchProgramGenerator:
         if self.names and chance(self.src, 35):
             return pick(self.src, self.names)
         name = pick(self.src, NAMES) if not self.odd() else pick(self.src, ODD_NAMES)
+        if self.odd() and chance(self.src, 3):
+            return pick(self.src, SYNTAX_ODD_NAMES)  # never read back: one syntax error
         if name not in self.names:
             self.names.append(name)
         return name
@@ -339,12 +349,12 @@ class TorchProgramGenerator:
         if chance(self.src, 15):
             lines.append(f"{ind}@{pick(self.src, ('torch.no_grad()', 'torch.enable_grad()', 'torch.no_grad', 'print'))}")
         lines.append(f"{ind}def {name}({', '.join(params)}):")
-        if chance(self.src, 15):
-            lines.append(f"{ind}    global {pick(self.src, NAMES)}")
+        if chance(self.src, 15):  # before any use of the name in the body
+            lines.append(f"{ind}    global {pick(self.src, ('gcount', 'W', 'loss'))}")
         body = self.block(level + 1)
         if chance(self.src, 25):  # recursion, bounded or not
-            body.append(f"{ind}    if {params[0] if params else 1} is not None and "
-                        f"{self.src.integer(0, 1)}:")
+            first = params[0].split("=")[0].strip("*") if params else "1"
+            body.append(f"{ind}    if {first} is not None and {self.src.integer(0, 1)}:")
             body.append(f"{ind}        return {name}({', '.join(self.expr(1) for _ in params)})")
         if chance(self.src, 15):
             body.append(f"{ind}    def inner(u):")
@@ -396,7 +406,7 @@ class TorchProgramGenerator:
                                "=!r:>5", ":%", ":_"))
         inner = pick(self.src, (self.name(), f"{self.name()}.item()", f"{self.name()}.shape",
                                 f"{self.scalar()}", f"{self.name()}.sum()", "'x'",
-                                f"{self.name()}.tolist()", "1/3", "{1: 2}[1]"))
+                                f"{self.name()}.tolist()", "1/3", "({1: 2}[1])"))
         quote = pick(self.src, ("'", '"'))
         other = '"' if quote == "'" else "'"
         inner = inner.replace(quote, other)
@@ -469,12 +479,16 @@ class TorchProgramGenerator:
         if kind == "del":
             return [f"del {pick(self.src, (n, f'{n}[0]', f'{n}.grad', 'd', f'{n}, {m}'))}"]
         if kind == "global":
-            return [f"global {n}", f"{n} = {self.expr(1)}"]
+            return [f"global {n}", f"{n} = {self.expr(1)}"] if chance(self.src, 20) else \
+                ["gcount = 0", "def bump():", "    global gcount", "    gcount += 1",
+                 "    return gcount", "print(bump(), bump(), gcount)"]
         if kind == "star":
             return [f"print(*[{n}, {m}], sep={pick(self.src, STRINGS)})",
                     f"print(*{n}.shape, **{{'end': '!'}})"]
-        if kind == "walrus":
-            return [f"if (q := {self.expr(1)}) is not None:", "    print(q)"]
+        if kind == "walrus":  # := is not in the language: rarely, a syntax error
+            if chance(self.src, 20):
+                return [f"if (q := {self.expr(1)}) is not None:", "    print(q)"]
+            return [f"q = {self.expr(1)}", "if q is not None:", "    print(q)"]
         if kind == "set":
             return [f"s = {{1, 2, {self.number()}}}", "print(s, 1 in s, s | {9})"]
         if kind == "slice":
@@ -572,7 +586,7 @@ class TorchProgramGenerator:
                              "range", "str", "repr", "hash", "id", "iter", "next", "divmod",
                              "pow", "isinstance", "type", "dict", "set", "map", "filter",
                              "chr", "ord", "format", "any", "all", "print", "vars", "dir",
-                             "getattr", "open", "eval", "exec", "__import__", "input"))
+                             "getattr", "open", "eval", "exec", "input", "globals", "locals"))
         return f"{fn}({', '.join(args)})"
 
     def expr(self, depth: int) -> str:
@@ -593,7 +607,7 @@ class TorchProgramGenerator:
         if kind == "call":
             return self.call(depth)
         if kind == "unary":
-            return f"{pick(self.src, ('-', '+', '~', 'not '))}{self.expr(depth - 1)}"
+            return f"({pick(self.src, ('-', '+', '~', 'not '))}{self.expr(depth - 1)})"
         if kind == "index":
             return f"{self.expr(depth - 1)}[{self.index()}]"
         if kind == "attr":
@@ -604,7 +618,8 @@ class TorchProgramGenerator:
             return f"({self.expr(depth - 1)} if {self.condition()} else {self.expr(depth - 1)})"
         if kind == "list":
             items = ", ".join(self.expr(depth - 1) for _ in range(self.src.integer(0, 3)))
-            return pick(self.src, (f"[{items}]", f"({items},)", f"torch.tensor([{items}])",
+            return pick(self.src, (f"[{items}]", f"({items},)" if items else "()",
+                                   f"torch.tensor([{items}])",
                                    f"torch.stack([{items}])", f"torch.cat([{items}])"))
         if kind == "lambda":
             return f"(lambda u: u * 2)({self.expr(depth - 1)})"

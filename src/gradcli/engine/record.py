@@ -316,6 +316,14 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
             f"{list(result.shape)}"
         )
     fn = result.grad_fn
+    if fn is None:  # an integer or bool view cannot require grad: a plain write (PyTorch's too)
+        if recorder is not None:
+            recorder(target, op, (target, *args), True)
+        target.data[...] = result.data
+        target._vc[0] += 1
+        _bumped(current(), target)
+        refresh_views(target, keep=target)
+        return target
     _save_original_self(fn, target)
     index, inverse = view_maps(base.backend, base.shape, target._view_fn)
     cs = CopySlices(fn, edge(base) if base.requires_grad else None, index, inverse)

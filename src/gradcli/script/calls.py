@@ -22,6 +22,15 @@ _MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, Overf
 def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> Any:
     """Call a built-in (with the interpreter first if it needs it); its errors as script errors."""
     needs_interp = getattr(fn, "needs_interpreter", False)
+    if not needs_interp:
+        # a built-in that needs the interpreter handed to the api as a value (x.register_hook(
+        # print), jacobian(repr, x)): the api calls it as Python calls a function
+        for k, a in enumerate(args):
+            if a.__class__ is _FUNCTION and getattr(a, "needs_interpreter", False):
+                args = [*args[:k], bound_builtin(a, interp), *args[k + 1:]]
+        if kwargs:
+            kwargs = {k: bound_builtin(v, interp) if v.__class__ is _FUNCTION and
+                      getattr(v, "needs_interpreter", False) else v for k, v in kwargs.items()}
     try:
         if needs_interp:
             return fn(interp, *args, **kwargs)
@@ -48,6 +57,18 @@ def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> 
         raise ScriptError(message, kind=kind, hint=hint) from None
     except RecursionError:
         raise ScriptError("maximum recursion depth exceeded", kind="RecursionError") from None
+
+
+_FUNCTION = type(lambda: None)
+
+
+def bound_builtin(fn: Any, interp: Any) -> Any:
+    """An interpreter built-in as a plain callable: ``fn(*args)`` calls ``fn(interp, *args)``."""
+    def bound(*args: Any, **kwargs: Any) -> Any:
+        return call_builtin(fn, list(args), kwargs, interp, None)
+
+    bound.__name__ = getattr(fn, "__name__", "builtin")
+    return bound
 
 
 def too_many_dims(exc: Exception) -> ScriptError:

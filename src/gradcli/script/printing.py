@@ -214,8 +214,8 @@ class Printer:
         if v.__class__ in _PLAIN:
             try:
                 return format(v, spec)
-            except ValueError as exc:
-                raise ScriptError(str(exc), kind="ValueError") from None
+            except (ValueError, OverflowError) as exc:  # f"{10**7:c}": OverflowError
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
             except TypeError as exc:
                 raise ScriptError(str(exc), kind="TypeError") from None
         if spec:
