@@ -16,7 +16,6 @@ failing program and a campaign's program *i* is always the same text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from fuzz_campaign import Source, chance, pick, weighted
 
@@ -257,8 +256,8 @@ class TorchProgramGenerator:
         if kind == "leaf":
             return [ind + self.leaf()]
         if kind == "aug":
-            return [f"{ind}{self.name()} {pick(self.src, AUG[:4] if not self.odd() else AUG)} "
-                    f"{self.expr(1)}"]
+            return [(f"{ind}{self.name()} {pick(self.src, AUG[:4] if not self.odd() else AUG)} "
+                    f"{self.expr(1)}")]
         if kind == "print":
             return [ind + self.print_call()]
         if kind == "autograd":
@@ -387,10 +386,10 @@ class TorchProgramGenerator:
             args.append(weighted(self.src, [
                 (4, self.expr(1)), (3, f"{self.name()}.{pick(self.src, ATTRS)}"),
                 (2, self.fstring()), (1, pick(self.src, STRINGS)),
-                (1, f"'%s %d %.3f %r' % ({self.name()}, {self.scalar()}, {self.scalar()}, "
-                    f"{self.name()})"),
-                (1, f"'{{}} {{!r}} {{:.2e}}'.format({self.name()}, {self.name()}, "
-                    f"{self.scalar()})"),
+                (1, (f"'%s %d %.3f %r' % ({self.name()}, {self.scalar()}, {self.scalar()}, "
+                    f"{self.name()})")),
+                (1, (f"'{{}} {{!r}} {{:.2e}}'.format({self.name()}, {self.name()}, "
+                    f"{self.scalar()})")),
                 (1, f"repr({self.name()})"), (1, f"str({self.name()})[:{self.number()}]"),
                 (1, f"type({self.name()})"), (1, f"{self.name()}.dtype"),
                 (1, f"list({self.name()})"), (1, f"tuple({self.name()}.shape)")]))
@@ -422,8 +421,8 @@ class TorchProgramGenerator:
             (1, f"{n}.sum().backward(create_graph=True)"),
             (1, f"{n}.sum().backward(inputs=[{m}])"),
             (2, f"{self.target()} = torch.autograd.grad({n}.sum(), {m})"),
-            (1, f"{self.target()} = torch.autograd.grad([{n}.sum()], [{m}], "
-                f"retain_graph=True, create_graph=True, allow_unused=True)"),
+            (1, (f"{self.target()} = torch.autograd.grad([{n}.sum()], [{m}], "
+                f"retain_graph=True, create_graph=True, allow_unused=True)")),
             (1, f"{self.target()}, = torch.autograd.grad({n}.sum(), [{m}], create_graph=True)"),
             (2, f"{n}.retain_grad()"), (2, f"{n}.grad.zero_()"),
             (1, f"{n}.grad = None"), (1, f"{n}.requires_grad_()"),
@@ -431,8 +430,8 @@ class TorchProgramGenerator:
             (1, f"h_ = {n}.register_hook(lambda g: g * 2)"),
             (1, f"h_ = {n}.register_hook(print)"), (1, "h_.remove()"),
             (1, f"{self.target()} = torch.autograd.functional.jacobian(lambda u: u ** 2, {n})"),
-            (1, f"{self.target()} = torch.autograd.functional.hessian(lambda u: (u ** 3).sum(), "
-                f"{n})"),
+            (1, (f"{self.target()} = torch.autograd.functional.hessian(lambda u: (u ** 3).sum(), "
+                f"{n})")),
             (1, f"{self.target()} = torch.autograd.functional.vjp(lambda u: u.exp(), {n}, {m})"),
             (1, f"print({n}.grad, {n}.grad_fn, {n}.is_leaf, {n}.requires_grad)"),
             (1, f"print({n}.grad_fn.next_functions if {n}.grad_fn else None)"),
@@ -460,11 +459,11 @@ class TorchProgramGenerator:
         if kind == "unpack":
             return [f"{self.target()}, *{self.target()} = {n}, {m}, {self.expr(1)}"]
         if kind == "comp":
-            return [f"{self.target()} = [{n} * k for k in range({self.src.integer(0, 4)}) "
-                    f"if k % 2 == 0]"]
+            return [(f"{self.target()} = [{n} * k for k in range({self.src.integer(0, 4)}) "
+                    f"if k % 2 == 0]")]
         if kind == "gen":
-            return [f"{self.target()} = sum(({n} ** 2 for _ in range({self.src.integer(0, 3)})),"
-                    f" {self.number()})"]
+            return [(f"{self.target()} = sum(({n} ** 2 for _ in range({self.src.integer(0, 3)})),"
+                    f" {self.number()})")]
         if kind == "dict":
             return [f"d = {{'a': {n}, 'b': [{m}, None], 1: ({n},)}}",
                     "print(d['a'], list(d), len(d), d.get('z', 0), sorted(d, key=str))"]
@@ -494,20 +493,20 @@ class TorchProgramGenerator:
         if kind == "slice":
             return [f"print([1, 2, 3][{self.index()}], 'abc'[::-1], (1, 2)[-1:])"]
         if kind == "str":
-            return [f"print('x'.join(['a', 'b']), 'A'.lower(), 'a,b'.split(','), "
-                    f"'%d%%' % 5, str({n}).upper()[:10], 'é'.encode())"]
+            return [(f"print('x'.join(['a', 'b']), 'A'.lower(), 'a,b'.split(','), "
+                    f"'%d%%' % 5, str({n}).upper()[:10], 'é'.encode())")]
         if kind == "chain":
-            return [f"print(1 < 2 < 3, {n} is {m}, {n} is not None, not {m}, "
-                    f"{self.scalar()} == {self.scalar()} != {self.scalar()})"]
+            return [(f"print(1 < 2 < 3, {n} is {m}, {n} is not None, not {m}, "
+                    f"{self.scalar()} == {self.scalar()} != {self.scalar()})")]
         if kind == "ternary":
             return [f"{self.target()} = {n} if {self.condition()} else {m}"]
         if kind == "sorted":
-            return [f"print(sorted([3, 1, 2], reverse=True), max([1, 2], default=0), "
+            return [(f"print(sorted([3, 1, 2], reverse=True), max([1, 2], default=0), "
                     f"min(1, 2, key=abs), round(2.675, 2), divmod(7, -2), abs(-3), "
-                    f"sum([{n}, {m}]), any([]), all([{n}.sum() > 0]))"]
+                    f"sum([{n}, {m}]), any([]), all([{n}.sum() > 0]))")]
         if kind == "bigint":
-            return [f"print(2 ** {pick(self.src, ('100', '10000', '10**6', '-1', '0.5'))}, "
-                    f"10 ** 400 / 3, 7 // 0 if False else 1, (-8) ** 0.5)"]
+            return [(f"print(2 ** {pick(self.src, ('100', '10000', '10**6', '-1', '0.5'))}, "
+                    f"10 ** 400 / 3, 7 // 0 if False else 1, (-8) ** 0.5)")]
         if kind == "recursion":
             depth = pick(self.src, ("10", "150", "250", "1000", "10**6"))
             return ["def rec(k):", "    return 0 if k <= 0 else 1 + rec(k - 1)",
@@ -520,14 +519,14 @@ class TorchProgramGenerator:
                     "        raise ValueError('wrapped') from e",
                     "except ValueError as e2:", "    print(type(e2), e2, e2.args)"]
         if kind == "nested_comp":
-            return [f"print([[i * j for j in range(3)] for i in range(2)], "
-                    f"{{k: v for k, v in zip('ab', [{n}, {m}])}}.keys())"]
+            return [(f"print([[i * j for j in range(3)] for i in range(2)], "
+                    f"{{k: v for k, v in zip('ab', [{n}, {m}])}}.keys())")]
         if kind == "generator_odd":
-            return [f"print(torch.tensor(list(i for i in range(3))), "
+            return [(f"print(torch.tensor(list(i for i in range(3))), "
                     f"max((t for t in [{n}, {m}]), key=lambda t: 0), "
-                    f"torch.stack([{n} for _ in range(2)]), next(iter([{n}])))"]
-        return [f"print(isinstance({n}, (torch.Tensor, int)), type({n}).__name__, "
-                f"callable({n}), hasattr({n}, 'grad'), getattr({n}, 'grad', None), id({n}) > 0)"]
+                    f"torch.stack([{n} for _ in range(2)]), next(iter([{n}])))")]
+        return [(f"print(isinstance({n}, (torch.Tensor, int)), type({n}).__name__, "
+                f"callable({n}), hasattr({n}, 'grad'), getattr({n}, 'grad', None), id({n}) > 0)")]
 
     # -- expressions ------------------------------------------------------------------------------
     def index(self) -> str:
