@@ -21,11 +21,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradcli import api
 from gradcli.engine import RunContext, use
 from gradcli.engine.backend import get_backend, quiet, to_host
-from gradcli.engine.exact import blas, machine
+from gradcli.engine.exact import blas, fp, machine, unary, vml
 from gradcli.engine.exact.fp import fma32
 from gradcli.engine.exact.reduce import sum_
 from gradcli.engine.tensor import Tensor
@@ -68,6 +70,12 @@ MEASURED = {
     "softplus/float64": 0.918, "softplus_grad/float64": 0.961, "sqrt/float64": 0.978,
     "sqrt_grad/float64": 0.988, "tanh/float64": 0.99, "tanh_grad/float64": 0.478,
 }
+
+
+# With MKL installed (a dependency on x86-64 Linux) these call MKL's VML as PyTorch does: every bit equal.
+VML_FAMILIES = [f"{op}/{dtype}" for dtype in ("float32", "float64") for op in (
+    "acos", "asin", "atan", "cos", "cos_grad", "erf", "erf_grad", "exp", "exp_grad", "log",
+    "pow(0.5)", "sin", "sin_grad", "sqrt", "sqrt_grad", "tanh", "tanh_grad")]
 
 
 def run_gradcli(case: dict) -> list[np.ndarray]:
@@ -186,3 +194,43 @@ def test_matmul_rules_cover_the_training_shapes():
         a = rng.standard_normal(m * k).astype(np.float32).reshape((k, m) if trans else (m, k))
         b = rng.standard_normal((k, n)).astype(np.float32)
         assert blas.mm(a.T if trans else a, b, trans)[1], (m, k, n, trans)
+
+
+@pytest.mark.skipif(not vml.available(), reason="MKL's libmkl_rt not found (pip install mkl)")
+@pytest.mark.parametrize("fam", VML_FAMILIES)
+def test_vml_families_are_exact_with_mkl(fam, shares):
+    if fam not in shares:
+        pytest.skip(f"no {fam} cases")
+    same, total, failing = shares[fam]
+    assert same == total, f"{fam}: {same} of {total} elements equal; first: {failing[:3]}"
+
+
+def test_without_mkl_the_stand_in_is_correctly_rounded(monkeypatch):
+    """GRADCLI_MKL=0 (or no mkl package): exp is the float64 value rounded once to float32."""
+    monkeypatch.setattr(vml, "_library", False)
+    x = np.linspace(-20, 20, 4001, dtype=np.float32)
+    got = unary.mkl("exp", x)
+    assert np.array_equal(got, np.exp(x.astype(np.float64)).astype(np.float32))
+
+
+fma_floats = st.floats(allow_nan=False, allow_infinity=False, width=64,
+                       min_value=-1e150, max_value=1e150)
+
+
+@settings(max_examples=400, deadline=None)
+@given(fma_floats, fma_floats, fma_floats)
+def test_fma64_rounds_once(a, b, c):
+    """fma64 on scalars and on arrays equals the exact a * b + c rounded once."""
+    want = float(Fraction(a) * Fraction(b) + Fraction(c))
+    assert fp.fma64(a, b, c) == want
+    assert fp.fma64(np.array([a]), np.array([b]), np.array([c]))[0] == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(*[st.floats(allow_nan=False, allow_infinity=False, width=32)] * 3)
+def test_fma32_rounds_once(a, b, c):
+    """fma32 equals the exact product-sum rounded once to float32, subnormals included."""
+    want = fp._round_f32(Fraction(a) * Fraction(b) + Fraction(c))
+    got = fp.fma32(np.float32(a), np.float32(b), np.float32(c))
+    if np.isfinite(want):
+        assert got == want

@@ -26,6 +26,7 @@ from gradcli.engine import dtypes
 from gradcli.engine import generator as gen_module
 from gradcli.engine.backend import from_namespace, get_backend
 from gradcli.engine.context import RunContext, use
+from gradcli.engine.exact import fp
 from gradcli.engine.generator import DEFAULT_SEED, STATE_SIZE, Generator
 from gradcli.errors import ScriptError, UsageError
 
@@ -257,7 +258,7 @@ RNG = np.random.default_rng(0)
 
 
 def _exact_f32(a: float, b: float, c: float) -> np.float32:
-    return dist._round_f32(Fraction(a) * Fraction(b) + Fraction(c))
+    return fp._round_f32(Fraction(a) * Fraction(b) + Fraction(c))
 
 
 @pytest.mark.parametrize("scale", [1.0, 1e-20, 1e-36, 1e30])
@@ -267,7 +268,7 @@ def test_fma32_rounds_once(scale: float) -> None:
     c = (RNG.standard_normal(4000) * scale).astype(np.float32)
     # halfway cases: c cancels most of a*b, so the float64 sum is inexact near float32 ties
     c[:1000] = (-(a[:1000].astype(np.float64) * b[:1000])).astype(np.float32)
-    got = dist.fma32(a, b, c)
+    got = fp.fma32(a, b, c)
     want = np.array([_exact_f32(float(x), float(y), float(z)) for x, y, z in zip(a, b, c)])
     assert got.tobytes() == want.astype(np.float32).tobytes()
 
@@ -280,7 +281,7 @@ def test_fma32_double_rounding_case() -> None:
     c = np.float32(1 + 2.0 ** -23)
     assert np.float32(float(a) * float(b) + float(c)) == 1.0
     assert _exact_f32(float(a), float(b), float(c)) == np.float32(1 + 2.0 ** -23)
-    assert dist.fma32(np.array([a]), b, c)[0] == np.float32(1 + 2.0 ** -23)
+    assert fp.fma32(np.array([a]), b, c)[0] == np.float32(1 + 2.0 ** -23)
 
 
 @pytest.mark.parametrize("scale", [1.0, 1e-150, 1e150])
@@ -289,7 +290,7 @@ def test_fma64_rounds_once(scale: float) -> None:
     b = RNG.standard_normal(3000)
     c = RNG.standard_normal(3000) * scale
     c[:1000] = -(a[:1000] * b[:1000])  # the product's lost bits decide these
-    got = dist.fma64(a, b, c)
+    got = fp.fma64(a, b, c)
     want = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)]
     assert got.tolist() == want
 
@@ -301,7 +302,7 @@ def test_float32_kernels_need_no_fma_care_on_a_sample(monkeypatch: pytest.Monkey
     fast, same = dist.kernel_fma32, []
 
     def checked(a: Any, b: Any, c: Any) -> Any:
-        exact = dist.fma32(a, b, c)
+        exact = fp.fma32(a, b, c)
         same.append(exact.tobytes() == fast(a, b, c).tobytes())
         return exact
 

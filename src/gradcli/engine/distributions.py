@@ -5,7 +5,7 @@ ATen's CPU kernels do (aten/src/ATen/core/TransformationHelper.h, DistributionsH
 native/cpu/DistributionTemplates.h, native/cpu/avx_mathfun.h), including what the compiler
 did to them: PyTorch's x86 wheels are built by GCC with ``-ffp-contract=fast`` and FMA enabled
 for the AVX2/AVX512 kernels, so ``a * b + c`` in those kernels is one fused multiply-add.
-NumPy has no FMA, so ``fma32``/``fma64`` compute the correctly rounded result exactly.
+NumPy has no FMA: ``exact.fp``'s ``fma32``/``fma64`` compute the correctly rounded result.
 
 Like the backend, this module imports NumPy: random numbers are made on the host (a CuPy run
 transfers them in ``backend.Backend.random``).
@@ -16,65 +16,15 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from fractions import Fraction
+from typing import Any
 
 import numpy
+
+from .exact.fp import fma32, fma64
 
 f32, f64, u64 = numpy.float32, numpy.float64, numpy.uint64
 
 # ------------------------------------------------------------------------------ exact arithmetic
-
-
-def _round_f32(exact: Fraction) -> Any:
-    """``exact`` rounded to the nearest float32, ties to even (the rare slow path of fma32)."""
-    from fractions import Fraction  # imported here: the slow path of rare inputs
-
-    guess = f32(float(exact))  # may be one step off: Fraction -> double -> float rounds twice
-    if not numpy.isfinite(guess):
-        return guess
-    candidates = [numpy.nextafter(guess, f32(-numpy.inf)), guess,
-                  numpy.nextafter(guess, f32(numpy.inf))]
-
-    def key(c: Any) -> tuple[Fraction, int]:
-        return abs(Fraction(float(c)) - exact), int(numpy.array(c).view(numpy.uint32)) & 1
-
-    return min((c for c in candidates if numpy.isfinite(c)), key=key)
-
-
-def fma32(a: Any, b: Any, c: Any) -> Any:
-    """float32 ``a * b + c`` with one rounding, as the FMA instruction computes it.
-
-    The product of two float32 is exact in float64, so ``s = a*b + c`` in float64 has one
-    rounding; rounding ``s`` again to float32 is right unless ``s`` fell exactly on a float32
-    halfway point (or in float32's subnormal range): those few are redone exactly.
-    """
-    s = numpy.multiply(a, b, dtype=f64)
-    numpy.add(s, c, out=s, dtype=f64)
-    out = s.astype(f32)
-    # NOTE: a float64 whose low 29 bits are exactly 1 followed by zeros is a float32 midpoint.
-    mid = (s.view(u64) & u64(0x1FFFFFFF)) == u64(0x10000000)
-    if mid.any():
-        # a midpoint reached by rounding p + c in float64 must round toward the lost part,
-        # which is what nudging s one float64 step toward it before converting does
-        a_, b_, c_ = (numpy.broadcast_to(numpy.asarray(v, dtype=f64), s.shape)[mid]
-                      for v in (a, b, c))
-        p_, s_ = a_ * b_, s[mid]
-        bb = s_ - p_
-        err = (p_ - (s_ - bb)) + (c_ - bb)
-        nudged = numpy.nextafter(s_, numpy.where(err > 0, numpy.inf, -numpy.inf))
-        out[mid] = numpy.where(err == 0, s_, nudged).astype(f32)
-    tiny = (numpy.abs(out) < f32(2.0 ** -126)) & (s != 0)  # float32 subnormals: exactly
-    if tiny.any():
-        from fractions import Fraction  # imported here: the slow path of rare inputs
-
-        a_, b_, c_ = (numpy.broadcast_to(numpy.asarray(v, dtype=f32), s.shape) for v in (a, b, c))
-        for i in zip(*numpy.nonzero(tiny)):
-            exact = Fraction(float(a_[i])) * Fraction(float(b_[i])) + Fraction(float(c_[i]))
-            out[i] = _round_f32(exact)
-    return out
 
 
 def kernel_fma32(a: Any, b: Any, c: Any) -> Any:
@@ -88,43 +38,6 @@ def kernel_fma32(a: Any, b: Any, c: Any) -> Any:
     s = numpy.multiply(a, b, dtype=f64)
     numpy.add(s, c, out=s, dtype=f64)
     return s.astype(f32)
-
-
-def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
-    """s + e == a + b exactly (Knuth)."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _two_prod(a: Any, b: Any) -> tuple[Any, Any]:
-    """p + e == a * b exactly (Dekker, with Veltkamp's split)."""
-    p = a * b
-    ca, cb = 134217729.0 * a, 134217729.0 * b  # 2**27 + 1
-    ah, bh = ca - (ca - a), cb - (cb - b)
-    al, bl = a - ah, b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def fma64(a: Any, b: Any, c: Any) -> Any:
-    """float64 ``a * b + c`` with one rounding (Boldo and Melquiond's emulation by round-to-odd)."""
-    a, b, c = numpy.broadcast_arrays(numpy.asarray(a, dtype=f64), numpy.asarray(b, dtype=f64),
-                                     numpy.asarray(c, dtype=f64))
-    with numpy.errstate(all="ignore"):
-        uh, ul = _two_prod(a, b)
-        th, tl = _two_sum(c, uh)
-        v, err = _two_sum(tl, ul)
-        # round v to odd: an inexact sum whose last bit is even moves one step toward the truth
-        even = (err != 0) & ((v.view(numpy.int64) & 1) == 0)
-        if even.any():
-            v = v.copy()
-            v[even] = numpy.nextafter(v[even], numpy.where(err[even] > 0, numpy.inf, -numpy.inf))
-        out = th + v
-        # products too large to split (|a*b| near 2**996) or non-finite inputs: plain arithmetic
-        bad = ~numpy.isfinite(out) | ~numpy.isfinite(ul)
-        if bad.any():
-            out[bad] = a[bad] * b[bad] + c[bad]
-    return out
 
 
 # ---------------------------------------------------------------------------- the C library's math

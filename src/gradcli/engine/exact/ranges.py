@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..distributions import fma64
+from .fp import fma64
 from .fp import fma32
 
 

@@ -4,7 +4,8 @@ Three families, by where PyTorch's bits come from:
 
 * MKL VML (``vmsExp``, ``vmsLn``, ``vmsTanh``, ``vmsSqrt``, ``vmsSin``, ``vmsErf`` ... in
   high-accuracy mode) for exp, log, sqrt, the trigonometric functions and their inverses, tanh
-  and erf.  MKL's algorithms are closed, so these are computed in float64 and rounded once — the
+  and erf.  MKL's algorithms are closed: with the ``mkl`` package installed, vml.py calls the
+  library itself (exact); without it these are computed in float64 and rounded once — the
   correctly rounded value, which MKL's result is most of the time (tests/test_numerics.py
   measures how often per op and holds that share).  sinh and cosh (SLEEF in the vector lanes,
   glibc after) are not ported and take the same stand-in.
@@ -26,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from . import libm, sleef
-from .fp import fma32
+from . import libm, sleef, vml
+from .fp import fma32, fma64
 from .iterator import vector_mask
 from .machine import SUM_VECTOR_BYTES, VECTOR_BYTES
 
@@ -59,9 +60,12 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
 
 
 def mkl(name: str, x: Any) -> Any:
-    """An MKL VML function by its Array API (NumPy 2) name: the correctly rounded result,
-    float32 from float64 and float64 from the x87 long double — except float64 asin and acos,
-    where NumPy's own double agrees with MKL more often (99.6% against 91%, measured)."""
+    """An MKL VML function by its Array API (NumPy 2) name: MKL's own result when the library
+    is installed (vml.py); else the correctly rounded result, float32 from float64 and float64
+    from the x87 long double — except float64 asin and acos, where NumPy's own double agrees
+    with MKL more often (99.6% against 91%, measured)."""
+    if name in vml.NAMES and vml.available():
+        return vml.call(name, x)
     if name in ("asin", "acos") and np.asarray(x).dtype == np.float64:
         return _quiet(getattr(np, name), x)
     return rounded(getattr(np, name), x)
@@ -78,7 +82,10 @@ def rounded(fn: Any, x: Any) -> Any:
 
 
 def erf(x: Any) -> Any:
-    """vmsErf / vmdErf: the C library's erf (correctly rounded to float32 from float64)."""
+    """vmsErf / vmdErf: MKL's when installed, else the C library's erf (correctly rounded to
+    float32 from float64)."""
+    if vml.available():
+        return vml.call("erf", x)
     x = np.asarray(x)
     flat = np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64).reshape(-1))
     return np.asarray(flat, np.float64).reshape(x.shape).astype(x.dtype)
@@ -174,9 +181,10 @@ def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
 
 
 def tanh_backward(grad: Any, y: Any) -> Any:
-    """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA."""
+    """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA (in
+    float32 and float64 lanes alike)."""
     if y.dtype != F32:
-        return grad * (1.0 - y * y)
+        return grad * fma64(-y, y, 1.0)
     return np.asarray(grad, F32) * fma32(-y, y, ONE)
 
 
