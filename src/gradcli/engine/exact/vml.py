@@ -26,9 +26,8 @@ import numpy as np
 # mkl_vml_defines.h: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, PyTorch's mode.
 MODE = 0x00000002 | 0x00140000 | 0x00000100
 _SEQUENTIAL = 1  # mkl_service.h: MKL_THREADING_SEQUENTIAL
-# Array API name -> VML's name (vms<Name> for float32, vmd<Name> for float64).
-NAMES = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "sin": "Sin", "cos": "Cos", "tan": "Tan",
-         "asin": "Asin", "acos": "Acos", "atan": "Atan", "tanh": "Tanh", "erf": "Erf"}
+# PyTorch's sinh and cosh do not go through VML (SLEEF in the vector lanes, glibc after).
+NOT_VML = frozenset(("sinh", "cosh"))
 
 _functions: dict[tuple[str, str], Any] = {}
 _library: Any = None  # None: not looked for yet; False: not found
@@ -81,7 +80,7 @@ def _function(name: str, dtype: np.dtype) -> Any:
     fn = _functions.get(key)
     if fn is None:
         prefix = "vms" if dtype == np.float32 else "vmd"
-        fn = getattr(_library, prefix + NAMES[name])
+        fn = getattr(_library, prefix + ("Ln" if name == "log" else name.capitalize()))
         # void vmsSin(const MKL_INT n, const float a[], float r[], MKL_INT64 mode), LP64
         fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
         fn.restype = None
@@ -104,7 +103,7 @@ def _buffers(dtype: np.dtype) -> tuple[Any, Any]:
 
 
 def call(name: str, x: Any) -> Any:
-    """VML's ``name`` of a float32 or float64 NumPy array or scalar (``available()`` first);
+    """VML's function for the Array API's ``name`` (vmsExp for "exp") of a float32 or float64 NumPy array or scalar (``available()`` first);
     a scalar stays a scalar."""
     fn = _function(name, x.dtype)
     if isinstance(x, np.generic):
