@@ -8,9 +8,9 @@ integer data) and must give the reprs, or the error, that PyTorch 2.13 gave
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
-import re
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ from gradcli.errors import GradcliError
 ROOT = Path(__file__).resolve().parents[1]
 ADDRESS = re.compile(r"0x[0-9a-f]+")  # object addresses differ from run to run
 sys.path.insert(0, str(ROOT / "tools"))
-from engine_cases import CASES  # noqa: E402
+from engine_cases import CASES
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json").read_text())
 TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, **api.DEFAULT_DTYPE, **api.RANDOM,

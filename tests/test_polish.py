@@ -178,8 +178,8 @@ def test_accumulate_grad_names_the_leaf_as_it_is_now():
     ("x = Treu", "did you mean 'True'?"),
     ("x = ones(2)\ny = x.sum(dmi=0)", "did you mean 'dim'?"),
     ("x = clamp(ones(2), mni=0)", "did you mean 'min'?"),
-    ("w = param(1.0)\nw.grad.zero_()", "w.grad is None here: w requires grad but no backward() "
-                                        "has run yet; zero it only when it exists"),
+    ("w = param(1.0)\nw.grad.zero_()", ("w.grad is None here: w requires grad but no backward() "
+                                         "has run yet; zero it only when it exists")),
     ("x = ones(2, 3) @ ones(2, 3)", "A is 2x3 and B is 2x3, so 3 != 2; transpose one"),
 ])
 def test_hints(src, hint):

@@ -10,9 +10,9 @@ backward graph of ``t`` as one string of grad_fn names with their saved tensors.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import warnings
-import re
 from pathlib import Path
 
 import torch
@@ -20,7 +20,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 ADDRESS = re.compile(r"0x[0-9a-f]+")  # object addresses differ from run to run
 sys.path.insert(0, str(ROOT / "tools"))
-from engine_cases import CASES  # noqa: E402
+from engine_cases import CASES
 
 OUT = ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json"
 

@@ -253,7 +253,7 @@ def _key(bound: float) -> float:
     """A bound rounded to ~9 significant digits, so rounding noise does not break ties."""
     if bound == 0 or not math.isfinite(bound):
         return bound
-    digits = 9 - int(math.floor(math.log10(abs(bound))))
+    digits = 9 - math.floor(math.log10(abs(bound)))
     return round(bound, digits)
 
 

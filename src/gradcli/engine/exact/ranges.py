@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .fp import fma64
-from .fp import fma32
+from .fp import fma32, fma64
 
 
 def linspace(start: float, end: float, steps: int, dtype: Any) -> Any:
