@@ -277,7 +277,8 @@ MODULES: dict[str, Module] = {}
 
 def _build() -> None:
     tables = {
-        "torch": _torch(),
+        # the PyTorch whose behaviour gradcli reproduces (tutorials print it first)
+        "torch": {**_torch(), "__version__": "2.13.0+cpu"},
         "torch.nn": {"functional": _Sub("torch.nn.functional"), **NN, "Parameter": PARAMETER},
         "torch.nn.functional": dict(NN_FUNCTIONS),
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
