@@ -83,6 +83,14 @@ def test_supported_imports_bind_the_modules() -> None:
     assert result.error is None and out == "True True True 4.0 True True\n"
 
 
+def test_torch_version_is_the_reproduced_pytorchs() -> None:
+    """Tutorials start with print(torch.__version__); other dunder names still do not lex."""
+    result, out = run("import torch\nprint(torch.__version__)\n")
+    assert result.error is None and out == "2.13.0+cpu\n"
+    with pytest.raises(ScriptSyntaxError, match="names starting with '__' are not allowed"):
+        run("import torch\nprint(torch.__dict__)\n")
+
+
 @pytest.mark.parametrize(("expr", "kind", "message", "hint"), [
     ("torch.frobnicate", "AttributeError", "module 'torch' has no attribute 'frobnicate'", None),
     ("torch.tanhh", "AttributeError", "module 'torch' has no attribute 'tanhh'",
