@@ -72,12 +72,12 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def matmul(a: Any, b: Any) -> Any:
-    """``torch.matmul`` of float32 vectors and matrices, and float64 vectors, in MKL's order
-    (blas.py); None for the rest, which NumPy's matmul serves."""
+    """``torch.matmul`` of float32 and float64 vectors and matrices in MKL's order (blas.py);
+    None for the rest, which NumPy's matmul serves."""
     if a.ndim > 2 or b.ndim > 2 or 0 in a.shape + b.shape:
         return None
-    if a.dtype == np.float64:  # only ddot's order is known for float64
-        return blas.dot(a, b) if a.ndim == b.ndim == 1 else None
+    if a.dtype == np.float64:
+        return blas.dot(a, b) if a.ndim == b.ndim == 1 else blas.matmul64(a, b)
     out = blas.matmul(np.asarray(a), np.asarray(b))
     return None if out is None else out[0]
 
