@@ -131,8 +131,58 @@ BINOPS = ("+", "-", "*", "/", "@", "**")
 SHAPES = ((), (3,), (2, 3), (2, 2), (1,), (4,))
 
 
+class Statements:
+    """What the two generators share: odd decisions, blocks, and the compound statements whose
+    shape is Python's whatever goes inside (``fuzz_torch.TorchProgramGenerator`` is the other)."""
+
+    src: Source
+    wild: int
+
+    def odd(self) -> bool:
+        """Whether this decision should be an odd one."""
+        return chance(self.src, self.wild)
+
+    def statement(self, level: int) -> list[str]:  # pragma: no cover - each generator's own
+        raise NotImplementedError
+
+    def condition(self) -> str:  # pragma: no cover - each generator's own
+        raise NotImplementedError
+
+    def block(self, level: int) -> list[str]:
+        """The indented body of a compound statement at ``level``."""
+        out: list[str] = []
+        for _ in range(self.src.integer(1, 3)):
+            out.extend(self.statement(level))
+        return out
+
+    def if_lines(self, ind: str, level: int) -> list[str]:
+        """``if`` with sometimes an ``elif`` and an ``else``."""
+        lines = [f"{ind}if {self.condition()}:", *self.block(level + 1)]
+        if chance(self.src, 30):
+            lines += [f"{ind}elif {self.condition()}:", *self.block(level + 1)]
+        if chance(self.src, 40):
+            lines += [f"{ind}else:", *self.block(level + 1)]
+        return lines
+
+    def try_lines(self, ind: str, level: int, handler: str, else_percent: int = 0) -> list[str]:
+        """``try``/``except handler`` with sometimes an ``else`` and a ``finally``."""
+        lines = [f"{ind}try:", *self.block(level + 1),
+                 f"{ind}except {handler}:".replace("except :", "except:"),
+                 *self.block(level + 1)]
+        if else_percent and chance(self.src, else_percent):
+            lines += [f"{ind}else:", *self.block(level + 1)]
+        if chance(self.src, 30):
+            lines += [f"{ind}finally:", *self.block(level + 1)]
+        return lines
+
+    def while_lines(self, ind: str, level: int, var: str, cond: str) -> list[str]:
+        """A counting ``while`` loop."""
+        return [f"{ind}{var} = 0", f"{ind}while {cond}:", f"{ind}    {var} += 1",
+                *self.block(level + 1)]
+
+
 @dataclass
-class ProgramGenerator:
+class ProgramGenerator(Statements):
     """Random grad scripts drawn from ``src``.
 
     Each script draws a *wildness* (the chance, per decision, of an odd choice: a wrong type, an
@@ -151,10 +201,6 @@ class ProgramGenerator:
         self.shape: tuple[int, ...] = pick(self.src, SHAPES)
         self.names: list[str] = []  # names bound so far, read back most of the time
         self.functions: list[tuple[str, int]] = []
-
-    def odd(self) -> bool:
-        """Whether this decision should be an odd one."""
-        return chance(self.src, self.wild)
 
     # -- programs ---------------------------------------------------------------------------------
     def program(self) -> str:
@@ -183,13 +229,6 @@ class ProgramGenerator:
         else:
             value = f"tensor({self.literal()}, requires_grad=True)"
         return f"{self.target()} = {value}"
-
-    def block(self, level: int) -> list[str]:
-        """The indented body of a compound statement at ``level``."""
-        out: list[str] = []
-        for _ in range(self.src.integer(1, 3)):
-            out.extend(self.statement(level))
-        return out
 
     def statement(self, level: int) -> list[str]:
         """One statement (a compound one spans several lines)."""
@@ -220,12 +259,7 @@ class ProgramGenerator:
             self.names.remove(var)
             return [f"{ind}for {var} in range({self.range_args()}):", *body]
         if kind == "if":
-            lines = [f"{ind}if {self.condition()}:", *self.block(level + 1)]
-            if chance(self.src, 30):
-                lines += [f"{ind}elif {self.condition()}:", *self.block(level + 1)]
-            if chance(self.src, 40):
-                lines += [f"{ind}else:", *self.block(level + 1)]
-            return lines
+            return self.if_lines(ind, level)
         if kind == "with":
             ctx = pick(self.src, ("no_grad()", "enable_grad()")) if not self.odd() else \
                 pick(self.src, ("x", "no_grad", "1", "print()", "grad"))
@@ -239,15 +273,10 @@ class ProgramGenerator:
         if kind == "try":
             handler = pick(self.src, ("RuntimeError", "(TypeError, ValueError)", "Exception",
                                       "IndexError as e", "", "LookupError as err"))
-            lines = [f"{ind}try:", *self.block(level + 1), f"{ind}except {handler}:".replace(
-                "except :", "except:"), *self.block(level + 1)]
-            if chance(self.src, 30):
-                lines += [f"{ind}finally:", *self.block(level + 1)]
-            return lines
+            return self.try_lines(ind, level, handler)
         if kind == "while":
             var = pick(self.src, LOOP_NAMES)
-            return [f"{ind}{var} = 0", f"{ind}while {var} < {self.src.integer(0, 3)}:",
-                    f"{ind}    {var} += 1", *self.block(level + 1)]
+            return self.while_lines(ind, level, var, f"{var} < {self.src.integer(0, 3)}")
         if kind == "multi":
             value = self.expr(1)
             return [f"{ind}{self.target()} = {value}; {self.print_call()}"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fuzz_campaign import Source, chance, pick, weighted
+from fuzz_campaign import Source, Statements, chance, pick, weighted
 
 DTYPES = ("torch.float32", "torch.float64", "torch.int64", "torch.bool", "torch.float16",
           "torch.int32", "torch.uint8", "torch.int8")
@@ -81,7 +81,7 @@ def api() -> dict[str, list[str]]:
 
 
 @dataclass
-class TorchProgramGenerator:
+class TorchProgramGenerator(Statements):
     """Random PyTorch programs drawn from ``src`` (see the module docstring)."""
 
     src: Source
@@ -95,10 +95,6 @@ class TorchProgramGenerator:
     def __post_init__(self) -> None:
         self.wild = pick(self.src, (0, 3, 8, 20, 40))
         self.shape = pick(self.src, SHAPES)
-
-    def odd(self) -> bool:
-        """Whether this decision should be an odd one."""
-        return chance(self.src, self.wild)
 
     # -- the program ------------------------------------------------------------------------------
     def program(self) -> str:
@@ -234,13 +230,6 @@ class TorchProgramGenerator:
         return pick(self.src, (*NAMES, *ODD_NAMES))
 
     # -- statements -------------------------------------------------------------------------------
-    def block(self, level: int) -> list[str]:
-        """The body of a compound statement."""
-        out: list[str] = []
-        for _ in range(self.src.integer(1, 3)):
-            out.extend(self.statement(level))
-        return out
-
     def statement(self, level: int) -> list[str]:
         """One statement (several lines for a compound one)."""
         ind = "    " * level
@@ -282,12 +271,7 @@ class TorchProgramGenerator:
                 lines += [f"{ind}else:", *self.block(level + 1)]
             return lines
         if kind == "if":
-            lines = [f"{ind}if {self.condition()}:", *self.block(level + 1)]
-            if chance(self.src, 30):
-                lines += [f"{ind}elif {self.condition()}:", *self.block(level + 1)]
-            if chance(self.src, 40):
-                lines += [f"{ind}else:", *self.block(level + 1)]
-            return lines
+            return self.if_lines(ind, level)
         if kind == "with":
             ctx = pick(self.src, ("torch.no_grad()", "torch.enable_grad()",
                                   "torch.set_grad_enabled(False)", "torch.inference_mode()",
@@ -302,20 +286,12 @@ class TorchProgramGenerator:
                                       "IndexError as e", "", "BaseException as err",
                                       "ZeroDivisionError", "StopIteration", "KeyError as k",
                                       "AttributeError", "NotImplementedError", "torch.Error"))
-            lines = [f"{ind}try:", *self.block(level + 1),
-                     f"{ind}except {handler}:".replace("except :", "except:"),
-                     *self.block(level + 1)]
-            if chance(self.src, 20):
-                lines += [f"{ind}else:", *self.block(level + 1)]
-            if chance(self.src, 30):
-                lines += [f"{ind}finally:", *self.block(level + 1)]
-            return lines
+            return self.try_lines(ind, level, handler, else_percent=20)
         if kind == "while":
             var = pick(self.src, ("i", "n"))
             cond = f"{var} < {self.src.integer(0, 4)}" if not self.odd() else \
                 pick(self.src, ("True", f"{var} >= 0", f"{self.name()}.sum() > -1"))
-            return [f"{ind}{var} = 0", f"{ind}while {cond}:", f"{ind}    {var} += 1",
-                    *self.block(level + 1)]
+            return self.while_lines(ind, level, var, cond)
         if kind == "python":
             return [ind + line for line in self.python()]
         if kind == "index":
