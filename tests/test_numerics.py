@@ -197,6 +197,25 @@ def test_matmul_rules_cover_the_training_shapes():
         assert blas.mm(a.T if trans else a, b, trans)[1], (m, k, n, trans)
 
 
+def test_sequential_matmul_sums_in_order_from_zero():
+    """The vectorised in-order sum (one accumulate) is the loop ``((0 + p0) + p1) + ...`` to the
+    bit, signed zeros, infinities and NaNs included, on both sides of its size switch."""
+    rng = np.random.default_rng(7)
+    for m, k, n in [(3, 64, 1), (1, 5, 3), (16, 16, 16), (17, 9, 16), (4, 1, 2)]:
+        a = rng.standard_normal((m, k)).astype(np.float32) * 1e30
+        b = rng.standard_normal((k, n)).astype(np.float32) * 1e10
+        a[0] = -0.0
+        b[:, -1] = np.abs(b[:, -1])  # row 0 times the last column: only -0 products
+        b[0, 0] = np.inf if n > 1 else b[0, 0]
+        loop = np.zeros((m, n), np.float32)
+        with np.errstate(all="ignore"):
+            for t in range(k):
+                loop = loop + a[:, t:t + 1] * b[t:t + 1, :]
+            fast = blas._seq(a, b, False)
+        assert fast.dtype == np.float32
+        assert (fast.view(np.uint32) == loop.view(np.uint32)).all(), (m, k, n)
+
+
 @pytest.mark.skipif(not vml.available(), reason="MKL's libmkl_rt not found (pip install mkl)")
 @pytest.mark.parametrize("fam", VML_FAMILIES)
 def test_vml_families_are_exact_with_mkl(fam, shares):

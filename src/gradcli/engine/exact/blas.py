@@ -94,10 +94,20 @@ def _ddot(x: Any, y: Any) -> Any:
     return acc[..., 0] + acc[..., 1]
 
 
+# Up to this many outputs a sequential sum is one np.add.accumulate over the (m, k, n) products
+# (strictly in order, as a prefix sum must be); past it, a loop over k costs less than the
+# accumulate's traffic.
+_ACCUMULATE_OUTPUTS = 256
+
+
 def _seq(a: Any, b: Any, fused: bool) -> Any:
     """Each output element summed over k in order: a (m, k) @ b (k, n)."""
     acc = np.zeros((a.shape[0], b.shape[1]), F32)
     if not fused:
+        if a.shape[1] and a.shape[0] * b.shape[1] <= _ACCUMULATE_OUTPUTS:
+            # the running sum starts at the first product, not at +0: adding +0 at the end
+            # turns an all-(-0) sum into the +0 that 0 + p0 + ... gives, and changes no other
+            return np.add.accumulate(a[:, :, None] * b[None, :, :], axis=1)[:, -1] + acc
         for t in range(a.shape[1]):
             acc = acc + a[:, t:t + 1] * b[t:t + 1, :]
         return acc
@@ -173,28 +183,27 @@ def mm(a: Any, b: Any, a_transposed: bool = False, b_transposed: bool = False) -
     likeliest order (81% of elements where no rule applies, against 62% for NumPy's)."""
     m, k = a.shape
     n = b.shape[1]
-    guess = _seq(a, b, False)
     if b_transposed:  # each element a dot of two rows (grad @ mat2.t() in mm's backward)
         if k <= 3:
-            return guess, True
+            return _seq(a, b, False), True
         if n >= 16 and m >= 4:
             return _seq(a, b, True), m % 4 == 0
         if 4 <= n <= 8 and m >= 2 and k % 4 == 0:
             return _lanes4(a, b), True
-        return guess, False
+        return _seq(a, b, False), False
     if m == 1 or n in (2, 3, 4, 8) or (n == 1 and a_transposed):
-        return guess, True
+        return _seq(a, b, False), True
     if n == 1:
         if m >= 4:
             return mv(np.ascontiguousarray(a), b[:, 0])[:, None], True
-        return guess, k <= 8
+        return _seq(a, b, False), k <= 8
     if n < 12:
-        return guess, k < 8
+        return _seq(a, b, False), k < 8
     if m <= 3:
-        return guess, n % 4 == 0
+        return _seq(a, b, False), n % 4 == 0
     full = m - m % 4
     if full < m < 12 and not (n < 20 and 3 < k <= 16):  # the last rows of a short matrix
-        return guess, False
+        return _seq(a, b, False), False
     return _seq(a, b, True), True
 
 
