@@ -249,3 +249,17 @@ def test_run_prints_only_what_python_prints() -> None:
     doc = json.loads(runner.invoke(app, ["run", "-e", source, "--format", "json"]).stdout)
     assert doc["prints"] == ["tensor(2.)", "!"] and doc["bindings"]["x"]["dtype"] == "float32"
     assert doc["bindings"]["torch"] == {"type": "module", "value": "<module 'torch'>"}
+
+
+def test_a_leafs_accumulategrad_lives_while_held_and_keeps_its_hooks() -> None:
+    """The node holds the leaf, the leaf its node only weakly (no cycle), as in PyTorch: the
+    same AccumulateGrad while the graph or a name holds it, and a hook registered before any op
+    is still run (printed as PyTorch 2.13 prints it)."""
+    result, out = run(
+        "import torch\nw = torch.ones(2, requires_grad=True)\n"
+        "w.register_hook(lambda g: print('hook', g))\n"
+        "a = (w * 2).grad_fn.next_functions[0][0]\n"
+        "b = (w * 3).grad_fn.next_functions[0][0]\n"
+        "print(a is b, a.variable is w)\n(w * 4).sum().backward()\nprint(w.grad)\n")
+    assert result.error is None
+    assert out == "True True\nhook tensor([4., 4.])\ntensor([4., 4.])\n"

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..engine import Node, RunContext, Tensor, use
 from ..engine.backend import quiet, to_host
-from ..engine.graph import restored_saved
+from ..engine.graph import accumulator, restored_saved
 from ..script.hints import none_grad_reason
 from ..views import output_record
 from .names import Names as _Names
@@ -132,7 +132,7 @@ def _target(w: Tensor) -> Node | None:
         return None
     if w.grad_fn is not None:
         return w.grad_fn
-    return w._accumulator  # None: W was never used by a recorded op
+    return accumulator(w)  # None: W was never used by a recorded op
 
 
 def _paths(walker: Walker, dec: Decomposition, names: _Names, w: Tensor) -> list[PathView]:

@@ -242,9 +242,9 @@ class _ProcessGuard:
     """What a run needs from the process: a high recursion limit and a paused collector.
 
     NOTE: a run builds a graph of many small objects that stay alive until backward and die by
-    reference counting (the engine makes no cycles but leaf<->AccumulateGrad).  CPython's cyclic
-    collector would traverse the growing graph again and again: pausing it makes a
-    20,000-statement script run about 3x faster.  The pause is counted, so concurrent runs keep
+    reference counting (the engine makes no cycles but a hooked leaf<->its AccumulateGrad).
+    CPython's cyclic collector would traverse the growing graph again and again: pausing it
+    makes a 20,000-statement script run about 3x faster.  The pause is counted, so concurrent runs keep
     it paused until the last one ends.  The recursion limit is only ever raised, never lowered
     while another run may rely on it.
     """

@@ -9,6 +9,7 @@ nodes is ``record.py``'s business, running them ``autograd.py``'s.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -396,9 +397,23 @@ def edge(t: Tensor) -> Node:
     """The node a gradient for ``t`` flows into: its grad_fn, or its leaf's AccumulateGrad."""
     fn = t.grad_fn
     if fn is None:
-        fn = t._accumulator
+        fn = accumulator(t)
         if fn is None:
-            fn = t._accumulator = AccumulateGrad(t)
+            fn = AccumulateGrad(t)
+            t._accumulator = weakref.ref(fn)
+    return fn
+
+
+def accumulator(t: Tensor) -> AccumulateGrad | None:
+    """The leaf's AccumulateGrad while something holds it (None before an op used the leaf).
+
+    NOTE: as in PyTorch, the node holds its leaf and the leaf only a weak reference to the node
+    (the graph's edges keep it alive), so a leaf made at each step of a loop is freed with its
+    graph by reference counting, with the collector paused during the run.  A leaf with tensor
+    hooks holds its node: the hooks live there (PyTorch keeps them on the tensor)."""
+    fn = t._accumulator
+    if fn is not None and fn.__class__ is weakref.ref:
+        return fn()
     return fn
 
 

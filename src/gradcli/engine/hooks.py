@@ -89,6 +89,8 @@ def register_hook(self: Tensor, hook: Any) -> RemovableHandle:
     node = edge(self)
     handle = add_node_hook(node, "tensor", hook)
     node.hooks.owner = weakref.ref(self)
+    if self.grad_fn is None:
+        self._accumulator = node  # held: its hooks are the leaf's (graph.accumulator)
     return handle
 
 

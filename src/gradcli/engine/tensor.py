@@ -78,7 +78,7 @@ class Tensor:
         # function returning several views; None otherwise
         self._creation: tuple | None = None
         self._view_fn: Callable | None = None  # replays this view from its base's array
-        self._accumulator: Any = None  # the leaf's graph.AccumulateGrad, made on first use
+        self._accumulator: Any = None  # the leaf's AccumulateGrad: graph.accumulator reads it
 
     # -- attributes -------------------------------------------------------------------------
     @property

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.graph import accumulator
 from ..errors import GradcliError, Span
 
 
@@ -156,7 +157,7 @@ def none_grad_reason(read: NoneGrad) -> str:
 def _reaches(root: Any, t: Any) -> bool:
     """Whether the backward graph from node ``root`` reaches tensor ``t``'s gradient."""
     # a leaf's sink is its AccumulateGrad, made the first time an op used it (never: no path)
-    target = t.grad_fn if t.grad_fn is not None else getattr(t, "_accumulator", None)
+    target = t.grad_fn if t.grad_fn is not None else accumulator(t)
     if root is None or target is None:
         return False
     seen, stack = {id(root)}, [root]
