@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -516,3 +517,24 @@ def test_check_parses_the_script_once(monkeypatch):
     monkeypatch.setattr(pipeline, "parse", lambda *a, **k: calls.append(1) or real(*a, **k))
     r = invoke("check", "-e", "w = [1.0, 2.0, 3.0]\nL = (w * w).sum()\n", "--wrt", "w")
     assert r.exit_code == 0 and len(calls) == 1
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_full_values_are_each_elements_number_nested_as_lists(dtype):
+    """``grad``'s tensors in full: each element as ``plain.number`` writes it (float32 by its
+    shortest form), nested like a Python list, for every shape and special value."""
+    rng = np.random.default_rng(3)
+    spread = rng.standard_normal((4, 3, 5)) * 10.0 ** rng.integers(-30, 30, (4, 3, 5))
+    spread.flat[:6] = [np.nan, np.inf, -np.inf, -0.0, 0.1, 123456789.0]
+    with np.errstate(over="ignore"):
+        cases = [spread.astype(dtype), np.asarray(-0.0, dtype), np.zeros((2, 0), dtype),
+                 np.asarray([[0.5], [2.0]], dtype)]
+
+    def nested(a):
+        return (plain.number(a, dtype) if a.ndim == 0 else
+                "[" + ", ".join(nested(row) for row in a) + "]")
+
+    for a in cases:
+        assert plain.full(a, dtype) == nested(a)
+    assert plain.full(np.array([[True, False]]), "bool") == "[[True, False]]"
+    assert plain.full(np.arange(3), "int64") == "[0, 1, 2]"
