@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gradcli.engine.printing import format_scalar, format_tensor
+from gradcli.engine.printing import DEFAULT_OPTIONS, format_scalar, format_tensor, set_printoptions
 
 FIXTURE = Path(__file__).parent / "fixtures" / "torch" / "reprs.json"
 nan, inf = math.nan, math.inf
@@ -200,8 +200,22 @@ def test_recorded_reprs(case: dict[str, Any]) -> None:
         requires_grad=case["requires_grad"],
         dtype=case["dtype"],
         default_dtype=case["default_dtype"],
+        options=set_printoptions(DEFAULT_OPTIONS, **case.get("options", {})),
     )
     assert got == case["repr"]
+
+
+def test_fixture_covers_every_print_option() -> None:
+    """Cases recorded under torch.set_printoptions: each option, each profile, and their text
+    differs from the default's (so passing the options is what makes them pass)."""
+    options = [c["options"] for c in CASES if "options" in c]
+    assert {k for o in options for k in o} == {"precision", "threshold", "edgeitems",
+                                               "linewidth", "sci_mode", "profile"}
+    assert {o.get("profile") for o in options} >= {"short", "full", "default"}
+    changed = [c for c in CASES if "options" in c and c["repr"] != format_tensor(
+        _decode(c), grad_fn=c["grad_fn"], requires_grad=c["requires_grad"], dtype=c["dtype"],
+        default_dtype=c["default_dtype"])]
+    assert len(changed) > 100
 
 
 # --- against PyTorch itself, when it is installed -------------------------------------------
@@ -217,7 +231,8 @@ SPECIAL = st.sampled_from([0.0, -0.0, nan, inf, -inf, 1e-5, 1e8, 1e9, 0.5, 1000.
 MAGNITUDE = st.sampled_from([1e-10, 1e-5, 1e-4, 1e-3, 1.0, 1e3, 1e4, 1e8, 1e10])
 
 
-def _torch_repr(arr: np.ndarray, dtype: str, default_dtype: str, mode: str) -> tuple[str, str]:
+def _torch_repr(arr: np.ndarray, dtype: str, default_dtype: str, mode: str,
+                options: Any = DEFAULT_OPTIONS) -> tuple[str, str]:
     """Return PyTorch's repr of ``arr`` and what ``format_tensor`` makes of the same tensor."""
     previous = torch.get_default_dtype()
     torch.set_default_dtype(getattr(torch, default_dtype))
@@ -236,6 +251,7 @@ def _torch_repr(arr: np.ndarray, dtype: str, default_dtype: str, mode: str) -> t
         requires_grad=mode == "leaf",
         dtype=dtype,
         default_dtype=default_dtype,
+        options=options,
     )
     return expected, got
 
@@ -260,6 +276,34 @@ def test_matches_torch_small(
     with np.errstate(over="ignore", invalid="ignore"):
         scaled = arr * scale
     expected, got = _torch_repr(scaled, dtype, default_dtype, mode)
+    assert got == expected
+
+
+@needs_torch
+@settings(max_examples=150, deadline=None)
+@given(
+    arr=hnp.arrays(np.float64, hnp.array_shapes(max_dims=3, max_side=9),
+                   elements=st.floats(allow_nan=True, allow_infinity=True) | SPECIAL),
+    scale=MAGNITUDE,
+    dtype=st.sampled_from(["float64", "float32"]),
+    options=st.fixed_dictionaries({}, optional={
+        "precision": st.integers(0, 10), "threshold": st.integers(0, 40),
+        "edgeitems": st.integers(0, 4), "linewidth": st.integers(1, 130),
+        "sci_mode": st.booleans() | st.none(),
+        "profile": st.sampled_from(["default", "short", "full"])}),
+)
+def test_matches_torch_under_print_options(
+    arr: np.ndarray, scale: float, dtype: str, options: dict[str, Any]
+) -> None:
+    """Under any torch.set_printoptions, small tensors print as PyTorch prints them."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = arr * scale
+    torch.set_printoptions(**options)
+    try:
+        expected, got = _torch_repr(scaled, dtype, "float64", "leaf",
+                                    set_printoptions(DEFAULT_OPTIONS, **options))
+    finally:
+        torch.set_printoptions(profile="default")
     assert got == expected
 
 

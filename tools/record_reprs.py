@@ -3,7 +3,8 @@
 Usage: ``python tools/record_reprs.py [OUTPUT]``. Values come from NumPy generators with fixed
 seeds, so running it twice gives the same file. Each case stores the tensor's shape, dtype, the
 default dtype in force, its autograd flags, its values (row-major; non-finite values as the
-strings "nan", "inf", "-inf") and ``repr(t)``.
+strings "nan", "inf", "-inf") and ``repr(t)``; a case printed under ``torch.set_printoptions``
+also the keyword arguments it was called with (``options``; the defaults restored after it).
 """
 
 from __future__ import annotations
@@ -121,9 +122,13 @@ def case(
     default_dtype: str = "float64",
     requires_grad: bool = False,
     op: str | None = None,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Build the tensor in PyTorch and record its values, flags and repr."""
+    """Build the tensor in PyTorch and record its values, flags and repr (under ``options``,
+    torch.set_printoptions's keyword arguments, when given)."""
     torch.set_default_dtype(getattr(torch, default_dtype))
+    if options is not None:
+        torch.set_printoptions(**options)
     try:
         arr = np.asarray(data, dtype=np.float64)
         t = torch.from_numpy(arr.copy()).to(getattr(torch, dtype))
@@ -135,6 +140,7 @@ def case(
         grad_fn = None if t.grad_fn is None else type(t.grad_fn).__name__
         values = t.detach().double().reshape(-1).tolist()
         return {
+            **({} if options is None else {"options": options}),
             "shape": list(t.shape),
             "dtype": dtype,
             "default_dtype": default_dtype,
@@ -145,6 +151,7 @@ def case(
         }
     finally:
         torch.set_default_dtype(torch.float32)
+        torch.set_printoptions(profile="default")  # sci_mode, left out, goes back to None
 
 
 def fixed_cases() -> Iterator[dict[str, Any]]:
@@ -258,10 +265,50 @@ def threshold_cases() -> Iterator[dict[str, Any]]:
         )
 
 
+# torch.set_printoptions calls: each option alone and at its edges, the profiles, and mixes
+PRINT_OPTIONS: list[dict[str, Any]] = [
+    {"precision": 0}, {"precision": 1}, {"precision": 2}, {"precision": 8}, {"precision": 12},
+    {"threshold": 5}, {"threshold": 0}, {"threshold": 10, "edgeitems": 1},
+    {"edgeitems": 0, "threshold": 3}, {"edgeitems": 1}, {"edgeitems": 5, "threshold": 20},
+    {"linewidth": 20}, {"linewidth": 120}, {"linewidth": 5},
+    {"sci_mode": True}, {"sci_mode": False},
+    {"profile": "short"}, {"profile": "full"}, {"profile": "default"},
+    {"profile": "short", "precision": 6}, {"profile": "full", "sci_mode": False},
+    {"profile": "full", "linewidth": 200, "precision": 3}, {"profile": "unknown"},
+]
+
+# (shape, kind, scale, dtype, requires_grad) printed under each of PRINT_OPTIONS
+OPTION_TENSORS: list[tuple[tuple[int, ...], str, float, str, bool]] = [
+    ((), "normal", 1.0, "float64", False),
+    ((5,), "spread", 1.0, "float64", True),
+    ((13,), "int", 1e3, "float32", False),
+    ((3, 4), "normal", 1e-5, "float64", False),
+    ((7, 7), "specials", 1.0, "float64", True),
+    ((2, 3, 4), "round", 1e9, "float64", False),
+    ((40, 30), "normal", 1.0, "float32", False),
+    ((1001,), "int", 1.0, "float64", False),
+    ((9,), "int", 10.0, "int64", False),
+    ((2, 8), "int", 1.0, "bool", False),
+]
+
+
+def option_cases() -> Iterator[dict[str, Any]]:
+    """Tensors printed under torch.set_printoptions (precision, threshold, edgeitems,
+    linewidth, sci_mode, profile)."""
+    rng = np.random.default_rng(2024)
+    tensors = [(sample(rng, shape, kind, scale), dtype, grad)
+               for shape, kind, scale, dtype, grad in OPTION_TENSORS]
+    for options in PRINT_OPTIONS:
+        for data, dtype, grad in tensors:
+            if dtype == "bool":
+                data = data != 0
+            yield case(data, dtype=dtype, requires_grad=grad, options=options)
+
+
 def main(argv: list[str]) -> int:
     """Write the fixture file and say how many cases it holds."""
     output = Path(argv[1]) if len(argv) > 1 else OUTPUT
-    cases = [*fixed_cases(), *random_cases(), *threshold_cases()]
+    cases = [*fixed_cases(), *random_cases(), *threshold_cases(), *option_cases()]
     for i, c in enumerate(cases):
         c["id"] = f"{i:03d}-{'x'.join(map(str, c['shape'])) or 'scalar'}-{c['dtype']}"
     # one case per line keeps the file diffable without spreading values over thousands of lines

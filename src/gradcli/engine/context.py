@@ -26,6 +26,7 @@ from typing import Any
 from ..errors import ScriptError
 from ..limits import MAX_ELEMENTS
 from .backend import Backend, get_backend
+from .printing import DEFAULT_OPTIONS, PrintOptions
 
 RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python
 
@@ -62,6 +63,8 @@ class RunContext:
     kept: Any = None
     # An EventSink told what the engine does (``trace``, ``profile``); None costs nothing.
     tracer: EventSink | None = None
+    # torch.set_printoptions's: how the run's tensors print (PyTorch keeps them per process)
+    print_options: PrintOptions = DEFAULT_OPTIONS
 
     def warn(self, message: str, category: str = "UserWarning") -> None:
         """Raise a warning the way PyTorch does (collected by the run that is going on)."""
