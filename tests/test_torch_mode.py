@@ -263,3 +263,20 @@ def test_a_leafs_accumulategrad_lives_while_held_and_keeps_its_hooks() -> None:
         "print(a is b, a.variable is w)\n(w * 4).sum().backward()\nprint(w.grad)\n")
     assert result.error is None
     assert out == "True True\nhook tensor([4., 4.])\ntensor([4., 4.])\n"
+
+
+def test_print_options_are_the_runs_own() -> None:
+    """torch.set_printoptions changes the rest of its run only: the next run, in this thread
+    or another, prints with PyTorch's defaults."""
+    import threading
+
+    _, out = run("import torch\ntorch.set_printoptions(precision=1, sci_mode=True)\n"
+                 "print(torch.tensor([1.25, 2.0]))\n")
+    assert out == "tensor([1.2e+00, 2.0e+00])\n"
+    seen: list[str] = []
+    thread = threading.Thread(target=lambda: seen.append(
+        run("import torch\nprint(torch.tensor([1.25, 2.0]))\n")[1]))
+    thread.start()
+    thread.join()
+    assert seen == ["tensor([1.2500, 2.0000])\n"]
+    assert run("import torch\nprint(torch.tensor([1.25, 2.0]))\n")[1] == "tensor([1.2500, 2.0000])\n"

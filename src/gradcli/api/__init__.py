@@ -27,7 +27,7 @@ from ..engine.context import (
 from ..engine.dtypes import ALIASES, DType
 from ..engine.dtypes import DTYPES as ALL_DTYPES
 from ..engine.tensor import Tensor
-from . import autograd, creation, functional, nn, optim, random
+from . import autograd, creation, functional, nn, optim, options, random
 from .autograd import grad
 
 CREATION: dict[str, Callable[..., Any]] = {
@@ -44,6 +44,8 @@ RANDOM: dict[str, Any] = {n: f for n, f in random.FUNCTIONS.items() if n not in 
 # --dtype's)
 DEFAULT_DTYPE: dict[str, Callable[..., Any]] = {
     "set_default_dtype": creation.set_default_dtype, "get_default_dtype": creation.get_default_dtype}
+# torch.set_printoptions: the torch namespace's (the run's own options, RunContext.print_options)
+PRINT_OPTIONS: dict[str, Callable[..., Any]] = {"set_printoptions": options.set_printoptions}
 # torch.float32, torch.float, torch.long, ...: attributes of the torch namespace only (in a grad
 # script ``float``, ``int`` and ``bool`` stay Python's).
 DTYPES: dict[str, DType] = {**ALL_DTYPES, **ALIASES}
@@ -70,7 +72,8 @@ NN: dict[str, Any] = {"Parameter": nn.Parameter}
 OPTIM: dict[str, Any] = {"SGD": optim.SGD, "Adam": optim.Adam, "Optimizer": optim.Optimizer}
 
 __all__ = ["AUTOGRAD", "AUTOGRAD_FUNCTIONAL", "CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS",
-           "GRAD_MODE", "LINALG", "NN", "NN_FUNCTIONS", "OPTIM", "RANDOM", "TENSOR_ATTRIBUTES",
+           "GRAD_MODE", "LINALG", "NN", "NN_FUNCTIONS", "OPTIM", "PRINT_OPTIONS", "RANDOM",
+           "TENSOR_ATTRIBUTES",
            "creation", "grad"]
 
 

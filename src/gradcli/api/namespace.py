@@ -31,6 +31,7 @@ from . import (
     NN,
     NN_FUNCTIONS,
     OPTIM,
+    PRINT_OPTIONS,
     RANDOM,
     TENSOR_ATTRIBUTES,
 )
@@ -243,7 +244,7 @@ def _is_tensor(obj: Any) -> bool:
 
 def _torch() -> dict[str, Any]:
     members: dict[str, Any] = {n: f for n, f in FUNCTIONS.items() if n not in _GRADCLI_ONLY}
-    members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE})
+    members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE, **PRINT_OPTIONS})
     members.update({
         "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
