@@ -29,10 +29,18 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
     if not params and recorder is None:  # the common shapes of call, without loops or lists
         if len(args) == 2:
             a, b = args
-            if a.__class__ is Tensor and b.__class__ is Tensor:
-                dt = a.data.dtype
-                if dt is b.data.dtype and dt in a.backend.float_natives:
-                    return _apply_binary(op, a, b, grad_enabled)
+            if a.__class__ is Tensor:
+                if b.__class__ is Tensor:
+                    dt = a.data.dtype
+                    if dt is b.data.dtype and dt in a.backend.float_natives:
+                        return _apply_binary(op, a, b, grad_enabled)
+                elif (b.__class__ is float or b.__class__ is int and -_BIG < b < _BIG) and \
+                        a.data.dtype in a.backend.float_natives and op.differentiable[0]:
+                    return _apply_scalar(op, args, 0, grad_enabled)
+            elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int and
+                                            -_BIG < a < _BIG) and \
+                    b.data.dtype in b.backend.float_natives and op.differentiable[1]:
+                return _apply_scalar(op, args, 1, grad_enabled)
         elif len(args) == 1 and args[0].__class__ is Tensor:
             a = args[0]
             if a.data.dtype in a.backend.float_natives:
@@ -189,6 +197,38 @@ def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool) -> Tensor:
             saved = {nm: _saved_entry(nm, idx, (a, b), out, data) for nm, idx in saves}
         out.grad_fn = Node(op, (edge(a) if ra else None, edge(b) if rb else None), saved, _EMPTY,
                            (a.data.shape, b.data.shape), backend, key)
+        out.requires_grad = True
+    return out
+
+
+_BIG = 1 << 53  # a Python int past this takes the general path (its range checks)
+
+
+def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool) -> Tensor:
+    """``apply`` for a floating tensor ``args[i]`` (an input with a formula, so the dtype rule
+    reads it) and a Python float or int, no params: the result has the tensor's dtype, as
+    every rule gives (a number never promotes a floating tensor)."""
+    t = args[i]
+    backend = t.backend
+    data = op.forward(backend.xp, *(a.data if a is t else a for a in args))
+    if data.dtype is not t.data.dtype:
+        data = backend.astype(data, t.dtype)
+    out = Tensor(data, backend)
+    if t.requires_grad and grad_enabled:
+        if op.plans[i] is None:
+            raise ScriptError(f"The function '{op.aten}' is not differentiable with respect to "
+                              f"argument '{op.inputs[i]}'. This input cannot have "
+                              "requires_grad True.")
+        key = (True, False) if i == 0 else (False, True)
+        saves = op.saves.get(key)
+        if saves is None:
+            saves = op.saved_names(key)
+        saved = _EMPTY
+        if saves:
+            saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
+        shape = t.data.shape
+        out.grad_fn = Node(op, (edge(t), None) if i == 0 else (None, edge(t)), saved, _EMPTY,
+                           (shape, None) if i == 0 else (None, shape), backend, key)
         out.requires_grad = True
     return out
 
