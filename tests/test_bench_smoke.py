@@ -99,3 +99,19 @@ def test_program_bench_halves_print_the_same() -> None:
     _, program = module.run_in_process(module.program(3), "train.py")
     _, script = module.run_in_process(module.script(3), "train.grad")
     assert program == script and program[0].startswith("step 0: loss ")
+
+
+def test_cli_bench_matmul_row_parses_gradclis_answer() -> None:
+    """bench/bench_cli.py's matmul row: the grad script runs and its printed gradient (the
+    row compares it with PyTorch's g.tolist()) is read back element for element."""
+    spec = importlib.util.spec_from_file_location("bench_cli", BENCH.parent / "bench_cli.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    from gradcli import pipeline, views
+    from gradcli.render import plain
+
+    result = pipeline.run(module.MATMUL_GRAD.format(n=3))
+    grads = result.grad("L", ["W"])
+    text = plain.grad("L", {"W": views.tensor_view(grads[0])})
+    values = module._numbers(text)
+    assert len(values) == 9 and values == np.asarray(grads[0].data).reshape(-1).tolist()
