@@ -247,12 +247,12 @@ def matmul64(a: Any, b: Any) -> Any:
     if m * n * k > MAX_WORK or k > MAX_K64:
         return None
     fused = _transposed(b2) and not _transposed(a2)
-    acc = np.zeros((m, n), np.float64)
-    for t in range(k):
-        if fused:
+    if k and not fused:
+        acc = _seq(a2, b2, False)  # float64 from the first product on
+    else:
+        acc = np.zeros((m, n), np.float64)
+        for t in range(k):
             acc = fma64(a2[:, t:t + 1], b2[t:t + 1, :], acc)
-        else:
-            acc = acc + a2[:, t:t + 1] * b2[t:t + 1, :]
     if a.ndim == 1:
         acc = acc[0]
     return acc[..., 0] if b.ndim == 1 else acc
