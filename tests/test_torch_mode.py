@@ -280,3 +280,18 @@ def test_print_options_are_the_runs_own() -> None:
     thread.join()
     assert seen == ["tensor([1.2500, 2.0000])\n"]
     assert run("import torch\nprint(torch.tensor([1.25, 2.0]))\n")[1] == "tensor([1.2500, 2.0000])\n"
+
+
+@pytest.mark.parametrize(("options", "use", "kind", "message"), [
+    ("precision=-1", 's = f"{x}"', "ValueError", "Format specifier missing precision"),
+    ("threshold='x'", 'print("%s" % [x])', "TypeError",
+     "'>' not supported between instances of 'int' and 'str'"),
+])
+def test_print_options_pytorch_cannot_use_fail_where_the_tensor_prints(options, use, kind,
+                                                                       message) -> None:
+    """PyTorch stores any option and fails when a tensor prints: Python's error, at that line."""
+    result, _ = run(f"import torch\nx = torch.tensor([1.5, 2.0])\ntorch.set_printoptions({options})\n"
+                    f"{use}\n")
+    err = result.error
+    assert err is not None and err.kind == kind and err.message == message
+    assert err.exit_code == 1 and err.span.line == 4

@@ -165,10 +165,13 @@ class Tensor:
 
     def __repr__(self) -> str:
         name = self.grad_fn.fn_name if self.grad_fn is not None else None
-        text = format_tensor(to_host(self.data), grad_fn=name,
-                             requires_grad=self.requires_grad and name is None,
-                             dtype=self.dtype.name, default_dtype=self.backend.dtype_name,
-                             options=current().print_options)
+        try:
+            text = format_tensor(to_host(self.data), grad_fn=name,
+                                 requires_grad=self.requires_grad and name is None,
+                                 dtype=self.dtype.name, default_dtype=self.backend.dtype_name,
+                                 options=current().print_options)
+        except (TypeError, ValueError) as exc:  # print options PyTorch stores but cannot use
+            raise ScriptError(str(exc), kind=type(exc).__name__) from None
         if getattr(self, "_is_param", False):  # unset on all but nn.Parameter
             return "Parameter containing:\n" + text
         return text
