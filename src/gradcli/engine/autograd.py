@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -316,14 +317,16 @@ def _leads_to(order: list[Node], targets: set) -> set:
     one pass in increasing order decides every node after all of its successors.
     """
     needed = set(targets)
-    for n in sorted(order, key=_seq):
-        if n not in needed and any(m in needed for m in n.edges if m is not None):
-            needed.add(n)
+    for n in sorted(order, key=_SEQ):
+        if n not in needed:
+            for m in n.edges:
+                if m in needed:  # None never is
+                    needed.add(n)
+                    break
     return needed
 
 
-def _seq(n: Node) -> int:
-    return n.seq
+_SEQ = operator.attrgetter("seq")
 
 
 def _copy(g: Tensor) -> Tensor:
