@@ -282,6 +282,23 @@ def profile(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
     _execute("profile", Options(**locals()))
 
 
+ExportOutput = Annotated[str | None, typer.Option(
+    "-o", "--output", metavar="FILE.py", help="Write the program to FILE [default: stdout].")]
+
+
+@app.command(short_help="The script as a standalone PyTorch program.",
+             epilog="\b\nExamples:\n  gradcli export samples/chain_rule.grad -o chain_rule.py"
+             "\n  gradcli export samples/rnn_cell.grad | python")
+def export(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
+           dtype: DTypeOpt = None, seed: Seed = 0, output: ExportOutput = None,
+           quiet: Quiet = False, max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
+           debug: Debug = False) -> None:
+    """Write the equivalent PyTorch program (imports torch, not gradcli): run by Python, it
+    prints what `gradcli run` prints for the script's print() calls. A PyTorch program (.py)
+    is written unchanged."""
+    _execute("export", Options(**locals()))
+
+
 def _execute(command: str, opts: Options) -> None:
     """Run one command through the session and leave with its exit code."""
     from .commands import Session

@@ -422,6 +422,31 @@ class Session:
             self.emit_analysis("profile", prof)
         return self.finish(err)
 
+    def cmd_export(self) -> int:
+        """The grad script as a standalone PyTorch program (SPEC §7), to stdout or -o FILE."""
+        from .export import export_program
+        from .language.parser import parse
+        from .script.imports import is_torch_program
+
+        o = self.opts
+        self.load()
+        source = self.source or ""
+        if self.filename.endswith(".py") or is_torch_program(parse(source, self.filename),
+                                                              self.filename):
+            text = source  # a PyTorch program already: the program is itself
+            self.note(f"{self.filename} is already a PyTorch program; it is written unchanged")
+        else:
+            program = parse(source, self.filename)
+            dtype = o.dtype.value if o.dtype is not None else "float64"
+            text = export_program(program, self.filename, wrt=self.wrt, dtype=dtype,
+                                  seed=o.seed)
+        if o.output:
+            _write_text(o.output, text)
+            self.note(f"wrote {o.output}")
+        else:
+            self.write(text)
+        return EXIT_OK
+
     # -- output -----------------------------------------------------------------------------------
     def emit_analysis(self, kind: str, *args: Any) -> None:
         """Render an analysis (explain, trace, profile) in the plain or the rich form."""
