@@ -431,12 +431,11 @@ class Session:
         o = self.opts
         self.load()
         source = self.source or ""
-        if self.filename.endswith(".py") or is_torch_program(parse(source, self.filename),
-                                                              self.filename):
+        program = None if self.filename.endswith(".py") else parse(source, self.filename)
+        if program is None or is_torch_program(program, self.filename):
             text = source  # a PyTorch program already: the program is itself
             self.note(f"{self.filename} is already a PyTorch program; it is written unchanged")
         else:
-            program = parse(source, self.filename)
             dtype = o.dtype.value if o.dtype is not None else "float64"
             text = export_program(program, self.filename, wrt=self.wrt, dtype=dtype,
                                   seed=o.seed)

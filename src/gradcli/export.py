@@ -106,7 +106,8 @@ def _scan(body: tuple[Any, ...], scope: _Scope, module: _Scope,
             inner = _Scope(parent=scope)
             functions[id(s)] = inner
             for name in _param_names(s.params):
-                inner.bind(name, _UNKNOWN)
+                star = name in (s.params.vararg, s.params.kwarg)  # a tuple, a dict
+                inner.bind(name, _PYTHON if star else _UNKNOWN)
                 module.spans.setdefault(name, s.params.span)
             inner.globals = {n for g in _walk_stmts(s.body) if g.__class__ is P.Global
                              for n in g.names}
