@@ -209,7 +209,8 @@ def target_names(x: Any) -> list[str]:
 # ---- nesting depth ----------------------------------------------------------------------------
 
 
-def _subexprs(e: Any) -> tuple[Any, ...]:
+def subexprs(e: Any) -> tuple[Any, ...]:
+    """The expressions directly inside ``e`` (a call's function, arguments and keyword values)."""
     t = type(e)
     if t is Binary:
         return (e.left, e.right)
@@ -266,7 +267,7 @@ def check_depth(e: Any) -> None:
                 e,
                 "split it into several statements with intermediate names",
             )
-        stack.extend((child, depth + 1) for child in _subexprs(node))
+        stack.extend((child, depth + 1) for child in subexprs(node))
 
 
 # ---- statements in the wrong place ------------------------------------------------------------
