@@ -12,11 +12,13 @@ import ast
 import hashlib
 import json
 import re
+import warnings
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_parser_properties import stmts, unparse
 from typer.testing import CliRunner
 
 from gradcli import pipeline
@@ -303,3 +305,19 @@ def test_generated_scripts_round_trip(case: tuple[str, list[str]]) -> None:
     """gradcli runs a script and its export (as a PyTorch program) to the same prints."""
     source, wrt = case
     _same_prints(source, wrt=wrt)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stmts(depth=2))
+def test_any_program_exports_to_python_or_a_positioned_refusal(body: tuple) -> None:
+    """The parser's generated programs (every statement and expression form): the export is
+    Python that parses, or a UsageError at a place in the script; never a crash."""
+    text = unparse(body)
+    try:
+        program = export_source(text, "g.grad", wrt=["a", "b", "x"])
+    except UsageError as err:
+        assert err.span is not None and err.message.startswith("cannot export")
+        return
+    with warnings.catch_warnings():  # CPython warns of `1(2)`; it is still Python
+        warnings.simplefilter("ignore")
+        compile(program, "<exported>", "exec")
