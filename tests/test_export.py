@@ -321,3 +321,21 @@ def test_any_program_exports_to_python_or_a_positioned_refusal(body: tuple) -> N
     with warnings.catch_warnings():  # CPython warns of `1(2)`; it is still Python
         warnings.simplefilter("ignore")
         compile(program, "<exported>", "exec")
+
+
+def test_one_line_blocks_and_with_items_keep_their_layout() -> None:
+    source = ("x = param(2.0)\nwith no_grad(), enable_grad():\n    y = x * 2\n"
+              "with no_grad(): z = x * 3; print(z.requires_grad)\n"
+              "if y.requires_grad: print('yes')\nelif x: pass\nelse: print('no')\n"
+              "def f(v): return v * 2\nfor i in [x, y]: print(f(i))\nprint(y)\n")
+    program = _same_prints(source, wrt=["i"])
+    assert _body(source, wrt=["i"]) == [
+        "x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)",
+        "with torch.no_grad(), torch.enable_grad():", "    y = x * 2",
+        "with torch.no_grad(): z = x * 3; print(z.requires_grad)",
+        "if y.requires_grad: print('yes')", "elif x: pass", "else: print('no')",
+        "def f(v): return v * 2",
+        "for i in [x, y]:",  # --wrt i: its statement needs a line, so the block is indented
+        "    if isinstance(i, torch.Tensor) and i.is_leaf: i.requires_grad_()",
+        "    print(f(i))", "print(y)"]
+    assert "torch.no_grad()" in program

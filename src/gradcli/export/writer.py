@@ -174,16 +174,18 @@ class Writer:
         self.last_line = max(self.last_line, last)
 
     # -- statements -----------------------------------------------------------------------------
-    def block(self, body: tuple[Any, ...], scope: Scope) -> None:
+    def block(self, body: tuple[Any, ...], scope: Scope, indent: int | None = None) -> None:
         """Write the statements of a block; simple statements sharing a source line stay on
-        one line, joined by ``; `` as the script wrote them, unless that line grows too long."""
+        one line, joined by ``; `` as the script wrote them, unless that line grows too long.
+        ``indent`` replaces the script's for a block it wrote on its header's line."""
+        forced = indent
         group: list[tuple[str, bool]] = []  # (text, a --wrt statement that has its own line)
         spans: list[Span] = []
 
         def close() -> None:
             if not group:
                 return
-            indent = spans[0].column - 1
+            indent = forced if forced is not None else spans[0].column - 1
             runs: list[list[str]] = [[]]
             for text, own in group:
                 if own:
@@ -279,57 +281,51 @@ class Writer:
         return f"if isinstance({name}, torch.Tensor) and {name}.is_leaf: {name}.requires_grad_()"
 
     def compound(self, s: Any, scope: Scope) -> None:
+        """A compound statement: its header lines and blocks."""
         cls = s.__class__
         indent = s.span.column - 1
         if cls is P.FunctionDef:
             for d in s.decorators:
                 self.header(d.span.line, indent, "@" + self.expr(d, scope), [d])
-            inner = self.functions[id(s)]
             params = self.params(s.params, scope)
-            self.header(s.params.span.line, indent, f"def {s.name}{params}:", [s.params])
-            self.block(s.body, inner)
-            return
-        if cls is P.For:
-            self.header(s.span.line, indent, f"for {self.expr(s.target, scope)} in "
-                        f"{self.expr(s.iter, scope)}:", [s.target, s.iter])
+            self.suite(s.params.span.line, indent, f"def {s.name}{params}:", [s.params], s.body,
+                       self.functions[id(s)])
+        elif cls is P.For:
             marks = [self.guarded(n) for n in target_names(s.target)
                      if self.marked(n, scope) and not is_range(s.iter)]
-            if marks:  # the loop variable is bound at the top of each pass
-                first = s.body[0].span
-                self.emit(first.line, first.line - 1, first.column - 1, marks, [])
-            self.block(s.body, scope)
+            self.suite(s.span.line, indent, f"for {self.expr(s.target, scope)} in "
+                       f"{self.expr(s.iter, scope)}:", [s.target, s.iter], s.body, scope, marks)
             self.orelse(s.orelse, indent, scope)
-            return
-        if cls is P.While:
-            self.header(s.span.line, indent, f"while {self.expr(s.test, scope)}:", [s.test])
-            self.block(s.body, scope)
+        elif cls is P.While:
+            self.suite(s.span.line, indent, f"while {self.expr(s.test, scope)}:", [s.test],
+                       s.body, scope)
             self.orelse(s.orelse, indent, scope)
-            return
-        if cls is P.If:
+        elif cls is P.If:
             for i, (test, body) in enumerate(s.branches):
                 word = "if" if i == 0 else "elif"
-                self.header(test.span.line, indent, f"{word} {self.expr(test, scope)}:", [test])
-                self.block(body, scope)
+                self.suite(test.span.line, indent, f"{word} {self.expr(test, scope)}:", [test],
+                           body, scope)
             self.orelse(s.orelse, indent, scope)
-            return
-        if cls is P.With:
-            text = f"with {self.expr(s.context, scope)}"
-            parts = [s.context]
-            if s.target is not None:
-                text += f" as {self.expr(s.target, scope)}"
-                parts.append(s.target)
-            self.header(s.span.line, indent, text + ":", parts)
-            if s.target is not None:
-                marks = [self.guarded(n) for n in target_names(s.target)
-                         if self.marked(n, scope)]
-                if marks:
-                    first = s.body[0].span
-                    self.emit(first.line, first.line - 1, first.column - 1, marks, [])
-            self.block(s.body, scope)
-            return
-        if cls is P.Try:
-            self.header(s.span.line, indent, "try:", [])
-            self.block(s.body, scope)
+        elif cls is P.With:
+            items, parts, marks, body = [], [], [], s.body
+            while True:  # `with a, b:` is a With inside a With, both on the header's line
+                text = self.expr(s.context, scope)
+                parts.append(s.context)
+                if s.target is not None:
+                    text += f" as {self.expr(s.target, scope)}"
+                    parts.append(s.target)
+                    marks += [self.guarded(n) for n in target_names(s.target)
+                              if self.marked(n, scope)]
+                items.append(text)
+                body = s.body
+                if not (len(body) == 1 and body[0].__class__ is P.With
+                        and body[0].span == s.span):
+                    break
+                s = body[0]
+            self.suite(s.span.line, indent, "with " + ", ".join(items) + ":", parts, body,
+                       scope, marks)
+        elif cls is P.Try:
+            self.suite(s.span.line, indent, "try:", [], s.body, scope)
             for h in s.handlers:
                 text = "except"
                 parts = []
@@ -338,19 +334,34 @@ class Writer:
                     parts.append(h.type)
                 if h.name is not None:
                     text += f" as {h.name}"
-                self.header(h.span.line, indent, text + ":", parts)
-                self.block(h.body, scope)
+                self.suite(h.span.line, indent, text + ":", parts, h.body, scope)
             self.orelse(s.orelse, indent, scope)
             if s.finalbody:
-                self.header(self.line_before(s.finalbody), indent, "finally:", [])
-                self.block(s.finalbody, scope)
-            return
-        raise AssertionError(cls)  # pragma: no cover - _COMPOUND lists the classes above
+                self.suite(self.line_before(s.finalbody), indent, "finally:", [], s.finalbody,
+                           scope)
+
+    def suite(self, line: int, indent: int, text: str, parts: list[Any], body: tuple[Any, ...],
+              scope: Scope, marks: list[str] | tuple[str, ...] = ()) -> None:
+        """A header and its block; a block the script wrote on the header's line stays there
+        (``if c: x = 1``) unless the line grows too long or --wrt statements must follow."""
+        colon = max([line, *(p.span.end_line for p in parts)])
+        inline = body[0].span.line == colon
+        if inline and not marks:
+            entries = [e for st in body for e in self.simple(st, scope)]
+            joined = text + " " + "; ".join(t for t, _ in entries)
+            if indent + len(joined) <= _LINE and not any(own for _, own in entries):
+                inside = [self.span_range(p.span) for p in [*parts, *body]]
+                self.emit(line, max(colon, body[-1].span.end_line), indent, [joined], inside)
+                return
+        self.header(line, indent, text, parts)
+        inner = indent + 4 if inline else body[0].span.column - 1
+        if marks:  # a loop's or a with's variable is bound at the top of the block
+            self.emit(body[0].span.line, body[0].span.line - 1, inner, list(marks), [])
+        self.block(body, scope, inner if inline else None)
 
     def orelse(self, body: tuple[Any, ...], indent: int, scope: Scope) -> None:
         if body:
-            self.header(self.line_before(body), indent, "else:", [])
-            self.block(body, scope)
+            self.suite(self.line_before(body), indent, "else:", [], body, scope)
 
     def line_before(self, body: tuple[Any, ...]) -> int:
         """The line of the ``else:``/``finally:`` above a block (or the block's own line)."""
