@@ -307,6 +307,7 @@ def test_generated_scripts_round_trip(case: tuple[str, list[str]]) -> None:
     _same_prints(source, wrt=wrt)
 
 
+@pytest.mark.filterwarnings("ignore:Generating overly large repr")  # of a 90 kB program
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stmts(depth=2))
 def test_any_program_exports_to_python_or_a_positioned_refusal(body: tuple) -> None:
