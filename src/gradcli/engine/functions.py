@@ -38,7 +38,7 @@ from .joins import (
     stack,
     where,
 )
-from .linalg import bmm, dot, matmul, mm, mv
+from .linalg import bmm, dot, linear, matmul, mm, mv
 from .nn_functional import NN_ONLY, log_softmax, softmax
 from .record import apply, apply_inplace
 from .reductions import (
@@ -508,7 +508,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface
                   and n not in FUNCTIONS})
-NN_FUNCTIONS: dict[str, Callable[..., Any]] = dict(NN_ONLY)
+NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
 NN_FUNCTIONS.update(NN_INPLACE)
 # torch.linalg

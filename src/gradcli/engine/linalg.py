@@ -9,10 +9,11 @@ from typing import Any
 from ..errors import ScriptError
 from . import ops as O
 from . import strides as layout
-from .args import broadcast_shape, check_numel, tensor_arg
+from .args import broadcast_check, broadcast_shape, check_numel, tensor_arg
 from .context import current
-from .record import apply
-from .shape import _expand, contiguous, reshape, squeeze, t, transpose, unsqueeze
+from .dtypes import SCALAR_NAMES
+from .record import apply, apply_inplace
+from .shape import _expand, contiguous, reshape, squeeze, t, transpose, unsqueeze, view
 from .tensor import Tensor
 
 
@@ -173,3 +174,61 @@ def bmm(input: Any, mat2: Any) -> Tensor:
                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     check_numel((a.shape[0], a.shape[1], b.shape[2]))
     return apply(O.BMM, (a, b))
+
+
+def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
+    """``F.linear``: ``input @ weight.t() + bias`` as ATen's ``linear`` dispatches it: addmm for
+    a matrix (or a contiguous input flattened to one), else matmul and an in-place add."""
+    x = tensor_arg(input, "linear")
+    w = tensor_arg(weight, "linear", "weight", 2)
+    if bias is not None:
+        tensor_arg(bias, "linear", "bias", 3)
+    if x.ndim == 0 or w.ndim == 0:
+        raise ScriptError("both arguments to linear need to be at least 1D, but they are "
+                          f"{x.ndim}D and {w.ndim}D")
+    wt = t(w)
+    if bias is not None and (x.ndim == 2 or (x._strides is None and (x.ndim == 3
+                                                                     or bias.ndim == 1))):
+        if x.ndim == 2:
+            return addmm(bias, x, wt)
+        rows = 1
+        for d in x.shape[:-1]:
+            rows *= d
+        out = addmm(bias, reshape(x, rows, x.shape[-1]), wt)
+        return view(out, *x.shape[:-1], out.shape[1])
+    out = matmul(x, wt)
+    if bias is not None:  # ATen's linear adds the bias in place (the result is at version 1)
+        broadcast_check(out, bias)
+        out = apply_inplace(O.ADD, out, (bias,))
+    return out
+
+
+def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    """``torch.addmm(bias, mat1, mat2)`` with beta = alpha = 1 (AddmmBackward0)."""
+    if mat1.ndim != 2:
+        raise ScriptError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise ScriptError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise ScriptError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
+                          f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    for name, a in (("self", bias), ("mat1", mat1)):
+        if a.dtype is not mat2.dtype:
+            raise ScriptError(f"{name} and mat2 must have the same dtype, but got "
+                              f"{SCALAR_NAMES[a.dtype.name]} and "
+                              f"{SCALAR_NAMES[mat2.dtype.name]}")
+    shape = (mat1.shape[0], mat2.shape[1])
+    check_numel(shape)
+    # the kernel expands self to the result's shape, unrecorded (its gradient is summed back)
+    have = tuple(bias.shape)
+    if len(have) > 2 or any(h not in (s, 1) for h, s in zip(have[::-1], shape[::-1])):
+        for i in range(1, len(have) + 1):
+            if i <= 2 and have[-i] not in (shape[-i], 1):
+                raise ScriptError(
+                    f"The expanded size of the tensor ({shape[-i]}) must match the existing "
+                    f"size ({have[-i]}) at non-singleton dimension {2 - i}.  Target sizes: "
+                    f"{list(shape)}.  Tensor sizes: {list(have)}")
+        raise ScriptError(f"expand(torch.{bias.dtype.legacy}{{{list(have)}}}, size="
+                          f"{list(shape)}): the number of sizes provided (2) must be greater or "
+                          f"equal to the number of dimensions in the tensor ({len(have)})")
+    return apply(O.ADDMM, (bias, mat1, mat2))
