@@ -56,6 +56,15 @@ def mean(xp: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return xp.sum(x, axis=axis, keepdims=keepdims) / n
 
 
+def nll_sum(xp: Any, terms: Any, kept: Any) -> Any:
+    """``nll_loss``'s sum of the kept rows' terms, negated (its total weight, with the weights'
+    signs flipped): ATen's eight-level cascade (exact/reduce.py)."""
+    ex = _exact(xp, terms)
+    if ex is not None:
+        return xp.asarray(ex.nll_cascade(terms, kept))
+    return -xp.sum(xp.where(kept, terms, xp.zeros_like(terms)))
+
+
 def _axes(axis: Any) -> tuple | None:
     if axis is None:
         return None

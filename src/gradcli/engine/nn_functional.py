@@ -18,6 +18,7 @@ from .args import broadcast_shape, check_numel, dim_arg, tensor_arg, type_name
 from .backend import to_host
 from .context import current
 from .dtypes import to_dtype
+from .kernels import nll_sum
 from .record import apply, apply_inplace
 from .shape import _expand, view
 from .tensor import Size, Tensor
@@ -244,7 +245,7 @@ def _target_weights(t: Tensor, w: Tensor | None, ignore_index: int, c: int, dt: 
     if w is None:
         return be.astype(xp.sum(be.astype(kept, D.INT64)), dt)
     picked = xp.take(w.data, xp.where(kept, labels, xp.zeros_like(labels)))
-    return be.astype(xp.sum(xp.where(kept, picked, xp.zeros_like(picked))), dt)
+    return be.astype(-nll_sum(xp, picked, kept), dt)  # the loss's cascade, with + for -
 
 
 def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None,

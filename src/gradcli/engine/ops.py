@@ -1015,10 +1015,10 @@ def _nll(xp: Any, self: Any, target: Any, weight: Any, total_weight: Any, reduct
                                            axis=1), (-1,))
     if weight is not None:
         picked = picked * xp.take(weight, safe)
-    losses = xp.where(valid, -picked, 0.0)  # an ignored target adds +0, never -0
     if reduction == "none":
+        losses = xp.where(valid, -picked, 0.0)  # an ignored target gives +0, never -0
         return losses if self.ndim == 2 else xp.reshape(losses, ())
-    total = xp.sum(losses)
+    total = K.nll_sum(xp, picked, valid)  # ATen's cascade over the rows
     return total / total_weight if reduction == "mean" else total
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import blas, softmaxes, unary
 from .ranges import linspace
-from .reduce import mean, sum_
+from .reduce import mean, nll_cascade, sum_
 
 
 def _keep_scalar(fn: Callable) -> Callable:
@@ -57,6 +57,7 @@ __all__ = [
     "matmul",
     "mean",
     "mkl",
+    "nll_cascade",
     "pow_scalar",
     "sigmoid",
     "sigmoid_backward",

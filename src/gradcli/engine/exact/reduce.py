@@ -242,3 +242,25 @@ def mean(x: Any, axes: tuple | None = None, keepdims: bool = False) -> Any:
             count *= d
     with np.errstate(all="ignore"):  # an empty mean is 0 / 0 = nan, as PyTorch's
         return sum_(x, axes, keepdims) / x.dtype.type(count)
+
+
+def nll_cascade(terms: Any, kept: Any) -> Any:
+    """``nll_loss``'s reduced sum (ATen's ``nll_loss_out_frame``): each kept row's term
+    subtracted from the first of eight partial sums, which moves up one level whenever the row
+    index is a multiple of 16, 256, ...; the partial sums then added in order, from zero.  So the
+    first row's term ends in the last level and is added last."""
+    dt = terms.dtype.type
+    partial = [dt(0)] * 8
+    for b in range(terms.shape[0]):
+        if not kept[b]:
+            continue
+        partial[0] = dt(partial[0] - terms[b])
+        for j in range(7):
+            if b & (15 << (4 * j)):
+                break
+            partial[j + 1] = dt(partial[j + 1] + partial[j])
+            partial[j] = dt(0)
+    total = dt(0)
+    for p in partial:
+        total = dt(total + p)
+    return np.asarray(total)
