@@ -1,11 +1,11 @@
 """``torch.optim``: SGD and Adam, step for step as PyTorch 2.13's single-tensor code.
 
 Each update is PyTorch's sequence of CPU kernels on the parameter's own dtype, with the fused
-``a + alpha * b`` where PyTorch fuses it (``engine.kernels``), so SGD's float32 parameters match
-PyTorch bit for bit.  NOTE: Adam's do only up to its square root: PyTorch's vectorised float32
-``sqrt`` (SLEEF) is off by one unit in the last place for some inputs, and that difference
-carries into later steps.  (On a CPU PyTorch picks the single-tensor code; its ``foreach`` code runs
-the same kernels in the same order, so ``foreach=True`` gives the same numbers.)  Updates run
+``a + alpha * b`` where PyTorch fuses it (``engine.kernels``), and Adam's square root is
+PyTorch's (MKL's VML ``sqrt``, ``engine.kernels.unary``), so SGD's and Adam's float32 parameters
+match PyTorch bit for bit (tools/engine_cases.py: ``nn_sgd_steps``, ``nn_adam_steps``).  (On a
+CPU PyTorch picks the single-tensor code; its ``foreach`` code runs the same kernels in the same
+order, so ``foreach=True`` gives the same numbers.)  Updates run
 outside autograd and bump each parameter's version, as PyTorch's in-place ops do.
 """
 
@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from types import GeneratorType
 from typing import Any
 
 from ..engine.context import GradMode
-from ..engine.kernels import add_scaled, fused_add
+from ..engine.kernels import add_scaled, fused_add, unary
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 
@@ -34,7 +35,7 @@ class Optimizer:
             raise ScriptError("params argument given to the optimizer should be an iterable of "
                               f"Tensors or dicts, but got {_tensor_type(params)}",
                               kind="TypeError")
-        if not isinstance(params, (list, tuple)):
+        if not isinstance(params, (list, tuple, GeneratorType)):  # model.parameters()
             raise ScriptError(f"'{type(params).__name__}' object is not iterable",
                               kind="TypeError")
         groups = list(params)
@@ -53,7 +54,7 @@ class Optimizer:
         params = param_group.get("params")
         if isinstance(params, Tensor):
             params = [params]
-        elif isinstance(params, (list, tuple)):
+        elif isinstance(params, (list, tuple, GeneratorType)):
             params = list(params)
         else:
             raise ScriptError("optimizer parameters need to be organized in ordered collections, "
@@ -258,7 +259,7 @@ class Adam(Optimizer):
                 second = mx.data
             else:
                 second = exp_avg_sq.data
-            denom = xp.sqrt(second) / _same(xp, bias_correction2_sqrt, second)
+            denom = unary(xp, "sqrt", second) / _same(xp, bias_correction2_sqrt, second)
             denom = denom + _same(xp, eps, denom)
             _write(p, _addcdiv(xp, p.data, exp_avg.data, denom, -step_size))
 
