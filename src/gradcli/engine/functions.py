@@ -19,6 +19,7 @@ from . import dtypes as D
 from . import ops as O
 from .args import (
     broadcast_check,
+    broadcast_shape,
     check_device,
     is_number,
     tensor_arg,
@@ -395,6 +396,19 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     return apply_inplace(O.FILL, self, (), {"values": value})
 
 
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Overwrite with ``src`` broadcast to this shape, in place (CopyBackwards when recorded)."""
+    if src.__class__ is Tensor:
+        shape = broadcast_shape(self.data.shape, src.data.shape)
+        if tuple(shape) != tuple(self.data.shape):
+            raise ScriptError(f"output with shape {list(self.data.shape)} doesn't match the "
+                              f"broadcast shape {list(shape)}")
+    elif not is_number(src):
+        raise ScriptError(f"copy_(): argument 'src' (position 1) must be Tensor, not "
+                          f"{type_name(src)}", kind="TypeError")
+    return apply_inplace(O.COPY, self, (src,))
+
+
 # --- dtype conversions --------------------------------------------------------------------------
 def _convert(x: Tensor, dt: DType, copy: bool = False) -> Tensor:
     """``x`` in dtype ``dt``: a recorded copy (ToCopyBackward0), or ``x`` itself if it is one."""
@@ -518,8 +532,8 @@ METHODS: dict[str, Callable[..., Any]] = {
     n: f for n, f in FUNCTIONS.items() if (n not in SURFACED or "Tensor" in O.OPS[n].surface)
     and n not in ("cat", "stack", "numel", "where")}
 METHODS.update({fn.__name__: fn for fn in (
-    add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, masked_fill_, expand,
-    expand_as, repeat, contiguous, is_contiguous, stride, _where_method)})
+    add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, copy_, masked_fill_,
+    expand, expand_as, repeat, contiguous, is_contiguous, stride, _where_method)})
 METHODS.update(CONVERSIONS)
 
 
