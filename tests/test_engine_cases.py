@@ -26,8 +26,12 @@ sys.path.insert(0, str(ROOT / "tools"))
 from engine_cases import CASES
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json").read_text())
+# torch.nn's classes are TypeObjects for scripts; Python calls the class they make
+NN = types.SimpleNamespace(**{n: getattr(c, "make", c) for n, c in api.NN.items()},
+                           init=types.SimpleNamespace(**api.NN_INIT))
 TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, **api.DEFAULT_DTYPE, **api.RANDOM,
-                              linalg=types.SimpleNamespace(**api.LINALG))
+                              linalg=types.SimpleNamespace(**api.LINALG), nn=NN,
+                              optim=types.SimpleNamespace(**api.OPTIM))
 NN_FUNCTIONAL = types.SimpleNamespace(**api.NN_FUNCTIONS)
 
 

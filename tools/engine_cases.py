@@ -595,6 +595,124 @@ for step in range(150):
 result.append(w.reshape(-1).tolist())""",
 })
 
+# --- torch.nn: F.linear's dispatch, modules with PyTorch's initialisation, optimizers over them
+CASES.update({
+    "copy_inplace": "x = torch.ones(3, requires_grad=True); y = torch.zeros(2, 3); y.copy_(x * 2);"
+                    " z = torch.zeros(2, 3, dtype=torch.float64).copy_(torch.arange(3)); w = torch.zeros(2).copy_(4);"
+                    " (y * y).sum().backward(); result = [y, graph(y), y._version, z, w, x.grad]",
+    "err_copy_broadcast": "torch.zeros(3).copy_(torch.ones(2, 3))",
+    "err_copy_size": "torch.zeros(2, 3).copy_(torch.ones(3, 3))",
+    "err_copy_leaf": "torch.ones(3, requires_grad=True).copy_(torch.zeros(3))",
+    "nll_cascade_sums": "torch.manual_seed(2); x = torch.randn(300, 5).log_softmax(1); t = torch.randint(0, 5, (300,));"
+                        " t[7] = -100; t[40] = -100; w = torch.rand(5) + 0.5;"
+                        " result = [F.nll_loss(x[:n], t[:n], reduction=r).item() for n in (1, 8, 17, 33, 300)"
+                        " for r in ('sum', 'mean')] + [F.nll_loss(x, t, weight=w).item(),"
+                        " F.nll_loss(x, t, weight=w, reduction='sum').item(), F.cross_entropy(x * 3, t).item(),"
+                        " F.nll_loss(x.double(), t).item()]",
+    "linear_dispatch": "torch.manual_seed(0); W = torch.randn(3, 2, requires_grad=True);"
+                       " b = torch.randn(3, requires_grad=True); xs = [torch.randn(2, requires_grad=True),"
+                       " torch.randn(4, 2), torch.randn(5, 4, 2, requires_grad=True), torch.randn(4, 2, 2).transpose(0, 1)];"
+                       " ys = [F.linear(x, W, b) for x in xs] + [F.linear(x, W) for x in xs];"
+                       " sum(y.sum() for y in ys).backward();"
+                       " result = [graph(y) for y in ys] + [y._version for y in ys] + [y.tolist() for y in ys]"
+                       " + [W.grad.tolist(), b.grad.tolist(), xs[0].grad.tolist(), xs[2].grad.tolist()]",
+    "linear_bias_shapes": "torch.manual_seed(0); W = torch.randn(3, 2); x = torch.randn(4, 2);"
+                          " result = [F.linear(x, W, torch.randn(4, 3)), F.linear(x, W, torch.randn(1)),"
+                          " F.linear(x, W, torch.tensor(2.)), F.linear(x.double(), W.double(), torch.ones(3, dtype=torch.float64))]",
+    "err_linear_shapes": "F.linear(torch.randn(4, 3), torch.randn(3, 2), torch.randn(3))",
+    "err_linear_vector_shapes": "F.linear(torch.randn(3), torch.randn(3, 2), torch.randn(3))",
+    "err_linear_bias": "F.linear(torch.randn(4, 2), torch.randn(3, 2), torch.randn(4))",
+    "err_linear_0d": "F.linear(torch.tensor(2.), torch.randn(3, 2), torch.randn(3))",
+    "err_linear_bias_dtype": "F.linear(torch.randn(4, 2), torch.randn(3, 2), torch.randn(3).double())",
+    "err_linear_input_dtype": "F.linear(torch.randn(4, 2).double(), torch.randn(3, 2), torch.randn(3))",
+    "err_linear_weight_type": "F.linear(torch.randn(4, 2), [[1., 2.]])",
+    "nn_linear_init": "torch.manual_seed(0); a = torch.nn.Linear(3, 2); b = torch.nn.Linear(20, 7);"
+                      " c = torch.nn.Linear(5, 4, bias=False); d = torch.nn.Linear(4, 3, dtype=torch.float64);"
+                      " result = [a, b, c, a.weight, a.bias, c.bias, b.weight.tolist(), b.bias.tolist(),"
+                      " c.weight.tolist(), d.weight.tolist(), d.bias.dtype, a.in_features, a.out_features,"
+                      " torch.rand(2).tolist()]",
+    "nn_linear_forward_backward": "torch.manual_seed(0); lin = torch.nn.Linear(4, 3); x = torch.randn(6, 4);"
+                                  " y = lin(x); loss = torch.nn.MSELoss()(y, torch.randn(6, 3)); loss.backward();"
+                                  " result = [y, graph(loss), y.tolist(), loss.item(), lin.weight.grad.tolist(),"
+                                  " lin.bias.grad.tolist(), lin(torch.ones(4)).tolist()]",
+    "nn_sequential_mlp": "torch.manual_seed(0); model = torch.nn.Sequential(torch.nn.Linear(2, 8),"
+                         " torch.nn.Tanh(), torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1),"
+                         " torch.nn.Sigmoid()); x = torch.randn(10, 2); out = model(x); out.sum().backward();"
+                         " result = [model, len(model), model[0], model[-1], model[1:3], graph(out), out.tolist(),"
+                         " [n for n, p in model.named_parameters()], [p.grad.tolist() for p in model.parameters()]]",
+    "nn_sgd_steps": """torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.ReLU(), torch.nn.Linear(5, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=0.01)
+X = torch.randn(16, 3)
+y = X.sum(1, keepdim=True)
+loss_fn = torch.nn.MSELoss()
+result = []
+for step in range(5):
+    opt.zero_grad()
+    loss = loss_fn(model(X), y)
+    loss.backward()
+    opt.step()
+    result.append(loss.item())
+result += [p.tolist() for p in model.parameters()]""",
+    "nn_adam_steps": """torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 4))
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+X = torch.randn(8, 4)
+t = torch.tensor([0, 1, 2, 3, 1, 2, 0, 1])
+loss_fn = torch.nn.CrossEntropyLoss()
+result = []
+for step in range(3):
+    opt.zero_grad()
+    loss = loss_fn(model(X), t)
+    loss.backward()
+    opt.step()
+    result.append(loss.item())
+result += [p.tolist() for p in model.parameters()]""",
+    "nn_init_functions": "torch.manual_seed(3); w = torch.empty(4, 5); init = torch.nn.init;"
+                         " result = [init.calculate_gain('relu'), init.calculate_gain('leaky_relu', 0.2),"
+                         " init.calculate_gain('tanh'), init.xavier_uniform_(w).tolist(),"
+                         " init.xavier_normal_(w, gain=2.0).tolist(), init.kaiming_uniform_(w).tolist(),"
+                         " init.kaiming_normal_(w, mode='fan_out', nonlinearity='relu').tolist(),"
+                         " init.uniform_(w, -0.1, 0.1).tolist(), init.normal_(w, 1.0, 0.5).tolist(),"
+                         " init.constant_(w, 0.3), init.ones_(w), init.zeros_(w), w._version]",
+    "err_init_fan_1d": "torch.nn.init.xavier_uniform_(torch.empty(3))",
+    "err_init_gain": "torch.nn.init.calculate_gain('cube')",
+    "nn_init_parameter_no_grad": "torch.manual_seed(0); lin = torch.nn.Linear(3, 2);"
+                                 " torch.nn.init.normal_(lin.weight, 0.0, 0.02); torch.nn.init.zeros_(lin.bias);"
+                                 " y = lin(torch.ones(3)); result = [lin.weight, lin.bias, y, lin.weight.is_leaf,"
+                                 " lin.weight._version]",
+    "nn_activation_modules": "x = torch.linspace(-2, 2, 6).reshape(2, 3).requires_grad_(); nn = torch.nn;"
+                             " mods = [nn.ReLU(), nn.Tanh(), nn.Sigmoid(), nn.LeakyReLU(0.2), nn.Softmax(dim=1),"
+                             " nn.LogSoftmax(dim=0), nn.GELU(), nn.ELU(alpha=0.5), nn.Identity(), nn.Flatten(0),"
+                             " nn.SiLU(), nn.Softplus(beta=2.0), nn.LogSigmoid()];"
+                             " ys = [m(x) for m in mods]; result = mods + ys",
+    "nn_loss_modules": "torch.manual_seed(0); nn = torch.nn; x = torch.randn(4, 3, requires_grad=True);"
+                       " p = torch.rand(4, 3); t = torch.tensor([0, 2, 1, 2]);"
+                       " mods = [nn.MSELoss(), nn.MSELoss(reduction='sum'), nn.L1Loss(reduction='none'),"
+                       " nn.CrossEntropyLoss(), nn.CrossEntropyLoss(label_smoothing=0.1), nn.NLLLoss(reduction='sum'),"
+                       " nn.BCELoss(), nn.BCEWithLogitsLoss(pos_weight=torch.ones(3) * 2), nn.SmoothL1Loss(beta=0.5)];"
+                       " result = mods + [mods[0](x, p), mods[1](x, p), mods[2](x, p), mods[3](x, t), mods[4](x, t),"
+                       " mods[5](x.log_softmax(1), t), mods[6](x.sigmoid(), p), mods[7](x, p), mods[8](x, p),"
+                       " mods[3].reduction, mods[4].label_smoothing]",
+    "nn_loss_legacy_reduction": "x = torch.ones(2, 2); y = torch.zeros(2, 2);"
+                                " result = [torch.nn.MSELoss(size_average=False)(x, y), torch.nn.L1Loss(reduce=False)(x, y)]",
+    "nn_module_state": "torch.manual_seed(0); nn = torch.nn; m = nn.Sequential(nn.Linear(2, 2), nn.ReLU());"
+                       " m.eval(); a = [m.training, m[0].training]; m.train(); b = [m.training, m[1].training];"
+                       " m.requires_grad_(False); c = [p.requires_grad for p in m.parameters()];"
+                       " m[0].weight.requires_grad_(); y = m(torch.ones(2)).sum(); y.backward(); g = m[0].weight.grad.clone();"
+                       " m.zero_grad(); result = [a, b, c, g, m[0].weight.grad, m[0].bias.grad,"
+                       " list(m.children()), len(list(m.modules())), m.double()[0].weight.dtype, m.to(torch.float32)[0].bias,"
+                       " m.get_parameter('0.bias'), m.get_submodule('1'), m.cpu() is m, m.float() is m,"
+                       " [n for n, _ in m.named_modules()], [n for n, _ in m.named_children()], m[0].extra_repr(),"
+                       " m.apply(lambda mod: mod.train(False)) is m, m[1].training]",
+    "err_nn_assign_tensor": "lin = torch.nn.Linear(2, 2); lin.weight = torch.ones(2, 2)",
+    "err_nn_sequential_index": "torch.nn.Sequential(torch.nn.ReLU())[3]",
+    "err_nn_sequential_item": "torch.nn.Sequential(torch.nn.ReLU(), torch.ones(2))",
+    "nn_shared_parameters": "torch.manual_seed(0); lin = torch.nn.Linear(2, 2);"
+                            " m = torch.nn.Sequential(lin, torch.nn.Tanh(), lin); (m(torch.ones(1, 2))).sum().backward();"
+                            " result = [m, len(list(m.parameters())), [n for n, _ in m.named_parameters()], lin.weight.grad]",
+})
+
 CASES.update({
     # --- which grad_fn a version error names ---
     "err_version_saved_input_now": "x = torch.ones(3, requires_grad=True); y = x * 2; z = y * y;"

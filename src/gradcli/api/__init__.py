@@ -4,7 +4,8 @@
 ``torch.nn.functional``, ``LINALG`` is ``torch.linalg``; the op table's surfaced entries are in
 both through ``engine.functions``, the constructors come from ``creation``.  ``AUTOGRAD``,
 ``AUTOGRAD_FUNCTIONAL``, ``NN`` and ``OPTIM`` are ``torch.autograd``,
-``torch.autograd.functional``, ``torch.nn`` and ``torch.optim``; ``GRAD_MODE`` the grad-mode
+``torch.autograd.functional``, ``torch.nn`` and ``torch.optim`` (``NN_INIT`` is
+``torch.nn.init``); ``GRAD_MODE`` the grad-mode
 names of ``torch`` and ``TENSOR_ATTRIBUTES`` the tensor attributes a program assigns, as
 ``name: (get, set)``.
 """
@@ -27,7 +28,7 @@ from ..engine.context import (
 from ..engine.dtypes import ALIASES, DType
 from ..engine.dtypes import DTYPES as ALL_DTYPES
 from ..engine.tensor import Tensor
-from . import autograd, creation, functional, nn, optim, options, random
+from . import autograd, creation, functional, nn, nn_init, optim, options, random
 from .autograd import grad
 
 CREATION: dict[str, Callable[..., Any]] = {
@@ -68,12 +69,14 @@ AUTOGRAD_FUNCTIONAL: dict[str, Callable[..., Any]] = {
     fn.__name__: fn for fn in (functional.jacobian, functional.hessian, functional.vjp,
                                functional.jvp, functional.vhp, functional.hvp)
 }
-NN: dict[str, Any] = {"Parameter": nn.Parameter}
+# torch.nn: Parameter and the module classes (TypeObjects); torch.nn.init's functions
+NN: dict[str, Any] = {"Parameter": nn.Parameter, **nn.CLASSES}
+NN_INIT: dict[str, Any] = dict(nn_init.FUNCTIONS)
 OPTIM: dict[str, Any] = {"SGD": optim.SGD, "Adam": optim.Adam, "Optimizer": optim.Optimizer}
 
 __all__ = ["AUTOGRAD", "AUTOGRAD_FUNCTIONAL", "CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS",
-           "GRAD_MODE", "LINALG", "NN", "NN_FUNCTIONS", "OPTIM", "PRINT_OPTIONS", "RANDOM",
-           "TENSOR_ATTRIBUTES",
+           "GRAD_MODE", "LINALG", "NN", "NN_FUNCTIONS", "NN_INIT", "OPTIM", "PRINT_OPTIONS",
+           "RANDOM", "TENSOR_ATTRIBUTES",
            "creation", "grad"]
 
 

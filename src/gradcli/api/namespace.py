@@ -30,6 +30,7 @@ from . import (
     LINALG,
     NN,
     NN_FUNCTIONS,
+    NN_INIT,
     OPTIM,
     PRINT_OPTIONS,
     RANDOM,
@@ -280,8 +281,10 @@ def _build() -> None:
     tables = {
         # the PyTorch whose behaviour gradcli reproduces (tutorials print it first)
         "torch": {**_torch(), "__version__": "2.13.0+cpu"},
-        "torch.nn": {"functional": _Sub("torch.nn.functional"), **NN, "Parameter": PARAMETER},
+        "torch.nn": {"functional": _Sub("torch.nn.functional"), "init": _Sub("torch.nn.init"),
+                     **NN, "Parameter": PARAMETER},
         "torch.nn.functional": dict(NN_FUNCTIONS),
+        "torch.nn.init": dict(NN_INIT),
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
                            "Variable": VARIABLE},
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),

@@ -341,8 +341,10 @@ class Evaluator:
         if isinstance(obj, TypeObject):
             raise ScriptError(f"type object '{obj.name}' has no attribute '{attr}'",
                               kind="AttributeError")
-        raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
-                          kind="AttributeError")
+        unsupported = getattr(obj, "script_unsupported", None)  # nn modules: state_dict, ...
+        err = unsupported(attr) if unsupported is not None else None
+        raise err or ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
+                                 kind="AttributeError")
 
     def _node_attribute(self, node: Any, attr: str) -> Any:
         if attr in _NODE_ATTRIBUTES or attr.startswith("_saved_"):
@@ -398,6 +400,8 @@ class Evaluator:
                 raise _key_error(key) from None
             except (IndexError, TypeError, ValueError) as exc:
                 raise ScriptError(str(exc), kind=type(exc).__name__) from None
+        if getattr(obj.__class__, "script_sequence", False):  # nn.Sequential: model[0]
+            return obj[key]
         raise ScriptError(f"'{type_name(obj)}' object is not subscriptable", kind="TypeError")
 
     def set_item(self, obj: Any, key: Any, value: Any) -> None:
@@ -415,6 +419,9 @@ class Evaluator:
                 raise ScriptError(str(exc), kind=type(exc).__name__) from None
             if obj.__class__ is list and value.__class__ is list:
                 check_list(obj)
+            return
+        if getattr(obj.__class__, "script_sequence", False):
+            obj[key] = value
             return
         raise ScriptError(f"'{type_name(obj)}' object does not support item assignment",
                           kind="TypeError")

@@ -187,8 +187,9 @@ class Printer:
         if cls.__name__ in ("zip", "map", "filter", "enumerate", "generator", "reversed",
                             "list_reverseiterator", "list_iterator", "tuple_iterator",
                             "range_iterator", "str_iterator"):
-            what = "generator object <genexpr>" if cls.__name__ == "generator" else \
-                f"{cls.__name__} object"
+            # a script's generator expression, or the api's (model.parameters())
+            what = f"generator object {v.__qualname__.rpartition('.<locals>.')[2]}" \
+                if cls.__name__ == "generator" else f"{cls.__name__} object"
             return f"<{what} at {self.address(v)}>"
         if callable(v):
             name = getattr(v, "__name__", "function")

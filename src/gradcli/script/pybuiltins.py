@@ -51,7 +51,8 @@ def items_of(v: Any) -> Iterator[Any]:
         return iter(v)  # Tensor.__iter__: unbind(0), UnbindBackward0, as PyTorch
     if hasattr(v, "__next__") and type(v).__module__ == "builtins":  # zip, map, generators
         return v
-    if type(v).__name__ in ("dict_keys", "dict_values", "dict_items"):
+    if type(v).__name__ in ("dict_keys", "dict_values", "dict_items") or \
+            getattr(type(v), "script_sequence", False):  # nn.Sequential
         return iter(v)
     raise fail(f"'{type_name(v)}' object is not iterable")
 
@@ -254,7 +255,8 @@ def _radix(name: str, fn: Callable[[int], str]) -> Callable[[Any], str]:
 def len_(x: Any) -> int:
     """``len(x)``."""
     if isinstance(x, (Tensor, list, tuple, str, dict, set, range)) or \
-            type(x).__name__ in ("dict_keys", "dict_values", "dict_items"):
+            type(x).__name__ in ("dict_keys", "dict_values", "dict_items") or \
+            getattr(type(x), "script_sequence", False):
         try:
             return len(x)
         except OverflowError as exc:  # len(range(10**20))
@@ -476,6 +478,9 @@ def _type_of(v: Any) -> TypeObject:
         return PARAMETER if PARAMETER.instance(v) else TENSOR
     if isinstance(v, Size):
         return SIZE
+    cls = getattr(type(v), "script_class", None)  # the api's classes (nn.Linear, ...)
+    if isinstance(cls, TypeObject):
+        return cls
     name = node_name(v) if isinstance(v, Node) else "type" if isinstance(v, TypeObject) else \
         type_name(v)
     t = _OTHER_TYPES.get(name)
