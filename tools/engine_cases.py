@@ -603,6 +603,13 @@ CASES.update({
     "err_copy_broadcast": "torch.zeros(3).copy_(torch.ones(2, 3))",
     "err_copy_size": "torch.zeros(2, 3).copy_(torch.ones(3, 3))",
     "err_copy_leaf": "torch.ones(3, requires_grad=True).copy_(torch.zeros(3))",
+    "loss_reduction_bits": "torch.manual_seed(5); x = torch.randn(300) * 3; t = (torch.rand(300) > 0.5).float();"
+                           " p = torch.rand(300) * 0.98 + 0.01; pw = torch.rand(300) + 0.5; w = torch.rand(300);"
+                           " result = [F.binary_cross_entropy_with_logits(x, t, reduction='none').tolist(),"
+                           " F.binary_cross_entropy_with_logits(x, t).item(),"
+                           " F.binary_cross_entropy_with_logits(x, t, pos_weight=pw, weight=w, reduction='sum').item(),"
+                           " F.binary_cross_entropy(p, t).item(), F.smooth_l1_loss(x, t).item(),"
+                           " F.huber_loss(x, t, reduction='sum').item()]",
     "nll_cascade_sums": "torch.manual_seed(2); x = torch.randn(300, 5).log_softmax(1); t = torch.randint(0, 5, (300,));"
                         " t[7] = -100; t[40] = -100; w = torch.rand(5) + 0.5;"
                         " result = [F.nll_loss(x[:n], t[:n], reduction=r).item() for n in (1, 8, 17, 33, 300)"

@@ -994,10 +994,10 @@ MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
 
 # --- losses (torch.nn.functional; their dispatch is engine.nn_functional) -----------------------
 def _reduce_loss(xp: Any, loss: Any, reduction: str) -> Any:
+    """ATen's apply_loss_reduction: ``loss.mean()`` or ``loss.sum()`` (the cascade sum)."""
     if reduction == "none":
         return loss
-    total = xp.sum(loss)
-    return total / _count(loss.shape, None) if reduction == "mean" else total
+    return K.mean(xp, loss) if reduction == "mean" else K.sum(xp, loss)
 
 
 def _per_element(g: Any, self_shape: tuple, reduction: str) -> Any:
@@ -1076,7 +1076,7 @@ BINARY_CROSS_ENTROPY = defop("binary_cross_entropy", "BinaryCrossEntropyBackward
 
 def _bce_logits(xp: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
                 reduction: str) -> Any:
-    log_sig = xp.minimum(self, 0.0) - xp.log1p(xp.exp(-xp.abs(self)))
+    log_sig = K.logsigmoid(xp, self)  # ATen: (1 - target) * input - log_sigmoid(input)
     if pos_weight is not None:
         log_sig = log_sig * ((pos_weight - 1) * target + 1)
     loss = (1 - target) * self - log_sig
