@@ -12,6 +12,7 @@ class's ``script_attributes`` / ``script_settable``.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -70,6 +71,17 @@ def typename(v: Any) -> str:
             dict: "dict", type(None): "NoneType"}.get(type(v), type(v).__name__)
 
 
+def binding(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``, Python's error for arguments that do not bind to ``fn`` as the
+    script's TypeError (``Linear.forward() takes 2 positional arguments but 3 were given``)."""
+    try:
+        return fn(*args, **kwargs)
+    except TypeError as exc:
+        if exc.__traceback__ is None or exc.__traceback__.tb_next is not None:
+            raise  # raised inside fn: not the call's arguments
+        raise ScriptError(str(exc), kind="TypeError") from None
+
+
 _COMMON = frozenset({
     "forward", "parameters", "named_parameters", "children", "named_children", "modules",
     "named_modules", "zero_grad", "train", "eval", "training", "requires_grad_", "extra_repr",
@@ -120,19 +132,24 @@ class Module:
             raise ScriptError('module name can\'t be empty string ""', kind="KeyError")
         self._modules[name] = module
 
-    def script_unsupported(self, name: str) -> ScriptError | None:
-        """The error for a real ``nn.Module`` attribute gradcli lacks (``state_dict``)."""
+    def script_unsupported(self, name: str) -> ScriptError:
+        """The error for ``module.name``: a real ``nn.Module`` attribute gradcli lacks
+        (``state_dict``), else Python's AttributeError with a did-you-mean."""
         from .torch_names import NAMES  # only on this error path: it is a long list
 
         for owner in type(self).script_owners:
             if name in NAMES.get(owner, ()):
                 return ScriptError(f"gradcli does not support {owner.rpartition('.')[2]}.{name} "
                                    "yet", kind="NotImplementedError")
-        return None
+        close = difflib.get_close_matches(name, sorted({*type(self).script_attributes,
+                                                        *self._parameters}), n=1)
+        return ScriptError(f"'{type(self).__name__}' object has no attribute '{name}'",
+                           kind="AttributeError",
+                           hint=f"did you mean '{close[0]}'?" if close else None)
 
     # -- calling --------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        return binding(self.forward, *args, **kwargs)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """What calling the module computes."""
@@ -343,15 +360,18 @@ def _swap_data(p: Tensor, dtype: Any) -> None:
 
 
 # -- the modules with parameters --------------------------------------------------------------------
-def _size(v: Any, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ScriptError(f"empty(): argument 'size' failed to unpack the object at pos "
-                          f"{2 if name == 'in_features' else 1} with error \"type must be tuple "
-                          f"of ints,but got {typename(v)}\"", kind="TypeError")
-    if v < 0:
-        raise ScriptError(f"Trying to create tensor with negative dimension {v}: "
-                          f"[{v}]")
-    return v
+def _sizes(*sizes: Any) -> tuple[int, ...]:
+    """``torch.empty(sizes)``'s checks, with its messages."""
+    for pos, v in enumerate(sizes, 1):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ScriptError(f"empty(): argument 'size' failed to unpack the object at pos "
+                              f"{pos} with error \"type must be tuple of ints,but got "
+                              f"{typename(v)}\"", kind="TypeError")
+    for v in sizes:
+        if v < 0:
+            raise ScriptError(f"Trying to create tensor with negative dimension {v}: "
+                              f"{list(sizes)}")
+    return sizes
 
 
 class Linear(Module):
@@ -366,7 +386,7 @@ class Linear(Module):
         super().__init__()
         check_device(device)
         dt = get_default_dtype() if dtype is None else to_dtype(dtype)
-        out_n, in_n = _size(out_features, "out_features"), _size(in_features, "in_features")
+        out_n, in_n = _sizes(out_features, in_features)
         self.in_features = in_features
         self.out_features = out_features
         self._parameters["weight"] = Parameter(zeros(out_n, in_n, dtype=dt))
@@ -439,7 +459,10 @@ class Sequential(Module):
 
     def __setitem__(self, idx: Any, module: Any) -> None:
         key = list(self._modules)[self._index(idx)]
-        self.add_module(key, module)
+        if module is not None and not isinstance(module, Module):
+            raise ScriptError(f"cannot assign '{typename(module)}' as child module '{key}' "
+                              "(torch.nn.Module or None expected)", kind="TypeError")
+        self._modules[key] = module
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -570,13 +593,28 @@ def _elementwise(name: str, function: str, doc: str) -> type:
         return NN_FUNCTIONS[function](input)
 
     forward.__doc__ = doc
+    forward.__qualname__ = f"{name}.forward"  # Python's binding messages name it
     return type(name, (Module,), {"forward": forward, "__doc__": f"``nn.{name}()``."})
 
 
 Tanh = _elementwise("Tanh", "tanh", "``torch.tanh``.")
 Sigmoid = _elementwise("Sigmoid", "sigmoid", "``torch.sigmoid``.")
-SiLU = _elementwise("SiLU", "silu", "``F.silu``.")
 LogSigmoid = _elementwise("LogSigmoid", "logsigmoid", "``F.logsigmoid``.")
+
+
+class SiLU(Module):
+    """``nn.SiLU(inplace=False)``."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Any) -> Tensor:
+        """``F.silu``."""
+        return NN_FUNCTIONS["silu"](input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class Flatten(Module):
@@ -619,48 +657,59 @@ class _Loss(Module):
         return NN_FUNCTIONS[self._function](input, target, reduction=self.reduction, **kwargs)
 
 
-def _loss(name: str, function: str, keywords: tuple[str, ...] = (), **defaults: Any) -> type:
-    """A loss module over ``F.<function>``; ``defaults`` are its extra settings."""
+_LEGACY = ("size_average", "reduce", "reduction")
+
+
+def _loss(name: str, function: str, signature: tuple[str, ...] = _LEGACY,
+          init: str | None = None, **settings: Any) -> type:
+    """A loss module over ``F.<function>``: ``signature`` is PyTorch's ``__init__`` parameters
+    in order, ``settings`` the defaults of those beyond the legacy three (passed on to the
+    function), ``init`` the class whose ``__init__`` it inherits in PyTorch (for messages)."""
+    owner = f"{init or name}.__init__()"
+
     def __init__(self: _Loss, *args: Any, **kwargs: Any) -> None:
-        settings = dict(defaults)
-        names = [*defaults, "size_average", "reduce", "reduction"] if "weight" in defaults \
-            else ["size_average", "reduce", "reduction", *defaults]
-        if len(args) > len(names):
-            raise ScriptError(f"{name}.__init__() takes from 1 to {len(names) + 1} positional "
+        if len(args) > len(signature):
+            raise ScriptError(f"{owner} takes from 1 to {len(signature) + 1} positional "
                               f"arguments but {len(args) + 1} were given", kind="TypeError")
-        given = dict(zip(names, args))
+        given = dict(zip(signature, args))
         for k, v in kwargs.items():
             if k in given:
-                raise ScriptError(f"{name}.__init__() got multiple values for argument '{k}'",
+                raise ScriptError(f"{owner} got multiple values for argument '{k}'",
                                   kind="TypeError")
-            if k not in names:
-                raise ScriptError(f"{name}.__init__() got an unexpected keyword argument '{k}'",
+            if k not in signature:
+                raise ScriptError(f"{owner} got an unexpected keyword argument '{k}'",
                                   kind="TypeError")
             given[k] = v
-        _Loss.__init__(self, given.pop("size_average", None), given.pop("reduce", None),
+        _Loss.__init__(self, *(given.pop(k, None) for k in _LEGACY[:2]),
                        given.pop("reduction", "mean"))
-        settings.update(given)
-        for k, v in settings.items():
-            object.__setattr__(self, k, v)
+        for k, default in settings.items():
+            object.__setattr__(self, k, given.get(k, default))
 
+    def forward(self: _Loss, input: Any, target: Any) -> Tensor:
+        return _Loss.forward(self, input, target)
+
+    forward.__qualname__ = f"{name}.forward"  # Python's binding messages name it
     return type(name, (_Loss,), {
-        "__init__": __init__, "_function": function, "_keywords": keywords,
+        "__init__": __init__, "forward": forward, "_function": function, "_keywords": tuple(settings),
         "__doc__": f"``nn.{name}``: ``F.{function}`` with the module's ``reduction``.",
-        "script_attributes": _COMMON | {"reduction", *defaults},
-        "script_settable": frozenset({"training", "reduction", *defaults})})
+        "script_attributes": _COMMON | {"reduction", *settings},
+        "script_settable": frozenset({"training", "reduction", *settings})})
 
 
-MSELoss = _loss("MSELoss", "mse_loss")
-L1Loss = _loss("L1Loss", "l1_loss")
-SmoothL1Loss = _loss("SmoothL1Loss", "smooth_l1_loss", ("beta",), beta=1.0)
-NLLLoss = _loss("NLLLoss", "nll_loss", ("weight", "ignore_index"), weight=None,
-                ignore_index=-100)
+MSELoss = _loss("MSELoss", "mse_loss", init="_Loss")
+L1Loss = _loss("L1Loss", "l1_loss", init="_Loss")
+SmoothL1Loss = _loss("SmoothL1Loss", "smooth_l1_loss", (*_LEGACY, "beta"), beta=1.0)
+NLLLoss = _loss("NLLLoss", "nll_loss",
+                ("weight", "size_average", "ignore_index", "reduce", "reduction"),
+                weight=None, ignore_index=-100)
 CrossEntropyLoss = _loss("CrossEntropyLoss", "cross_entropy",
-                         ("weight", "ignore_index", "label_smoothing"), weight=None,
-                         ignore_index=-100, label_smoothing=0.0)
-BCELoss = _loss("BCELoss", "binary_cross_entropy", ("weight",), weight=None)
+                         ("weight", "size_average", "ignore_index", "reduce", "reduction",
+                          "label_smoothing"), weight=None, ignore_index=-100,
+                         label_smoothing=0.0)
+BCELoss = _loss("BCELoss", "binary_cross_entropy", ("weight", *_LEGACY), init="_WeightedLoss",
+                weight=None)
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
-                          ("weight", "pos_weight"), weight=None, pos_weight=None)
+                          ("weight", *_LEGACY, "pos_weight"), weight=None, pos_weight=None)
 
 
 # -- the classes as a script sees them ------------------------------------------------------------------
@@ -680,8 +729,9 @@ def _classes() -> None:
     for name, place in _PLACES.items():
         cls = globals()[name]
         cls.script_type = name  # Python's messages name the class ('Linear' object ...)
-        cls.script_class = CLASSES[name] = TypeObject(f"torch.nn.modules.{place}.{name}",
-                                                      (cls,), cls, parent=base)
+        cls.script_class = CLASSES[name] = TypeObject(
+            f"torch.nn.modules.{place}.{name}", (cls,),
+            lambda *args, _cls=cls, **kwargs: binding(_cls, *args, **kwargs), parent=base)
         base = base or cls.script_class
 
 

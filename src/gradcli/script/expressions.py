@@ -342,9 +342,10 @@ class Evaluator:
             raise ScriptError(f"type object '{obj.name}' has no attribute '{attr}'",
                               kind="AttributeError")
         unsupported = getattr(obj, "script_unsupported", None)  # nn modules: state_dict, ...
-        err = unsupported(attr) if unsupported is not None else None
-        raise err or ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
-                                 kind="AttributeError")
+        if unsupported is not None:
+            raise unsupported(attr)
+        raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
+                          kind="AttributeError")
 
     def _node_attribute(self, node: Any, attr: str) -> Any:
         if attr in _NODE_ATTRIBUTES or attr.startswith("_saved_"):

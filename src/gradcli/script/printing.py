@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import _string  # CPython's own parser of format strings (what string.Formatter uses)
 import re
-from types import ModuleType
+from types import MethodType, ModuleType
 from typing import Any
 
 from ..api.types import TypeObject
@@ -194,6 +194,8 @@ class Printer:
         if callable(v):
             name = getattr(v, "__name__", "function")
             owner = getattr(v, "__self__", None)
+            if isinstance(v, MethodType) and hasattr(owner, "script_class"):  # model.forward
+                return f"<bound method {v.__func__.__qualname__} of {self._repr(owner, active)}>"
             if owner is not None and not isinstance(owner, ModuleType):
                 return f"<built-in method {name} of {type_name(owner)} object at " \
                        f"{self.address(owner)}>"
