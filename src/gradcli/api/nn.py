@@ -105,7 +105,7 @@ class Sequential(Module):
 
     def _index(self, idx: Any) -> int:
         size = len(self._modules)
-        if isinstance(idx, bool) or not isinstance(idx, int):
+        if not isinstance(idx, int):  # operator.index: a bool is an int
             raise ScriptError(f"'{typename(idx)}' object cannot be interpreted as an integer",
                               kind="TypeError")
         if not -size <= idx < size:
@@ -243,11 +243,19 @@ class _Softmax(Module):
 class Softmax(_Softmax):
     """``nn.Softmax(dim=None)``."""
 
+    def forward(self, input: Any) -> Tensor:
+        """``F.softmax`` over ``dim``."""
+        return _Softmax.forward(self, input)
+
 
 class LogSoftmax(_Softmax):
     """``nn.LogSoftmax(dim=None)``."""
 
     _function = "log_softmax"
+
+    def forward(self, input: Any) -> Tensor:
+        """``F.log_softmax`` over ``dim``."""
+        return _Softmax.forward(self, input)
 
 
 def _elementwise(name: str, function: str, doc: str) -> type:
@@ -290,6 +298,9 @@ class Flatten(Module):
 
     def forward(self, input: Any) -> Tensor:
         """``input.flatten(start_dim, end_dim)``."""
+        if not isinstance(input, Tensor):
+            raise ScriptError(f"'{type(input).__name__}' object has no attribute 'flatten'",
+                              kind="AttributeError")
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -346,7 +357,12 @@ def _loss(name: str, function: str, signature: tuple[str, ...] = _LEGACY,
         _Loss.__init__(self, *(given.pop(k, None) for k in _LEGACY[:2]),
                        given.pop("reduction", "mean"))
         for k, default in settings.items():
-            object.__setattr__(self, k, given.get(k, default))
+            value = given.get(k, default)
+            if k in ("weight", "pos_weight") and value is not None and \
+                    not isinstance(value, Tensor):  # PyTorch registers them as buffers
+                raise ScriptError(f"cannot assign '{typename(value)}' object to buffer '{k}' "
+                                  "(torch Tensor or None required)", kind="TypeError")
+            object.__setattr__(self, k, value)
 
     def forward(self: _Loss, input: Any, target: Any) -> Tensor:
         return _Loss.forward(self, input, target)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..engine.args import tensor_arg
 from ..engine.context import GradMode, current
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
@@ -58,8 +57,12 @@ def _fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def _tensor(tensor: Any, name: str) -> Tensor:
-    return tensor_arg(tensor, name, "tensor")
+def _tensor(tensor: Any, attr: str) -> Tensor:
+    """``tensor`` itself, or the AttributeError of PyTorch's first use of ``tensor.attr``."""
+    if not isinstance(tensor, Tensor):
+        raise ScriptError(f"'{type(tensor).__name__}' object has no attribute '{attr}'",
+                          kind="AttributeError")
+    return tensor
 
 
 def uniform_(tensor: Any, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
@@ -77,19 +80,19 @@ def normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, generator: Any = N
 def constant_(tensor: Any, val: float) -> Tensor:
     """Every element ``val``."""
     with GradMode(False):
-        return _tensor(tensor, "constant_").fill_(val)
+        return _tensor(tensor, "fill_").fill_(val)
 
 
 def ones_(tensor: Any) -> Tensor:
     """Every element 1."""
     with GradMode(False):
-        return _tensor(tensor, "ones_").fill_(1.0)
+        return _tensor(tensor, "fill_").fill_(1.0)
 
 
 def zeros_(tensor: Any) -> Tensor:
     """Every element 0."""
     with GradMode(False):
-        return _tensor(tensor, "zeros_").zero_()
+        return _tensor(tensor, "zero_").zero_()
 
 
 def _empty_warning(tensor: Tensor) -> bool:
@@ -101,7 +104,7 @@ def _empty_warning(tensor: Tensor) -> bool:
 
 def xavier_uniform_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot: uniform in +-gain * sqrt(6 / (fan_in + fan_out))."""
-    t = _tensor(tensor, "xavier_uniform_")
+    t = _tensor(tensor, "dim")
     fan_in, fan_out = fan_in_and_fan_out(t)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
@@ -110,7 +113,7 @@ def xavier_uniform_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Te
 
 def xavier_normal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot: normal with std gain * sqrt(2 / (fan_in + fan_out))."""
-    t = _tensor(tensor, "xavier_normal_")
+    t = _tensor(tensor, "dim")
     fan_in, fan_out = fan_in_and_fan_out(t)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(t, 0.0, std, generator)
@@ -119,7 +122,7 @@ def xavier_normal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Ten
 def kaiming_uniform_(tensor: Any, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He: uniform in +-sqrt(3) * gain / sqrt(fan)."""
-    t = _tensor(tensor, "kaiming_uniform_")
+    t = _tensor(tensor, "shape")
     if _empty_warning(t):
         return t
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
@@ -130,7 +133,7 @@ def kaiming_uniform_(tensor: Any, a: float = 0, mode: str = "fan_in",
 def kaiming_normal_(tensor: Any, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He: normal with std gain / sqrt(fan)."""
-    t = _tensor(tensor, "kaiming_normal_")
+    t = _tensor(tensor, "shape")
     if _empty_warning(t):
         return t
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))

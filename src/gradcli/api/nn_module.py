@@ -92,7 +92,13 @@ class Module:
     script_owners: tuple[str, ...] = ("torch.nn.Module",)  # whose recorded names it may lack
     script_class: TypeObject  # set for each class by api/nn.py
 
-    def __init__(self) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:  # PyTorch's own checks, naming the class
+            raise ScriptError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                              f"argument '{next(iter(kwargs))}'", kind="TypeError")
+        if args:
+            raise ScriptError(f"{type(self).__name__}.__init__() takes 1 positional argument "
+                              f"but {len(args) + 1} were given", kind="TypeError")
         self._parameters: dict[str, Tensor | None] = {}
         self._modules: dict[str, Module] = {}
         self.training = True

@@ -201,8 +201,17 @@ def _fill_drawn(op: Any, x: Tensor, draw: Any) -> Tensor:
     return apply_inplace(op, x, (), {"values": values})
 
 
+def _float_args(fn: str, **args: Any) -> None:
+    """PyTorch's binding error for a bound that is not a number (checked before the dtype)."""
+    for pos, (name, v) in enumerate(args.items(), 1):
+        if not isinstance(v, (int, float, Tensor)):
+            raise ScriptError(f"{fn}(): argument '{name}' (position {pos}) must be float, not "
+                              f"{type(v).__name__}", kind="TypeError")
+
+
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with uniform samples from [a, b)."""
+    _float_args("uniform_", **{"from": a, "to": b})
     gen = _engine(generator, "uniform_")
     dt = _float_dtype(self.dtype, "check_uniform_bounds")
     return _fill_drawn(O.UNIFORM_, self,
@@ -212,6 +221,7 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = N
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
             generator: Any = None) -> Tensor:
     """Fill with normal samples."""
+    _float_args("normal_", mean=mean, std=std)
     gen = _engine(generator, "normal_")
     dt = _float_dtype(self.dtype, "normal_kernel_cpu")
     return _fill_drawn(O.NORMAL_, self, lambda shape, contiguous: gen.normal(
