@@ -83,6 +83,7 @@ CASES = [
     ("mm", lambda a, b: a @ b, [A, M44]),
     ("mv", lambda a, v: a @ v, [A, V4]),
     ("dot", lambda a, b: a @ b, [V4, V4]),
+    ("addmm", lambda a, w, b: F.linear(a, w, b), [A, M44, V4]),  # the bias broadcast
     ("squeeze_sym", lambda v, a: v @ a, [V3, A]),
     ("view", lambda a: F.reshape(a, 4, 3), [A]),
     ("unsafe_view", lambda a: F.reshape(a.t(), 12), [A]),
