@@ -44,6 +44,7 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "sum_dim": ((x,), {"dim": (0,), "keepdim": False}),
         "mean_dim": ((x,), {"dim": (1,), "keepdim": True}),
         "mm": ((x, x.t() * 0.5), {}), "mv": ((x, x[0] * 0.5), {}), "dot": ((x[0], x[1]), {}),
+        "addmm": ((e[0, :2], x, x.t() * 0.5), {}),
         "view": ((x,), {"shape": (3, 2)}), "unsafe_view": ((x,), {"shape": (6,)}),
         "permute": ((x,), {"dims": (1, 0)}), "transpose": ((x,), {"dim0": 0, "dim1": 1}),
         "unsqueeze": ((x,), {"dim": 0}),
