@@ -58,7 +58,8 @@ def run_case(code: str) -> dict:
         try:
             exec(code, scope)  # noqa: S102 - our own test cases
         except GradcliError as err:
-            return {"error": {"type": err.kind, "message": err.message}}
+            # the first line, as recorded (PyTorch's argument errors list the overloads after)
+            return {"error": {"type": err.kind, "message": err.message.split("\n")[0]}}
     return {"result": [ADDRESS.sub("0xADDR", repr(v)) for v in scope["result"]],
             "warnings": [message for message, _ in ctx.warnings]}
 

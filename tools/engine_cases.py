@@ -788,3 +788,29 @@ CASES.update({
                   " x.t().stride(), x.t().stride(0), x[:, 1].stride(), x[:, 1].is_contiguous(),"
                   " torch.ones(3, 1).t().is_contiguous(), x.t().contiguous().is_contiguous()]",
 })
+
+# --- ops group A: comparison, logical, pointwise, cumulative ---
+CASES.update({
+    "compare_functions": "x = torch.tensor([1.0, -2.0, 3.0, float('nan')]); y = torch.tensor([1.0, 2.0, -3.0, 4.0]);"
+                         " i = torch.tensor([3, 5, -6, 0]); result = [torch.eq(x, y), x.ne(y), torch.lt(x, 1.0),"
+                         " x.le(y), torch.gt(i, 0), i.ge(1.5), torch.ne(i, 1.5), x.lt(i), torch.greater(x, y),"
+                         " x == y, x != y, x < 2, i >= i, 2 > x, torch.eq(x, x).dtype]",
+    "logic_functions": "x = torch.tensor([[1.0, -2.0], [0.0, float('nan')]]); b = torch.tensor([[True, False], [True, False]]);"
+                       " i = torch.tensor([[3, 0], [-6, 0]]); result = [torch.logical_and(b, x > 0),"
+                       " torch.logical_or(b, x), torch.logical_xor(b, i), torch.logical_not(x), b.logical_not(),"
+                       " torch.any(b), torch.all(b), b.any(), x.all(), i.any(dim=1), torch.all(x, 0, True),"
+                       " torch.any(i, dim=(0, 1)), torch.any(torch.tensor(0.0), 0), torch.count_nonzero(x),"
+                       " torch.count_nonzero(i, dim=0), x.count_nonzero(1), torch.isnan(x), x.isinf(),"
+                       " torch.isfinite(x / 0), torch.isnan(i), i.isfinite(), torch.where(b)]",
+    "bitwise_functions": "b = torch.tensor([True, False, True]); c = torch.tensor([True, True, False]);"
+                         " i = torch.tensor([3, 5, -6]); result = [torch.bitwise_and(i, 6), torch.bitwise_or(i, i),"
+                         " torch.bitwise_xor(b, c), torch.bitwise_not(i), torch.bitwise_not(b), b & c, b | c, b ^ c,"
+                         " ~b, ~i, i & 1, 4 | i, True ^ b, b & True, i.bitwise_and(b)]",
+    "err_logical_and_number": "torch.logical_and(torch.ones(2) > 0, 1)",
+    "err_bitwise_float": "torch.bitwise_and(torch.ones(2), 1)",
+    "err_bitwise_float_operator": "torch.tensor([True]) & torch.ones(1)",
+    "err_invert_float": "~torch.ones(2)",
+    "err_any_dim": "torch.ones(2).any(dim=3)",
+    "err_eq_shapes": "torch.eq(torch.ones(3), torch.ones(2))",
+    "err_eq_string": "torch.eq(torch.ones(3), 'a')",
+})

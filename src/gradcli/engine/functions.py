@@ -10,7 +10,6 @@ table gives a ``surface`` get their function here, generated from the entry; ``F
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +39,8 @@ from .joins import (
     where,
 )
 from .linalg import bmm, dot, linear, matmul, mm, mv
+from .logic import FUNCTIONS as LOGIC
+from .logic import OPERATORS as LOGIC_OPERATORS
 from .nn_functional import NN_ONLY, log_softmax, softmax
 from .record import apply, apply_inplace
 from .reductions import (
@@ -466,19 +467,6 @@ CONVERSIONS = {fn.__name__: fn for fn in (
 CONVERSIONS["type"] = type_
 
 
-# --- comparisons (bool results, never differentiable) -------------------------------------------
-def _compare(fn: Any) -> Any:
-    def cmp(self: Tensor, other: Any) -> Any:
-        if other.__class__ is Tensor:
-            broadcast_check(self, other)
-            other = other.data
-        elif not is_number(other):
-            return NotImplemented
-        return Tensor(fn(self.data, other), self.backend)
-
-    return cmp
-
-
 # --- Tensor methods and operators ---------------------------------------------------------------
 def _reflect(fn: Any) -> Any:
     def r(self: Tensor, other: Any) -> Any:
@@ -498,10 +486,7 @@ OPERATORS: dict[str, Any] = {
     "__ifloordiv__": floor_divide_,
     "__pos__": lambda self: self, "__iadd__": add_, "__isub__": sub_, "__imul__": mul_,
     "__itruediv__": div_, "__getitem__": getitem, "__setitem__": setitem, "__iter__": _iter,
-    "__lt__": _compare(operator.lt), "__le__": _compare(operator.le),
-    "__gt__": _compare(operator.gt), "__ge__": _compare(operator.ge),
-    "__eq__": _compare(operator.eq), "__ne__": _compare(operator.ne),
-    "__hash__": object.__hash__, "T": property(_T),
+    "__hash__": object.__hash__, "T": property(_T), **LOGIC_OPERATORS,
 }
 
 def _where_method(self: Tensor, condition: Any, other: Any) -> Any:
@@ -522,6 +507,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface
                   and n not in FUNCTIONS})
+FUNCTIONS.update(LOGIC)
 NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
 NN_FUNCTIONS.update(NN_INPLACE)

@@ -72,8 +72,9 @@ GRAD_BUILTINS: dict[str, Any] = {
     **PY_BUILTINS, **api.FUNCTIONS, **NN_FUNCTIONS,
     "detach": _method("detach"), "load": load, "seed": seed,
 }
+# (any and all too: tools/torch_oracle.py translates a grad script with Python's)
 for _name in ("int", "float", "bool", "print", "range", "len", "list", "tuple", "dict", "set",
-              "str", "type", "isinstance"):
+              "str", "type", "isinstance", "any", "all"):
     GRAD_BUILTINS[_name] = PY_BUILTINS[_name]  # Python's, never a torch function's
 for _name, _fn in PY_BUILTINS.items():  # sum, max, min, abs, round: PyTorch's for a tensor
     if _name in api.FUNCTIONS and GRAD_BUILTINS[_name] is api.FUNCTIONS[_name]:
