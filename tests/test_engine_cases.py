@@ -31,7 +31,8 @@ NN = types.SimpleNamespace(**{n: getattr(c, "make", c) for n, c in api.NN.items(
                            init=types.SimpleNamespace(**api.NN_INIT))
 TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, **api.DEFAULT_DTYPE, **api.RANDOM,
                               linalg=types.SimpleNamespace(**api.LINALG), nn=NN,
-                              optim=types.SimpleNamespace(**api.OPTIM))
+                              optim=types.SimpleNamespace(**api.OPTIM),
+                              autograd=types.SimpleNamespace(**api.AUTOGRAD))
 NN_FUNCTIONAL = types.SimpleNamespace(**api.NN_FUNCTIONS)
 
 

@@ -85,6 +85,17 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "binary_cross_entropy_with_logits": ((x, e * 0.3, None, None), {"reduction": "sum"}),
         "smooth_l1_loss": ((x, e), {"reduction": "mean", "beta": 1.0}),
         "huber_loss": ((x, e), {"reduction": "none", "delta": 1.0}),
+        # ops group A
+        "acosh": ((x + 1,), {}), "fmod_scalar": ((x,), {"other": 0.35}),
+        "copysign_scalar": ((x,), {"other": -1.0}), "lerp_scalar": ((x, e), {"weight": 0.3}),
+        "lerp": ((x, e, x * 0.5), {}), "addcmul": ((x, e, x), {"value": 0.5}),
+        "addcdiv": ((x, e, x + 1), {"value": -2.0}),
+        "xlogy_other_number": ((x,), {"other": 2.5}), "xlogy_self_number": ((x,), {"self": 1.5}),
+        "cumsum": ((x,), {"dim": 1, "reverse": False}), "cumprod": ((x,), {"dim": 1}),
+        "logsumexp": ((x,), {"dim": (1,), "keepdim": False}),
+        "amax": ((x,), {"dim": (1,), "keepdim": False}),
+        "amin": ((x,), {"dim": (0, 1), "keepdim": True}),
+        "nansum": ((x,), {"dim": None, "keepdim": False}), "dist": ((x, e), {"p": 3.0}),
     }
     if name in special:
         return special[name]

@@ -814,3 +814,66 @@ CASES.update({
     "err_eq_shapes": "torch.eq(torch.ones(3), torch.ones(2))",
     "err_eq_string": "torch.eq(torch.ones(3), 'a')",
 })
+CASES.update({
+    "pointwise_two_args": "torch.manual_seed(0); x = torch.randn(2, 3, requires_grad=True); y = torch.randn(3, requires_grad=True);"
+                          " outs = [torch.atan2(x, y), torch.arctan2(y, x), torch.hypot(x, y), torch.logaddexp(x, y), torch.fmod(x, 0.3),"
+                          " torch.fmod(x, y), x.remainder(y), torch.xlogy(x, y.abs()), torch.xlogy(x, 2.0), torch.xlogy(2.0, x.abs()),"
+                          " torch.copysign(x, y), torch.copysign(x, -1.0), x.hypot(y), x.atan2(y)];"
+                          " gs = [torch.autograd.grad(o.sum(), (x, y), allow_unused=True) for o in outs];"
+                          " result = outs + gs + [graph(o) for o in outs]",
+    "lerp_addcmul": "torch.manual_seed(1); x = torch.randn(2, 3, requires_grad=True); y = torch.randn(2, 3, requires_grad=True);"
+                    " w = torch.rand(3, requires_grad=True); outs = [torch.lerp(x, y, 0.3), x.lerp(y, 0.75), torch.lerp(x, y, w),"
+                    " torch.addcmul(x, y, w, value=0.5), x.addcmul(y, y), torch.addcdiv(x, y, w + 1, value=-2), x.addcdiv(y, w + 1)];"
+                    " gs = [torch.autograd.grad(o.sum(), (x, y, w), allow_unused=True) for o in outs];"
+                    " z = x * 1; z.addcmul_(y, w, value=2); z.lerp_(y, 0.5); z.addcdiv_(y, w + 1);"
+                    " result = outs + gs + [graph(o) for o in outs] + [z, graph(z)]",
+    "pointwise_unary_group_a": "x = torch.tensor([-1.5, -0.25, 0.0, 0.5, 2.0], requires_grad=True);"
+                               " outs = [torch.tan(x), x.tan(), torch.asinh(x), torch.arcsinh(x), torch.acosh(x.abs() + 1),"
+                               " torch.atanh(x / 3), torch.arctanh(x / 3), torch.exp2(x), torch.frac(x * 3), torch.sgn(x),"
+                               " torch.fix(x * 3), torch.arcsin(x / 3), torch.arccos(x / 3), torch.arctan(x),"
+                               " torch.nan_to_num(x / x.detach()), torch.nan_to_num(x / 0, nan=1.0, posinf=2.0, neginf=None),"
+                               " torch.float_power(x, 2), torch.float_power(x.abs() + 1, x), torch.clamp_min(x, 0.1), x.clamp_max(0.1)];"
+                               " gs = [torch.autograd.grad(o.sum(), x) for o in outs]; result = outs + gs + [graph(o) for o in outs]",
+    "pointwise_int_inputs": "i = torch.tensor([1, 2, -3]); result = [torch.atan2(i, i), torch.fmod(i, 2), torch.fmod(i, -2.5),"
+                            " torch.xlogy(i, i), torch.copysign(i, -1), torch.tan(i), torch.asinh(i), torch.exp2(i), torch.sgn(i),"
+                            " torch.nan_to_num(i), torch.float_power(i, 2), torch.addcmul(i, i, i, value=2), torch.addcmul(i, i, i, value=0.5),"
+                            " torch.lerp(i.float(), i.float(), torch.tensor(0.5, dtype=torch.float64)), torch.fmod(torch.ones(3), torch.tensor([2, 2, 0]))]",
+    "cumulative_reductions": "torch.manual_seed(2); x = torch.randn(3, 4, requires_grad=True); r = torch.round(x.detach() * 2).requires_grad_();"
+                             " outs = [torch.cumsum(x, 1), x.cumsum(dim=0), torch.cumprod(x, 1), torch.logsumexp(x, 1), x.logsumexp((0, 1), keepdim=True),"
+                             " torch.amax(x), torch.amax(x, 1), x.amin(0, True), torch.amax(r, 1), torch.amin(r, (0, 1)), torch.nansum(x), torch.nansum(x, 1, keepdim=True),"
+                             " torch.nanmean(x), torch.nanmean(x, 0), torch.trace(x), torch.dist(x, x.detach() * 0.5), torch.dist(x, torch.ones(4), 3),"
+                             " torch.diff(x), torch.diff(x, n=2, dim=0), torch.diff(x, prepend=torch.zeros(3, 1))];"
+                             " gs = [torch.autograd.grad(o.sum(), x if o is not outs[8] and o is not outs[9] else r) for o in outs];"
+                             " result = outs + gs + [graph(o) for o in outs]",
+    "cumulative_int_and_special": "i = torch.tensor([[1, 2, 3], [4, 0, 6]]); b = torch.tensor([True, False, True, True]);"
+                                  " result = [torch.cumsum(i, 0), torch.cumsum(b, 0), torch.cumsum(torch.ones(3), 0, dtype=torch.int64),"
+                                  " torch.cumprod(i, 1), torch.logsumexp(i, 1), torch.amax(i), torch.amin(i, 1), torch.nansum(i), torch.trace(i),"
+                                  " torch.diff(i), torch.diff(b), torch.diff(torch.arange(3.), n=5),"
+                                  " torch.logsumexp(torch.tensor([float('inf'), 1.]), 0), torch.logsumexp(torch.ones(0), 0),"
+                                  " torch.cumsum(torch.tensor(2.0), 0), torch.nanmean(torch.tensor([float('nan')])),"
+                                  " torch.nansum(torch.tensor([1., float('nan'), 2.])), torch.trace(torch.ones(2, 3))]",
+    "cumprod_zero_grad": "x = torch.tensor([[2.0, 0.0, 3.0, 0.5], [0.0, 1.5, 0.0, 2.0]], requires_grad=True);"
+                         " y = torch.cumprod(x, 1); g, = torch.autograd.grad(y.sum(), x, create_graph=True);"
+                         " h, = torch.autograd.grad((g * g).sum(), x); result = [y, g.detach(), h]",
+    "cumsum_double_backward": "x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True); y = (x.cumsum(0) * x).sum();"
+                              " g, = torch.autograd.grad(y, x, create_graph=True); h, = torch.autograd.grad(g.sum(), x); result = [g, h]",
+    "err_cumsum_no_dim": "torch.cumsum(torch.ones(2))",
+    "err_logsumexp_no_dim": "torch.logsumexp(torch.ones(2))",
+    "err_atan2_number": "torch.atan2(torch.ones(2), 1.0)",
+    "err_lerp_number_end": "torch.lerp(torch.ones(2), 1.0, 0.5)",
+    "err_lerp_dtype": "torch.lerp(torch.ones(2), torch.ones(2, dtype=torch.int64), 0.5)",
+    "err_lerp_weight_dtype": "torch.lerp(torch.ones(2), torch.ones(2), torch.ones(2, dtype=torch.float64))",
+    "err_addcdiv_int": "torch.addcdiv(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int64))",
+    "err_hypot_int": "torch.hypot(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int64))",
+    "err_logaddexp_int": "torch.logaddexp(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int64))",
+    "err_frac_int": "torch.frac(torch.ones(2, dtype=torch.int64))",
+    "err_amax_empty": "torch.amax(torch.ones(0))",
+    "err_amax_dim": "torch.amax(torch.ones(3), 3)",
+    "err_cumsum_dim": "torch.ones(3).cumsum(2)",
+    "err_trace_vector": "torch.trace(torch.ones(3))",
+    "err_dist_int": "torch.dist(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int64))",
+    "err_dist_shapes": "torch.dist(torch.ones(3), torch.ones(2))",
+    "err_nanmean_int": "torch.nanmean(torch.ones(2, dtype=torch.int64))",
+    "err_diff_zero_dim": "torch.diff(torch.tensor(1.0))",
+    "err_fmod_string": "torch.fmod(torch.ones(2), 'a')",
+})

@@ -52,8 +52,9 @@ def record(op: Any) -> dict:
         saved = sorted(a[len("_saved_"):] for a in dir(y.grad_fn) if a.startswith("_saved_")
                        and isinstance(getattr(y.grad_fn, a), torch.Tensor))
         y.backward(torch.tensor(upstream, dtype=x.dtype))
+        grad = x.grad + torch.zeros_like(x)  # sgn's gradient is a ZeroTensor: no storage
         case[dtype] = {"grad_fn": y.grad_fn.name(), "saved": saved,
-                       "value": y.detach().tolist(), "grad": x.grad.tolist()}
+                       "value": y.detach().tolist(), "grad": grad.tolist()}
     return case
 
 

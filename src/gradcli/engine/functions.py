@@ -42,21 +42,32 @@ from .linalg import bmm, dot, linear, matmul, mm, mv
 from .logic import FUNCTIONS as LOGIC
 from .logic import OPERATORS as LOGIC_OPERATORS
 from .nn_functional import NN_ONLY, log_softmax, softmax
+from .pointwise import FUNCTIONS as POINTWISE
+from .pointwise import INPLACE as POINTWISE_INPLACE
 from .record import apply, apply_inplace
 from .reductions import (
     _reduce,
     allclose,
+    amax,
+    amin,
     argmax,
     argmin,
+    cumprod,
+    cumsum,
+    dist,
     equal,
     extreme,
     isclose,
+    logsumexp,
     mean,
+    nanmean,
+    nansum,
     norm,
     numel,
     prod,
     std,
     sum,
+    trace,
     var,
     vector_norm,
 )
@@ -271,6 +282,8 @@ def _bind(name: str, names: tuple[str, ...], params: tuple, args: tuple, kwargs:
             if not isinstance(bound[p], str):
                 raise ScriptError(f"{name}(): argument '{p}' must be str, not "
                                   f"{type_name(bound[p])}", kind="TypeError")
+        elif bound[p] is None and default is None:  # an optional number left out
+            pass
         elif not is_number(bound[p]):
             raise ScriptError(f"{name}(): argument '{p}' must be Number, not "
                               f"{type_name(bound[p])}", kind="TypeError")
@@ -314,6 +327,15 @@ min = extreme(O.MIN, O.MIN_DIM, minimum, "min", "Smallest")
 def clip(input: Any, min: float | None = None, max: float | None = None) -> Tensor:
     """``torch.clip``: an alias of clamp (ClampBackward1)."""
     return clamp(input, min, max)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``pow`` in float64: the operands converted (ToCopyBackward0), then PowBackward0/1."""
+    if input.__class__ is Tensor:
+        input = _convert(input, D.FLOAT64)
+    if exponent.__class__ is Tensor:
+        exponent = _convert(exponent, D.FLOAT64)
+    return pow(input, exponent)
 
 
 def square(input: Any) -> Tensor:
@@ -508,7 +530,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface
                   and n not in FUNCTIONS})
 FUNCTIONS.update(LOGIC)
-NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
+    add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, masked_fill_, expand,
+    expand_as, repeat, contiguous, is_contiguous, stride, _where_method)})
+METHODS.update(POINTWISE_INPLACE)
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
 NN_FUNCTIONS.update(NN_INPLACE)
 # torch.linalg
@@ -520,6 +544,7 @@ METHODS: dict[str, Callable[..., Any]] = {
 METHODS.update({fn.__name__: fn for fn in (
     add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, copy_, masked_fill_,
     expand, expand_as, repeat, contiguous, is_contiguous, stride, _where_method)})
+METHODS.update(POINTWISE_INPLACE)
 METHODS.update(CONVERSIONS)
 
 
@@ -536,6 +561,17 @@ class TensorFormulas:
 
     matmul = staticmethod(matmul)
     clip = staticmethod(clip)
+
+    @staticmethod
+    def cumsum(x: Tensor, dim: int, reverse: bool = False) -> Tensor:
+        """Differentiable cumulative sum, from the end when ``reverse`` (PyTorch flips, sums
+        and flips back: the same values, one node here)."""
+        return apply(O.CUMSUM, (x,), {"dim": dim, "reverse": reverse})
+
+    @staticmethod
+    def cumprod(x: Tensor, dim: int) -> Tensor:
+        """Differentiable cumulative product."""
+        return apply(O.CUMPROD, (x,), {"dim": dim})
 
     @property
     def raw(self) -> Any:

@@ -98,6 +98,7 @@ SAVED_FIELDS: dict[str, dict[str, Any]] = {
     "SliceBackward0": {"dim": _param("dim"), "start": _param("start"), "end": _param("stop"),
                        "step": _param("step"), "self_sym_sizes": _sizes(0)},
     "ViewBackward0": {"self_sym_sizes": _sizes(0)},
+    "TraceBackward0": {"self_sym_sizes": _sizes(0)},
     "UnsqueezeBackward0": {"dim": _param("dim")},
     "ExpandBackward0": {"self_sym_sizes": _sizes(0)},
     "SqueezeBackward0": {"self_sym_sizes": _sizes(0)},

@@ -90,6 +90,47 @@ def unary(xp: Any, name: str, x: Any) -> Any:
     return getattr(xp, name)(x)
 
 
+def libm(xp: Any, name: str, *xs: Any) -> Any:
+    """An elementwise function PyTorch takes from the C library or SLEEF (asinh, exp2, hypot,
+    ...): ``name`` is its Array API name."""
+    ex = _exact(xp, *xs)
+    if ex is not None:
+        return ex.correctly_rounded(name, *xs)
+    if name == "exp2" and not hasattr(xp, "exp2"):  # not an Array API function
+        return xp.pow(xp.asarray(2.0, dtype=xs[0].dtype), xs[0])
+    return getattr(xp, name)(*xs)
+
+
+def lerp(xp: Any, start: Any, end: Any, weight: Any) -> Any:
+    """``torch.lerp``: ``start + weight * (end - start)`` for |weight| < 0.5, else
+    ``end - (end - start) * (1 - weight)``, each one fused multiply-add (LerpKernel.cpp)."""
+    diff = end - start
+    if not hasattr(weight, "dtype"):  # a number: in the inputs' dtype, as the kernel's opmath
+        weight = xp.asarray(weight, dtype=diff.dtype)
+    small = xp.abs(weight) < 0.5
+    coeff = xp.where(small, weight, weight - 1)
+    base = xp.where(small, start, end)
+    if getattr(diff, "dtype", None) == xp.float32:
+        return fused_add(xp, base, coeff, diff)
+    if getattr(diff, "dtype", None) == xp.float64:
+        return _fma64(xp, base, coeff, diff)
+    return base + coeff * diff
+
+
+def addcmul(xp: Any, self: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
+    """``torch.addcmul``: ``self + value * tensor1 * tensor2``, the last step one fused
+    multiply-add (the kernel's vector and scalar lambdas, contracted)."""
+    if xp.isdtype(tensor1.dtype, "integral"):  # the value in the tensors' dtype
+        value = int(value)
+    scaled = value * tensor1
+    dt = getattr(scaled, "dtype", None)
+    if dt == xp.float32:
+        return fused_add(xp, self, scaled, tensor2)
+    if dt == xp.float64:
+        return _fma64(xp, self, scaled, tensor2)
+    return self + scaled * tensor2
+
+
 def expm1(xp: Any, x: Any) -> Any:
     """``torch.expm1`` (SLEEF)."""
     ex = _exact(xp, x)

@@ -536,6 +536,260 @@ LOGSIGMOID = defop(
     "logsigmoid", "LogSigmoidBackward0", ("self",), K.logsigmoid,
     lambda xp, grad, self: xp.logsigmoid_backward(grad, self), kind="elementwise", surface=NN,
     domain=(-3, 3), dtype="float_kernel", aten="log_sigmoid_cpu")
+# --- ops group A: pointwise math, comparisons' and reductions' differentiable ops ---------------
+# (their dispatch: engine.pointwise and engine.reductions; comparisons and logic: engine.logic)
+TAN = defop("tan", "TanBackward0", ("self",), lambda xp, self: K.unary(xp, "tan", self),
+            lambda grad, result: grad * (result * result + 1), kind="elementwise",
+            surface=UNARY, domain=(-1.2, 1.2), dtype="float")
+ASINH = defop("asinh", "AsinhBackward0", ("self",), lambda xp, self: K.libm(xp, "asinh", self),
+              lambda xp, grad, self: grad * xp.rsqrt(self * self + 1), kind="elementwise",
+              surface=UNARY, domain=(-2, 2), dtype="float")
+ACOSH = defop("acosh", "AcoshBackward0", ("self",), lambda xp, self: K.libm(xp, "acosh", self),
+              lambda xp, grad, self: grad * xp.rsqrt(self * self - 1), kind="elementwise",
+              surface=UNARY, domain=(1.2, 3), dtype="float")
+ATANH = defop("atanh", "AtanhBackward0", ("self",), lambda xp, self: K.libm(xp, "atanh", self),
+              lambda grad, self: grad / (1 - self * self), kind="elementwise",
+              surface=UNARY, domain=(-0.9, 0.9), dtype="float")
+EXP2 = defop("exp2", "Exp2Backward0", ("self",), lambda xp, self: K.libm(xp, "exp2", self),
+             lambda grad, result: grad * result * _LN2, kind="elementwise", surface=UNARY,
+             domain=(-2, 2), dtype="float")
+FRAC = defop("frac", "FracBackward0", ("self",), lambda xp, self: self - xp.trunc(self),
+             lambda grad: grad, kind="elementwise", surface=UNARY, domain=(-3, 3),
+             dtype="float_kernel", aten="frac_cpu")
+# NOTE: for real numbers sgn's gradient is zero (PyTorch's sgn_backward: (g - sgn^2 g) / 2|x|,
+# 0 where x = 0); it saves self and result all the same.
+SGN = defop("sgn", "SgnBackward0", ("self",), lambda xp, self: xp.sign(self),
+            lambda xp, grad, self, result: xp.zeros_like(grad), kind="elementwise",
+            surface=UNARY, domain=(-2, 2))
+
+
+def _nan_to_num(xp: Any, self: Any, nan: float = 0.0, posinf: float | None = None,
+                neginf: float | None = None) -> Any:
+    if not xp.isdtype(self.dtype, "real floating"):
+        return self + 0
+    info = xp.finfo(self.dtype)
+    big = xp.asarray(info.max if posinf is None else posinf, dtype=self.dtype)
+    small = xp.asarray(info.min if neginf is None else neginf, dtype=self.dtype)
+    out = xp.where(xp.isnan(self), xp.asarray(nan, dtype=self.dtype), self)
+    return xp.where(self == math.inf, big, xp.where(self == -math.inf, small, out))
+
+
+NAN_TO_NUM = defop("nan_to_num", "NanToNumBackward0", ("self",), _nan_to_num,
+                   lambda xp, grad, self: xp.where(xp.raw.isfinite(_raw(self)), grad, 0.0),
+                   kind="elementwise", surface=UNARY, domain=(-2, 2))
+ATAN2 = defop("atan2", "Atan2Backward0", ("self", "other"),
+              lambda xp, self, other: K.libm(xp, "atan2", self, other),
+              lambda xp, grad, self, other: grad * other * xp.reciprocal(self * self
+                                                                         + other * other),
+              lambda xp, grad, self, other: grad * -self * xp.reciprocal(self * self
+                                                                         + other * other),
+              kind="elementwise", dtype="float")
+HYPOT = defop("hypot", "HypotBackward0", ("self", "other"),
+              lambda xp, self, other: K.libm(xp, "hypot", self, other),
+              lambda grad, self, result: grad * self / result,
+              lambda grad, other, result: grad * other / result,
+              kind="elementwise", dtype="float_kernel", aten="hypot_cpu")
+
+
+def _logaddexp(xp: Any, self: Any, other: Any) -> Any:
+    # PyTorch's kernel: max(a, b) + log1p(exp(-|a - b|)); a itself where a = b = +-inf
+    both_inf = (self == other) & (xp.abs(self) == math.inf)
+    m = xp.maximum(self, other)
+    out = m + K.log1p(xp, K.unary(xp, "exp", -xp.abs(self - other)))
+    return xp.where(both_inf, self, out)
+
+
+LOGADDEXP = defop("logaddexp", "LogaddexpBackward0", ("self", "other"), _logaddexp,
+                  lambda xp, grad, self, other: grad / (xp.exp(other - self) + 1),
+                  lambda xp, grad, self, other: grad / (xp.exp(self - other) + 1),
+                  kind="elementwise", dtype="float_kernel", aten="logaddexp_cpu")
+
+
+def _fmod(xp: Any, self: Any, other: Any) -> Any:
+    # C's fmod (the sign of the dividend) from the Array API's remainder of magnitudes, which
+    # is exact: fmod(a, b) = sign(a) * (|a| mod |b|); a number in the tensor's dtype
+    if not hasattr(other, "dtype"):
+        other = xp.asarray(other, dtype=self.dtype)
+    r = xp.remainder(xp.abs(self), xp.abs(other))
+    if xp.isdtype(r.dtype, "real floating"):
+        return xp.copysign(r, self)
+    return xp.where(self < 0, -r, r)
+
+
+FMOD_SCALAR = defop("fmod_scalar", "FmodBackward0", ("self",), _fmod, lambda grad: grad,
+                    kind="elementwise", dtype="promote", wrapped=("other",))
+FMOD = defop("fmod", "FmodBackward1", ("self", "other"), _fmod, lambda grad: grad,
+             lambda xp, grad, self, other: -grad * xp.trunc(self / other),
+             kind="elementwise", dtype="promote")
+# lerp with a number weight saves only the weight; with a tensor weight, end, self and weight
+# (PyTorch's forward-mode formula reads self and end, so they are saved unconditionally: the
+# formulas below read them to be saved as PyTorch's are)
+LERP_SCALAR = defop("lerp_scalar", "LerpBackward0", ("self", "end"), K.lerp,
+                    lambda grad, weight: grad * (1 - weight),
+                    lambda grad, weight: grad * weight, kind="elementwise", dtype="promote")
+LERP = defop("lerp", "LerpBackward1", ("self", "end", "weight"), K.lerp,
+             lambda grad, self, end, weight: grad * (1 - weight),
+             lambda grad, self, end, weight: grad * weight,
+             lambda grad, self, end: grad * (end - self), kind="elementwise", dtype="promote")
+ADDCMUL = defop("addcmul", "AddcmulBackward0", ("self", "tensor1", "tensor2"), K.addcmul,
+                lambda grad: grad,
+                lambda grad, tensor2, value: grad * tensor2 * value,
+                lambda grad, tensor1, value: grad * tensor1 * value,
+                kind="elementwise", dtype="promote")
+ADDCDIV = defop("addcdiv", "AddcdivBackward0", ("self", "tensor1", "tensor2"),
+                lambda xp, self, tensor1, tensor2, value: self + value * tensor1 / tensor2,
+                lambda grad: grad,
+                lambda grad, tensor2, value: grad * value / tensor2,
+                lambda grad, tensor1, tensor2, value: -grad * value * tensor1
+                / (tensor2 * tensor2), kind="elementwise", dtype="promote")
+
+
+def _xlogy(xp: Any, self: Any, other: Any) -> Any:
+    # PyTorch's kernel: nan where other is nan, 0 where self is 0, else self * log(other);
+    # a number in the tensor's dtype
+    if not hasattr(other, "dtype"):
+        other = xp.asarray(other, dtype=self.dtype)
+    if not hasattr(self, "dtype"):
+        self = xp.asarray(self, dtype=other.dtype)
+    out = self * K.libm(xp, "log", other)
+    return xp.where(xp.isnan(other), math.nan, xp.where(self == 0, 0.0, out))
+
+
+def _xlogy_self_grad(xp: Any, grad: Any, self: Any, other: Any) -> Any:
+    # xlogy(self != 0, other)
+    if not hasattr(other, "shape"):  # a number
+        raw, s = xp.raw, _raw(self)
+        mask = raw.where(s != 0, raw.full_like(s, _scalar_log(other)), raw.zeros_like(s))
+        return grad * xp.const(mask)
+    return grad * xp.where(_raw(self) != 0, xp.log(other), 0.0)
+
+
+XLOGY = defop("xlogy", "XlogyBackward0", ("self", "other"), _xlogy, _xlogy_self_grad,
+              lambda grad, self, other: grad * self / other, kind="elementwise", dtype="float")
+XLOGY_SELF_NUMBER = defop("xlogy_self_number", "XlogyBackward1", ("other",),
+                          lambda xp, other, self: _xlogy(xp, self, other),
+                          lambda grad, other, self: grad * self / other, kind="elementwise",
+                          dtype="float", wrapped=("self",))
+XLOGY_OTHER_NUMBER = defop("xlogy_other_number", "XlogyBackward2", ("self",), _xlogy,
+                           _xlogy_self_grad, kind="elementwise", dtype="float",
+                           wrapped=("other",))
+
+
+def _copysign_grad(xp: Any, grad: Any, self: Any, result: Any) -> Any:
+    # PyTorch's copysign_tensor_self_backward: grad * result / self, 0 where self is 0
+    return grad * xp.where(_raw(self) == 0, 0.0, result / self)
+
+
+COPYSIGN = defop("copysign", "CopysignBackward0", ("self", "other"),
+                 lambda xp, self, other: xp.copysign(self, other), _copysign_grad,
+                 lambda xp, grad: xp.zeros_like(grad), kind="elementwise", dtype="float")
+COPYSIGN_SCALAR = defop("copysign_scalar", "CopysignBackward1", ("self",),
+                        lambda xp, self, other: xp.copysign(self, other), _copysign_grad,
+                        kind="elementwise", dtype="float", wrapped=("other",))
+
+
+def _cumulative(xp: Any, self: Any, dim: int, reverse: bool, prod: bool) -> Any:
+    # PyTorch's CPU kernels accumulate in double (acc_type) from the first element on
+    if not self.shape:
+        return self + 0
+    x = xp.asarray(self)
+    if reverse:
+        x = xp.flip(x, axis=dim)
+    wide = xp.isdtype(x.dtype, "real floating") and x.dtype != xp.float64
+    acc = xp.astype(x, xp.float64) if wide else x
+    out = (xp.cumulative_prod if prod else xp.cumulative_sum)(acc, axis=dim)
+    out = xp.astype(out, x.dtype) if wide else out
+    return xp.flip(out, axis=dim) if reverse else out
+
+
+CUMSUM = defop("cumsum", "CumsumBackward0", ("self",),
+               lambda xp, self, dim, reverse: _cumulative(xp, self, dim, reverse, False),
+               lambda xp, grad, dim, reverse: xp.cumsum(grad, dim, not reverse), dtype="sum")
+
+
+def _cumprod_grad(xp: Any, grad: Any, self: Any, result: Any, dim: int) -> Any:
+    """PyTorch's cumprod_backward: the reversed cumulative sum of grad * result, over self;
+    where self has zeros, element k's share is the sum over j >= k of grad_j times the product
+    of self_i for i <= j, i != k (written with the table's ops: second derivatives work)."""
+    if not self.shape or self.shape[dim] == 1:
+        return grad
+    raw = xp.raw
+    s = _raw(self)
+    if not bool(raw.any(s == 0)):
+        return xp.cumsum(grad * result, dim, True) / self
+    at = _positions(raw, tuple(s.shape), dim)
+    out = None
+    for k in range(s.shape[dim]):
+        others = xp.cumprod(xp.where(at == k, 1.0, self), dim)
+        share = xp.sum(xp.where(at >= k, grad * others, 0.0), axis=dim, keepdims=True)
+        term = xp.where(at == k, share, 0.0)
+        out = term if out is None else out + term
+    return out
+
+
+CUMPROD = defop("cumprod", "CumprodBackward0", ("self",),
+                lambda xp, self, dim: _cumulative(xp, self, dim, False, True), _cumprod_grad,
+                dtype="sum")
+
+
+def _logsumexp(xp: Any, self: Any, dim: tuple, keepdim: bool) -> Any:
+    # PyTorch's: m = amax (0 where infinite); log(sum(exp(self - m))) + m
+    if 0 in self.shape:
+        return xp.log(xp.sum(xp.exp(self), axis=dim, keepdims=keepdim))
+    m = xp.max(self, axis=dim, keepdims=True)
+    m = xp.where(xp.abs(m) == math.inf, 0.0, m)
+    total = K.sum(xp, K.unary(xp, "exp", self - m), dim, keepdim)
+    return K.unary(xp, "log", total) + (m if keepdim else xp.reshape(m, total.shape))
+
+
+LOGSUMEXP = defop("logsumexp", "LogsumexpBackward0", ("self",), _logsumexp,
+                  lambda xp, grad, self, result, dim, keepdim: _keep_dims(
+                      xp, grad, tuple(self.shape), dim, keepdim) * xp.exp(
+                      self - _keep_dims(xp, result, tuple(self.shape), dim, keepdim)),
+                  dtype="float")
+
+
+def _evenly(xp: Any, grad: Any, self: Any, result: Any, dim: tuple, keepdim: bool) -> Any:
+    # PyTorch's scale_grad_by_count: the gradient shared by the elements equal to the result
+    shape = tuple(self.shape)
+    mask = _where_eq(xp.raw, self, _keep_dims(xp.raw, _raw(result), shape, dim, keepdim))
+    count = xp.raw.sum(xp.raw.astype(mask, _raw(self).dtype), axis=dim, keepdims=True)
+    g = _keep_dims(xp, grad, shape, dim, keepdim)
+    return xp.where(mask, g / xp.const(count), 0.0)
+
+
+AMAX = defop("amax", "AmaxBackward0", ("self",),
+             lambda xp, self, dim, keepdim: xp.max(self, axis=dim, keepdims=keepdim), _evenly)
+AMIN = defop("amin", "AminBackward0", ("self",),
+             lambda xp, self, dim, keepdim: xp.min(self, axis=dim, keepdims=keepdim), _evenly)
+NANSUM = defop("nansum", "NansumBackward0", ("self",),
+               lambda xp, self, dim, keepdim: K.sum(xp, xp.where(xp.isnan(self), 0, self), dim,
+                                                    keepdim),
+               lambda xp, grad, self, dim, keepdim: xp.where(
+                   xp.raw.isnan(_raw(self)), 0.0, _keep_dims(xp, grad, tuple(self.shape), dim,
+                                                             keepdim)), dtype="sum")
+
+
+def _trace(xp: Any, self: Any) -> Any:
+    # PyTorch's trace_cpu: the diagonal summed in order, in double for float32
+    n = min(self.shape)
+    diagonal = xp.reshape(self, (-1,))[:: self.shape[1] + 1][:n]
+    wide = xp.isdtype(diagonal.dtype, "real floating")
+    acc = xp.astype(diagonal, xp.float64) if wide else diagonal
+    total = xp.cumulative_sum(acc)[-1] if n else xp.sum(acc)
+    return xp.astype(total, self.dtype) if wide else total
+
+
+TRACE = defop("trace", "TraceBackward0", ("self",), _trace,
+              lambda xp, grad, self_shape: xp.where(
+                  xp.raw.eye(*self_shape, dtype=xp.raw.bool), grad, 0.0), dtype="sum")
+DIST = defop("dist", "DistBackward0", ("self", "other"),
+             lambda xp, self, other, p: _vector_norm(xp, self - other, p, None, False),
+             lambda xp, grad, self, other, result, p: _vector_norm_grad(
+                 xp, grad, self - other, result, p, None),
+             lambda xp, grad, self, other, result, p: -_vector_norm_grad(
+                 xp, grad, self - other, result, p, None), dtype="float_only")
+
 # NOTE: hardtanh's gradient is zero at the bounds themselves (strict), unlike clamp's.
 HARDTANH = defop(
     "hardtanh", "HardtanhBackward0", ("self",),

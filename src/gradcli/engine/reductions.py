@@ -251,3 +251,115 @@ def equal(input: Any, other: Any) -> bool:
     if a.shape != b.shape:
         return False
     return bool(a.backend.xp.all(a.data == b.data))
+
+
+# --- cumulative and further reductions (ops group A) ---------------------------------------------
+_NO_DIM = object()
+
+
+def _cumulative(op: Any, name: str) -> Any:
+    def fn(input: Any, dim: Any = _NO_DIM, *, dtype: Any = None) -> Tensor:
+        x = tensor_arg(input, name)
+        if dim is _NO_DIM:
+            raise ScriptError(f'{name}() missing 1 required positional arguments: "dim"',
+                              kind="TypeError")
+        if dtype is not None and D.to_dtype(dtype) is not x.dtype:
+            x = apply(O.TO_COPY, (x,), {"dtype": D.to_dtype(dtype)})
+        params = {"dim": dim_arg(dim, x.ndim)}
+        if op is O.CUMSUM:  # the formulas' reverse cumulative sum is the same op
+            params["reverse"] = False
+        return apply(op, (x,), params)
+
+    fn.__name__ = name
+    fn.__doc__ = (f"The cumulative {name[3:]} along ``dim`` ({op.grad_fn}), accumulated in "
+                  "double as PyTorch's CPU kernel; integers give int64.")
+    return fn
+
+
+cumsum = _cumulative(O.CUMSUM, "cumsum")
+cumprod = _cumulative(O.CUMPROD, "cumprod")
+
+
+def _all_dims(x: Tensor, dim: Any) -> tuple[int, ...]:
+    """``dim`` as sorted dims; None or () is every dim (amax's and logsumexp's default)."""
+    if not x.ndim:
+        if dim is not None and dim != ():
+            _dims(dim, 0)  # checks the range
+        return ()
+    if dim is None or dim == () or dim == []:
+        return tuple(range(x.ndim))
+    return _dims(dim, x.ndim)  # type: ignore[return-value]
+
+
+def logsumexp(input: Any, dim: Any = _NO_DIM, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim``, stable (LogsumexpBackward0)."""
+    x = tensor_arg(input, "logsumexp")
+    if dim is _NO_DIM:
+        raise ScriptError('logsumexp() missing 1 required positional arguments: "dim"',
+                          kind="TypeError")
+    return apply(O.LOGSUMEXP, (x,), {"dim": _all_dims(x, dim), "keepdim": bool(keepdim)})
+
+
+def _amax_amin(op: Any, name: str) -> Any:
+    def fn(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:
+        x = tensor_arg(input, name)
+        dims = _all_dims(x, dim)
+        if x.numel() == 0 and (dim is None or dim == () or any(x.shape[d] == 0 for d in dims)):
+            raise ScriptError(f"{name}(): Expected reduction dim to be specified for "
+                              "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                              "argument.")
+        return apply(op, (x,), {"dim": dims, "keepdim": bool(keepdim)})
+
+    fn.__name__ = name
+    fn.__doc__ = (f"The {name[1:]}imum over ``dim`` (every dim by default); ties share the "
+                  f"gradient evenly ({op.grad_fn}).")
+    return fn
+
+
+amax = _amax_amin(O.AMAX, "amax")
+amin = _amax_amin(O.AMIN, "amin")
+
+
+def nansum(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The sum with NaNs counted as zero (NansumBackward0)."""
+    x = tensor_arg(input, "nansum")
+    dims = _dims(dim, x.ndim) if dim is not None and x.ndim else None
+    return apply(O.NANSUM, (x,), {"dim": dims, "keepdim": bool(keepdim)})
+
+
+def nanmean(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The mean of the elements that are not NaN: nansum divided by their count
+    (DivBackward0 over NansumBackward0, as PyTorch writes it)."""
+    x = tensor_arg(input, "nanmean")
+    if not x.dtype.is_floating_point:
+        raise ScriptError("nanmean(): expected input to have floating point or complex dtype "
+                          f"but got {D.SCALAR_NAMES[x.dtype.name]}")
+    total = nansum(x, dim, keepdim)
+    be = x.backend
+    xp = be.xp
+    dims = _dims(dim, x.ndim) if dim is not None and x.ndim else None
+    count = xp.sum(xp.astype(~xp.isnan(xp.asarray(x.data)), xp.int64), axis=dims,
+                   keepdims=bool(keepdim))
+    return apply(O.DIV, (total, Tensor(be.astype(xp.asarray(count), D.INT64), be)))
+
+
+def trace(input: Any) -> Tensor:
+    """The sum of a matrix's diagonal (TraceBackward0)."""
+    x = tensor_arg(input, "trace")
+    if x.ndim != 2:
+        raise ScriptError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    return apply(O.TRACE, (x,))
+
+
+def dist(input: Any, other: Any, p: Any = 2) -> Tensor:
+    """The p-norm of ``input - other`` (DistBackward0)."""
+    a, b = tensor_arg(input, "dist"), tensor_arg(other, "dist", "other", 2)
+    for t in (a, b):
+        if not t.dtype.is_floating_point:
+            raise ScriptError("norm(): input dtype should be either floating point or complex. "
+                              f"Got {D.SCALAR_NAMES[t.dtype.name]} instead.")
+    broadcast_shape(a.shape, b.shape)
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ScriptError(f"dist(): argument 'p' must be Number, not {type(p).__name__}",
+                          kind="TypeError")
+    return apply(O.DIST, (a, b), {"p": p})

@@ -81,6 +81,18 @@ def rounded(fn: Any, x: Any) -> Any:
         return fn(np.asarray(x).astype(wide)).astype(x.dtype)
 
 
+def correctly_rounded(name: str, *xs: Any) -> Any:
+    """A function PyTorch takes from the C library or SLEEF rather than MKL (the inverse
+    hyperbolic functions, exp2, the two-argument arctangent, hypot, the log of xlogy): correctly rounded, which glibc's and SLEEF's
+    1-ulp results are most of the time (tests/test_numerics.py holds the share measured);
+    ``name`` is NumPy's.  Scalars stay scalars."""
+    dtype = np.result_type(*xs)
+    wide = np.float64 if dtype == F32 else np.longdouble
+    with np.errstate(all="ignore"):
+        out = getattr(np, name)(*(np.asarray(x, dtype=wide) for x in xs)).astype(dtype)
+    return out[()] if all(isinstance(x, np.generic) for x in xs) else out
+
+
 def erf(x: Any) -> Any:
     """vmsErf / vmdErf: MKL's when installed, else the C library's erf (correctly rounded to
     float32 from float64)."""
