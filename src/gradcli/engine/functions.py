@@ -530,9 +530,14 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface
                   and n not in FUNCTIONS})
 FUNCTIONS.update(LOGIC)
-    add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, masked_fill_, expand,
-    expand_as, repeat, contiguous, is_contiguous, stride, _where_method)})
-METHODS.update(POINTWISE_INPLACE)
+FUNCTIONS.update(POINTWISE)
+FUNCTIONS.update({fn.__name__: fn for fn in (
+    cumsum, cumprod, logsumexp, amax, amin, nansum, nanmean, trace, dist, float_power)})
+# PyTorch's other names: fix is trunc; the arc- names of the inverse functions
+FUNCTIONS["fix"] = FUNCTIONS["trunc"]
+FUNCTIONS.update({n: FUNCTIONS["a" + n[3:]] for n in (
+    "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")})
+NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
 NN_FUNCTIONS.update(NN_INPLACE)
 # torch.linalg
