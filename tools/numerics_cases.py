@@ -115,6 +115,64 @@ DOMAINS = {"exp": ("normal", 0, 3), "log": ("logu", -5, 5), "sqrt": ("logu", -5,
            "softplus": ("normal", 0, 6)}
 
 
+# ops group A: functions of the C library or SLEEF (correctly rounded stand-ins), fused
+# multiply-adds (lerp, addcmul), cumulative sums in double, logsumexp over VML's exp and log
+OPS.update({
+    "tan": lambda torch, x: torch.tan(x),
+    "asinh": lambda torch, x: torch.asinh(x),
+    "acosh": lambda torch, x: torch.acosh(x),
+    "atanh": lambda torch, x: torch.atanh(x),
+    "exp2": lambda torch, x: torch.exp2(x),
+    "atan2": lambda torch, x, y: torch.atan2(x, y),
+    "hypot": lambda torch, x, y: torch.hypot(x, y),
+    "logaddexp": lambda torch, x, y: torch.logaddexp(x, y),
+    "fmod": lambda torch, x, y: torch.fmod(x, y),
+    "xlogy": lambda torch, x, y: torch.xlogy(x, y),
+    "lerp": lambda torch, x, y, weight: torch.lerp(x, y, weight),
+    "lerp_tensor": lambda torch, x, y, w: torch.lerp(x, y, w),
+    "addcmul": lambda torch, x, y, z, value: torch.addcmul(x, y, z, value=value),
+    "addcdiv": lambda torch, x, y, z, value: torch.addcdiv(x, y, z, value=value),
+    "cumsum": lambda torch, x, dim: torch.cumsum(x, dim),
+    "cumsum_grad": lambda torch, x, dim: _grad(torch, lambda a: torch.cumsum(a, dim), x),
+    "cumprod": lambda torch, x, dim: torch.cumprod(x, dim),
+    "logsumexp": lambda torch, x, dim: torch.logsumexp(x, dim),
+    "logsumexp_grad": lambda torch, x, dim: _grad(torch, lambda a: torch.logsumexp(a, dim), x),
+    "nansum": lambda torch, x: torch.nansum(x),
+    "trace": lambda torch, x: torch.trace(x),
+})
+
+
+def _group_a_cases(dtype: str) -> list:
+    out = []
+    for op, (dist, a, b) in {"tan": ("uniform", -1.5, 1.5), "asinh": ("normal", 0, 5),
+                             "acosh": ("uniform", 1, 20), "atanh": ("uniform", -1, 1),
+                             "exp2": ("normal", 0, 8)}.items():
+        for n in (1024, 7):
+            out.append(_case(op, dtype, [recipe((n,), 400 + n, dist, a, b)]))
+    for op in ("atan2", "hypot", "logaddexp", "fmod"):
+        for n in (1024, 7):
+            out.append(_case(op, dtype, [recipe((n,), 410 + n, "normal", 0, 3),
+                                         recipe((n,), 411 + n, "normal", 0, 3)]))
+    out.append(_case("xlogy", dtype, [recipe((1024,), 420), recipe((1024,), 421, "logu", -5, 5)]))
+    for w in (0.3, 0.8, -1.5):
+        out.append(_case("lerp", dtype, [recipe((1024,), 430), recipe((1024,), 431)], weight=w))
+    out.append(_case("lerp_tensor", dtype, [recipe((1024,), 432), recipe((1024,), 433),
+                                            recipe((1024,), 434, "uniform", -1, 2)]))
+    for op, value in (("addcmul", 0.3), ("addcmul", -2.0), ("addcdiv", 0.3)):
+        out.append(_case(op, dtype, [recipe((1024,), 440), recipe((1024,), 441),
+                                     recipe((1024,), 442, "logu", -2, 2)], value=value))
+    for shape, dim in (((1000,), 0), ((40, 70), 1), ((40, 70), 0)):
+        out.append(_case("cumsum", dtype, [recipe(shape, 450 + dim)], dim=dim))
+        out.append(_case("cumsum_grad", dtype, [recipe(shape, 451 + dim)], dim=dim))
+        out.append(_case("logsumexp", dtype, [recipe(shape, 452 + dim, "normal", 0, 3)], dim=dim))
+        out.append(_case("logsumexp_grad", dtype, [recipe(shape, 453 + dim, "normal", 0, 3)],
+                         dim=dim))
+    out.append(_case("cumprod", dtype, [recipe((30, 40), 460, "uniform", 0.5, 1.5)], dim=1))
+    out.append(_case("nansum", dtype, [recipe((4099,), 461)]))
+    out.append(_case("trace", dtype, [recipe((300, 300), 462)]))
+    return out
+
+
 def _case(op: str, dtype: str, inputs: list, **params) -> dict:
     tag = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
     shapes = "x".join("(" + ",".join(map(str, r["shape"])) + ")" + (r["view"] or "")
@@ -217,7 +275,8 @@ def cases() -> list[dict]:
     """Every case, float32 then float64."""
     out = []
     for dtype in DTYPES:
-        for group in (_sum_cases, _unary_cases, _softmax_cases, _loss_cases, _matmul_cases):
+        for group in (_sum_cases, _unary_cases, _softmax_cases, _loss_cases, _matmul_cases,
+                      _group_a_cases):
             out.extend(group(dtype))
     return out
 
