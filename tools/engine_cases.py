@@ -876,4 +876,13 @@ CASES.update({
     "err_nanmean_int": "torch.nanmean(torch.ones(2, dtype=torch.int64))",
     "err_diff_zero_dim": "torch.diff(torch.tensor(1.0))",
     "err_fmod_string": "torch.fmod(torch.ones(2), 'a')",
+    "err_diff_order": "torch.diff(torch.ones(3), n=-1)",
+    "err_diff_prepend_number": "torch.diff(torch.ones(3), prepend=1)",
+    "err_diff_prepend_dims": "torch.diff(torch.ones(2, 2), append=torch.ones(2))",
+    "err_amin_empty_dim": "torch.amin(torch.zeros(2, 0), 1)",
+    "err_cumsum_dtype_bool": "torch.cumsum(torch.ones(2), 0, dtype=torch.bool)",
+    "err_cumsum_dim_type": "torch.cumsum(torch.ones(2), 'a')",
+    "err_logsumexp_dim_type": "torch.logsumexp(torch.ones(2), dim='a')",
+    "err_trace_bool": "torch.trace(torch.ones(2, 2, dtype=torch.bool))",
+    "err_float_power_string": "torch.float_power('a', 2)",
 })

@@ -331,6 +331,16 @@ def clip(input: Any, min: float | None = None, max: float | None = None) -> Tens
 
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``pow`` in float64: the operands converted (ToCopyBackward0), then PowBackward0/1."""
+    tensors = [a for a in (input, exponent) if a.__class__ is Tensor]
+    if not tensors or any(a.__class__ is not Tensor and not is_number(a)
+                          for a in (input, exponent)):
+        got = ", ".join(type_name(a) for a in (input, exponent))
+        raise ScriptError(f"float_power() received an invalid combination of arguments - got "
+                          f"({got}), but expected one of:\n"
+                          " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+                          " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+                          " * (Tensor input, Number exponent, *, Tensor out = None)\n",
+                          kind="TypeError")
     if input.__class__ is Tensor:
         input = _convert(input, D.FLOAT64)
     if exponent.__class__ is Tensor:

@@ -10,7 +10,15 @@ from typing import Any
 from ..errors import ScriptError
 from . import dtypes as D
 from . import ops as O
-from .args import broadcast_check, broadcast_shape, check_numel, dim_arg, is_number, tensor_arg
+from .args import (
+    broadcast_check,
+    broadcast_shape,
+    check_numel,
+    dim_arg,
+    is_number,
+    tensor_arg,
+    type_name,
+)
 from .indexing import getitem
 from .joins import cat
 from .logic import _invalid, logical_xor
@@ -76,7 +84,8 @@ def _same_dtype(x: Tensor, other: Tensor, what: str) -> None:
 def _lerp_args(input: Any, end: Any, weight: Any) -> tuple[tuple, dict, O.Op]:
     if input.__class__ is not Tensor or end.__class__ is not Tensor or not (
             weight.__class__ is Tensor or is_number(weight)):
-        raise _invalid("lerp", (input, end, weight), (
+        given = (input, end) if weight is _NO_WEIGHT else (input, end, weight)
+        raise _invalid("lerp", given, (
             "Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
             "Tensor input, Tensor end, Number weight, *, Tensor out = None"))
     _same_dtype(input, end, "end")
@@ -89,13 +98,16 @@ def _lerp_args(input: Any, end: Any, weight: Any) -> tuple[tuple, dict, O.Op]:
     return (input, end), {"weight": weight}, O.LERP_SCALAR
 
 
-def lerp(input: Any, end: Any, weight: Any) -> Tensor:
+_NO_WEIGHT = object()
+
+
+def lerp(input: Any, end: Any, weight: Any = _NO_WEIGHT) -> Tensor:
     """``input + weight * (end - input)`` (LerpBackward0; LerpBackward1 for a tensor weight)."""
     args, params, op = _lerp_args(input, end, weight)
     return _record(op, args, params)
 
 
-def lerp_(self: Tensor, end: Any, weight: Any) -> Tensor:
+def lerp_(self: Tensor, end: Any, weight: Any = _NO_WEIGHT) -> Tensor:
     """In-place ``lerp``."""
     args, params, op = _lerp_args(self, end, weight)
     return apply_inplace(op, self, args[1:], params)
@@ -148,9 +160,23 @@ def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None,
     """The n-th forward difference along ``dim``: ``x[1:] - x[:-1]`` n times, recorded as
     PyTorch's SubBackward0 over two SliceBackward0 (logical_xor for bool)."""
     x = tensor_arg(input, "diff")
+    for arg, value in (("n", n), ("dim", dim)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ScriptError(f"diff(): argument '{arg}' must be int, not "
+                              f"{type(value).__name__}", kind="TypeError")
     if not x.ndim:
         raise ScriptError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise ScriptError(f"order must be non-negative but got {n}")
     d = dim_arg(dim, x.ndim)
+    for arg, t in (("prepend", prepend), ("append", append)):
+        if t is not None:
+            if t.__class__ is not Tensor:
+                raise ScriptError(f"diff(): argument '{arg}' must be Tensor, not "
+                                  f"{type_name(t)}", kind="TypeError")
+            if t.ndim != x.ndim:
+                raise ScriptError("diff expects prepend or append to be the same dimension as "
+                                  "input")
     if prepend is not None or append is not None:
         x = cat([t for t in (prepend, x, append) if t is not None], d)
     lead = (slice(None),) * d

@@ -263,8 +263,16 @@ def _cumulative(op: Any, name: str) -> Any:
         if dim is _NO_DIM:
             raise ScriptError(f'{name}() missing 1 required positional arguments: "dim"',
                               kind="TypeError")
-        if dtype is not None and D.to_dtype(dtype) is not x.dtype:
-            x = apply(O.TO_COPY, (x,), {"dtype": D.to_dtype(dtype)})
+        _int_arg(name, "dim", dim, 2)
+        if dtype is not None:
+            if not isinstance(dtype, D.DType):
+                raise ScriptError(f"{name}(): argument 'dtype' must be torch.dtype, not "
+                                  f"{type(dtype).__name__}", kind="TypeError")
+            if dtype is D.BOOL:
+                raise ScriptError(f'"{name}_out_cpu" not implemented for \'Bool\'',
+                                  kind="NotImplementedError")
+            if dtype is not x.dtype:
+                x = apply(O.TO_COPY, (x,), {"dtype": dtype})
         params = {"dim": dim_arg(dim, x.ndim)}
         if op is O.CUMSUM:  # the formulas' reverse cumulative sum is the same op
             params["reverse"] = False
@@ -280,8 +288,19 @@ cumsum = _cumulative(O.CUMSUM, "cumsum")
 cumprod = _cumulative(O.CUMPROD, "cumprod")
 
 
-def _all_dims(x: Tensor, dim: Any) -> tuple[int, ...]:
+def _int_arg(name: str, arg: str, value: Any, pos: int | None = None) -> None:
+    """PyTorch's TypeError for an argument that must be an int."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        at = f" (position {pos})" if pos else ""
+        raise ScriptError(f"{name}(): argument '{arg}'{at} must be int, not "
+                          f"{type(value).__name__}", kind="TypeError")
+
+
+def _all_dims(x: Tensor, dim: Any, name: str) -> tuple[int, ...]:
     """``dim`` as sorted dims; None or () is every dim (amax's and logsumexp's default)."""
+    if dim is not None and not isinstance(dim, (int, list, tuple)) or isinstance(dim, bool):
+        raise ScriptError(f"{name}(): argument 'dim' must be tuple of ints, not "
+                          f"{type(dim).__name__}", kind="TypeError")
     if not x.ndim:
         if dim is not None and dim != ():
             _dims(dim, 0)  # checks the range
@@ -297,17 +316,23 @@ def logsumexp(input: Any, dim: Any = _NO_DIM, keepdim: bool = False) -> Tensor:
     if dim is _NO_DIM:
         raise ScriptError('logsumexp() missing 1 required positional arguments: "dim"',
                           kind="TypeError")
-    return apply(O.LOGSUMEXP, (x,), {"dim": _all_dims(x, dim), "keepdim": bool(keepdim)})
+    return apply(O.LOGSUMEXP, (x,), {"dim": _all_dims(x, dim, "logsumexp"),
+                                     "keepdim": bool(keepdim)})
 
 
 def _amax_amin(op: Any, name: str) -> Any:
     def fn(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:
         x = tensor_arg(input, name)
-        dims = _all_dims(x, dim)
-        if x.numel() == 0 and (dim is None or dim == () or any(x.shape[d] == 0 for d in dims)):
-            raise ScriptError(f"{name}(): Expected reduction dim to be specified for "
-                              "input.numel() == 0. Specify the reduction dim with the 'dim' "
-                              "argument.")
+        dims = _all_dims(x, dim, name)
+        if x.numel() == 0:
+            if dim is None or dim == () or dim == []:
+                raise ScriptError(f"{name}(): Expected reduction dim to be specified for "
+                                  "input.numel() == 0. Specify the reduction dim with the "
+                                  "'dim' argument.")
+            for d in dims:
+                if x.shape[d] == 0:
+                    raise ScriptError(f"{name}(): Expected reduction dim {d} to have non-zero "
+                                      "size.", kind="IndexError")
         return apply(op, (x,), {"dim": dims, "keepdim": bool(keepdim)})
 
     fn.__name__ = name
@@ -348,6 +373,8 @@ def trace(input: Any) -> Tensor:
     x = tensor_arg(input, "trace")
     if x.ndim != 2:
         raise ScriptError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    if x.dtype is D.BOOL:
+        raise ScriptError('"trace" not implemented for \'Bool\'', kind="NotImplementedError")
     return apply(O.TRACE, (x,))
 
 
