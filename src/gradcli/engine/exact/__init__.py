@@ -38,7 +38,7 @@ erf, expm1, log1p, logsigmoid, sigmoid, softplus, pow_scalar = (
 logsigmoid_backward, sigmoid_backward, softplus_backward, tanh_backward = (
     _keep_scalar(f) for f in (unary.logsigmoid_backward, unary.sigmoid_backward,
                               unary.softplus_backward, unary.tanh_backward))
-mkl, correctly_rounded = unary.mkl, unary.correctly_rounded  # keep scalars themselves
+mkl, library = unary.mkl, unary.library  # keep scalars themselves
 softmax, log_softmax, softmax_backward, log_softmax_backward = (
     _keep_scalar(f) for f in (softmaxes.softmax, softmaxes.log_softmax,
                               softmaxes.softmax_backward, softmaxes.log_softmax_backward))
@@ -46,9 +46,9 @@ softmax, log_softmax, softmax_backward, log_softmax_backward = (
 __all__ = [
     "accepts",
     "blas",
-    "correctly_rounded",
     "erf",
     "expm1",
+    "library",
     "linspace",
     "log1p",
     "log_softmax",

@@ -1,7 +1,8 @@
 """SLEEF's single-precision functions as PyTorch's AVX512 kernels call them, in NumPy.
 
 ``Vectorized<float>::exp()`` is ``Sleef_expf16_u10``, ``log()`` ``Sleef_logf16_u10`` (SLEEF's
-``xlogf_u1``), ``log1p()`` ``Sleef_log1pf16_u10`` and ``expm1()`` ``Sleef_expm1f16_u10``.  These are
+``xlogf_u1``), ``log1p()`` ``Sleef_log1pf16_u10``, ``expm1()`` ``Sleef_expm1f16_u10`` and
+``exp2()`` ``Sleef_exp2f16_u10``.  These are
 ports of SLEEF 3.x's sleefsimdsp.c for the AVX512F helper (FMA enabled, ``vgetexp``/``vgetmant``
 for the exponent, ``vfixupimm`` for special values): every float32 operation of the C code is
 one NumPy float32 operation here, and every ``vfma`` a correctly rounded ``fma32``, so the
@@ -153,6 +154,23 @@ def expf(d: Any) -> Any:
         u = ldexp2(u, q)
         u = np.where(d < F32(-104), F32(0), u)
         u = np.where(F32(100) < d, INF, u)
+        return np.where(np.isnan(d), d, u).astype(F32)
+
+
+def exp2f(d: Any) -> Any:
+    """Sleef_exp2f16_u10 (xexp2f, FMA branch)."""
+    d = _f(d)
+    with np.errstate(all="ignore"):
+        u = np.rint(d).astype(F32)
+        q = _rint(u)
+        s = d - u
+        u = F32(0.1535920892e-3)
+        for c in (0.1339262701e-2, 0.9618384764e-2, 0.5550347269e-1, 0.2402264476e+0,
+                  0.6931471825e+0):
+            u = fma32(u, s, F32(c))
+        u = ldexp2(fma32(u, s, ONE), q)
+        u = np.where(d < F32(-150), F32(0), u)
+        u = np.where(d >= F32(128), INF, u)
         return np.where(np.isnan(d), d, u).astype(F32)
 
 
