@@ -806,6 +806,8 @@ CASES.update({
                          " i = torch.tensor([3, 5, -6]); result = [torch.bitwise_and(i, 6), torch.bitwise_or(i, i),"
                          " torch.bitwise_xor(b, c), torch.bitwise_not(i), torch.bitwise_not(b), b & c, b | c, b ^ c,"
                          " ~b, ~i, i & 1, 4 | i, True ^ b, b & True, i.bitwise_and(b)]",
+    "bitwise_wrapping": "u = torch.tensor([1, 2], dtype=torch.uint8); result = [torch.bitwise_or(u, -1), u & 300, u | True,"
+                        " torch.bitwise_xor(torch.tensor([1, 2], dtype=torch.int8), 200), torch.sgn(torch.tensor([True, False]))]",
     "err_logical_and_number": "torch.logical_and(torch.ones(2) > 0, 1)",
     "err_bitwise_float": "torch.bitwise_and(torch.ones(2), 1)",
     "err_bitwise_float_operator": "torch.tensor([True]) & torch.ones(1)",

@@ -163,7 +163,10 @@ def _bitwise(name: str, fn: Callable[[Any, Any], Any]) -> tuple[Callable, Callab
             raise ScriptError(f'"{name}_cpu" not implemented for \'Float\'',
                               kind="NotImplementedError")
         be = a.backend
-        out = be.xp.asarray(fn(be.writable(a.data), b))
+        xp = be.xp
+        if b.__class__ is int and a.dtype is not D.BOOL:  # in the tensor's dtype, wrapping
+            b = xp.astype(xp.asarray(b, dtype=xp.int64), xp.asarray(a.data).dtype)
+        out = xp.asarray(fn(be.writable(a.data), b))
         return Tensor(be.astype(out, be.from_native(out.dtype)), be)
 
     def function(input: Any, other: Any) -> Tensor:

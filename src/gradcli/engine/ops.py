@@ -558,7 +558,8 @@ FRAC = defop("frac", "FracBackward0", ("self",), lambda xp, self: self - xp.trun
              dtype="float_kernel", aten="frac_cpu")
 # NOTE: for real numbers sgn's gradient is zero (PyTorch's sgn_backward: (g - sgn^2 g) / 2|x|,
 # 0 where x = 0); it saves self and result all the same.
-SGN = defop("sgn", "SgnBackward0", ("self",), lambda xp, self: xp.sign(self),
+SGN = defop("sgn", "SgnBackward0", ("self",),
+            lambda xp, self: self if self.dtype == xp.bool else xp.sign(self),
             lambda xp, grad, self, result: xp.zeros_like(grad), kind="elementwise",
             surface=UNARY, domain=(-2, 2))
 
