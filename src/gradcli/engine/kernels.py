@@ -101,6 +101,15 @@ def libm(xp: Any, name: str, *xs: Any) -> Any:
     return getattr(xp, name)(*xs)
 
 
+def logaddexp(xp: Any, a: Any, b: Any) -> Any:
+    """``torch.logaddexp``: max(a, b) + log1p(exp(-|a - b|)), a where a = b = +-inf."""
+    ex = _exact(xp, a, b)
+    if ex is not None:
+        return ex.logaddexp(a, b)
+    out = xp.maximum(a, b) + xp.log1p(xp.exp(-xp.abs(a - b)))
+    return xp.where((a == b) & (xp.abs(a) == math.inf), a, out)
+
+
 def lerp(xp: Any, start: Any, end: Any, weight: Any) -> Any:
     """``torch.lerp``: ``start + weight * (end - start)`` for |weight| < 0.5, else
     ``end - (end - start) * (1 - weight)``, each one fused multiply-add (LerpKernel.cpp)."""

@@ -144,6 +144,26 @@ def sigmoid(x: Any) -> Any:
                       lambda a: ONE / (ONE + libm.expf(-a)))
 
 
+def logaddexp(a: Any, b: Any) -> Any:
+    """logaddexp_kernel: max(a, b) + log1p(exp(-|a - b|)), a itself where a = b = +-inf;
+    SLEEF's exp and log1p in the vector lanes, glibc's expf and the correctly rounded log1p
+    (glibc's log1pf is not ported) after."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+
+    def formula(exp: Any, log1p: Any) -> Any:
+        def fn(x: Any, y: Any) -> Any:
+            out = np.maximum(x, y) + log1p(exp(-np.abs(x - y)))
+            return np.where((x == y) & (np.abs(x) == np.inf), x, out)
+        return fn
+
+    with np.errstate(all="ignore"):
+        if a.dtype != F32:
+            # SLEEF's double kernels are not ported: MKL's exp is the closer stand-in (measured)
+            return formula(lambda v: mkl("exp", v), lambda v: rounded(np.log1p, v))(a, b)
+        return _split(a, VECTOR_BYTES, formula(sleef.expf, sleef.log1pf),
+                      formula(libm.expf, lambda v: rounded(np.log1p, v)), b)
+
+
 def logsigmoid(x: Any) -> Any:
     """log_sigmoid_cpu_kernel: min(a, 0) - log1p(exp(-|a|)), SLEEF in every lane (AVX2)."""
     x = np.asarray(x)
