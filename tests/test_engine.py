@@ -172,6 +172,8 @@ CASES = [
     ("amax", lambda a: F.amax(a, 1), [DISTINCT]),
     ("amax", lambda a: F.amax(a), [[[1.0, 2.0], [2.0, 0.5]]]),  # a tie shares the gradient
     ("amin", lambda a: a.amin(0, True), [DISTINCT]),
+    ("aminmax_min", lambda a: F.aminmax(a).min * F.aminmax(a, dim=1)[0], [DISTINCT]),
+    ("aminmax_max", lambda a: F.aminmax(a, dim=0, keepdim=True).max, [[[1.0, 2.0], [2.0, 0.5]]]),
     ("nansum", lambda a: F.nansum(a, 1) * F.nansum(a), [A]),
     ("trace", lambda a: F.trace(a) * a, [A]),
     ("dist", lambda a, b: F.dist(a, b), [DISTINCT, B]),

@@ -95,6 +95,8 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "logsumexp": ((x,), {"dim": (1,), "keepdim": False}),
         "amax": ((x,), {"dim": (1,), "keepdim": False}),
         "amin": ((x,), {"dim": (0, 1), "keepdim": True}),
+        "aminmax_min": ((x,), {"dim": (1,), "keepdim": False}),
+        "aminmax_max": ((x,), {"dim": (0, 1), "keepdim": False}),
         "nansum": ((x,), {"dim": None, "keepdim": False}), "dist": ((x, e), {"p": 3.0}),
     }
     if name in special:

@@ -859,6 +859,10 @@ CASES.update({
                          " h, = torch.autograd.grad((g * g).sum(), x); result = [y, g.detach(), h]",
     "cumsum_double_backward": "x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True); y = (x.cumsum(0) * x).sum();"
                               " g, = torch.autograd.grad(y, x, create_graph=True); h, = torch.autograd.grad(g.sum(), x); result = [g, h]",
+    "aminmax": "x = torch.tensor([[1., 3., 3.], [0., -1., 2.]], requires_grad=True); r = torch.aminmax(x);"
+               " r2 = torch.aminmax(x, dim=1, keepdim=True); (r.min + 2 * r.max).backward(); mn, mx = x.aminmax(dim=0);"
+               " result = [r, r.min, r[1], r2, x.grad, mn, mx, torch.aminmax(torch.tensor([3, 1])), r.min.grad_fn.name()]",
+    "err_aminmax_empty": "torch.aminmax(torch.ones(0))",
     "err_cumsum_no_dim": "torch.cumsum(torch.ones(2))",
     "err_logsumexp_no_dim": "torch.logsumexp(torch.ones(2))",
     "err_atan2_number": "torch.atan2(torch.ones(2), 1.0)",

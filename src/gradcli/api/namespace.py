@@ -17,7 +17,7 @@ from typing import Any
 
 from ..engine import METHODS, Tensor
 from ..engine.hooks import RemovableHandle
-from ..engine.reductions import ReturnType
+from ..engine.reductions import MinMax, ReturnType
 from ..engine.tensor import Size
 from ..errors import ScriptError
 from . import (
@@ -180,6 +180,7 @@ OBJECT_ATTRIBUTES: tuple[tuple[type, frozenset[str]], ...] = (
     (Generator, frozenset({"manual_seed", "initial_seed", "seed"})),
     (RemovableHandle, frozenset({"remove", "id"})),
     (ReturnType, frozenset({"values", "indices"})),
+    (MinMax, frozenset({"min", "max"})),
 )
 
 

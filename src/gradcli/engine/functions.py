@@ -50,6 +50,7 @@ from .reductions import (
     allclose,
     amax,
     amin,
+    aminmax,
     argmax,
     argmin,
     cumprod,
@@ -542,7 +543,8 @@ FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surfa
 FUNCTIONS.update(LOGIC)
 FUNCTIONS.update(POINTWISE)
 FUNCTIONS.update({fn.__name__: fn for fn in (
-    cumsum, cumprod, logsumexp, amax, amin, nansum, nanmean, trace, dist, float_power)})
+    cumsum, cumprod, logsumexp, amax, amin, aminmax, nansum, nanmean, trace, dist,
+    float_power)})
 # PyTorch's other names: fix is trunc; the arc- names of the inverse functions
 FUNCTIONS["fix"] = FUNCTIONS["trunc"]
 FUNCTIONS.update({n: FUNCTIONS["a" + n[3:]] for n in (

@@ -755,6 +755,10 @@ AMAX = defop("amax", "AmaxBackward0", ("self",),
              lambda xp, self, dim, keepdim: xp.max(self, axis=dim, keepdims=keepdim), _evenly)
 AMIN = defop("amin", "AminBackward0", ("self",),
              lambda xp, self, dim, keepdim: xp.min(self, axis=dim, keepdims=keepdim), _evenly)
+# NOTE: aminmax's two outputs share one AminmaxBackward0 node in PyTorch, which saves self, min
+# and max; here each output has its own AminmaxBackward0 node, saving self and itself (result).
+AMINMAX_MIN = defop("aminmax_min", "AminmaxBackward0", ("self",), AMIN.forward, _evenly)
+AMINMAX_MAX = defop("aminmax_max", "AminmaxBackward0", ("self",), AMAX.forward, _evenly)
 NANSUM = defop("nansum", "NansumBackward0", ("self",),
                lambda xp, self, dim, keepdim: K.sum(xp, xp.where(xp.isnan(self), 0, self), dim,
                                                     keepdim),

@@ -345,6 +345,40 @@ amax = _amax_amin(O.AMAX, "amax")
 amin = _amax_amin(O.AMIN, "amin")
 
 
+class MinMax(tuple):
+    """PyTorch's ``torch.return_types.aminmax``: a (min, max) pair with names."""
+
+    __slots__ = ()
+
+    @property
+    def min(self) -> Tensor:
+        """The smallest values."""
+        return self[0]
+
+    @property
+    def max(self) -> Tensor:
+        """The largest values."""
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+    __str__ = __repr__
+
+
+def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:
+    """The minimum and the maximum, of everything or along ``dim`` (AminmaxBackward0)."""
+    x = tensor_arg(input, "aminmax")
+    if dim is not None:
+        _int_arg("aminmax", "dim", dim)
+    dims = tuple(range(x.ndim)) if dim is None else ((dim_arg(dim, x.ndim),) if x.ndim else ())
+    if any(x.shape[d] == 0 for d in dims) or (dim is None and x.numel() == 0):
+        raise ScriptError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                          "operation has no identity.")
+    params = {"dim": dims, "keepdim": bool(keepdim)}
+    return MinMax((apply(O.AMINMAX_MIN, (x,), params), apply(O.AMINMAX_MAX, (x,), params)))
+
+
 def nansum(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
     """The sum with NaNs counted as zero (NansumBackward0)."""
     x = tensor_arg(input, "nansum")
