@@ -1,8 +1,8 @@
 """SLEEF's single-precision functions as PyTorch's AVX512 kernels call them, in NumPy.
 
 ``Vectorized<float>::exp()`` is ``Sleef_expf16_u10``, ``log()`` ``Sleef_logf16_u10`` (SLEEF's
-``xlogf_u1``), ``log1p()`` ``Sleef_log1pf16_u10``, ``expm1()`` ``Sleef_expm1f16_u10`` and
-``exp2()`` ``Sleef_exp2f16_u10``.  These are
+``xlogf_u1``), ``log1p()`` ``Sleef_log1pf16_u10``, ``expm1()`` ``Sleef_expm1f16_u10``,
+``exp2()`` ``Sleef_exp2f16_u10`` and ``atan2()`` ``Sleef_atan2f16_u10`` (``xatan2f_u1``).  These are
 ports of SLEEF 3.x's sleefsimdsp.c for the AVX512F helper (FMA enabled, ``vgetexp``/``vgetmant``
 for the exponent, ``vfixupimm`` for special values): every float32 operation of the C code is
 one NumPy float32 operation here, and every ``vfma`` a correctly rounded ``fma32``, so the
@@ -24,6 +24,7 @@ L2L = F32(1.428606765330187045e-06)
 R_LN2 = F32(1.442695040888963407359924681001892137426645954152985934135449406931)
 LN2_HI, LN2_LO = F32(0.69314718246459960938), F32(-1.904654323148236017e-09)
 ONE, TWO, INF = F32(1), F32(2), F32(np.inf)
+SIGN = np.uint32(0x80000000)
 
 
 def _f(x: Any) -> Any:
@@ -133,6 +134,22 @@ def _div(n: tuple, d: tuple) -> tuple:
     return s, fma32(s, v, fma32(n[1], t, u))
 
 
+def _normalize(x: tuple) -> tuple:
+    s = x[0] + x[1]
+    return s, (x[0] - s) + x[1]
+
+
+def _mulsign(x: Any, y: Any) -> Any:
+    """vmulsign: x with its sign flipped where y's sign bit is set."""
+    return (_f(x).view(np.uint32) ^ (_f(y).view(np.uint32) & SIGN)).view(F32)
+
+
+def _isinf2(d: Any, m: Any) -> Any:
+    """visinf2_vf_vf_vf: m with d's sign bit or-ed in where d is infinite, else 0."""
+    return np.where(np.isinf(d), (_f(m).view(np.uint32) | (_f(d).view(np.uint32) & SIGN))
+                    .view(F32), F32(0))
+
+
 def _scale(d: tuple, s: Any) -> tuple:
     return d[0] * s, d[1] * s
 
@@ -172,6 +189,47 @@ def exp2f(d: Any) -> Any:
         u = np.where(d < F32(-150), F32(0), u)
         u = np.where(d >= F32(128), INF, u)
         return np.where(np.isnan(d), d, u).astype(F32)
+
+
+def _atan2k(y: tuple, x: tuple) -> tuple:
+    """atan2kf_u1: the angle of (x, y) as a double-float, for y >= 0."""
+    neg = x[0] < 0
+    q = np.where(neg, I32(-2), I32(0))
+    x = (np.where(neg, -x[0], x[0]), np.where(neg, -x[1], x[1]))
+    p = x[0] < y[0]
+    q = np.where(p, q + I32(1), q)
+    s = (np.where(p, -x[0], y[0]), np.where(p, -x[1], y[1]))
+    t = (np.where(p, y[0], x[0]), np.where(p, y[1], x[1]))
+    s = _div(s, t)
+    t = _normalize(_squ(s))
+    u = F32(-0.00176397908944636583328247)
+    for c in (0.0107900900766253471374512, -0.0309564601629972457885742,
+              0.0577365085482597351074219, -0.0838950723409652709960938,
+              0.109463557600975036621094, -0.142626821994781494140625,
+              0.199983194470405578613281):
+        u = fma32(u, t[0], F32(c))
+    t = _mul_f2_f2(t, _add_ff(F32(-0.333332866430282592773438), u * t[0]))
+    t = _mul_f2_f2(s, _add_f_f2(ONE, t))
+    half_pi = (F32(1.5707963705062866211), F32(-4.3711388286737928865e-08))
+    return _add_f2_f2(_mul_f2_f(half_pi, q.astype(F32)), t)
+
+
+def atan2f(y: Any, x: Any) -> Any:
+    """Sleef_atan2f16_u10 (xatan2f_u1)."""
+    y, x = np.broadcast_arrays(_f(y), _f(x))
+    with np.errstate(all="ignore"):
+        tiny = np.abs(x) < F32(2.9387372783541830947e-39)
+        x = np.where(tiny, x * F32(1 << 24), x)
+        y = np.where(tiny, y * F32(1 << 24), y)
+        zero = np.zeros_like(x)
+        d = _atan2k((np.abs(y), zero), (x, zero))
+        r = _mulsign(d[0] + d[1], x)
+        pi2, pi4 = F32(np.pi / 2), F32(np.pi / 4)
+        r = np.where(np.isinf(x) | (x == 0), pi2 - _isinf2(x, _mulsign(pi2, x)), r)
+        r = np.where(np.isinf(y), pi2 - _isinf2(x, _mulsign(pi4, x)), r)
+        r = np.where(y == 0, np.where(np.signbit(x), F32(np.pi), F32(0)), r)
+        r = np.where(np.isnan(x) | np.isnan(y), F32(np.nan), _mulsign(r, y))
+        return r.astype(F32)
 
 
 def logf(d: Any) -> Any:
