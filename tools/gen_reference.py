@@ -28,13 +28,15 @@ def _names(names: object) -> str:
 def reference() -> str:
     """The Markdown list of every built-in name, grouped by where it comes from."""
     table = [n for n, op in OPS.items() if op.surface]
-    dispatch = [n for n in FUNCTIONS if n not in table]
+    # (a name a grad script takes from Python, as any and all, is listed with Python's)
+    dispatch = [n for n in FUNCTIONS if n not in table and BUILTINS.get(n) is not PY_BUILTINS.get(n)]
     nn_only = [n for n in NN_FUNCTIONS if n not in FUNCTIONS]
     python = [n for n in PY_BUILTINS if n not in EXCEPTIONS]
     grouped = set(CREATION) | set(table) | set(dispatch) | set(nn_only) | set(PY_BUILTINS)
     own = [n for n in BUILTINS if n not in grouped]
     attributes, tensor_methods = tensor_surface()
-    methods = sorted(n for n in tensor_methods if n not in FUNCTIONS or n.endswith("_"))
+    listed = set(table) | set(dispatch)
+    methods = sorted(n for n in tensor_methods if n not in listed or n.endswith("_"))
     lines = [
         f"- leaves: {_names(CREATION)}",
         f"- elementwise, from the op table: {_names(table)}",
@@ -49,7 +51,7 @@ def reference() -> str:
         f"- exceptions, for `try`/`except`/`raise`: {_names(EXCEPTIONS)}",
         (f"- on tensors also: {_names('.' + n for n in methods)}, attributes "
         f"{_names('.' + n for n in attributes)}, operators "
-        "`+ - * / // % ** @ < <= > >= == !=` and `[index]`"),
+        "`+ - * / // % ** @ & | ^ ~ < <= > >= == !=` and `[index]`"),
     ]
     return "\n".join(lines)
 
