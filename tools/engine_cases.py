@@ -863,6 +863,14 @@ CASES.update({
                " r2 = torch.aminmax(x, dim=1, keepdim=True); (r.min + 2 * r.max).backward(); mn, mx = x.aminmax(dim=0);"
                " result = [r, r.min, r[1], r2, x.grad, mn, mx, torch.aminmax(torch.tensor([3, 1])), r.min.grad_fn.name()]",
     "err_aminmax_empty": "torch.aminmax(torch.ones(0))",
+    "inplace_group_a": "x = torch.tensor([0.5, -1.5, 2.0, float('nan')], requires_grad=True); y = torch.tensor([1.0, 2.0, -0.5, 3.0], requires_grad=True);"
+                       " zs = [x * 1 for _ in range(11)]; rs = [zs[0].clamp_min_(0.0), zs[1].clamp_max_(1.0), zs[2].nan_to_num_(),"
+                       " zs[3].nan_to_num_(nan=1.0, posinf=2.0), zs[4].cumsum_(0), zs[5].fmod_(0.7), zs[6].fmod_(y), zs[7].copysign_(y),"
+                       " zs[8].xlogy_(2.0), zs[9].atan2_(y), zs[10].hypot_(y)];"
+                       " result = rs + [torch.autograd.grad(r.nansum(), (x, y), allow_unused=True) for r in rs] + [graph(r) for r in rs]",
+    "err_inplace_int_fmod": "torch.tensor([1, 2]).fmod_(1.5)",
+    "err_inplace_atan2_number": "(torch.ones(2) * 1).atan2_(1.0)",
+    "err_inplace_leaf_clamp_min": "torch.ones(2, requires_grad=True).clamp_min_(0)",
     "err_cumsum_no_dim": "torch.cumsum(torch.ones(2))",
     "err_logsumexp_no_dim": "torch.logsumexp(torch.ones(2))",
     "err_atan2_number": "torch.atan2(torch.ones(2), 1.0)",

@@ -188,7 +188,64 @@ def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None,
     return x
 
 
+# --- in place -----------------------------------------------------------------------------------
+def _inplace_binary(op: O.Op, scalar_op: O.Op | None) -> Callable[..., Tensor]:
+    """``x.<op>_(other)``: the same node as the function, recorded in place."""
+    name = op.name + "_"
+
+    def fn(self: Tensor, other: Any) -> Tensor:
+        if other.__class__ is Tensor:
+            broadcast_check(self, other)
+            return apply_inplace(op, self, (other,))
+        if scalar_op is not None and is_number(other):
+            return apply_inplace(scalar_op, self, (), {"other": other})
+        if scalar_op is None:
+            raise ScriptError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                              f"{type_name(other)}", kind="TypeError")
+        raise _invalid(name, (self, other), _TENSOR_OR_NUMBER)
+
+    fn.__name__ = name
+    fn.__doc__ = f"In-place ``{op.name}`` ({op.grad_fn})."
+    return fn
+
+
+def _inplace_bound(op: O.Op, bound: str) -> Callable[..., Tensor]:
+    """``x.clamp_min_(v)`` / ``x.clamp_max_(v)`` with a number."""
+    def fn(self: Tensor, value: Any) -> Tensor:
+        if not is_number(value):
+            raise ScriptError(f"{op.name}_(): argument '{bound}' must be Number, not "
+                              f"{type_name(value)}", kind="TypeError")
+        return apply_inplace(op, self, (), {bound: value})
+
+    fn.__name__ = op.name + "_"
+    fn.__doc__ = f"In-place ``{op.name}`` ({op.grad_fn})."
+    return fn
+
+
+def nan_to_num_(self: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> Tensor:
+    """In-place ``nan_to_num`` (NanToNumBackward0)."""
+    for arg, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if v is not None and not is_number(v):
+            raise ScriptError(f"nan_to_num_(): argument '{arg}' must be float, not "
+                              f"{type_name(v)}", kind="TypeError")
+    return apply_inplace(O.NAN_TO_NUM, self, (), {"nan": nan, "posinf": posinf,
+                                                    "neginf": neginf})
+
+
+def cumsum_(self: Tensor, dim: Any) -> Tensor:
+    """In-place ``cumsum`` (CumsumBackward0)."""
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise ScriptError(f"cumsum_(): argument 'dim' (position 1) must be int, not "
+                          f"{type_name(dim)}", kind="TypeError")
+    return apply_inplace(O.CUMSUM, self, (), {"dim": dim_arg(dim, self.ndim), "reverse": False})
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (
     arctan2, hypot, logaddexp, fmod, copysign, xlogy, lerp, addcmul, addcdiv, diff)}
 FUNCTIONS["arctan2"] = arctan2
-INPLACE: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (lerp_, addcmul_, addcdiv_)}
+INPLACE: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (
+    lerp_, addcmul_, addcdiv_, nan_to_num_, cumsum_,
+    _inplace_binary(O.FMOD, O.FMOD_SCALAR), _inplace_binary(O.COPYSIGN, O.COPYSIGN_SCALAR),
+    _inplace_binary(O.XLOGY, O.XLOGY_OTHER_NUMBER), _inplace_binary(O.ATAN2, None),
+    _inplace_binary(O.HYPOT, None), _inplace_bound(O.CLAMP_MIN, "min"),
+    _inplace_bound(O.CLAMP_MAX, "max"))}
