@@ -98,6 +98,9 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "aminmax_min": ((x,), {"dim": (1,), "keepdim": False}),
         "aminmax_max": ((x,), {"dim": (0, 1), "keepdim": False}),
         "nansum": ((x,), {"dim": None, "keepdim": False}), "dist": ((x, e), {"p": 3.0}),
+        "nansum_to": ((x,), {"dim": (1,), "keepdim": True, "dtype": FLOAT64}),
+        "cumsum_to": ((x,), {"dim": 0, "reverse": False, "dtype": FLOAT64}),
+        "cumprod_to": ((x,), {"dim": 1, "dtype": FLOAT64}),
     }
     if name in special:
         return special[name]

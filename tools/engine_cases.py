@@ -871,6 +871,13 @@ CASES.update({
     "err_inplace_int_fmod": "torch.tensor([1, 2]).fmod_(1.5)",
     "err_inplace_atan2_number": "(torch.ones(2) * 1).atan2_(1.0)",
     "err_inplace_leaf_clamp_min": "torch.ones(2, requires_grad=True).clamp_min_(0)",
+    "reductions_dtype": "x = torch.tensor([1., 2., float('nan')], requires_grad=True); i = torch.tensor([[1, 2], [3, 4]]);"
+                        " outs = [torch.nansum(x, dtype=torch.float64), torch.cumsum(x, 0, dtype=torch.float64),"
+                        " torch.nanmean(x, dtype=torch.float64), x.cumprod(0, dtype=torch.float64)];"
+                        " gs = [torch.autograd.grad(o.nansum(), x) for o in outs];"
+                        " result = outs + gs + [graph(o) for o in outs] + [torch.cumsum(i, 1, dtype=torch.float32),"
+                        " torch.nansum(i, 0, dtype=torch.float64), torch.cumprod(i, 0, dtype=torch.int32), torch.cumsum(torch.ones(3), 0, dtype=torch.int64)]",
+    "err_fmod_int_zero": "torch.fmod(torch.tensor([1, 2]), torch.tensor([1, 0]))",
     "err_cumsum_no_dim": "torch.cumsum(torch.ones(2))",
     "err_logsumexp_no_dim": "torch.logsumexp(torch.ones(2))",
     "err_atan2_number": "torch.atan2(torch.ones(2), 1.0)",

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import dtypes as D
 from .args import broadcast_check, is_number, tensor_arg, type_name
-from .reductions import _dims
+from .reductions import dims_arg, keepdim_arg
 from .tensor import Tensor
 
 
@@ -99,11 +99,12 @@ def _quantifier(name: str) -> Callable:
     def function(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
         x = tensor_arg(input, name)
         xp = x.backend.xp
-        dims = _dims(dim, x.ndim) if dim is not None and x.ndim else None
+        keepdim_arg(name, keepdim)
+        dims = dims_arg(name, dim, x.ndim)
         data = xp.asarray(_truth(x))
         if dim is not None and not x.ndim:  # dim 0 or -1 of a 0-d tensor: itself
             return _bool_tensor(x, data)
-        return _bool_tensor(x, getattr(xp, name)(data, axis=dims, keepdims=bool(keepdim)))
+        return _bool_tensor(x, getattr(xp, name)(data, axis=dims, keepdims=keepdim))
 
     function.__name__ = name
     function.__doc__ = (f"Whether {name} elements are true (nonzero), of everything or over "
@@ -120,7 +121,7 @@ def count_nonzero(input: Any, dim: Any = None) -> Tensor:
     x = tensor_arg(input, "count_nonzero")
     be = x.backend
     xp = be.xp
-    dims = _dims(dim, x.ndim) if dim is not None and x.ndim else None
+    dims = dims_arg("count_nonzero", dim, x.ndim)
     count = xp.sum(xp.astype(xp.asarray(_truth(x)), xp.int64), axis=dims)
     return Tensor(be.astype(xp.asarray(count), D.INT64), be)
 
@@ -154,14 +155,16 @@ def _bitwise(name: str, fn: Callable[[Any, Any], Any]) -> tuple[Callable, Callab
     """``torch.bitwise_<op>`` and the operator and reflected operator (``&``, ``|``, ``^``)."""
 
     def compute(a: Tensor, b: Any) -> Tensor:
-        _check_bitwise(a, name)
         if b.__class__ is Tensor:
-            _check_bitwise(b, name)
             broadcast_check(a, b)
+            _check_bitwise(a, name)
+            _check_bitwise(b, name)
             b = b.data
-        elif isinstance(b, float):
-            raise ScriptError(f'"{name}_cpu" not implemented for \'Float\'',
-                              kind="NotImplementedError")
+        else:
+            _check_bitwise(a, name)
+            if isinstance(b, float):
+                raise ScriptError(f'"{name}_cpu" not implemented for \'Float\'',
+                                  kind="NotImplementedError")
         be = a.backend
         xp = be.xp
         if b.__class__ is int and a.dtype is not D.BOOL:  # in the tensor's dtype, wrapping

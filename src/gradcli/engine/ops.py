@@ -558,16 +558,23 @@ FRAC = defop("frac", "FracBackward0", ("self",), lambda xp, self: self - xp.trun
              dtype="float_kernel", aten="frac_cpu")
 # NOTE: for real numbers sgn's gradient is zero (PyTorch's sgn_backward: (g - sgn^2 g) / 2|x|,
 # 0 where x = 0); it saves self and result all the same.
-SGN = defop("sgn", "SgnBackward0", ("self",),
-            lambda xp, self: self if self.dtype == xp.bool else xp.sign(self),
+def _sgn(xp: Any, self: Any) -> Any:
+    # PyTorch's sign kernel, (0 < a) - (a < 0): NaN and -0.0 give 0
+    if self.dtype == xp.bool:
+        return self
+    return xp.astype(self > 0, self.dtype) - xp.astype(self < 0, self.dtype)
+
+
+SGN = defop("sgn", "SgnBackward0", ("self",), _sgn,
             lambda xp, grad, self, result: xp.zeros_like(grad), kind="elementwise",
             surface=UNARY, domain=(-2, 2))
 
 
-def _nan_to_num(xp: Any, self: Any, nan: float = 0.0, posinf: float | None = None,
+def _nan_to_num(xp: Any, self: Any, nan: float | None = None, posinf: float | None = None,
                 neginf: float | None = None) -> Any:
     if not xp.isdtype(self.dtype, "real floating"):
         return self + 0
+    nan = 0.0 if nan is None else nan
     info = xp.finfo(self.dtype)
     big = xp.asarray(info.max if posinf is None else posinf, dtype=self.dtype)
     small = xp.asarray(info.min if neginf is None else neginf, dtype=self.dtype)
@@ -603,10 +610,12 @@ def _fmod(xp: Any, self: Any, other: Any) -> Any:
     # is exact: fmod(a, b) = sign(a) * (|a| mod |b|); a number in the tensor's dtype
     if not hasattr(other, "dtype"):
         other = xp.asarray(other, dtype=self.dtype)
-    r = xp.remainder(xp.abs(self), xp.abs(other))
-    if xp.isdtype(r.dtype, "real floating"):
-        return xp.copysign(r, self)
-    return xp.where(self < 0, -r, r)
+    if not xp.isdtype(xp.result_type(self, other), "real floating"):
+        if bool(xp.any(other == 0)):  # PyTorch's integer kernel
+            raise ScriptError("ZeroDivisionError")
+        r = xp.remainder(xp.abs(self), xp.abs(other))
+        return xp.where(self < 0, -r, r)
+    return xp.copysign(xp.remainder(xp.abs(self), xp.abs(other)), self)
 
 
 FMOD_SCALAR = defop("fmod_scalar", "FmodBackward0", ("self",), _fmod, lambda grad: grad,
@@ -698,6 +707,10 @@ def _cumulative(xp: Any, self: Any, dim: int, reverse: bool, prod: bool) -> Any:
 CUMSUM = defop("cumsum", "CumsumBackward0", ("self",),
                lambda xp, self, dim, reverse: _cumulative(xp, self, dim, reverse, False),
                lambda xp, grad, dim, reverse: xp.cumsum(grad, dim, not reverse), dtype="sum")
+# ``dtype=``: the same node, computed in that dtype (PyTorch records no conversion node)
+CUMSUM_TO = defop("cumsum_to", "CumsumBackward0", ("self",),
+                  lambda xp, self, dim, reverse, dtype: CUMSUM.forward(xp, self, dim, reverse),
+                  CUMSUM.formulas[0][0], dtype="to")
 
 
 def _cumprod_grad(xp: Any, grad: Any, self: Any, result: Any, dim: int) -> Any:
@@ -723,6 +736,9 @@ def _cumprod_grad(xp: Any, grad: Any, self: Any, result: Any, dim: int) -> Any:
 CUMPROD = defop("cumprod", "CumprodBackward0", ("self",),
                 lambda xp, self, dim: _cumulative(xp, self, dim, False, True), _cumprod_grad,
                 dtype="sum")
+CUMPROD_TO = defop("cumprod_to", "CumprodBackward0", ("self",),
+                   lambda xp, self, dim, dtype: CUMPROD.forward(xp, self, dim), _cumprod_grad,
+                   dtype="to")
 
 
 def _logsumexp(xp: Any, self: Any, dim: tuple, keepdim: bool) -> Any:
@@ -765,6 +781,9 @@ NANSUM = defop("nansum", "NansumBackward0", ("self",),
                lambda xp, grad, self, dim, keepdim: xp.where(
                    xp.raw.isnan(_raw(self)), 0.0, _keep_dims(xp, grad, tuple(self.shape), dim,
                                                              keepdim)), dtype="sum")
+NANSUM_TO = defop("nansum_to", "NansumBackward0", ("self",),
+                  lambda xp, self, dim, keepdim, dtype: NANSUM.forward(xp, self, dim, keepdim),
+                  NANSUM.formulas[0][0], dtype="to")
 
 
 def _trace(xp: Any, self: Any) -> Any:

@@ -271,11 +271,12 @@ def _cumulative(op: Any, name: str) -> Any:
             if dtype is D.BOOL:
                 raise ScriptError(f'"{name}_out_cpu" not implemented for \'Bool\'',
                                   kind="NotImplementedError")
-            if dtype is not x.dtype:
-                x = apply(O.TO_COPY, (x,), {"dtype": dtype})
-        params = {"dim": dim_arg(dim, x.ndim)}
+        params: dict[str, Any] = {"dim": dim_arg(dim, x.ndim)}
         if op is O.CUMSUM:  # the formulas' reverse cumulative sum is the same op
             params["reverse"] = False
+        if dtype is not None:  # computed in that dtype, the same node
+            params["dtype"] = dtype
+            return apply(O.CUMSUM_TO if op is O.CUMSUM else O.CUMPROD_TO, (x,), params)
         return apply(op, (x,), params)
 
     fn.__name__ = name
@@ -294,6 +295,27 @@ def _int_arg(name: str, arg: str, value: Any, pos: int | None = None) -> None:
         at = f" (position {pos})" if pos else ""
         raise ScriptError(f"{name}(): argument '{arg}'{at} must be int, not "
                           f"{type(value).__name__}", kind="TypeError")
+
+
+def dims_arg(name: str, dim: Any, ndim: int, pos: int = 2) -> tuple[int, ...] | None:
+    """``dim`` (None, an int or a list or tuple of them) as sorted dims, with PyTorch's
+    TypeError for anything else; None for None or a 0-d tensor."""
+    items = dim if isinstance(dim, (list, tuple)) else (dim,)
+    if dim is not None and any(isinstance(d, bool) or not isinstance(d, int) for d in items):
+        raise ScriptError(f"{name}(): argument 'dim' (position {pos}) must be tuple of ints, "
+                          f"not {type(dim).__name__ if dim.__class__ is not Tensor else 'Tensor'}",
+                          kind="TypeError")
+    dims = _dims(dim, ndim) if dim is not None else None  # range-checked on 0-d too
+    return dims if ndim else None
+
+
+def keepdim_arg(name: str, keepdim: Any, pos: int = 3) -> bool:
+    """``keepdim``, which PyTorch wants a bool."""
+    if not isinstance(keepdim, bool):
+        raise ScriptError(f"{name}(): argument 'keepdim' (position {pos}) must be bool, not "
+                          f"{'Tensor' if keepdim.__class__ is Tensor else type(keepdim).__name__}",
+                          kind="TypeError")
+    return keepdim
 
 
 def _all_dims(x: Tensor, dim: Any, name: str) -> tuple[int, ...]:
@@ -316,13 +338,18 @@ def logsumexp(input: Any, dim: Any = _NO_DIM, keepdim: bool = False) -> Tensor:
     if dim is _NO_DIM:
         raise ScriptError('logsumexp() missing 1 required positional arguments: "dim"',
                           kind="TypeError")
+    if dim is None:
+        raise ScriptError("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not "
+                          "NoneType", kind="TypeError")
+    keepdim_arg("logsumexp", keepdim)
     return apply(O.LOGSUMEXP, (x,), {"dim": _all_dims(x, dim, "logsumexp"),
-                                     "keepdim": bool(keepdim)})
+                                     "keepdim": keepdim})
 
 
 def _amax_amin(op: Any, name: str) -> Any:
     def fn(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:
         x = tensor_arg(input, name)
+        keepdim_arg(name, keepdim)
         dims = _all_dims(x, dim, name)
         if x.numel() == 0:
             if dim is None or dim == () or dim == []:
@@ -379,21 +406,29 @@ def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:
     return MinMax((apply(O.AMINMAX_MIN, (x,), params), apply(O.AMINMAX_MAX, (x,), params)))
 
 
-def nansum(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """The sum with NaNs counted as zero (NansumBackward0)."""
+def nansum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum with NaNs counted as zero (NansumBackward0); ``dtype`` converts first."""
     x = tensor_arg(input, "nansum")
-    dims = _dims(dim, x.ndim) if dim is not None and x.ndim else None
-    return apply(O.NANSUM, (x,), {"dim": dims, "keepdim": bool(keepdim)})
+    keepdim_arg("nansum", keepdim)
+    dims = dims_arg("nansum", dim, x.ndim)
+    if dtype is not None:
+        if not isinstance(dtype, D.DType):
+            raise ScriptError(f"nansum(): argument 'dtype' must be torch.dtype, not "
+                              f"{type(dtype).__name__}", kind="TypeError")
+        return apply(O.NANSUM_TO, (x,), {"dim": dims, "keepdim": keepdim, "dtype": dtype})
+    return apply(O.NANSUM, (x,), {"dim": dims, "keepdim": keepdim})
 
 
-def nanmean(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean of the elements that are not NaN: nansum divided by their count
     (DivBackward0 over NansumBackward0, as PyTorch writes it)."""
     x = tensor_arg(input, "nanmean")
     if not x.dtype.is_floating_point:
         raise ScriptError("nanmean(): expected input to have floating point or complex dtype "
                           f"but got {D.SCALAR_NAMES[x.dtype.name]}")
-    total = nansum(x, dim, keepdim)
+    keepdim_arg("nanmean", keepdim)
+    dims_arg("nanmean", dim, x.ndim)
+    total = nansum(x, dim, keepdim, dtype=dtype)
     be = x.backend
     xp = be.xp
     dims = _dims(dim, x.ndim) if dim is not None and x.ndim else None
@@ -405,22 +440,25 @@ def nanmean(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
 def trace(input: Any) -> Tensor:
     """The sum of a matrix's diagonal (TraceBackward0)."""
     x = tensor_arg(input, "trace")
-    if x.ndim != 2:
-        raise ScriptError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     if x.dtype is D.BOOL:
         raise ScriptError('"trace" not implemented for \'Bool\'', kind="NotImplementedError")
+    if x.ndim != 2:
+        raise ScriptError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     return apply(O.TRACE, (x,))
 
 
 def dist(input: Any, other: Any, p: Any = 2) -> Tensor:
     """The p-norm of ``input - other`` (DistBackward0)."""
     a, b = tensor_arg(input, "dist"), tensor_arg(other, "dist", "other", 2)
+    if p.__class__ is Tensor and not p.ndim:  # a 0-d tensor is a Number to PyTorch
+        p = p.item()
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ScriptError(f"dist(): argument 'p' (position 3) must be Number, not "
+                          f"{'Tensor' if p.__class__ is Tensor else type(p).__name__}",
+                          kind="TypeError")
     for t in (a, b):
         if not t.dtype.is_floating_point:
             raise ScriptError("norm(): input dtype should be either floating point or complex. "
                               f"Got {D.SCALAR_NAMES[t.dtype.name]} instead.")
     broadcast_shape(a.shape, b.shape)
-    if isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise ScriptError(f"dist(): argument 'p' must be Number, not {type(p).__name__}",
-                          kind="TypeError")
     return apply(O.DIST, (a, b), {"p": p})
