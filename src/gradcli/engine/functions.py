@@ -41,7 +41,8 @@ from .joins import (
 from .linalg import bmm, dot, linear, matmul, mm, mv
 from .logic import FUNCTIONS as LOGIC
 from .logic import OPERATORS as LOGIC_OPERATORS
-from .nn_functional import NN_ONLY, log_softmax, softmax
+from .nn_functional import NN_ONLY, TORCH_NN, log_softmax, softmax
+from .nn_layers import LAYERS, TORCH_LAYERS, constant_pad_nd
 from .pointwise import FUNCTIONS as POINTWISE
 from .pointwise import INPLACE as POINTWISE_INPLACE
 from .record import apply, apply_inplace
@@ -316,7 +317,9 @@ def _nn_inplace(op: O.Op) -> Callable[..., Tensor]:
 
 
 # the activations whose torch.nn.functional function takes ``inplace``
-NN_INPLACE = {n: _nn_inplace(O.OPS[n]) for n in ("relu", "leaky_relu", "elu", "silu", "hardtanh")}
+NN_INPLACE = {n: _nn_inplace(O.OPS[n]) for n in ("relu", "leaky_relu", "elu", "silu", "hardtanh",
+                                                 "hardswish", "hardsigmoid", "mish", "selu",
+                                                 "celu")}
 
 
 # --- reductions (engine.reductions) ------------------------------------------------------------
@@ -550,6 +553,7 @@ FUNCTIONS["fix"] = FUNCTIONS["trunc"]
 FUNCTIONS.update({n: FUNCTIONS["a" + n[3:]] for n in (
     "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")})
 NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
+NN_FUNCTIONS.update(LAYERS)
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
 NN_FUNCTIONS.update(NN_INPLACE)
 # torch.linalg
@@ -563,6 +567,9 @@ METHODS.update({fn.__name__: fn for fn in (
     expand, expand_as, repeat, contiguous, is_contiguous, stride, _where_method)})
 METHODS.update(POINTWISE_INPLACE)
 METHODS.update(CONVERSIONS)
+# torch.nn.functional's functions that torch also has (torch.threshold, torch.layer_norm ...)
+FUNCTIONS.update(TORCH_NN)
+FUNCTIONS.update(TORCH_LAYERS)
 
 
 # --- the formulas' namespace under create_graph=True --------------------------------------------
@@ -578,6 +585,7 @@ class TensorFormulas:
 
     matmul = staticmethod(matmul)
     clip = staticmethod(clip)
+    constant_pad_nd = staticmethod(constant_pad_nd)
 
     @staticmethod
     def cumsum(x: Tensor, dim: int, reverse: bool = False) -> Tensor:

@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import dtypes as D
 from . import ops as O
-from .args import broadcast_shape, check_numel, dim_arg, tensor_arg, type_name
+from .args import broadcast_shape, check_numel, dim_arg, is_number, tensor_arg, type_name
 from .backend import to_host
 from .context import current
 from .dtypes import to_dtype
@@ -442,3 +442,134 @@ NN_ONLY: dict[str, Any] = {fn.__name__: fn for fn in (
     mse_loss, l1_loss, smooth_l1_loss, huber_loss, nll_loss, cross_entropy,
     binary_cross_entropy, binary_cross_entropy_with_logits, one_hot)}
 NN_ONLY.update(F_SOFTMAX)
+
+
+# --- activations PyTorch writes in Python or as other ops ---------------------------------------
+def relu6(input: Any, inplace: bool = False) -> Tensor:
+    """``hardtanh(input, 0, 6)`` (HardtanhBackward0, as PyTorch records it)."""
+    x = tensor_arg(input, "relu6")
+    params = {"min_val": 0.0, "max_val": 6.0}
+    return apply_inplace(O.HARDTANH, x, (), params) if inplace else apply(O.HARDTANH, (x,), params)
+
+
+def softsign(input: Any) -> Tensor:
+    """``input / (input.abs() + 1)`` (DivBackward0 over AddBackward0 and AbsBackward0)."""
+    x = tensor_arg(input, "abs")
+    return apply(O.DIV, (x, apply(O.ADD, (apply(O.ABS, (x,)), 1))))
+
+
+def tanhshrink(input: Any) -> Tensor:
+    """``input - input.tanh()`` (SubBackward0)."""
+    x = tensor_arg(input, "tanh")
+    return apply(O.SUB, (x, apply(O.TANH, (x,))))
+
+
+def softmin(input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``(-input).softmax(dim)`` (SoftmaxBackward0 over NegBackward0)."""
+    x = tensor_arg(input, "neg")
+    if dim is None:
+        dim = _implicit_dim(x, "softmin")
+    return F_SOFTMAX["softmax"](apply(O.NEG, (x,)), dim, dtype=dtype)
+
+
+def _implicit_dim(x: Tensor, name: str) -> int:
+    current().warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                   "to include dim=X as an argument.")
+    return 0 if x.ndim in (0, 1, 3) else 1
+
+
+def glu(input: Any, dim: int = -1) -> Tensor:
+    """The first half of ``dim`` times the sigmoid of the second (GluBackward0)."""
+    x = tensor_arg(input, "glu")
+    if x.ndim == 0:
+        raise ScriptError("glu does not support scalars because halving size must be even")
+    d = dim_arg(dim, x.ndim)
+    if x.shape[d] % 2:
+        raise ScriptError(f"Halving dimension must be even, but dimension {d} is size "
+                          f"{x.shape[d]}")
+    return apply(O.GLU, (x,), {"dim": d})
+
+
+def threshold(input: Any, threshold: Any, value: Any, inplace: bool = False) -> Tensor:
+    """``value`` where ``input <= threshold`` (ThresholdBackward0; in place ThresholdBackward1)."""
+    return _threshold(input, threshold, value, inplace)
+
+
+def threshold_(input: Any, threshold: Any, value: Any) -> Tensor:
+    """``torch.threshold_``: in place (ThresholdBackward1)."""
+    return _threshold(input, threshold, value, True)
+
+
+def _threshold(input: Any, threshold: Any, value: Any, inplace: bool) -> Tensor:
+    x = tensor_arg(input, "threshold")
+    for name, v in (("threshold", threshold), ("value", value)):
+        if not is_number(v):
+            raise ScriptError(f"threshold(): argument '{name}' must be Number, not "
+                              f"{type_name(v)}", kind="TypeError")
+    params = {"threshold": threshold, "value": value}
+    if inplace:
+        return apply_inplace(O.THRESHOLD_, x, (), params)
+    return apply(O.THRESHOLD, (x,), params)
+
+
+def _scaled_elu_(op: Any, name: str) -> Any:
+    def fn(input: Any, *args: Any, **kwargs: Any) -> Tensor:
+        x = tensor_arg(input, name)
+        names = tuple(p for p, _ in op.params)
+        bound = dict(zip(names, args), **kwargs)
+        return apply_inplace(op, x, (), {p: bound.get(p, d) for p, d in op.params})
+
+    fn.__name__ = name
+    fn.__doc__ = f"``torch.{name}``: in place ({op.grad_fn})."
+    return fn
+
+
+selu_ = _scaled_elu_(O.SELU_, "selu_")
+celu_ = _scaled_elu_(O.CELU_, "celu_")
+
+
+# --- more losses --------------------------------------------------------------------------------
+def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target``, as ATen
+    records it: ``xlogy(target, target) - target * input`` (or ``exp(target) * (target -
+    input)``), reduced; 'batchmean' divides the sum by the batch size."""
+    x = tensor_arg(input, "kl_div")
+    t = tensor_arg(target, "kl_div", "target", 2)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(None, size_average, reduce)
+    elif reduction == "mean":
+        current().warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                       "support size.'batchmean' divides only by the batch size, and aligns with "
+                       "the KL div math definition.'mean' will be changed to behave the same as "
+                       "'batchmean' in the next major release.")
+    if reduction not in (*REDUCTIONS, "batchmean"):
+        raise ScriptError(f"{reduction} is not a valid value for reduction", kind="ValueError")
+    broadcast_shape(x.shape, t.shape)
+    if log_target:
+        loss = apply(O.MUL, (apply(O.EXP, (t,)), apply(O.SUB, (t, x))))
+    else:
+        loss = apply(O.SUB, (apply(O.XLOGY, (t, t)), apply(O.MUL, (t, x))))
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return apply(O.MEAN, (loss,))
+    total = apply(O.SUM, (loss,))
+    if reduction == "batchmean" and x.ndim:
+        return apply(O.DIV, (total, x.shape[0]))
+    return total
+
+
+def soft_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))`` reduced (SoftMarginLossBackward0)."""
+    x = tensor_arg(input, "soft_margin_loss")
+    t = tensor_arg(target, "soft_margin_loss", "target", 2)
+    reduction = _reduction(reduction, size_average, reduce)
+    return apply(O.SOFT_MARGIN_LOSS, (x, t), {"reduction": reduction})
+
+
+NN_ONLY.update({fn.__name__: fn for fn in (
+    relu6, softsign, tanhshrink, softmin, glu, threshold, kl_div, soft_margin_loss)})
+# torch.<name> of the same functions
+TORCH_NN = {fn.__name__: fn for fn in (threshold, threshold_, selu_, celu_, glu)}

@@ -53,6 +53,7 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -813,6 +814,269 @@ HARDTANH = defop(
     lambda xp, grad, self, min_val, max_val: xp.where(
         (_raw(self) > min_val) & (_raw(self) < max_val), grad, 0.0),
     kind="elementwise", surface=NN, domain=(-2, 2))
+
+# --- nn.functional activations (the F ops group) ------------------------------------------------
+# NOTE: hardswish's gradient is 0 at -3 itself and passes unchanged from 3 on, as PyTorch's
+# hardswish_backward; hardsigmoid's is grad / 6 strictly inside (-3, 3).
+HARDSWISH = defop(
+    "hardswish", "HardswishBackward0", ("self",),
+    lambda xp, self: self * xp.clip(self + 3.0, min=0.0, max=6.0) / 6.0,
+    lambda xp, grad, self: xp.where(_raw(self) <= -3.0, 0.0, xp.where(
+        _raw(self) < 3.0, grad * (self / 3.0 + 0.5), grad)),
+    kind="elementwise", surface=NN, domain=(-4, 4), dtype="float_kernel", aten="hardswish_cpu")
+# NOTE: PyTorch's hardsigmoid_backward multiplies by the float constant 1.0f / 6.0f, in float64
+# too.
+_ONE_SIXTH_F = struct.unpack("f", struct.pack("f", 1.0 / 6.0))[0]
+HARDSIGMOID = defop(
+    "hardsigmoid", "HardsigmoidBackward0", ("self",),
+    lambda xp, self: xp.clip(self + 3.0, min=0.0, max=6.0) / 6.0,
+    lambda xp, grad, self: xp.where((_raw(self) > -3.0) & (_raw(self) < 3.0),
+                                    grad * _ONE_SIXTH_F, 0.0),
+    kind="elementwise", surface=NN, domain=(-4, 4), dtype="float_kernel", aten="hardsigmoid_cpu")
+
+
+def _mish_grad(xp: Any, grad: Any, self: Any) -> Any:
+    t = xp.tanh(xp.log1p(xp.exp(self)))  # PyTorch's mish_backward
+    return grad * (t + self * xp.sigmoid(self) * (1 - t * t))
+
+
+MISH = defop("mish", "MishBackward0", ("self",),
+             lambda xp, self: self * K.unary(xp, "tanh", K.log1p(xp, K.unary(xp, "exp", self))),
+             _mish_grad, kind="elementwise", surface=NN, domain=(-3, 3), dtype="float_kernel",
+             aten="mish_cpu")
+
+
+def _logit(xp: Any, self: Any, eps: float | None = None) -> Any:
+    if eps is not None:
+        self = xp.clip(self, min=eps, max=1.0 - eps)
+    return K.unary(xp, "log", self / (1.0 - self))
+
+
+def _logit_grad(xp: Any, grad: Any, self: Any, eps: float | None) -> Any:
+    s = _raw(self)
+    g = grad / (self * (1.0 - self))
+    if eps is None:  # NOTE: nan outside [0, 1], as PyTorch's logit_backward
+        return xp.where((s < 0.0) | (s > 1.0), math.nan, g)
+    return xp.where((s < eps) | (s > 1.0 - eps), 0.0, g)
+
+
+LOGIT = defop("logit", "LogitBackward0", ("self",), _logit, _logit_grad, kind="elementwise",
+              surface=UNARY, domain=(0.1, 0.9), dtype="float")
+
+
+# selu and celu are elu with a scale on each side (PyTorch's elu kernel: negcoef = alpha * scale,
+# input_scale inside the exponential); selu's node is EluBackward0, celu's CeluBackward0.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _elu_scaled(xp: Any, self: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    return xp.where(self > 0, self * scale, K.expm1(xp, self * input_scale) * (alpha * scale))
+
+
+def _elu_scaled_grad(xp: Any, grad: Any, self: Any, alpha: float, scale: float,
+                     input_scale: float) -> Any:
+    return xp.where(_raw(self) > 0, grad * scale,
+                    grad * (input_scale * alpha * scale) * xp.exp(self * input_scale))
+
+
+def _elu_scaled_grad_result(xp: Any, grad: Any, result: Any, alpha: float, scale: float,
+                            input_scale: float) -> Any:
+    """In place the node saves the result: exp(x * input_scale) is result / negcoef + 1."""
+    return xp.where(_raw(result) > 0, grad * scale,
+                    grad * input_scale * (result + alpha * scale))
+
+
+SELU = defop("selu", "EluBackward0", ("self",),
+             lambda xp, self: _elu_scaled(xp, self, _SELU_ALPHA, _SELU_SCALE, 1.0),
+             lambda xp, grad, self: _elu_scaled_grad(xp, grad, self, _SELU_ALPHA, _SELU_SCALE,
+                                                     1.0),
+             kind="elementwise", surface=("torch", "F"), domain=(-2, 2), dtype="float_kernel",
+             aten="elu_cpu")
+SELU_ = defop("selu_", "EluBackward1", ("self",), SELU.forward,
+              lambda xp, grad, result: _elu_scaled_grad_result(xp, grad, result, _SELU_ALPHA,
+                                                               _SELU_SCALE, 1.0),
+              kind="elementwise", dtype="float_kernel", aten="elu_cpu")
+CELU = defop("celu", "CeluBackward0", ("self",),
+             lambda xp, self, alpha=1.0: _elu_scaled(xp, self, alpha, 1.0, 1.0 / alpha),
+             lambda xp, grad, self, alpha: _elu_scaled_grad(xp, grad, self, alpha, 1.0,
+                                                            1.0 / alpha),
+             kind="elementwise", surface=("torch", "F"), domain=(-2, 2), dtype="float_kernel",
+             aten="elu_cpu")
+CELU_ = defop("celu_", "CeluBackward1", ("self",), CELU.forward,
+              lambda xp, grad, result, alpha: _elu_scaled_grad_result(xp, grad, result, alpha,
+                                                                      1.0, 1.0 / alpha),
+              kind="elementwise", dtype="float_kernel", aten="elu_cpu")
+# NOTE: inside [-lambd, lambd] softshrink is x * 0 (so -0.0 for a negative x), as PyTorch.
+SOFTSHRINK = defop(
+    "softshrink", "SoftshrinkBackward0", ("self",),
+    lambda xp, self, lambd=0.5: xp.where(self > lambd, self - lambd,
+                                         xp.where(self < -lambd, self + lambd, self * 0.0)),
+    lambda xp, grad, self, lambd: xp.where((_raw(self) >= -lambd) & (_raw(self) <= lambd),
+                                           0.0, grad),
+    kind="elementwise", surface=NN, domain=(-2, 2), dtype="float_kernel",
+    aten="softshrink_cpu")
+HARDSHRINK = defop(
+    "hardshrink", "HardshrinkBackward0", ("self",),
+    lambda xp, self, lambd=0.5: xp.where((self >= -lambd) & (self <= lambd), 0.0, self),
+    lambda xp, grad, self, lambd: xp.where((_raw(self) >= -lambd) & (_raw(self) <= lambd),
+                                           0.0, grad),
+    kind="elementwise", surface=(*UNARY, "F"), domain=(-2, 2), dtype="float_kernel",
+    aten="hardshrink_cpu")
+# threshold(x, threshold, value): value where x <= threshold; in place the node is
+# ThresholdBackward1 (it still saves the input as ``self``).
+THRESHOLD = defop(
+    "threshold", "ThresholdBackward0", ("self",),
+    lambda xp, self, threshold, value: xp.where(self <= threshold, value, self),
+    lambda xp, grad, self, threshold: xp.where(_raw(self) <= threshold, 0.0, grad),
+    kind="elementwise", dtype="promote", wrapped=("threshold", "value"))
+THRESHOLD_ = defop("threshold_", "ThresholdBackward1", ("self",), THRESHOLD.forward,
+                   THRESHOLD.formulas[0][0], kind="elementwise", dtype="promote",
+                   wrapped=("threshold", "value"))
+
+
+def _glu_halves(xp: Any, x: Any, dim: int) -> tuple[Any, Any]:
+    d = dim % x.ndim
+    n = x.shape[d] // 2
+    return x[_index(d, slice(0, n))], x[_index(d, slice(n, None))]
+
+
+def _glu_grad(xp: Any, grad: Any, self: Any, dim: int) -> Any:
+    """PyTorch's glu_backward: grad * sigmoid(b) for the first half, grad * a * sigmoid'(b) for
+    the second, each scattered into its half."""
+    shape = tuple(self.shape)
+    d = dim % len(shape)
+    n = shape[d] // 2
+    a, b = _glu_halves(xp, self, d)
+    s = xp.sigmoid(b)
+    return (xp.slice_backward(grad * s, shape, d, 0, n, 1)
+            + xp.slice_backward(grad * a * (s * (1 - s)), shape, d, n, 2 * n, 1))
+
+
+GLU = defop("glu", "GluBackward0", ("self",),
+            lambda xp, self, dim=-1: _glu_halves(xp, self, dim)[0] * K.sigmoid(
+                xp, _glu_halves(xp, self, dim)[1]),
+            _glu_grad, dtype="float_kernel", aten="glu_cpu")
+
+
+# --- nn.functional normalisation, distance, padding and losses (the F ops group) ----------------
+def _norm_axes(input: Any, normalized_shape: tuple) -> tuple[int, ...]:
+    nd = len(tuple(input.shape))
+    return tuple(range(nd - len(normalized_shape), nd))
+
+
+def _layer_norm(xp: Any, input: Any, weight: Any, bias: Any, result1: Any, result2: Any,
+                normalized_shape: tuple, eps: float) -> Any:
+    """PyTorch's LayerNormKernel: x * rstd + (-rstd * mean), then * weight + bias; the row's
+    mean and rstd (``result1``, ``result2``) come from the dispatch."""
+    out = input * result2 + (-result2 * result1)
+    if weight is not None:
+        out = out * weight
+    return out if bias is None else out + bias
+
+
+def _layer_norm_xhat(xp: Any, input: Any, normalized_shape: tuple, eps: float) -> Any:
+    """(x - mean) * rstd computed from ``input`` (differentiable under create_graph=True)."""
+    axes = _norm_axes(input, normalized_shape)
+    n = _count(tuple(input.shape), axes)
+    centred = input - xp.sum(input, axis=axes, keepdims=True) / n
+    var = xp.sum(centred * centred, axis=axes, keepdims=True) / n
+    return centred * xp.rsqrt(var + eps), var
+
+
+# NOTE: the formulas read every saved name so that the node saves what PyTorch's does (input,
+# weight, bias, mean as result1, rstd as result2), and recompute the row statistics from input
+# so that they stay differentiable under create_graph=True.
+def _layer_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: Any,
+                           result1: Any, result2: Any, normalized_shape: tuple,
+                           eps: float) -> Any:
+    axes = _norm_axes(input, normalized_shape)
+    n = _count(tuple(input.shape), axes)
+    xhat, var = _layer_norm_xhat(xp, input, normalized_shape, eps)
+    g = grad if weight is None else grad * weight
+    mean_g = xp.sum(g, axis=axes, keepdims=True) / n
+    mean_gx = xp.sum(g * xhat, axis=axes, keepdims=True) / n
+    return xp.rsqrt(var + eps) * (g - mean_g - xhat * mean_gx)
+
+
+def _layer_norm_weight_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: Any,
+                            result1: Any, result2: Any, normalized_shape: tuple,
+                            eps: float) -> Any:
+    return grad * _layer_norm_xhat(xp, input, normalized_shape, eps)[0]  # summed to weight
+
+
+LAYER_NORM = defop("native_layer_norm", "NativeLayerNormBackward0",
+                   ("input", "weight", "bias", "result1", "result2"), _layer_norm,
+                   _layer_norm_input_grad, _layer_norm_weight_grad,
+                   lambda grad, input, weight, bias, result1, result2: grad, None, None,
+                   dtype="float_kernel", aten="LayerNormKernelImpl")
+
+
+def _pad_slices(shape: tuple, pad: tuple) -> tuple[tuple, tuple, tuple]:
+    """The padded shape and, per dim, the slice of the input kept and where it lands."""
+    shape = list(shape)
+    src = [slice(None)] * len(shape)
+    dst = [slice(None)] * len(shape)
+    for i in range(len(pad) // 2):
+        d = len(shape) - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        n = shape[d]
+        start, stop = max(-left, 0), n - max(-right, 0)
+        dst[d] = slice(max(left, 0), max(left, 0) + max(stop - start, 0))
+        src[d] = slice(start, max(stop, start))
+        shape[d] = n + left + right
+    return tuple(shape), tuple(src), tuple(dst)
+
+
+def _constant_pad(xp: Any, self: Any, pad: tuple, value: float = 0.0) -> Any:
+    shape, src, dst = _pad_slices(tuple(self.shape), pad)
+    out = xp.full(shape, value, dtype=self.dtype)
+    out[dst] = self[src]
+    return out
+
+
+# Its gradient is the gradient padded by the opposite amounts (a crop, or zeros where the
+# forward cropped), as PyTorch's constant_pad_nd_backward.
+CONSTANT_PAD_ND = defop(
+    "constant_pad_nd", "ConstantPadNdBackward0", ("self",), _constant_pad,
+    lambda xp, grad, pad: xp.constant_pad_nd(grad, tuple(-p for p in pad), 0.0))
+# at::norm(x, p, dim) (pairwise_distance), not torch.norm's linalg_vector_norm.
+NORM_DIM = defop("norm_dim", "NormBackward1", ("self",),
+                 lambda xp, self, p, dim, keepdim: _vector_norm(xp, self, p, dim, keepdim),
+                 lambda xp, grad, self, result, p, dim, keepdim: _vector_norm_grad(
+                     xp, grad, self, result, p, dim), dtype="float_only")
+
+
+def _xlogy(xp: Any, self: Any, other: Any) -> Any:
+    """self * log(other), 0 where self is 0 (nan where other is); a scalar kernel, so
+    std::log."""
+    s = _raw(self)
+    prod = self * K.log_libm(xp, other)
+    return xp.where((s == 0) & ~xp_isnan(_raw(other)), 0.0, prod)
+
+
+XLOGY = defop("xlogy", "XlogyBackward0", ("self", "other"), _xlogy,
+              lambda xp, grad, self, other: xp.where(
+                  (_raw(self) == 0) & ~xp_isnan(_raw(other)), 0.0, grad * xp.log(other)),
+              lambda xp, grad, self, other: grad * self / other,
+              kind="elementwise", dtype="float")
+
+
+def _soft_margin(xp: Any, self: Any, target: Any, reduction: str) -> Any:
+    loss = K.log1p(xp, K.unary(xp, "exp", -self * target))
+    if reduction == "none":
+        return loss
+    return K.mean(xp, loss) if reduction == "mean" else K.sum(xp, loss)
+
+
+def _soft_margin_grad(xp: Any, grad: Any, self: Any, target: Any, reduction: str) -> Any:
+    z = xp.exp(-target * self)  # PyTorch's soft_margin_loss_backward
+    g = -target * z / (1.0 + z) * grad
+    return _per_element(g, tuple(self.shape), reduction)
+
+
+SOFT_MARGIN_LOSS = defop("soft_margin_loss", "SoftMarginLossBackward0", ("self", "target"),
+                         _soft_margin, _soft_margin_grad, None, dtype="float")
 
 LEAKY_RELU = defop(
     "leaky_relu", "LeakyReluBackward0", ("self",),

@@ -1,0 +1,171 @@
+"""``torch.nn.functional``'s normalisation, distances, padding and dropout, as ATen records
+them: ``normalize`` and ``cosine_similarity`` divide by a clamped ``linalg_vector_norm``,
+``pairwise_distance`` is ``at::norm`` of the difference, ``layer_norm`` one
+NativeLayerNormBackward0 node, ``pad`` ``constant_pad_nd``, ``dropout`` a product with the
+generator's ``bernoulli_`` draws.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScriptError
+from . import dtypes as D
+from . import kernels as K
+from . import ops as O
+from .args import broadcast_shape, check_numel, dim_arg, tensor_arg
+from .context import GradMode
+from .joins import expand_as
+from .nn_functional import _cast
+from .record import apply, apply_inplace
+from .reductions import norm, vector_norm
+from .shape import _expand
+from .tensor import Tensor
+
+
+# --- normalisation and distance -----------------------------------------------------------------
+def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Any = None) -> Tensor:
+    """``input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)``."""
+    if out is not None:
+        raise ScriptError("normalize(out=...) is not supported by gradcli")
+    x = tensor_arg(input, "norm")
+    denom = apply(O.CLAMP_MIN, (norm(x, p, dim, True),), {"min": eps})
+    return apply(O.DIV, (x, expand_as(denom, x)))
+
+
+def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """ATen's cosine_similarity: each side divided by its norm (cloned, then clamped to ``eps``
+    without recording), multiplied, summed over ``dim``."""
+    a = tensor_arg(x1, "cosine_similarity", "x1")
+    b = tensor_arg(x2, "cosine_similarity", "x2", 2)
+    common = D.promote_types(a.dtype, b.dtype)
+    if not common.is_floating_point:
+        raise ScriptError("expected common dtype to be floating point, yet common dtype is "
+                          f"{D.SCALAR_NAMES[common.name]}")
+    a, b = (_cast(t, common) if not t.dtype.is_floating_point else t for t in (a, b))
+    if a.shape != b.shape:
+        shape = tuple(broadcast_shape(a.shape, b.shape))
+        check_numel(shape)
+        a, b = _expand(a, shape), _expand(b, shape)
+    d = dim_arg(dim, a.ndim)
+    parts = []
+    for t in (a, b):
+        n = apply(O.CLONE, (vector_norm(t, 2, d, True),))
+        with GradMode(False):
+            apply_inplace(O.CLAMP_MIN, n, (), {"min": eps})
+        parts.append(apply(O.DIV, (t, n)))
+    return apply(O.SUM_DIM, (apply(O.MUL, tuple(parts)),), {"dim": (d,), "keepdim": False})
+
+
+def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """``at::norm(x1 - x2 + eps, p, last dim, keepdim)`` (NormBackward1 over AddBackward1)."""
+    a = tensor_arg(x1, "pairwise_distance", "x1")
+    b = tensor_arg(x2, "pairwise_distance", "x2", 2)
+    broadcast_shape(a.shape, b.shape)
+    diff = apply(O.ADD_SCALAR, (apply(O.SUB, (a, b)),), {"other": eps})
+    nd = max(a.ndim, b.ndim)
+    dims = (nd - 1,) if nd else None
+    return apply(O.NORM_DIM, (diff,), {"p": p, "dim": dims, "keepdim": bool(keepdim)})
+
+
+def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+               eps: float = 1e-5) -> Tensor:
+    """Each row over the last ``normalized_shape`` dims to mean 0 and variance 1, then scaled
+    and shifted (NativeLayerNormBackward0)."""
+    x = tensor_arg(input, "layer_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0:
+        raise ScriptError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                          "containing at least one element, but got normalized_shape = []")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(tensor_arg(t, "layer_norm", name).shape) != shape:
+            raise ScriptError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                              f"{name} of shape {list(t.shape)} and normalized_shape = "
+                              f"{list(shape)}")
+    if x.ndim < k or tuple(x.shape[x.ndim - k:]) != shape:
+        dims = "".join(f", {s}" for s in shape)
+        raise ScriptError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                          f"[*{dims}], but got input of size{list(x.shape)}")
+    if not x.dtype.is_floating_point:
+        raise ScriptError(f'"LayerNormKernelImpl" not implemented for '
+                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+    be = x.backend
+    xp = be.xp
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean = K.mean(xp, x.data, axes, True)
+    centred = x.data - mean
+    var = K.mean(xp, centred * centred, axes, True)
+    rstd = 1.0 / xp.sqrt(var + eps)
+    return apply(O.LAYER_NORM, (x, weight, bias, Tensor(mean, be), Tensor(rstd, be)),
+                 {"normalized_shape": shape, "eps": eps})
+
+
+# --- padding and dropout ------------------------------------------------------------------------
+def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
+    """``F.pad``: constant padding (ConstantPadNdBackward0); negative amounts crop."""
+    x = tensor_arg(input, "pad")
+    amounts = tuple(pad)
+    if len(amounts) % 2:
+        raise ScriptError("Padding length must be divisible by 2")
+    if len(amounts) // 2 > x.ndim:
+        raise ScriptError("Padding length should be less than or equal to two times the input "
+                          f"dimension but got padding length {len(amounts)} and input of "
+                          f"dimension {x.ndim}")
+    if mode != "constant":
+        raise ScriptError(f"F.pad(mode={mode!r}) is not supported by gradcli",
+                          hint="only mode='constant' is")
+    for i in range(len(amounts) // 2):
+        d = x.ndim - 1 - i
+        size = x.shape[d] + amounts[2 * i] + amounts[2 * i + 1]
+        if size < 0:
+            raise ScriptError(f"The input size {x.shape[d]}, plus negative padding "
+                              f"{amounts[2 * i]} and {amounts[2 * i + 1]} resulted in a negative "
+                              f"output size, which is invalid. Check dimension {d} of your input.")
+    return constant_pad_nd(x, amounts, 0.0 if value is None else value)
+
+
+def constant_pad_nd(input: Any, pad: Any, value: Any = 0) -> Tensor:
+    """``torch.constant_pad_nd`` (ConstantPadNdBackward0)."""
+    x = tensor_arg(input, "constant_pad_nd")
+    amounts = tuple(pad)
+    check_numel(_padded_shape(x.shape, amounts))
+    return apply(O.CONSTANT_PAD_ND, (x,), {"pad": amounts, "value": value})
+
+
+def _padded_shape(shape: tuple, amounts: tuple) -> list[int]:
+    out = list(shape)
+    for i in range(len(amounts) // 2):
+        out[len(out) - 1 - i] += amounts[2 * i] + amounts[2 * i + 1]
+    return out
+
+
+def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by 1 / (1 - p): ATen's
+    ``input * bernoulli_(1 - p) / (1 - p)`` with the run's generator (MulBackward0); the input
+    itself when not training."""
+    x = tensor_arg(input, "dropout")
+    if p < 0.0 or p > 1.0:
+        raise ScriptError(f"dropout probability has to be between 0 and 1, but got {p}",
+                          kind="ValueError")
+    if p == 0 or not training or x.numel() == 0:
+        return x
+    be = x.backend
+    if p == 1:
+        noise = Tensor(be.xp.zeros((), dtype=x.data.dtype), be)
+    else:
+        if not x.dtype.is_floating_point:
+            raise ScriptError(f'"bernoulli_scalar_cpu_" not implemented for '
+                              f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+        kept = be.generator.bernoulli(1 - p, tuple(x.shape), x.dtype.name)
+        noise = Tensor(be.astype(be.xp.asarray(kept / kept.dtype.type(1 - p)), x.dtype), be)
+    return apply_inplace(O.MUL, x, (noise,)) if inplace else apply(O.MUL, (x, noise))
+
+
+LAYERS: dict[str, Any] = {fn.__name__: fn for fn in (
+    normalize, cosine_similarity, pairwise_distance, layer_norm, pad, dropout)}
+# torch.<name> of the same functions
+TORCH_LAYERS = {fn.__name__: fn for fn in (
+    cosine_similarity, pairwise_distance, layer_norm, constant_pad_nd)}
