@@ -907,3 +907,76 @@ CASES.update({
     "err_trace_bool": "torch.trace(torch.ones(2, 2, dtype=torch.bool))",
     "err_float_power_string": "torch.float_power('a', 2)",
 })
+
+# --- torch.nn.functional: activations, normalisation, distances, padding, dropout, losses ---
+# G(y, *ts): the gradients of y.sum() with respect to ts (None where unused), graph kept
+_G = ("def G(y, *ts):\n    for t in ts:\n        t.grad = None\n    y.sum().backward(retain_graph=True)\n"
+      "    return [t.grad for t in ts]\n")
+_FX = _G + "x = torch.tensor([[-3.5, -3., -0.5, 0., 0.5, 3.], [4., 1.5, -1., -0.25, 0.2, 2.]], requires_grad=True);"
+CASES.update({
+    "nn_activations": _FX + " ys = [F.relu6(x * 2), F.hardswish(x), F.hardsigmoid(x), F.softsign(x), F.mish(x),"
+                      " torch.logit(x.sigmoid()), torch.logit(x * 0.1 + 0.5, eps=0.2), (x * 0.1 + 0.5).logit(),"
+                      " F.selu(x), torch.selu(x), F.celu(x, 0.5), torch.celu(x), F.softshrink(x, 0.5), F.hardshrink(x),"
+                      " x.hardshrink(1.), torch.hardshrink(x, 0.3), F.tanhshrink(x), F.glu(x), F.glu(x, 0),"
+                      " F.softmin(x, dim=1), F.softmin(x, 0, dtype=torch.float64), F.threshold(x, 0.1, 20.),"
+                      " torch.threshold(x, 0., -1.)]; g = [graph(y) for y in ys];"
+                      " gs = [G(y, x) for y in ys]; result = ys + g + gs",
+    "nn_activations_inplace": _FX + " ys = []\n"
+                              "for f in (lambda t: F.relu6(t, inplace=True), lambda t: F.hardswish(t, True),"
+                              " lambda t: F.hardsigmoid(t, inplace=True), lambda t: F.mish(t, True), lambda t: F.selu(t, True),"
+                              " lambda t: F.celu(t, 0.5, True), lambda t: F.threshold(t, 0.1, 2., True), torch.selu_,"
+                              " lambda t: torch.celu_(t, 2.), lambda t: torch.threshold_(t, 0., -1.)):\n"
+                              "    y = x * 1; r = f(y); ys += [r is y, y, graph(y), G(y, x)]\n"
+                              "result = ys",
+    "nn_softmin_implicit": "x = torch.tensor([[1., 2.], [3., 5.]]); result = [F.softmin(x), F.softmin(x[0])]",
+    "nn_normalize_distance": _FX + " w = torch.tensor([[0.5, -1., 2., 0.25, 1.5, -0.75], [1., 0.5, -2., 1., 0.3, 0.2]],"
+                             " requires_grad=True); ys = [F.normalize(x), F.normalize(x, p=1, dim=0),"
+                             " F.normalize(x, dim=-1, eps=10.), F.normalize(torch.zeros(2, 2, requires_grad=True)),"
+                             " F.cosine_similarity(x, w), F.cosine_similarity(x, w, dim=0), torch.cosine_similarity(x, w[0]),"
+                             " F.cosine_similarity(x, torch.zeros(6)), F.pairwise_distance(x, w),"
+                             " F.pairwise_distance(x, w, p=1, keepdim=True), torch.pairwise_distance(x, w[1], eps=0.)];"
+                             " g = [graph(y) for y in ys]; gs = [G(y, x, w) for y in ys]; result = ys + g + gs + [F.cosine_similarity(torch.tensor([1, 2]),"
+                             " torch.tensor([2., 1.]), dim=0)]",
+    "nn_layer_norm": _FX + " lw = torch.linspace(0.5, 1.5, 6, requires_grad=True);"
+                     " lb = torch.linspace(-0.2, 0.3, 6, requires_grad=True); ys = [F.layer_norm(x, (6,)),"
+                     " F.layer_norm(x, [6], lw, lb), F.layer_norm(x, x.shape), F.layer_norm(x, (6,), weight=lw),"
+                     " F.layer_norm(x, (6,), bias=lb, eps=0.5), torch.layer_norm(x, [6])];"
+                     " g = [graph(y) for y in ys]; gs = [G(y * torch.arange(6.), x, lw, lb) for y in ys]; result = ys + g + gs",
+    "nn_pad": _FX + " ys = [F.pad(x, (1, 2)), F.pad(x, (1, -2, 1, 0), value=3.5), F.pad(x, [0, 0, 2, 0]),"
+              " F.pad(x, (-1, -1)), F.pad(x, (1, 1, 1, 1), 'constant', -1.), torch.constant_pad_nd(x, (1, 0), 2.),"
+              " F.pad(torch.arange(3), (1, 1))]; g = [graph(y) for y in ys[:-1]];"
+              " gs = [G(y * y, x) for y in ys[:-1]]; result = ys + g + gs",
+    "nn_dropout": _FX + " torch.manual_seed(0); ys = [F.dropout(x, 0.3), F.dropout(x, training=False) is x,"
+                  " F.dropout(x, 0.), F.dropout(x, 1.), F.dropout(torch.ones(20, dtype=torch.float64), 0.75)];"
+                  " g = [graph(ys[0]), graph(ys[3])]; gs = G(ys[0], x);"
+                  " y = x * 1; F.dropout(y, 0.5, inplace=True); result = ys + g + [gs, y, graph(y), torch.rand(3)]",
+    "nn_kl_soft_margin": _FX + " t = torch.tensor([[0.1, 0.2, 0.3, 0.2, 0.1, 0.1], [0.5, 0., 0.1, 0.1, 0.2, 0.1]],"
+                         " requires_grad=True); lp = F.log_softmax(x, 1); ys = [F.kl_div(lp, t, reduction='batchmean'),"
+                         " F.kl_div(lp, t, reduction='sum'), F.kl_div(lp, t, reduction='none'), F.kl_div(lp, t),"
+                         " F.kl_div(lp, t.log(), reduction='batchmean', log_target=True),"
+                         " F.soft_margin_loss(x, torch.sign(t.detach() - 0.15)), F.soft_margin_loss(x, torch.sign(t.detach() - 0.15), reduction='sum'),"
+                         " F.soft_margin_loss(x, torch.sign(t.detach() - 0.15), reduction='none')];"
+                         " g = [graph(y) for y in ys]; gs = [G(y, x, t) for y in ys]; result = ys + g + gs",
+    "err_glu_odd": "F.glu(torch.ones(2, 3))",
+    "err_layer_norm_int_shape": "F.layer_norm(torch.ones(2, 6), 6)",
+    "err_soft_margin_target_grad": "F.soft_margin_loss(torch.ones(2), torch.ones(2, requires_grad=True))",
+    "err_glu_dim": "F.glu(torch.ones(2, 4), 2)",
+    "err_layer_norm_shape": "F.layer_norm(torch.ones(2, 6), (5,))",
+    "err_layer_norm_weight": "F.layer_norm(torch.ones(2, 6), (6,), torch.ones(4))",
+    "err_layer_norm_int": "F.layer_norm(torch.ones(2, 6, dtype=torch.int64), (6,))",
+    "err_pad_odd": "F.pad(torch.ones(2, 6), (1, 2, 3))",
+    "err_pad_long": "F.pad(torch.ones(2), (1, 1, 1, 1))",
+    "err_pad_negative": "F.pad(torch.ones(2, 3), (-2, -2))",
+    "err_dropout_p": "F.dropout(torch.ones(2), 1.5)",
+    "err_normalize_dim": "F.normalize(torch.ones(3))",
+    "err_cosine_int": "F.cosine_similarity(torch.tensor([1, 2]), torch.tensor([2, 1]), dim=0)",
+    "err_cosine_shapes": "F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 4))",
+    "err_int_hardswish": "F.hardswish(torch.tensor([-1, 2]))",
+    "err_int_mish": "F.mish(torch.tensor([-1, 2]))",
+    "err_int_selu": "F.selu(torch.tensor([-1, 2]))",
+    "err_int_softshrink": "F.softshrink(torch.tensor([-1, 2]))",
+    "err_int_glu": "F.glu(torch.tensor([-1, 2]))",
+    "err_inplace_leaf_relu6": "F.relu6(torch.ones(2, requires_grad=True), inplace=True)",
+    "nn_int_inputs": "x = torch.tensor([-1, 2, 5]); result = [F.relu6(x), F.threshold(x, 1, 0), torch.logit(x),"
+                     " F.hardshrink(x.float()), F.softsign(x), F.tanhshrink(x)]",
+})

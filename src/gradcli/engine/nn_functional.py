@@ -572,4 +572,4 @@ def soft_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: 
 NN_ONLY.update({fn.__name__: fn for fn in (
     relu6, softsign, tanhshrink, softmin, glu, threshold, kl_div, soft_margin_loss)})
 # torch.<name> of the same functions
-TORCH_NN = {fn.__name__: fn for fn in (threshold, threshold_, selu_, celu_, glu)}
+TORCH_NN = {fn.__name__: fn for fn in (threshold, threshold_, selu_, celu_)}

@@ -13,7 +13,7 @@ from ..errors import ScriptError
 from . import dtypes as D
 from . import kernels as K
 from . import ops as O
-from .args import broadcast_shape, check_numel, dim_arg, tensor_arg
+from .args import broadcast_shape, check_numel, dim_arg, tensor_arg, type_name
 from .context import GradMode
 from .joins import expand_as
 from .nn_functional import _cast
@@ -75,7 +75,10 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
     """Each row over the last ``normalized_shape`` dims to mean 0 and variance 1, then scaled
     and shifted (NativeLayerNormBackward0)."""
     x = tensor_arg(input, "layer_norm")
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise ScriptError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                          f"of ints, not {type_name(normalized_shape)}", kind="TypeError")
+    shape = tuple(normalized_shape)
     k = len(shape)
     if k == 0:
         raise ScriptError("Expected normalized_shape to be at least 1-dimensional, i.e., "
@@ -117,13 +120,6 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tens
     if mode != "constant":
         raise ScriptError(f"F.pad(mode={mode!r}) is not supported by gradcli",
                           hint="only mode='constant' is")
-    for i in range(len(amounts) // 2):
-        d = x.ndim - 1 - i
-        size = x.shape[d] + amounts[2 * i] + amounts[2 * i + 1]
-        if size < 0:
-            raise ScriptError(f"The input size {x.shape[d]}, plus negative padding "
-                              f"{amounts[2 * i]} and {amounts[2 * i + 1]} resulted in a negative "
-                              f"output size, which is invalid. Check dimension {d} of your input.")
     return constant_pad_nd(x, amounts, 0.0 if value is None else value)
 
 
@@ -131,6 +127,9 @@ def constant_pad_nd(input: Any, pad: Any, value: Any = 0) -> Tensor:
     """``torch.constant_pad_nd`` (ConstantPadNdBackward0)."""
     x = tensor_arg(input, "constant_pad_nd")
     amounts = tuple(pad)
+    for i in range(len(amounts) // 2):  # ATen narrows by the negative amounts first
+        if x.shape[x.ndim - 1 - i] + min(amounts[2 * i], 0) + min(amounts[2 * i + 1], 0) < 0:
+            raise ScriptError("narrow(): length must be non-negative.")
     check_numel(_padded_shape(x.shape, amounts))
     return apply(O.CONSTANT_PAD_ND, (x,), {"pad": amounts, "value": value})
 

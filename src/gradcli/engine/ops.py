@@ -915,7 +915,7 @@ SOFTSHRINK = defop(
     lambda xp, grad, self, lambd: xp.where((_raw(self) >= -lambd) & (_raw(self) <= lambd),
                                            0.0, grad),
     kind="elementwise", surface=NN, domain=(-2, 2), dtype="float_kernel",
-    aten="softshrink_cpu")
+    aten="softshrink_check")
 HARDSHRINK = defop(
     "hardshrink", "HardshrinkBackward0", ("self",),
     lambda xp, self, lambd=0.5: xp.where((self >= -lambd) & (self <= lambd), 0.0, self),
