@@ -78,6 +78,15 @@ MEASURED = {
     "asinh/float64": 0.843, "atan2/float32": 0.998, "atan2/float64": 0.958,
     "atanh/float32": 0.996, "atanh/float64": 0.995, "exp2/float64": 0.925,
     "logaddexp/float64": 0.985, "xlogy/float32": 0.996,
+    # torch.nn.functional's activations: elu/selu's scalar tail calls glibc's expm1f (the
+    # correctly rounded value stands in); gelu (Vectorized's own erf polynomial, SLEEF's tanh)
+    # and mish (SLEEF's tanh) are not ported; float64 as above
+    "elu/float32": 0.999, "selu/float32": 0.999, "gelu/float32": 0.457,
+    "gelu_grad/float32": 0.287, "mish/float32": 0.952, "mish_grad/float32": 0.692,
+    "celu_grad/float64": 0.953, "elu/float64": 0.998, "elu_grad/float64": 0.953,
+    "gelu/float64": 0.429, "gelu_grad/float64": 0.863, "mish/float64": 0.907,
+    "mish_grad/float64": 0.661, "selu/float64": 0.998, "selu_grad/float64": 0.945,
+    "silu/float64": 0.957, "silu_grad/float64": 0.961,
 }
 
 

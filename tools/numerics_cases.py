@@ -102,7 +102,10 @@ def _unary(name: str, functional: bool) -> tuple:
 
 for _name in UNARY:
     OPS[_name], OPS[_name + "_grad"] = _unary(_name, False)
-for _name in ("logsigmoid", "softplus"):
+# torch.nn.functional's activations, with their default arguments
+ACTIVATIONS = ("logsigmoid", "softplus", "elu", "selu", "celu", "silu", "softshrink", "hardswish",
+               "hardsigmoid", "hardshrink", "mish", "gelu")
+for _name in ACTIVATIONS:
     OPS[_name], OPS[_name + "_grad"] = _unary(_name, True)
 
 # where each unary op's inputs come from: (dist, a, b)
@@ -112,7 +115,10 @@ DOMAINS = {"exp": ("normal", 0, 3), "log": ("logu", -5, 5), "sqrt": ("logu", -5,
            "sinh": ("normal", 0, 3), "cosh": ("normal", 0, 3), "erf": ("normal", 0, 1.5),
            "expm1": ("normal", 0, 3), "log1p": ("logu", -6, 4), "sigmoid": ("normal", 0, 4),
            "reciprocal": ("normal", 0, 2), "logsigmoid": ("normal", 0, 4),
-           "softplus": ("normal", 0, 6)}
+           "softplus": ("normal", 0, 6), "elu": ("normal", 0, 3), "selu": ("normal", 0, 3),
+           "celu": ("normal", 0, 3), "silu": ("normal", 0, 4), "softshrink": ("normal", 0, 1),
+           "hardswish": ("normal", 0, 4), "hardsigmoid": ("normal", 0, 4),
+           "hardshrink": ("normal", 0, 1), "mish": ("normal", 0, 3), "gelu": ("normal", 0, 3)}
 
 
 # ops group A: functions of the C library or SLEEF (correctly rounded stand-ins), fused
@@ -211,7 +217,7 @@ def _unary_cases(dtype: str) -> list:
     for op, (dist, a, b) in DOMAINS.items():
         big = 1024 if dtype == "float32" else 512
         sizes = (big, 1, 2, 3, 5, 15, 16, 17, 31, 33, 47, 63) if op in (
-            "sigmoid", "softplus", "logsigmoid") else (big, 7)
+            "sigmoid", "softplus", "logsigmoid", "elu", "selu", "silu", "softshrink") else (big, 7)
         for n in sizes:
             out.append(_case(op, dtype, [recipe((n,), 300 + n, dist, a, b)]))
         out.append(_case(op + "_grad", dtype, [recipe((257,), 77, dist, a, b)]))
@@ -285,7 +291,9 @@ def cases() -> list[dict]:
 EXACT32 = ("sum", "mean", "mean_grad", "div", "mse_loss", "mse_loss_grad", "softmax",
            "log_softmax", "softmax_grad", "log_softmax_grad", "sigmoid", "sigmoid_grad",
            "logsigmoid", "logsigmoid_grad", "expm1", "log1p", "reciprocal", "reciprocal_grad",
-           "tanh_grad", "dot", "mv", "matmul_grad")
+           "tanh_grad", "dot", "mv", "matmul_grad", "elu_grad", "selu_grad", "celu", "celu_grad",
+           "silu", "silu_grad", "softshrink", "softshrink_grad", "hardswish", "hardswish_grad",
+           "hardsigmoid", "hardsigmoid_grad", "hardshrink", "hardshrink_grad")
 
 
 def compact(case: dict, size: int) -> bool:

@@ -653,6 +653,20 @@ class TensorFormulas:
         return TensorFormulas.where(x.data * beta > threshold, grad, grad * z / (z + 1))
 
     @staticmethod
+    def elu_backward(grad: Tensor, b: Tensor, alpha: float, scale: float, input_scale: float,
+                     is_result: bool) -> Tensor:
+        """grad * scale above 0; below, from the result or the input."""
+        below = grad * input_scale * (b + alpha * scale) if is_result else \
+            grad * (input_scale * alpha * scale) * SURFACED["exp"](b * input_scale)
+        return TensorFormulas.where(b.data > 0, grad * scale, below)
+
+    @staticmethod
+    def silu_backward(grad: Tensor, x: Tensor) -> Tensor:
+        """grad * s * (1 + x * (1 - s)) with s = sigmoid(x)."""
+        s = SURFACED["sigmoid"](x)
+        return grad * s * (1 + x * (1 - s))
+
+    @staticmethod
     def where(condition: Any, x: Any, y: Any) -> Any:
         """Differentiable ``where`` with a constant condition."""
         cond = condition.data if condition.__class__ is Tensor else condition

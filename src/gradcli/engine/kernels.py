@@ -212,6 +212,49 @@ def softplus_backward(xp: Any, grad: Any, x: Any, beta: float, threshold: float)
     return xp.where(x * beta > threshold, grad, grad * z / (z + 1))
 
 
+def elu(xp: Any, x: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    """``F.elu`` (selu, celu): x * scale above 0, expm1(x * input_scale) * alpha * scale."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.elu(x, alpha, scale, input_scale)
+    return xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
+
+
+def elu_backward(xp: Any, grad: Any, b: Any, alpha: float, scale: float, input_scale: float,
+                 is_result: bool) -> Any:
+    """``elu_backward`` from the input ``b`` (or from the result, in place)."""
+    ex = _exact(xp, grad, b)
+    if ex is not None:
+        return ex.elu_backward(grad, b, alpha, scale, input_scale, is_result)
+    if is_result:
+        return xp.where(b > 0, grad * scale, grad * input_scale * (b + alpha * scale))
+    return xp.where(b > 0, grad * scale,
+                    grad * input_scale * (alpha * scale) * xp.exp(b * input_scale))
+
+
+def silu(xp: Any, x: Any) -> Any:
+    """``F.silu``: x / (1 + exp(-x))."""
+    ex = _exact(xp, x)
+    return ex.silu(x) if ex is not None else x / (1.0 + xp.exp(-x))
+
+
+def silu_backward(xp: Any, grad: Any, x: Any) -> Any:
+    """``silu_backward``: grad * s * (1 + x * (1 - s)), s = sigmoid(x)."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        return ex.silu_backward(grad, x)
+    s = 1.0 / (1.0 + xp.exp(-x))
+    return grad * s * (1.0 + x * (1.0 - s))
+
+
+def softshrink(xp: Any, x: Any, lambd: float) -> Any:
+    """``F.softshrink``: x -+ lambd outside [-lambd, lambd], 0 inside."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.softshrink(x, lambd)
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0.0))
+
+
 def erf(xp: Any, x: Any) -> Any:
     """``torch.erf`` (MKL): the C library's erf where NumPy runs, a series elsewhere."""
     ex = _exact(xp, x)

@@ -870,48 +870,31 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _elu_scaled(xp: Any, self: Any, alpha: float, scale: float, input_scale: float) -> Any:
-    return xp.where(self > 0, self * scale, K.expm1(xp, self * input_scale) * (alpha * scale))
-
-
-def _elu_scaled_grad(xp: Any, grad: Any, self: Any, alpha: float, scale: float,
-                     input_scale: float) -> Any:
-    return xp.where(_raw(self) > 0, grad * scale,
-                    grad * (input_scale * alpha * scale) * xp.exp(self * input_scale))
-
-
-def _elu_scaled_grad_result(xp: Any, grad: Any, result: Any, alpha: float, scale: float,
-                            input_scale: float) -> Any:
-    """In place the node saves the result: exp(x * input_scale) is result / negcoef + 1."""
-    return xp.where(_raw(result) > 0, grad * scale,
-                    grad * input_scale * (result + alpha * scale))
-
-
 SELU = defop("selu", "EluBackward0", ("self",),
-             lambda xp, self: _elu_scaled(xp, self, _SELU_ALPHA, _SELU_SCALE, 1.0),
-             lambda xp, grad, self: _elu_scaled_grad(xp, grad, self, _SELU_ALPHA, _SELU_SCALE,
-                                                     1.0),
+             lambda xp, self: K.elu(xp, self, _SELU_ALPHA, _SELU_SCALE, 1.0),
+             lambda xp, grad, self: xp.elu_backward(grad, self, _SELU_ALPHA, _SELU_SCALE, 1.0,
+                                                    False),
              kind="elementwise", surface=("torch", "F"), domain=(-2, 2), dtype="float_kernel",
              aten="elu_cpu")
 SELU_ = defop("selu_", "EluBackward1", ("self",), SELU.forward,
-              lambda xp, grad, result: _elu_scaled_grad_result(xp, grad, result, _SELU_ALPHA,
-                                                               _SELU_SCALE, 1.0),
+              lambda xp, grad, result: xp.elu_backward(grad, result, _SELU_ALPHA, _SELU_SCALE,
+                                                       1.0, True),
               kind="elementwise", dtype="float_kernel", aten="elu_cpu")
 CELU = defop("celu", "CeluBackward0", ("self",),
-             lambda xp, self, alpha=1.0: _elu_scaled(xp, self, alpha, 1.0, 1.0 / alpha),
-             lambda xp, grad, self, alpha: _elu_scaled_grad(xp, grad, self, alpha, 1.0,
-                                                            1.0 / alpha),
+             lambda xp, self, alpha=1.0: K.elu(xp, self, alpha, 1.0, 1.0 / alpha),
+             lambda xp, grad, self, alpha: xp.elu_backward(grad, self, alpha, 1.0, 1.0 / alpha,
+                                                           False),
              kind="elementwise", surface=("torch", "F"), domain=(-2, 2), dtype="float_kernel",
              aten="elu_cpu")
 CELU_ = defop("celu_", "CeluBackward1", ("self",), CELU.forward,
-              lambda xp, grad, result, alpha: _elu_scaled_grad_result(xp, grad, result, alpha,
-                                                                      1.0, 1.0 / alpha),
+              lambda xp, grad, result, alpha: xp.elu_backward(grad, result, alpha, 1.0,
+                                                              1.0 / alpha, True),
               kind="elementwise", dtype="float_kernel", aten="elu_cpu")
-# NOTE: inside [-lambd, lambd] softshrink is x * 0 (so -0.0 for a negative x), as PyTorch.
+# NOTE: inside [-lambd, lambd] softshrink is 0, but -0.0 for a negative x in the elements
+# PyTorch's kernel leaves to its scalar loop (engine/exact/unary.py).
 SOFTSHRINK = defop(
     "softshrink", "SoftshrinkBackward0", ("self",),
-    lambda xp, self, lambd=0.5: xp.where(self > lambd, self - lambd,
-                                         xp.where(self < -lambd, self + lambd, self * 0.0)),
+    lambda xp, self, lambd=0.5: K.softshrink(xp, self, lambd),
     lambda xp, grad, self, lambd: xp.where((_raw(self) >= -lambd) & (_raw(self) <= lambd),
                                            0.0, grad),
     kind="elementwise", surface=NN, domain=(-2, 2), dtype="float_kernel",
@@ -1117,18 +1100,16 @@ def _gelu_grad(xp: Any, grad: Any, self: Any, approximate: str) -> Any:
 
 GELU = defop("gelu", "GeluBackward0", ("self",), _gelu, _gelu_grad, kind="elementwise",
              surface=NN, domain=(-3, 3), dtype="float_kernel", aten="GeluKernelImpl")
-SILU = defop("silu", "SiluBackward0", ("self",), lambda xp, self: self / (1.0 + xp.exp(-self)),
-             lambda xp, grad, self: grad * (xp.sigmoid(self) * (1 + self * (1 - xp.sigmoid(self)))),
+SILU = defop("silu", "SiluBackward0", ("self",), K.silu,
+             lambda xp, grad, self: xp.silu_backward(grad, self),
              kind="elementwise", surface=NN, domain=(-3, 3), dtype="float_kernel", aten="silu_cpu")
 # NOTE: the negative branch is taken at 0 itself (x <= 0), as PyTorch's elu_backward.
 ELU = defop("elu", "EluBackward0", ("self",),
-            lambda xp, self, alpha=1.0: xp.where(self > 0, self, alpha * xp.expm1(self)),
-            lambda xp, grad, self, alpha: xp.where(_raw(self) > 0, grad,
-                                                   grad * (alpha * xp.exp(self))),
+            lambda xp, self, alpha=1.0: K.elu(xp, self, alpha, 1.0, 1.0),
+            lambda xp, grad, self, alpha: xp.elu_backward(grad, self, alpha, 1.0, 1.0, False),
             kind="elementwise", surface=NN, domain=(-2, 2), dtype="float_kernel", aten="elu_cpu")
 ELU_ = defop("elu_", "EluBackward1", ("self",), ELU.forward,
-             lambda xp, grad, result, alpha: xp.where(_raw(result) > 0, grad,
-                                                      grad * (result + alpha)),
+             lambda xp, grad, result, alpha: xp.elu_backward(grad, result, alpha, 1.0, 1.0, True),
              kind="elementwise", dtype="float_kernel", aten="elu_cpu")
 
 # --- reductions ---------------------------------------------------------------------------------
@@ -1690,7 +1671,8 @@ HUBER_LOSS = defop(
 FORMULA_NAMES = ("where", "floor", "sign", "reshape", "broadcast_to", "permute_dims",
                  "zeros_like", "count_nonzero", "take", "clip", "abs", "prod")
 KERNEL_NAMES = ("sum", "matmul", "power", "sigmoid_backward", "tanh_backward", "softmax_backward",
-                "log_softmax_backward", "logsigmoid_backward", "softplus_backward")
+                "log_softmax_backward", "logsigmoid_backward", "softplus_backward",
+                "elu_backward", "silu_backward")
 
 
 class ArrayFormulas:
@@ -1757,6 +1739,15 @@ class ArrayFormulas:
     def softplus_backward(self, grad: Any, x: Any, beta: float, threshold: float) -> Any:
         """PyTorch's softplus_backward."""
         return K.softplus_backward(self._xp, grad, x, beta, threshold)
+
+    def elu_backward(self, grad: Any, b: Any, alpha: float, scale: float, input_scale: float,
+                     is_result: bool) -> Any:
+        """PyTorch's elu_backward."""
+        return K.elu_backward(self._xp, grad, b, alpha, scale, input_scale, is_result)
+
+    def silu_backward(self, grad: Any, x: Any) -> Any:
+        """PyTorch's silu_backward."""
+        return K.silu_backward(self._xp, grad, x)
 
     def select_backward(self, grad: Any, shape: tuple, dim: int, index: int) -> Any:
         """Scatter ``grad`` into zeros at ``index`` of ``dim``."""

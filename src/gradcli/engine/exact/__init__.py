@@ -39,6 +39,9 @@ erf, expm1, log1p, log_libm, logsigmoid, sigmoid, softplus, pow_scalar, logaddex
 logsigmoid_backward, sigmoid_backward, softplus_backward, tanh_backward = (
     _keep_scalar(f) for f in (unary.logsigmoid_backward, unary.sigmoid_backward,
                               unary.softplus_backward, unary.tanh_backward))
+elu, elu_backward, silu, silu_backward, softshrink = (
+    _keep_scalar(f) for f in (unary.elu, unary.elu_backward, unary.silu, unary.silu_backward,
+                              unary.softshrink))
 mkl, library = unary.mkl, unary.library  # keep scalars themselves
 softmax, log_softmax, softmax_backward, log_softmax_backward = (
     _keep_scalar(f) for f in (softmaxes.softmax, softmaxes.log_softmax,
@@ -47,6 +50,8 @@ softmax, log_softmax, softmax_backward, log_softmax_backward = (
 __all__ = [
     "accepts",
     "blas",
+    "elu",
+    "elu_backward",
     "erf",
     "expm1",
     "library",
@@ -65,10 +70,13 @@ __all__ = [
     "pow_scalar",
     "sigmoid",
     "sigmoid_backward",
+    "silu",
+    "silu_backward",
     "softmax",
     "softmax_backward",
     "softplus",
     "softplus_backward",
+    "softshrink",
     "sum_",
     "tanh_backward",
 ]

@@ -235,6 +235,83 @@ def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
                       np.asarray(grad, F32))
 
 
+def elu(x: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    """elu_kernel (elu, selu, celu): a * scale above 0, expm1(a * input_scale) * (alpha * scale)
+    at or below, the coefficients rounded to the dtype first; SLEEF's expm1 in the vector lanes,
+    the C library's after (correctly rounded stands in for glibc's expm1f)."""
+    x = np.asarray(x)
+    t = x.dtype.type
+    neg, pos, nip = t(alpha) * t(scale), t(scale), t(input_scale)
+    with np.errstate(all="ignore"):
+        if x.dtype != F32:
+            return np.where(x > 0, x * pos, rounded(np.expm1, x * nip) * neg)
+        return _split(x, VECTOR_BYTES,
+                      lambda a: np.where(a > 0, a * pos, sleef.expm1f(a * nip) * neg),
+                      lambda a: np.where(a > 0, a * pos, rounded(np.expm1, a * nip) * neg))
+
+
+def elu_backward(grad: Any, b: Any, alpha: float, scale: float, input_scale: float,
+                 is_result: bool) -> Any:
+    """elu_backward_kernel: ``b`` is the input, or the result (in place); from the input,
+    grad * input_scale * (alpha * scale) * exp(b * input_scale) at or below 0."""
+    b = np.asarray(b)
+    t = b.dtype.type
+    neg, pos, nip = t(alpha) * t(scale), t(scale), t(input_scale)
+    grad = np.asarray(grad, b.dtype)
+    with np.errstate(all="ignore"):
+        if is_result:
+            return np.where(b > 0, grad * pos, grad * nip * (b + neg))
+        if b.dtype != F32:
+            return np.where(b > 0, grad * pos, grad * nip * neg * np.exp(b * nip))
+        return _split(b, VECTOR_BYTES,
+                      lambda a, g: np.where(a > 0, g * pos, g * nip * neg * sleef.expf(a * nip)),
+                      lambda a, g: np.where(a > 0, g * pos, g * nip * neg * libm.expf(a * nip)),
+                      grad)
+
+
+def silu(x: Any) -> Any:
+    """silu_kernel: a / (1 + exp(-a)), SLEEF's exp in the vector lanes, glibc's after."""
+    x = np.asarray(x)
+    one = x.dtype.type(1)
+    with np.errstate(all="ignore"):
+        if x.dtype != F32:
+            return x / (one + np.exp(-x))
+        return _split(x, VECTOR_BYTES, lambda a: a / (ONE + sleef.expf(-a)),
+                      lambda a: a / (ONE + libm.expf(-a)))
+
+
+def silu_backward(grad: Any, x: Any) -> Any:
+    """silu_backward_kernel: s = 1 / (1 + exp(-x)); grad * s * (1 + x * (1 - s)), the last
+    multiply-add fused."""
+    x = np.asarray(x)
+    grad = np.asarray(grad, x.dtype)
+    with np.errstate(all="ignore"):
+        if x.dtype != F32:
+            s = 1.0 / (1.0 + np.exp(-x))
+            return grad * s * fma64(x, 1.0 - s, 1.0)
+
+        def kernel(exp: Any) -> Any:
+            def fn(a: Any, g: Any) -> Any:
+                s = ONE / (ONE + exp(-a))
+                return g * s * fma32(a, ONE - s, ONE)
+            return fn
+
+        return _split(x, VECTOR_BYTES, kernel(sleef.expf), kernel(libm.expf), grad)
+
+
+def softshrink(x: Any, lambd: float) -> Any:
+    """softshrink_kernel (AVX2): a - lambd above lambd, a + lambd below -lambd; between, +0 in
+    the vector lanes (a bit mask) and a * 0 in the scalar tail (-0 for a negative a)."""
+    x = np.asarray(x)
+    t = x.dtype.type
+    lam, zero = t(lambd), t(0)
+
+    def shrink(inside: Any) -> Any:
+        return lambda a: np.where(a > lam, a - lam, np.where(a < -lam, a + lam, inside(a)))
+
+    return _split(x, SUM_VECTOR_BYTES, shrink(lambda a: zero), shrink(lambda a: a * zero))
+
+
 def tanh_backward(grad: Any, y: Any) -> Any:
     """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA (in
     float32 and float64 lanes alike)."""
