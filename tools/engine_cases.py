@@ -980,3 +980,20 @@ CASES.update({
     "nn_int_inputs": "x = torch.tensor([-1, 2, 5]); result = [F.relu6(x), F.threshold(x, 1, 0), torch.logit(x),"
                      " F.hardshrink(x.float()), F.softsign(x), F.tanhshrink(x)]",
 })
+
+CASES.update({
+    "nn_batch_norm": _G + "x = (torch.arange(24.).reshape(4, 6) % 7 - 3).requires_grad_(); rm = torch.zeros(6);"
+                     " rv = torch.ones(6); w = torch.linspace(0.5, 1.5, 6, requires_grad=True);"
+                     " b = torch.linspace(-1, 1, 6, requires_grad=True); c = (torch.arange(24.) ** 2 / 50).reshape(4, 6).cos();"
+                     " ys = [F.batch_norm(x, rm, rv, w, b, training=True), F.batch_norm(x, None, None, training=True),"
+                     " F.batch_norm(x, rm, rv, w, b), F.batch_norm(x, rm, rv, training=True, momentum=0.5, eps=0.1),"
+                     " torch.batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5, False)];"
+                     " g = [graph(y) for y in ys]; gs = [G(y * c, x, w, b) for y in ys];"
+                     " z = torch.arange(24.).reshape(2, 3, 4).sin().requires_grad_(); o = F.batch_norm(z, None, None, training=True);"
+                     " result = ys + g + gs + [rm, rv, rm._version, o, graph(o), G(o * o * z, z)]",
+    "err_batch_norm_eval": "F.batch_norm(torch.ones(3, 2), None, None)",
+    "err_batch_norm_one_value": "F.batch_norm(torch.ones(1, 2), None, None, training=True)",
+    "err_batch_norm_size": "F.batch_norm(torch.ones(3, 2), torch.zeros(3), torch.ones(3))",
+    "err_batch_norm_int": "F.batch_norm(torch.ones(3, 2, dtype=torch.int64), None, None, training=True)",
+    "err_batch_norm_1d": "F.batch_norm(torch.ones(3), None, None, training=True)",
+})

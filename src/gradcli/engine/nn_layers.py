@@ -1,7 +1,7 @@
 """``torch.nn.functional``'s normalisation, distances, padding and dropout, as ATen records
 them: ``normalize`` and ``cosine_similarity`` divide by a clamped ``linalg_vector_norm``,
-``pairwise_distance`` is ``at::norm`` of the difference, ``layer_norm`` one
-NativeLayerNormBackward0 node, ``pad`` ``constant_pad_nd``, ``dropout`` a product with the
+``pairwise_distance`` is ``at::norm`` of the difference, ``layer_norm`` and ``batch_norm``
+one node each, ``pad`` ``constant_pad_nd``, ``dropout`` a product with the
 generator's ``bernoulli_`` draws.
 """
 
@@ -20,7 +20,7 @@ from .nn_functional import _cast
 from .record import apply, apply_inplace
 from .reductions import norm, vector_norm
 from .shape import _expand
-from .tensor import Tensor
+from .tensor import Size, Tensor
 
 
 # --- normalisation and distance -----------------------------------------------------------------
@@ -106,6 +106,61 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
                  {"normalized_shape": shape, "eps": eps})
 
 
+def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None,
+               bias: Any = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """Each channel (dim 1) normalised over the batch when training (the running statistics
+    updated in place, the variance unbiased), or by the running statistics (one
+    NativeBatchNormBackward0 node either way)."""
+    x = tensor_arg(input, "batch_norm")
+    if training:
+        count = x.shape[0] if x.ndim else 1
+        for size in x.shape[2:]:
+            count *= size
+        if count == 1:
+            raise ScriptError("Expected more than 1 value per channel when training, got input "
+                              f"size {Size(x.shape)}", kind="ValueError")
+    dim_arg(1, x.ndim)
+    channels = x.shape[1]
+    if not training and (running_mean is None or running_var is None):
+        name = "running_mean" if running_mean is None else "running_var"
+        raise ScriptError(f"{name} must be defined in evaluation mode")
+    stats = []
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and tensor_arg(t, "batch_norm", name).numel() != channels:
+            raise ScriptError(f"{name} should contain {channels} elements not {t.numel()}")
+        stats.append(t)
+    if not x.dtype.is_floating_point:
+        raise ScriptError(f'"batch_norm" not implemented for '
+                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+    be = x.backend
+    xp = be.xp
+    if training:
+        axes = (0, *range(2, x.ndim))
+        n = x.numel() // channels
+        mean = K.mean(xp, x.data, axes)
+        centred = x.data - xp.reshape(mean, (1, -1) + (1,) * (x.ndim - 2))
+        var_sum = K.sum(xp, centred * centred, axes)
+        invstd = 1.0 / xp.sqrt(var_sum / n + eps)
+        for t, value in ((running_mean, mean), (running_var, var_sum / max(n - 1, 1))):
+            if t is not None:  # updated in place by the kernel: no version bump, as PyTorch
+                t.data = be.writable(t.data)
+                t.data[...] = value * momentum + t.data * (1 - momentum)
+        result1, result2 = Tensor(mean, be), Tensor(invstd, be)
+    else:
+        result1 = result2 = Tensor(xp.zeros((0,), dtype=x.data.dtype), be)
+    return apply(O.BATCH_NORM, (x, weight, bias, running_mean, running_var, result1, result2),
+                 {"training": bool(training), "eps": eps})
+
+
+def _torch_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any,
+                      training: bool, momentum: float, eps: float,
+                      cudnn_enabled: bool = True) -> Tensor:
+    """``torch.batch_norm``: F.batch_norm's arguments in ATen's order."""
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
 # --- padding and dropout ------------------------------------------------------------------------
 def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
     """``F.pad``: constant padding (ConstantPadNdBackward0); negative amounts crop."""
@@ -164,7 +219,8 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
 
 
 LAYERS: dict[str, Any] = {fn.__name__: fn for fn in (
-    normalize, cosine_similarity, pairwise_distance, layer_norm, pad, dropout)}
+    normalize, cosine_similarity, pairwise_distance, layer_norm, batch_norm, pad, dropout)}
 # torch.<name> of the same functions
 TORCH_LAYERS = {fn.__name__: fn for fn in (
     cosine_similarity, pairwise_distance, layer_norm, constant_pad_nd)}
+TORCH_LAYERS["batch_norm"] = _torch_batch_norm

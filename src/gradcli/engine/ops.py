@@ -975,8 +975,14 @@ def _layer_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: An
                            eps: float) -> Any:
     axes = _norm_axes(input, normalized_shape)
     n = _count(tuple(input.shape), axes)
-    xhat, var = _layer_norm_xhat(xp, input, normalized_shape, eps)
     g = grad if weight is None else grad * weight
+    if input.__class__ is not Tensor:  # PyTorch's LayerNormBackwardKernel, from mean and rstd
+        ds = xp.sum(g * input, axis=axes, keepdims=True)
+        db = xp.sum(g, axis=axes, keepdims=True)
+        b = (db * result1 - ds) * result2 * result2 * result2 * (1.0 / n)
+        c = -b * result1 - db * result2 * (1.0 / n)
+        return result2 * g + b * input + c
+    xhat, var = _layer_norm_xhat(xp, input, normalized_shape, eps)
     mean_g = xp.sum(g, axis=axes, keepdims=True) / n
     mean_gx = xp.sum(g * xhat, axis=axes, keepdims=True) / n
     return xp.rsqrt(var + eps) * (g - mean_g - xhat * mean_gx)
@@ -1060,6 +1066,87 @@ def _soft_margin_grad(xp: Any, grad: Any, self: Any, target: Any, reduction: str
 
 SOFT_MARGIN_LOSS = defop("soft_margin_loss", "SoftMarginLossBackward0", ("self", "target"),
                          _soft_margin, _soft_margin_grad, None, dtype="float")
+
+
+def _channel_axes(input: Any) -> tuple[int, ...]:
+    """Every dim but the channels (dim 1): what batch_norm reduces over."""
+    return tuple(i for i in range(len(tuple(input.shape))) if i != 1)
+
+
+def _per_channel(xp: Any, v: Any, ndim: int) -> Any:
+    """A (C,) vector shaped to broadcast along dim 1."""
+    return xp.reshape(v, (1, -1) + (1,) * (ndim - 2))
+
+
+def _batch_norm(xp: Any, input: Any, weight: Any, bias: Any, running_mean: Any,
+                running_var: Any, result1: Any, result2: Any, training: bool,
+                eps: float) -> Any:
+    """PyTorch's batch_norm_cpu_transform_input: input * alpha + beta per channel, alpha =
+    invstd * weight, beta = bias - mean * alpha; the batch's statistics (``result1``,
+    ``result2``) when training, the running ones otherwise."""
+    if training:
+        mean, invstd = result1, result2
+    else:
+        mean, invstd = running_mean, 1.0 / xp.sqrt(running_var + eps)
+    alpha = invstd if weight is None else invstd * weight
+    beta = -mean * alpha if bias is None else bias - mean * alpha
+    nd = input.ndim
+    return input * _per_channel(xp, alpha, nd) + _per_channel(xp, beta, nd)
+
+
+def _batch_norm_xhat(xp: Any, input: Any, eps: float) -> tuple[Any, Any]:
+    """(x - mean) * invstd over the batch, and invstd, computed from ``input``."""
+    axes = _channel_axes(input)
+    n = _count(tuple(input.shape), axes)
+    centred = input - xp.sum(input, axis=axes, keepdims=True) / n
+    invstd = xp.rsqrt(xp.sum(centred * centred, axis=axes, keepdims=True) / n + eps)
+    return centred * invstd, invstd
+
+
+# NOTE: as layer_norm's, the formulas read what PyTorch's node saves (never bias) and, when
+# training, recompute the batch statistics from input so that they stay differentiable.
+def _batch_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
+                           running_var: Any, result1: Any, result2: Any, training: bool,
+                           eps: float) -> Any:
+    nd = len(tuple(input.shape))
+    g = grad if weight is None else grad * _per_channel(xp, weight, nd)
+    if not training:
+        return g * _per_channel(xp, xp.rsqrt(running_var + eps), nd)
+    axes = _channel_axes(input)
+    n = _count(tuple(input.shape), axes)
+    if input.__class__ is not Tensor:  # PyTorch's batch_norm_cpu_backward, from the saved stats
+        centred = input - _per_channel(xp, result1, nd)
+        invstd = _per_channel(xp, result2, nd)
+        raw = xp.raw
+        # the dot product accumulates in double, element by element
+        dotp = raw.sum(raw.astype(centred * grad, raw.float64), axis=axes, keepdims=True)
+        k = raw.astype(dotp, grad.dtype) * invstd * invstd / n
+        dx = (grad - xp.sum(grad, axis=axes, keepdims=True) / n - centred * k) * invstd
+        return dx if weight is None else dx * _per_channel(xp, weight, nd)
+    xhat, invstd = _batch_norm_xhat(xp, input, eps)
+    mean_g = xp.sum(g, axis=axes, keepdims=True) / n
+    mean_gx = xp.sum(g * xhat, axis=axes, keepdims=True) / n
+    return invstd * (g - mean_g - xhat * mean_gx)
+
+
+def _batch_norm_weight_grad(xp: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
+                            running_var: Any, result1: Any, result2: Any, training: bool,
+                            eps: float) -> Any:
+    nd = len(tuple(input.shape))
+    if training:
+        xhat = _batch_norm_xhat(xp, input, eps)[0]
+    else:
+        xhat = (input - _per_channel(xp, running_mean, nd)) * _per_channel(
+            xp, xp.rsqrt(running_var + eps), nd)
+    return xp.sum(grad * xhat, axis=_channel_axes(input))
+
+
+BATCH_NORM = defop(
+    "native_batch_norm", "NativeBatchNormBackward0",
+    ("input", "weight", "bias", "running_mean", "running_var", "result1", "result2"),
+    _batch_norm, _batch_norm_input_grad, _batch_norm_weight_grad,
+    lambda xp, grad: xp.sum(grad, axis=_channel_axes(grad)), None, None, None, None,
+    dtype="float_kernel", aten="batch_norm")
 
 LEAKY_RELU = defop(
     "leaky_relu", "LeakyReluBackward0", ("self",),
