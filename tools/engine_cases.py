@@ -997,3 +997,22 @@ CASES.update({
     "err_batch_norm_int": "F.batch_norm(torch.ones(3, 2, dtype=torch.int64), None, None, training=True)",
     "err_batch_norm_1d": "F.batch_norm(torch.ones(3), None, None, training=True)",
 })
+
+CASES.update({
+    "nn_pad_reflect_replicate": _G + "x = torch.arange(1., 7.).reshape(2, 3).requires_grad_();"
+                                " z = torch.arange(24.).reshape(1, 2, 3, 4).requires_grad_(); ys = []\n"
+                                "for mode in ('reflect', 'replicate'):\n"
+                                "    ys += [F.pad(x, (2, 1), mode=mode), F.pad(x.unsqueeze(0), (1, 2, 1, 0), mode=mode),"
+                                " F.pad(z, (1, 1, 1, 1, 1, 0), mode=mode), F.pad(z, (2, 0, 1, 1), mode), F.pad(x, (-1, 1), mode=mode),"
+                                " F.pad(x.long(), (1, 1), mode=mode)]\n"
+                                "result = ys + [graph(y) for y in ys] + [G(y * y, x, z) for y in ys if y.requires_grad]",
+    "err_pad_reflect_size": "F.pad(torch.ones(2, 3), (3, 0), mode='reflect')",
+    "err_pad_reflect_size_h": "F.pad(torch.ones(1, 2, 3), (0, 0, 2, 0), mode='reflect')",
+    "err_pad_reflect_dims": "F.pad(torch.ones(3), (1, 1), mode='reflect')",
+    "err_pad_reflect_value": "F.pad(torch.ones(2, 3), (1, 1), mode='reflect', value=1.)",
+    "err_pad_mode": "F.pad(torch.ones(2, 3), (1, 1), mode='bad')",
+    "err_pad_replicate_small": "F.pad(torch.ones(2, 3), (-3, 0), mode='replicate')",
+    "err_pad_replicate_negative_2d": "F.pad(torch.ones(1, 2, 3), (0, 0, -2, -1), mode='replicate')",
+    "nn_pad_replicate_empty": "result = [F.pad(torch.ones(1, 2, 3), (0, 0, -1, -1), mode='replicate'),"
+                              " F.pad(torch.ones(1, 1, 2, 3), (-3, 0, 0, 0), mode='replicate')]",
+})

@@ -580,7 +580,11 @@ class TensorFormulas:
     def __getattr__(self, name: str) -> Callable:
         fn = SURFACED.get(name)
         if fn is None:
-            raise ScriptError(f"create_graph=True is not supported through '{name}' in gradcli")
+            op = O.OPS.get(name)
+            if op is None or op.forward is None or op.surface:
+                raise ScriptError(f"create_graph=True is not supported through '{name}' in "
+                                  "gradcli")
+            return lambda *tensors, **params: apply(op, tensors, params)  # an internal op
         return fn
 
     matmul = staticmethod(matmul)

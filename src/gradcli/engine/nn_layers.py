@@ -163,19 +163,57 @@ def _torch_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, run
 
 # --- padding and dropout ------------------------------------------------------------------------
 def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
-    """``F.pad``: constant padding (ConstantPadNdBackward0); negative amounts crop."""
+    """``F.pad``: constant padding (ConstantPadNdBackward0; negative amounts crop), or the
+    reflected or replicated edges of the last 1 to 3 dims (ReflectionPad1DBackward0 ...)."""
     x = tensor_arg(input, "pad")
     amounts = tuple(pad)
+    if mode != "constant" and value is not None:
+        raise ScriptError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if len(amounts) % 2:
         raise ScriptError("Padding length must be divisible by 2")
     if len(amounts) // 2 > x.ndim:
         raise ScriptError("Padding length should be less than or equal to two times the input "
                           f"dimension but got padding length {len(amounts)} and input of "
                           f"dimension {x.ndim}")
-    if mode != "constant":
-        raise ScriptError(f"F.pad(mode={mode!r}) is not supported by gradcli",
-                          hint="only mode='constant' is")
-    return constant_pad_nd(x, amounts, 0.0 if value is None else value)
+    if mode == "constant":
+        return constant_pad_nd(x, amounts, 0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise ScriptError(f"Unrecognised padding mode {mode}", kind="NotImplementedError")
+    k = len(amounts) // 2
+    if k not in (1, 2, 3) or x.ndim not in (k + 1, k + 2):
+        raise ScriptError(
+            f"Padding size {len(amounts)} is not supported for {x.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)",
+            kind="NotImplementedError")
+    if mode == "circular":
+        raise ScriptError("F.pad(mode='circular') is not supported by gradcli",
+                          hint="mode='constant', 'reflect' and 'replicate' are")
+    _check_pad_sizes(x, amounts, mode)
+    ops = O.REFLECTION_PAD if mode == "reflect" else O.REPLICATION_PAD
+    return apply(ops[k], (x,), {"padding": amounts})
+
+
+def _check_pad_sizes(x: Tensor, amounts: tuple, mode: str) -> None:
+    """ATen's reflection_pad / replication_pad checks, last dim first."""
+    k = len(amounts) // 2
+    if mode == "reflect":
+        for i in range(k):
+            d = x.ndim - 1 - i
+            left, right = amounts[2 * i], amounts[2 * i + 1]
+            if left >= x.shape[d] or right >= x.shape[d]:
+                raise ScriptError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
+                                  f"corresponding input dimension, but got: padding ({left}, "
+                                  f"{right}) at dimension {d} of input {list(x.shape)}")
+    sizes = [x.shape[x.ndim - 1 - i] for i in range(k)]
+    out = [sizes[i] + amounts[2 * i] + amounts[2 * i + 1] for i in range(k)]
+    if k == 1 and out[0] < 1:
+        raise ScriptError(f"input (W: {sizes[0]}) is too small. Calculated output W: {out[0]}")
+    if min(out) < 0:  # 2 and 3 dims: an empty result is allowed, a negative size is not
+        shape = list(x.shape[:x.ndim - k]) + out[::-1]
+        raise ScriptError(f"Trying to create tensor with negative dimension {min(out)}: {shape}")
 
 
 def constant_pad_nd(input: Any, pad: Any, value: Any = 0) -> Tensor:

@@ -1148,6 +1148,54 @@ BATCH_NORM = defop(
     lambda xp, grad: xp.sum(grad, axis=_channel_axes(grad)), None, None, None, None,
     dtype="float_kernel", aten="batch_norm")
 
+
+def _pad_source(raw: Any, shape: tuple, padding: tuple, mode: str) -> Any:
+    """For each element of the padded result, the flat position in ``self`` it copies:
+    reflected about the edges ("reflect") or clamped to them ("replicate")."""
+    k = len(padding) // 2
+    nd = len(shape)
+    flat = None
+    stride = 1
+    for d in range(nd - 1, -1, -1):
+        n = shape[d]
+        i = nd - 1 - d
+        if i < k:
+            idx = raw.arange(-padding[2 * i], n + padding[2 * i + 1])
+            if mode == "reflect":
+                idx = raw.abs(idx)
+                idx = raw.where(idx > n - 1, 2 * (n - 1) - idx, idx)
+            else:
+                idx = raw.clip(idx, 0, n - 1)
+        else:
+            idx = raw.arange(n)
+        idx = raw.reshape(idx * stride, (1,) * d + (-1,) + (1,) * (nd - 1 - d))
+        flat = idx if flat is None else flat + idx
+        stride *= n
+    return flat
+
+
+def _index_pad(name: str, grad_fn: str, mode: str) -> Op:
+    """reflect or replicate padding of the last 1, 2 or 3 dims: a gather of ``self`` whose
+    gradient adds back into each copied position (``<name>_backward``, itself recorded under
+    create_graph=True as PyTorch's <grad_fn>Backward0, whose gradient is the padding again)."""
+    backward = defop(
+        f"{name}_backward", grad_fn.replace("Backward0", "BackwardBackward0"), ("grad_output",),
+        lambda xp, grad_output, input_shape, padding: _scatter(
+            xp, grad_output, _pad_source(xp, input_shape, padding, mode), input_shape),
+        lambda xp, grad, padding: getattr(xp, name)(grad, padding=padding))
+    return defop(
+        name, grad_fn, ("self",),
+        lambda xp, self, padding: _take(xp, self, _pad_source(xp, tuple(self.shape), padding,
+                                                              mode)),
+        lambda xp, grad, self, padding: getattr(xp, backward.name)(
+            grad, input_shape=tuple(self.shape), padding=padding))
+
+
+REFLECTION_PAD = {k: _index_pad(f"reflection_pad{k}d", f"ReflectionPad{k}DBackward0", "reflect")
+                  for k in (1, 2, 3)}
+REPLICATION_PAD = {k: _index_pad(f"replication_pad{k}d", f"ReplicationPad{k}DBackward0",
+                                 "replicate") for k in (1, 2, 3)}
+
 LEAKY_RELU = defop(
     "leaky_relu", "LeakyReluBackward0", ("self",),
     lambda xp, self, negative_slope=0.01: xp.where(self > 0, self, self * negative_slope),
