@@ -1016,3 +1016,13 @@ CASES.update({
     "nn_pad_replicate_empty": "result = [F.pad(torch.ones(1, 2, 3), (0, 0, -1, -1), mode='replicate'),"
                               " F.pad(torch.ones(1, 1, 2, 3), (-3, 0, 0, 0), mode='replicate')]",
 })
+
+CASES.update({
+    "nn_inplace_functions": _G + "x = torch.tensor([-1.5, 0.2, 0.7, 2.0], requires_grad=True); out = []\n"
+                            "for f in (F.relu_, lambda t: F.elu_(t, 2.), lambda t: F.hardtanh_(t, 0., 0.5),"
+                            " lambda t: F.leaky_relu_(t, 0.5), torch.relu_, F.selu_, lambda t: F.celu_(t, 0.5),"
+                            " lambda t: F.threshold_(t, 0.5, -2.), lambda t: t.mul_(0.1).add_(0.5).logit_(),"
+                            " lambda t: torch.logit_(t.mul_(0.1).add_(0.5), eps=0.3)):\n"
+                            "    y = x * 1; r = f(y); out += [r is y, y, graph(y), G(y, x)]\n"
+                            "result = out",
+})

@@ -322,6 +322,31 @@ NN_INPLACE = {n: _nn_inplace(O.OPS[n]) for n in ("relu", "leaky_relu", "elu", "s
                                                  "celu")}
 
 
+def _nn_underscore(name: str) -> Callable[..., Tensor]:
+    """``F.<name>_``: the activation in place (``F.elu_(x, 2.)`` is ``F.elu(x, 2., True)``)."""
+    activation = NN_INPLACE[name]
+
+    def fn(input: Any, *args: Any, **kwargs: Any) -> Tensor:
+        return activation(input, *args, inplace=True, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name + "_"
+    fn.__doc__ = f"In-place ``{name}``."
+    return fn
+
+
+# torch.nn.functional's in-place activations (selu_, celu_ and threshold_ are torch's too)
+NN_UNDERSCORE = {f"{n}_": _nn_underscore(n) for n in ("relu", "elu", "hardtanh", "leaky_relu")}
+
+
+def logit_(input: Any, eps: float | None = None) -> Tensor:
+    """``x.logit_()``: logit in place (LogitBackward0)."""
+    x = tensor_arg(input, "logit_")
+    if eps is not None and not is_number(eps):
+        raise ScriptError(f"logit_(): argument 'eps' must be float, not {type_name(eps)}",
+                          kind="TypeError")
+    return apply_inplace(O.LOGIT, x, (), {"eps": eps})
+
+
 # --- reductions (engine.reductions) ------------------------------------------------------------
 max = extreme(O.MAX, O.MAX_DIM, maximum, "max", "Largest")
 min = extreme(O.MIN, O.MIN_DIM, minimum, "min", "Smallest")
@@ -556,6 +581,8 @@ NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
 NN_FUNCTIONS.update(LAYERS)
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
 NN_FUNCTIONS.update(NN_INPLACE)
+NN_FUNCTIONS.update(NN_UNDERSCORE)
+NN_FUNCTIONS.update({n: TORCH_NN[n] for n in ("selu_", "celu_", "threshold_")})
 # torch.linalg
 LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm}
 # not methods: cat and stack take a list; Tensor has numel itself; x.where's order differs
@@ -570,6 +597,8 @@ METHODS.update(CONVERSIONS)
 # torch.nn.functional's functions that torch also has (torch.threshold, torch.layer_norm ...)
 FUNCTIONS.update(TORCH_NN)
 FUNCTIONS.update(TORCH_LAYERS)
+FUNCTIONS.update({"relu_": NN_UNDERSCORE["relu_"], "logit_": logit_})
+METHODS["logit_"] = logit_
 
 
 # --- the formulas' namespace under create_graph=True --------------------------------------------
