@@ -1026,3 +1026,9 @@ CASES.update({
                             "    y = x * 1; r = f(y); out += [r is y, y, graph(y), G(y, x)]\n"
                             "result = out",
 })
+
+CASES.update({
+    "nn_dropout_layouts": "torch.manual_seed(0); result = [F.dropout(torch.ones(3, 4).t(), 0.5),"
+                          " F.dropout(torch.arange(12.).reshape(3, 4)[:, 1:], 0.5),"
+                          " F.dropout(torch.ones(2, 3, 4).transpose(0, 2), 0.25), torch.rand(2)]",
+})

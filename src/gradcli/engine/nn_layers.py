@@ -14,6 +14,7 @@ from . import dtypes as D
 from . import kernels as K
 from . import ops as O
 from .args import broadcast_shape, check_numel, dim_arg, tensor_arg, type_name
+from .backend import memory_order
 from .context import GradMode
 from .joins import expand_as
 from .nn_functional import _cast
@@ -154,6 +155,17 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
                  {"training": bool(training), "eps": eps})
 
 
+def _dense(shape: tuple, strides: tuple) -> bool:
+    """Whether a strided tensor covers its memory without gaps or overlaps (a permutation of
+    a contiguous layout), the layout ``empty_like`` keeps."""
+    expected = 1
+    for stride, size in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def _torch_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any,
                       training: bool, momentum: float, eps: float,
                       cudnn_enabled: bool = True) -> Tensor:
@@ -251,7 +263,12 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
         if not x.dtype.is_floating_point:
             raise ScriptError(f'"bernoulli_scalar_cpu_" not implemented for '
                               f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
-        kept = be.generator.bernoulli(1 - p, tuple(x.shape), x.dtype.name)
+        if x._strides is not None and _dense(x.shape, x._strides):
+            # empty_like keeps a transposed tensor's layout: the draws go in memory order
+            flat = be.generator.bernoulli(1 - p, (x.numel(),), x.dtype.name)
+            kept = flat[memory_order(x.shape, x._strides)]
+        else:
+            kept = be.generator.bernoulli(1 - p, tuple(x.shape), x.dtype.name)
         noise = Tensor(be.astype(be.xp.asarray(kept / kept.dtype.type(1 - p)), x.dtype), be)
     return apply_inplace(O.MUL, x, (noise,)) if inplace else apply(O.MUL, (x, noise))
 
