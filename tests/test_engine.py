@@ -207,6 +207,38 @@ CASES = [
     ("smooth_l1_loss", lambda a, b: F.smooth_l1_loss(a * 2, b, beta=0.5), [DISTINCT, B]),
     ("huber_loss", lambda a, b: F.huber_loss(a, b, delta=0.5, reduction="none"), [DISTINCT, B]),
     ("abs", lambda a, b: F.l1_loss(a, b), [DISTINCT, B]),
+    # torch.nn.functional: activations in place, normalisation, distances, padding, losses
+    ("selu_", lambda a: F.NN_FUNCTIONS["selu"](a * 1, True), [DISTINCT]),
+    ("celu_", lambda a: F.NN_FUNCTIONS["celu"](a * 1, 0.5, True), [DISTINCT]),
+    ("threshold", lambda a: F.NN_FUNCTIONS["threshold"](a, 0.2, -1.0), [DISTINCT]),
+    ("threshold_", lambda a: F.NN_FUNCTIONS["threshold"](a * 1, 0.2, -1.0, True), [DISTINCT]),
+    ("glu", lambda a: F.NN_FUNCTIONS["glu"](a), [DISTINCT]),
+    ("native_layer_norm", lambda a: F.NN_FUNCTIONS["layer_norm"](a, (4,)), [DISTINCT]),
+    ("native_layer_norm", lambda a, w, b: F.NN_FUNCTIONS["layer_norm"](a, [3, 4], w, b),
+     [DISTINCT, A, B]),
+    ("native_batch_norm", lambda a, w, b: F.NN_FUNCTIONS["batch_norm"](
+        a, None, None, w, b, training=True), [DISTINCT, V4, V4]),
+    ("native_batch_norm", lambda a, w: F.NN_FUNCTIONS["batch_norm"](
+        a, F.tensor(V4), F.tensor(V4), w, eps=0.1), [DISTINCT, V4]),
+    ("constant_pad_nd", lambda a: F.NN_FUNCTIONS["pad"](a, (1, -1, 2, 0), value=0.5), [A]),
+    *((f"{kind}_pad{k}d", lambda a, k=k, m=mode: F.NN_FUNCTIONS["pad"](
+        F.reshape(a, *(1,) * (k - 1), 3, 4), (2, 1, 1, 0, 0, 0)[:2 * k], mode=m), [DISTINCT])
+      for kind, mode in (("reflection", "reflect"), ("replication", "replicate"))
+      for k in (1, 2, 3)),
+    *((f"{kind}_pad{k}d_backward", lambda g, k=k, kind=kind: apply(
+        O.OPS[f"{kind}_pad{k}d_backward"], (F.reshape(g, *(1,) * (k - 1), 3, 4),),
+        {"input_shape": (1,) * (k - 1) + (2, 3), "padding": (1, 0, 1, 0, 0, 0)[:2 * k]}), [A])
+      for kind in ("reflection", "replication") for k in (2, 3)),
+    *((f"{kind}_pad1d_backward", lambda g, kind=kind: apply(
+        O.OPS[f"{kind}_pad1d_backward"], (g,), {"input_shape": (3, 2), "padding": (1, 1)}), [A])
+      for kind in ("reflection", "replication")),
+    ("norm_dim", lambda a, b: F.NN_FUNCTIONS["pairwise_distance"](a, b), [DISTINCT, B]),
+    ("norm_dim", lambda a, b: F.NN_FUNCTIONS["pairwise_distance"](a, b, p=3, keepdim=True),
+     [DISTINCT, B]),
+    ("xlogy", lambda a, b: F.NN_FUNCTIONS["kl_div"](F.log_softmax(a, 1), F.softmax(b, 1),
+                                                    reduction="batchmean"), [DISTINCT, B]),
+    ("soft_margin_loss", lambda a: F.NN_FUNCTIONS["soft_margin_loss"](
+        a, F.tensor([[1.0, -1.0, 1.0, 1.0]] * 3), reduction="sum"), [DISTINCT]),
 ]
 
 
