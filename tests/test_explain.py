@@ -101,6 +101,25 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "nansum_to": ((x,), {"dim": (1,), "keepdim": True, "dtype": FLOAT64}),
         "cumsum_to": ((x,), {"dim": 0, "reverse": False, "dtype": FLOAT64}),
         "cumprod_to": ((x,), {"dim": 1, "dtype": FLOAT64}),
+        # torch.nn.functional (engine.nn_functional, nn_layers)
+        "threshold": ((x,), {"threshold": 0.5, "value": -1.0}),
+        "threshold_": ((x,), {"threshold": 0.5, "value": -1.0}),
+        "glu": ((x,), {"dim": 0}),
+        "native_layer_norm": ((x, e[0], None, *_row_stats(x, 1)), {"normalized_shape": (3,),
+                                                                  "eps": 1e-5}),
+        "native_batch_norm": ((x, e[0], None, None, None, *_row_stats(x, 0)),
+                              {"training": True, "eps": 1e-5}),
+        "constant_pad_nd": ((x,), {"pad": (1, -1, 0, 1), "value": 0.5}),
+        "norm_dim": ((x,), {"p": 3.0, "dim": (1,), "keepdim": False}),
+        "soft_margin_loss": ((x, Tensor(np.array([[1.0, -1.0, 1.0]] * 2), x.backend)),
+                             {"reduction": "mean"}),
+        **{f"{kind}_pad{k}d": ((x.reshape(*(1,) * (k - 1), 2, 3),),
+                               {"padding": (2, 1, 1, 0, 0, 0)[:2 * k]})
+           for kind in ("reflection", "replication") for k in (1, 2, 3)},
+        **{f"{kind}_pad{k}d_backward": ((x.reshape(*(1,) * (k - 1), 2, 3),),
+                                        {"input_shape": (1,) * (k - 1) + (2, 2),
+                                         "padding": (1, 0, 0, 0, 0, 0)[:2 * k]})
+           for kind in ("reflection", "replication") for k in (1, 2, 3)},
     }
     if name in special:
         return special[name]
@@ -114,6 +133,16 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
 def _ints(x: Tensor, values: list) -> Tensor:
     """Class indices or argmax positions: an int64 tensor, never differentiable."""
     return Tensor(np.array(values, dtype=np.int64), x.backend)
+
+
+def _row_stats(x: Tensor, keep: int) -> tuple[Tensor, Tensor]:
+    """Mean and 1 / std over dim 1 (layer_norm, keep=1: kept) or dim 0 (batch_norm, keep=0:
+    reduced away), as constants."""
+    data = to_host(x.data)
+    axis = 1 if keep else 0
+    mean = data.mean(axis=axis, keepdims=bool(keep))
+    rstd = 1 / np.sqrt(data.var(axis=axis, keepdims=bool(keep)) + 1e-5)
+    return Tensor(mean, x.backend), Tensor(rstd, x.backend)
 
 
 TABLE_OPS = sorted(n for n, op in OPS.items() if op.forward is not None)
