@@ -1032,3 +1032,13 @@ CASES.update({
                           " F.dropout(torch.arange(12.).reshape(3, 4)[:, 1:], 0.5),"
                           " F.dropout(torch.ones(2, 3, 4).transpose(0, 2), 0.25), torch.rand(2)]",
 })
+
+CASES.update({
+    "err_celu_alpha_zero": "F.celu(torch.ones(2), 0.)",
+    "err_batch_norm_momentum": "F.batch_norm(torch.ones(3, 2), None, None, training=True, momentum=None)",
+    "err_layer_norm_eps": "F.layer_norm(torch.ones(3, 2), (2,), eps='a')",
+    "err_pad_int": "F.pad(torch.ones(3, 2), 1)",
+    "err_pad_float": "F.pad(torch.ones(3, 2), (1.5, 1))",
+    "err_glu_dim_type": "F.glu(torch.ones(3, 2), dim='a')",
+    "err_dropout_p_type": "F.dropout(torch.ones(3, 2), 'a')",
+})

@@ -481,6 +481,9 @@ def _implicit_dim(x: Tensor, name: str) -> int:
 def glu(input: Any, dim: int = -1) -> Tensor:
     """The first half of ``dim`` times the sigmoid of the second (GluBackward0)."""
     x = tensor_arg(input, "glu")
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise ScriptError(f"glu(): argument 'dim' (position 2) must be int, not "
+                          f"{type_name(dim)}", kind="TypeError")
     if x.ndim == 0:
         raise ScriptError("glu does not support scalars because halving size must be even")
     d = dim_arg(dim, x.ndim)

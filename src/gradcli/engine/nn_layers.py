@@ -80,6 +80,7 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
         raise ScriptError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
                           f"of ints, not {type_name(normalized_shape)}", kind="TypeError")
     shape = tuple(normalized_shape)
+    _check_float("layer_norm", "eps", 5, eps)
     k = len(shape)
     if k == 0:
         raise ScriptError("Expected normalized_shape to be at least 1-dimensional, i.e., "
@@ -114,6 +115,8 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     updated in place, the variance unbiased), or by the running statistics (one
     NativeBatchNormBackward0 node either way)."""
     x = tensor_arg(input, "batch_norm")
+    _check_float("batch_norm", "momentum", 7, momentum)
+    _check_float("batch_norm", "eps", 8, eps)
     if training:
         count = x.shape[0] if x.ndim else 1
         for size in x.shape[2:]:
@@ -178,7 +181,7 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tens
     """``F.pad``: constant padding (ConstantPadNdBackward0; negative amounts crop), or the
     reflected or replicated edges of the last 1 to 3 dims (ReflectionPad1DBackward0 ...)."""
     x = tensor_arg(input, "pad")
-    amounts = tuple(pad)
+    amounts = _int_tuple("pad", "pad", pad)
     if mode != "constant" and value is not None:
         raise ScriptError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if len(amounts) % 2:
@@ -231,12 +234,31 @@ def _check_pad_sizes(x: Tensor, amounts: tuple, mode: str) -> None:
 def constant_pad_nd(input: Any, pad: Any, value: Any = 0) -> Tensor:
     """``torch.constant_pad_nd`` (ConstantPadNdBackward0)."""
     x = tensor_arg(input, "constant_pad_nd")
-    amounts = tuple(pad)
+    amounts = _int_tuple("constant_pad_nd", "pad", pad)
     for i in range(len(amounts) // 2):  # ATen narrows by the negative amounts first
         if x.shape[x.ndim - 1 - i] + min(amounts[2 * i], 0) + min(amounts[2 * i + 1], 0) < 0:
             raise ScriptError("narrow(): length must be non-negative.")
     check_numel(_padded_shape(x.shape, amounts))
     return apply(O.CONSTANT_PAD_ND, (x,), {"pad": amounts, "value": value})
+
+
+def _int_tuple(fn: str, arg: str, value: Any) -> tuple[int, ...]:
+    """A ``tuple of ints`` argument (a list or tuple), with PyTorch's TypeErrors."""
+    if not isinstance(value, (tuple, list)):
+        raise ScriptError(f"{fn}(): argument '{arg}' (position 2) must be tuple of ints, not "
+                          f"{type_name(value)}", kind="TypeError")
+    for i, v in enumerate(value):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ScriptError(f"{fn}(): argument '{arg}' (position 2) must be tuple of ints, but "
+                              f"found element of type {type_name(v)} at pos {i}",
+                              kind="TypeError")
+    return tuple(value)
+
+
+def _check_float(fn: str, arg: str, position: int, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ScriptError(f"{fn}(): argument '{arg}' (position {position}) must be float, not "
+                          f"{type_name(value)}", kind="TypeError")
 
 
 def _padded_shape(shape: tuple, amounts: tuple) -> list[int]:
@@ -251,6 +273,9 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     ``input * bernoulli_(1 - p) / (1 - p)`` with the run's generator (MulBackward0); the input
     itself when not training."""
     x = tensor_arg(input, "dropout")
+    if not isinstance(p, (int, float)):  # Python's own comparison (a bool compares)
+        raise ScriptError(f"'<' not supported between instances of '{type_name(p)}' and "
+                          "'float'", kind="TypeError")
     if p < 0.0 or p > 1.0:
         raise ScriptError(f"dropout probability has to be between 0 and 1, but got {p}",
                           kind="ValueError")

@@ -880,8 +880,13 @@ SELU_ = defop("selu_", "EluBackward1", ("self",), SELU.forward,
               lambda xp, grad, result: xp.elu_backward(grad, result, _SELU_ALPHA, _SELU_SCALE,
                                                        1.0, True),
               kind="elementwise", dtype="float_kernel", aten="elu_cpu")
-CELU = defop("celu", "CeluBackward0", ("self",),
-             lambda xp, self, alpha=1.0: K.elu(xp, self, alpha, 1.0, 1.0 / alpha),
+def _celu(xp: Any, self: Any, alpha: float = 1.0) -> Any:
+    if alpha == 0:
+        raise ScriptError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return K.elu(xp, self, alpha, 1.0, 1.0 / alpha)
+
+
+CELU = defop("celu", "CeluBackward0", ("self",), _celu,
              lambda xp, grad, self, alpha: xp.elu_backward(grad, self, alpha, 1.0, 1.0 / alpha,
                                                            False),
              kind="elementwise", surface=("torch", "F"), domain=(-2, 2), dtype="float_kernel",
