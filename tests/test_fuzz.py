@@ -5,7 +5,7 @@
   in-process with small limits: the only exception is none (errors are ``GradcliError`` values
   in ``result.error``), every run ends within a timeout, and its bindings render as JSON.
 * The same programs, and byte-level mutations (insertions, deletions, bit flips, copies,
-  truncation) of ``samples/`` and ``tests/scenarios/``, through ``gradcli.cli.main`` with
+  truncation) of ``samples/`` and ``tests/scenarios/``, through ``gradcli.launch.main`` with
   ``--format json``: an exit code of the contract, stdout one JSON document, no traceback.
 
 Hypothesis shrinks a failure to a small program (every decision is one draw). The number of
@@ -163,7 +163,7 @@ def _cli(data: Any, script: bytes) -> Any:
 @fuzz_settings(200)
 @given(st.data())
 def test_mutated_samples_through_the_command_line(data):
-    """Byte-level mutations of the sample and scenario scripts, fed to ``gradcli.cli.main``
+    """Byte-level mutations of the sample and scenario scripts, fed to ``gradcli.launch.main``
     on standard input: exit code of the contract, JSON on stdout, no traceback."""
     seed = data.draw(st.sampled_from(SEEDS))
     _cli(data, fc.mutate(seed, HypothesisSource(data)))

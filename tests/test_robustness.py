@@ -4,7 +4,7 @@ Every case ends with a clear answer: a result, or an error that names what and w
 exit code of the contract and never a Python traceback; nothing hangs, allocates without bound
 or touches files beyond what it was asked to read and write.
 
-Three ways in: ``gradcli.cli.main`` in-process with captured streams (the real entry point,
+Three ways in: ``gradcli.launch.main`` in-process with captured streams (the real entry point,
 last-resort handler included), ``gradcli.pipeline.run`` (for memory measurements with
 ``tracemalloc``, which sees NumPy's buffers), and ``python -m gradcli`` subprocesses for pipes
 and signals.
@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from gradcli import cli, pipeline
+from gradcli import launch, options, pipeline
 from gradcli.language.program import MAX_EXPR_DEPTH
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,11 +58,11 @@ class Out:
 
 
 def gradcli(*args: str, stdin: bytes = b"") -> Out:
-    """``gradcli.cli.main(args)`` in-process; stdout and stderr kept apart."""
+    """``gradcli.launch.main(args)`` in-process; stdout and stderr kept apart."""
     runner = CliRunner()
     with runner.isolation(input=stdin) as (out, err, *_):
         try:
-            cli.main(list(args))
+            launch.main(list(args))
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
@@ -135,12 +135,15 @@ def test_debug_shows_the_traceback_of_an_internal_error(monkeypatch):
     assert "internal error" in out.stderr.strip().splitlines()[-1]
 
 
-def test_an_exception_outside_the_command_is_caught_by_main(monkeypatch):
-    """A failure before any command runs (building the CLI) is the same one-line exit 70."""
+@pytest.mark.parametrize("args", [["run", "-e", "x = 1"], ["--help"]])
+def test_an_exception_outside_the_command_is_caught_by_main(monkeypatch, args):
+    """A failure before any command runs (reading argv, building the Typer CLI) is the same
+    one-line exit 70."""
     import typer.main
 
     monkeypatch.setattr(typer.main, "get_command", _boom)
-    out = gradcli("run", "-e", "x = 1")
+    monkeypatch.setattr(options, "read", _boom)
+    out = gradcli(*args)
     assert out.code == 70
     assert len(out.stderr.strip().splitlines()) == 1 and "internal error" in out.stderr
     assert TRACEBACK not in out.stderr
@@ -151,7 +154,7 @@ def test_an_internal_error_in_a_real_process():
     code = ("import gradcli.pipeline as p\n"
             "def boom(*a, **k):\n    raise KeyError('injected')\n"
             "p.run = boom\n"
-            "from gradcli.cli import main\nmain()\n")
+            "from gradcli.launch import main\nmain()\n")
     proc = subprocess.run([sys.executable, "-c", code, "run", "-e", "x = 1"], env=env(),
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 70

@@ -17,7 +17,7 @@ campaign with seed *s* is always the same text), a Hypothesis-backed one in the 
 
 Each script runs one command (``run``, ``graph``, ``graph --tree``, ``dot``, ``grad``,
 ``check``, ``explain``, ``trace``, ``profile`` or ``html``, with random options) through
-``gradcli.cli.main`` in-process (fast: no interpreter start-up), in a pool of worker
+``gradcli.launch.main`` in-process (fast: no interpreter start-up), in a pool of worker
 processes, with ``--format json``, small ``--max-steps``/``--max-elements`` and a per-script
 wall-clock timeout.  A finding is any of: an exit code outside {0, 1, 2, 3, 4}, a
 Python traceback or an "internal error" on stderr, stdout that is not one JSON document, or a
@@ -669,7 +669,8 @@ def cli_args(command: str, script_path: str, wrt: Sequence[str], max_steps: int,
 
 
 def reuse_command() -> None:
-    """Build the Typer command once per process: ``cli.main`` rebuilds it on every call.
+    """Build the Typer command once per process: ``cli.run_typer`` (every command line that
+    ``options.read`` leaves to Typer) rebuilds it on every call.
 
     Building costs more than running a small script, and nothing in it depends on the
     arguments, so a campaign that calls ``main`` thousands of times memoises it (and applies
@@ -703,14 +704,14 @@ def reuse_command() -> None:
 
 def run_cli(args: list[str], stdin: bytes = b"", timeout: float = 10.0,
             reuse: bool = False) -> Outcome:
-    """``gradcli.cli.main(args)`` in-process with captured streams, and the contract checks.
+    """``gradcli.launch.main(args)`` in-process with captured streams, and the contract checks.
 
     ``reuse`` builds the Typer command once for the whole process (see ``reuse_command``): for
     campaigns, not for test sessions that also test the command line itself.
     """
     from typer.testing import CliRunner
 
-    from gradcli import cli
+    from gradcli import launch
 
     if reuse:
         reuse_command()
@@ -723,7 +724,7 @@ def run_cli(args: list[str], stdin: bytes = b"", timeout: float = 10.0,
         signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
             try:
-                cli.main(args)
+                launch.main(args)
                 code = 0
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -1,16 +1,16 @@
-"""The ``gradcli`` command and ``python -m gradcli``: Ctrl-C handling first, then the CLI."""
+"""The ``gradcli`` command and ``python -m gradcli``: Ctrl-C handling first, then the command."""
 
 from __future__ import annotations
 
 
 def main() -> None:
-    """Install the Ctrl-C watcher, then load and run the command line."""
+    """Install the Ctrl-C watcher, then read argv and run the command (``launch.main``)."""
     from gradcli import interrupts
 
     interrupts.install()
-    from gradcli.cli import main as cli_main
+    from gradcli.launch import main as launch_main
 
-    cli_main()
+    launch_main()
 
 
 if __name__ == "__main__":

@@ -1,51 +1,27 @@
-"""The command line: thin Typer commands over the pipeline, and the one place errors become exits.
+"""The command line as Typer declares it: commands, options, help, completion, usage errors.
 
 Exit codes (SPEC §3): 0 success, 1 the script failed, 2 usage, 3 syntax, 4 ``check`` mismatch,
 70 internal error, 130 Ctrl-C.  Results go to stdout, diagnostics and warnings to stderr.
 
-Startup matters (``gradcli grad`` is run in loops): only Typer is imported here at module level;
-NumPy, the engine, Lark and Rich are imported by the command that needs them.  Typer 0.29 coerces
-every option through a Pydantic ``TypeAdapter`` (about 200 ms to import and build), so
-``main()`` gives each parameter of the built command a small coercer for the few types used
-here (``_fast_coercion``); Rich help is off (``rich_markup_mode=None``), which keeps Rich's
-Markdown renderer out of ``--help`` and of usage errors.
+Startup matters (``gradcli grad`` is run in loops): ``launch.main`` reads a plain command line
+itself (``options.read``) and comes here only for the rest, so Typer is not imported for a
+common command.  Typer 0.29 coerces every option through a Pydantic ``TypeAdapter`` (about
+200 ms to import and build), so ``run_typer`` gives each parameter of the built command a small
+coercer for the few types used here (``_fast_coercion``); Rich help is off
+(``rich_markup_mode=None``), which keeps Rich's Markdown renderer out of ``--help`` and of usage
+errors.  Every option declared here is in ``options.COMMANDS`` too (tests/test_options.py).
 """
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any
 
 import typer
 
 from . import __version__
-from .errors import exit_code_for
 from .limits import MAX_ELEMENTS, MAX_EVALS, MAX_SCRIPT_BYTES, MAX_STEPS
-
-
-class BackendName(str, Enum):
-    """Array backends."""
-
-    numpy = "numpy"
-    cupy = "cupy"
-
-
-class DType(str, Enum):
-    """Floating dtypes."""
-
-    float64 = "float64"
-    float32 = "float32"
-
-
-class Format(str, Enum):
-    """Output formats."""
-
-    rich = "rich"
-    plain = "plain"
-    json = "json"
-
+from .options import BackendName, DType, Format, Options
 
 EPILOG = """\b
 Examples:
@@ -121,36 +97,6 @@ Rolled = Annotated[bool, typer.Option(
 HtmlOutput = Annotated[str | None, typer.Option(
     "-o", "--output", metavar="FILE.html", help="The page to write (or a redirected stdout).")]
 
-
-
-@dataclass
-class Options:
-    """Every command's options after parsing (one field per shared option)."""
-
-    script: str | None = None
-    eval_text: str | None = None
-    wrt: list[str] = field(default_factory=list)
-    of: str | None = None
-    backend: Any = BackendName.numpy
-    dtype: Any = None
-    seed: int = 0
-    set_: list[str] = field(default_factory=list)
-    fmt: Any = None
-    quiet: bool = False
-    max_steps: int = MAX_STEPS
-    max_elements: int = MAX_ELEMENTS
-    max_script_bytes: int = MAX_SCRIPT_BYTES
-    max_evals: int = MAX_EVALS
-    debug: bool = False
-    tree: bool = False
-    backward: bool = False
-    show_values: bool = False
-    show_grads: bool = False
-    show_saved: bool = False
-    output: str | None = None
-    top: int = 10
-    lines: str | None = None
-    rolled: bool = False
 
 
 def _version(value: bool) -> None:
@@ -377,39 +323,9 @@ def _with_preset(get_help_option: Any) -> Any:
     return wrapped
 
 
-def _usable_streams() -> None:
-    """Streams that cannot fail at the first write: a closed stdout or stderr (``>&-``, where
-    Python sets it to None) writes nowhere, and text the locale's encoding cannot hold
-    (PYTHONIOENCODING=ascii) is escaped as Python escapes it on stderr, never an error."""
-    import os
-
-    for name in ("stdout", "stderr"):
-        stream = getattr(sys, name)
-        if stream is None:
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
-        elif getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
-
-
-def main(argv: list[str] | None = None) -> None:
-    """The ``gradcli`` entry point."""
-    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
-    _usable_streams()
-    try:
-        from .interrupts import arm
-
-        arm()  # a Ctrl-C is a KeyboardInterrupt from here on (installed by __main__.main)
-        command = typer.main.get_command(app)
-        _fast_coercion(command)
-        command.main(args=argv, prog_name="gradcli")
-    except (KeyboardInterrupt, Exception) as exc:  # noqa: BLE001 - never a bare traceback
-        code = exit_code_for(exc)
-        if isinstance(exc, BrokenPipeError):
-            from .commands import quiet_stdout
-
-            quiet_stdout()
-        elif not isinstance(exc, KeyboardInterrupt):  # a bug: one line, traceback with --debug
-            from .commands import internal_error
-
-            internal_error(exc, debug)
-        sys.exit(code)
+def run_typer(argv: list[str]) -> None:
+    """Read ``argv`` with the Typer app and run the command (help, completion and usage
+    errors included); leaves by SystemExit like any Click program."""
+    command = typer.main.get_command(app)
+    _fast_coercion(command)
+    command.main(args=argv, prog_name="gradcli")
