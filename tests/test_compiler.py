@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 
 import pytest
 
@@ -42,10 +44,34 @@ NODES = [
 
 @pytest.mark.parametrize("cls", NODES)
 def test_nodes_are_frozen_slotted_with_a_span(cls: type) -> None:
-    params = cls.__dataclass_params__
-    assert params.frozen and "__slots__" in vars(cls)
-    assert [f.name for f in dataclasses.fields(cls)][-1] == "span"
+    names = [f.name for f in dataclasses.fields(cls)]
+    assert names[-1] == "span" and "__slots__" in vars(cls)
     assert cls.__doc__ and "\n" not in cls.__doc__.strip()
+    node = cls(*range(len(names)))
+    for name in names:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(node, name, None)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            delattr(node, name)
+    with pytest.raises(AttributeError):
+        node.extra = 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("cls", NODES)
+def test_nodes_behave_as_frozen_dataclasses(cls: type) -> None:
+    """Values, repr, equality, hash, copy and pickle as dataclass(frozen=True) gives them."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    ref = dataclasses.make_dataclass(cls.__name__, names, frozen=True, slots=True)
+    values = [(i, f"v{i}") for i in range(len(names))]
+    node, same, other = cls(*values), cls(*values), cls(*values[:-1], (9, "x"))
+    assert [getattr(node, n) for n in names] == values
+    assert repr(node) == repr(ref(*values))
+    assert node == same and hash(node) == hash(same) and node != other
+    assert node != ref(*values) and node != tuple(values)
+    assert copy.copy(node) == node and copy.deepcopy(node) == node
+    assert pickle.loads(pickle.dumps(node)) == node
+    with pytest.raises(TypeError):
+        cls(*values, 0)
 
 
 def test_field_lists() -> None:
