@@ -3,24 +3,24 @@
 The tables are plain data (JSON): the parse actions and gotos of Lark's LALR(1) analysis, the
 grammar's rules with the compiler method each one calls, and the terminals' regular
 expressions. A cache hit costs a file read and no Lark import; JSON rather than Lark's pickled
-cache, because unpickling a file is running code. The cache key is the grammar's hash, so an
-edited grammar is recompiled on its next use.
+cache, because unpickling a file is running code. The cache key is a checksum of the grammar,
+so an edited grammar is recompiled on its next use. The file is read at every start-up, so it
+holds only what the parser cannot derive quickly: gotos as (state, target) pairs, and no
+chains of unit rules (``Tables.chain`` works each one out the first time a parse needs it).
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.resources
 import itertools
 import json
 import os
 import re
 import string
+import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-FORMAT = "gradcli-lalr-5"
+FORMAT = "gradcli-lalr-6"
 HELPER = object()  # marks a helper rule Lark made for `x*` / `x+`: its children are spliced
 _WS = "WS"  # the ignored terminal of blanks inside a line; it becomes the lexer's prefix
 
@@ -37,21 +37,49 @@ class Tables:
     # run of unit rules and code - len(chains) indexes rules.
     actions: list[dict[str, int]]
     gotos: list[list[int]]  # gotos[nonterminal index][state] -> state
-    chains: list[dict[int, int]]  # runs of unit rules: state below -> state after the run
+    # runs of unit rules, each the run that starts with unit rule (nonterminal, lookahead) of
+    # chain_keys: state below -> state after the run, filled in by ``chain`` as parses need it
+    chains: list[dict[int, int]]
+    chain_keys: list[tuple[int, str]]
     rules: list[tuple[int, int, str, list[int]]]  # size, nonterminal, kind, spliced children
     start: int
     end: int
 
+    def chain(self, code: int, below: int) -> int:
+        """The state after the run of unit rules ``code`` over state ``below`` (memoised).
+
+        Unit rules (``?term: factor``) only replace the state on top of the stack, and a run of
+        them (factor -> term -> arith ...) depends only on the first rule, the lookahead and the
+        state below, so the driver takes one step where the parse table has several.
+        """
+        nt, lookahead = self.chain_keys[code]
+        units = len(self.chains)
+        while True:
+            top = self.gotos[nt][below]
+            if top < 0:
+                raise KeyError(below)  # no such parse: the tables are not this grammar's
+            act = self.actions[top].get(lookahead, 0)
+            if not -units <= act < 0:  # not another unit rule: the run ends here
+                self.chains[code][below] = top
+                return top
+            nt = self.chain_keys[~act][0]
+
 
 def grammar_text() -> str:
-    """The text of grad.lark: packaged copy first, else the repository's grammars/ folder."""
-    try:
-        res = importlib.resources.files("gradcli").joinpath("grammars/grad.lark")
-        if res.is_file():
-            return res.read_text("utf-8")
-    except (ModuleNotFoundError, OSError):
-        pass
-    return (Path(__file__).resolve().parents[3] / "grammars" / "grad.lark").read_text("utf-8")
+    """The text of grad.lark: the packaged copy (gradcli/grammars/), else the repository's
+    grammars/ folder, else the package's resources (an install in a zip file)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for path in (os.path.join(package, "grammars", "grad.lark"),
+                 os.path.join(os.path.dirname(os.path.dirname(package)), "grammars",
+                              "grad.lark")):
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+        except OSError:
+            pass
+    import importlib.resources  # slow to import (tempfile, zipfile ...): only here
+
+    return importlib.resources.files("gradcli").joinpath("grammars/grad.lark").read_text("utf-8")
 
 
 def compile_tables(grammar: str) -> dict[str, Any]:
@@ -132,36 +160,21 @@ def compile_tables(grammar: str) -> dict[str, Any]:
                 i = rule_index[arg["@"]]
                 raw[state][sym] = ("unit", rules[i][1]) if rules[i][2] == "unit" else ("rule", i)
 
-    # Unit rules (`?term: factor`) only replace the state on top of the stack, and a run of
-    # them (factor -> term -> arith ...) depends only on the first rule, the lookahead and the
-    # state below. So each (unit rule, lookahead) gets a "chain": state below -> the state the
-    # whole run ends in, and the driver takes one step where the parse table has several.
-    def run_of_units(nt: int, lookahead: str, below: int) -> int:
-        top = gotos[nt][below]
-        while True:
-            kind, arg = raw[top].get(lookahead, ("error", 0))
-            if kind != "unit":
-                return top
-            top = gotos[arg][below]
-
+    # Runs of unit rules get one code per (unit rule, lookahead); see Tables.chain.
     chain_index: dict[tuple[int, str], int] = {}
-    chains: list[dict[int, int]] = []
     for row in raw:
         for sym, (kind, arg) in row.items():
             if kind == "unit" and (arg, sym) not in chain_index:
-                chain_index[arg, sym] = len(chains)
-                chains.append(
-                    {b: run_of_units(arg, sym, b) for b in range(n_states) if gotos[arg][b] >= 0}
-                )
-    # Encoded actions: a shift target (>= 0), else ~code where a code below len(chains) is a
-    # chain of unit rules and len(chains) + i is a reduction by rule i.
+                chain_index[arg, sym] = len(chain_index)
+    # Encoded actions: a shift target (>= 0), else ~code where a code below len(chain_index)
+    # is a chain of unit rules and len(chain_index) + i is a reduction by rule i.
     actions = [
         {
             sym: arg
             if kind == "shift"
             else ~chain_index[arg, sym]
             if kind == "unit"
-            else ~(len(chains) + arg)
+            else ~(len(chain_index) + arg)
             for sym, (kind, arg) in row.items()
         }
         for row in raw
@@ -174,9 +187,12 @@ def compile_tables(grammar: str) -> dict[str, Any]:
         "operators": operators,
         "ignored": sorted(ignore - {_WS}),
         "nonterminals": nonterminals,
+        "states": n_states,
         "actions": actions,
-        "gotos": gotos,
-        "chains": [sorted(c.items()) for c in chains],
+        # each nonterminal's gotos as flat (state, target) pairs: most states have none
+        "gotos": [[x for b, target in enumerate(row) if target >= 0 for x in (b, target)]
+                  for row in gotos],
+        "chain_keys": sorted(chain_index, key=chain_index.__getitem__),
         "rules": rules,
         "start": table["start_states"]["start"],
         "end": table["end_states"]["start"],
@@ -188,6 +204,13 @@ def from_data(data: dict[str, Any]) -> Tables:
     if data.get("format") != FORMAT:
         raise ValueError("not a gradcli table file")
     alternatives = "|".join(f"(?P<{name}>{regexp})" for name, regexp in data["terminals"])
+    gotos = []
+    for pairs in data["gotos"]:
+        row = [-1] * data["states"]
+        for i in range(0, len(pairs), 2):
+            row[pairs[i]] = pairs[i + 1]
+        gotos.append(row)
+    chain_keys = [(nt, sym) for nt, sym in data["chain_keys"]]
     return Tables(
         # ASCII: \d in NUMBER must not take Arabic-Indic or fullwidth digits, as Python's
         # own tokenizer does not (int() would read them)
@@ -196,15 +219,16 @@ def from_data(data: dict[str, Any]) -> Tables:
         operators=dict(data["operators"]),
         ignored=frozenset(data["ignored"]),
         actions=data["actions"],
-        gotos=data["gotos"],
-        chains=[dict(c) for c in data["chains"]],
+        gotos=gotos,
+        chains=[{} for _ in chain_keys],
+        chain_keys=chain_keys,
         rules=[tuple(r) for r in data["rules"]],
         start=data["start"],
         end=data["end"],
     )
 
 
-def cache_dir() -> Path | None:
+def cache_dir() -> str | None:
     """The per-user cache folder ($GRADCLI_CACHE_DIR, else XDG), or None if unusable."""
     base = os.environ.get("GRADCLI_CACHE_DIR")
     if not base:
@@ -214,26 +238,30 @@ def cache_dir() -> Path | None:
         os.makedirs(base, mode=0o700, exist_ok=True)
     except OSError:
         return None
-    return Path(base)
+    return base
 
 
 def load() -> Tables:
     """The tables for the current grammar, from the cache when it has them."""
     text = grammar_text()
-    key = hashlib.sha256((FORMAT + "\n" + text).encode("utf-8")).hexdigest()[:24]
+    raw = (FORMAT + "\n" + text).encode("utf-8")
+    # two 32-bit checksums and the length: the key of one user's cache of one file, not a
+    # defence against forgery (hashlib costs more to import than the whole lookup)
+    key = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
     folder = cache_dir()
-    path = folder / f"grad-{key}.json" if folder else None
+    path = os.path.join(folder, f"grad-{key}.json") if folder else None
     if path is not None:
         try:
-            return from_data(json.loads(path.read_text("utf-8")))
-        except (OSError, ValueError, KeyError, TypeError, re.error):
+            with open(path, encoding="utf-8") as f:
+                return from_data(json.loads(f.read()))
+        except (OSError, ValueError, KeyError, TypeError, IndexError, re.error):
             pass  # missing or damaged: rebuild below
     data = compile_tables(text)
     if path is not None:
         import tempfile  # only when writing the cache: it is slow to import
 
         try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".grad-", suffix=".tmp")
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".grad-", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(data, f, separators=(",", ":"))
             os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new

@@ -87,6 +87,7 @@ class _Parser:
         actions = t.actions
         gotos = t.gotos
         chains = t.chains
+        chain = t.chain
         rules = self.rules
         first_rule = -1 - len(chains)  # actions <= first_rule reduce by rule first_rule - act
         end_state = t.end
@@ -107,7 +108,10 @@ class _Parser:
                     values.append(tok)
                     return False
                 if act > first_rule:
-                    states[-1] = chains[~act][states[-2]]
+                    try:
+                        states[-1] = chains[~act][states[-2]]
+                    except KeyError:
+                        states[-1] = chain(~act, states[-2])
                     continue
                 size, nt, fn, splice = rules[first_rule - act]
                 if size == 1 and not splice:
@@ -174,7 +178,10 @@ class _Parser:
                         values.append(tok)
                         break
                     if act > first_rule:  # unit rules such as `?term: factor`, in one step
-                        states[-1] = chains[~act][states[-2]]
+                        try:
+                            states[-1] = chains[~act][states[-2]]
+                        except KeyError:  # the first time this run meets this state
+                            states[-1] = chain(~act, states[-2])
                         continue
                     # NOTE: the same reduce step as in feed() above, written out again on
                     # purpose: a helper call per reduction would cost about 10% of parse time,
