@@ -463,7 +463,7 @@ def test_saved_tensor_styles_read_the_right_way_round():
 
 
 def test_a_rich_diagnostic_does_not_load_a_syntax_highlighter():
-    code = ("import sys\nfrom gradcli.cli import main\nsys.argv = ['gradcli', 'run', '-e', "
+    code = ("import sys\nfrom gradcli.launch import main\nsys.argv = ['gradcli', 'run', '-e', "
             "'x = tnah(1)', '--format', 'rich']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
             "assert 'pygments' not in sys.modules, 'pygments'\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -122,6 +121,8 @@ _HEADER = re.compile(r"^#\s*gradcli:\s*(.*)$")
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """``--set NAME=VALUE`` items as {name: number or nested list}."""
+    import json  # only for --set
+
     out: dict[str, Any] = {}
     for item in items:
         name, sep, value = item.partition("=")

@@ -9,7 +9,6 @@ in ``torch_names.py``) says so instead.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 from collections.abc import Callable
@@ -101,6 +100,8 @@ def missing(owner: str, attr: str, known: Any) -> ScriptError:
         label = owner if owner != "torch.Tensor" else "Tensor"
         return ScriptError(f"gradcli does not support {label}.{attr} yet",
                            kind="NotImplementedError")
+    import difflib  # error paths only
+
     close = difflib.get_close_matches(attr, [k for k in known if not k.startswith("_")], n=1)
     message = f"'Tensor' object has no attribute '{attr}'" if owner == "torch.Tensor" else \
         f"module '{owner}' has no attribute '{attr}'"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import zipfile
 from typing import Any
 
 import numpy
@@ -54,6 +53,8 @@ def read_array(path: str, shown: str, key: str | None = None,
     ``check_shape(shape)`` (the element limit) sees a .npy/.npz array's shape before its data
     is read, so a small compressed file cannot make gradcli allocate gigabytes.
     """
+    import zipfile  # only a script that loads data pays for it
+
     def fail(why: str, kind: str = "ValueError") -> ScriptError:
         return ScriptError(f"load(): {why}", kind=kind)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -200,6 +199,8 @@ def _span_text(err: GradcliError, source: str) -> str:
 
 def did_you_mean(name: str, candidates: Any) -> str | None:
     """``did you mean 'tanh'?`` for a name close to a known one (True/False/None included)."""
+    import difflib  # error paths only
+
     keywords = ("True", "False", "None")
     known = [c for c in candidates if not c.startswith("__")] + list(keywords)
     close = difflib.get_close_matches(name, known, n=5)

@@ -8,8 +8,6 @@ leading imports import torch.
 
 from __future__ import annotations
 
-import difflib
-
 from ..api.namespace import MODULES, missing
 from ..errors import ScriptSyntaxError
 from ..language import program as P
@@ -50,6 +48,8 @@ def check_imports(program: P.Program) -> None:
                     continue
                 err = missing(s.module, name, module.members)
                 if err.kind == "AttributeError":  # Python's words for a from-import
+                    import difflib
+
                     close = difflib.get_close_matches(name, list(module.members), n=1)
                     raise ScriptSyntaxError(
                         f"cannot import name '{name}' from '{s.module}'", kind="ImportError",

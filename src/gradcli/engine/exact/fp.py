@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import struct
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -63,13 +62,15 @@ def _settle(p: Any, c: Any, s: Any, out: Any, where: Any) -> Any:
         shape = np.shape(fixed)
         fixed = np.array(fixed, F32).reshape(-1)
         p_, c_ = (np.broadcast_to(v, shape).reshape(-1) for v in (p, c))
+        from fractions import Fraction  # rare (float32 subnormals): not at every start-up
+
         for i in np.flatnonzero(tiny):
             fixed[i] = _round_f32(Fraction(float(p_[i])) + Fraction(float(c_[i])))
         fixed = fixed.reshape(shape)
     return fixed
 
 
-def _round_f32(exact: Fraction) -> Any:
+def _round_f32(exact: Any) -> Any:
     """``exact`` rounded to the nearest float32, ties to even."""
     with np.errstate(over="ignore"):  # may be one step off: Fraction -> double -> float
         guess = F32(float(exact))
@@ -78,6 +79,8 @@ def _round_f32(exact: Fraction) -> Any:
     with np.errstate(over="ignore"):
         candidates = [v for v in (np.nextafter(guess, F32(-np.inf)), guess,
                                   np.nextafter(guess, F32(np.inf))) if np.isfinite(v)]
+
+    from fractions import Fraction
 
     def key(v: Any) -> tuple[Fraction, int]:
         return abs(Fraction(float(v)) - exact), int(np.array(v).view(np.uint32)) & 1

@@ -9,7 +9,7 @@ an ulp and the float result not at all on the inputs the tests sweep).
 
 from __future__ import annotations
 
-from decimal import Decimal, getcontext
+import functools
 from typing import Any
 
 import numpy as np
@@ -22,15 +22,17 @@ _C1 = float.fromhex("0x1.ebfce50fac4f3p-3") / _N / _N
 _C2 = float.fromhex("0x1.62e42ff0c52d6p-1") / _N
 
 
+@functools.cache
 def _table() -> Any:
-    """__exp2f_data.tab: the bits of 2**(i/32), less i << 47 (the exponent is added later)."""
-    getcontext().prec = 60
-    ln2 = Decimal(2).ln()
-    bits = [np.float64(float((ln2 * i / _N).exp())).view(np.uint64) for i in range(_N)]
+    """__exp2f_data.tab: the bits of 2**(i/32), less i << 47 (the exponent is added later);
+    made on first use, not at every start-up."""
+    from decimal import Context
+
+    context = Context(prec=60)
+    ln2 = context.ln(2)
+    bits = [np.float64(float(context.exp(context.divide(context.multiply(ln2, i), _N))))
+            .view(np.uint64) for i in range(_N)]
     return np.array([int(b) - (i << 47) for i, b in enumerate(bits)], np.uint64)
-
-
-_T = _table()
 
 
 def expf(x: Any) -> Any:
@@ -43,7 +45,7 @@ def expf(x: Any) -> Any:
         ki = np.where(np.isfinite(kd), kd, _SHIFT).view(np.uint64)
         kd = kd - _SHIFT
         r = z - kd
-        t = _T[(ki % np.uint64(_N)).astype(np.intp)] + (ki << np.uint64(47))
+        t = _table()[(ki % np.uint64(_N)).astype(np.intp)] + (ki << np.uint64(47))
         s = t.view(np.float64)
         zz = _C0 * r + _C1
         r2 = r * r

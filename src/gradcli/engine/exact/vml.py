@@ -18,7 +18,6 @@ import ctypes
 import os
 import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,12 +32,12 @@ _functions: dict[tuple[str, str], Any] = {}
 _library: Any = None  # None: not looked for yet; False: not found
 
 
-def _candidates() -> list[Path]:
+def _candidates() -> list[str]:
     """Where ``pip install mkl`` puts libmkl_rt: the data scheme's lib/ of this environment
     (a venv's or the system's), else wherever the installed package's record says."""
     names = ("libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so")
     found = [p for d in dict.fromkeys((sys.prefix, sys.base_prefix)) for n in names
-             if (p := Path(d) / "lib" / n).is_file()]
+             if os.path.isfile(p := os.path.join(d, "lib", n))]
     if found:
         return found
     from importlib import metadata  # 60 ms to import: only when the usual place is empty
@@ -46,7 +45,7 @@ def _candidates() -> list[Path]:
         files = metadata.files("mkl") or []
     except metadata.PackageNotFoundError:
         return []
-    return [Path(str(f.locate())) for f in files if f.name.startswith("libmkl_rt.so")]
+    return [str(f.locate()) for f in files if f.name.startswith("libmkl_rt.so")]
 
 
 def _load() -> Any:
@@ -54,12 +53,12 @@ def _load() -> Any:
     setting = os.environ.get("GRADCLI_MKL", "")
     if setting == "0":
         return False
-    paths = [Path(setting)] if setting else _candidates()
+    paths = [setting] if setting else _candidates()
     for path in paths:
-        if not path.is_file():
+        if not os.path.isfile(path):
             continue
         try:
-            lib = ctypes.CDLL(str(path))
+            lib = ctypes.CDLL(path)
             lib.MKL_Set_Threading_Layer(_SEQUENTIAL)
         except (OSError, AttributeError):
             continue
