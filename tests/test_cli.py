@@ -703,6 +703,34 @@ def test_startup_imports_stay_small():
         assert f" {heavy}\n" not in grad_imports and f" {heavy}." not in grad_imports, heavy
 
 
+def test_the_entry_point_resumes_the_collector_after_start_up(monkeypatch):
+    """`gradcli` starts with the collector paused; it is on again, the start-up's objects
+    handed to its oldest generation, before the script runs (a run that makes cycles would
+    otherwise grow for ever)."""
+    import gc
+
+    from gradcli import engine, launch, pipeline
+
+    seen = []
+    promote, run = engine.context.promote_to_oldest, pipeline.run
+    monkeypatch.setattr(engine.context, "promote_to_oldest",
+                        lambda: (seen.append("promote"), promote()))
+    monkeypatch.setattr(pipeline, "run",
+                        lambda *a, **k: (seen.append(f"run, gc on: {gc.isenabled()}"),
+                                         run(*a, **k))[1])
+    gc.disable()
+    try:
+        with runner.isolation():
+            launch.main(["run", "-e", "x = 1", "--format", "json"], gc_paused=True)
+        assert gc.isenabled() and seen[:2] == ["promote", "run, gc on: True"]
+        gc.disable()
+        with runner.isolation(), pytest.raises(SystemExit):
+            launch.main(["--help"], gc_paused=True)  # Typer's path resumes it too
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_shell_completion_script_is_offered():
     proc = subprocess.run([sys.executable, "-m", "gradcli", "--show-completion", "bash"],
                           capture_output=True, text=True, check=False,

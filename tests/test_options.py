@@ -109,7 +109,7 @@ def test_what_read_leaves_to_typer(argv):
 
 
 def test_version_and_completion():
-    assert options.read(["--version"], {}) == options.VERSION
+    assert options.read(["--version"], {}) is None  # launch.main answers it, else Typer
     assert options.read(["run", "x"], {"_GRADCLI_COMPLETE": "bash_complete"}) is None
 
 
@@ -157,7 +157,7 @@ def test_the_common_commands_do_not_import_typer():
                            check=True, capture_output=True, text=True,
                            env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"}, timeout=120)
         loaded = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines()}
-        assert "gradcli.options" in loaded  # the measurement sees gradcli's imports
+        assert "gradcli.launch" in loaded  # the measurement sees gradcli's imports
         assert not {m for m in loaded if m.split(".")[0] in ("typer", "rich", "click")}, args
     r = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", "--help"],
                        check=True, capture_output=True, text=True,

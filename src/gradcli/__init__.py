@@ -12,7 +12,9 @@ Library use::
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # not typing's: `import gradcli` and `gradcli --version` never load it
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

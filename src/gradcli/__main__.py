@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import gc
+
 
 def main() -> None:
-    """Install the Ctrl-C watcher, then read argv and run the command (``launch.main``)."""
+    """Install the Ctrl-C watcher, then read argv and run the command (``launch.main``), the
+    collector paused while the process starts."""
+    gc.disable()
     from gradcli import interrupts
 
     interrupts.install()
     from gradcli.launch import main as launch_main
 
-    launch_main()
+    launch_main(gc_paused=True)
 
 
 if __name__ == "__main__":

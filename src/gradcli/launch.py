@@ -5,6 +5,11 @@ else (help, completion, a usage error) goes to ``cli.py``'s Typer app, which say
 Typer, Rich, NumPy and the engine are imported only by what needs them, so ``--version`` and a
 small script start fast. Every exception ends here as an exit code (SPEC §3), never a
 traceback.
+
+The entry point pauses the cyclic collector while the process starts (``gc_paused``): imports
+make hundreds of thousands of objects that live until exit, and the collector would walk them
+at every pass.  Once the command's modules are loaded they go to its oldest generation
+(``engine.context.promote_to_oldest``) and it resumes.
 """
 
 from __future__ import annotations
@@ -13,26 +18,33 @@ import os
 import sys
 
 
-def main(argv: list[str] | None = None) -> None:
-    """The ``gradcli`` entry point's work after ``interrupts.install()``; leaves by sys.exit."""
+def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
+    """The ``gradcli`` entry point's work after ``interrupts.install()``; leaves by sys.exit.
+
+    ``gc_paused``: the caller disabled the collector for the start-up; it is enabled again
+    before the command runs."""
     args = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in args
     _usable_streams()
     try:
-        from . import options
         from .interrupts import arm
 
         arm()  # a Ctrl-C is a KeyboardInterrupt from here on (installed by __main__.main)
-        parsed = options.read(args, os.environ)
-        if parsed is None:
-            from .cli import run_typer
-
-            run_typer(args)
-        elif parsed == options.VERSION:
+        if args == ["--version"]:  # Typer's eager --version, without Typer
             from . import __version__
 
             sys.stdout.write(f"gradcli {__version__}\n")
             sys.stdout.flush()
+            return
+        from . import options
+
+        parsed = options.read(args, os.environ)
+        if gc_paused:
+            _resume_collector(with_run=parsed is not None)
+        if parsed is None:
+            from .cli import run_typer
+
+            run_typer(args)
         else:
             from .commands import Session
 
@@ -52,6 +64,19 @@ def main(argv: list[str] | None = None) -> None:
 
             internal_error(exc, debug)
         sys.exit(code)
+
+
+def _resume_collector(with_run: bool) -> None:
+    """Load what every run needs, hand the start-up's objects to the oldest generation, and
+    turn the collector back on."""
+    import gc
+
+    if with_run:
+        from . import pipeline, views  # noqa: F401 - the modules every command runs through
+        from .engine.context import promote_to_oldest
+
+        promote_to_oldest()
+    gc.enable()
 
 
 def _usable_streams() -> None:

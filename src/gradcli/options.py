@@ -107,14 +107,9 @@ COMMANDS: dict[str, frozenset[str]] = {name: frozenset(_SHARED + extra) for name
     "profile": (),
 }.items()}
 
-VERSION = "--version"  # read() returns it for the one argv ``--version``
-
-
-def read(argv: list[str], environ: Any) -> tuple[str, Options] | str | None:
-    """``(command, options)`` for a plain command line, ``VERSION`` for ``--version`` alone,
-    None for anything Typer must read (see the module's docstring)."""
-    if argv == [VERSION]:
-        return VERSION
+def read(argv: list[str], environ: Any) -> tuple[str, Options] | None:
+    """``(command, options)`` for a plain command line, None for anything Typer must read
+    (see the module's docstring)."""
     if not argv or argv[0] not in COMMANDS or "_GRADCLI_COMPLETE" in environ:
         return None
     allowed = COMMANDS[argv[0]]

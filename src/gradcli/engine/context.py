@@ -241,15 +241,32 @@ def inference_mode(mode: Any = True) -> Any:
     return GradMode(not mode)
 
 
+def promote_to_oldest() -> None:
+    """Hand every object the collector tracks to its oldest generation, without a traversal.
+
+    After a pause the young generation holds everything made during it (a parsed program, a
+    run's graph: 10^6 objects for a 20,000-line script); the first young collection after
+    ``gc.enable()`` would walk them all (about 0.25 s each time), and again on their way to the
+    oldest generation.  ``gc.freeze()`` then ``gc.unfreeze()`` moves them there at once, where
+    only the rare full collections look at them.  Skipped when the program froze objects
+    itself: unfreezing would release them.
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
+
+
 class _ProcessGuard:
     """What a run needs from the process: a high recursion limit and a paused collector.
 
     NOTE: a run builds a graph of many small objects that stay alive until backward and die by
     reference counting (the engine makes no cycles but a hooked leaf<->its AccumulateGrad).
     CPython's cyclic collector would traverse the growing graph again and again: pausing it
-    makes a 20,000-statement script run about 3x faster.  The pause is counted, so concurrent runs keep
-    it paused until the last one ends.  The recursion limit is only ever raised, never lowered
-    while another run may rely on it.
+    makes a 20,000-statement script run about 3x faster (and still 1.5-2x with the start-up's
+    objects out of its way: a run's own graph is what it walks).  The pause is counted, so
+    concurrent runs keep it paused until the last one ends, which hands what they made to the
+    oldest generation (``promote_to_oldest``).  The recursion limit is only ever raised, never
+    lowered while another run may rely on it.
     """
 
     def __init__(self) -> None:
@@ -272,6 +289,7 @@ class _ProcessGuard:
             with self._lock:
                 self._active -= 1
                 if self._active == 0 and self._gc_was_enabled:
+                    promote_to_oldest()
                     gc.enable()
 
 
