@@ -54,9 +54,25 @@ _PROBE_DOMAINS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-@functools.cache
+_SMALL = 4096  # elements: mapped one by one at once, cheaper than the probe below (~4 ms)
+
+
 def libm(name: str) -> Callable[[Any], Any]:
-    """The C library's ``name`` on a float64 array: NumPy's ufunc if it gives the same bits."""
+    """The C library's ``name`` on a float64 array: NumPy's ufunc when it gives the same bits
+    (probed once, on the first array larger than a few thousand elements), else element by
+    element."""
+    scalar = getattr(math, name)
+
+    def call(x: Any) -> Any:
+        if numpy.size(x) <= _SMALL:
+            return _mapped(scalar, x)
+        return _vectorised(name)(x)
+
+    return call
+
+
+@functools.cache
+def _vectorised(name: str) -> Callable[[Any], Any]:
     scalar = getattr(math, name)
     probe = _PROBE_DOMAINS[name](
         numpy.random.Generator(numpy.random.PCG64(20_000)).integers(0, 2 ** 53, 20_000)
