@@ -321,3 +321,28 @@ def test_libm_is_the_c_librarys(name: str, size: int) -> None:
     x = 1 - x if name == "log" else -x if name == "log1p" else 2 * math.pi * x
     got = dist.libm(name)(x)
     assert got.tolist() == [getattr(math, name)(v) for v in x.tolist()]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2 ** 32 - 1, 2 ** 32 + 7, DEFAULT_SEED])
+def test_seeding_is_init_genrand(seed: int) -> None:
+    """The 624 words PyTorch seeds mt19937 with are NumPy's RandomState's (init_genrand)."""
+    want = np.random.RandomState(seed & 0xFFFFFFFF).get_state(legacy=False)["state"]["key"]
+    assert gen_module._seed_key(seed).tolist() == want.tolist()
+
+
+def test_the_engine_draws_numpys_mt19937_words_from_any_state() -> None:
+    """Twisted here (the first blocks) or by NumPy's MT19937 (after them): the same words and
+    the same state after, from random states at every position."""
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        key = rng.integers(0, 2 ** 32, 624, dtype=np.uint64).astype(np.uint32)
+        pos = int(rng.integers(0, 625))
+        mine = gen_module.MT19937(key, pos)
+        ref = np.random.MT19937(0)
+        ref.state = {"bit_generator": "MT19937", "state": {"key": key.copy(), "pos": pos}}
+        for n in [0, 1, 623, 625, *rng.integers(0, 2000, 3).tolist(), 1, 4000, 5, 700]:
+            got, want = mine.random_raw(n), ref.random_raw(n)
+            assert got.dtype == want.dtype and got.tolist() == want.tolist()
+            assert mine.key.tolist() == ref.state["state"]["key"].tolist()
+            assert mine.pos == ref.state["state"]["pos"]
+        assert mine._np is not None  # 8,000 words or more: NumPy's engine took over

@@ -5,9 +5,12 @@ caches between normal draws, and the distributions of ``torch.rand``, ``randn``,
 ``randperm``, ``normal``, ``uniform_``, ``normal_`` and ``bernoulli`` with PyTorch's
 algorithms (aten/src/ATen/CPUGeneratorImpl.cpp, core/MT19937RNGEngine.h,
 native/cpu/DistributionTemplates.h, native/TensorFactories.cpp; the arithmetic is in
-``distributions``).  NumPy's ``MT19937`` bit generator is std::mt19937: given the state
-PyTorch's seeding makes, its ``random_raw`` words are PyTorch's ``random()`` words, so every
-draw is vectorised.  Arrays come back on the host; the backend moves them to a device.
+``distributions``).  The engine is std::mt19937 (``MT19937`` below): its first few thousand
+words are twisted here with a few array operations, the rest made by NumPy's ``MT19937`` bit
+generator (std::mt19937 in C, whose ``random_raw`` words are PyTorch's ``random()`` words
+given the same state), so every draw is vectorised and ``numpy.random`` (8 ms to import) is
+loaded only by a program that draws many numbers.  Arrays come back on the host; the backend moves them
+to a device.
 
 Method names and arguments follow PyTorch's; the script surface calls them with the run's
 generator (``Backend.generator``) or a ``torch.Generator`` object's.
@@ -59,13 +62,98 @@ def _numel(shape: Sequence[int]) -> int:
     return math.prod(int(d) for d in shape)
 
 
-def _seed_key(seed: int) -> Any:
-    """mt19937's state after init_genrand(seed mod 2**32): the 624 words PyTorch seeds with.
+_M = 397  # MERSENNE_STATE_M
+_MATRIX_A = numpy.uint32(0x9908B0DF)
+_UPPER = numpy.uint32(0x80000000)
+_LOWER = numpy.uint32(0x7FFFFFFF)
+_OWN_TWISTS = 8  # blocks of 624 words a generator twists itself before NumPy's C takes over
 
-    NumPy's RandomState keeps init_genrand as its seeding for compatibility (its stream is
-    frozen), so its state is the reference recurrence computed in C.
+
+def _seed_key(seed: int) -> Any:
+    """mt19937's state after init_genrand(seed mod 2**32): the 624 words PyTorch seeds with."""
+    key = [seed & 0xFFFFFFFF]
+    for i in range(1, _N):
+        prev = key[-1]
+        key.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    return numpy.array(key, dtype=numpy.uint32)
+
+
+def _mix(y: Any, source: Any) -> Any:
+    """One step of the twist for each word: ``source ^ (y >> 1) ^ (y odd ? MATRIX_A : 0)``."""
+    return source ^ (y >> 1) ^ ((y & 1) * _MATRIX_A)
+
+
+class MT19937:
+    """std::mt19937 (at::mt19937): 624 words of state and the position of the next word.
+
+    A generator starts by twisting its own state (the tempered outputs kept beside it, so a
+    draw of a few words is a slice); once it has drawn more than ``_OWN_TWISTS`` blocks it is
+    a program that draws many numbers, and NumPy's ``MT19937`` (C) takes its state over.
     """
-    return numpy.random.RandomState(seed & 0xFFFFFFFF).get_state(legacy=False)["state"]["key"]
+
+    __slots__ = ("_key", "_np", "_out", "_pos", "_twists")
+
+    def __init__(self, key: Any, pos: int = _N) -> None:
+        self._key = numpy.array(key, dtype=numpy.uint32)
+        self._pos = pos  # 624: the next word twists the state first
+        self._out = _temper(self._key)
+        self._twists = 0
+        self._np: Any = None  # NumPy's bit generator, once it holds the state
+
+    @property
+    def key(self) -> Any:
+        """The 624 state words (uint32)."""
+        return self._key if self._np is None else self._np.state["state"]["key"]
+
+    @property
+    def pos(self) -> int:
+        """How many words of the current state were drawn (624: all)."""
+        return self._pos if self._np is None else int(self._np.state["state"]["pos"])
+
+    def _twist(self) -> None:
+        """mt19937's generate step on the whole state, in the four runs that depend only on
+        words already final (i + M wraps to words the run before made)."""
+        k = self._key
+        k[:_N - _M] = _mix((k[:_N - _M] & _UPPER) | (k[1:_N - _M + 1] & _LOWER), k[_M:])
+        for lo, hi in ((_N - _M, 2 * (_N - _M)), (2 * (_N - _M), _N - 1)):
+            k[lo:hi] = _mix((k[lo:hi] & _UPPER) | (k[lo + 1:hi + 1] & _LOWER),
+                            k[lo + _M - _N:hi + _M - _N])
+        k[_N - 1] = _mix((k[_N - 1] & _UPPER) | (k[0] & _LOWER), k[_M - 1])
+        self._pos = 0
+        self._out = _temper(k)
+        self._twists += 1
+
+    def random_raw(self, n: int) -> Any:
+        """The next ``n`` 32-bit outputs (tempered words), as uint64 like NumPy's."""
+        if self._np is not None:
+            return self._np.random_raw(n)
+        pos = self._pos
+        if n <= _N - pos:  # within the current block: most draws
+            self._pos = pos + n
+            return self._out[pos:pos + n].copy()
+        if self._twists + (n - (_N - pos) + _N - 1) // _N > _OWN_TWISTS:
+            self._np = numpy.random.MT19937(0)
+            self._np.state = {"bit_generator": "MT19937", "state": {"key": self._key,
+                                                                    "pos": pos}}
+            return self._np.random_raw(n)
+        parts = [self._out[pos:]]
+        left = n - (_N - pos)
+        while left:
+            self._twist()
+            take = min(left, _N)
+            parts.append(self._out[:take])
+            self._pos = take
+            left -= take
+        return numpy.concatenate(parts)
+
+
+def _temper(key: Any) -> Any:
+    """mt19937's output function on each state word, as uint64."""
+    y = key ^ (key >> 11)
+    y ^= (y << 7) & numpy.uint32(0x9D2C5680)
+    y ^= (y << 15) & numpy.uint32(0xEFC60000)
+    y ^= y >> 18
+    return y.astype(numpy.uint64)
 
 
 def check_seed(seed: int) -> int:
@@ -81,15 +169,13 @@ class Generator:
     __slots__ = ("_bits", "_fresh", "_normal32", "_normal64", "_seed")
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
-        self._bits = numpy.random.MT19937(0)  # its state is replaced by manual_seed
         self.manual_seed(seed)
 
     # --- state ----------------------------------------------------------------------------
     def manual_seed(self, seed: int) -> Generator:
         """Restart from ``seed`` (CPUGeneratorImpl::set_current_seed); returns self, as torch."""
         self._seed = check_seed(int(seed))
-        self._bits.state = {"bit_generator": "MT19937",
-                            "state": {"key": _seed_key(self._seed), "pos": _N}}
+        self._bits = MT19937(_seed_key(self._seed))
         self._fresh = True  # no word drawn since seeding (only get_state can tell)
         self._normal64: float | None = None  # next_double_normal_sample
         self._normal32: float | None = None  # next_float_normal_sample (no CPU kernel uses it)
@@ -101,10 +187,9 @@ class Generator:
 
     def get_state(self) -> Any:
         """The 5056 bytes of ``torch.Generator.get_state()`` as a uint8 array."""
-        st = self._bits.state["state"]
-        pos = int(st["pos"])
+        pos = self._bits.pos
         rec = numpy.zeros((), dtype=_STATE_DTYPE)
-        rec["seed"], rec["seeded"], rec["state"] = self._seed, 1, st["key"]
+        rec["seed"], rec["seeded"], rec["state"] = self._seed, 1, self._bits.key
         # at::mt19937 twists when --left reaches 0 and then reads state[next++]
         if pos == _N:
             rec["left"], rec["next"] = 1, 0 if self._fresh else _N
@@ -131,8 +216,7 @@ class Generator:
         if not valid or (left != 1 and left != _N + 1 - nxt):
             raise ScriptError("Invalid mt19937 state")
         self._seed = int(rec["seed"])
-        self._bits.state = {"bit_generator": "MT19937", "state": {
-            "key": rec["state"].astype(numpy.uint32), "pos": _N if left == 1 else nxt}}
+        self._bits = MT19937(rec["state"].astype(numpy.uint32), _N if left == 1 else nxt)
         self._fresh = left == 1 and nxt == 0
         self._normal64 = float(rec["normal_y"]) if rec["normal_is_valid"] else None
         self._normal32 = (float(rec["next_float_normal_sample"])
