@@ -736,3 +736,43 @@ def test_shell_completion_script_is_offered():
                           capture_output=True, text=True, check=False,
                           env={**os.environ, "PYTHONPATH": SRC})
     assert proc.returncode == 0 and "_GRADCLI_COMPLETE" in proc.stdout
+
+
+# Ctrl-C as the module named here is imported: the hook sends SIGINT to its own process, then
+# waits long enough for a watcher thread to end the process first.
+_SIGINT_AT = """\
+import os, signal, sys, time
+
+AT = sys.argv.pop(1)
+
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == AT:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1.0)
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+from gradcli.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("module, args", [
+    ("gradcli.interrupts", ["run", CHAIN]),  # before the watcher is installed
+    ("gradcli.launch", ["run", CHAIN]),
+    ("gradcli.options", ["run", CHAIN]),
+    ("numpy", ["run", CHAIN]),
+    ("gradcli.engine", ["grad", CHAIN, "--wrt", "w1"]),
+    ("gradcli.language.parser", ["run", CHAIN]),
+    ("gradcli.views", ["run", CHAIN]),
+    ("gradcli.render.plain", ["run", CHAIN, "--format", "plain"]),  # the run is over
+    ("typer", ["--help"]),
+])
+def test_ctrl_c_during_start_up_exits_130_quietly(module, args):
+    r = subprocess.run([sys.executable, "-c", _SIGINT_AT, module, *args], capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=120,
+                       check=False)
+    assert r.returncode == 130, (r.returncode, r.stderr[-2000:])
+    assert "Traceback" not in r.stderr and "KeyboardInterrupt" not in r.stderr, r.stderr
