@@ -150,9 +150,12 @@ def test_random_argv_never_read_differently(typer_command, command, rest):
 
 
 def test_the_common_commands_do_not_import_typer():
-    """`--version` and a plain command line never load Typer (nor Rich)."""
-    for args in (["--version"], ["grad", str(ROOT / "samples" / "chain_rule.grad"), "--wrt",
-                                 "w1"]):
+    """`--version` and plain command lines never load Typer, nor Rich when the output is not
+    Rich's (stdout is not a terminal here)."""
+    chain = str(ROOT / "samples" / "chain_rule.grad")
+    for args in (["--version"], ["grad", chain, "--wrt", "w1"], ["run", chain],
+                 ["run", chain, "--format", "plain"], ["graph", chain, "--tree"],
+                 ["check", chain, "--wrt", "w1", "--format", "json"]):
         r = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", *args],
                            check=True, capture_output=True, text=True,
                            env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"}, timeout=120)
