@@ -9,8 +9,8 @@ native/cpu/DistributionTemplates.h, native/TensorFactories.cpp; the arithmetic i
 words are twisted here with a few array operations, the rest made by NumPy's ``MT19937`` bit
 generator (std::mt19937 in C, whose ``random_raw`` words are PyTorch's ``random()`` words
 given the same state), so every draw is vectorised and ``numpy.random`` (8 ms to import) is
-loaded only by a program that draws many numbers.  Arrays come back on the host; the backend moves them
-to a device.
+loaded only by a program that draws many numbers.  Arrays come back on the host; the backend
+moves them to a device.
 
 Method names and arguments follow PyTorch's; the script surface calls them with the run's
 generator (``Backend.generator``) or a ``torch.Generator`` object's.
