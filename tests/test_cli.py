@@ -718,16 +718,21 @@ def test_the_entry_point_resumes_the_collector_after_start_up(monkeypatch):
     monkeypatch.setattr(pipeline, "run",
                         lambda *a, **k: (seen.append(f"run, gc on: {gc.isenabled()}"),
                                          run(*a, **k))[1])
+    if gc.get_freeze_count():
+        pytest.skip("the collector is frozen in this process")
     gc.disable()
     try:
         with runner.isolation():
             launch.main(["run", "-e", "x = 1", "--format", "json"], gc_paused=True)
         assert gc.isenabled() and seen[:2] == ["promote", "run, gc on: True"]
+        assert gc.get_freeze_count() > 0  # frozen for the shutdown
+        gc.unfreeze()
         gc.disable()
         with runner.isolation(), pytest.raises(SystemExit):
             launch.main(["--help"], gc_paused=True)  # Typer's path resumes it too
-        assert gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() > 0  # frozen for the shutdown
     finally:
+        gc.unfreeze()  # what this test froze: the test process goes on
         gc.enable()
 
 
