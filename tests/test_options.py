@@ -83,6 +83,7 @@ CASES = [
     ["profile", "x.grad", "--seed", "1", "--seed", "2"],
     ["run", "x.grad", "--max-script-bytes", "100", "--format", "plain"],
     ["grad", "--of", "-", "x.grad", "--wrt", ""],
+    ["export", "x.grad", "-o", "x.py", "--wrt", "w", "--dtype", "float32", "--seed", "3", "-q"],
 ]
 
 FALLBACK = [
@@ -93,6 +94,7 @@ FALLBACK = [
     ["run", "x", "--backend", "tpu"], ["run", "x", "--quiet=1"], ["run", "x", "-qe", "w"],
     ["run", "-ew = 1"], ["run", "x", "--bogus"], ["run", "x", "--wr", "w"],
     ["run", "x", "--format", "jsön"], ["run", "x", "--show-completion"],
+    ["export", "x", "--format", "json"], ["export", "x", "--backend", "numpy"],
 ]
 
 

@@ -106,6 +106,8 @@ COMMANDS: dict[str, frozenset[str]] = {name: frozenset(_SHARED + extra) for name
     "trace": (),
     "profile": (),
 }.items()}
+COMMANDS["export"] = frozenset(("-e", "--eval", "--wrt", "--dtype", "--seed", "-o", "--output",
+                                "-q", "--quiet", "--max-script-bytes", "--debug"))
 
 def read(argv: list[str], environ: Any) -> tuple[str, Options] | None:
     """``(command, options)`` for a plain command line, None for anything Typer must read
