@@ -1,12 +1,16 @@
 """End-to-end time: `gradcli` commands against the same programs run by PyTorch, one run each.
 
     python bench/bench_cli.py [--reps N] [--lines N] [--steps N] [--size N] [--only ROWS]
+                              [--baseline DIR] [--no-bytecode]
 
 Rows (each a fresh process, best of N, the two sides interleaved; wall seconds, and the ratio
 of CPU seconds too, steadier on a loaded machine):
   python -c pass             the interpreter's own start-up, for scale
+  gradcli --version          gradcli's start-up alone
   chain_rule.grad            `gradcli grad samples/chain_rule.grad --wrt w1` vs the same program
                              in PyTorch (target: at most 0.10 of PyTorch's time)
+  small.py                   `gradcli run small.py` vs `python small.py`, the same file: a small
+                             PyTorch program (target: at most 0.10)
   scalar script, N stmts     a generated N-statement scalar script, `gradcli grad --wrt w` vs the
                              same program in PyTorch (target: at most 0.25)
   training loop, N steps     bench_program's gradient-descent loop, `gradcli run train.py` vs
@@ -14,6 +18,13 @@ of CPU seconds too, steadier on a loaded machine):
   matmul NxN, plain grad     `sum(relu(X @ W))`, `gradcli grad --wrt W --format plain` (the
                              gradient printed in full) vs PyTorch printing `g.tolist()`
                              (target: at most 0.90)
+
+gradcli runs from this checkout's ``src`` through the ``gradcli`` script installed beside this
+Python (the entry point users run; ``python -m gradcli`` if there is none); ``--baseline DIR``
+also runs each gradcli command from another checkout (DIR/src, e.g. ``git worktree add
+/tmp/old main``) in the same rounds, for before/after figures.  Python's bytecode cache is on
+for every process (in a temporary ``PYTHONPYCACHEPREFIX``, filled by one untimed run), as after
+``pip install``; ``--no-bytecode`` compiles gradcli's modules in every process instead.
 """
 
 from __future__ import annotations
@@ -21,7 +32,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,6 +59,18 @@ W = torch.randn({n}, {n}).requires_grad_()
 L = torch.relu(X @ W).sum()
 (g,) = torch.autograd.grad(L, [W])
 print(f"dL/dW = {{g.tolist()}}")
+"""
+
+SMALL_TORCH = """\
+import torch
+
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+x = torch.tensor([1.0, 2.0, 3.0])
+y = torch.tanh(w * x).sum()
+y.backward()
+print(y)
+print(w.grad)
 """
 
 CHAIN_TORCH = """\
@@ -91,11 +113,15 @@ def scalar_script(n: int) -> tuple[str, str]:
     return "\n".join(grad_lines) + "\n", "\n".join(torch_lines) + "\n"
 
 
-def once(cmd: list[str], cwd: str | None = None) -> tuple[float, float, str]:
+ENVS: dict[str, dict[str, str]] = {}  # the environment of each side (main fills it)
+
+
+def once(cmd: list[str], cwd: str | None = None, env: dict[str, str] | None = None
+         ) -> tuple[float, float, str]:
     """Wall and CPU seconds (user + system) of one run of ``cmd``, and its stdout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=cwd)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=cwd, env=env)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -104,14 +130,25 @@ def once(cmd: list[str], cwd: str | None = None) -> tuple[float, float, str]:
     return wall, cpu, proc.stdout.strip()
 
 
+BASELINE: list[tuple] = []  # the baseline's (wall, cpu, out) of each pair, with --baseline
+
+
 def pair(a: list[str], b: list[str], reps: int, cwd: str | None = None) -> tuple:
-    """Best wall and CPU seconds of ``a`` and of ``b`` over ``reps`` interleaved runs, and the
-    (last) stdout of each: ((wall, cpu, out) of a, (wall, cpu, out) of b)."""
-    best = [[float("inf"), float("inf"), ""], [float("inf"), float("inf"), ""]]
+    """Best wall and CPU seconds of ``a`` (gradcli) and of ``b`` (torch) over ``reps``
+    interleaved runs, and the (last) stdout of each: ((wall, cpu, out) of a, (...) of b).
+    With a baseline, ``a`` also runs from it in the same rounds (appended to BASELINE)."""
+    sides = [(a, ENVS["new"]), (b, ENVS["torch"])]
+    if "old" in ENVS:
+        sides.append((a, ENVS["old"]))
+    for cmd, env in sides:  # untimed: fills the bytecode cache, warms the disk
+        once(cmd, cwd, env)
+    best = [[float("inf"), float("inf"), ""] for _ in sides]
     for _ in range(reps):
-        for side, cmd in ((0, a), (1, b)):
-            wall, cpu, out = once(cmd, cwd)
+        for side, (cmd, env) in enumerate(sides):
+            wall, cpu, out = once(cmd, cwd, env)
             best[side] = [min(best[side][0], wall), min(best[side][1], cpu), out]
+    if "old" in ENVS:
+        BASELINE.append(tuple(best[2]))
     return tuple(best[0]), tuple(best[1])
 
 
@@ -135,26 +172,49 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--size", type=int, default=1024)
-    ap.add_argument("--only", default="cstm", help="rows: c(hain) s(calar) t(raining) m(atmul)")
+    ap.add_argument("--only", default="vcpstm",
+                    help="rows: v(ersion) c(hain) p (small.py) s(calar) t(raining) m(atmul)")
+    ap.add_argument("--baseline", metavar="DIR", help="another checkout to time alongside")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="no bytecode cache for gradcli's modules")
     args = ap.parse_args(argv)
     try:
         import torch  # noqa: F401
     except ImportError:
         raise SystemExit("PyTorch is needed for the comparison: pip install torch==2.13.0")
-    gradcli = shutil.which("gradcli")
-    base = [gradcli] if gradcli else [sys.executable, "-m", "gradcli"]
-    env_note = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus"
+    script = Path(sys.executable).with_name("gradcli")
+    base = [str(script)] if script.is_file() else [sys.executable, "-m", "gradcli"]
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    pycache = tempfile.TemporaryDirectory()
+    if args.no_bytecode:
+        clean["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        clean["PYTHONPYCACHEPREFIX"] = pycache.name
+    ENVS.update(torch=clean, new=dict(clean, PYTHONPATH=str(ROOT / "src")))
+    if args.baseline:
+        ENVS["old"] = dict(clean, PYTHONPATH=str(Path(args.baseline).resolve() / "src"))
+    env_note = (f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus; "
+                f"{'no bytecode cache' if args.no_bytecode else 'bytecode cached'}; "
+                f"gradcli is {' '.join(base)}")
     py = sys.executable
     rows = []
-    t_pass, _, _ = once([py, "-c", "pass"])
+    t_pass, _, _ = once([py, "-c", "pass"], env=clean)
     rows.append(("python -c pass", f"{t_pass:.3f}", "", "", "", "", ""))
     with tempfile.TemporaryDirectory() as tmp:
+        if "v" in args.only:
+            g, _ = pair([*base, "--version"], [py, "-c", "pass"], args.reps)
+            rows.append(("gradcli --version", f"{g[0]:.3f}", "", "", "", "", ""))
         if "c" in args.only:
             chain_py = Path(tmp, "chain.py")
             chain_py.write_text(CHAIN_TORCH)
             g, t = pair([*base, "grad", str(ROOT / "samples" / "chain_rule.grad"), "--wrt", "w1"],
                         [py, str(chain_py)], args.reps)
             rows.append(row("chain_rule.grad", g, t, 0.10, g[2] == t[2]))
+        if "p" in args.only:
+            Path(tmp, "small.py").write_text(SMALL_TORCH)
+            g, t = pair([*base, "run", "small.py"], [py, "small.py"], args.reps, cwd=tmp)
+            rows.append(row("small.py", g, t, 0.10, g[2] == t[2]))
         if "s" in args.only:
             grad_src, torch_src = scalar_script(args.lines)
             gpath, tpath = Path(tmp, "scalar.grad"), Path(tmp, "scalar.py")
@@ -178,7 +238,13 @@ def main(argv: list[str] | None = None) -> int:
             same = len(a) == len(b) and all(abs(x - y) <= 1e-9 * max(1.0, abs(y))
                                             for x, y in zip(a, b))
             rows.append(row(f"matmul {args.size}x{args.size}, plain grad", g, t, 0.90, same))
+    pycache.cleanup()
     head = ("row", "gradcli s", "torch s", "ratio", "cpu ratio", "target", "result")
+    if args.baseline:  # the baseline's wall seconds beside gradcli's, row by row
+        old = iter(BASELINE)
+        head = (*head[:2], "baseline s", *head[2:])
+        rows = [(*r[:2], "" if i == 0 else f"{next(old)[0]:.3f}", *r[2:])
+                for i, r in enumerate(rows)]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     print(env_note)
     for r in [head, *rows]:
