@@ -295,3 +295,11 @@ def test_print_options_pytorch_cannot_use_fail_where_the_tensor_prints(options, 
     err = result.error
     assert err is not None and err.kind == kind and err.message == message
     assert err.exit_code == 1 and err.span.line == 4
+
+
+def test_or_and_return_their_last_operand_untested():
+    """``None or t`` is t without bool(t) (a tensor of several values has no truth value)."""
+    result, out = run("import torch\nt = torch.tensor([1.0, 2.0])\nprint(None or t)\n"
+                      "print(t is not None and t)\nprint(0 or 1 and t)\n")
+    assert result.error is None
+    assert out == "tensor([1., 2.])\n" * 3

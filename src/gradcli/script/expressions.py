@@ -194,12 +194,13 @@ class Evaluator:
         return self.eval(e.body if truth(self.eval(e.test, scope)) else e.orelse, scope)
 
     def _bool_op(self, e: P.BoolOp, scope: dict) -> Any:
-        v = None
-        for item in e.values:
+        # as Python: the last operand is the result without being tested (``None or t``)
+        stop = e.op == "or"
+        for item in e.values[:-1]:
             v = self.eval(item, scope)
-            if truth(v) == (e.op == "or"):
+            if truth(v) == stop:
                 return v
-        return v
+        return self.eval(e.values[-1], scope)
 
     def _call_unpack(self, e: P.CallUnpack, scope: dict) -> Any:
         fn = self.eval(e.func, scope)
