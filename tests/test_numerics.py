@@ -263,6 +263,15 @@ def test_fma64_rounds_once(a, b, c):
     assert fp.fma64(np.array([a]), np.array([b]), np.array([c]))[0] == want
 
 
+@pytest.mark.parametrize(("a", "b", "c"), [
+    (0.044715, 2.2250738585e-313, 0.0),  # a subnormal product: Dekker's split underflows
+    (3e-160, -7e-160, 1e-318), (-1.5e-300, 2.5e-10, 4e-310), (1e-200, 1e-200, -1e-300)])
+def test_fma64_rounds_tiny_products_once(a, b, c):
+    want = float(Fraction(a) * Fraction(b) + Fraction(c))
+    assert fp.fma64(a, b, c) == want
+    assert fp.fma64(np.array([a, 1.0]), np.array([b, 2.0]), np.array([c, 0.0]))[0] == want
+
+
 @settings(max_examples=400, deadline=None)
 @given(*[st.floats(allow_nan=False, allow_infinity=False, width=32)] * 3)
 def test_fma32_rounds_once(a, b, c):

@@ -28,6 +28,7 @@ _MID = np.uint64(1 << 28)  # a float64 exactly halfway between two normal float3
 _LOW = np.uint64((1 << 29) - 1)
 _TINY = 2.0 ** -126  # below this float32 is subnormal and the midpoint bits move
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
+_TINY64 = 2.0 ** -916  # below this a product's split parts may underflow (2**-1022 * 2**106)
 
 
 def fma32(a: Any, b: Any, c: Any) -> Any:
@@ -129,7 +130,23 @@ def fma64(a: Any, b: Any, c: Any) -> Any:
         bad = ~np.isfinite(out) | ~np.isfinite(ul)
         if bad.any():
             out[bad] = a[bad] * b[bad] + c[bad]
+        # products so small that the split's partial products underflow: exactly, one by one
+        tiny = (np.abs(uh) < _TINY64) & (a != 0) & (b != 0) & np.isfinite(c)
+        if tiny.any():
+            out = out.reshape(-1) if out.ndim else out.reshape(1)
+            flat = [v.reshape(-1) for v in (a, b, c)]
+            for i in np.flatnonzero(tiny):
+                out[i] = _exact64(*(float(v[i]) for v in flat))
+            out = out.reshape(a.shape)
     return out
+
+
+def _exact64(a: float, b: float, c: float) -> float:
+    """``a * b + c`` rounded once, by rational arithmetic (``float`` of a Fraction rounds
+    correctly, subnormals included)."""
+    from fractions import Fraction  # rare (products below 2**-916): not at every start-up
+
+    return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 
 def _fma64_scalar(a: float, b: float, c: float) -> float:
@@ -140,4 +157,8 @@ def _fma64_scalar(a: float, b: float, c: float) -> float:
     if err != 0 and not struct.unpack("<q", struct.pack("<d", v))[0] & 1:
         v = math.nextafter(v, math.inf if err > 0 else -math.inf)
     out = th + v
-    return out if math.isfinite(out) and math.isfinite(ul) else a * b + c
+    if not (math.isfinite(out) and math.isfinite(ul)):
+        return a * b + c
+    if abs(uh) < _TINY64 and a != 0 and b != 0 and math.isfinite(c):
+        return _exact64(a, b, c)
+    return out
