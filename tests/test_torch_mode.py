@@ -303,3 +303,22 @@ def test_or_and_return_their_last_operand_untested():
                       "print(t is not None and t)\nprint(0 or 1 and t)\n")
     assert result.error is None
     assert out == "tensor([1., 2.])\n" * 3
+
+
+@pytest.mark.parametrize(("call", "kind", "message"), [
+    ("torch.reshape(torch.ones(2), -1)", "TypeError",
+     "reshape(): argument 'shape' (position 2) must be tuple of ints, not int"),
+    ("torch.view(torch.ones(2), -1)", "AttributeError", "module 'torch' has no attribute 'view'"),
+])
+def test_torch_functions_take_pytorchs_signatures(call, kind, message):
+    result, _ = run(f"import torch\ny = {call}\n")
+    assert (result.error.kind, result.error.message) == (kind, message)
+    result, out = run("import torch\nprint(torch.reshape(torch.ones(2, 3), (3, 2)).shape)\n")
+    assert out == "torch.Size([3, 2])\n"
+
+
+def test_the_torch_module_has_only_pytorchs_names():
+    from gradcli.api import namespace
+    from gradcli.api.torch_names import NAMES
+
+    assert not set(namespace._torch()) - NAMES["torch"]

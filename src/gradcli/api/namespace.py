@@ -239,7 +239,17 @@ def set_tensor_attribute(t: Tensor, name: str, value: Any) -> None:
 # ---- the modules' tables --------------------------------------------------------------------------
 # gradcli's own built-ins that PyTorch has not under these names (or has elsewhere: grad is
 # torch.autograd.grad)
-_GRADCLI_ONLY = frozenset({"param", "grad", "load", "seed"})
+# grad-script built-ins that torch does not have (``reshape(x, 2, 3)``'s twin ``view``)
+_GRADCLI_ONLY = frozenset({"param", "grad", "load", "seed", "view"})
+
+
+def _torch_reshape(input: Any, shape: Any) -> Tensor:
+    """``torch.reshape(input, shape)``: the shape one sequence, as PyTorch's signature has it
+    (``x.reshape(2, 3)`` and the grad-script built-in take the sizes one by one)."""
+    if not isinstance(shape, (tuple, list, Size)):
+        raise ScriptError("reshape(): argument 'shape' (position 2) must be tuple of ints, not "
+                          f"{type(shape).__name__}", kind="TypeError")
+    return FUNCTIONS["reshape"](input, shape)
 
 def _is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
@@ -250,6 +260,7 @@ def _torch() -> dict[str, Any]:
     members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE, **PRINT_OPTIONS})
     members.update({
         "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
+        "reshape": _torch_reshape,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
