@@ -322,3 +322,12 @@ def test_the_torch_module_has_only_pytorchs_names():
     from gradcli.api.torch_names import NAMES
 
     assert not set(namespace._torch()) - NAMES["torch"]
+
+
+def test_sign_is_pytorchs_kernel():
+    """(0 < a) - (a < 0): NaN and -0.0 give 0, a bool tensor is itself (PyTorch 2.13's output)."""
+    result, out = run("import torch\nprint(torch.sign(torch.tensor([True, False])), "
+                      "torch.sign(torch.tensor([-3, 0, 2])), torch.sign(torch.tensor("
+                      "[float('nan'), -0.0, 0.0, -2.0])).tolist())\n")
+    assert result.error is None
+    assert out == "tensor([ True, False]) tensor([-1,  0,  1]) [0.0, 0.0, 0.0, -1.0]\n"

@@ -409,7 +409,14 @@ SIGMOID = defop("sigmoid", "SigmoidBackward0", ("self",), K.sigmoid,
 RELU = defop("relu", "ReluBackward0", ("self",), lambda xp, self: xp.clip(self, min=0.0),
              lambda xp, grad, result: xp.where(_raw(result) > 0, grad, 0.0), kind="elementwise",
              surface=(*UNARY, "F"), domain=(-2, 2))
-SIGN = defop("sign", "SignBackward0", ("self",), lambda xp, self: xp.sign(self),
+def _sgn(xp: Any, self: Any) -> Any:
+    # PyTorch's sign kernel, (0 < a) - (a < 0): NaN and -0.0 give 0
+    if self.dtype == xp.bool:
+        return self
+    return xp.astype(self > 0, self.dtype) - xp.astype(self < 0, self.dtype)
+
+
+SIGN = defop("sign", "SignBackward0", ("self",), _sgn,
              lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
              domain=(-2, 2))
 WHERE = defop("where", "WhereBackward0", ("condition", "self", "other"),
@@ -559,13 +566,6 @@ FRAC = defop("frac", "FracBackward0", ("self",), lambda xp, self: self - xp.trun
              dtype="float_kernel", aten="frac_cpu")
 # NOTE: for real numbers sgn's gradient is zero (PyTorch's sgn_backward: (g - sgn^2 g) / 2|x|,
 # 0 where x = 0); it saves self and result all the same.
-def _sgn(xp: Any, self: Any) -> Any:
-    # PyTorch's sign kernel, (0 < a) - (a < 0): NaN and -0.0 give 0
-    if self.dtype == xp.bool:
-        return self
-    return xp.astype(self > 0, self.dtype) - xp.astype(self < 0, self.dtype)
-
-
 SGN = defop("sgn", "SgnBackward0", ("self",), _sgn,
             lambda xp, grad, self, result: xp.zeros_like(grad), kind="elementwise",
             surface=UNARY, domain=(-2, 2))
