@@ -276,6 +276,40 @@ CASES += [
     ("sub_scalar", _in_formula(lambda a: a - 3), [A]),
 ]
 
+# selection, reordering, shape: index tensors are constants; ties avoided (DISTINCT)
+SCATTER_INDEX = [[0, 1, 2, 0], [1, 2, 0, 2]]  # no two writes to one element
+ADD_INDEX = [[0, 1, 2, 0], [1, 0, 0, 2], [0, 0, 1, 1]]  # repeats add up
+MASK = [[v > 0.5 for v in row] for row in DISTINCT]
+CASES += [
+    ("gather", lambda a: F.gather(a, 1, _labels([[0, 0], [1, 3], [2, 2]])), [A]),
+    ("scatter", lambda a, b: F.scatter(a, 0, _labels(SCATTER_INDEX), b[:2]), [A, B]),
+    ("scatter_value", lambda a: F.scatter(a, 0, _labels(SCATTER_INDEX), 2.0), [A]),
+    ("scatter_add", lambda a, b: F.scatter_add(a, 0, _labels(ADD_INDEX), b), [A, B]),
+    ("index_select", lambda a: F.index_select(a, 1, _labels([0, 2, 2])), [A]),
+    ("index_add", lambda a, b: F.index_add(a, 0, _labels([0, 2, 0]), b, alpha=2.0), [A, B]),
+    ("take", lambda a: F.take(a, _labels([[0, 5], [-1, 5]])), [A]),
+    ("masked_select", lambda a: F.masked_select(a, a > 0.5), [DISTINCT]),
+    ("masked_select", lambda b: F.masked_select(b, F.tensor(MASK)), [V4]),  # broadcast
+    ("masked_fill_tensor", lambda a, b: F.masked_fill(a, a > 0.5, F.sum(b)), [DISTINCT, B]),
+    ("sort", lambda a: F.sort(a, 1, descending=True).values, [DISTINCT]),
+    ("sort_stable", lambda a: F.sort(a, 0, stable=True).values, [DISTINCT]),
+    ("topk", lambda a: F.topk(a, 2).values, [DISTINCT]),
+    ("topk", lambda a: F.topk(a, 2, 0, largest=False).values, [DISTINCT]),
+    ("cummax", lambda a: F.cummax(a, 1).values, [DISTINCT]),
+    ("cummin", lambda a: F.cummin(a, 0).values, [DISTINCT]),
+    ("kthvalue", lambda a: F.kthvalue(a, 2, 1).values, [DISTINCT]),
+    ("median_dim", lambda a: F.median(a, 0, keepdim=True).values, [DISTINCT]),
+    ("mode", lambda a: F.mode(a, 1).values, [DISTINCT]),
+    ("median", F.median, [DISTINCT]),
+    ("flip", lambda a: F.flip(a, [0, 1]), [A]),
+    ("roll", lambda a: F.roll(a, (1, -1), (0, 1)), [A]),
+    ("roll", lambda a: F.roll(a, 5), [A]),
+    ("diagonal", lambda a: F.diagonal(a, 1) * 1, [A]),
+    ("diag", lambda a: F.diag(a, -1), [A]),
+    ("diag_embed", lambda a: F.diag_embed(a, 1), [A]),
+    ("diag_embed", lambda a: F.diag(a, -1), [V4]),
+]
+
 
 def _numeric_grad(fn, values, i, weights, h=1e-6):
     base = [np.asarray(v, dtype=np.float64) for v in values]

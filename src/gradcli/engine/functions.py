@@ -28,6 +28,7 @@ from .context import current
 from .dtypes import DType, to_dtype
 from .indexing import getitem, setitem
 from .joins import (
+    broadcast_to,
     cat,
     expand,
     expand_as,
@@ -35,10 +36,12 @@ from .joins import (
     masked_fill_,
     nonzero,
     repeat,
+    repeat_interleave,
     stack,
+    tile,
     where,
 )
-from .linalg import bmm, dot, linear, matmul, mm, mv
+from .linalg import bmm, dot, einsum, ger, kron, linear, matmul, mm, mv, outer
 from .logic import FUNCTIONS as LOGIC
 from .logic import OPERATORS as LOGIC_OPERATORS
 from .nn_functional import NN_ONLY, TORCH_NN, log_softmax, softmax
@@ -73,6 +76,27 @@ from .reductions import (
     var,
     vector_norm,
 )
+from .selection import (
+    argsort,
+    cummax,
+    cummin,
+    gather,
+    index_add,
+    index_add_,
+    index_select,
+    kthvalue,
+    masked_select,
+    median,
+    mode,
+    msort,
+    scatter,
+    scatter_,
+    scatter_add,
+    scatter_add_,
+    sort,
+    take,
+    topk,
+)
 from .shape import (
     _T,
     _elementwise,
@@ -81,17 +105,31 @@ from .shape import (
     _view,
     chunk,
     contiguous,
+    diag,
+    diag_embed,
+    diagonal,
     flatten,
+    flip,
+    fliplr,
+    flipud,
     is_contiguous,
+    moveaxis,
+    movedim,
+    narrow,
+    permute,
     reshape,
+    reshape_as,
+    roll,
     split,
     squeeze,
     stride,
     t,
     transpose,
     unbind,
+    unflatten,
     unsqueeze,
     view,
+    view_as,
 )
 from .tensor import Tensor
 
@@ -440,6 +478,18 @@ def floor_divide_(self: Tensor, other: Any) -> Tensor:
     return apply_inplace(O.FLOOR_DIVIDE, self, (other,))
 
 
+def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place ``tril`` (TrilBackward0)."""
+    return apply_inplace(O.TRIL, self, (), _bind("tril_", ("diagonal",), O.TRIL.params,
+                                                 (diagonal,), {}))
+
+
+def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place ``triu`` (TriuBackward0)."""
+    return apply_inplace(O.TRIU, self, (), _bind("triu_", ("diagonal",), O.TRIU.params,
+                                                 (diagonal,), {}))
+
+
 def zero_(self: Tensor) -> Tensor:
     """Fill with zeros in place (ZeroBackward0 when recorded)."""
     return apply_inplace(O.ZERO, self, ())
@@ -502,6 +552,11 @@ def _converter(dt: DType, name: str) -> Callable[[Tensor], Tensor]:
     return fn
 
 
+def type_as(self: Tensor, other: Any) -> Tensor:
+    """``self.type(other.dtype)``: ``self`` itself when the dtypes agree (ToCopyBackward0)."""
+    return _convert(self, tensor_arg(other, "type_as", "other", 2).dtype)
+
+
 def type_(self: Tensor, dtype: Any = None) -> Any:
     """``x.type()`` names the legacy type (``torch.FloatTensor``); ``x.type(dt)`` converts."""
     if dtype is None:
@@ -526,6 +581,7 @@ CONVERSIONS = {fn.__name__: fn for fn in (
     _converter(D.INT16, "short"), _converter(D.INT8, "char"), _converter(D.UINT8, "byte"),
     _converter(D.BOOL, "bool"), to, cpu, cuda)}
 CONVERSIONS["type"] = type_
+CONVERSIONS["type_as"] = type_as
 
 
 # --- Tensor methods and operators ---------------------------------------------------------------
@@ -564,7 +620,12 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
         minimum, neg, clamp, clip, square, round, sum, mean, prod, max, min, argmax, argmin, std,
         var, norm, numel, reshape, view, flatten, t, transpose, unsqueeze, squeeze, unbind,
         split, chunk, cat, stack, where, nonzero, masked_fill, softmax, log_softmax, isclose,
-        allclose, equal)
+        allclose, equal,
+        # selection, reordering, shape
+        gather, index_select, take, masked_select, scatter, scatter_add, index_add, sort,
+        argsort, msort, topk, kthvalue, median, mode, cummax, cummin, flip, fliplr, flipud, roll,
+        narrow, movedim, moveaxis, permute, unflatten, broadcast_to, tile, repeat_interleave,
+        diag, diagonal, diag_embed, outer, ger, kron, einsum)
 }
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface
                   and n not in FUNCTIONS})
@@ -585,13 +646,15 @@ NN_FUNCTIONS.update(NN_UNDERSCORE)
 NN_FUNCTIONS.update({n: TORCH_NN[n] for n in ("selu_", "celu_", "threshold_")})
 # torch.linalg
 LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm}
-# not methods: cat and stack take a list; Tensor has numel itself; x.where's order differs
+# not methods: cat and stack take a list; Tensor has numel itself; x.where's order differs;
+# einsum takes an equation
 METHODS: dict[str, Callable[..., Any]] = {
     n: f for n, f in FUNCTIONS.items() if (n not in SURFACED or "Tensor" in O.OPS[n].surface)
-    and n not in ("cat", "stack", "numel", "where")}
+    and n not in ("cat", "stack", "numel", "where", "einsum")}
 METHODS.update({fn.__name__: fn for fn in (
     add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, copy_, masked_fill_,
-    expand, expand_as, repeat, contiguous, is_contiguous, stride, _where_method)})
+    expand, expand_as, repeat, contiguous, is_contiguous, stride, _where_method, scatter_,
+    scatter_add_, index_add_, view_as, reshape_as, tril_, triu_)})
 METHODS.update(POINTWISE_INPLACE)
 METHODS.update(CONVERSIONS)
 # torch.nn.functional's functions that torch also has (torch.threshold, torch.layer_norm ...)

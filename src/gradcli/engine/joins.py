@@ -1,5 +1,6 @@
 """Joining and spreading tensors as PyTorch does: cat, stack, where (and its one-argument form,
-nonzero), expand, repeat and masked_fill, with PyTorch's argument errors."""
+nonzero), expand (broadcast_to), repeat (tile), repeat_interleave and masked_fill, with
+PyTorch's argument errors."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from . import dtypes as D
 from . import ops as O
 from .args import broadcast_shape, check_numel, dim_arg, is_number, tensor_arg, type_name
 from .record import apply, apply_inplace
-from .shape import _expand
+from .selection import index_select
+from .shape import _expand, _keyword_dims, flatten, reshape, unsqueeze, view
 from .tensor import Tensor
 
 
@@ -182,10 +184,9 @@ def _mask_args(self: Tensor, mask: Any, value: Any, name: str) -> Any:
                           f"match the size of tensor b ({m.shape[-1]}) at non-singleton dimension "
                           f"{max(self.ndim, m.ndim) - 1}")
     if value.__class__ is Tensor:
-        if value.ndim or value.requires_grad:
-            raise ScriptError(f"{name} with a tensor value that requires grad or has dimensions "
-                              "is not supported by gradcli", hint="pass a number")
-        value = value.item()
+        if value.ndim:
+            raise ScriptError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                              f"tensor with {value.ndim} dimension(s).")
     elif not is_number(value):
         raise ScriptError(f"{name}(): argument 'value' must be Number, not {type_name(value)}",
                           kind="TypeError")
@@ -193,12 +194,89 @@ def _mask_args(self: Tensor, mask: Any, value: Any, name: str) -> Any:
 
 
 def masked_fill(self: Tensor, mask: Any, value: Any) -> Tensor:
-    """``value`` where ``mask`` holds (MaskedFillBackward0)."""
-    m, v = _mask_args(self, mask, value, "masked_fill")
+    """``value`` where ``mask`` holds (MaskedFillBackward0; MaskedFillBackward1 for a 0-d
+    tensor ``value``, which gets the filled positions' gradient)."""
+    m, v = _mask_args(tensor_arg(self, "masked_fill"), mask, value, "masked_fill")
+    if v.__class__ is Tensor:
+        return apply(O.MASKED_FILL_TENSOR, (self, m, v))
     return apply(O.MASKED_FILL, (self, m), {"value": v})
 
 
 def masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
     """In-place ``masked_fill`` (bumps the version counter)."""
     m, v = _mask_args(self, mask, value, "masked_fill_")
+    if v.__class__ is Tensor:
+        return apply_inplace(O.MASKED_FILL_TENSOR, self, (m, v))
     return apply_inplace(O.MASKED_FILL, self, (m,), {"value": v})
+
+
+def broadcast_to(input: Any, size: Any) -> Tensor:
+    """``input.expand(size)`` (ExpandBackward0)."""
+    x = tensor_arg(input, "broadcast_to")
+    return expand(x, *_sizes((size,)))
+
+
+def tile(input: Any, *dims: Any, **kwargs: Any) -> Tensor:
+    """``repeat`` with ``dims`` padded by leading ones to the tensor's dimensions
+    (RepeatBackward0)."""
+    x = tensor_arg(input, "tile")
+    reps = _sizes(_keyword_dims(dims, kwargs, "tile"))
+    if len(reps) < x.ndim:
+        reps = (1,) * (x.ndim - len(reps)) + tuple(reps)
+    return repeat(x, *reps)
+
+
+def repeat_interleave(input: Any, repeats: Any = None, dim: Any = None, *,
+                      output_size: Any = None) -> Tensor:
+    """Each element (slice along ``dim``) repeated ``repeats`` times: for a number, an
+    unsqueeze, expand, copy and view, as PyTorch's; for a tensor of counts, index_select."""
+    x = tensor_arg(input, "repeat_interleave")
+    if repeats is None:  # torch.repeat_interleave(counts): the positions repeated
+        return _repeat_positions(x)
+    if dim is None:
+        x = flatten(x)
+        d = 0
+    else:
+        d = dim_arg(dim, x.ndim)
+    if repeats.__class__ is Tensor:
+        if repeats.ndim > 1:
+            raise ScriptError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.numel() == 1:
+            repeats = int(repeats.item())
+        else:
+            size = x.shape[d] if x.ndim else 1
+            if repeats.shape[0] != size:
+                raise ScriptError("repeats must have the same size as input along dim, but got "
+                                  f"repeats.size(0) = {repeats.shape[0]} and input.size({d}) = "
+                                  f"{size}")
+            return index_select(x, d, _repeat_positions(repeats))
+    if isinstance(repeats, bool) or not isinstance(repeats, int):
+        raise ScriptError(f"repeat_interleave(): argument 'repeats' must be Tensor, not "
+                          f"{type_name(repeats)}", kind="TypeError")
+    if repeats < 0:
+        raise ScriptError("repeats can not be negative")
+    if x.ndim == 0:
+        x = reshape(x, 1)
+    shape = list(x.shape)
+    wide = unsqueeze(x, d + 1)
+    spread = expand(wide, *shape[:d + 1], repeats, *shape[d + 1:])
+    out = apply(O.CLONE, (spread,))
+    return view(out, *shape[:d], shape[d] * repeats, *shape[d + 1:])
+
+
+def _repeat_positions(counts: Tensor) -> Tensor:
+    """``torch.repeat_interleave(counts)``: i repeated counts[i] times (int64)."""
+    if counts.ndim != 1:
+        raise ScriptError("repeat_interleave only accept 1D vector as repeat")
+    if counts.dtype not in (D.INT64, D.INT32):
+        raise ScriptError("repeats has to be Long or Int tensor")
+    xp, be = counts.backend.xp, counts.backend
+    if bool(xp.any(counts.data < 0)):
+        raise ScriptError("repeats can not be negative")
+    n = counts.shape[0]
+    total = int(xp.sum(counts.data)) if n else 0
+    check_numel((total,))
+    # position j of the result takes the i whose running count first passes j
+    ends = xp.cumulative_sum(xp.astype(counts.data, xp.int64))
+    out = xp.searchsorted(ends, xp.arange(total, dtype=xp.int64), side="right")
+    return Tensor(be.writable(xp.astype(out, xp.int64)), be)

@@ -1804,6 +1804,250 @@ HUBER_LOSS = defop(
     dtype="float_kernel", aten="huber_cpu")
 
 
+# --- ops group B: selection, reordering, shape (engine/selection.py, shape.py, linalg.py) -------
+# Selections read their elements by flat position: ``_along`` turns an index tensor along a dim
+# into positions in the indexed tensor, so a gradient scatters back with index_backward (which
+# adds duplicates) and picks with take_at, as the advanced indexing above does.
+def _row_major(shape: tuple) -> list[int]:
+    out, n = [], 1
+    for d in reversed(shape):
+        out.append(n)
+        n *= d
+    return out[::-1]
+
+
+def _along(xp: Any, shape: tuple, index: Any, dim: int) -> Any:
+    """The flat positions, in a tensor of ``shape``, of ``gather(dim, index)``'s elements:
+    ``index``'s own coordinates with the one along ``dim`` replaced by its value."""
+    idx = _raw(index)
+    strides = _row_major(tuple(shape))
+    pos = idx * strides[dim] if strides else idx
+    nd = len(idx.shape)
+    for d, n in enumerate(idx.shape):
+        if d != dim:
+            step = xp.arange(n, dtype=idx.dtype) * strides[d]
+            pos = pos + xp.reshape(step, tuple(n if i == d else 1 for i in range(nd)))
+    return pos
+
+
+def _index_along(xp: Any, shape: tuple, index: Any, dim: int) -> Any:
+    """``index_select``'s positions: the 1-D ``index`` spread over the other dims of ``shape``."""
+    idx = _raw(index)
+    nd = len(shape)
+    if not nd:
+        return xp.reshape(idx, ())
+    full = tuple(idx.shape[0] if i == dim else n for i, n in enumerate(shape))
+    spread = xp.broadcast_to(xp.reshape(idx, tuple(-1 if i == dim else 1 for i in range(nd))),
+                             full)
+    return _along(xp, shape, spread, dim)
+
+
+def _taken(xp: Any, self: Any, pos: Any) -> Any:
+    return _take(xp, self, pos)
+
+
+def _put(xp: Any, self: Any, pos: Any, values: Any, accumulate: bool) -> Any:
+    """``self`` with ``values`` (a number, or an array of ``pos``'s shape) at ``pos``."""
+    shape = tuple(self.shape)
+    if hasattr(values, "shape"):
+        values = xp.reshape(xp.broadcast_to(values, tuple(pos.shape)), (-1,))
+    flat = index_put(xp, xp.reshape(self, (-1,)), xp.reshape(pos, (-1,)), values, accumulate)
+    return xp.reshape(flat, shape)
+
+
+def _src_part(xp: Any, src: Any, index: Any) -> Any:
+    """The part of ``src`` that scatter reads: its leading ``index.shape`` block."""
+    if tuple(src.shape) == tuple(index.shape):
+        return src
+    return src[tuple(slice(0, n) for n in index.shape)]
+
+
+GATHER = defop("gather", "GatherBackward0", ("self", "index"),
+               lambda xp, self, index, dim: _taken(xp, self, _along(xp, self.shape, index, dim)),
+               lambda xp, grad, self, index, dim: xp.index_backward(
+                   grad, tuple(self.shape), _along(xp.raw, self.shape, index, dim)), None)
+SCATTER = defop("scatter", "ScatterBackward0", ("self", "index", "src"),
+                lambda xp, self, index, src, dim: _put(
+                    xp, self, _along(xp, self.shape, index, dim), _src_part(xp, src, index), False),
+                lambda xp, grad, index, dim: xp.index_fill(
+                    grad, _along(xp.raw, grad.shape, index, dim)),
+                None,
+                lambda xp, grad, index, dim: xp.take_at(
+                    grad, _along(xp.raw, grad.shape, index, dim)))
+SCATTER_VALUE = defop("scatter_value", "ScatterBackward1", ("self", "index"),
+                      lambda xp, self, index, dim, value: _put(
+                          xp, self, _along(xp, self.shape, index, dim), value, False),
+                      lambda xp, grad, index, dim: xp.index_fill(
+                          grad, _along(xp.raw, grad.shape, index, dim)), None)
+SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", ("self", "index", "src"),
+                    lambda xp, self, index, src, dim: _put(
+                        xp, self, _along(xp, self.shape, index, dim), _src_part(xp, src, index),
+                        True),
+                    lambda grad: grad,
+                    None,
+                    lambda xp, grad, index, dim: xp.take_at(
+                        grad, _along(xp.raw, grad.shape, index, dim)))
+INDEX_SELECT = defop("index_select", "IndexSelectBackward0", ("self", "index"),
+                     lambda xp, self, index, dim: _taken(
+                         xp, self, _index_along(xp, self.shape, index, dim)),
+                     lambda xp, grad, self_shape, index, dim: xp.index_backward(
+                         grad, self_shape, _index_along(xp.raw, self_shape, index, dim)), None)
+INDEX_ADD = defop("index_add", "IndexAddBackward0", ("self", "index", "source"),
+                  lambda xp, self, index, source, dim, alpha: _put(
+                      xp, self, _index_along(xp, self.shape, index, dim),
+                      source if alpha == 1 else source * alpha, True),
+                  lambda grad: grad,
+                  None,
+                  lambda xp, grad, index, source, dim, alpha: _alpha(xp.take_at(
+                      grad, _index_along(xp.raw, grad.shape, index, dim)), alpha))
+
+
+def _alpha(g: Any, alpha: Any) -> Any:
+    return g if alpha == 1 else g * alpha
+
+
+# take: positions into the flattened tensor (negative ones count from the end)
+TAKE = defop("take", "TakeBackward0", ("self", "index"),
+             lambda xp, self, index: _take(xp, self, _wrap_flat(self, index)),
+             lambda xp, grad, self, index: xp.index_backward(grad, tuple(self.shape),
+                                                              _wrap_flat(self, index)), None)
+
+
+def _wrap_flat(self: Any, index: Any) -> Any:
+    n = 1
+    for d in self.shape:
+        n *= d
+    idx = _raw(index)
+    return idx % n if n else idx
+
+
+# masked_select: ``positions`` (computed from the mask by the dispatch) are the flat positions
+# of the selected elements in the broadcast shape ``shape``.
+MASKED_SELECT = defop(
+    "masked_select", "MaskedSelectBackward0", ("self", "mask"),
+    lambda xp, self, mask, positions, shape: _take(xp, xp.broadcast_to(self, shape), positions),
+    lambda xp, grad, self, mask, positions, shape: xp.index_backward(grad, shape, positions),
+    None)
+
+
+# masked_fill with a 0-d tensor value: its gradient is the sum of the filled positions
+MASKED_FILL_TENSOR = defop("masked_fill_tensor", "MaskedFillBackward1", ("self", "mask", "value"),
+                           lambda xp, self, mask, value: xp.where(mask, value, self),
+                           lambda xp, grad, mask: xp.where(mask, 0.0, grad), None,
+                           lambda xp, grad, mask: xp.where(mask, grad, 0.0), kind="elementwise")
+
+
+# Sorting and selecting along a dim: ``indices`` are computed first (engine.selection), the
+# values gathered at them; the gradient goes back where they point (added where two point at
+# one element, as cummax's).
+def _pick(xp: Any, self: Any, indices: Any, dim: int) -> Any:
+    return _taken(xp, self, _along(xp, self.shape, indices, dim))
+
+
+def _unpick(xp: Any, grad: Any, self_shape: tuple, indices: Any, dim: int) -> Any:
+    return xp.index_backward(grad, self_shape, _along(xp.raw, self_shape, indices, dim))
+
+
+SORT = defop("sort", "SortBackward0", ("self", "indices"), _pick,
+             lambda xp, grad, self_shape, indices, dim: _unpick(xp, grad, self_shape, indices,
+                                                                dim), None)
+SORT_STABLE = defop("sort_stable", "SortBackward1", ("self", "indices"), _pick,
+                    lambda xp, grad, self_shape, indices, dim: _unpick(xp, grad, self_shape,
+                                                                       indices, dim), None)
+TOPK = defop("topk", "TopkBackward0", ("self", "indices"), _pick,
+             lambda xp, grad, self_shape, indices, dim: _unpick(xp, grad, self_shape, indices,
+                                                                dim), None)
+CUMMAX = defop("cummax", "CummaxBackward0", ("self", "indices"), _pick,
+               lambda xp, grad, self, indices, dim: _unpick(xp, grad, tuple(self.shape), indices,
+                                                            dim), None)
+CUMMIN = defop("cummin", "CumminBackward0", ("self", "indices"), _pick,
+               lambda xp, grad, self, indices, dim: _unpick(xp, grad, tuple(self.shape), indices,
+                                                            dim), None)
+# one value per slice, as max(dim): kthvalue, median(dim), mode
+KTHVALUE = defop("kthvalue", "KthvalueBackward0", ("self", "indices"), _gather,
+                 lambda xp, grad, indices, self_shape, dim: _select_indices(
+                     xp, grad, indices, self_shape, dim), None)
+MEDIAN_DIM = defop("median_dim", "MedianBackward1", ("self", "indices"), _gather,
+                   lambda xp, grad, indices, self_shape, dim: _select_indices(
+                       xp, grad, indices, self_shape, dim), None)
+MODE = defop("mode", "ModeBackward0", ("self", "indices"), _gather,
+             lambda xp, grad, indices, self_shape, dim: _select_indices(
+                 xp, grad, indices, self_shape, dim), None)
+
+
+def _median(xp: Any, self: Any) -> Any:
+    """The lower of the two middle values (PyTorch's median), NaN if there is one."""
+    flat = xp.reshape(self, (-1,))
+    if xp.any(xp_isnan(flat)):
+        return xp.reshape(xp.asarray(math.nan, dtype=self.dtype), ())
+    return xp.sort(flat)[(flat.shape[0] - 1) // 2]
+
+
+MEDIAN = defop("median", "MedianBackward0", ("self",), _median, _distribute)
+
+# --- reordering ---------------------------------------------------------------------------------
+FLIP = defop("flip", "FlipBackward0", ("self",), lambda xp, self, dims: xp.flip(self, axis=dims),
+             lambda xp, grad, dims: xp.flip(grad, dims=dims))
+
+
+def _roll(xp: Any, self: Any, shifts: tuple, dims: tuple) -> Any:
+    if dims:
+        return xp.roll(self, shifts, axis=dims)
+    return xp.reshape(xp.roll(xp.reshape(self, (-1,)), shifts), tuple(self.shape))
+
+
+ROLL = defop("roll", "RollBackward0", ("self",), _roll,
+             lambda xp, grad, shifts, dims: xp.roll(grad, shifts=tuple(-s for s in shifts),
+                                                    dims=dims))
+
+
+def _band(xp: Any, self: Any, diagonal: int, lower: bool) -> Any:
+    """tril / triu: the elements on and below (above) the ``diagonal``-th diagonal."""
+    if len(self.shape) < 2:
+        raise ScriptError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 "
+                          "dimensions")
+    rows, cols = self.shape[-2], self.shape[-1]
+    offset = xp.reshape(xp.arange(cols), (1, cols)) - xp.reshape(xp.arange(rows), (rows, 1))
+    keep = offset <= diagonal if lower else offset >= diagonal
+    return xp.where(keep, self, xp.zeros_like(self))
+
+
+TRIL = defop("tril", "TrilBackward0", ("self",),
+             lambda xp, self, diagonal=0: _band(xp, self, diagonal, True),
+             lambda xp, grad, diagonal: xp.tril(grad, diagonal=diagonal), surface=UNARY,
+             domain=(-2, 2))
+TRIU = defop("triu", "TriuBackward0", ("self",),
+             lambda xp, self, diagonal=0: _band(xp, self, diagonal, False),
+             lambda xp, grad, diagonal: xp.triu(grad, diagonal=diagonal), surface=UNARY,
+             domain=(-2, 2))
+
+
+# Diagonals: ``positions`` (engine.shape) are the flat positions of the diagonal's elements in
+# the matrix (or batch of matrices), in the diagonal's shape.
+def _diagonal(xp: Any, self: Any, positions: Any, offset: int, dim1: int, dim2: int) -> Any:
+    return _take(xp, self, positions)
+
+
+def _diagonal_grad(xp: Any, grad: Any, self_shape: tuple, positions: Any, offset: int,
+                   dim1: int, dim2: int) -> Any:
+    return xp.index_backward(grad, self_shape, positions)
+
+
+DIAGONAL = defop("diagonal", "DiagonalBackward0", ("self",), _diagonal, _diagonal_grad,
+                 kind="view")
+# torch.diag of a matrix: the same elements, copied
+DIAG = defop("diag", "DiagonalBackward0_copy", ("self",), _diagonal, _diagonal_grad)
+
+
+def _diag_embed(xp: Any, self: Any, positions: Any, shape: tuple, offset: int, dim1: int,
+                dim2: int) -> Any:
+    return _put(xp, xp.zeros(shape, dtype=self.dtype), positions, self, False)
+
+
+DIAG_EMBED = defop("diag_embed", "DiagEmbedBackward0", ("self",), _diag_embed,
+                   lambda xp, grad, positions: xp.take_at(grad, positions))
+
+
 # --- the formula namespaces ---------------------------------------------------------------------
 # The backend's functions formulas may call; the math (exp, log, sqrt, the trigonometric and
 # hyperbolic functions, tanh, log1p, expm1) resolves to the table's forwards, which round as

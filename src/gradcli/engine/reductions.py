@@ -59,7 +59,8 @@ def prod(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 # --- max and min --------------------------------------------------------------------------------
 class ReturnType(tuple):
-    """PyTorch's ``torch.return_types.max`` / ``min``: a (values, indices) pair with names."""
+    """PyTorch's ``torch.return_types.max``, ``sort``, ``topk`` ...: a (values, indices) pair
+    with names."""
 
     __slots__ = ()
     kind = ""
@@ -80,7 +81,8 @@ class ReturnType(tuple):
     __str__ = __repr__
 
 
-RETURN_TYPES = {k: type(k, (ReturnType,), {"__slots__": (), "kind": k}) for k in ("max", "min")}
+RETURN_TYPES = {k: type(k, (ReturnType,), {"__slots__": (), "kind": k}) for k in (
+    "max", "min", "sort", "topk", "kthvalue", "median", "mode", "cummax", "cummin")}
 
 
 def _indices(x: Tensor, name: str, dim: int, keepdim: bool) -> Tensor:

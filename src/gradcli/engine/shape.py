@@ -10,7 +10,7 @@ from ..errors import ScriptError
 from . import ops as O
 from . import strides as layout
 from .aliasing import track_view
-from .args import dim_arg, tensor_arg, type_name
+from .args import check_numel, dim_arg, tensor_arg, type_name
 from .context import current
 from .graph import _EMPTY
 from .record import apply
@@ -299,3 +299,254 @@ def _expand(t: Tensor, shape: tuple) -> Tensor:
     strides = [0] * lead + [0 if t.shape[i] == 1 and shape[i + lead] != 1 else s[i]
                             for i in range(t.ndim)]
     return _view(O.EXPAND, t, {"shape": shape}, strides)
+
+
+# --- reordering ---------------------------------------------------------------------------------
+def _int_list(value: Any, name: str, arg: str, pos: int) -> tuple[int, ...]:
+    """A tuple of ints given as a list or tuple (PyTorch's ``int[]`` arguments)."""
+    if isinstance(value, (list, tuple)) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return tuple(value)
+    raise ScriptError(f"{name}(): argument '{arg}' (position {pos}) must be tuple of ints, not "
+                      f"{type_name(value)}", kind="TypeError")
+
+
+def _ints(values: tuple, name: str, arg: str) -> tuple[int, ...]:
+    """``x.permute(1, 0)`` or ``x.permute((1, 0))``: ints given one by one or as one list."""
+    if len(values) == 1 and isinstance(values[0], (list, tuple)):
+        values = tuple(values[0])
+    return _int_list(values, name, arg, 2)
+
+
+def _keyword_dims(dims: tuple, kwargs: dict, name: str) -> tuple:
+    """``dims`` given by position or as ``dims=`` (PyTorch's name), not both."""
+    for key, value in kwargs.items():
+        if key != "dims":
+            raise ScriptError(f"{name}() got an unexpected keyword argument '{key}'",
+                              kind="TypeError")
+        if dims:
+            raise ScriptError(f"{name}() got multiple values for argument 'dims'",
+                              kind="TypeError")
+        return (value,)
+    return dims
+
+
+def _unique_dims(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    wrapped = tuple(dim_arg(d, ndim) for d in dims)
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise ScriptError(f"dim {d} appears multiple times in the list of dims")
+    return wrapped
+
+
+def flip(input: Any, *dims: Any, **kwargs: Any) -> Tensor:
+    """The elements in reverse order along ``dims`` (FlipBackward0, a copy)."""
+    x = tensor_arg(input, "flip")
+    ds = _flip_dims(_keyword_dims(dims, kwargs, "flip"))
+    return apply(O.FLIP, (x,), {"dims": _unique_dims(ds, x.ndim)})
+
+
+def _flip_dims(dims: tuple) -> tuple[int, ...]:
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        return _int_list(dims[0], "flip", "dims", 2)
+    return _int_list(dims, "flip", "dims", 2)
+
+
+def fliplr(input: Any) -> Tensor:
+    """``flip`` of dim 1 (the columns of a matrix)."""
+    x = tensor_arg(input, "fliplr")
+    if x.ndim < 2:
+        raise ScriptError("Input must be >= 2-d.")
+    return apply(O.FLIP, (x,), {"dims": (1,)})
+
+
+def flipud(input: Any) -> Tensor:
+    """``flip`` of dim 0 (the rows)."""
+    x = tensor_arg(input, "flipud")
+    if x.ndim < 1:
+        raise ScriptError("Input must be >= 1-d.")
+    return apply(O.FLIP, (x,), {"dims": (0,)})
+
+
+def roll(input: Any, shifts: Any, dims: Any = None) -> Tensor:
+    """The elements shifted cyclically along ``dims`` (of the flattened tensor without ``dims``)
+    (RollBackward0)."""
+    x = tensor_arg(input, "roll")
+    sh = (shifts,) if isinstance(shifts, int) and not isinstance(shifts, bool) else \
+        _int_list(shifts, "roll", "shifts", 2)
+    if dims is None:
+        ds: tuple[int, ...] = ()
+        if len(sh) != 1:
+            raise ScriptError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:0")
+    else:
+        ds = (dims,) if isinstance(dims, int) and not isinstance(dims, bool) else \
+            _int_list(dims, "roll", "dims", 3)
+        if len(sh) != len(ds):
+            raise ScriptError(f"shifts and dimensions must align. shifts: {len(sh)}, "
+                              f"dims:{len(ds)}")
+        ds = tuple(dim_arg(d, x.ndim) for d in ds)
+    return apply(O.ROLL, (x,), {"shifts": sh, "dims": ds})
+
+
+def narrow(input: Any, dim: Any, start: Any, length: Any) -> Tensor:
+    """``length`` elements from ``start`` along ``dim``: a view (SliceBackward0)."""
+    x = tensor_arg(input, "narrow")
+    if x.ndim == 0:
+        raise ScriptError("narrow() cannot be applied to a 0-dim tensor.")
+    d = dim_arg(dim, x.ndim)
+    if start.__class__ is Tensor:
+        start = start.item()
+    size = x.shape[d]
+    if not -size <= start <= size:
+        raise ScriptError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                          f"but got {start})", kind="IndexError")
+    if length < 0:
+        raise ScriptError("narrow(): length must be non-negative.")
+    start %= size if size else 1
+    if start + length > size:
+        raise ScriptError(f"start ({start}) + length ({length}) exceeds dimension size "
+                          f"({size}).")
+    return _slice(x, d, start, start + length, 1)
+
+
+def permute(input: Any, *dims: Any, **kwargs: Any) -> Tensor:
+    """The dimensions in the order ``dims``: a view (PermuteBackward0)."""
+    x = tensor_arg(input, "permute")
+    ds = _ints(_keyword_dims(dims, kwargs, "permute"), "permute", "dims")
+    if len(ds) != x.ndim:
+        raise ScriptError("permute(sparse_coo): number of dimensions in the tensor input does "
+                          "not match the length of the desired ordering of dimensions i.e. "
+                          f"input.dim() = {x.ndim} is not equal to len(dims) = {len(ds)}")
+    wrapped = tuple(dim_arg(d, x.ndim) for d in ds)
+    if len(set(wrapped)) != len(wrapped):
+        raise ScriptError("permute(): duplicate dims are not allowed.")
+    return _permuted(x, wrapped)
+
+
+def _permuted(x: Tensor, dims: tuple[int, ...]) -> Tensor:
+    s = layout.strides_of(x)
+    return _view(O.PERMUTE, x, {"dims": dims}, [s[d] for d in dims])
+
+
+def movedim(input: Any, source: Any, destination: Any) -> Tensor:
+    """Dimensions ``source`` moved to ``destination``, the others in order (PermuteBackward0)."""
+    x = tensor_arg(input, "movedim")
+    src = (source,) if isinstance(source, int) else _int_list(source, "movedim", "source", 2)
+    dst = (destination,) if isinstance(destination, int) else \
+        _int_list(destination, "movedim", "destination", 3)
+    if len(src) != len(dst):
+        raise ScriptError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                          f"dims) should contain the same number of dims as destination "
+                          f"({list(dst)} dims)")
+    src = tuple(dim_arg(d, x.ndim) for d in src)
+    dst = tuple(dim_arg(d, x.ndim) for d in dst)
+    for name, ds in (("source", src), ("destination", dst)):
+        if len(set(ds)) != len(ds):
+            raise ScriptError(f"movedim: repeated dim in `{name}` ({list(ds)})")
+    order = [-1] * x.ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(x.ndim) if i not in src)
+    perm = tuple(o if o >= 0 else next(rest) for o in order)
+    return _permuted(x, perm)
+
+
+def moveaxis(input: Any, source: Any, destination: Any) -> Tensor:
+    """``movedim`` under NumPy's name."""
+    return movedim(input, source, destination)
+
+
+def unflatten(input: Any, dim: Any, sizes: Any) -> Tensor:
+    """Dimension ``dim`` split into ``sizes`` (one may be -1): a view (ViewBackward0)."""
+    x = tensor_arg(input, "unflatten")
+    d = dim_arg(dim, x.ndim)
+    ss = _int_list(sizes, "unflatten", "sizes", 3)
+    if not ss:
+        raise ScriptError("unflatten: sizes must be non-empty")
+    known = 1
+    for s in ss:
+        if s != -1:
+            known *= s
+    n = x.shape[d]
+    if (-1 not in ss and known != n) or (-1 in ss and (known == 0 or n % known)):
+        raise ScriptError(f"unflatten: Provided sizes {list(ss)} don't multiply up to the size "
+                          f"of dim {d} ({n}) in the input tensor")
+    ss = tuple(n // known if s == -1 else s for s in ss)
+    return view(x, *x.shape[:d], *ss, *x.shape[d + 1:])
+
+
+def view_as(self: Tensor, other: Any) -> Tensor:
+    """``self.view(other.size())``."""
+    return view(self, *tensor_arg(other, "view_as", "other", 2).shape)
+
+
+def reshape_as(self: Tensor, other: Any) -> Tensor:
+    """``self.reshape(other.size())``."""
+    return reshape(self, *tensor_arg(other, "reshape_as", "other", 2).shape)
+
+
+# --- diagonals ----------------------------------------------------------------------------------
+def _diagonal_positions(x: Tensor, offset: int, d1: int, d2: int) -> tuple[Any, tuple, list]:
+    """The flat positions of a diagonal's elements in ``x`` (the diagonal last, PyTorch's
+    shape), that shape, and the view's strides."""
+    xp = x.backend.xp
+    shape = x.shape
+    n = max(0, min(shape[d1] + min(offset, 0), shape[d2] - max(offset, 0)))
+    rest = [i for i in range(x.ndim) if i not in (d1, d2)]
+    out_shape = tuple(shape[i] for i in rest) + (n,)
+    strides = [1] * x.ndim
+    for i in range(x.ndim - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    k = xp.arange(n, dtype=xp.int64)
+    start = (-offset if offset < 0 else 0) * strides[d1] + max(offset, 0) * strides[d2]
+    pos = xp.reshape(k * (strides[d1] + strides[d2]) + start, (1,) * len(rest) + (n,))
+    for j, i in enumerate(rest):
+        step = xp.arange(shape[i], dtype=xp.int64) * strides[i]
+        pos = pos + xp.reshape(step, tuple(shape[i] if m == j else 1
+                                           for m in range(len(rest) + 1)))
+    pos = xp.broadcast_to(pos, out_shape)
+    s = layout.strides_of(x)
+    return pos, out_shape, [s[i] for i in rest] + [s[d1] + s[d2]]
+
+
+def diagonal(input: Any, offset: Any = 0, dim1: Any = 0, dim2: Any = 1) -> Tensor:
+    """The ``offset``-th diagonal of the matrices over ``dim1``, ``dim2``: a view
+    (DiagonalBackward0)."""
+    x = tensor_arg(input, "diagonal")
+    d1, d2 = dim_arg(dim1, x.ndim), dim_arg(dim2, x.ndim)
+    if d1 == d2:
+        raise ScriptError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    pos, _, strides = _diagonal_positions(x, offset, d1, d2)
+    return _view(O.DIAGONAL, x, {"positions": pos, "offset": offset, "dim1": d1, "dim2": d2},
+                 strides)
+
+
+def diag_embed(input: Any, offset: Any = 0, dim1: Any = -2, dim2: Any = -1) -> Tensor:
+    """Matrices with the last dim of ``input`` on their ``offset``-th diagonal
+    (DiagEmbedBackward0)."""
+    x = tensor_arg(input, "diag_embed")
+    nd = x.ndim + 1
+    d1, d2 = dim_arg(dim1, nd), dim_arg(dim2, nd)
+    if d1 == d2:
+        raise ScriptError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = (x.shape[-1] if x.ndim else 1) + abs(offset)
+    shape = list(x.shape[:-1])
+    for p in sorted((d1, d2)):
+        shape.insert(p, n)
+    check_numel(shape)
+    probe = Tensor(x.backend.xp.zeros(tuple(shape), dtype=x.data.dtype), x.backend)
+    pos, _, _ = _diagonal_positions(probe, offset, d1, d2)
+    return apply(O.DIAG_EMBED, (x,), {"positions": pos, "shape": tuple(shape), "offset": offset,
+                                      "dim1": d1, "dim2": d2})
+
+
+def diag(input: Any, diagonal: Any = 0) -> Tensor:
+    """A 1-D tensor on the ``diagonal``-th diagonal of a matrix (DiagEmbedBackward0), or a
+    matrix's diagonal, copied (DiagonalBackward0_copy)."""
+    x = tensor_arg(input, "diag")
+    if x.ndim == 1:
+        return diag_embed(x, diagonal, 0, 1)
+    if x.ndim != 2:
+        raise ScriptError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
+    pos, _, _ = _diagonal_positions(x, diagonal, 0, 1)
+    return apply(O.DIAG, (x,), {"positions": pos, "offset": diagonal, "dim1": 0, "dim2": 1})
