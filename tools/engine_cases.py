@@ -1042,3 +1042,152 @@ CASES.update({
     "err_glu_dim_type": "F.glu(torch.ones(3, 2), dim='a')",
     "err_dropout_p_type": "F.dropout(torch.ones(3, 2), 'a')",
 })
+
+# --- ops group B: selection, sorting, reordering, shape ---
+_X = "torch.manual_seed(0); x = torch.randn(3, 4, requires_grad=True); "
+CASES.update({
+    "gather_scatter": _X + "i = torch.tensor([[0, 1, 2, 0], [1, 0, 0, 2]]);"
+                      " g = torch.gather(x, 0, i); s = torch.scatter(x, 0, i, g * 2);"
+                      " sv = x.scatter(1, torch.tensor([[3], [0], [1]]), -1.5);"
+                      " sa = torch.scatter_add(x, 0, i, x[:2]);"
+                      " (g.sum() + s.sum() + (sv * sv).sum() + (sa * sa).sum()).backward();"
+                      " result = [g, s, sv, sa, x.grad, graph(g), graph(s), graph(sv), graph(sa),"
+                      " x.gather(1, torch.tensor([[0, 0], [1, 3], [2, 2]], dtype=torch.int32))]",
+    "scatter_inplace": "x = torch.zeros(3, 4); i = torch.tensor([[0, 1, 2, 0]]);"
+                       " x.scatter_(0, i, 5.0); y = torch.zeros(3, 4);"
+                       " y.scatter_add_(0, torch.tensor([[0, 0, 1, 1]]), torch.ones(1, 4));"
+                       " w = torch.ones(3, 4, requires_grad=True) * 1; w.scatter_(0, i, torch.ones(1, 4) * 7);"
+                       " result = [x, y, w, x._version, graph(w)]",
+    "index_select_add_take": _X + "a = torch.index_select(x, 1, torch.tensor([0, 2, 2]));"
+                             " b = torch.index_add(x, 0, torch.tensor([0, 2, 0]), x * 3, alpha=0.5);"
+                             " c = torch.take(x, torch.tensor([[0, 5], [-1, 5]]));"
+                             " (a.sum() + (b * b).sum() + c.sum()).backward();"
+                             " result = [a, b, c, x.grad, graph(a), graph(b), graph(c),"
+                             " x.index_select(0, torch.tensor(1)), torch.take(x, torch.tensor(3))]",
+    "masked_select_fill": _X + "m = x > 0; s = torch.masked_select(x, m);"
+                          " f = x.masked_fill(m, 0.5); v = torch.tensor(2., requires_grad=True);"
+                          " ft = x.masked_fill(x <= 0, v); (s.sum() + (f * f).sum() + (ft * 3).sum()).backward();"
+                          " result = [s, f, ft, x.grad, v.grad, graph(s), graph(f), graph(ft),"
+                          " torch.masked_select(x, torch.tensor([True, False, True, False])),"
+                          " torch.masked_fill(x, m, -1.)]",
+    "sort_topk": _X + "s = torch.sort(x, 1); d = x.sort(dim=0, descending=True);"
+                 " st = torch.sort(x, stable=True); t = torch.topk(x, 2); u = x.topk(2, 0, largest=False);"
+                 " (s.values * 1).sum().backward(retain_graph=True); (t.values * 2).sum().backward();"
+                 " result = [s, d, st.values, t, u, x.grad, graph(s.values), graph(st.values),"
+                 " graph(t.values), torch.argsort(x, 1), x.argsort(0, True), torch.msort(x),"
+                 " type(t).__name__, t.indices.dtype]",
+    "sort_ties_nan": "a = torch.tensor([1., 2., 2., 1., 3.]); n = torch.tensor([1., float('nan'), 2., 1., 3.]);"
+                     " result = [torch.sort(a), torch.sort(a, descending=True), torch.sort(n),"
+                     " torch.sort(n, descending=True), torch.topk(a, 3), torch.topk(a, 3, largest=False),"
+                     " torch.argsort(a), torch.argsort(a, descending=True), torch.median(a[:4]),"
+                     " torch.median(torch.tensor([1., 2., 2., 2., 3.]), 0),"
+                     " torch.mode(torch.tensor([[1., 2., 2., 1., 3.], [4., 4., 1., 1., 1.]]), 1),"
+                     " torch.cummax(a, 0), torch.cummin(a, 0), torch.sort(torch.tensor([3, 1, 2])),"
+                     " torch.sort(torch.tensor([True, False, True]))]",
+    "kth_median_mode_cum": _X + "k = torch.kthvalue(x, 2, 1); m = torch.median(x); md = x.median(0, keepdim=True);"
+                           " mo = torch.mode(x, 1); cx = torch.cummax(x, 1); cn = x.cummin(0);"
+                           " (k.values.sum() + m + md.values.sum() + mo.values.sum() + cx.values.sum()"
+                           " + (cn.values * cn.values).sum()).backward();"
+                           " result = [k, m, md, mo, cx, cn, x.grad, graph(k.values), graph(m),"
+                           " graph(md.values), graph(mo.values), graph(cx.values), graph(cn.values),"
+                           " x.kthvalue(1), torch.kthvalue(x, 3, 0, True)]",
+    "flip_roll_narrow": _X + "f = torch.flip(x, [0]); f2 = x.flip(0, 1); lr = torch.fliplr(x);"
+                        " ud = x.flipud(); r = torch.roll(x, 1, 1); r2 = x.roll(shifts=(1, -1), dims=(0, 1));"
+                        " r3 = torch.roll(x, 5); n = torch.narrow(x, 1, 1, 2); n2 = x.narrow(0, -2, 2);"
+                        " w = torch.arange(12.).reshape(3, 4);"
+                        " (f * w).sum().backward(retain_graph=True); (r3 * w).sum().backward();"
+                        " (n * w[:, :2]).sum().backward();"
+                        " result = [f, f2, lr, ud, r, r2, r3, n, n2, x.grad, graph(f), graph(r), graph(n),"
+                        " n._version, n2.is_contiguous(), torch.flip(x, dims=(1,))]",
+    "permute_movedim": _X + "y = x.reshape(3, 2, 2); p = torch.permute(y, (2, 0, 1)); p2 = y.permute(1, 0, 2);"
+                       " m = torch.movedim(y, 0, 2); m2 = y.moveaxis((0, 1), (1, 0)); u = x.unflatten(1, (2, -1));"
+                       " (p * torch.arange(12.).reshape(2, 3, 2)).sum().backward();"
+                       " result = [p, p2, m, m2, u, x.grad, graph(p), graph(m), graph(u), p.is_contiguous(),"
+                       " p.stride(), m.shape, torch.movedim(y, -1, 0).shape, y.permute(dims=[0, 2, 1]).shape]",
+    "expand_view_type_as": _X + "v = torch.randn(4, requires_grad=True); e = v.expand_as(x);"
+                           " b = torch.broadcast_to(v, (2, 3, 4)); va = x.view_as(torch.zeros(4, 3));"
+                           " ra = x.t().reshape_as(torch.zeros(12)); ta = x.type_as(v); td = x.type_as(v.double());"
+                           " ti = x.type_as(torch.tensor([1]));"
+                           " (e.sum() + b.sum() + td.sum()).backward();"
+                           " result = [e, b.shape, va, ra, ta is x, td, ti, v.grad, x.grad, graph(e), graph(b),"
+                           " graph(va), graph(ra), graph(td), v.broadcast_to((2, 4)).stride()]",
+    "tile_repeat_interleave": _X + "t = torch.tile(x, (2,)); t2 = x.tile(2, 1, 1); r = torch.repeat_interleave(x, 2);"
+                              " r2 = x.repeat_interleave(2, dim=0); r3 = torch.repeat_interleave(x, torch.tensor([1, 2, 0]), dim=0);"
+                              " (t.sum() + (r * r).sum() + r3.sum()).backward();"
+                              " result = [t, t2.shape, r, r2, r3, x.grad, graph(t), graph(r), graph(r2), graph(r3),"
+                              " torch.repeat_interleave(torch.tensor([2, 1, 3])), torch.repeat_interleave(torch.tensor(3.), 2)]",
+    "tril_triu": _X + "a = torch.tril(x); b = torch.triu(x, 1); c = x.tril(-1); d = torch.triu(x, diagonal=-1);"
+                 " (a.sum() + (b * 2).sum() + (c * 3).sum()).backward(); y = torch.ones(3, 3) * 2;"
+                 " y.triu_(); z = torch.ones(2, 3, 3).tril_(1);"
+                 " result = [a, b, c, d, x.grad, graph(a), graph(b), y, z, torch.tril(torch.ones(3, 3, dtype=torch.int64))]",
+    "diagonals": _X + "v = torch.randn(4, requires_grad=True); d1 = torch.diag(v); d2 = torch.diag(x);"
+                 " d3 = torch.diag(x, 1); d4 = torch.diagonal(x); d5 = x.diagonal(offset=-1);"
+                 " d6 = torch.diag_embed(x); d7 = torch.diag(v, -1); d8 = torch.diagonal(x.reshape(3, 2, 2), 0, 1, 2);"
+                 " (d1 * torch.arange(16.).reshape(4, 4)).sum().backward(); (d2 * 2).sum().backward(retain_graph=True);"
+                 " (d4.sum() + d5.sum() + d6.sum()).backward();"
+                 " result = [d1, d2, d3, d4, d5, d6.shape, d7, d8, v.grad, x.grad, graph(d1), graph(d2),"
+                 " graph(d4), graph(d6), d4.stride(), d4.is_contiguous(), d4._version]",
+    "outer_kron": _X + "v = torch.randn(4, requires_grad=True); w = torch.randn(3, requires_grad=True);"
+                  " o = torch.outer(w, v); g = torch.ger(v, v); k = torch.kron(x, x[:2, :2]);"
+                  " k2 = torch.kron(v, w); (o.sum() + (k * k).sum() + k2.sum()).backward();"
+                  " result = [o, g, k, k2, v.grad, w.grad, x.grad, graph(o), graph(k), graph(k2),"
+                  " torch.outer(torch.tensor([1, 2]), torch.tensor([1., 2.])), v.outer(w).shape]",
+    "einsum_forms": _X + "v = torch.randn(4, requires_grad=True); y = torch.randn(4, 3, requires_grad=True);"
+                    " e1 = torch.einsum('ij,jk->ik', x, y); e2 = torch.einsum('i,i->', v, v);"
+                    " e3 = torch.einsum('ij->ji', x); e4 = torch.einsum('bij,bjk->bik', x.reshape(1, 3, 4), y.reshape(1, 4, 3));"
+                    " e5 = torch.einsum('ii->i', x[:, :3]); e6 = torch.einsum('ij->', x);"
+                    " e7 = torch.einsum('ij,j->i', x, v); e8 = torch.einsum('i,j->ij', v, v);"
+                    " e9 = torch.einsum('ij,jk', [x, y]); e10 = torch.einsum('...j,kj->...k', x, x);"
+                    " (e1.sum() + e2 + e4.sum() + e5.sum() + e6 + e7.sum() + e8.sum()).backward();"
+                    " result = [e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, x.grad, v.grad, y.grad,"
+                    " graph(e1), graph(e2), graph(e3), graph(e4), graph(e5), graph(e6), graph(e7), graph(e8),"
+                    " graph(e10)]",
+    "return_types": "x = torch.tensor([[3., 1.], [2., 4.]]); v, i = torch.sort(x); t = torch.topk(x, 1);"
+                    " result = [v, i, t.values, t.indices, t[0], len(t), torch.max(x, 1), repr(torch.cummax(x, 0))]",
+    # errors
+    "err_gather_float_index": "torch.gather(torch.ones(3, 4), 0, torch.tensor([[0.]]))",
+    "err_gather_out_of_bounds": "torch.gather(torch.ones(3, 4), 0, torch.tensor([[5]]))",
+    "err_gather_negative": "torch.gather(torch.ones(3, 4), 0, torch.tensor([[-1]]))",
+    "err_gather_dim": "torch.gather(torch.ones(3, 4), 2, torch.tensor([[0]]))",
+    "err_gather_ndim": "torch.gather(torch.ones(3, 4), 0, torch.tensor([0, 1]))",
+    "err_gather_size": "torch.gather(torch.ones(3, 4), 0, torch.tensor([[0] * 5]))",
+    "err_index_select_float": "torch.index_select(torch.ones(3, 4), 0, torch.tensor([0.]))",
+    "err_index_select_range": "torch.index_select(torch.ones(3, 4), 0, torch.tensor([3]))",
+    "err_index_select_matrix": "torch.index_select(torch.ones(3, 4), 0, torch.tensor([[0]]))",
+    "err_take_range": "torch.take(torch.ones(3, 4), torch.tensor([12]))",
+    "err_take_float": "torch.take(torch.ones(3, 4), torch.tensor([0.]))",
+    "err_masked_select_long": "torch.masked_select(torch.ones(3, 4), torch.tensor([1, 0, 1, 0]))",
+    "err_masked_select_shape": "torch.masked_select(torch.ones(3, 4), torch.tensor([True, False]))",
+    "err_masked_fill_value_dims": "torch.ones(3).masked_fill(torch.tensor([True, False, True]), torch.tensor([2.]))",
+    "err_scatter_dtype": "torch.scatter(torch.ones(3, 4), 0, torch.tensor([[0]]), torch.ones(1, 1, dtype=torch.float64))",
+    "err_scatter_range": "torch.ones(3, 4).scatter_(0, torch.tensor([[3]]), 1.0)",
+    "err_index_add_count": "torch.index_add(torch.ones(3, 4), 0, torch.tensor([0, 1]), torch.ones(3, 4))",
+    "err_index_add_dtype": "torch.index_add(torch.ones(3, 4), 0, torch.tensor([0]), torch.ones(1, 4, dtype=torch.float64))",
+    "err_topk_k": "torch.topk(torch.ones(3, 4), 5)",
+    "err_topk_bool": "torch.topk(torch.tensor([True, False, True]), 1)",
+    "err_kthvalue_k": "torch.kthvalue(torch.ones(3, 4), 5)",
+    "err_sort_dim": "torch.sort(torch.ones(3, 4), 2)",
+    "err_flip_repeated": "torch.flip(torch.ones(3, 4), [0, 0])",
+    "err_flip_int": "torch.flip(torch.ones(3, 4), 2)",
+    "err_fliplr_1d": "torch.fliplr(torch.ones(4))",
+    "err_roll_align": "torch.roll(torch.ones(3, 4), (1, 2), (0,))",
+    "err_narrow_length": "torch.narrow(torch.ones(3, 4), 0, 2, 2)",
+    "err_narrow_start": "torch.narrow(torch.ones(3, 4), 0, 4, 0)",
+    "err_narrow_negative": "torch.narrow(torch.ones(3, 4), 0, 1, -1)",
+    "err_movedim_count": "torch.movedim(torch.ones(3, 4), (0, 1), (0,))",
+    "err_movedim_repeated": "torch.movedim(torch.ones(3, 4), (0, 0), (0, 1))",
+    "err_permute_count": "torch.permute(torch.ones(3, 4), (0,))",
+    "err_permute_duplicate": "torch.ones(3, 4).permute(0, 0)",
+    "err_unflatten_sizes": "torch.ones(3, 4).unflatten(1, (3, 2))",
+    "err_view_as": "torch.ones(3, 4).view_as(torch.ones(5))",
+    "err_broadcast_to": "torch.broadcast_to(torch.ones(3, 4), (4,))",
+    "err_repeat_interleave_size": "torch.repeat_interleave(torch.ones(3, 4), torch.tensor([1, 2]), dim=0)",
+    "err_tril_1d": "torch.tril(torch.ones(4))",
+    "err_diag_3d": "torch.diag(torch.ones(2, 2, 2))",
+    "err_diagonal_same": "torch.diagonal(torch.ones(3, 4), 0, 0, 0)",
+    "err_outer_2d": "torch.outer(torch.ones(3, 4), torch.ones(4))",
+    "err_einsum_sizes": "torch.einsum('ij,jk->ik', torch.ones(3, 4), torch.ones(3, 4))",
+    "err_einsum_output": "torch.einsum('ij->k', torch.ones(3, 4))",
+    "err_einsum_fewer": "torch.einsum('i,i->', torch.ones(4))",
+    "err_einsum_subscripts": "torch.einsum('iij->', torch.ones(3, 4))",
+})

@@ -110,6 +110,7 @@ from .shape import (
     diagonal,
     flatten,
     flip,
+    flip_method,
     fliplr,
     flipud,
     is_contiguous,
@@ -662,6 +663,7 @@ FUNCTIONS.update(TORCH_NN)
 FUNCTIONS.update(TORCH_LAYERS)
 FUNCTIONS.update({"relu_": NN_UNDERSCORE["relu_"], "logit_": logit_})
 METHODS["logit_"] = logit_
+METHODS["flip"] = flip_method  # dims one by one, as well as a list
 
 
 # --- the formulas' namespace under create_graph=True --------------------------------------------

@@ -214,7 +214,7 @@ def masked_select(input: Any, mask: Any) -> Tensor:
     m = tensor_arg(mask, "masked_select", "mask", 2)
     if m.dtype is not D.BOOL:
         raise ScriptError("masked_select: expected BoolTensor for mask")
-    shape = tuple(broadcast_shape(x.shape, m.shape))
+    shape = tuple(broadcast_shape(m.shape, x.shape))
     xp = x.backend.xp
     n = 1
     for k in shape:
@@ -302,6 +302,8 @@ def topk(input: Any, k: Any, dim: Any = -1, largest: Any = True, sorted: Any = T
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise ScriptError("selected index k out of range")
+    if x.dtype is D.BOOL:
+        raise ScriptError("topk does not support bool dtypes on CPU")
     xp = x.backend.xp
     order = _order(x, d, bool(largest), ties_last_first=True)
     if x.ndim:

@@ -339,17 +339,16 @@ def _unique_dims(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
     return wrapped
 
 
-def flip(input: Any, *dims: Any, **kwargs: Any) -> Tensor:
+def flip(input: Any, dims: Any) -> Tensor:
     """The elements in reverse order along ``dims`` (FlipBackward0, a copy)."""
     x = tensor_arg(input, "flip")
-    ds = _flip_dims(_keyword_dims(dims, kwargs, "flip"))
+    ds = _int_list(dims, "flip", "dims", 2)
     return apply(O.FLIP, (x,), {"dims": _unique_dims(ds, x.ndim)})
 
 
-def _flip_dims(dims: tuple) -> tuple[int, ...]:
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
-        return _int_list(dims[0], "flip", "dims", 2)
-    return _int_list(dims, "flip", "dims", 2)
+def flip_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """``x.flip(0, 1)`` or ``x.flip([0, 1])`` / ``x.flip(dims=...)``."""
+    return flip(self, _ints(_keyword_dims(dims, kwargs, "flip"), "flip", "dims"))
 
 
 def fliplr(input: Any) -> Tensor:
