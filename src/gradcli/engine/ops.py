@@ -2023,9 +2023,18 @@ TRIU = defop("triu", "TriuBackward0", ("self",),
 
 
 # Diagonals: ``positions`` (engine.shape) are the flat positions of the diagonal's elements in
-# the matrix (or batch of matrices), in the diagonal's shape.
+# the matrix (or batch of matrices), in the diagonal's shape; the forward is a strided slice of
+# the matrices flattened, so a diagonal of a contiguous tensor shares its memory, as PyTorch's.
 def _diagonal(xp: Any, self: Any, positions: Any, offset: int, dim1: int, dim2: int) -> Any:
-    return _take(xp, self, positions)
+    nd = len(self.shape)
+    rest = tuple(i for i in range(nd) if i not in (dim1, dim2))
+    a = self if rest + (dim1, dim2) == tuple(range(nd)) else \
+        xp.permute_dims(self, rest + (dim1, dim2))
+    n1, n2 = a.shape[-2], a.shape[-1]
+    n = positions.shape[-1]
+    flat = xp.reshape(a, tuple(a.shape[:-2]) + (n1 * n2,))
+    start = offset if offset >= 0 else -offset * n2
+    return flat[..., start:start + (n - 1) * (n2 + 1) + 1:n2 + 1] if n else flat[..., :0]
 
 
 def _diagonal_grad(xp: Any, grad: Any, self_shape: tuple, positions: Any, offset: int,
@@ -2036,7 +2045,10 @@ def _diagonal_grad(xp: Any, grad: Any, self_shape: tuple, positions: Any, offset
 DIAGONAL = defop("diagonal", "DiagonalBackward0", ("self",), _diagonal, _diagonal_grad,
                  kind="view")
 # torch.diag of a matrix: the same elements, copied
-DIAG = defop("diag", "DiagonalBackward0_copy", ("self",), _diagonal, _diagonal_grad)
+DIAG = defop("diag", "DiagonalBackward0_copy", ("self",),
+             lambda xp, self, positions, offset, dim1, dim2: xp.asarray(
+                 _diagonal(xp, self, positions, offset, dim1, dim2), copy=True),
+             _diagonal_grad)
 
 
 def _diag_embed(xp: Any, self: Any, positions: Any, shape: tuple, offset: int, dim1: int,
