@@ -308,6 +308,10 @@ CASES += [
     ("diag", lambda a: F.diag(a, -1), [A]),
     ("diag_embed", lambda a: F.diag_embed(a, 1), [A]),
     ("diag_embed", lambda a: F.diag(a, -1), [V4]),
+    ("cdist", lambda a, b: F.cdist(a, b), [A, B]),
+    ("euclidean_dist", lambda a, b: F.cdist(a, b, compute_mode="use_mm_for_euclid_dist"), [A, B]),
+    ("linalg_det", F.det, [M44]),
+    ("linalg_inv", F.inverse, [M44]),
 ]
 
 

@@ -1142,6 +1142,17 @@ CASES.update({
                     " result = [e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, x.grad, v.grad, y.grad,"
                     " graph(e1), graph(e2), graph(e3), graph(e4), graph(e5), graph(e6), graph(e7), graph(e8),"
                     " graph(e10)]",
+    "cdist_paths": _X + "b = torch.randn(2, 4, requires_grad=True); big = torch.randn(30, 4, requires_grad=True);"
+                   " d = torch.cdist(x, b); e = torch.cdist(big, b); f = torch.cdist(x.unsqueeze(0), b.unsqueeze(0));"
+                   " (d.sum() + e.sum() + f.sum()).backward();"
+                   " result = [d, e[:3], f, x.grad, b.grad, big.grad[:2], graph(d), graph(e), graph(f),"
+                   " torch.cdist(x, x, compute_mode='use_mm_for_euclid_dist')]",
+    "det_inv": "torch.manual_seed(0); A = torch.randn(3, 3, requires_grad=True); B = torch.randn(2, 3, 3);"
+               " d = torch.det(A); i = torch.linalg.inv(A);"
+               " result = [d, torch.linalg.det(A), A.det(), i, torch.inverse(A), graph(d), graph(i),"
+               " d.grad_fn._saved_LU, d.grad_fn._saved_pivots, i.grad_fn._saved_inverse, torch.det(B),"
+               " torch.linalg.inv(B), torch.det(torch.tensor([[1., 2.], [2., 4.]]))];"
+               " (d + i.sum()).backward(); result.append(A.grad)",
     "return_types": "x = torch.tensor([[3., 1.], [2., 4.]]); v, i = torch.sort(x); t = torch.topk(x, 1);"
                     " result = [v, i, t.values, t.indices, t[0], len(t), torch.max(x, 1), repr(torch.cummax(x, 0))]",
     # errors
@@ -1190,4 +1201,10 @@ CASES.update({
     "err_einsum_output": "torch.einsum('ij->k', torch.ones(3, 4))",
     "err_einsum_fewer": "torch.einsum('i,i->', torch.ones(4))",
     "err_einsum_subscripts": "torch.einsum('iij->', torch.ones(3, 4))",
+    "err_cdist_1d": "torch.cdist(torch.ones(3), torch.ones(2, 3))",
+    "err_cdist_columns": "torch.cdist(torch.ones(2, 3), torch.ones(2, 4))",
+    "err_det_square": "torch.det(torch.ones(2, 3))",
+    "err_det_long": "torch.det(torch.tensor([[1, 2], [3, 4]]))",
+    "err_inv_singular": "torch.linalg.inv(torch.tensor([[1., 2.], [2., 4.]]))",
+    "err_inv_1d": "torch.linalg.inv(torch.ones(3))",
 })

@@ -41,7 +41,22 @@ from .joins import (
     tile,
     where,
 )
-from .linalg import bmm, dot, einsum, ger, kron, linear, matmul, mm, mv, outer
+from .linalg import (
+    bmm,
+    cdist,
+    det,
+    dot,
+    einsum,
+    ger,
+    inv,
+    inverse,
+    kron,
+    linear,
+    matmul,
+    mm,
+    mv,
+    outer,
+)
 from .logic import FUNCTIONS as LOGIC
 from .logic import OPERATORS as LOGIC_OPERATORS
 from .nn_functional import NN_ONLY, TORCH_NN, log_softmax, softmax
@@ -626,7 +641,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
         gather, index_select, take, masked_select, scatter, scatter_add, index_add, sort,
         argsort, msort, topk, kthvalue, median, mode, cummax, cummin, flip, fliplr, flipud, roll,
         narrow, movedim, moveaxis, permute, unflatten, broadcast_to, tile, repeat_interleave,
-        diag, diagonal, diag_embed, outer, ger, kron, einsum)
+        diag, diagonal, diag_embed, outer, ger, kron, einsum, cdist, det, inverse)
 }
 FUNCTIONS.update({n: f for n, f in SURFACED.items() if "torch" in O.OPS[n].surface
                   and n not in FUNCTIONS})
@@ -646,12 +661,12 @@ NN_FUNCTIONS.update(NN_INPLACE)
 NN_FUNCTIONS.update(NN_UNDERSCORE)
 NN_FUNCTIONS.update({n: TORCH_NN[n] for n in ("selu_", "celu_", "threshold_")})
 # torch.linalg
-LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm}
+LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm, "det": det, "inv": inv}
 # not methods: cat and stack take a list; Tensor has numel itself; x.where's order differs;
 # einsum takes an equation
 METHODS: dict[str, Callable[..., Any]] = {
     n: f for n, f in FUNCTIONS.items() if (n not in SURFACED or "Tensor" in O.OPS[n].surface)
-    and n not in ("cat", "stack", "numel", "where", "einsum")}
+    and n not in ("cat", "stack", "numel", "where", "einsum", "cdist")}
 METHODS.update({fn.__name__: fn for fn in (
     add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, copy_, masked_fill_,
     expand, expand_as, repeat, contiguous, is_contiguous, stride, _where_method, scatter_,

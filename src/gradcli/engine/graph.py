@@ -262,7 +262,7 @@ class Node:
     def saved_tensors(self) -> list[SavedInfo]:
         """What this node saved, by PyTorch's names, with freed/stale flags."""
         if self.freed:  # entries are shapes now (None for an absent optional input)
-            return [SavedInfo(nm, True, False, tuple(shape), None, None, nm == "result")
+            return [SavedInfo(nm, True, False, tuple(shape), None, None, nm == self.op.result)
                     for nm, shape in self.saved.items() if shape is not None]
         out = []
         for nm, (value, tensor, counter, version, _, is_output) in self.saved.items():

@@ -382,3 +382,37 @@ def _fma64(xp: Any, a: Any, alpha: float, b: Any) -> Any:
     ep = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     s, es = _two_sum(xp.asarray(a), p)
     return s + (ep + es)
+
+
+def lu_factor(xp: Any, a: Any) -> tuple[Any, Any]:
+    """LAPACK's getrf on each matrix of ``a`` (..., n, n): L and U in one array and the 1-based
+    pivot rows (int32), partial pivoting on the first largest magnitude of each column."""
+    lu = xp.asarray(a, copy=True)
+    n = a.shape[-1]
+    rows = xp.arange(n)
+    pivots = []
+    for k in range(n):
+        p = xp.argmax(xp.abs(lu[..., k:, k]), axis=-1) + k
+        pivots.append(p + 1)
+        pe = xp.expand_dims(p, axis=-1)
+        perm = xp.where(rows == k, pe, xp.where(rows == pe, k, rows))
+        lu = xp.take_along_axis(lu, xp.broadcast_to(xp.expand_dims(perm, axis=-1), lu.shape),
+                                axis=-2)
+        if k + 1 < n:
+            pivot = lu[..., k:k + 1, k:k + 1]
+            below = lu[..., k + 1:, k:k + 1] / pivot
+            lu[..., k + 1:, k:k + 1] = below
+            lu[..., k + 1:, k + 1:] = lu[..., k + 1:, k + 1:] - below * lu[..., k:k + 1, k + 1:]
+    piv = xp.stack(pivots, axis=-1) if pivots else xp.zeros(a.shape[:-1], dtype=xp.int64)
+    return lu, xp.astype(piv, xp.int32)
+
+
+def det_from_lu(xp: Any, lu: Any, pivots: Any) -> Any:
+    """The determinant: the product of U's diagonal, negated for each row swap."""
+    n = lu.shape[-1]
+    d = xp.ones(lu.shape[:-2], dtype=lu.dtype)
+    for k in range(n):
+        d = d * lu[..., k, k]
+    swaps = xp.sum(xp.astype(pivots != xp.arange(1, n + 1, dtype=pivots.dtype), xp.int64),
+                   axis=-1)
+    return xp.where(swaps % 2 == 1, -d, d)

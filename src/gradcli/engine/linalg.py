@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ScriptError
+from . import dtypes as D
+from . import kernels as K
 from . import ops as O
 from . import strides as layout
 from .args import broadcast_check, broadcast_shape, check_numel, tensor_arg, type_name
@@ -523,3 +525,81 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int]) -> Tensor
     right = reshape(_permuted(right, tuple(rperm)), lro_size, sum_size, ro_size)
     check_numel((lro_size, lo_size, ro_size))
     return _permuted(view(apply(O.BMM, (left, right)), *out_size), tuple(operm))
+
+
+# --- distances, determinants, inverses ----------------------------------------------------------
+def cdist(x1: Any, x2: Any, p: Any = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """Euclidean distances between the rows of ``x1`` and ``x2`` (batches alike): the direct
+    kernel (CdistBackward0), or past 25 rows ATen's matmul form (EuclideanDistBackward0, viewed)."""
+    a, b = tensor_arg(x1, "cdist", "x1"), tensor_arg(x2, "cdist", "x2", 2)
+    for name, t_ in (("X1", a), ("X2", b)):
+        if t_.ndim < 2:
+            raise ScriptError(f"cdist only supports at least 2D tensors, {name} got: {t_.ndim}D")
+    if a.shape[-1] != b.shape[-1]:
+        raise ScriptError(f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} "
+                          f"X2: {b.shape[-1]}")
+    if a.dtype is not b.dtype:
+        raise ScriptError(f"expected scalar type {D.SCALAR_NAMES[a.dtype.name]} but found "
+                          f"{D.SCALAR_NAMES[b.dtype.name]}")
+    if not a.dtype.is_floating_point:
+        raise ScriptError("cdist only supports floating-point dtypes, X1 got: "
+                          f"{D.SCALAR_NAMES[a.dtype.name]}")
+    if p != 2 or a.shape[:-2] != b.shape[:-2]:
+        raise ScriptError("gradcli supports cdist with p=2 and operands of the same batch "
+                          "shape only", kind="NotImplementedError")
+    r1, r2 = a.shape[-2], b.shape[-2]
+    out = (*a.shape[:-2], r1, r2)
+    check_numel(out)
+    mm_mode = {"use_mm_for_euclid_dist_if_necessary": r1 > 25 or r2 > 25,
+               "use_mm_for_euclid_dist": True, "donot_use_mm_for_euclid_dist": False}
+    if compute_mode not in mm_mode:
+        raise ScriptError(f"{compute_mode} is not a valid value for compute_mode")
+    if mm_mode[compute_mode]:
+        return view(apply(O.EUCLIDEAN_DIST, (a, b)), *out)
+    return apply(O.CDIST, (a, b), {"p": float(p)})
+
+
+def _square(a: Tensor, name: str) -> None:
+    if a.ndim < 2:
+        raise ScriptError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise ScriptError(f"{name}: A must be batches of square matrices, but they are "
+                          f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if not a.dtype.is_floating_point:
+        raise ScriptError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                          f"{D.SCALAR_NAMES[a.dtype.name]}")
+
+
+def det(input: Any) -> Tensor:
+    """The determinant of a square matrix (or of each of a batch) from its LU factorisation
+    (LinalgDetBackward0, which saves A, LU, pivots and the result, as PyTorch's)."""
+    a = tensor_arg(input, "det", "A")
+    _square(a, "linalg.det")
+    be = a.backend
+    # NOTE: PyTorch hands LAPACK the row-major A as a column-major matrix, so it factors A^T
+    # (same determinant); its node saves that LU and those pivots
+    nd = a.ndim
+    lu, pivots = K.lu_factor(be.xp, be.xp.permute_dims(a.data, (*range(nd - 2), nd - 1, nd - 2)))
+    return apply(O.LINALG_DET, (a, Tensor(lu, be), Tensor(pivots, be)))
+
+
+def inv(input: Any) -> Tensor:
+    """The inverse of a square matrix (or each of a batch) (LinalgInvExBackward0); PyTorch's
+    error for a singular one."""
+    a = tensor_arg(input, "inv", "A")
+    _square(a, "linalg.inv")
+    xp = a.backend.xp
+    lu, _ = K.lu_factor(xp, a.data)
+    n = a.shape[-1]
+    for k in range(n):
+        if bool(xp.any(lu[..., k, k] == 0)):
+            raise ScriptError(f"linalg.inv: The diagonal element {k + 1} is zero, the inversion "
+                              "could not be completed because the input matrix is singular.",
+                              kind="_LinAlgError")
+    return apply(O.LINALG_INV, (a,))
+
+
+def inverse(input: Any) -> Tensor:
+    """``torch.inverse``: ``torch.linalg.inv``."""
+    return inv(input)

@@ -18,7 +18,8 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   inputs out (``Op.differentiable`` says which to show).
 * ``FORWARD(xp, *inputs, **params)`` computes the result with Array API calls only.
 * Each formula is a function whose parameter names say what it reads: ``grad`` (the incoming
-  gradient), ``xp`` (the formula namespace, below), an input name or ``result`` (a saved tensor),
+  gradient), ``xp`` (the formula namespace, below), an input name or ``result`` (a saved tensor;
+  ``result="inverse"`` names it as PyTorch's node does),
   ``self_shape`` (the first input's shape), ``position`` (which input the gradient is for,
   in a variadic op) or a param name.  What a node saves is derived from these names
   with PyTorch's rule: ``result`` always; an input read by one formula only is saved only when
@@ -70,16 +71,18 @@ class Op:
 
     __slots__ = ("_reads", "aten", "differentiable", "domain", "dtype_rule", "formulas",
                  "forward", "grad_fn", "inputs", "kind", "name", "params", "params_saved",
-                 "plans", "readable", "reads_special", "saves", "surface", "variadic", "wrapped")
+                 "plans", "readable", "reads_special", "result", "saves", "surface", "variadic",
+                 "wrapped")
 
     def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
                  formulas: tuple[Callable | None, ...], kind: str | None,
                  surface: tuple[str, ...] = (), domain: tuple[float, float] | None = None,
                  dtype: str = "keep", wrapped: tuple[str, ...] = (), variadic: bool = False,
-                 aten: str | None = None) -> None:
+                 aten: str | None = None, result: str = "result") -> None:
         if dtype not in DTYPE_RULES:
             raise ValueError(f"{name}: unknown dtype rule {dtype!r}")
         self.name = name
+        self.result = result
         self.aten = aten or name
         self.dtype_rule = dtype
         self.wrapped = wrapped
@@ -99,14 +102,14 @@ class Op:
         self.differentiable = seq(f is not None for f in formulas) if forward is not None \
             else seq(True for _ in formulas)
         self.kind = kind
-        self.plans = seq(plans(self.formulas, inputs))
+        self.plans = seq(plans(self.formulas, inputs, result))
         self.saves: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
         # for each saved-able name, the inputs whose formulas read it
         reads: dict[str, list[int]] = {}
         for i, f in enumerate(self.formulas):
             if f is not None:
                 for nm in f[1]:
-                    if nm in inputs or nm == "result":
+                    if nm in inputs or nm == result:
                         reads.setdefault(nm, []).append(i)
         self._reads = reads
         # What ``grad_fn._saved_<name>`` can show: saved tensors, scalar params, shapes read.
@@ -124,10 +127,10 @@ class Op:
         differentiable = sum(f is not None for f in self.formulas)
         out = []
         for nm, readers in self._reads.items():
-            guarded = nm != "result" and differentiable > 1 and len(readers) == 1
+            guarded = nm != self.result and differentiable > 1 and len(readers) == 1
             if guarded and not needs[readers[0]]:
                 continue
-            out.append((nm, -1 if nm == "result" else self.inputs.index(nm)))
+            out.append((nm, -1 if nm == self.result else self.inputs.index(nm)))
         result = tuple(out)
         self.saves[needs] = result
         return result
@@ -166,7 +169,7 @@ class _Repeating(tuple):
         return tuple.__getitem__(self, i)
 
 
-def plans(formulas: tuple, inputs: tuple[str, ...]) -> tuple:
+def plans(formulas: tuple, inputs: tuple[str, ...], result: str = "result") -> tuple:
     """Per formula, (function, ((kind, name), ...)): how the engine fills each parameter.
 
     Kinds: 0 the incoming gradient, 1 the formula namespace, 2 a saved tensor, 3 the first
@@ -175,7 +178,7 @@ def plans(formulas: tuple, inputs: tuple[str, ...]) -> tuple:
     """
     special = {"grad": 0, "xp": 1, "self_shape": 3, "position": 5}
     return tuple(None if f is None else (f[0], tuple(
-        (2, nm) if nm in inputs or nm == "result" else (special.get(nm, 4), nm)
+        (2, nm) if nm in inputs or nm == result else (special.get(nm, 4), nm)
         for nm in f[1])) for f in formulas)
 
 
@@ -185,12 +188,13 @@ DTYPE_RULES = ("keep", "promote", "float", "sum", "float_only", "float_kernel", 
 def defop(name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
           *formulas: Callable | None, kind: str | None = None, surface: tuple[str, ...] = (),
           domain: tuple[float, float] | None = None, dtype: str = "keep",
-          wrapped: tuple[str, ...] = (), variadic: bool = False, aten: str | None = None) -> Op:
+          wrapped: tuple[str, ...] = (), variadic: bool = False, aten: str | None = None,
+          result: str = "result") -> Op:
     """Declare an op in the table."""
     if len(formulas) != len(inputs):
         raise ValueError(f"{name}: one formula per input")
     op = OPS[name] = Op(name, grad_fn, inputs, forward, formulas, kind, surface, domain, dtype,
-                        wrapped, variadic, aten)
+                        wrapped, variadic, aten, result)
     return op
 
 
@@ -2058,6 +2062,63 @@ def _diag_embed(xp: Any, self: Any, positions: Any, shape: tuple, offset: int, d
 
 DIAG_EMBED = defop("diag_embed", "DiagEmbedBackward0", ("self",), _diag_embed,
                    lambda xp, grad, positions: xp.take_at(grad, positions))
+
+
+# --- distances and determinants (engine/linalg.py) ----------------------------------------------
+def _mT(xp: Any, a: Any) -> Any:
+    nd = len(a.shape)
+    return xp.permute_dims(a, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def _cdist(xp: Any, x1: Any, x2: Any, p: float) -> Any:
+    """cdist's direct kernel (p=2): each pair's squared differences summed, then sqrt."""
+    d = xp.expand_dims(x1, axis=-2) - xp.expand_dims(x2, axis=-3)
+    return xp.sqrt(xp.sum(d * d, axis=-1))
+
+
+def _euclidean_dist(xp: Any, x1: Any, x2: Any) -> Any:
+    """ATen's _euclidean_dist: |x1|^2 + |x2|^2 - 2 x1.x2 as one matmul of padded operands,
+    clamped at 0 before the sqrt (cdist's path for more than 25 rows)."""
+    n1 = xp.sum(x1 * x1, axis=-1, keepdims=True)
+    n2 = xp.sum(x2 * x2, axis=-1, keepdims=True)
+    a = xp.concat([x1 * -2.0, n1, xp.ones_like(n1)], axis=-1)
+    b = xp.concat([x2, xp.ones_like(n2), n2], axis=-1)
+    return xp.sqrt(xp.clip(K.matmul(xp, a, _mT(xp, b)), min=0.0))
+
+
+def _dist_grads(xp: Any, grad: Any, x1: Any, x2: Any, result: Any, first: bool) -> Any:
+    """The Euclidean distance's gradient (_cdist_backward / _euclidean_dist_backward)."""
+    ratio = xp.where(_raw(result) == 0, 0.0, grad / result)
+    if first:
+        return x1 * xp.sum(ratio, axis=-1, keepdims=True) - xp.matmul(ratio, x2)
+    col = xp.sum(ratio, axis=-2)
+    return x2 * xp.reshape(col, tuple(col.shape) + (1,)) - xp.matmul(_mT(xp, ratio), x1)
+
+
+CDIST = defop("cdist", "CdistBackward0", ("x1", "x2"), _cdist,
+              lambda xp, grad, x1, x2, result, p: _dist_grads(xp, grad, x1, x2, result, True),
+              lambda xp, grad, x1, x2, result, p: _dist_grads(xp, grad, x1, x2, result, False),
+              dtype="same")
+EUCLIDEAN_DIST = defop("euclidean_dist", "EuclideanDistBackward0", ("x1", "x2"), _euclidean_dist,
+                       lambda xp, grad, x1, x2, result: _dist_grads(xp, grad, x1, x2, result,
+                                                                    True),
+                       lambda xp, grad, x1, x2, result: _dist_grads(xp, grad, x1, x2, result,
+                                                                    False), dtype="same")
+# det: ``LU`` and ``pivots`` (getrf's, computed by the dispatch) are saved as PyTorch's are; the
+# gradient is grad * det * A^-T.
+def _det_grad(xp: Any, g: Any, A: Any) -> Any:
+    return xp.reshape(g, tuple(g.shape) + (1, 1)) * _mT(xp, xp.linalg_inv(A))
+
+
+LINALG_DET = defop("linalg_det", "LinalgDetBackward0", ("A", "LU", "pivots"),
+                   lambda xp, A, LU, pivots: K.det_from_lu(xp, LU, pivots),
+                   lambda xp, grad, A, LU, pivots, result: _det_grad(xp, grad * result, A),
+                   None, None)
+LINALG_INV = defop("linalg_inv", "LinalgInvExBackward0", ("A",),
+                   lambda xp, A: xp.linalg.inv(A),
+                   lambda xp, grad, inverse: -xp.matmul(_mT(xp, inverse),
+                                                        xp.matmul(grad, _mT(xp, inverse))),
+                   result="inverse")
 
 
 # --- the formula namespaces ---------------------------------------------------------------------
