@@ -312,6 +312,9 @@ CASES += [
     ("euclidean_dist", lambda a, b: F.cdist(a, b, compute_mode="use_mm_for_euclid_dist"), [A, B]),
     ("linalg_det", F.det, [M44]),
     ("linalg_inv", F.inverse, [M44]),
+    ("linalg_solve", lambda a, b: F.LINALG["solve"](a, b), [M44, M44]),
+    ("linalg_solve", lambda a, b: F.LINALG["solve"](a, b[0], left=True), [M44, M44]),
+    ("linalg_solve", lambda a, b: F.LINALG["solve"](a, b, left=False), [M44, A]),
 ]
 
 

@@ -1153,6 +1153,13 @@ CASES.update({
                " d.grad_fn._saved_LU, d.grad_fn._saved_pivots, i.grad_fn._saved_inverse, torch.det(B),"
                " torch.linalg.inv(B), torch.det(torch.tensor([[1., 2.], [2., 4.]]))];"
                " (d + i.sum()).backward(); result.append(A.grad)",
+    "solve": "torch.manual_seed(0); A = torch.randn(3, 3, requires_grad=True); B = torch.randn(3, 2, requires_grad=True);"
+             " v = torch.randn(3); X = torch.linalg.solve(A, B); y = torch.linalg.solve(A, v);"
+             " z = torch.linalg.solve(A, B.t(), left=False); A64 = A.detach().double().requires_grad_();"
+             " B64 = B.detach().double().requires_grad_(); X64 = torch.linalg.solve(A64, B64);"
+             " (X64 * X64).sum().backward();"
+             " result = [X, y, z, graph(X), graph(y), X.grad_fn._saved_LU, X.grad_fn._saved_pivots,"
+             " A64.grad, B64.grad]",
     "return_types": "x = torch.tensor([[3., 1.], [2., 4.]]); v, i = torch.sort(x); t = torch.topk(x, 1);"
                     " result = [v, i, t.values, t.indices, t[0], len(t), torch.max(x, 1), repr(torch.cummax(x, 0))]",
     # errors
@@ -1207,4 +1214,7 @@ CASES.update({
     "err_det_long": "torch.det(torch.tensor([[1, 2], [3, 4]]))",
     "err_inv_singular": "torch.linalg.inv(torch.tensor([[1., 2.], [2., 4.]]))",
     "err_inv_1d": "torch.linalg.inv(torch.ones(3))",
+    "err_solve_shapes": "torch.linalg.solve(torch.eye(3), torch.ones(2))",
+    "err_solve_singular": "torch.linalg.solve(torch.tensor([[1., 2.], [2., 4.]]), torch.ones(2))",
+    "err_solve_dtypes": "torch.linalg.solve(torch.eye(2), torch.ones(2, dtype=torch.float64))",
 })

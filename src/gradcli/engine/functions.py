@@ -56,6 +56,7 @@ from .linalg import (
     mm,
     mv,
     outer,
+    solve,
 )
 from .logic import FUNCTIONS as LOGIC
 from .logic import OPERATORS as LOGIC_OPERATORS
@@ -661,7 +662,8 @@ NN_FUNCTIONS.update(NN_INPLACE)
 NN_FUNCTIONS.update(NN_UNDERSCORE)
 NN_FUNCTIONS.update({n: TORCH_NN[n] for n in ("selu_", "celu_", "threshold_")})
 # torch.linalg
-LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm, "det": det, "inv": inv}
+LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm, "det": det, "inv": inv,
+                                         "solve": solve}
 # not methods: cat and stack take a list; Tensor has numel itself; x.where's order differs;
 # einsum takes an equation
 METHODS: dict[str, Callable[..., Any]] = {

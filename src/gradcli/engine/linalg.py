@@ -603,3 +603,26 @@ def inv(input: Any) -> Tensor:
 def inverse(input: Any) -> Tensor:
     """``torch.inverse``: ``torch.linalg.inv``."""
     return inv(input)
+
+
+def solve(A: Any, B: Any, *, left: bool = True) -> Tensor:
+    """X with A X = B (``left``) or X A = B (LinalgSolveExBackward0); PyTorch's error for a
+    singular A."""
+    a, b = tensor_arg(A, "linalg_solve", "A"), tensor_arg(B, "linalg_solve", "B", 2)
+    _square(a, "linalg.solve")
+    if a.dtype is not b.dtype:
+        raise ScriptError("linalg.solve: Expected A and B to have the same dtype, but found A of "
+                          f"type {D.SCALAR_NAMES[a.dtype.name]} and B of type "
+                          f"{D.SCALAR_NAMES[b.dtype.name]} instead")
+    n = a.shape[-1]
+    rows = b.shape[0] if b.ndim == 1 else b.shape[-2] if left else b.shape[-1]
+    if b.ndim == 0 or rows != n or (b.ndim > 1 and b.shape[:-2] != a.shape[:-2]):
+        shown = f"{b.shape[0]}x1" if b.ndim == 1 else "x".join(str(d) for d in b.shape[-2:])
+        raise ScriptError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                          f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {shown})")
+    be = a.backend
+    lu, pivots = K.lu_factor(be.xp, a.data)
+    if bool(be.xp.any(be.xp.stack([lu[..., k, k] == 0 for k in range(n)]))):
+        raise ScriptError("torch.linalg.solve: The solver failed because the input matrix is "
+                          "singular.", kind="_LinAlgError")
+    return apply(O.LINALG_SOLVE, (a, b, Tensor(lu, be), Tensor(pivots, be)), {"left": bool(left)})

@@ -2121,6 +2121,35 @@ LINALG_INV = defop("linalg_inv", "LinalgInvExBackward0", ("A",),
                    result="inverse")
 
 
+def _solve(xp: Any, A: Any, B: Any, LU: Any, pivots: Any, left: bool) -> Any:
+    """X with A X = B (left) or X A = B; a 1-D B is a column."""
+    vector = len(B.shape) == 1
+    b = xp.reshape(B, tuple(B.shape) + (1,)) if vector else B
+    x = xp.linalg.solve(A, b) if left else _mT(xp, xp.linalg.solve(_mT(xp, A), _mT(xp, b)))
+    return xp.reshape(x, tuple(B.shape)) if vector else x
+
+
+def _solve_grads(xp: Any, grad: Any, A: Any, result: Any, left: bool, first: bool) -> Any:
+    """linalg_solve_backward: gB = A^-T grad (grad A^-T), gA = -gB X^T (-X^T gB)."""
+    vector = len(grad.shape) == 1
+    g = xp.reshape(grad, tuple(grad.shape) + (1,)) if vector else grad
+    inv_t = _mT(xp, xp.linalg_inv(A))
+    gb = xp.matmul(inv_t, g) if left else xp.matmul(g, inv_t)
+    if not first:
+        return xp.reshape(gb, tuple(grad.shape)) if vector else gb
+    x = xp.reshape(result, tuple(result.shape) + (1,)) if vector else result
+    return -xp.matmul(gb, _mT(xp, x)) if left else -xp.matmul(_mT(xp, x), gb)
+
+
+# solve: LU and pivots (getrf's of A) computed by the dispatch, saved as PyTorch's
+LINALG_SOLVE = defop("linalg_solve", "LinalgSolveExBackward0", ("A", "B", "LU", "pivots"),
+                     _solve,
+                     lambda xp, grad, A, LU, pivots, result, left: _solve_grads(
+                         xp, grad, A, result, left, True),
+                     lambda xp, grad, A, LU, pivots, result, left: _solve_grads(
+                         xp, grad, A, result, left, False), None, None, dtype="same")
+
+
 # --- the formula namespaces ---------------------------------------------------------------------
 # The backend's functions formulas may call; the math (exp, log, sqrt, the trigonometric and
 # hyperbolic functions, tanh, log1p, expm1) resolves to the table's forwards, which round as
