@@ -1160,6 +1160,15 @@ CASES.update({
              " (X64 * X64).sum().backward();"
              " result = [X, y, z, graph(X), graph(y), X.grad_fn._saved_LU, X.grad_fn._saved_pivots,"
              " A64.grad, B64.grad]",
+    "create_graph_selection": "x = torch.tensor([[1., 4., 2.], [3., 0., 5.]], requires_grad=True);"
+                              " i = torch.tensor([[1, 1, 0], [0, 1, 1]]);"
+                              " ys = [torch.gather(x, 1, i), torch.sort(x, 1).values, torch.topk(x, 2).values,"
+                              " torch.cummax(x, 1).values, torch.index_select(x, 1, torch.tensor([2, 0])),"
+                              " torch.scatter(x, 1, torch.tensor([[0], [2]]), x[:, :1] + x[:, 1:2]),"
+                              " torch.scatter_add(x, 0, i, x), torch.index_add(x, 1, torch.tensor([0, 0, 2]), x, alpha=2.),"
+                              " torch.flip(x, [1]), torch.roll(x, 1, 1), torch.tril(x)];"
+                              " result = []\nfor y in ys:\n    x.grad = None; (y ** 3).sum().backward(create_graph=True);"
+                              " result += [x.grad, graph(x.grad)]",
     "return_types": "x = torch.tensor([[3., 1.], [2., 4.]]); v, i = torch.sort(x); t = torch.topk(x, 1);"
                     " result = [v, i, t.values, t.indices, t[0], len(t), torch.max(x, 1), repr(torch.cummax(x, 0))]",
     # errors

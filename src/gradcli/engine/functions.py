@@ -831,6 +831,16 @@ class TensorFormulas:
         return _zeros_like(x)
 
     @staticmethod
+    def expand_as(x: Tensor, shape: tuple) -> Tensor:
+        """Differentiable expand, recorded even to the same shape (ExpandBackward0)."""
+        return apply(O.EXPAND, (x,), {"shape": tuple(shape)})
+
+    @staticmethod
+    def zeros_of(shape: tuple, like: Tensor) -> Tensor:
+        """Constant zeros of ``shape`` in ``like``'s dtype."""
+        return Tensor(like.backend.xp.zeros(tuple(shape), dtype=like.data.dtype), like.backend)
+
+    @staticmethod
     def count_nonzero(mask: Any) -> Any:
         """Count of true mask entries (a constant)."""
         return current().backend.xp.count_nonzero(mask)

@@ -1866,44 +1866,43 @@ def _src_part(xp: Any, src: Any, index: Any) -> Any:
     return src[tuple(slice(0, n) for n in index.shape)]
 
 
+# (the gradients are written with the ops PyTorch's formulas use, so that under
+# create_graph=True they record PyTorch's nodes: ScatterAddBackward0, GatherBackward0 ...)
 GATHER = defop("gather", "GatherBackward0", ("self", "index"),
                lambda xp, self, index, dim: _taken(xp, self, _along(xp, self.shape, index, dim)),
-               lambda xp, grad, self, index, dim: xp.index_backward(
-                   grad, tuple(self.shape), _along(xp.raw, self.shape, index, dim)), None)
+               lambda xp, grad, self, index, dim: xp.scatter_add(xp.zeros_like(self), index, grad,
+                                                                 dim=dim), None)
 SCATTER = defop("scatter", "ScatterBackward0", ("self", "index", "src"),
                 lambda xp, self, index, src, dim: _put(
                     xp, self, _along(xp, self.shape, index, dim), _src_part(xp, src, index), False),
-                lambda xp, grad, index, dim: xp.index_fill(
-                    grad, _along(xp.raw, grad.shape, index, dim)),
+                lambda xp, grad, index, dim: xp.scatter_value(grad, index, dim=dim, value=0.0),
                 None,
-                lambda xp, grad, index, dim: xp.take_at(
-                    grad, _along(xp.raw, grad.shape, index, dim)))
+                lambda xp, grad, index, dim: xp.gather(grad, index, dim=dim))
 SCATTER_VALUE = defop("scatter_value", "ScatterBackward1", ("self", "index"),
                       lambda xp, self, index, dim, value: _put(
                           xp, self, _along(xp, self.shape, index, dim), value, False),
-                      lambda xp, grad, index, dim: xp.index_fill(
-                          grad, _along(xp.raw, grad.shape, index, dim)), None)
+                      lambda xp, grad, index, dim: xp.scatter_value(grad, index, dim=dim,
+                                                                    value=0.0), None)
 SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", ("self", "index", "src"),
                     lambda xp, self, index, src, dim: _put(
                         xp, self, _along(xp, self.shape, index, dim), _src_part(xp, src, index),
                         True),
                     lambda grad: grad,
                     None,
-                    lambda xp, grad, index, dim: xp.take_at(
-                        grad, _along(xp.raw, grad.shape, index, dim)))
+                    lambda xp, grad, index, dim: xp.gather(grad, index, dim=dim))
 INDEX_SELECT = defop("index_select", "IndexSelectBackward0", ("self", "index"),
                      lambda xp, self, index, dim: _taken(
                          xp, self, _index_along(xp, self.shape, index, dim)),
-                     lambda xp, grad, self_shape, index, dim: xp.index_backward(
-                         grad, self_shape, _index_along(xp.raw, self_shape, index, dim)), None)
+                     lambda xp, grad, self_shape, index, dim: xp.index_add(
+                         xp.zeros_of(self_shape, grad), index, grad, dim=dim, alpha=1), None)
 INDEX_ADD = defop("index_add", "IndexAddBackward0", ("self", "index", "source"),
                   lambda xp, self, index, source, dim, alpha: _put(
                       xp, self, _index_along(xp, self.shape, index, dim),
                       source if alpha == 1 else source * alpha, True),
                   lambda grad: grad,
                   None,
-                  lambda xp, grad, index, source, dim, alpha: _alpha(xp.take_at(
-                      grad, _index_along(xp.raw, grad.shape, index, dim)), alpha))
+                  lambda xp, grad, index, source, dim, alpha: _alpha(xp.expand_as(
+                      xp.index_select(grad, index, dim=dim), tuple(source.shape)), alpha))
 
 
 def _alpha(g: Any, alpha: Any) -> Any:
@@ -1949,7 +1948,8 @@ def _pick(xp: Any, self: Any, indices: Any, dim: int) -> Any:
 
 
 def _unpick(xp: Any, grad: Any, self_shape: tuple, indices: Any, dim: int) -> Any:
-    return xp.index_backward(grad, self_shape, _along(xp.raw, self_shape, indices, dim))
+    """value_selecting_reduction_backward: ``grad`` scattered into zeros at ``indices``."""
+    return xp.scatter(xp.zeros_of(self_shape, grad), indices, grad, dim=dim)
 
 
 SORT = defop("sort", "SortBackward0", ("self", "indices"), _pick,
@@ -1961,12 +1961,13 @@ SORT_STABLE = defop("sort_stable", "SortBackward1", ("self", "indices"), _pick,
 TOPK = defop("topk", "TopkBackward0", ("self", "indices"), _pick,
              lambda xp, grad, self_shape, indices, dim: _unpick(xp, grad, self_shape, indices,
                                                                 dim), None)
+# cummaxmin_backward: the running extreme's gradient added where it was reached
 CUMMAX = defop("cummax", "CummaxBackward0", ("self", "indices"), _pick,
-               lambda xp, grad, self, indices, dim: _unpick(xp, grad, tuple(self.shape), indices,
-                                                            dim), None)
+               lambda xp, grad, self, indices, dim: xp.scatter_add(xp.zeros_like(self), indices,
+                                                                   grad, dim=dim), None)
 CUMMIN = defop("cummin", "CumminBackward0", ("self", "indices"), _pick,
-               lambda xp, grad, self, indices, dim: _unpick(xp, grad, tuple(self.shape), indices,
-                                                            dim), None)
+               lambda xp, grad, self, indices, dim: xp.scatter_add(xp.zeros_like(self), indices,
+                                                                   grad, dim=dim), None)
 # one value per slice, as max(dim): kthvalue, median(dim), mode
 KTHVALUE = defop("kthvalue", "KthvalueBackward0", ("self", "indices"), _gather,
                  lambda xp, grad, indices, self_shape, dim: _select_indices(
@@ -2248,6 +2249,15 @@ class ArrayFormulas:
         xp = self._xp
         flat = index_put(xp, xp.reshape(grad, (-1,)), xp.reshape(indices, (-1,)), 0.0, False)
         return xp.reshape(flat, tuple(grad.shape))
+
+    def expand_as(self, x: Any, shape: tuple) -> Any:
+        """``x`` broadcast to ``shape`` (ExpandBackward0 under create_graph=True, even to its own
+        shape, as PyTorch's ``expand_as``)."""
+        return x if tuple(x.shape) == tuple(shape) else self._xp.broadcast_to(x, tuple(shape))
+
+    def zeros_of(self, shape: tuple, like: Any) -> Any:
+        """Zeros of ``shape`` in ``like``'s dtype."""
+        return self._xp.zeros(tuple(shape), dtype=like.dtype)
 
     def take_at(self, grad: Any, indices: Any) -> Any:
         """The elements of ``grad`` at the flat ``indices``, in their shape."""
