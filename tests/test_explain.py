@@ -14,6 +14,7 @@ from gradcli import cli, pipeline
 from gradcli.analysis import paths as P
 from gradcli.analysis.explain import check_sum, explain
 from gradcli.engine import OPS, RunContext, Tensor, grad, use
+from gradcli.engine import kernels as K
 from gradcli.engine.backend import get_backend, to_host
 from gradcli.engine.dtypes import FLOAT64
 from gradcli.engine.graph import edge
@@ -120,6 +121,35 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
                                         {"input_shape": (1,) * (k - 1) + (2, 2),
                                          "padding": (1, 0, 0, 0, 0, 0)[:2 * k]})
            for kind in ("reflection", "replication") for k in (1, 2, 3)},
+        # selection, reordering, shape (engine.selection, shape, linalg)
+        "gather": ((x, _ints(x, [[0, 2], [1, 1]])), {"dim": 1}),
+        "scatter": ((x, _ints(x, [[1, 0, 1]]), e[:1]), {"dim": 0}),
+        "scatter_value": ((x, _ints(x, [[1, 0, 1]])), {"dim": 0, "value": 2.0}),
+        "scatter_add": ((x, _ints(x, [[1, 0, 1], [1, 1, 0]]), e), {"dim": 0}),
+        "index_select": ((x, _ints(x, [2, 0, 2])), {"dim": 1}),
+        "index_add": ((x, _ints(x, [1, 1]), e), {"dim": 0, "alpha": 2.0}),
+        "take": ((x, _ints(x, [[0, 5], [-1, 2]])), {}),
+        "masked_select": ((x, Tensor(to_host(x.data) > 0.5, x.backend)),
+                          {"positions": np.array([0, 2, 4]), "shape": shape}),
+        "masked_fill_tensor": ((x, Tensor(to_host(x.data) > 0.5, x.backend), e[0, 0]), {}),
+        "sort": ((x, _ints(x, [[1, 0, 2], [2, 0, 1]])), {"dim": 1}),
+        "sort_stable": ((x, _ints(x, [[1, 0, 2], [2, 0, 1]])), {"dim": 1}),
+        "topk": ((x, _ints(x, [[2, 0], [1, 0]])), {"dim": 1}),
+        "cummax": ((x, _ints(x, [[0, 0, 2], [0, 1, 1]])), {"dim": 1}),
+        "cummin": ((x, _ints(x, [[0, 1, 1], [0, 0, 2]])), {"dim": 1}),
+        "kthvalue": ((x, _ints(x, [0, 0])), {"dim": 1, "keepdim": False}),
+        "median_dim": ((x, _ints(x, [[0, 1, 0]])), {"dim": 0, "keepdim": True}),
+        "mode": ((x, _ints(x, [2, 1])), {"dim": 1, "keepdim": False}),
+        "flip": ((x,), {"dims": (0, 1)}), "roll": ((x,), {"shifts": (1,), "dims": (1,)}),
+        "diagonal": ((x,), {"positions": np.array([1, 5]), "offset": 1, "dim1": 0, "dim2": 1}),
+        "diag": ((x,), {"positions": np.array([0, 4]), "offset": 0, "dim1": 0, "dim2": 1}),
+        "diag_embed": ((x,), {"positions": np.array([[0, 4, 8], [9, 13, 17]]), "shape": (2, 3, 3),
+                              "offset": 0, "dim1": 1, "dim2": 2}),
+        "cdist": ((x, e), {"p": 2.0}),
+        "linalg_det": _lu_args(x[:, :2] + e[:, 1:]),
+        "linalg_inv": ((x[:, :2] + e[:, 1:],), {}),
+        "linalg_solve": ((x[:, :2] + e[:, 1:], e, *_lu_args(x[:, :2] + e[:, 1:])[0][1:]),
+                         {"left": True}),
     }
     if name in special:
         return special[name]
@@ -128,6 +158,12 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
     if len(OPS[name].inputs) == 2:
         return (x, e), params
     return (x,), params
+
+
+def _lu_args(a: Tensor) -> tuple[tuple, dict]:
+    """A square matrix with its LU factors and pivots (det and solve save them)."""
+    lu, piv = K.lu_factor(a.backend.xp, a.data)
+    return (a, Tensor(lu, a.backend), Tensor(piv, a.backend)), {}
 
 
 def _ints(x: Tensor, values: list) -> Tensor:
