@@ -369,18 +369,16 @@ def _mode_index(x: Tensor, d: int) -> Any:
     xp = x.backend.xp
     a = _moved(xp, x.data, d)
     n = a.shape[-1]
-    same = xp.expand_dims(a, axis=-1) == xp.expand_dims(a, axis=-2)
-    counts = xp.sum(xp.astype(same, xp.int64), axis=-1)
-    top = xp.max(counts, axis=-1, keepdims=True)
-    candidate = counts == top
-    # among the most frequent, the smallest: rank the values by a stable sort
-    order = xp.argsort(a, axis=-1, stable=True)
-    rank = xp.argsort(order, axis=-1, stable=True)
-    best = xp.min(xp.where(candidate, rank, n), axis=-1, keepdims=True)
-    value_at = xp.take_along_axis(order, best, axis=-1)
-    value = xp.take_along_axis(a, value_at, axis=-1)
-    last = (n - 1) - xp.argmax(xp.astype(xp.flip(a == value, axis=-1), xp.int8), axis=-1)
-    return xp.astype(last, xp.int64)
+    rows = xp.reshape(a, (-1, n))
+    out = []
+    for r in range(rows.shape[0]):
+        row = rows[r, ...]
+        values, counts = xp.unique_counts(row)
+        top = xp.max(counts)
+        value = xp.min(xp.where(counts == top, values, xp.max(values)))
+        hits = xp.astype(xp.flip(row == value, axis=0), xp.int8)
+        out.append((n - 1) - xp.argmax(hits))
+    return xp.reshape(xp.astype(xp.stack(out), xp.int64), tuple(a.shape[:-1]))
 
 
 def mode(input: Any, dim: Any = -1, keepdim: Any = False) -> Any:
