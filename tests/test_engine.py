@@ -302,6 +302,7 @@ CASES += [
     ("mode", lambda a: F.mode(a, 1).values, [DISTINCT]),
     ("median", F.median, [DISTINCT]),
     ("flip", lambda a: F.flip(a, [0, 1]), [A]),
+    ("alias", lambda a: F.movedim(F.sum(a), 0, 0) * 1, [A]),
     ("roll", lambda a: F.roll(a, (1, -1), (0, 1)), [A]),
     ("roll", lambda a: F.roll(a, 5), [A]),
     ("diagonal", lambda a: F.diagonal(a, 1) * 1, [A]),

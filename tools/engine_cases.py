@@ -1169,6 +1169,17 @@ CASES.update({
                               " torch.flip(x, [1]), torch.roll(x, 1, 1), torch.tril(x)];"
                               " result = []\nfor y in ys:\n    x.grad = None; (y ** 3).sum().backward(create_graph=True);"
                               " result += [x.grad, graph(x.grad)]",
+    "selection_edges": "s = torch.tensor(3., requires_grad=True); e = torch.zeros(0, 3, requires_grad=True);"
+                       " result = [torch.sort(s), torch.topk(s, 1), torch.flip(s, [0]), torch.roll(s, 1),"
+                       " torch.cummax(s, 0), torch.kthvalue(s, 1), torch.median(s), torch.mode(s),"
+                       " torch.gather(s, 0, torch.tensor(0)), torch.index_select(s, 0, torch.tensor([0])),"
+                       " torch.take(s, torch.tensor([0, 0])), torch.masked_select(s, torch.tensor(True)),"
+                       " torch.sort(e, 0), torch.topk(e, 0), torch.flip(e, [0]), torch.tril(e), torch.diagonal(e),"
+                       " torch.cdist(e, e), torch.einsum('ij->j', e), torch.median(e), torch.cummax(e, 0),"
+                       " torch.mode(e, 1), torch.diag(torch.zeros(0)), torch.repeat_interleave(e, 2, 0),"
+                       " torch.narrow(e, 1, 3, 0), torch.movedim(s, 0, 0), torch.permute(s, ()), torch.tile(s, (2,)),"
+                       " torch.det(torch.zeros(0, 0))]",
+    "flip_copies": "x = torch.arange(4.); y = torch.flip(x, [0]); x.add_(1); result = [x, y]",
     "return_types": "x = torch.tensor([[3., 1.], [2., 4.]]); v, i = torch.sort(x); t = torch.topk(x, 1);"
                     " result = [v, i, t.values, t.indices, t[0], len(t), torch.max(x, 1), repr(torch.cummax(x, 0))]",
     # errors

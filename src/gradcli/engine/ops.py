@@ -1983,7 +1983,7 @@ MODE = defop("mode", "ModeBackward0", ("self", "indices"), _gather,
 def _median(xp: Any, self: Any) -> Any:
     """The lower of the two middle values (PyTorch's median), NaN if there is one."""
     flat = xp.reshape(self, (-1,))
-    if xp.any(xp_isnan(flat)):
+    if not flat.shape[0] or xp.any(xp_isnan(flat)):
         return xp.reshape(xp.asarray(math.nan, dtype=self.dtype), ())
     return xp.sort(flat)[(flat.shape[0] - 1) // 2]
 
@@ -1991,8 +1991,13 @@ def _median(xp: Any, self: Any) -> Any:
 MEDIAN = defop("median", "MedianBackward0", ("self",), _median, _distribute)
 
 # --- reordering ---------------------------------------------------------------------------------
-FLIP = defop("flip", "FlipBackward0", ("self",), lambda xp, self, dims: xp.flip(self, axis=dims),
+# (NumPy's flip is a view: the result is copied, as PyTorch's flip copies)
+FLIP = defop("flip", "FlipBackward0", ("self",),
+             lambda xp, self, dims: xp.asarray(xp.flip(self, axis=dims), copy=True),
              lambda xp, grad, dims: xp.flip(grad, dims=dims))
+# movedim of a 0-d tensor: the tensor itself as a new view
+ALIAS = defop("alias", "AliasBackward0", ("self",), lambda xp, self: self, lambda grad: grad,
+              kind="view")
 
 
 def _roll(xp: Any, self: Any, shifts: tuple, dims: tuple) -> Any:

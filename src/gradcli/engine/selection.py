@@ -64,8 +64,6 @@ def gather(input: Any, dim: Any, index: Any, *, sparse_grad: bool = False) -> Te
     """Values of ``input`` at ``index`` along ``dim`` (GatherBackward0)."""
     x = tensor_arg(input, "gather")
     d, idx = _gather_args(x, dim, index, "gather")
-    if x.ndim == 0:
-        return apply(O.CLONE, (x,)) if x.requires_grad else x
     return apply(O.GATHER, (x, idx), {"dim": d})
 
 
@@ -352,8 +350,6 @@ def median(input: Any, dim: Any = None, keepdim: Any = False) -> Any:
     along ``dim`` with its index (MedianBackward1)."""
     x = tensor_arg(input, "median")
     if dim is None:
-        if x.numel() == 0:
-            raise ScriptError("median() input tensor cannot be empty")
         return apply(O.MEDIAN, (x,))
     d = dim_arg(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
@@ -370,6 +366,8 @@ def _mode_index(x: Tensor, d: int) -> Any:
     a = _moved(xp, x.data, d)
     n = a.shape[-1]
     rows = xp.reshape(a, (-1, n))
+    if not rows.shape[0]:
+        return xp.zeros(tuple(a.shape[:-1]), dtype=xp.int64)
     out = []
     for r in range(rows.shape[0]):
         row = rows[r, ...]
@@ -393,8 +391,8 @@ def _cumulative(name: str, op: Any) -> Any:
         x = tensor_arg(input, name)
         d = dim_arg(dim, x.ndim)
         xp, be = x.backend.xp, x.backend
-        if not x.ndim:
-            idx = xp.zeros((), dtype=xp.int64)
+        if not x.ndim or not x.numel():
+            idx = xp.zeros(x.shape, dtype=xp.int64)
         else:
             a = _moved(xp, x.data, d)
             n = a.shape[-1]

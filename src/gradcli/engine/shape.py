@@ -342,8 +342,8 @@ def _unique_dims(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
 def flip(input: Any, dims: Any) -> Tensor:
     """The elements in reverse order along ``dims`` (FlipBackward0, a copy)."""
     x = tensor_arg(input, "flip")
-    ds = _int_list(dims, "flip", "dims", 2)
-    return apply(O.FLIP, (x,), {"dims": _unique_dims(ds, x.ndim)})
+    ds = _unique_dims(_int_list(dims, "flip", "dims", 2), x.ndim)
+    return apply(O.FLIP, (x,), {"dims": ds if x.ndim else ()})
 
 
 def flip_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
@@ -442,6 +442,8 @@ def movedim(input: Any, source: Any, destination: Any) -> Tensor:
     for name, ds in (("source", src), ("destination", dst)):
         if len(set(ds)) != len(ds):
             raise ScriptError(f"movedim: repeated dim in `{name}` ({list(ds)})")
+    if x.ndim == 0:
+        return _view(O.ALIAS, x, {}, ())
     order = [-1] * x.ndim
     for s, d in zip(src, dst):
         order[d] = s
