@@ -161,14 +161,18 @@ def _index_add(x: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inplace
     if s.dtype is not x.dtype:
         raise ScriptError(f"index_add_(): self ({D.SCALAR_NAMES[x.dtype.name]}) and source "
                           f"({D.SCALAR_NAMES[s.dtype.name]}) must have the same scalar type")
+    if s.ndim and d >= s.ndim:
+        raise ScriptError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor "
+                          f"with dim {s.ndim}")
     n = s.shape[d] if s.ndim else 1
     if idx.shape[0] != n:
         raise ScriptError(f"index_add_(): Number of indices ({idx.shape[0]}) should be equal to "
                           f"source.size(dim): ({n}), for dim: {d}")
     want = tuple(n if i == d else k for i, k in enumerate(x.shape))
-    if tuple(s.shape) != want:
-        raise ScriptError(f"index_add_(): source {list(s.shape)} and self {list(x.shape)} must "
-                          f"have the same size apart from dimension {d}")
+    if tuple(s.shape) != want and (s.ndim or x.ndim):
+        raise ScriptError("source tensor shape must match self tensor shape, excluding the "
+                          f"specified dimension. Got self.shape = {list(x.shape)} source.shape = "
+                          f"{list(s.shape)}")
     if not is_number(alpha):
         raise ScriptError(f"index_add(): argument 'alpha' must be Number, not {type_name(alpha)}",
                           kind="TypeError")
@@ -365,9 +369,9 @@ def _mode_index(x: Tensor, d: int) -> Any:
     xp = x.backend.xp
     a = _moved(xp, x.data, d)
     n = a.shape[-1]
-    rows = xp.reshape(a, (-1, n))
-    if not rows.shape[0]:
+    if not x.numel():
         return xp.zeros(tuple(a.shape[:-1]), dtype=xp.int64)
+    rows = xp.reshape(a, (-1, n))
     out = []
     for r in range(rows.shape[0]):
         row = rows[r, ...]
@@ -383,6 +387,9 @@ def mode(input: Any, dim: Any = -1, keepdim: Any = False) -> Any:
     """The most frequent value along ``dim`` and its index (ModeBackward0)."""
     x = tensor_arg(input, "mode")
     d = dim_arg(dim, x.ndim)
+    if x.ndim and x.shape[d] == 0:
+        raise ScriptError(f"mode(): Expected reduction dim {d} to have non-zero size.",
+                          kind="IndexError")
     return _one_per_slice(x, "mode", O.MODE, d, bool(keepdim), lambda d: _mode_index(x, d))
 
 

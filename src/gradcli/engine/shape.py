@@ -383,6 +383,9 @@ def roll(input: Any, shifts: Any, dims: Any = None) -> Tensor:
         if len(sh) != len(ds):
             raise ScriptError(f"shifts and dimensions must align. shifts: {len(sh)}, "
                               f"dims:{len(ds)}")
+        if x.ndim == 0:
+            raise ScriptError("Dimension specified as 0 but tensor has no dimensions",
+                              kind="IndexError")
         ds = tuple(dim_arg(d, x.ndim) for d in ds)
     return apply(O.ROLL, (x,), {"shifts": sh, "dims": ds})
 
@@ -390,11 +393,14 @@ def roll(input: Any, shifts: Any, dims: Any = None) -> Tensor:
 def narrow(input: Any, dim: Any, start: Any, length: Any) -> Tensor:
     """``length`` elements from ``start`` along ``dim``: a view (SliceBackward0)."""
     x = tensor_arg(input, "narrow")
+    _narrow_types(x, dim, start, length)
     if x.ndim == 0:
         raise ScriptError("narrow() cannot be applied to a 0-dim tensor.")
     d = dim_arg(dim, x.ndim)
     if start.__class__ is Tensor:
-        start = start.item()
+        if start.ndim or start.dtype.is_floating_point:
+            raise ScriptError("start must be an 0-dim integral Tensor.")
+        start = int(start.item())
     size = x.shape[d]
     if not -size <= start <= size:
         raise ScriptError(f"start out of range (expected to be in range of [{-size}, {size}], "
@@ -406,6 +412,35 @@ def narrow(input: Any, dim: Any, start: Any, length: Any) -> Tensor:
         raise ScriptError(f"start ({start}) + length ({length}) exceeds dimension size "
                           f"({size}).")
     return _slice(x, d, start, start + length, 1)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _narrow_types(x: Tensor, dim: Any, start: Any, length: Any) -> None:
+    """PyTorch's overload error when an argument of narrow has the wrong type."""
+    args = (x, dim, start, length)
+    names = [type_name(a) for a in args]
+    lines = []
+    for kind in ("Tensor", "int"):
+        ok = (True, _is_int(dim), start.__class__ is Tensor if kind == "Tensor" else
+              _is_int(start), _is_int(length))
+        if all(ok):
+            return
+        marked = ", ".join(n if good else f"!{n}!" for n, good in zip(names, ok))
+        lines.append(f" * (Tensor input, int dim, {kind} start, int length)\n      didn't match "
+                     f"because some of the arguments have invalid types: ({marked})\n")
+    raise ScriptError(f"narrow() received an invalid combination of arguments - got "
+                      f"({', '.join(names)}), but expected one of:\n" + "".join(lines),
+                      kind="TypeError")
+
+
+def _offset(value: Any, name: str, arg: str = "offset") -> int:
+    if not _is_int(value):
+        raise ScriptError(f"{name}(): argument '{arg}' (position 2) must be int, not "
+                          f"{type_name(value)}", kind="TypeError")
+    return value
 
 
 def permute(input: Any, *dims: Any, **kwargs: Any) -> Tensor:
@@ -460,6 +495,9 @@ def moveaxis(input: Any, source: Any, destination: Any) -> Tensor:
 def unflatten(input: Any, dim: Any, sizes: Any) -> Tensor:
     """Dimension ``dim`` split into ``sizes`` (one may be -1): a view (ViewBackward0)."""
     x = tensor_arg(input, "unflatten")
+    if x.ndim == 0:
+        raise ScriptError("unflatten got an unexpected error:\nDimension specified as 0 but "
+                          "tensor has no dimensions")
     d = dim_arg(dim, x.ndim)
     ss = _int_list(sizes, "unflatten", "sizes", 3)
     if not ss:
@@ -514,6 +552,7 @@ def diagonal(input: Any, offset: Any = 0, dim1: Any = 0, dim2: Any = 1) -> Tenso
     """The ``offset``-th diagonal of the matrices over ``dim1``, ``dim2``: a view
     (DiagonalBackward0)."""
     x = tensor_arg(input, "diagonal")
+    offset = _offset(offset, "diagonal")
     d1, d2 = dim_arg(dim1, x.ndim), dim_arg(dim2, x.ndim)
     if d1 == d2:
         raise ScriptError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
@@ -526,6 +565,7 @@ def diag_embed(input: Any, offset: Any = 0, dim1: Any = -2, dim2: Any = -1) -> T
     """Matrices with the last dim of ``input`` on their ``offset``-th diagonal
     (DiagEmbedBackward0)."""
     x = tensor_arg(input, "diag_embed")
+    offset = _offset(offset, "diag_embed")
     nd = x.ndim + 1
     d1, d2 = dim_arg(dim1, nd), dim_arg(dim2, nd)
     if d1 == d2:
@@ -545,6 +585,7 @@ def diag(input: Any, diagonal: Any = 0) -> Tensor:
     """A 1-D tensor on the ``diagonal``-th diagonal of a matrix (DiagEmbedBackward0), or a
     matrix's diagonal, copied (DiagonalBackward0_copy)."""
     x = tensor_arg(input, "diag")
+    diagonal = _offset(diagonal, "diag", "diagonal")
     if x.ndim == 1:
         return diag_embed(x, diagonal, 0, 1)
     if x.ndim != 2:
