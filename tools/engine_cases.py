@@ -1180,6 +1180,10 @@ CASES.update({
                        " torch.narrow(e, 1, 3, 0), torch.movedim(s, 0, 0), torch.permute(s, ()), torch.tile(s, (2,)),"
                        " torch.det(torch.zeros(0, 0))]",
     "flip_copies": "x = torch.arange(4.); y = torch.flip(x, [0]); x.add_(1); result = [x, y]",
+    "kth_median_ties": "torch.manual_seed(0); x = torch.randint(0, 4, (3, 23)).float(); x[1, 5] = float('nan');"
+                       " result = [torch.kthvalue(x, k, 1) for k in (1, 5, 12, 23)] + [torch.median(x, 1),"
+                       " torch.median(x.t(), 0), torch.kthvalue(torch.tensor([1., 2., 2., 1., 3.]), 2),"
+                       " torch.median(torch.tensor([1., 2., 2., 4.]), 0), torch.kthvalue(torch.tensor([2, 1, 2, 2]), 3)]",
     "return_types": "x = torch.tensor([[3., 1.], [2., 4.]]); v, i = torch.sort(x); t = torch.topk(x, 1);"
                     " result = [v, i, t.values, t.indices, t[0], len(t), torch.max(x, 1), repr(torch.cummax(x, 0))]",
     # errors

@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .backend import exact_kernels
+from .backend import exact_kernels, to_host
+from .exact.select import quick_select_index
 
 
 def _exact(xp: Any, *arrays: Any) -> Any:
@@ -416,3 +417,21 @@ def det_from_lu(xp: Any, lu: Any, pivots: Any) -> Any:
     swaps = xp.sum(xp.astype(pivots != xp.arange(1, n + 1, dtype=pivots.dtype), xp.int64),
                    axis=-1)
     return xp.where(swaps % 2 == 1, -d, d)
+
+
+def kth_index(xp: Any, rows: Any, k: int, order: Any) -> Any:
+    """kthvalue's index in each row of ``rows`` (2-D): the stable ``order``'s k-th, except in
+    rows where that value is tied, which run PyTorch's quick-select."""
+    picked = order[:, k]
+    value = xp.take_along_axis(rows, xp.reshape(picked, (-1, 1)), axis=1)
+    tied = xp.sum(xp.astype((rows == value) | (xp.isnan(rows) & xp.isnan(value)), xp.int64),
+                  axis=1) > 1
+    if not bool(xp.any(tied)):
+        return picked
+    host = to_host(rows)
+    flags = to_host(tied).tolist()
+    out = to_host(picked).tolist()
+    for r, t in enumerate(flags):
+        if t:
+            out[r] = quick_select_index(host[r].tolist(), k)
+    return xp.asarray(out, dtype=xp.int64)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from . import dtypes as D
+from . import kernels as K
 from . import ops as O
 from .args import broadcast_shape, check_numel, dim_arg, is_number, tensor_arg, type_name
 from .record import apply, apply_inplace
@@ -329,10 +330,42 @@ def _one_per_slice(x: Tensor, kind: str, op: Any, d: int, keepdim: bool, positio
 
 
 def _nth(x: Tensor, d: int, k: int) -> Any:
-    """The index of the k-th smallest (0-based) element of each slice along ``d``."""
+    """The index of the k-th smallest (0-based) element of each slice along ``d``, in the
+    stable order (median's: PyTorch's nth_element breaks ties by position)."""
     xp = x.backend.xp
     return xp.take(_order(x, d, False), xp.asarray([k]), axis=d)[
         tuple(0 if i == d else slice(None) for i in range(x.ndim))]
+
+
+def _kth(x: Tensor, d: int, k: int) -> Any:
+    """kthvalue's index: as PyTorch's quick-select leaves it where the value is tied."""
+    xp = x.backend.xp
+    rows = _rows(x, d)
+    order = xp.reshape(_moved(xp, _order(x, d, False), d), tuple(rows.shape))
+    return xp.reshape(K.kth_index(xp, rows, k, order), tuple(x.shape[:d] + x.shape[d + 1:]))
+
+
+def _rows(x: Tensor, d: int) -> Any:
+    """The slices along ``d`` as the rows of a matrix (bool as int8)."""
+    xp = x.backend.xp
+    a = x.data if x.dtype is not D.BOOL else x.backend.astype(x.data, D.INT8)
+    a = _moved(xp, a, d)
+    return xp.reshape(a, (-1, a.shape[-1]))
+
+
+def _median_index(x: Tensor, d: int) -> Any:
+    """median's index: the stable middle, or the first NaN of a slice that has one."""
+    xp = x.backend.xp
+    n = x.shape[d]
+    mid = _nth(x, d, (n - 1) // 2)
+    if not x.dtype.is_floating_point:
+        return mid
+    rows = _rows(x, d)
+    nan = xp.isnan(rows)
+    first = xp.argmax(xp.astype(nan, xp.int8), axis=1)
+    shape = tuple(x.shape[:d] + x.shape[d + 1:])
+    return xp.where(xp.reshape(xp.any(nan, axis=1), shape),
+                    xp.reshape(xp.astype(first, xp.int64), shape), mid)
 
 
 def kthvalue(input: Any, k: Any, dim: Any = -1, keepdim: Any = False) -> Any:
@@ -346,7 +379,7 @@ def kthvalue(input: Any, k: Any, dim: Any = -1, keepdim: Any = False) -> Any:
     if not 1 <= k <= n:
         raise ScriptError(f"kthvalue(): selected number k out of range for dimension {d}")
     return _one_per_slice(x, "kthvalue", O.KTHVALUE, d, bool(keepdim),
-                          lambda d: _nth(x, d, k - 1))
+                          lambda d: _kth(x, d, k - 1))
 
 
 def median(input: Any, dim: Any = None, keepdim: Any = False) -> Any:
@@ -361,7 +394,7 @@ def median(input: Any, dim: Any = None, keepdim: Any = False) -> Any:
         raise ScriptError(f"median(): Expected reduction dim {d} to have non-zero size.",
                           kind="IndexError")
     return _one_per_slice(x, "median", O.MEDIAN_DIM, d, bool(keepdim),
-                          lambda d: _nth(x, d, (n - 1) // 2))
+                          lambda d: _median_index(x, d))
 
 
 def _mode_index(x: Tensor, d: int) -> Any:

@@ -5,8 +5,9 @@ for other backends); only this package and ``backend.py`` import NumPy.  What ea
 reproduces, and how exactly, is said in its module: reduce.py (sum, mean), ranges.py
 (linspace), softmaxes.py,
 unary.py (elementwise math and backward kernels), blas.py (matmul), sleef.py and libm.py (the
-vector and scalar math libraries PyTorch calls), iterator.py (TensorIterator's walk) and
-machine.py (the CPU whose results these are).
+vector and scalar math libraries PyTorch calls), iterator.py (TensorIterator's walk),
+select.py (kthvalue's quick-select, pure Python) and machine.py (the CPU whose results these
+are).
 """
 
 from __future__ import annotations
