@@ -1184,6 +1184,13 @@ CASES.update({
                        " result = [torch.kthvalue(x, k, 1) for k in (1, 5, 12, 23)] + [torch.median(x, 1),"
                        " torch.median(x.t(), 0), torch.kthvalue(torch.tensor([1., 2., 2., 1., 3.]), 2),"
                        " torch.median(torch.tensor([1., 2., 2., 4.]), 0), torch.kthvalue(torch.tensor([2, 1, 2, 2]), 3)]",
+    "sort_topk_mode_ties": "torch.manual_seed(2); x = torch.randint(0, 4, (3, 40)).float(); x[2, 7] = float('nan');"
+                           " x[2, 30] = float('nan'); i = torch.randint(0, 3, (50,)); r = torch.relu(torch.randn(2, 70));"
+                           " result = [torch.sort(x, 1), torch.sort(x, 1, descending=True).indices, torch.argsort(x, 1),"
+                           " torch.sort(x, dim=1, stable=True).indices, torch.topk(x, 5, 1), torch.topk(x, 30, 1, largest=False),"
+                           " torch.topk(x, 30, 1, sorted=False).indices, torch.topk(r, 1, 1), torch.mode(x, 1), torch.mode(i),"
+                           " torch.sort(i), torch.sort(i, descending=True).indices, torch.topk(i, 10).indices,"
+                           " torch.sort(r, 1, descending=True).indices, torch.msort(x.t()).shape]",
     "return_types": "x = torch.tensor([[3., 1.], [2., 4.]]); v, i = torch.sort(x); t = torch.topk(x, 1);"
                     " result = [v, i, t.values, t.indices, t[0], len(t), torch.max(x, 1), repr(torch.cummax(x, 0))]",
     # errors

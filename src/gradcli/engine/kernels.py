@@ -17,7 +17,7 @@ import math
 from typing import Any
 
 from .backend import exact_kernels, to_host
-from .exact.select import quick_select_index
+from .exact.select import mode_of, quick_select_index, sort_order, topk_order
 
 
 def _exact(xp: Any, *arrays: Any) -> Any:
@@ -435,3 +435,49 @@ def kth_index(xp: Any, rows: Any, k: int, order: Any) -> Any:
         if t:
             out[r] = quick_select_index(host[r].tolist(), k)
     return xp.asarray(out, dtype=xp.int64)
+
+
+def _tied_rows(xp: Any, rows: Any, stable: Any) -> list[int]:
+    """The rows (of a 2-D array, with its stable ascending order) holding two equal values or
+    two NaNs: where an unstable sort's order is its own."""
+    s = xp.take_along_axis(rows, stable, axis=1)
+    if rows.shape[1] < 2:
+        return []
+    same = s[:, 1:] == s[:, :-1]
+    if xp.isdtype(rows.dtype, "real floating"):
+        nan = xp.isnan(s)
+        same = same | (nan[:, 1:] & nan[:, :-1])
+    return [r for r, t in enumerate(to_host(xp.any(same, axis=1)).tolist()) if t]
+
+
+def sort_rows(xp: Any, rows: Any, stable: Any, descending: bool) -> Any:
+    """PyTorch's (not stable) CPU sort order of each row: the stable order where the values
+    are distinct, libstdc++'s std::sort emulated where they are not."""
+    order = xp.flip(stable, axis=1) if descending else stable  # right for distinct values
+    tied = _tied_rows(xp, rows, stable)
+    if not tied:
+        return order
+    host, out = to_host(rows), to_host(order).tolist()
+    for r in tied:
+        out[r] = sort_order(host[r].tolist(), descending)
+    return xp.asarray(out, dtype=xp.int64)
+
+
+def topk_rows(xp: Any, rows: Any, stable: Any, k: int, largest: bool, sorted_: bool) -> Any:
+    """PyTorch's CPU topk positions in each row (partial_sort or nth_element then sort, as its
+    kernel), emulated where values tie or the k values come unsorted."""
+    n = rows.shape[1]
+    order = xp.flip(stable, axis=1)[:, :k] if largest else stable[:, :k]
+    exact = list(range(rows.shape[0])) if not sorted_ and k * 64 > n else \
+        _tied_rows(xp, rows, stable)
+    if not exact:
+        return order
+    host, out = to_host(rows), to_host(order).tolist()
+    for r in exact:
+        out[r] = topk_order(host[r].tolist(), k, largest, sorted_)
+    return xp.reshape(xp.asarray(out, dtype=xp.int64), (rows.shape[0], k))
+
+
+def mode_rows(xp: Any, rows: Any) -> Any:
+    """PyTorch's CPU mode index of each row of ``rows`` (2-D, non-empty rows)."""
+    return xp.asarray([mode_of(r)[1] for r in to_host(rows).tolist()], dtype=xp.int64)

@@ -2,9 +2,10 @@
 index_add, take, masked_select, sort, argsort, topk, kthvalue, median, mode, cummax and cummin,
 with PyTorch's argument errors.
 
-The sorts work out their indices first, on the backend (stable sorts, ties in PyTorch's order
-where its CPU kernel has one), and record the values as gathered at them, so a node saves the
-indices as PyTorch's does.  The results with indices are ``torch.return_types`` named tuples.
+The sorts work out their indices first, on the backend (a stable sort; among equal values, the
+order PyTorch's CPU kernels leave, emulated in engine/exact/select.py: std::sort, topk's
+partial_sort / nth_element, kthvalue's quick-select), and record the values as gathered at
+them, so a node saves the indices as PyTorch's does.  The results with indices are ``torch.return_types`` named tuples.
 """
 
 from __future__ import annotations
@@ -245,25 +246,32 @@ def _moved_back(xp: Any, a: Any, dim: int) -> Any:
     return xp.permute_dims(a, tuple(perm))
 
 
-def _order(x: Tensor, dim: int, descending: bool, ties_last_first: bool = False) -> Any:
-    """Stable sort order along ``dim`` (int64): ties keep their order, NaN is the largest.
-
-    ``ties_last_first``: descending with equal values from the last one (topk's order).
-    """
+def _order(x: Tensor, dim: int, descending: bool) -> Any:
+    """Stable sort order along ``dim`` (int64): ties keep their order, NaN is the largest."""
     xp = x.backend.xp
     a = x.data if x.dtype is not D.BOOL else x.backend.astype(x.data, D.INT8)
     if not x.ndim:
         return xp.zeros((), dtype=xp.int64)
     a = _moved(xp, a, dim)
     n = a.shape[-1]
-    if descending and not ties_last_first:  # stable descending: sort the reversed, map back
+    if descending:  # stable descending: sort the reversed, map back
         rev = xp.flip(a, axis=-1)
         order = (n - 1) - xp.flip(xp.argsort(rev, axis=-1, stable=True), axis=-1)
     else:
         order = xp.argsort(a, axis=-1, stable=True)
-        if descending:
-            order = xp.flip(order, axis=-1)
     return _moved_back(xp, xp.astype(order, xp.int64), dim)
+
+
+def _sort_order(x: Tensor, dim: int, descending: bool, stable: bool) -> Any:
+    """The order of PyTorch's sort: stable when asked, else its CPU std::sort's (which differs
+    from a stable sort only among equal values)."""
+    if stable or x.ndim == 0:
+        return _order(x, dim, descending)
+    xp = x.backend.xp
+    rows = _rows(x, dim)
+    asc = xp.reshape(_moved(xp, _order(x, dim, False), dim), tuple(rows.shape))
+    out = K.sort_rows(xp, rows, asc, descending)
+    return _moved_back(xp, xp.reshape(out, tuple(_moved(xp, x.data, dim).shape)), dim)
 
 
 def _returned(kind: str, values: Tensor, indices: Any, backend: Any) -> Any:
@@ -277,7 +285,7 @@ def sort(input: Any, dim: Any = -1, descending: Any = False, *, stable: Any = No
     if isinstance(dim, bool):  # x.sort(True): descending by position
         dim, descending = -1, dim
     d = dim_arg(dim, x.ndim)
-    order = _order(x, d, bool(descending))
+    order = _sort_order(x, d, bool(descending), bool(stable))
     op = O.SORT if stable is None else O.SORT_STABLE
     values = apply(op, (x, Tensor(order, x.backend)), {"dim": d})
     return _returned("sort", values, order, x.backend)
@@ -287,7 +295,8 @@ def argsort(input: Any, dim: Any = -1, descending: Any = False, *, stable: Any =
     """The indices that sort ``input`` along ``dim`` (int64, never differentiable)."""
     x = tensor_arg(input, "argsort")
     d = dim_arg(dim, x.ndim)
-    return Tensor(x.backend.writable(_order(x, d, bool(descending))), x.backend)
+    return Tensor(x.backend.writable(_sort_order(x, d, bool(descending), bool(stable))),
+                  x.backend)
 
 
 def msort(input: Any) -> Tensor:
@@ -308,9 +317,14 @@ def topk(input: Any, k: Any, dim: Any = -1, largest: Any = True, sorted: Any = T
     if x.dtype is D.BOOL:
         raise ScriptError("topk does not support bool dtypes on CPU")
     xp = x.backend.xp
-    order = _order(x, d, bool(largest), ties_last_first=True)
     if x.ndim:
-        order = _moved_back(xp, _moved(xp, order, d)[..., :k], d)
+        rows = _rows(x, d)
+        asc = xp.reshape(_moved(xp, _order(x, d, False), d), tuple(rows.shape))
+        picked = K.topk_rows(xp, rows, asc, k, bool(largest), bool(sorted))
+        moved = _moved(xp, x.data, d)
+        order = _moved_back(xp, xp.reshape(picked, (*moved.shape[:-1], k)), d)
+    else:
+        order = xp.zeros((), dtype=xp.int64)
     values = apply(O.TOPK, (x, Tensor(order, x.backend)), {"dim": d})
     return _returned("topk", values, order, x.backend)
 
@@ -350,7 +364,10 @@ def _rows(x: Tensor, d: int) -> Any:
     xp = x.backend.xp
     a = x.data if x.dtype is not D.BOOL else x.backend.astype(x.data, D.INT8)
     a = _moved(xp, a, d)
-    return xp.reshape(a, (-1, a.shape[-1]))
+    m = 1
+    for n in a.shape[:-1]:
+        m *= n
+    return xp.reshape(a, (m, a.shape[-1]))
 
 
 def _median_index(x: Tensor, d: int) -> Any:
@@ -398,22 +415,13 @@ def median(input: Any, dim: Any = None, keepdim: Any = False) -> Any:
 
 
 def _mode_index(x: Tensor, d: int) -> Any:
-    """The most frequent value's last position in each slice (the smallest value on a tie)."""
+    """The index PyTorch's mode reports in each slice (the last of the first longest run of
+    equal values in its std::sort order)."""
     xp = x.backend.xp
-    a = _moved(xp, x.data, d)
-    n = a.shape[-1]
+    shape = tuple(x.shape[:d] + x.shape[d + 1:])
     if not x.numel():
-        return xp.zeros(tuple(a.shape[:-1]), dtype=xp.int64)
-    rows = xp.reshape(a, (-1, n))
-    out = []
-    for r in range(rows.shape[0]):
-        row = rows[r, ...]
-        values, counts = xp.unique_counts(row)
-        top = xp.max(counts)
-        value = xp.min(xp.where(counts == top, values, xp.max(values)))
-        hits = xp.astype(xp.flip(row == value, axis=0), xp.int8)
-        out.append((n - 1) - xp.argmax(hits))
-    return xp.reshape(xp.astype(xp.stack(out), xp.int64), tuple(a.shape[:-1]))
+        return xp.zeros(shape, dtype=xp.int64)
+    return xp.reshape(K.mode_rows(xp, _rows(x, d)), shape)
 
 
 def mode(input: Any, dim: Any = -1, keepdim: Any = False) -> Any:
