@@ -6,7 +6,8 @@ reproduces, and how exactly, is said in its module: reduce.py (sum, mean), range
 (linspace), softmaxes.py,
 unary.py (elementwise math and backward kernels), blas.py (matmul), sleef.py and libm.py (the
 vector and scalar math libraries PyTorch calls), iterator.py (TensorIterator's walk),
-select.py (kthvalue's quick-select, pure Python) and machine.py (the CPU whose results these
+select.py (the sorting kernels' order of equal values: libstdc++'s std::sort, partial_sort
+and nth_element, ATen's quick-select; pure Python) and machine.py (the CPU whose results these
 are).
 """
 

@@ -1,8 +1,10 @@
-"""PyTorch's CPU quick-select (``quick_select_template`` in ATen's Sorting.cpp, after
-Sedgewick 1978): which of several equal values ``kthvalue`` reports depends on its swaps.
+"""The order in which PyTorch's CPU sorting kernels leave equal values: ATen's quick-select
+(``quick_select_template``, kthvalue), libstdc++'s std::sort (sort, argsort, mode),
+std::partial_sort and std::nth_element (topk).  Which of several equal values a kernel reports
+depends on their swaps, so they are ported step by step.
 
-Pure Python over a host list: the engine runs it only for the slices whose k-th value is
-tied, where the index is not the stable sort's.
+Pure Python over host lists: the engine runs them only for the slices where equal values make
+the order differ from a stable sort's (engine/kernels.py).
 """
 
 from __future__ import annotations
