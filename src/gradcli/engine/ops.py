@@ -25,11 +25,13 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   with PyTorch's rule: ``result`` always; an input read by one formula only is saved only when
   that formula's input needs grad; an input read by several formulas always.
 * A formula's ``xp`` offers ``FORMULA_NAMES`` (below), every op of the table by its name (its
-  forward), select_backward and slice_backward, ``const`` (an array as a constant operand) and
-  ``raw``, the backend's own namespace for constants computed from non-differentiable saved
-  tensors (masks, positions).  Under ``create_graph=True`` these names are recorded ops
-  (``functions.TENSOR_FORMULAS``), so every formula is itself differentiable and second
-  derivatives work.
+  forward), select_backward and slice_backward, ``zeros_of`` (constant zeros of a shape),
+  ``expand_as``, ``const`` (an array as a constant operand) and ``raw``, the backend's own
+  namespace for constants computed from non-differentiable saved tensors (masks, positions).
+  Under ``create_graph=True`` these names are recorded ops (``functions.TENSOR_FORMULAS``; a
+  table op without a surface is applied as it is), so every formula is itself differentiable
+  and second derivatives work; a formula written with the ops PyTorch's formula uses records
+  PyTorch's nodes (gather's gradient is a scatter_add).
 * Broadcasting is undone by the engine (``graph.sum_to``), so formulas are plain math.
 * ``kind``: "elementwise" ops keep their inputs' memory layout as PyTorch's TensorIterator
   does; "view" ops share data and version counter with their input.
