@@ -1191,6 +1191,11 @@ CASES.update({
                            " torch.topk(x, 30, 1, sorted=False).indices, torch.topk(r, 1, 1), torch.mode(x, 1), torch.mode(i),"
                            " torch.sort(i), torch.sort(i, descending=True).indices, torch.topk(i, 10).indices,"
                            " torch.sort(r, 1, descending=True).indices, torch.msort(x.t()).shape]",
+    "diagonal_writes": "a = torch.zeros(3, 3); d = a.diagonal(); d.fill_(1); a.add_(1);"
+                       " e = torch.zeros(2, 3, 4); e.diagonal(dim1=0, dim2=2).fill_(7); b = torch.arange(12.).reshape(3, 4);"
+                       " x = torch.randn(3, 3, requires_grad=True); y = x * 1; dy = y.diagonal(-1); dy.mul_(2);"
+                       " y.sum().backward(); result = [a, d, d._version, e, b.diagonal(1), b.t().diagonal(), x.grad,"
+                       " graph(y), graph(dy), e.diagonal(1, 2, 0)]",
     "return_types": "x = torch.tensor([[3., 1.], [2., 4.]]); v, i = torch.sort(x); t = torch.topk(x, 1);"
                     " result = [v, i, t.values, t.indices, t[0], len(t), torch.max(x, 1), repr(torch.cummax(x, 0))]",
     # errors

@@ -300,3 +300,20 @@ def view_maps(backend: Backend, base_shape: tuple, view_fn: Any) -> tuple[Any, A
     inverse = numpy.full(n, -1, dtype=numpy.int64)
     inverse[host] = numpy.arange(host.size)
     return index, xp.asarray(inverse)
+
+
+def strided_diagonal(array: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """The ``offset``-th diagonal over ``dim1``, ``dim2`` (last, as PyTorch's) as a writable
+    view of a NumPy array, or None for other namespaces (which take it by slicing)."""
+    if not isinstance(array, numpy.ndarray):
+        return None
+    sub = array
+    if offset > 0:
+        sub = sub[(slice(None),) * dim2 + (slice(offset, None),)]
+    elif offset < 0:
+        sub = sub[(slice(None),) * dim1 + (slice(-offset, None),)]
+    n = min(sub.shape[dim1], sub.shape[dim2])
+    rest = [i for i in range(sub.ndim) if i not in (dim1, dim2)]
+    shape = tuple(sub.shape[i] for i in rest) + (n,)
+    strides = tuple(sub.strides[i] for i in rest) + (sub.strides[dim1] + sub.strides[dim2],)
+    return numpy.lib.stride_tricks.as_strided(sub, shape, strides)

@@ -62,7 +62,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from . import kernels as K
-from .backend import index_put
+from .backend import index_put, strided_diagonal
 from .tensor import Tensor
 
 OPS: dict[str, Op] = {}
@@ -2035,9 +2035,13 @@ TRIU = defop("triu", "TriuBackward0", ("self",),
 
 
 # Diagonals: ``positions`` (engine.shape) are the flat positions of the diagonal's elements in
-# the matrix (or batch of matrices), in the diagonal's shape; the forward is a strided slice of
-# the matrices flattened, so a diagonal of a contiguous tensor shares its memory, as PyTorch's.
+# the matrix (or batch of matrices), in the diagonal's shape; the forward is a strided view
+# (NumPy), or a strided slice of the matrices flattened (shared memory for a contiguous tensor's
+# last two dims), so writes through a diagonal reach its base, as PyTorch's.
 def _diagonal(xp: Any, self: Any, positions: Any, offset: int, dim1: int, dim2: int) -> Any:
+    view = strided_diagonal(self, offset, dim1, dim2)  # NumPy: any dims, memory shared
+    if view is not None:
+        return view
     nd = len(self.shape)
     rest = tuple(i for i in range(nd) if i not in (dim1, dim2))
     a = self if rest + (dim1, dim2) == tuple(range(nd)) else \
