@@ -147,12 +147,6 @@ def expm1(xp: Any, x: Any) -> Any:
     return ex.expm1(x) if ex is not None else xp.expm1(x)
 
 
-def log_libm(xp: Any, x: Any) -> Any:
-    """``std::log`` in a scalar kernel (xlogy): the C library's, correctly rounded."""
-    ex = _exact(xp, x)
-    return ex.log_libm(x) if ex is not None else xp.log(x)
-
-
 def log1p(xp: Any, x: Any) -> Any:
     """``torch.log1p`` (SLEEF)."""
     ex = _exact(xp, x)

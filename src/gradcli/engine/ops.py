@@ -1047,21 +1047,6 @@ NORM_DIM = defop("norm_dim", "NormBackward1", ("self",),
                      xp, grad, self, result, p, dim), dtype="float_only")
 
 
-def _xlogy(xp: Any, self: Any, other: Any) -> Any:
-    """self * log(other), 0 where self is 0 (nan where other is); a scalar kernel, so
-    std::log."""
-    s = _raw(self)
-    prod = self * K.log_libm(xp, other)
-    return xp.where((s == 0) & ~xp_isnan(_raw(other)), 0.0, prod)
-
-
-XLOGY = defop("xlogy", "XlogyBackward0", ("self", "other"), _xlogy,
-              lambda xp, grad, self, other: xp.where(
-                  (_raw(self) == 0) & ~xp_isnan(_raw(other)), 0.0, grad * xp.log(other)),
-              lambda xp, grad, self, other: grad * self / other,
-              kind="elementwise", dtype="float")
-
-
 def _soft_margin(xp: Any, self: Any, target: Any, reduction: str) -> Any:
     loss = K.log1p(xp, K.unary(xp, "exp", -self * target))
     if reduction == "none":

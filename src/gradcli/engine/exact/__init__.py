@@ -34,10 +34,9 @@ def _keep_scalar(fn: Callable) -> Callable:
     return wrapper
 
 
-erf, expm1, log1p, log_libm, logsigmoid, sigmoid, softplus, pow_scalar, logaddexp = (
-    _keep_scalar(f) for f in (unary.erf, unary.expm1, unary.log1p, unary.log_libm,
-                              unary.logsigmoid, unary.sigmoid, unary.softplus, unary.pow_scalar,
-                              unary.logaddexp))
+erf, expm1, log1p, logsigmoid, sigmoid, softplus, pow_scalar, logaddexp = (
+    _keep_scalar(f) for f in (unary.erf, unary.expm1, unary.log1p, unary.logsigmoid,
+                              unary.sigmoid, unary.softplus, unary.pow_scalar, unary.logaddexp))
 logsigmoid_backward, sigmoid_backward, softplus_backward, tanh_backward = (
     _keep_scalar(f) for f in (unary.logsigmoid_backward, unary.sigmoid_backward,
                               unary.softplus_backward, unary.tanh_backward))
@@ -59,7 +58,6 @@ __all__ = [
     "library",
     "linspace",
     "log1p",
-    "log_libm",
     "log_softmax",
     "log_softmax_backward",
     "logaddexp",

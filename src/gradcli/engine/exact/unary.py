@@ -121,11 +121,6 @@ def erf(x: Any) -> Any:
     return np.asarray(flat, np.float64).reshape(x.shape).astype(x.dtype)
 
 
-def log_libm(x: Any) -> Any:
-    """``std::log`` of a scalar kernel (xlogy): glibc's logf and log, correctly rounded."""
-    return rounded(np.log, np.asarray(x))
-
-
 def expm1(x: Any) -> Any:
     """``torch.expm1``: SLEEF for every element (MKL's expm1 is disabled in vml.h)."""
     return sleef.expm1f(x) if _is32(x) else rounded(np.expm1, x)
