@@ -331,3 +331,24 @@ def test_sign_is_pytorchs_kernel():
                       "[float('nan'), -0.0, 0.0, -2.0])).tolist())\n")
     assert result.error is None
     assert out == "tensor([ True, False]) tensor([-1,  0,  1]) [0.0, 0.0, 0.0, -1.0]\n"
+
+
+# what torch.tensor says of ragged and odd data (PyTorch 2.13's messages)
+@pytest.mark.parametrize(("data", "kind", "message"), [
+    ("[1.0, [2.0, 3.0]]", "TypeError", "must be real number, not list"),
+    ("[[1, 2], 3]", "TypeError", "not a sequence"),
+    ("[[1, 2], [3]]", "ValueError", "expected sequence of length 2 at dim 1 (got 1)"),
+    ("[[[1]], [2]]", "TypeError", "not a sequence"),
+    ("[[1, [2]], [3, 4]]", "TypeError", "'list' object cannot be interpreted as an integer"),
+    ("[[1], []]", "ValueError", "expected sequence of length 1 at dim 1 (got 0)"),
+    ("[1, 'a']", "TypeError", "new(): invalid data type 'str'"),
+])
+def test_tensor_data_errors_are_pytorchs(data, kind, message):
+    result, _ = run(f"import torch\nt = torch.tensor({data})\n")
+    assert (result.error.kind, result.error.message) == (kind, message)
+
+
+def test_an_empty_dimension_reads_nothing_past_it():
+    result, out = run("import torch\nprint(torch.tensor([[], [1]]).shape, torch.tensor([[]]))\n")
+    assert result.error is None
+    assert out == "torch.Size([2, 0]) tensor([], size=(1, 0))\n"

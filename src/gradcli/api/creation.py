@@ -68,6 +68,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if inferred is D.FLOAT32:
         inferred = be.default
     dt = _dtype(dtype, inferred)
+    if 0 in shape:  # PyTorch reads nothing past an empty dimension
+        return leaf(be.xp.zeros(shape, dtype=be.xp_dtype(dt)), requires_grad)
     try:
         array = be.asarray(_plain(data), dt)
     except OverflowError:  # an int beyond int64
@@ -78,33 +80,62 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 _KIND_ORDER = [D.BOOL, D.INT64, D.FLOAT32]
 
 
-def _check_literal(data: Any, kinds: set, dim: int = 0) -> tuple[int, ...]:
-    """The shape of a nested list of numbers, noting the kinds met (bool, int, float) in
-    ``kinds``; PyTorch's errors for ragged or non-numeric data."""
+def _check_literal(data: Any, kinds: set) -> tuple[int, ...]:
+    """The shape of a nested list of numbers, as torch.tensor finds it: the kinds of every
+    item first (bool, int, float, noted in ``kinds``), then the sizes read along the first
+    items, then each item checked against them, with PyTorch's errors at each step."""
+    _infer_kinds(data, kinds)
+    sizes: list[int] = []
+    item = data
+    while isinstance(item, (list, tuple)):
+        sizes.append(len(item))
+        if not item:
+            break
+        item = item[0]
+    if 0 not in sizes:  # PyTorch stores (and so checks) nothing in an empty tensor
+        _check_sizes(data, tuple(sizes), 0, D.FLOAT32 in kinds)
+    return tuple(sizes)
+
+
+def _infer_kinds(data: Any, kinds: set) -> None:
     if isinstance(data, (list, tuple)):
-        shapes = [_check_literal(item, kinds, dim + 1) for item in data]
-        for s in shapes[1:]:
-            if s != shapes[0]:
-                got = s[0] if s else 0
-                raise ScriptError(f"expected sequence of length {shapes[0][0] if shapes[0] else 0}"
-                                  f" at dim {dim + 1} (got {got})", kind="ValueError")
-        return (len(data),) + (shapes[0] if shapes else ())
-    if data.__class__ is Tensor:  # a list of one-element tensors: their values
+        for item in data:
+            _infer_kinds(item, kinds)
+    elif data.__class__ is Tensor:  # a list of one-element tensors: their values
         if data.numel() != 1:
             raise ScriptError("only one element tensors can be converted to Python scalars",
                               kind="ValueError")
         kinds.add(_KIND_ORDER[data.dtype.kind])
-        return ()
-    if not is_number(data):
+    elif data.__class__ is str:
+        raise ScriptError("new(): invalid data type 'str'", kind="TypeError")
+    elif not is_number(data):
         raise ScriptError(f"Could not infer dtype of {type_name(data)}", kind="TypeError")
-    if data.__class__ is int and data.bit_length() > 1023:
-        try:
-            builtins.float(data)
-        except OverflowError:
-            raise ScriptError("int too large to convert to float", kind="OverflowError") from None
-    kinds.add(D.BOOL if data.__class__ is bool else D.INT64 if data.__class__ is int
-              else D.FLOAT32)
-    return ()
+    else:
+        if data.__class__ is int and data.bit_length() > 1023:
+            try:
+                builtins.float(data)
+            except OverflowError:
+                raise ScriptError("int too large to convert to float",
+                                  kind="OverflowError") from None
+        kinds.add(D.BOOL if data.__class__ is bool else D.INT64 if data.__class__ is int
+                  else D.FLOAT32)
+
+
+def _check_sizes(data: Any, sizes: tuple[int, ...], dim: int, floating: bool) -> None:
+    if dim == len(sizes):
+        if isinstance(data, (list, tuple)):
+            name = type_name(data)
+            raise ScriptError(f"must be real number, not {name}" if floating else
+                              f"'{name}' object cannot be interpreted as an integer",
+                              kind="TypeError")
+        return
+    if not isinstance(data, (list, tuple)):
+        raise ScriptError("not a sequence", kind="TypeError")
+    if len(data) != sizes[dim]:
+        raise ScriptError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                          f"(got {len(data)})", kind="ValueError")
+    for item in data:
+        _check_sizes(item, sizes, dim + 1, floating)
 
 
 def _plain(data: Any) -> Any:
