@@ -202,3 +202,19 @@ def test_profile_command(fmt):
         assert "20 graph nodes created" in r.stdout
     else:
         assert "█" in r.stdout or "▏" in r.stdout
+
+
+def test_json_items_one_per_line_whatever_their_strings_hold():
+    """The events are encoded in one call and split between items: a string that holds the
+    split's text, nested dicts and lists stay inside their item."""
+    import json
+
+    from gradcli.render.json import dumps
+
+    events = [{"seq": 0, "text": '}, {"seq": 1'}, {"seq": 1, "grad": {"shape": [2], "n": 1.5}},
+              {"seq": 2, "items": [{"seq": 9}, {"seq": 10}]}]
+    for items in (events, [{"a": 1}, {"b": 2}], [1, [2, 3]]):
+        text = dumps({"gradcli": "1", "events": items}, "events")
+        lines = text.splitlines()
+        assert json.loads(text)["events"] == items
+        assert [json.loads(line.strip().rstrip(",")) for line in lines[3:-2]] == items
