@@ -352,3 +352,14 @@ def test_an_empty_dimension_reads_nothing_past_it():
     result, out = run("import torch\nprint(torch.tensor([[], [1]]).shape, torch.tensor([[]]))\n")
     assert result.error is None
     assert out == "torch.Size([2, 0]) tensor([], size=(1, 0))\n"
+
+
+# PyTorch 2.13's answers for the elementwise ops on a bool tensor (its CPU kernels refuse some)
+BOOL_OPS = "import torch\nb = torch.tensor([True, False])\nfor n in ['trunc', 'floor', 'ceil', 'round', 'frac', 'fix', 'neg', 'abs', 'sign', 'sqrt', 'exp', 'relu', 'sigmoid']:\n    try:\n        r = getattr(torch, n)(b)\n        print(n, 'OK', r)\n    except Exception as e:\n        print(n, type(e).__name__, e)\n"
+BOOL_OPS_OUTPUT = 'trunc NotImplementedError "trunc_vml_cpu" not implemented for \'Bool\'\nfloor NotImplementedError "floor_vml_cpu" not implemented for \'Bool\'\nceil NotImplementedError "ceil_vml_cpu" not implemented for \'Bool\'\nround NotImplementedError "round_vml_cpu" not implemented for \'Bool\'\nfrac NotImplementedError "frac_cpu" not implemented for \'Bool\'\nfix NotImplementedError "trunc_vml_cpu" not implemented for \'Bool\'\nneg RuntimeError Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.\nabs NotImplementedError "abs_cpu" not implemented for \'Bool\'\nsign OK tensor([ True, False])\nsqrt OK tensor([1., 0.])\nexp OK tensor([2.7183, 1.0000])\nrelu RuntimeError Boolean inputs not supported for relu\nsigmoid OK tensor([0.7311, 0.5000])\n'
+
+
+def test_elementwise_ops_on_bool_tensors_answer_as_pytorch():
+    result, out = run(BOOL_OPS)
+    assert result.error is None
+    assert out == BOOL_OPS_OUTPUT

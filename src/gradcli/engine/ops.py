@@ -48,7 +48,8 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   it, as ``x ** 2.5``'s exponent); "float" the same, made the default float dtype when it comes
   out integral (``exp``, ``/``); "sum" integral and bool inputs summed as int64; "float_only"
   integral inputs are an error (``mean``); "float_kernel" the same, with PyTorch's
-  NotImplementedError naming the CPU kernel ``aten`` (``gelu``); "same" every input must have
+  NotImplementedError naming the CPU kernel ``aten`` (``gelu``); "no_bool" as "keep", with
+  that error for a bool input (``trunc``'s ``trunc_vml_cpu``); "same" every input must have
   the same dtype (``mm``); "to" the ``dtype`` param.  A result of an integral dtype never
   requires grad; a gradient is cast back to each input's dtype.
 """
@@ -184,7 +185,8 @@ def plans(formulas: tuple, inputs: tuple[str, ...], result: str = "result") -> t
         for nm in f[1])) for f in formulas)
 
 
-DTYPE_RULES = ("keep", "promote", "float", "sum", "float_only", "float_kernel", "same", "to")
+DTYPE_RULES = ("keep", "no_bool", "promote", "float", "sum", "float_only", "float_kernel", "same",
+               "to")
 
 
 def defop(name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
@@ -299,7 +301,15 @@ DIV = defop("div", "DivBackward0", ("self", "other"), lambda xp, self, other: se
 RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", ("self",), lambda xp, self: 1.0 / self,
                    lambda grad, result: -grad * (result * result), kind="elementwise",
                    surface=UNARY, domain=(0.3, 3), dtype="float")
-NEG = defop("neg", "NegBackward0", ("self",), lambda xp, self: -self,
+def _neg(xp: Any, self: Any) -> Any:
+    if self.dtype == xp.bool:
+        raise ScriptError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                          "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                          "instead.")
+    return -self
+
+
+NEG = defop("neg", "NegBackward0", ("self",), _neg,
             lambda grad: -grad, kind="elementwise")
 # NOTE: pow's derivative is 0 where the exponent is 0, even at self = 0 (as PyTorch).
 POW = defop("pow", "PowBackward0", ("self",),
@@ -398,7 +408,7 @@ SQRT = defop("sqrt", "SqrtBackward0", ("self",), lambda xp, self: K.unary(xp, "s
 # NOTE: abs'(0) = sign(0) = 0, as PyTorch.
 ABS = defop("abs", "AbsBackward0", ("self",), lambda xp, self: xp.abs(self),
             lambda xp, grad, self: grad * xp.sign(self), kind="elementwise", surface=UNARY,
-            domain=(-2, 2))
+            domain=(-2, 2), dtype="no_bool", aten="abs_cpu")
 SIN = defop("sin", "SinBackward0", ("self",), lambda xp, self: K.unary(xp, "sin", self),
             lambda xp, grad, self: grad * xp.cos(self), kind="elementwise", surface=UNARY,
             domain=(-3, 3), dtype="float")
@@ -412,7 +422,13 @@ SIGMOID = defop("sigmoid", "SigmoidBackward0", ("self",), K.sigmoid,
                 lambda xp, grad, result: xp.sigmoid_backward(grad, result), kind="elementwise",
                 surface=(*UNARY, "F"), domain=(-3, 3), dtype="float")
 # NOTE: relu'(0) = 0, as PyTorch (threshold_backward on the result).
-RELU = defop("relu", "ReluBackward0", ("self",), lambda xp, self: xp.clip(self, min=0.0),
+def _relu(xp: Any, self: Any) -> Any:
+    if self.dtype == xp.bool:
+        raise ScriptError("Boolean inputs not supported for relu")
+    return xp.clip(self, min=0.0)
+
+
+RELU = defop("relu", "ReluBackward0", ("self",), _relu,
              lambda xp, grad, result: xp.where(_raw(result) > 0, grad, 0.0), kind="elementwise",
              surface=(*UNARY, "F"), domain=(-2, 2))
 def _sgn(xp: Any, self: Any) -> Any:
@@ -446,17 +462,17 @@ LOG10 = defop("log10", "Log10Backward0", ("self",), lambda xp, self: xp.log10(se
 # Step functions: the gradient is zero everywhere (PyTorch's zeros_like(grad)); nothing saved.
 FLOOR = defop("floor", "FloorBackward0", ("self",), lambda xp, self: xp.floor(self),
               lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
-              domain=(-2, 2))
+              domain=(-2, 2), dtype="no_bool", aten="floor_vml_cpu")
 CEIL = defop("ceil", "CeilBackward0", ("self",), lambda xp, self: xp.ceil(self),
              lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
-             domain=(-2, 2))
+             domain=(-2, 2), dtype="no_bool", aten="ceil_vml_cpu")
 TRUNC = defop("trunc", "TruncBackward0", ("self",), lambda xp, self: xp.trunc(self),
               lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
-              domain=(-2, 2))
+              domain=(-2, 2), dtype="no_bool", aten="trunc_vml_cpu")
 # NOTE: halves round to even (nearbyint), as PyTorch and the Array API.
 ROUND = defop("round", "RoundBackward0", ("self",), lambda xp, self: xp.round(self),
               lambda xp, grad: xp.zeros_like(grad), kind="elementwise", surface=UNARY,
-              domain=(-2, 2))
+              domain=(-2, 2), dtype="no_bool", aten="round_vml_cpu")
 
 
 def _round_decimals(xp: Any, self: Any, decimals: int) -> Any:

@@ -16,7 +16,7 @@ from . import ops as O
 from .aliasing import refresh_views
 from .backend import view_maps
 from .context import current
-from .dtypes import BOOL, C_NAMES, FLOAT_KIND, INT64, SCALAR_NAMES, result_type
+from .dtypes import BOOL, BOOL_KIND, C_NAMES, FLOAT_KIND, INT64, SCALAR_NAMES, result_type
 from .graph import _EMPTY, CopySlices, Node, edge
 from .tensor import Tensor
 
@@ -127,6 +127,11 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
         out = params["dtype"]
     elif rule == "keep":  # other tensor inputs (copy_'s src) are cast to it
         out = tensors[0].dtype
+    elif rule == "no_bool":
+        out = tensors[0].dtype
+        if out.kind == BOOL_KIND:
+            raise ScriptError(f'"{op.aten}" not implemented for \'Bool\'',
+                              kind="NotImplementedError")
     elif rule == "same":
         first = tensors[0].dtype
         for t in tensors[1:]:
