@@ -270,8 +270,7 @@ def _float_dtype(dtype: Any, fn: str) -> DType:
     be = current().backend
     dt = to_dtype(dtype) if dtype is not None else be.default
     if not dt.is_floating_point:
-        raise ScriptError(f'"{fn}" not implemented for \'{D.SCALAR_NAMES[dt.name]}\'',
-                          kind="NotImplementedError")
+        raise D.kernel_error(fn, dt)
     return dt
 
 

@@ -114,3 +114,10 @@ def to_dtype(value: Any) -> DType:
     if isinstance(value, DType):
         return value
     raise ScriptError(f"dtype must be torch.dtype, not {type(value).__name__}", kind="TypeError")
+
+
+def kernel_error(kernel: str, dtype: DType | str) -> ScriptError:
+    """PyTorch's NotImplementedError for a CPU kernel not built for ``dtype`` (a DType, or
+    PyTorch's scalar name such as "Bool")."""
+    name = dtype if isinstance(dtype, str) else SCALAR_NAMES[dtype.name]
+    return ScriptError(f'"{kernel}" not implemented for \'{name}\'', kind="NotImplementedError")

@@ -147,8 +147,7 @@ isfinite = _value_test("isfinite", "isfinite", True)
 # --- bitwise ------------------------------------------------------------------------------------
 def _check_bitwise(x: Tensor, name: str) -> None:
     if x.dtype.is_floating_point:
-        raise ScriptError(f'"{name}_cpu" not implemented for '
-                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+        raise D.kernel_error(f"{name}_cpu", x.dtype)
 
 
 def _bitwise(name: str, fn: Callable[[Any, Any], Any]) -> tuple[Callable, Callable, Callable]:
@@ -163,8 +162,7 @@ def _bitwise(name: str, fn: Callable[[Any, Any], Any]) -> tuple[Callable, Callab
         else:
             _check_bitwise(a, name)
             if isinstance(b, float):
-                raise ScriptError(f'"{name}_cpu" not implemented for \'Float\'',
-                                  kind="NotImplementedError")
+                raise D.kernel_error(f"{name}_cpu", "Float")
         be = a.backend
         xp = be.xp
         if b.__class__ is int and a.dtype is not D.BOOL:  # in the tensor's dtype, wrapping

@@ -53,8 +53,7 @@ def _softmax(op: Any, name: str, dim_optional: bool) -> Any:
         if not x.dtype.is_floating_point:  # PyTorch's kernel for the last dim has its own name
             kernel = f"{name}_lastdim_kernel_impl" if d is None or d == x.ndim - 1 else \
                 f"{name}_kernel_impl"
-            raise ScriptError(f'"{kernel}" not implemented for '
-                              f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+            raise D.kernel_error(kernel, x.dtype)
         return apply(op, (x,), {"dim": d})
 
     fn.__name__ = name
@@ -215,8 +214,7 @@ def _nll(x: Tensor, t: Tensor, w: Tensor | None, reduction: str, ignore_index: i
         raise ScriptError("expected target dtype to be Long or Byte, but got "
                           f"{D.SCALAR_NAMES[t.dtype.name]}")
     if not x.dtype.is_floating_point:
-        raise ScriptError(f"\"nll_loss_out_frame\" not implemented for "
-                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+        raise D.kernel_error("nll_loss_out_frame", x.dtype)
     if t.ndim > 1:
         raise ScriptError("0D or 1D target tensor expected, multi-target not supported")
     if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
@@ -258,8 +256,7 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     reduction = _reduction(reduction, size_average, reduce)
     w = _weight(weight, x)
     if not x.dtype.is_floating_point:
-        raise ScriptError(f"\"log_softmax_lastdim_kernel_impl\" not implemented for "
-                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+        raise D.kernel_error("log_softmax_lastdim_kernel_impl", x.dtype)
     class_dim = 0 if x.ndim == 1 else 1
     if x.shape == t.shape:
         return _cross_entropy_probs(x, t, w, reduction, ignore_index, label_smoothing, class_dim)
@@ -359,8 +356,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
             raise ScriptError(f"Found dtype {D.SCALAR_NAMES[other.dtype.name]} but expected "
                               f"{D.SCALAR_NAMES[x.dtype.name]}")
     if not x.dtype.is_floating_point:
-        raise ScriptError(f'"binary_cross_entropy" not implemented for '
-                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+        raise D.kernel_error("binary_cross_entropy", x.dtype)
     be = x.backend
     for name, v in (("input", x), ("target", t)):
         inside = be.xp.all((v.data >= 0) & (v.data <= 1))
@@ -396,8 +392,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     _same_size_target(x, t, f"Target size ({Size(t.shape)}) must be the same as input size "
                             f"({Size(x.shape)})")
     if not x.dtype.is_floating_point:  # its first step is log_sigmoid(input)
-        raise ScriptError(f'"log_sigmoid_cpu" not implemented for '
-                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+        raise D.kernel_error("log_sigmoid_cpu", x.dtype)
     if not t.dtype.is_floating_point:
         raise ScriptError(f"result type {D.SCALAR_NAMES[x.dtype.name]} can't be cast to the "
                           f"desired output type {D.SCALAR_NAMES[t.dtype.name]}")

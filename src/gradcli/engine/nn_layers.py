@@ -95,8 +95,7 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
         raise ScriptError(f"Given normalized_shape={list(shape)}, expected input with shape "
                           f"[*{dims}], but got input of size{list(x.shape)}")
     if not x.dtype.is_floating_point:
-        raise ScriptError(f'"LayerNormKernelImpl" not implemented for '
-                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+        raise D.kernel_error("LayerNormKernelImpl", x.dtype)
     be = x.backend
     xp = be.xp
     axes = tuple(range(x.ndim - k, x.ndim))
@@ -136,8 +135,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
             raise ScriptError(f"{name} should contain {channels} elements not {t.numel()}")
         stats.append(t)
     if not x.dtype.is_floating_point:
-        raise ScriptError(f'"batch_norm" not implemented for '
-                          f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+        raise D.kernel_error("batch_norm", x.dtype)
     be = x.backend
     xp = be.xp
     if training:
@@ -286,8 +284,7 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
         noise = Tensor(be.xp.zeros((), dtype=x.data.dtype), be)
     else:
         if not x.dtype.is_floating_point:
-            raise ScriptError(f'"bernoulli_scalar_cpu_" not implemented for '
-                              f"'{D.SCALAR_NAMES[x.dtype.name]}'", kind="NotImplementedError")
+            raise D.kernel_error("bernoulli_scalar_cpu_", x.dtype)
         if x._strides is not None and _dense(x.shape, x._strides):
             # empty_like keeps a transposed tensor's layout: the draws go in memory order
             flat = be.generator.bernoulli(1 - p, (x.numel(),), x.dtype.name)

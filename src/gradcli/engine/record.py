@@ -16,7 +16,16 @@ from . import ops as O
 from .aliasing import refresh_views
 from .backend import view_maps
 from .context import current
-from .dtypes import BOOL, BOOL_KIND, C_NAMES, FLOAT_KIND, INT64, SCALAR_NAMES, result_type
+from .dtypes import (
+    BOOL,
+    BOOL_KIND,
+    C_NAMES,
+    FLOAT_KIND,
+    INT64,
+    SCALAR_NAMES,
+    kernel_error,
+    result_type,
+)
 from .graph import _EMPTY, CopySlices, Node, edge
 from .tensor import Tensor
 
@@ -130,8 +139,7 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
     elif rule == "no_bool":
         out = tensors[0].dtype
         if out.kind == BOOL_KIND:
-            raise ScriptError(f'"{op.aten}" not implemented for \'Bool\'',
-                              kind="NotImplementedError")
+            raise kernel_error(op.aten, "Bool")
     elif rule == "same":
         first = tensors[0].dtype
         for t in tensors[1:]:
@@ -149,8 +157,7 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
             elif rule == "sum":
                 out = INT64
             elif rule == "float_kernel":
-                raise ScriptError(f'"{op.aten}" not implemented for '
-                                  f"'{SCALAR_NAMES[out.name]}'", kind="NotImplementedError")
+                raise kernel_error(op.aten, out)
             elif rule == "float_only":
                 raise ScriptError(f"{op.name.split('_')[0]}(): could not infer output dtype. "
                                   "Input dtype must be either a floating point or complex dtype. "

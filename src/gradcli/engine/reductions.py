@@ -271,8 +271,7 @@ def _cumulative(op: Any, name: str) -> Any:
                 raise ScriptError(f"{name}(): argument 'dtype' must be torch.dtype, not "
                                   f"{type(dtype).__name__}", kind="TypeError")
             if dtype is D.BOOL:
-                raise ScriptError(f'"{name}_out_cpu" not implemented for \'Bool\'',
-                                  kind="NotImplementedError")
+                raise D.kernel_error(f"{name}_out_cpu", "Bool")
         params: dict[str, Any] = {"dim": dim_arg(dim, x.ndim)}
         if op is O.CUMSUM:  # the formulas' reverse cumulative sum is the same op
             params["reverse"] = False
@@ -443,7 +442,7 @@ def trace(input: Any) -> Tensor:
     """The sum of a matrix's diagonal (TraceBackward0)."""
     x = tensor_arg(input, "trace")
     if x.dtype is D.BOOL:
-        raise ScriptError('"trace" not implemented for \'Bool\'', kind="NotImplementedError")
+        raise D.kernel_error("trace", "Bool")
     if x.ndim != 2:
         raise ScriptError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     return apply(O.TRACE, (x,))
