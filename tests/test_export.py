@@ -31,8 +31,6 @@ FIXTURES = ROOT / "tests" / "fixtures" / "export"
 SCRIPTS = sorted(p for folder in (ROOT / "samples", ROOT / "tests" / "scenarios")
                  for p in folder.glob("*.grad"))
 ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")  # as tools/record_corpus.py normalises them
-# Scripts whose exported program prints something else than gradcli, each with the reason.
-KNOWN_DIFFERENT: dict[str, str] = {}
 
 
 def _fixture(path: Path) -> dict:
@@ -81,8 +79,6 @@ def test_pytorch_prints_what_gradcli_prints(path: Path) -> None:
     fixture = _fixture(path)
     if "refused" in fixture:
         pytest.skip(f"not exported: {fixture['refused']['message']}")
-    if path.stem in KNOWN_DIFFERENT:
-        pytest.xfail(KNOWN_DIFFERENT[path.stem])
     stdout, failed = _gradcli_stdout(path)
     assert stdout == fixture["stdout"]
     assert failed == (fixture["exit"] != 0), fixture["error"]

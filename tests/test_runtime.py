@@ -139,10 +139,15 @@ def test_a_run_hands_what_it_made_to_the_collectors_oldest_generation():
     run's objects, or the first young collection walks them all (0.25 s per 20,000 lines)."""
     import gc
 
-    if gc.get_freeze_count() or not gc.isenabled():
-        pytest.skip("the collector is frozen or off in this process")
-    src = "".join(f"x{i} = {i}.5 * 2 + 1\n" for i in range(3000))
-    r = run(src)
-    young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
+    was_enabled = gc.isenabled()
+    gc.unfreeze()  # an earlier test in this process may have frozen or paused it
+    gc.enable()
+    try:
+        src = "".join(f"x{i} = {i}.5 * 2 + 1\n" for i in range(3000))
+        r = run(src)
+        young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
+    finally:
+        if not was_enabled:
+            gc.disable()
     assert r.error is None and len(r.bindings) == 3000
     assert young < 3000, young  # the program alone is ~30,000 objects
