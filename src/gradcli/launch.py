@@ -9,9 +9,8 @@ traceback.
 The entry point pauses the cyclic collector while the process starts (``gc_paused``): imports
 make hundreds of thousands of objects that live until exit, and the collector would walk them
 at every pass.  Once the command's modules are loaded they go to its oldest generation
-(``engine.context.promote_to_oldest``) and it resumes.  When the command is done everything is
-frozen (``gc.freeze()``): the interpreter's shutdown would otherwise walk every object once more
-for cycles to collect, a tenth of a small script's whole run, in a process that is ending.
+(``engine.context.promote_to_oldest``) and it resumes.  The process then ends without the
+interpreter's shutdown (``__main__.main``).
 """
 
 from __future__ import annotations
@@ -66,11 +65,6 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
 
             internal_error(exc, debug)
         sys.exit(code)
-    finally:
-        if gc_paused:  # the process is ending: no last walk over it at shutdown
-            import gc
-
-            gc.freeze()
 
 
 def _resume_collector(with_run: bool) -> None:
