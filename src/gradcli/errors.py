@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A 1-based source region: where a statement or expression sits in the script."""
+class Span(NamedTuple):
+    """A 1-based source region: where a statement or expression sits in the script.
+
+    A named tuple rather than a dataclass: one is made for every program node, and a dataclass
+    costs its code generation at every start of the process."""
 
     line: int
     column: int

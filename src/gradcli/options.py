@@ -14,7 +14,6 @@ Only the standard library here: this module is on the path of every command.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -43,9 +42,11 @@ class Format(str, Enum):
     json = "json"
 
 
-@dataclass
 class Options:
-    """Every command's options after parsing (one field per shared option)."""
+    """Every command's options after parsing (one field per shared option).
+
+    The defaults are class attributes and ``Options(**fields)`` sets the ones given: a plain
+    class, because a dataclass's generated code is compiled at every start of the process."""
 
     script: str | None = None
     eval_text: str | None = None
@@ -71,6 +72,22 @@ class Options:
     top: int = 10
     lines: str | None = None
     rolled: bool = False
+
+    def __init__(self, **given: Any) -> None:
+        for name, value in given.items():
+            if name not in Options.__annotations__:
+                raise TypeError(f"Options has no field {name!r}")
+            setattr(self, name, value)
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, name) for name in Options.__annotations__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Options) and self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"Options({given})"
 
 
 BACKEND_ENV = "GRADCLI_BACKEND"  # read for --backend when the option is not given

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import types
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy
@@ -24,7 +23,6 @@ DTYPES = ("float64", "float32")  # the default float dtypes a run can choose
 BACKENDS = ("numpy", "cupy")
 
 
-@dataclass(eq=False)
 class Backend:
     """An array namespace plus the run's default float dtype and random generator.
 
@@ -33,17 +31,15 @@ class Backend:
     ``dtype_of`` maps an array's dtype back to PyTorch's.
     """
 
-    name: str
-    xp: Any
-    dtype: Any
-    dtype_name: str
-    seed: int = 0
-    _generator: Any = field(default=None, repr=False)  # made on first use (generator.py)
-    formulas: Any = field(default=None, repr=False)  # the op table's formula namespace, cached
-    _to_xp: dict = field(default_factory=dict, repr=False)
-    _from_xp: dict = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
+    def __init__(self, name: str, xp: Any, dtype_name: str, seed: int = 0) -> None:
+        self.name = name
+        self.xp = xp
+        self.dtype_name = dtype_name
+        self.seed = seed
+        self._generator: Any = None  # made on first use (generator.py)
+        self.formulas: Any = None  # the op table's formula namespace, cached
+        self._to_xp: dict = {}
+        self._from_xp: dict = {}
         for dt in ALL_DTYPES.values():
             native = getattr(self.xp, dt.name, None)
             if native is None:
@@ -143,7 +139,7 @@ def get_backend(name: str | None = None, dtype: str = "float64", seed: int = 0) 
         import array_api_strict as xp
     else:
         raise UsageError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
-    return Backend(name, xp, getattr(xp, dtype), dtype, seed % 2 ** 64)
+    return Backend(name, xp, dtype, seed % 2 ** 64)
 
 
 def _numpy_namespace() -> Any:
@@ -159,7 +155,7 @@ def _numpy_namespace() -> Any:
 
 def from_namespace(xp: Any, dtype: str = "float64", seed: int = 0) -> Backend:
     """A backend over any Array API namespace (library use and the array-api-strict tests)."""
-    return Backend(getattr(xp, "__name__", "array_api"), xp, getattr(xp, dtype), dtype, seed)
+    return Backend(getattr(xp, "__name__", "array_api"), xp, dtype, seed)
 
 
 def _import_cupy() -> Any:

@@ -13,8 +13,7 @@ flat list: the same text, about 3x faster (a 1024x1024 tensor in full: 0.4 s).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,8 +21,7 @@ __all__ = ["DEFAULT_OPTIONS", "PrintOptions", "format_scalar", "format_tensor", 
            "set_printoptions"]
 
 
-@dataclass(frozen=True)
-class PrintOptions:
+class PrintOptions(NamedTuple):
     """``torch._tensor_str.PRINT_OPTS``: what ``torch.set_printoptions`` sets."""
 
     precision: Any = 4
@@ -46,10 +44,10 @@ def set_printoptions(opts: PrintOptions, precision: Any = None, threshold: Any =
     given; ``sci_mode`` is always set (left out, back to None: chosen per tensor)."""
     if profile in _PROFILES:
         p, t, e, w = _PROFILES[profile]
-        opts = replace(opts, precision=p, threshold=t, edgeitems=e, linewidth=w)
+        opts = opts._replace(precision=p, threshold=t, edgeitems=e, linewidth=w)
     given = {"precision": precision, "threshold": threshold, "edgeitems": edgeitems,
              "linewidth": linewidth}
-    return replace(opts, sci_mode=sci_mode, **{k: v for k, v in given.items() if v is not None})
+    return opts._replace(sci_mode=sci_mode, **{k: v for k, v in given.items() if v is not None})
 
 
 _NUMPY_DTYPES: dict[str, type[np.generic]] = {
@@ -344,7 +342,7 @@ def format_values(data: np.ndarray, dtype: str = "float64", *, linewidth: int = 
     """A tensor's contents as ``repr`` shows them between ``tensor(`` and the suffixes, for
     listings: PyTorch's precision, scientific switch and summarisation, rows wrapped at
     ``linewidth`` and summarised past ``threshold`` elements (``[[1.], [2.]]``, ``1.3713e-07``)."""
-    opts = replace(DEFAULT_OPTIONS, linewidth=linewidth, threshold=threshold)
+    opts = DEFAULT_OPTIONS._replace(linewidth=linewidth, threshold=threshold)
     return _tensor_str(_as_dtype(data, dtype), 0, opts)
 
 

@@ -7,8 +7,7 @@ no box drawing in listings, one record per line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -270,8 +269,7 @@ def node_label(view: BackwardView, i: int) -> str:
     return label
 
 
-@dataclass
-class TreeEntry:
+class TreeEntry(NamedTuple):
     """One line of the tree: a node drawn (``node``), met again (``seen``) or drawn later as
     the root of its own block (``continued``), under ``parent`` (an index in the block)."""
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..engine.graph import accumulator
 from ..errors import GradcliError, Span
@@ -73,8 +72,7 @@ def hint_for(err: GradcliError, source: str, none_read: NoneGrad | None = None) 
 
 
 # -- why a .grad is None -------------------------------------------------------------------------
-@dataclass
-class NoneGrad:
+class NoneGrad(NamedTuple):
     """A read of ``.grad`` that gave None: what was read, where, and what the run knew then."""
 
     tensor: Any

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..engine import RunContext, Tensor, grad, use
 from ..engine.backend import quiet
@@ -14,8 +13,7 @@ from .hints import NoneGrad
 from .recorder import Record
 
 
-@dataclass
-class Warning_:
+class Warning_(NamedTuple):
     """A warning raised while running, with the statement that triggered it and the calls
     that led there (outermost first)."""
 
@@ -26,26 +24,26 @@ class Warning_:
     hint: str | None = None  # gradcli's, shown after PyTorch's message
 
 
-@dataclass
 class RunResult:
     """Everything a run produced."""
 
-    program: P.Program
-    backend: Any
-    bindings: dict[str, Any] = field(default_factory=dict)
-    binding_counts: dict[str, int] = field(default_factory=dict)  # top-level bindings per name
-    binding_spans: dict[str, Span | None] = field(default_factory=dict)  # each name's latest
-    last_assigned: str | None = None
-    prints: list[str] = field(default_factory=list)
-    warnings: list[Warning_] = field(default_factory=list)
-    error: GradcliError | None = None
-    records: list[Record] | None = None
-    # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views.py)
-    bound: dict[str, list[tuple[str, int]]] | None = None
-    kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
-    # .grad reads that gave None (recording runs: trace, explain, graph)
-    none_grads: list[NoneGrad] = field(default_factory=list)
-    mode: str = "grad"  # "grad" (a grad script) or "torch" (a PyTorch program)
+    def __init__(self, program: P.Program, backend: Any, mode: str = "grad") -> None:
+        self.program = program
+        self.backend = backend
+        self.mode = mode  # "grad" (a grad script) or "torch" (a PyTorch program)
+        self.bindings: dict[str, Any] = {}
+        self.binding_counts: dict[str, int] = {}  # top-level bindings per name
+        self.binding_spans: dict[str, Span | None] = {}  # each name's latest
+        self.last_assigned: str | None = None
+        self.prints: list[str] = []
+        self.warnings: list[Warning_] = []
+        self.error: GradcliError | None = None
+        self.records: list[Record] | None = None
+        # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views)
+        self.bound: dict[str, list[tuple[str, int]]] | None = None
+        self.kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
+        # .grad reads that gave None (recording runs: trace, explain, graph)
+        self.none_grads: list[NoneGrad] = []
 
     def grad(self, of: str, wrt: list[str]) -> list[Tensor]:
         """d(of)/d(w) for each w, as torch.autograd.grad with retain_graph; zeros if unused."""
