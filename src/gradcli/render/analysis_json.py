@@ -61,20 +61,27 @@ def _array(a: Any, dtype: str) -> Any:
     return _field(host_value(a), dtype)
 
 
+_COMMON = ("seq", "phase", "kind", "line", "node", "grad_fn")  # an Event's first six items
+_KEYS = {kind: _COMMON + fields for kind, fields in FIELDS.items()}
+_TEXT_KEYS = {kind: (*_COMMON, "text", *fields) for kind, fields in FIELDS.items()}
+
+
 def trace_doc(tr: Any, dtype: str, err: Any, text: bool = False) -> dict[str, Any]:
     """``{"gradcli", "events": [{"seq", "phase", "kind", "line", "node", "grad_fn",
     …kind-specific fields}], "root_cause", "error"}`` (``render.json.dumps`` writes the events
     one per line).  ``text``: each event also says what it did in words (the html stepper
     shows it; ``trace --format json`` leaves it out, a consumer has the fields)."""
     events = []
+    keys = _TEXT_KEYS if text else _KEYS
     for e in (tr if tr is not None else ()):
-        doc = {"seq": e.seq, "phase": e.phase, "kind": e.kind, "line": e.line, "node": e.node,
-               "grad_fn": e.grad_fn}
+        kind = e[2]
         if text:
-            doc["text"] = event_text(tr, e)
-        doc.update(zip(FIELDS[e.kind], e.info))
-        for k in ARRAYS.get(e.kind, ()):
-            doc[k] = _array(doc[k], dtype)
+            doc = dict(zip(keys[kind], (*e[:6], event_text(tr, e), *e[6])))
+        else:
+            doc = dict(zip(keys[kind], (*e[:6], *e[6])))
+        if kind in ARRAYS:
+            for k in ARRAYS[kind]:
+                doc[k] = _array(doc[k], dtype)
         events.append(doc)
     return {"gradcli": SCHEMA, "events": events,
             "root_cause": tr.root_cause if tr is not None else None, "error": error_obj(err)}

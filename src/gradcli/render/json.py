@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
 import numpy as np
@@ -157,7 +158,7 @@ def dumps(doc: dict[str, Any], one_per_line: str | None = None) -> str:
     parts = []
     for key, v in doc.items():
         if key == one_per_line and v:
-            body = "[\n" + ",\n".join("    " + _compact(item) for item in v) + "\n  ]"
+            body = "[\n" + ",\n".join("    " + _item(item) for item in v) + "\n  ]"
         else:
             body = json.dumps(v, indent=2, ensure_ascii=False, allow_nan=False)
             body = body.replace("\n", "\n  ")
@@ -166,3 +167,12 @@ def dumps(doc: dict[str, Any], one_per_line: str | None = None) -> str:
 
 
 _compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
+if c_make_encoder is not None:  # CPython's C encoder, made once: ``_compact`` makes one per call
+    _chunks = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ": ", ", ", False, False, False)
+
+    def _item(item: Any) -> str:
+        """``_compact(item)`` for a dict or list item (no circular-reference check: documents
+        are trees)."""
+        return "".join(_chunks(item, 0))
+else:
+    _item = _compact
