@@ -27,7 +27,7 @@ from .errors import GradcliError
 from .script.printing import Printer, node_name, type_name
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TensorView:
     """A tensor's host-side state, as SPEC §3.2 describes it."""
 
@@ -42,7 +42,7 @@ class TensorView:
     retains_grad: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PlainView:
     """A binding that is not a tensor: a number, a bool, a function, a list, None."""
 
@@ -50,7 +50,7 @@ class PlainView:
     value: Any
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SavedView:
     """One tensor (or wrapped number) a backward node saved."""
 
@@ -62,7 +62,7 @@ class SavedView:
     stale: bool = False  # modified in place since it was saved: a backward through it fails
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class GraphNode:
     """One recorded tensor state (SPEC §3.2 ``graph`` node)."""
 
@@ -92,7 +92,7 @@ class GraphNode:
         return self.op + "_"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class GraphView:
     """Every recorded tensor state in topological order, and the output's id."""
 
@@ -102,7 +102,7 @@ class GraphView:
     context: list[GraphNode] = field(default_factory=list)  # inputs a scope left out
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class BackwardNode:
     """One grad_fn node reached from the output (AccumulateGrad nodes carry the leaf)."""
 
@@ -119,7 +119,7 @@ class BackwardNode:
     step: int = 0
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class BackwardView:
     """The grad_fn graph of the output, numbered from the output's node."""
 
