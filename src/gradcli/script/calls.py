@@ -31,6 +31,8 @@ def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> 
         if kwargs:
             kwargs = {k: bound_builtin(v, interp) if v.__class__ is _FUNCTION and
                       getattr(v, "needs_interpreter", False) else v for k, v in kwargs.items()}
+        if not _NUMPY_NAMES.keys().isdisjoint(kwargs):
+            kwargs = _pytorch_names(fn, kwargs)
     try:
         if needs_interp:
             return fn(interp, *args, **kwargs)
@@ -60,6 +62,23 @@ def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> 
 
 
 _FUNCTION = type(lambda: None)
+# PyTorch's argument parser takes NumPy's names for four parameters (python_arg_parser.cpp's
+# numpy_compatibility_arg_names): x.sum(axis=1, keepdims=True), torch.max(x, axis=0).
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input",
+                "x1": "input", "x2": "other"}
+
+
+def _pytorch_names(fn: Any, kwargs: dict) -> dict:
+    """``kwargs`` with NumPy's names as PyTorch's, for a function of the PyTorch surface whose
+    parameter has the PyTorch name (and no parameter of the NumPy name)."""
+    if not (getattr(fn, "__module__", None) or "").startswith(("gradcli.api", "gradcli.engine")):
+        return kwargs
+    params = _parameters(fn)
+    out = {}
+    for k, v in kwargs.items():
+        name = _NUMPY_NAMES.get(k)
+        out[name if name in params and k not in params and name not in kwargs else k] = v
+    return out
 
 
 def bound_builtin(fn: Any, interp: Any) -> Any:
