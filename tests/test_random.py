@@ -24,7 +24,7 @@ from gradcli.api import random
 from gradcli.engine import distributions as dist
 from gradcli.engine import dtypes
 from gradcli.engine import generator as gen_module
-from gradcli.engine.backend import from_namespace, get_backend
+from gradcli.engine.backend import from_namespace, get_backend, memory_order
 from gradcli.engine.context import RunContext, use
 from gradcli.engine.exact import fp
 from gradcli.engine.generator import DEFAULT_SEED, STATE_SIZE, Generator
@@ -41,6 +41,19 @@ CASES = FIXTURE["cases"]
 
 def probabilities(n: int, dtype: str) -> np.ndarray:
     return ((np.arange(n) * 0.6180339887498949) % 1.0).astype(dtype)
+
+
+def weights(size: list[int], s: dict[str, Any]) -> np.ndarray:
+    n = math.prod(size)
+    w = (probabilities(n, "float64") + 0.01).astype(s["dtype"])
+    for i in s.get("zeros", ()):
+        w[i] = 0
+    if "bad" in s:
+        w[s["bad"]] = np.nan
+    w = w.reshape(size)
+    if "bad_row" in s:
+        w[s["bad_row"]] *= -1
+    return w
 
 
 def means(n: int, dtype: str) -> np.ndarray:
@@ -120,6 +133,16 @@ def replay(s: dict[str, Any], gens: dict[str | None, Generator], saved: dict[str
             p = np.broadcast_to(probabilities(s["p_size"][-1], s["p_dtype"]), s["p_size"])
             return g.bernoulli(p, size, dtype)
         return g.bernoulli(s["p"], size, dtype)
+    if op == "exponential_":
+        if s.get("transposed"):  # a (rows, cols) view of (cols, rows) storage: memory order
+            return g.exponential((math.prod(size),), dtype, s["lambd"]).reshape(size[::-1]).T
+        return g.exponential(size, dtype, s["lambd"])
+    if op == "multinomial":
+        if s.get("transposed"):
+            w, order = weights(size[::-1], s).T, memory_order(tuple(size), (1, size[0]))
+        else:
+            w, order = weights(size, s), None
+        return g.multinomial(w, s["n"], s["replacement"], order)
     raise AssertionError(f"unknown step {op}")
 
 

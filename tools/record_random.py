@@ -46,6 +46,21 @@ def probabilities(n: int, dtype: str) -> np.ndarray:
     return ((np.arange(n) * 0.6180339887498949) % 1.0).astype(dtype)
 
 
+def weights(size: list[int], s: dict[str, Any]) -> np.ndarray:
+    """multinomial's weights: probabilities() in ``size``, some set to zero (``zeros``, by flat
+    position), one made NaN (``bad``), or a row made negative (``bad_row``)."""
+    n = math.prod(size)
+    w = (probabilities(n, "float64") + 0.01).astype(s["dtype"])
+    for i in s.get("zeros", ()):
+        w[i] = 0
+    if "bad" in s:
+        w[s["bad"]] = np.nan
+    w = w.reshape(size)
+    if "bad_row" in s:
+        w[s["bad_row"]] *= -1
+    return w
+
+
 def means(n: int, dtype: str) -> np.ndarray:
     return (np.arange(n) * 0.25 - 1.0).astype(dtype)
 
@@ -145,6 +160,40 @@ def cases() -> list[dict[str, Any]]:
         case(f"bernoulli_ with {p_dtype} probabilities broadcast", 10,
              step("bernoulli_", p_size=[1, 20], p_dtype=p_dtype, size=[3, 20], dtype="float32"),
              step("bernoulli_", p_size=[5], p_dtype=p_dtype, size=[2, 5], dtype="float64"))
+    for dtype in (*DTYPES, "float16"):
+        for n in (1, 5, 17, 1000, 10000):
+            case(f"exponential_ {dtype} {n}", n + 7,
+                 step("exponential_", lambd=1.0, size=[n], dtype=dtype))
+        case(f"exponential_ rate 2.5, transposed {dtype}", 14,
+             step("exponential_", lambd=2.5, size=[5, 4], dtype=dtype, transposed=True),
+             step("rand", size=[3], dtype=dtype))
+        for replacement in (False, True):
+            for n_sample in (1, 3, 6):
+                case(f"multinomial {dtype} n={n_sample} replacement={replacement}", 15,
+                     step("multinomial", size=[6], n=n_sample, replacement=replacement,
+                          dtype=dtype),
+                     step("multinomial", size=[4, 6], n=n_sample, replacement=replacement,
+                          dtype=dtype),
+                     step("multinomial", size=[6, 4], n=min(n_sample, 4),
+                          replacement=replacement, dtype=dtype, transposed=True),
+                     step("rand", size=[2], dtype="float32"))
+        case(f"multinomial with zero weights: PyTorch's topk order for ties {dtype}", 16,
+             step("multinomial", size=[7], n=7, replacement=False, dtype=dtype, zeros=[0, 2, 3, 5]),
+             step("multinomial", size=[7], n=20, replacement=True, dtype=dtype, zeros=[0, 6]))
+        case(f"multinomial of many categories {dtype}", 17,
+             step("multinomial", size=[3, 1000], n=50, replacement=True, dtype=dtype),
+             step("multinomial", size=[3, 1000], n=50, replacement=False, dtype=dtype))
+    case("multinomial errors", 18,
+         step("exponential_", lambd=-1.0, size=[3], dtype="float32"),
+         step("multinomial", size=[3], n=4, replacement=False, dtype="float32"),
+         step("multinomial", size=[4], n=2, replacement=True, dtype="float32", bad=2),
+         step("multinomial", size=[2, 4], n=2, replacement=True, dtype="float64",
+              bad_row=1),  # the first row drew before the second failed
+         step("rand", size=[2], dtype="float32"),
+         step("multinomial", size=[4], n=1, replacement=True, dtype="float32", bad=1),
+         step("multinomial", size=[4], n=2, replacement=False, dtype="float32", zeros=[0, 1, 2, 3]),
+         step("multinomial", size=[4], n=2, replacement=True, dtype="float64", zeros=[0, 1, 2, 3]),
+         step("rand", size=[2], dtype="float32"))
     case("generators: independent streams", 1,
          step("generator", name="g1"), step("generator", name="g2", seed=1),
          step("initial_seed", gen="g1"), step("initial_seed", gen="g2"),
@@ -281,6 +330,15 @@ def run_step(s: dict[str, Any], gens: dict[str | None, Any], saved: dict[str, An
             p = torch.from_numpy(probabilities(s["p_size"][-1], s["p_dtype"]))
             return torch.empty(size, dtype=dt).bernoulli_(p.expand(s["p_size"]), **kw)
         return torch.empty(size, dtype=dt).bernoulli_(s["p"], **kw)
+    if op == "exponential_":
+        x = torch.empty(size[::-1], dtype=dt).t() if s.get("transposed") else \
+            torch.empty(size, dtype=dt)
+        return x.exponential_(s["lambd"], **kw)
+    if op == "multinomial":
+        p = torch.from_numpy(weights(size, s))
+        if s.get("transposed"):
+            p = torch.from_numpy(np.ascontiguousarray(weights(size[::-1], s))).t()
+        return torch.multinomial(p, s["n"], s["replacement"], **kw)
     raise ValueError(f"unknown step {op}")
 
 

@@ -1,8 +1,9 @@
 """Random tensors, as PyTorch draws them: the surface over ``engine.generator``.
 
 ``torch.manual_seed``, ``torch.Generator``, ``rand``/``randn``/``randint``/``randperm``/``normal``
-and the ``*_like`` forms, and the in-place draws ``uniform_``, ``normal_``, ``random_``,
-``bernoulli_`` (recorded as PyTorch's UniformBackward0, ... whose gradient is zero).  Every draw
+and the ``*_like`` forms, ``bernoulli`` and ``multinomial``, and the in-place draws
+``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_`` (recorded as PyTorch's
+UniformBackward0, ... whose gradient is zero).  Every draw
 comes from the run's default generator (``Backend.generator``) or a ``Generator`` passed as
 ``generator=``, with PyTorch's algorithms, so the numbers are PyTorch's for the same seed.
 """
@@ -18,6 +19,7 @@ from ..engine.backend import memory_order, to_host
 from ..engine.context import current
 from ..engine.dtypes import to_dtype
 from ..engine.generator import Generator as _Engine
+from ..engine.generator import check_rate
 from ..engine.record import apply_inplace
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
@@ -186,6 +188,38 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     return leaf(_to_backend(host, x.dtype), False)
 
 
+def multinomial(input: Any, num_samples: Any, replacement: Any = False, *,
+                generator: Any = None) -> Tensor:
+    """``num_samples`` indices per row of the weights ``input`` (1-D or 2-D), int64."""
+    return _multinomial(tensor_arg(input, "multinomial"), num_samples, replacement, generator, 2)
+
+
+def multinomial_method(self: Tensor, num_samples: Any, replacement: Any = False, *,
+                       generator: Any = None) -> Tensor:
+    """``Tensor.multinomial``: ``torch.multinomial(self, ...)``."""
+    return _multinomial(self, num_samples, replacement, generator, 1)
+
+
+def _multinomial(x: Tensor, num_samples: Any, replacement: Any, generator: Any,
+                 pos: int) -> Tensor:
+    """``pos``: the position of ``num_samples`` in the call, for binding errors."""
+    _typed_arg("multinomial", "num_samples", pos, num_samples, int, "int")
+    _typed_arg("multinomial", "replacement", pos + 1, replacement, bool, "bool")
+    gen = _engine(generator, "multinomial")
+    order = memory_order(x.shape, x._strides) if x._strides is not None else None
+    host = gen.multinomial(to_host(x.data), num_samples, replacement, order)
+    return leaf(_to_backend(host, D.INT64), False)
+
+
+def _typed_arg(fn: str, name: str, pos: int, v: Any, kind: type, kind_name: str) -> None:
+    """PyTorch's binding error for an int or bool argument of another type (bool is not an
+    int there)."""
+    if isinstance(v, kind) and (kind is bool or not isinstance(v, bool)):
+        return
+    raise ScriptError(f"{fn}(): argument '{name}' (position {pos}) must be {kind_name}, not "
+                      f"{type_name(v)}", kind="TypeError")
+
+
 # --- in-place draws -----------------------------------------------------------------------------
 def _fill_drawn(op: Any, x: Tensor, draw: Any) -> Tensor:
     """Write ``draw(count, contiguous)``'s values into ``x`` in memory order (as PyTorch fills a
@@ -250,11 +284,26 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         float(p), shape, self.dtype.name))
 
 
+def exponential_(self: Tensor, lambd: Any = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with exponential samples of rate ``lambd``."""
+    _float_args("exponential_", lambd=lambd)
+    gen = _engine(generator, "exponential_")
+    check_rate(float(lambd))
+    if not self.dtype.is_floating_point:
+        raise ScriptError("Exponential distribution is a continuous probability distribution. "
+                          f"dtype must be a floating point but you specified "
+                          f"{D.SCALAR_NAMES[self.dtype.name]}")
+    return _fill_drawn(O.EXPONENTIAL_, self, lambda shape, contiguous: gen.exponential(
+        shape, self.dtype.name, float(lambd)))
+
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
 FUNCTIONS = {fn.__name__: fn for fn in (rand, randn, randint, randperm, normal, rand_like,
-                                         randn_like, bernoulli, manual_seed, initial_seed)}
+                                         randn_like, bernoulli, multinomial, manual_seed,
+                                         initial_seed)}
 FUNCTIONS["Generator"] = Generator
-METHODS = {fn.__name__: fn for fn in (uniform_, normal_, random_, bernoulli_)}
+METHODS = {fn.__name__: fn for fn in (uniform_, normal_, random_, bernoulli_, exponential_)}
+METHODS["multinomial"] = multinomial_method

@@ -2,9 +2,10 @@
 
 A ``Generator`` is an mt19937 engine seeded as PyTorch seeds it, the Box-Muller value PyTorch
 caches between normal draws, and the distributions of ``torch.rand``, ``randn``, ``randint``,
-``randperm``, ``normal``, ``uniform_``, ``normal_`` and ``bernoulli`` with PyTorch's
-algorithms (aten/src/ATen/CPUGeneratorImpl.cpp, core/MT19937RNGEngine.h,
-native/cpu/DistributionTemplates.h, native/TensorFactories.cpp; the arithmetic is in
+``randperm``, ``normal``, ``uniform_``, ``normal_``, ``bernoulli``, ``exponential_`` and
+``multinomial`` with PyTorch's algorithms (aten/src/ATen/CPUGeneratorImpl.cpp,
+core/MT19937RNGEngine.h, native/cpu/DistributionTemplates.h, native/TensorFactories.cpp,
+native/Distributions.cpp, native/cpu/MultinomialKernel.cpp; the arithmetic is in
 ``distributions``).  The engine is std::mt19937 (``MT19937`` below): its first few thousand
 words are twisted here with a few array operations, the rest made by NumPy's ``MT19937`` bit
 generator (std::mt19937 in C, whose ``random_raw`` words are PyTorch's ``random()`` words
@@ -26,6 +27,8 @@ import numpy
 
 from ..errors import ScriptError
 from . import distributions as dist
+from .dtypes import SCALAR_NAMES
+from .exact.select import topk_order
 
 DEFAULT_SEED = 67280421310721  # c10::detail::default_rng_seed_val: torch.Generator()'s seed
 STATE_SIZE = 5056  # bytes of torch.Generator.get_state() (CPUGeneratorImplState)
@@ -41,6 +44,7 @@ _STATE_DTYPE = numpy.dtype({
     "offsets": [0, 8, 12, 16, 24, 5016, 5024, 5032, 5040, 5048, 5052],
     "itemsize": STATE_SIZE,
 })
+_LOG1P = dist.libm("log1p")  # the C library's, as std::log1p
 _FLOATS = {"float16": numpy.float16, "float32": numpy.float32, "float64": numpy.float64}
 _C_NAMES = {numpy.float16: "c10::Half", numpy.float32: "float", numpy.float64: "double"}
 _LIMIT_NAMES = {numpy.float16: "Half", numpy.float32: "Float", numpy.float64: "Double"}
@@ -154,6 +158,12 @@ def _temper(key: Any) -> Any:
     y ^= (y << 15) & numpy.uint32(0xEFC60000)
     y ^= y >> 18
     return y.astype(numpy.uint64)
+
+
+def check_rate(lambd: float) -> None:
+    """exponential_'s check of its rate (made before the dtype's)."""
+    if not lambd > 0.0:
+        raise ScriptError(f"exponential_ expects lambda > 0.0, but found lambda={_cpp(lambd)}")
 
 
 def check_seed(seed: int) -> int:
@@ -402,3 +412,76 @@ class Generator:
         if flat.dtype == numpy.float64:
             return dist.unit_float64(self.random64(flat.size)) < flat
         return dist.unit_float32(self._words(flat.size)) < flat.astype(numpy.float32)
+
+    def exponential(self, shape: Sequence[int], dtype: Any = "float32",
+                    lambd: float = 1.0) -> Any:
+        """``Tensor.exponential_(lambd)``: ``-1 / lambd * log1p(-u)`` in float64 for a 53-bit
+        uniform ``u`` per element (exponential_kernel's CPU path), rounded to ``dtype``."""
+        check_rate(lambd)
+        u = dist.unit_float64(self.random64(_numel(shape)))
+        x = (-1.0 / lambd) * _LOG1P(-u)
+        ft = _float_dtype(dtype)
+        if ft is numpy.float16:  # static_cast<Half>(double) goes through float
+            x = x.astype(numpy.float32)
+        return x.astype(ft).reshape(tuple(shape))
+
+    def multinomial(self, probs: Any, n_sample: int, replacement: bool,
+                    draw_order: Any = None) -> Any:
+        """``torch.multinomial`` of a 1-D or 2-D float array of weights: int64 indices.
+
+        Without replacement, or for one sample, PyTorch divides the weights by exponential
+        draws (one per weight, in memory order: ``draw_order`` ranks a strided tensor's
+        elements) and takes the argmax or the top ``n_sample`` (Distributions.cpp).  With
+        replacement it walks each row's cumulative sums, in the weights' own precision (float
+        for half types), and binary-searches one 53-bit uniform per sample
+        (cpu/MultinomialKernel.cpp).  The checks and their order are PyTorch's.
+        """
+        if probs.ndim not in (1, 2):
+            raise ScriptError("prob_dist must be 1 or 2 dim")
+        if probs.dtype.kind != "f":
+            raise ScriptError(f"multinomial only supports floating-point dtypes for input, got: "
+                              f"{SCALAR_NAMES[probs.dtype.name]}")
+        if n_sample <= 0:
+            raise ScriptError("cannot sample n_sample <= 0 samples")
+        if not replacement and n_sample > probs.shape[-1]:
+            raise ScriptError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                              "replacement")
+        rows = probs.reshape(1, -1) if probs.ndim == 1 else probs
+        out_shape = (n_sample,) if probs.ndim == 1 else (rows.shape[0], n_sample)
+        if rows.size == 0:
+            return numpy.zeros(out_shape, dtype=numpy.int64)
+        if not replacement or n_sample == 1:
+            with numpy.errstate(invalid="ignore"):
+                if not (rows.max() < math.inf and rows.min() >= 0):
+                    raise ScriptError("probability tensor contains either `inf`, `nan` or "
+                                      "element < 0")
+            if not rows.any(axis=1).all():
+                raise ScriptError("invalid multinomial distribution (sum of probabilities <= 0)")
+            q = self.exponential((probs.size,), probs.dtype)
+            if draw_order is not None:
+                q = q[draw_order.reshape(-1)]
+            with numpy.errstate(divide="ignore", invalid="ignore"):
+                q = rows / q.reshape(rows.shape)
+            if n_sample == 1:
+                picked = q.argmax(axis=1).reshape(-1, 1)
+            else:
+                picked = numpy.array([topk_order(r.tolist(), n_sample, True) for r in q],
+                                     dtype=numpy.int64)
+            return picked.reshape(out_shape)
+        acc = numpy.float64 if probs.dtype == numpy.float64 else numpy.float32
+        out = numpy.empty((rows.shape[0], n_sample), dtype=numpy.int64)
+        for i, row in enumerate(rows.astype(acc)):
+            bad = numpy.flatnonzero(~(row >= 0) | ~numpy.isfinite(row))
+            if bad.size:
+                entry = "< 0" if not row[bad[0]] >= 0 else "= infinity or NaN"
+                raise ScriptError(f"invalid multinomial distribution (encountering probability "
+                                  f"entry {entry})")
+            cum = numpy.cumsum(row, dtype=acc)  # left to right, rounded at each step
+            total = cum[-1]
+            if not total > 0:
+                raise ScriptError("invalid multinomial distribution (sum of probabilities <= 0)")
+            cum = cum / total
+            cum[-1] = 1
+            u = dist.unit_float64(self.random64(n_sample))
+            out[i] = numpy.searchsorted(cum.astype(numpy.float64), u, side="left")
+        return out.reshape(out_shape)

@@ -522,6 +522,7 @@ RANDOM_TO = _no_grad_fill("random_to_", "RandomBackward1")
 RANDOM_FROM_TO = _no_grad_fill("random_from_to_", "RandomBackward0")
 BERNOULLI_SCALAR = _no_grad_fill("bernoulli_scalar_", "BernoulliBackward2")
 BERNOULLI_TENSOR = _no_grad_fill("bernoulli_tensor_", "BernoulliBackward1")
+EXPONENTIAL_ = _no_grad_fill("exponential_", "ExponentialBackward0")
 
 ATAN = defop("atan", "AtanBackward0", ("self",), lambda xp, self: K.unary(xp, "atan", self),
              lambda grad, self: grad / (self * self + 1), kind="elementwise", surface=UNARY,

@@ -120,6 +120,8 @@ class Tensor:
             n *= d
         return n
 
+    nelement = numel  # PyTorch's alias
+
     @property
     def is_leaf(self) -> bool:
         """True for tensors made by the user or not requiring grad (no ``grad_fn``)."""
