@@ -1,5 +1,5 @@
-# PyTorch takes NumPy's names for dim and keepdim (axis=, keepdims=), as notebooks written
-# by NumPy users call them.
+# Written for gradcli after notebooks by NumPy users, which name dim and keepdim as NumPy does:
+# x.sum(axis=1, keepdims=True), torch.max(x, axis=0); PyTorch's argument parser accepts both.
 import torch
 x = torch.arange(6.0).reshape(2, 3)
 print(x.sum(axis=1, keepdims=True))

@@ -1,215 +1,49 @@
-# torch.multinomial and Tensor.exponential_: what each bad call raises, each caught and printed
-# (a tutorial's sampling cell run with bad weights, counts and types).
+# Written for gradcli after the sampling cells of tutorials (torch.multinomial over softmax
+# probabilities, Tensor.exponential_) run with bad weights, counts and types: each error caught.
 import torch
 
-torch.manual_seed(0)
-try:
-    r = torch.empty(3).exponential_(-1)
-    print('torch.empty(3).exponential_(-1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.empty(3).exponential_(-1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.empty(3, dtype=torch.long).exponential_()
-    print('torch.empty(3, dtype=torch.long).exponential_()', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.empty(3, dtype=torch.long).exponential_()', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.empty(3, dtype=torch.long).exponential_(-1)
-    print('torch.empty(3, dtype=torch.long).exponential_(-1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.empty(3, dtype=torch.long).exponential_(-1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.empty(3).exponential_(float('inf'))
-    print("torch.empty(3).exponential_(float('inf'))", '->', r)
-except (RuntimeError, TypeError) as e:
-    print("torch.empty(3).exponential_(float('inf'))", '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.empty(3).exponential_(float('nan'))
-    print("torch.empty(3).exponential_(float('nan'))", '->', r)
-except (RuntimeError, TypeError) as e:
-    print("torch.empty(3).exponential_(float('nan'))", '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor(0.5), 1)
-    print('torch.multinomial(torch.tensor(0.5), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor(0.5), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(2, 2, 2), 1)
-    print('torch.multinomial(torch.ones(2, 2, 2), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(2, 2, 2), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([1, 2]), 1)
-    print('torch.multinomial(torch.tensor([1, 2]), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor([1, 2]), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(3), 0)
-    print('torch.multinomial(torch.ones(3), 0)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(3), 0)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(3), 4)
-    print('torch.multinomial(torch.ones(3), 4)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(3), 4)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(3), 4, True)
-    print('torch.multinomial(torch.ones(3), 4, True)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(3), 4, True)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([1., -1.]), 1)
-    print('torch.multinomial(torch.tensor([1., -1.]), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor([1., -1.]), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([1., float('nan')]), 1)
-    print("torch.multinomial(torch.tensor([1., float('nan')]), 1)", '->', r)
-except (RuntimeError, TypeError) as e:
-    print("torch.multinomial(torch.tensor([1., float('nan')]), 1)", '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([1., float('inf')]), 1)
-    print("torch.multinomial(torch.tensor([1., float('inf')]), 1)", '->', r)
-except (RuntimeError, TypeError) as e:
-    print("torch.multinomial(torch.tensor([1., float('inf')]), 1)", '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([0., 0.]), 1)
-    print('torch.multinomial(torch.tensor([0., 0.]), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor([0., 0.]), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([[1., 1.], [0., 0.]]), 1)
-    print('torch.multinomial(torch.tensor([[1., 1.], [0., 0.]]), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor([[1., 1.], [0., 0.]]), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([1., -1.]), 2, True)
-    print('torch.multinomial(torch.tensor([1., -1.]), 2, True)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor([1., -1.]), 2, True)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([1., float('nan')]), 2, True)
-    print("torch.multinomial(torch.tensor([1., float('nan')]), 2, True)", '->', r)
-except (RuntimeError, TypeError) as e:
-    print("torch.multinomial(torch.tensor([1., float('nan')]), 2, True)", '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([float('nan'), 1.]), 2, True)
-    print("torch.multinomial(torch.tensor([float('nan'), 1.]), 2, True)", '->', r)
-except (RuntimeError, TypeError) as e:
-    print("torch.multinomial(torch.tensor([float('nan'), 1.]), 2, True)", '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([1., float('inf')]), 2, True)
-    print("torch.multinomial(torch.tensor([1., float('inf')]), 2, True)", '->', r)
-except (RuntimeError, TypeError) as e:
-    print("torch.multinomial(torch.tensor([1., float('inf')]), 2, True)", '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([0., 0.]), 2, True)
-    print('torch.multinomial(torch.tensor([0., 0.]), 2, True)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor([0., 0.]), 2, True)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(3), 1.5)
-    print('torch.multinomial(torch.ones(3), 1.5)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(3), 1.5)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(3), 2, 1)
-    print('torch.multinomial(torch.ones(3), 2, 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(3), 2, 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.ones(3).multinomial(2, 1)
-    print('torch.ones(3).multinomial(2, 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.ones(3).multinomial(2, 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.ones(3).multinomial(2.0)
-    print('torch.ones(3).multinomial(2.0)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.ones(3).multinomial(2.0)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(0), 1)
-    print('torch.multinomial(torch.ones(0), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(0), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(2, 0), 1)
-    print('torch.multinomial(torch.ones(2, 0), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(2, 0), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(0, 3), 1)
-    print('torch.multinomial(torch.ones(0, 3), 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(0, 3), 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(3, requires_grad=True), 2)
-    print('torch.multinomial(torch.ones(3, requires_grad=True), 2)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(3, requires_grad=True), 2)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([1, 2, 3.], dtype=torch.float16), 2)
-    print('torch.multinomial(torch.tensor([1, 2, 3.], dtype=torch.float16), 2)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor([1, 2, 3.], dtype=torch.float16), 2)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.ones(3), 2, generator=3)
-    print('torch.multinomial(torch.ones(3), 2, generator=3)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.ones(3), 2, generator=3)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial([0.5, 0.5], 1)
-    print('torch.multinomial([0.5, 0.5], 1)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial([0.5, 0.5], 1)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.ones(3).exponential_('a')
-    print("torch.ones(3).exponential_('a')", '->', r)
-except (RuntimeError, TypeError) as e:
-    print("torch.ones(3).exponential_('a')", '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.multinomial(torch.tensor([[1., 2.], [1., -1.]]), 2, True)
-    print('torch.multinomial(torch.tensor([[1., 2.], [1., -1.]]), 2, True)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.multinomial(torch.tensor([[1., 2.], [1., -1.]]), 2, True)', '!!', type(e).__name__, str(e).splitlines()[0])
-torch.manual_seed(0)
-try:
-    r = torch.rand(3)
-    print('torch.rand(3)', '->', r)
-except (RuntimeError, TypeError) as e:
-    print('torch.rand(3)', '!!', type(e).__name__, str(e).splitlines()[0])
+nan, inf = float("nan"), float("inf")
+ones = torch.ones(3)
+cases = [
+    ("exponential_ rate -1", lambda: torch.empty(3).exponential_(-1)),
+    ("exponential_ long", lambda: torch.empty(3, dtype=torch.long).exponential_()),
+    ("exponential_ long rate -1", lambda: torch.empty(3, dtype=torch.long).exponential_(-1)),
+    ("exponential_ rate inf", lambda: torch.empty(3).exponential_(inf)),
+    ("exponential_ rate nan", lambda: torch.empty(3).exponential_(nan)),
+    ("exponential_ rate str", lambda: ones.exponential_("a")),
+    ("0-d weights", lambda: torch.multinomial(torch.tensor(0.5), 1)),
+    ("3-d weights", lambda: torch.multinomial(torch.ones(2, 2, 2), 1)),
+    ("long weights", lambda: torch.multinomial(torch.tensor([1, 2]), 1)),
+    ("no samples", lambda: torch.multinomial(ones, 0)),
+    ("4 of 3 without replacement", lambda: torch.multinomial(ones, 4)),
+    ("4 of 3 with replacement", lambda: torch.multinomial(ones, 4, True)),
+    ("negative", lambda: torch.multinomial(torch.tensor([1.0, -1.0]), 1)),
+    ("nan", lambda: torch.multinomial(torch.tensor([1.0, nan]), 1)),
+    ("inf", lambda: torch.multinomial(torch.tensor([1.0, inf]), 1)),
+    ("all zero", lambda: torch.multinomial(torch.tensor([0.0, 0.0]), 1)),
+    ("a zero row", lambda: torch.multinomial(torch.tensor([[1.0, 1.0], [0.0, 0.0]]), 1)),
+    ("negative, replacement", lambda: torch.multinomial(torch.tensor([1.0, -1.0]), 2, True)),
+    ("nan, replacement", lambda: torch.multinomial(torch.tensor([1.0, nan]), 2, True)),
+    ("nan first, replacement", lambda: torch.multinomial(torch.tensor([nan, 1.0]), 2, True)),
+    ("inf, replacement", lambda: torch.multinomial(torch.tensor([1.0, inf]), 2, True)),
+    ("all zero, replacement", lambda: torch.multinomial(torch.tensor([0.0, 0.0]), 2, True)),
+    ("second row bad", lambda: torch.multinomial(torch.tensor([[1.0, 2.0], [1.0, -1.0]]), 2, True)),
+    ("float count", lambda: torch.multinomial(ones, 1.5)),
+    ("int replacement", lambda: torch.multinomial(ones, 2, 1)),
+    ("method, int replacement", lambda: ones.multinomial(2, 1)),
+    ("method, float count", lambda: ones.multinomial(2.0)),
+    ("no categories", lambda: torch.multinomial(torch.ones(0), 1)),
+    ("rows of no categories", lambda: torch.multinomial(torch.ones(2, 0), 1)),
+    ("no rows", lambda: torch.multinomial(torch.ones(0, 3), 1)),
+    ("weights that require grad", lambda: torch.multinomial(torch.ones(3, requires_grad=True), 2)),
+    ("half weights", lambda: torch.multinomial(torch.tensor([1, 2, 3.0], dtype=torch.float16), 2)),
+    ("generator=3", lambda: torch.multinomial(ones, 2, generator=3)),
+    ("a list", lambda: torch.multinomial([0.5, 0.5], 1)),
+]
+for name, fn in cases:
+    torch.manual_seed(0)
+    try:
+        print(name, "->", fn())
+    except (RuntimeError, TypeError) as e:
+        print(name, "!!", type(e).__name__, str(e).splitlines()[0])
 print(torch.rand(2))
