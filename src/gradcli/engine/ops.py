@@ -1428,11 +1428,13 @@ PROD_DIM = defop("prod_dim", "ProdBackward1", ("self",),
 
 # --- linear algebra -----------------------------------------------------------------------------
 MM = defop("mm", "MmBackward0", ("self", "mat2"), lambda xp, self, mat2: K.matmul(xp, self, mat2),
-           lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
-           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad), dtype="same")
+           lambda xp, grad, mat2: K.matmul(xp, grad, xp.permute_dims(mat2, (1, 0))),
+           lambda xp, grad, self: K.matmul(xp, xp.permute_dims(self, (1, 0)), grad),
+           dtype="same")
 MV = defop("mv", "MvBackward0", ("self", "vec"), lambda xp, self, vec: K.matmul(xp, self, vec),
            lambda xp, grad, vec: xp.reshape(grad, (-1, 1)) * xp.reshape(vec, (1, -1)),
-           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad), dtype="same")
+           lambda xp, grad, self: K.matmul(xp, xp.permute_dims(self, (1, 0)), grad),
+           dtype="same")
 DOT = defop("dot", "DotBackward0", ("self", "tensor"),
             lambda xp, self, tensor: K.matmul(xp, self, tensor),
             lambda grad, tensor: grad * tensor,
@@ -1449,9 +1451,9 @@ BMM = defop("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, self, mat2: xp.m
 ADDMM = defop("addmm", "AddmmBackward0", ("self", "mat1", "mat2"),
               lambda xp, self, mat1, mat2: K.matmul(xp, mat1, mat2) + self,
               lambda grad: grad,
-              lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
+              lambda xp, grad, mat2: K.matmul(xp, grad, xp.permute_dims(mat2, (1, 0))),
               lambda xp, grad, mat1: xp.permute_dims(
-                  xp.matmul(xp.permute_dims(grad, (1, 0)), mat1), (1, 0)),
+                  K.matmul(xp, xp.permute_dims(grad, (1, 0)), mat1), (1, 0)),
               dtype="same")
 
 # --- joins (several tensors into one) -----------------------------------------------------------

@@ -4,8 +4,9 @@ The engine reaches these through ``engine.kernels`` (which falls back to plain A
 for other backends); only this package and ``backend.py`` import NumPy.  What each kernel
 reproduces, and how exactly, is said in its module: reduce.py (sum, mean), ranges.py
 (linspace), softmaxes.py,
-unary.py (elementwise math and backward kernels), blas.py (matmul), sleef.py and libm.py (the
-vector and scalar math libraries PyTorch calls), iterator.py (TensorIterator's walk),
+unary.py (elementwise math and backward kernels), sleef.py and libm.py (the vector and scalar
+math libraries PyTorch calls), vml.py and blas.py (MKL's vector math and matrix products,
+called through libmkl.py as ATen calls them), iterator.py (TensorIterator's walk),
 select.py (the sorting kernels' order of equal values: libstdc++'s std::sort, partial_sort
 and nth_element, ATen's quick-select; pure Python) and machine.py (the CPU whose results these
 are).
@@ -85,14 +86,11 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def matmul(a: Any, b: Any) -> Any:
-    """``torch.matmul`` of float32 and float64 vectors and matrices in MKL's order (blas.py);
-    None for the rest, which NumPy's matmul serves."""
+    """``torch.matmul`` of float32 and float64 vectors and matrices as MKL computes them
+    (blas.py); None for the rest, which NumPy's matmul serves."""
     if a.ndim > 2 or b.ndim > 2 or 0 in a.shape + b.shape:
         return None
-    if a.dtype == np.float64:
-        return blas.dot(a, b) if a.ndim == b.ndim == 1 else blas.matmul64(a, b)
-    out = blas.matmul(np.asarray(a), np.asarray(b))
-    return None if out is None else out[0]
+    return blas.matmul(np.asarray(a), np.asarray(b))
 
 
 _TYPES = frozenset((np.ndarray, np.float32, np.float64))

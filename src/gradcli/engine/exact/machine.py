@@ -13,5 +13,5 @@ CPU_CAPABILITY = "AVX512"
 # run 512-bit vectors; plain REGISTER_DISPATCH ones (sum, sqrt, sin, cos) run their AVX2 code.
 VECTOR_BYTES = 64
 SUM_VECTOR_BYTES = 32
-THREADS = 2  # torch.get_num_threads(): the number of chunks a long full reduction is split into
+THREADS = 2  # torch.get_num_threads(): a long full reduction's chunks, MKL's threads
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE

@@ -4,74 +4,32 @@ PyTorch's CPU build computes exp, log, sqrt, sin, cos, tan, their inverses, tanh
 MKL's VML (aten/src/ATen/cpu/vml.h: ``vmsSin(n, in, out, VML_HA | VML_FTZDAZ_OFF |
 VML_ERRMODE_IGNORE)`` over each contiguous chunk).  MKL's algorithms are closed and not
 correctly rounded, so no port reproduces them; the library itself does, element for element,
-whatever the chunking (VML is elementwise).  Intel publishes it on PyPI as ``mkl`` (a
-dependency on x86-64 Linux): its ``libmkl_rt`` is loaded here on first use, with the
-sequential threading layer (no OpenMP runtime is started).  Without it, ``available()`` is
-False and unary.py gives the correctly rounded value, which MKL's is most of the time.
-
-``GRADCLI_MKL`` overrides the search: a path to ``libmkl_rt.so``, or ``0`` to not use MKL.
+whatever the chunking (VML is elementwise).  libmkl.py loads the library.  Without it,
+``available()`` is False and unary.py gives the correctly rounded value, which MKL's is most of
+the time.
 """
 
 from __future__ import annotations
 
 import ctypes
-import os
-import sys
 import threading
 from typing import Any
 
 import numpy as np
 
+from . import libmkl
+
 # mkl_vml_defines.h: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, PyTorch's mode.
 MODE = 0x00000002 | 0x00140000 | 0x00000100
-_SEQUENTIAL = 1  # mkl_service.h: MKL_THREADING_SEQUENTIAL
 # PyTorch's sinh and cosh do not go through VML (SLEEF in the vector lanes, glibc after).
 NOT_VML = frozenset(("sinh", "cosh"))
 
 _functions: dict[tuple[str, str], Any] = {}
-_library: Any = None  # None: not looked for yet; False: not found
-
-
-def _candidates() -> list[str]:
-    """Where ``pip install mkl`` puts libmkl_rt: the data scheme's lib/ of this environment
-    (a venv's or the system's), else wherever the installed package's record says."""
-    names = ("libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so")
-    found = [p for d in dict.fromkeys((sys.prefix, sys.base_prefix)) for n in names
-             if os.path.isfile(p := os.path.join(d, "lib", n))]
-    if found:
-        return found
-    from importlib import metadata  # 60 ms to import: only when the usual place is empty
-    try:
-        files = metadata.files("mkl") or []
-    except metadata.PackageNotFoundError:
-        return []
-    return [str(f.locate()) for f in files if f.name.startswith("libmkl_rt.so")]
-
-
-def _load() -> Any:
-    """libmkl_rt with the sequential layer, or False."""
-    setting = os.environ.get("GRADCLI_MKL", "")
-    if setting == "0":
-        return False
-    paths = [setting] if setting else _candidates()
-    for path in paths:
-        if not os.path.isfile(path):
-            continue
-        try:
-            lib = ctypes.CDLL(path)
-            lib.MKL_Set_Threading_Layer(_SEQUENTIAL)
-        except (OSError, AttributeError):
-            continue
-        return lib
-    return False
 
 
 def available() -> bool:
-    """True when MKL's VML can be called (found and loaded once per process)."""
-    global _library
-    if _library is None:
-        _library = _load()
-    return _library is not False
+    """True when MKL's VML can be called (libmkl.py loads the library once per process)."""
+    return libmkl.library() is not None
 
 
 def _function(name: str, dtype: np.dtype) -> Any:
@@ -79,7 +37,7 @@ def _function(name: str, dtype: np.dtype) -> Any:
     fn = _functions.get(key)
     if fn is None:
         prefix = "vms" if dtype == np.float32 else "vmd"
-        fn = getattr(_library, prefix + ("Ln" if name == "log" else name.capitalize()))
+        fn = getattr(libmkl.library(), prefix + ("Ln" if name == "log" else name.capitalize()))
         # void vmsSin(const MKL_INT n, const float a[], float r[], MKL_INT64 mode), LP64
         fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
         fn.restype = None
