@@ -101,8 +101,8 @@ def _as_index(k: Any) -> Any:
         if k.ndim == 0:  # a 0-d integer tensor selects, as an int does
             return bool(k.item()) if kind == BOOL_KIND else int(k.item())
         return host_index(k.data)
-    if isinstance(k, (list, tuple)):
-        arr = host_index(k)
+    if isinstance(k, (list, tuple, range)):  # PyTorch reads any sequence, range(n) too
+        arr = host_index(list(k) if k.__class__ is range else k)
         if arr.dtype.kind not in "biu":
             raise ScriptError(_INDEX_DTYPES_MSG, kind="IndexError")
         return arr
