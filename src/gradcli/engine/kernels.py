@@ -82,6 +82,14 @@ def matmul(xp: Any, a: Any, b: Any) -> Any:
     return xp.matmul(a, b)
 
 
+def bmm(xp: Any, a: Any, b: Any) -> Any:
+    """``torch.bmm`` of 3-D arrays: float32 and float64 as ATen and MKL compute them."""
+    ex = _exact(xp, a, b)
+    if ex is not None:
+        return ex.bmm(a, b)
+    return xp.matmul(a, b)
+
+
 def unary(xp: Any, name: str, x: Any) -> Any:
     """An elementwise function PyTorch leaves to a library (MKL's VML for exp, log, sqrt,
     tanh, sin, ...): ``name`` is its Array API name."""

@@ -1428,21 +1428,21 @@ PROD_DIM = defop("prod_dim", "ProdBackward1", ("self",),
 
 # --- linear algebra -----------------------------------------------------------------------------
 MM = defop("mm", "MmBackward0", ("self", "mat2"), lambda xp, self, mat2: K.matmul(xp, self, mat2),
-           lambda xp, grad, mat2: K.matmul(xp, grad, xp.permute_dims(mat2, (1, 0))),
-           lambda xp, grad, self: K.matmul(xp, xp.permute_dims(self, (1, 0)), grad),
+           lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
+           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad),
            dtype="same")
 MV = defop("mv", "MvBackward0", ("self", "vec"), lambda xp, self, vec: K.matmul(xp, self, vec),
            lambda xp, grad, vec: xp.reshape(grad, (-1, 1)) * xp.reshape(vec, (1, -1)),
-           lambda xp, grad, self: K.matmul(xp, xp.permute_dims(self, (1, 0)), grad),
+           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad),
            dtype="same")
 DOT = defop("dot", "DotBackward0", ("self", "tensor"),
             lambda xp, self, tensor: K.matmul(xp, self, tensor),
             lambda grad, tensor: grad * tensor,
             lambda grad, self: grad * self, dtype="same")
 
-BMM = defop("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, self, mat2: xp.matmul(self, mat2),
-            lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (0, 2, 1))),
-            lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (0, 2, 1)), grad),
+BMM = defop("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, self, mat2: K.bmm(xp, self, mat2),
+            lambda xp, grad, mat2: xp.bmm(grad, xp.permute_dims(mat2, (0, 2, 1))),
+            lambda xp, grad, self: xp.bmm(xp.permute_dims(self, (0, 2, 1)), grad),
             dtype="same")
 # addmm(self, mat1, mat2) = self + mat1 @ mat2, as F.linear calls it (bias, input, weight.t()):
 # MKL's sgemm with beta=1 rounds the product before adding self (measured: bit-equal to mm then
@@ -1451,9 +1451,9 @@ BMM = defop("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, self, mat2: xp.m
 ADDMM = defop("addmm", "AddmmBackward0", ("self", "mat1", "mat2"),
               lambda xp, self, mat1, mat2: K.matmul(xp, mat1, mat2) + self,
               lambda grad: grad,
-              lambda xp, grad, mat2: K.matmul(xp, grad, xp.permute_dims(mat2, (1, 0))),
+              lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
               lambda xp, grad, mat1: xp.permute_dims(
-                  K.matmul(xp, xp.permute_dims(grad, (1, 0)), mat1), (1, 0)),
+                  xp.matmul(xp.permute_dims(grad, (1, 0)), mat1), (1, 0)),
               dtype="same")
 
 # --- joins (several tensors into one) -----------------------------------------------------------
@@ -2211,8 +2211,12 @@ class ArrayFormulas:
         return K.sum(self._xp, x, axis, keepdims)
 
     def matmul(self, a: Any, b: Any) -> Any:
-        """``torch.matmul`` in MKL's order."""
+        """``torch.matmul`` of vectors and matrices, as MKL computes it."""
         return K.matmul(self._xp, a, b)
+
+    def bmm(self, a: Any, b: Any) -> Any:
+        """``torch.bmm``, as ATen and MKL compute it."""
+        return K.bmm(self._xp, a, b)
 
     def power(self, x: Any, exponent: float) -> Any:
         """``x ** exponent`` as PyTorch's pow kernel computes it."""

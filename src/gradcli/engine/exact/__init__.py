@@ -93,6 +93,11 @@ def matmul(a: Any, b: Any) -> Any:
     return blas.matmul(np.asarray(a), np.asarray(b))
 
 
+def bmm(a: Any, b: Any) -> Any:
+    """``torch.bmm`` of float32 or float64 batches as ATen computes it (blas.py)."""
+    return blas.bmm(np.asarray(a), np.asarray(b))
+
+
 _TYPES = frozenset((np.ndarray, np.float32, np.float64))
 
 

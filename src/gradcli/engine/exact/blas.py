@@ -163,3 +163,67 @@ def matmul(a: Any, b: Any) -> Any:
                                                                    a.strides[0]))
         return mm(row, b)[0]
     return mm(a, b)
+
+
+_BMM_SMALL = 400  # k * rows * cols under which ATen's own loop multiplies (bmm_out_or_baddbmm_)
+
+
+def bmm(b1: Any, b2: Any) -> Any:
+    """``torch.bmm``: (bs, rows, k) @ (bs, k, cols), as ATen's ``bmm_out_or_baddbmm_`` does it:
+    small products in its own loop (each element a sum over k in order, from 0), larger ones
+    by MKL's batched gemm when each matrix is row- or column-major, else an mm per batch."""
+    bs, rows, k = b1.shape
+    cols = b2.shape[2]
+    out = np.zeros((bs, rows, cols), b1.dtype)
+    if out.size == 0 or k == 0:
+        return out
+    if k * rows * cols < _BMM_SMALL:
+        for t in range(k):
+            out = out + b1[:, :, t:t + 1] * b2[:, t:t + 1, :]
+        return out
+    if libmkl.library() is None or not (_batch_items_ok(b1) and _batch_items_ok(b2)):
+        for i in range(bs):
+            out[i] = mm(b1[i], b2[i])
+        return out
+    s1, s2 = _strides(b1), _strides(b2)
+    ta = s2[1] == 1 and s2[2] >= k  # baddbmm_with_gemm_: mat2 is A, mat1 is B
+    tb = s1[1] == 1 and s1[2] >= rows
+    m, n = cols, rows
+    lda, ldb, ldc = s2[2 if ta else 1], s1[2 if tb else 1], cols
+    if bs == 1:
+        return mm(b1[0], b2[0])[None]
+    # cpublas::gemm_batched_with_stride: normalize_last_dims, then MKL's batched gemm
+    if n == 1:
+        ldc = m
+    if ta:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if tb:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    size = b1.itemsize
+    ptrs = ctypes.c_void_p * bs
+    a_ptrs = ptrs(*(b2.ctypes.data + i * s2[0] * size for i in range(bs)))
+    b_ptrs = ptrs(*(b1.ctypes.data + i * s1[0] * size for i in range(bs)))
+    c_ptrs = ptrs(*(out.ctypes.data + i * rows * cols * size for i in range(bs)))
+    scalar = ctypes.c_float if out.dtype == np.float32 else ctypes.c_double
+    fn = _fn("cblas_sgemm_batch" if out.dtype == np.float32 else "cblas_dgemm_batch")
+
+    def one(v: Any, kind: Any = ctypes.c_int) -> Any:
+        return ctypes.byref(kind(v))
+
+    fn(ctypes.c_int(102), one(112 if ta else 111), one(112 if tb else 111), one(m), one(n),
+       one(k), one(1.0, scalar), a_ptrs, one(lda), b_ptrs, one(ldb), one(0.0, scalar), c_ptrs,
+       one(ldc), ctypes.c_int(1), one(bs))
+    return out
+
+
+def _batch_items_ok(t: Any) -> bool:
+    """ATen's batch_items_contiguous_or_transposed."""
+    _, r, c = t.shape
+    s = _strides(t)
+    return (s[2] == 1 and (r == 1 or s[1] >= c)) or (s[1] == 1 and (c == 1 or s[2] >= r))
