@@ -82,6 +82,16 @@ def matmul(xp: Any, a: Any, b: Any) -> Any:
     return xp.matmul(a, b)
 
 
+def var_std(xp: Any, x: Any, dim: Any, correction: float, keepdim: bool, take_sqrt: bool,
+            fallback: Any) -> Any:
+    """``torch.var`` / ``torch.std``: float32 and float64 as PyTorch's kernels compute them (in
+    float64, one rounding); ``fallback(xp)`` for other arrays."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.var_std(x, dim, correction, keepdim, take_sqrt)
+    return fallback(xp)
+
+
 def bmm(xp: Any, a: Any, b: Any) -> Any:
     """``torch.bmm`` of 3-D arrays: float32 and float64 as ATen and MKL compute them."""
     ex = _exact(xp, a, b)

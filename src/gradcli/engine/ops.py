@@ -1346,11 +1346,15 @@ def _var_grad(xp: Any, grad: Any, self: Any, dim: tuple | None, correction: floa
     return (2.0 / (n - correction)) * g * (self - mean)
 
 
-VAR = defop("var", "VarBackward0", ("self",), _var,
+VAR = defop("var", "VarBackward0", ("self",),
+            lambda xp, self, dim, correction, keepdim: K.var_std(
+                xp, self, dim, correction, keepdim, False,
+                lambda xp: _var(xp, self, dim, correction, keepdim)),
             lambda xp, grad, self, dim, correction: _var_grad(xp, grad, self, dim, correction))
 STD = defop("std", "StdBackward0", ("self",),
-            lambda xp, self, dim, correction, keepdim: xp.sqrt(_var(xp, self, dim, correction,
-                                                                    keepdim)),
+            lambda xp, self, dim, correction, keepdim: K.var_std(
+                xp, self, dim, correction, keepdim, True,
+                lambda xp: xp.sqrt(_var(xp, self, dim, correction, keepdim))),
             lambda xp, grad, self, result, dim, correction: _var_grad(
                 xp, xp.where(_raw(result) == 0, 0.0, grad / (2 * result)), self, dim, correction))
 
