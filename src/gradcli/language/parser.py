@@ -49,10 +49,16 @@ class _Parser:
         self.t = t
         compiler = Compiler(self.parse_expression)
         self.keywords = {**dict.fromkeys(RESERVED_WORDS, "RESERVED"), **t.keywords}
+        # the terminal of each of the lexer's groups, by group number (Match.lastindex)
+        self.kinds: list[str | None] = [None] * (t.master.groups + 1)
+        for kind, group in t.master.groupindex.items():
+            self.kinds[group] = kind
+        # Per rule: its size, the goto row of its nonterminal, the compiler's method (HELPER
+        # for a helper rule, None for a unit rule: those run as chains), the children to splice.
         self.rules = [
             (
                 size,
-                nt,
+                t.gotos[nt],
                 None if kind == "unit" else HELPER if kind == "helper" else getattr(compiler, kind),
                 tuple(splice),
             )
@@ -81,17 +87,17 @@ class _Parser:
         """Lex, lay out and parse ``text`` (LF line ends, ends with a newline), whose first
         character stands at (first_line, first_column) of the script."""
         t = self.t
-        match = t.master.match
+        kinds = self.kinds
         keywords = self.keywords
         operators = t.operators
         actions = t.actions
-        gotos = t.gotos
         chains = t.chains
         chain = t.chain
         rules = self.rules
         first_rule = -1 - len(chains)  # actions <= first_rule reduce by rule first_rule - act
         end_state = t.end
-        states = [t.start]
+        state = t.start  # the top of ``states``, kept in a local as well
+        states = [state]
         values: list[Any] = []
         brackets: list[tuple] = []
         indents = [0]
@@ -113,10 +119,10 @@ class _Parser:
                     except KeyError:
                         states[-1] = chain(~act, states[-2])
                     continue
-                size, nt, fn, splice = rules[first_rule - act]
+                size, goto, fn, splice = rules[first_rule - act]
                 if size == 1 and not splice:
                     values[-1] = [values[-1]] if fn is HELPER else fn([values[-1]])
-                    states[-1] = gotos[nt][states[-2]]
+                    states[-1] = goto[states[-2]]
                 else:
                     c = values[-size:] if size else []
                     if size:
@@ -125,71 +131,88 @@ class _Parser:
                     if splice:
                         c = tables.splice(c, splice)
                     values.append(c if fn is HELPER else fn(c))
-                    states.append(gotos[nt][states[-1]])
+                    states.append(goto[states[-1]])
                 if states[-1] == end_state:  # only reached by reducing `start` at the end
                     return True
 
-        pos = 0
-        n = len(text)
+        pos = 0  # where the next token must start
         line = first_line
         line_start = 1 - first_column
         last = ("$END", "", 1, 1, 1)
         try:
-            while pos < n:
-                m = match(text, pos)
-                if m is None:
-                    raise bad_character(text, pos, line, line_start)
-                kind = m.lastgroup
-                end = m.end()
-                value = m.group(kind)
+            # One scan of the whole text; a match that does not start where the previous one
+            # ended skipped a character that no terminal matches.
+            for m in t.master.finditer(text):
+                start, end = m.span()
+                if start != pos:
+                    break
+                pos = end  # before the parse step: an error scan for brackets goes on from here
+                group = m.lastindex
+                kind = kinds[group]
+                value = m[group]
                 if kind == "NAME":
                     kind = keywords.get(value, "NAME")
+                    width = len(value)
+                    col = end - width - line_start + 1
+                    last = tok = (kind, value, line, col, col + width)
                 elif kind == "OP":
                     kind = operators[value]
+                    width = len(value)
+                    col = end - width - line_start + 1
+                    last = tok = (kind, value, line, col, col + width)
+                    if kind in _BRACKETS:
+                        _bracket(tok, brackets)
                 elif kind == "_NEWLINE":
-                    line, line_start = _newline(
-                        text, end, value, line, line_start, brackets, indents, feed
-                    )
-                    pos = end
-                    continue
-                elif kind not in _TOKENS:
-                    if kind == "LONGSTRING":  # a triple-quoted string: it may span lines
-                        line, line_start, pos, last = _long_string(
-                            value, line, line_start, end, feed)
+                    start = end - len(value)  # the value's first character
+                    after = start + value.rfind("\n") + 1  # the start of the next line
+                    if brackets or end - after != indents[-1] or "\t" in value:
+                        # inside brackets, a change of indentation, a tab: the layout's rules
+                        line, line_start = _newline(
+                            text, end, value, line, line_start, brackets, indents, feed
+                        )
+                        state = states[-1]
                         continue
-                    line += 1  # a line continuation
-                    line_start = pos = end
+                    # the next line is as indented as this one: a newline and nothing more
+                    col = start - line_start + 1
+                    tok = ("_NEWLINE", value, line, col, col)
+                    line += value.count("\n")
+                    line_start = after
+                elif kind in _TOKENS:
+                    width = len(value)
+                    col = end - width - line_start + 1
+                    last = tok = (kind, value, line, col, col + width)
+                elif kind == "LONGSTRING":  # a triple-quoted string: it may span lines
+                    line, line_start, last = _long_string(value, line, line_start, end, feed)
+                    state = states[-1]
                     continue
-                width = len(value)
-                col = end - width - line_start + 1
-                tok = (kind, value, line, col, col + width)
-                if kind in _BRACKETS:
-                    _bracket(tok, brackets)
-                pos = end  # before the parse step: an error scan for brackets goes on from here
-                last = tok
+                else:  # a line continuation
+                    line += 1
+                    line_start = end
+                    continue
                 # The parse step, as in feed() but inline: it runs for every token.
                 while True:
                     try:
-                        act = actions[states[-1]][kind]
+                        act = actions[state][kind]
                     except KeyError:
                         raise _Stuck(tok) from None
                     if act >= 0:
                         states.append(act)
                         values.append(tok)
+                        state = act
                         break
                     if act > first_rule:  # unit rules such as `?term: factor`, in one step
                         try:
-                            states[-1] = chains[~act][states[-2]]
+                            state = chains[~act][states[-2]]
                         except KeyError:  # the first time this run meets this state
-                            states[-1] = chain(~act, states[-2])
+                            state = chain(~act, states[-2])
+                        states[-1] = state
                         continue
                     # NOTE: the same reduce step as in feed() above, written out again on
-                    # purpose: a helper call per reduction would cost about 10% of parse time,
-                    # and throughput sits right at the 20,000 lines/s target.
-                    size, nt, fn, splice = rules[first_rule - act]
+                    # purpose: a helper call per reduction would cost about 10% of parse time.
+                    size, goto, fn, splice = rules[first_rule - act]
                     if size == 1 and not splice:
                         values[-1] = [values[-1]] if fn is HELPER else fn([values[-1]])
-                        states[-1] = gotos[nt][states[-2]]
+                        state = states[-1] = goto[states[-2]]
                         continue
                     c = values[-size:] if size else []
                     if size:
@@ -198,7 +221,10 @@ class _Parser:
                     if splice:
                         c = tables.splice(c, splice)
                     values.append(c if fn is HELPER else fn(c))
-                    states.append(gotos[nt][states[-1]])
+                    state = goto[states[-1]]
+                    states.append(state)
+            if pos < len(text):
+                raise bad_character(text, pos, line, line_start)
             if brackets:
                 raise never_closed(brackets[-1])
             while len(indents) > 1:
@@ -214,7 +240,7 @@ class _Parser:
 
 
 def _long_string(value: str, line: int, line_start: int, end: int,
-                 feed: Any) -> tuple[int, int, int, tuple]:
+                 feed: Any) -> tuple[int, int, tuple]:
     """Feed a triple-quoted string token; returns the line position after it and the token."""
     width = len(value)
     col = end - width - line_start + 1
@@ -224,7 +250,7 @@ def _long_string(value: str, line: int, line_start: int, end: int,
     if newlines:
         line += newlines
         line_start = end - width + value.rfind("\n") + 1
-    return line, line_start, end, tok
+    return line, line_start, tok
 
 
 def _newline(
