@@ -32,7 +32,7 @@ from .checks import (
 )
 from .exprs import ExpressionReductions
 from .nodes import Token, tok_span
-from .nodes import assign as _assign
+from .nodes import assign_at as _assign_at
 from .nodes import assign_to as _assign_to
 from .nodes import aug as _aug
 from .nodes import expr_stmt as _expr_stmt
@@ -147,9 +147,10 @@ class Compiler(ExpressionReductions):
         target = c[0]
         vs = value.span
         ts = target.span
-        span = _span(ts.line, ts.column, vs.end_line, vs.end_column)
         if len(c) == 3 and type(target) is Name:
-            return _assign(target.id, value, is_literal(value), span)
+            return _assign_at(target.id, value, is_literal(value),
+                              ts.line, ts.column, vs.end_line, vs.end_column)
+        span = _span(ts.line, ts.column, vs.end_line, vs.end_column)
         targets = tuple(c[:-1:2])
         for t in targets:
             check_target(t, statement=True)

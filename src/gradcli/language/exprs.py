@@ -15,12 +15,12 @@ from .fstrings import Literal, decode, parse_fstring
 from .nodes import attribute as _attribute
 from .nodes import binary as _binary
 from .nodes import call as _call
+from .nodes import call_at as _call_at
 from .nodes import join as _join
 from .nodes import name as _name
 from .nodes import number as _number
 from .nodes import span as _span
 from .nodes import subscript as _subscript
-from .nodes import tok_span
 from .nodes import unary as _unary
 from .program import Attribute, Binary, Call, Expr, Name, Number, Subscript, Unary
 
@@ -43,7 +43,9 @@ class ExpressionReductions:
         return P.BoolOp("and", tuple(c[::2]), _join(c[0], c[-1]))
 
     def not_op(self, c: list[Any]) -> Unary:
-        return _unary("not", c[1], _join(c[0], c[1]))
+        t, operand = c
+        s = operand.span
+        return _unary("not", operand, t[2], t[3], s.end_line, s.end_column)
 
     def compare(self, c: list[Any]) -> P.Compare:
         return P.Compare(tuple(c[1::2]), tuple(c[::2]), _join(c[0], c[-1]))
@@ -59,20 +61,20 @@ class ExpressionReductions:
         left, op, right = c
         ls = left.span
         rs = right.span
-        return _binary(op[1], left, right, _span(ls.line, ls.column, rs.end_line, rs.end_column))
+        return _binary(op[1], left, right, ls.line, ls.column, rs.end_line, rs.end_column)
 
     def unary(self, c: list[Any]) -> Unary:
         op, operand = c
         s = operand.span
-        return _unary(op[1], operand, _span(op[2], op[3], s.end_line, s.end_column))
+        return _unary(op[1], operand, op[2], op[3], s.end_line, s.end_column)
 
     def name(self, c: list[Any]) -> Name:
         t = c[0]
-        return _name(t[1], _span(t[2], t[3], t[2], t[4]))
+        return _name(t[1], t[2], t[3], t[2], t[4])
 
     def number(self, c: list[Any]) -> Number:
         t = c[0]
-        return _number(number_value(t), _span(t[2], t[3], t[2], t[4]))
+        return _number(number_value(t), t[2], t[3], t[2], t[4])
 
     def string(self, c: list[Any]) -> P.String | P.FString:
         lits = [Literal(t) for t in c]
@@ -94,7 +96,7 @@ class ExpressionReductions:
     def const(self, c: list[Any]) -> Number:
         t = c[0]
         value = {"True": True, "False": False, "None": None, "...": ...}[t[1]]
-        return _number(value, tok_span(t))
+        return _number(value, t[2], t[3], t[2], t[4])
 
     def paren(self, c: list[Any]) -> Expr:
         inner = single(c[1])
@@ -163,14 +165,14 @@ class ExpressionReductions:
         func = c[0]
         s = func.span
         end = c[-1]
-        span = _span(s.line, s.column, end[2], end[4])
         items = c[2:-1:2]
         for a in items:
             if type(a) is Kwarg or type(a) is DoubleStar or type(a) is GenArg or \
                     type(a) is P.Starred:
                 break
         else:  # positional arguments only: the common case
-            return _call(func, tuple(items), (), span)
+            return _call_at(func, tuple(items), (), s.line, s.column, end[2], end[4])
+        span = _span(s.line, s.column, end[2], end[4])
         args: list[Any] = []
         kwargs: list[tuple[str | None, Expr]] = []
         unpack = False
@@ -217,13 +219,13 @@ class ExpressionReductions:
         value = c[0]
         s = value.span
         t = c[2]
-        return _attribute(value, t[1], _span(s.line, s.column, t[2], t[4]))
+        return _attribute(value, t[1], s.line, s.column, t[2], t[4])
 
     def subscript(self, c: list[Any]) -> Subscript:
         value = c[0]
         s = value.span
         end = c[-1]
-        return _subscript(value, tuple(c[2:-1:2]), _span(s.line, s.column, end[2], end[4]))
+        return _subscript(value, tuple(c[2:-1:2]), s.line, s.column, end[2], end[4])
 
     def slice(self, c: list[Any]) -> P.Slice:
         parts: list[Any] = [None, None, None]

@@ -1,7 +1,8 @@
 """Fast construction of program nodes and their spans, for the compiler's reductions.
 
 The parser builds about ten nodes and spans per line; these constructors write a frozen slots
-dataclass's fields directly, which is the largest saving in parse time (see ``fast``).
+dataclass's fields directly, which is the largest saving in parse time (see ``fast``), and
+``spanned`` ones make the hot nodes and their span (a named tuple) in one call.
 """
 
 from __future__ import annotations
@@ -72,15 +73,60 @@ def fast(cls: type) -> Callable[..., Any]:
     return make4
 
 
+def spanned(cls: type) -> Callable[..., Any]:
+    """A positional constructor for a node class whose last field is ``span``: the other
+    fields, then the span's line, column, end line and end column. The node and its span are
+    made in one call (no frame for the span's own constructor)."""
+    new = object.__new__
+    *setters, set_span = [getattr(cls, f.name).__set__ for f in fields(cls)]
+    if fields(cls)[-1].name != "span":
+        raise TypeError(f"{cls.__name__}'s last field is not its span")
+    if len(setters) == 1:
+        (s0,) = setters
+
+        def make1(a: Any, line: int, col: int, end_line: int, end_col: int) -> Any:
+            o = new(cls)
+            s0(o, a)
+            set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+            return o
+
+        return make1
+    if len(setters) == 2:
+        s0, s1 = setters
+
+        def make2(a: Any, b: Any, line: int, col: int, end_line: int, end_col: int) -> Any:
+            o = new(cls)
+            s0(o, a)
+            s1(o, b)
+            set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+            return o
+
+        return make2
+    s0, s1, s2 = setters
+
+    def make3(a: Any, b: Any, c: Any, line: int, col: int, end_line: int, end_col: int) -> Any:
+        o = new(cls)
+        s0(o, a)
+        s1(o, b)
+        s2(o, c)
+        set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+        return o
+
+    return make3
+
+
+_tuple_new = tuple.__new__  # Span is a named tuple: this is what its constructor calls
 span = Span  # a named tuple: its own constructor is the fast one
-name = fast(Name)
-number = fast(Number)
-binary = fast(Binary)
-unary = fast(Unary)
+name = spanned(Name)
+number = spanned(Number)
+binary = spanned(Binary)
+unary = spanned(Unary)
 call = fast(Call)
-attribute = fast(Attribute)
-subscript = fast(Subscript)
+call_at = spanned(Call)
+attribute = spanned(Attribute)
+subscript = spanned(Subscript)
 assign = fast(Assign)
+assign_at = spanned(Assign)
 aug = fast(AugAssign)
 expr_stmt = fast(ExprStmt)
 assign_to = fast(P.AssignTo)
@@ -115,5 +161,6 @@ def flatten(items: list[Any]) -> list[Stmt]:
     return out
 
 
-__all__ = ["Token", "assign", "assign_to", "attribute", "aug", "binary", "call", "expr_stmt",
-           "fast", "flatten", "join", "name", "number", "span", "subscript", "tok_span", "unary"]
+__all__ = ["Token", "assign", "assign_at", "assign_to", "attribute", "aug", "binary", "call",
+           "call_at", "expr_stmt", "fast", "flatten", "join", "name", "number", "span",
+           "spanned", "subscript", "tok_span", "unary"]
