@@ -468,3 +468,11 @@ def test_grammar_file_is_the_source_of_truth() -> None:
     assert "-> binary" in text and "%declare _INDENT _DEDENT" in text
     data = grammar.compile_tables(text)
     assert data["keywords"]["if"] == "IF" and data["operators"]["**"] == "DOUBLESTAR"
+
+
+def test_tables_refuse_a_unit_rule_over_a_terminal() -> None:
+    # The parser runs unit rules as part of a goto, so none may reduce right after a shift.
+    text = 'start: a "+"\n?a: {}\nb: NAME\nNAME: /[a-z]+/\n'
+    assert grammar.compile_tables(text.format("b"))["rules"]
+    with pytest.raises(ValueError, match="unit rule reduces in state .*, entered by a shift"):
+        grammar.compile_tables(text.format("NAME"))

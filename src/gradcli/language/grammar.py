@@ -6,7 +6,8 @@ expressions. A cache hit costs a file read and no Lark import; JSON rather than 
 cache, because unpickling a file is running code. The cache key is a checksum of the grammar,
 so an edited grammar is recompiled on its next use. The file is read at every start-up, so it
 holds only what the parser cannot derive quickly: gotos as (state, target) pairs, and no
-chains of unit rules (``Tables.chain`` works each one out the first time a parse needs it).
+chains of unit rules (``Tables.chain`` works each one out the first time a parse needs it,
+and ``Tables.goto`` each goto followed by such a chain).
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ class Tables:
     # chain_keys: state below -> state after the run, filled in by ``chain`` as parses need it
     chains: list[dict[int, int]]
     chain_keys: list[tuple[int, str]]
+    # after[nonterminal][lookahead][state below] -> the state after the goto and the run of
+    # unit rules that the lookahead makes there, filled in by ``goto`` as parses need it
+    after: list[dict[str, dict[int, int]]]
     rules: list[tuple[int, int, str, list[int]]]  # size, nonterminal, kind, spliced children
     start: int
     end: int
@@ -63,6 +67,17 @@ class Tables:
                 self.chains[code][below] = top
                 return top
             nt = self.chain_keys[~act][0]
+
+    def goto(self, nt: int, lookahead: str, below: int) -> int:
+        """The state after a reduction to nonterminal ``nt`` over state ``below`` (memoised in
+        ``after``): its goto and, when ``lookahead`` reduces a unit rule there, the whole run of
+        them (``chain``), so that the parser takes one step where the table has several."""
+        top = self.gotos[nt][below]
+        act = self.actions[top].get(lookahead, 0)
+        if -len(self.chains) <= act < 0:
+            top = self.chain(~act, below)
+        self.after[nt].setdefault(lookahead, {})[below] = top
+        return top
 
 
 def grammar_text() -> str:
@@ -160,6 +175,13 @@ def compile_tables(grammar: str) -> dict[str, Any]:
                 i = rule_index[arg["@"]]
                 raw[state][sym] = ("unit", rules[i][1]) if rules[i][2] == "unit" else ("rule", i)
 
+    # The parser runs unit rules only right after a goto (Tables.after): that needs every
+    # state where one reduces to be entered by a goto, never by a shift nor at the start.
+    entered = {arg for row in raw for kind, arg in row.values() if kind == "shift"}
+    entered.add(table["start_states"]["start"])
+    for state in entered:
+        if any(kind == "unit" for kind, _ in raw[state].values()):
+            raise ValueError(f"a unit rule reduces in state {state}, entered by a shift")
     # Runs of unit rules get one code per (unit rule, lookahead); see Tables.chain.
     chain_index: dict[tuple[int, str], int] = {}
     for row in raw:
@@ -222,6 +244,7 @@ def from_data(data: dict[str, Any]) -> Tables:
         gotos=gotos,
         chains=[{} for _ in chain_keys],
         chain_keys=chain_keys,
+        after=[{} for _ in gotos],
         rules=[tuple(r) for r in data["rules"]],
         start=data["start"],
         end=data["end"],

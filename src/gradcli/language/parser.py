@@ -53,14 +53,18 @@ class _Parser:
         self.kinds: list[str | None] = [None] * (t.master.groups + 1)
         for kind, group in t.master.groupindex.items():
             self.kinds[group] = kind
-        # Per rule: its size, the goto row of its nonterminal, the compiler's method (HELPER
-        # for a helper rule, None for a unit rule: those run as chains), the children to splice.
-        self.rules = [
+        # rules[~act] for a reduce action: the rule's size, the gotos of its nonterminal by
+        # lookahead (Tables.after), the compiler's method (HELPER for a helper rule), the
+        # children to splice, the nonterminal. The codes of runs of unit rules come first and
+        # are never looked up: those runs are part of the gotos (Tables.goto).
+        self.rules: list[tuple | None] = [None] * len(t.chains)
+        self.rules += [
             (
                 size,
-                t.gotos[nt],
+                t.after[nt],
                 None if kind == "unit" else HELPER if kind == "helper" else getattr(compiler, kind),
                 tuple(splice),
+                nt,
             )
             for size, nt, kind, splice in t.rules
         ]
@@ -91,10 +95,8 @@ class _Parser:
         keywords = self.keywords
         operators = t.operators
         actions = t.actions
-        chains = t.chains
-        chain = t.chain
+        goto = t.goto
         rules = self.rules
-        first_rule = -1 - len(chains)  # actions <= first_rule reduce by rule first_rule - act
         end_state = t.end
         state = t.start  # the top of ``states``, kept in a local as well
         states = [state]
@@ -113,16 +115,10 @@ class _Parser:
                     states.append(act)
                     values.append(tok)
                     return False
-                if act > first_rule:
-                    try:
-                        states[-1] = chains[~act][states[-2]]
-                    except KeyError:
-                        states[-1] = chain(~act, states[-2])
-                    continue
-                size, goto, fn, splice = rules[first_rule - act]
+                size, after, fn, splice, nt = rules[~act]
                 if size == 1 and not splice:
                     values[-1] = [values[-1]] if fn is HELPER else fn([values[-1]])
-                    states[-1] = goto[states[-2]]
+                    states.pop()
                 else:
                     c = values[-size:] if size else []
                     if size:
@@ -131,7 +127,11 @@ class _Parser:
                     if splice:
                         c = tables.splice(c, splice)
                     values.append(c if fn is HELPER else fn(c))
-                    states.append(goto[states[-1]])
+                below = states[-1]
+                try:
+                    states.append(after[kind][below])
+                except KeyError:
+                    states.append(goto(nt, kind, below))
                 if states[-1] == end_state:  # only reached by reducing `start` at the end
                     return True
 
@@ -200,19 +200,17 @@ class _Parser:
                         values.append(tok)
                         state = act
                         break
-                    if act > first_rule:  # unit rules such as `?term: factor`, in one step
-                        try:
-                            state = chains[~act][states[-2]]
-                        except KeyError:  # the first time this run meets this state
-                            state = chain(~act, states[-2])
-                        states[-1] = state
-                        continue
                     # NOTE: the same reduce step as in feed() above, written out again on
                     # purpose: a helper call per reduction would cost about 10% of parse time.
-                    size, goto, fn, splice = rules[first_rule - act]
+                    # The goto takes the unit rules (`?term: factor`) that follow in the same step.
+                    size, after, fn, splice, nt = rules[~act]
                     if size == 1 and not splice:
                         values[-1] = [values[-1]] if fn is HELPER else fn([values[-1]])
-                        state = states[-1] = goto[states[-2]]
+                        below = states[-2]
+                        try:
+                            state = states[-1] = after[kind][below]
+                        except KeyError:  # the first time this parser meets this step
+                            state = states[-1] = goto(nt, kind, below)
                         continue
                     c = values[-size:] if size else []
                     if size:
@@ -221,7 +219,11 @@ class _Parser:
                     if splice:
                         c = tables.splice(c, splice)
                     values.append(c if fn is HELPER else fn(c))
-                    state = goto[states[-1]]
+                    below = states[-1]
+                    try:
+                        state = after[kind][below]
+                    except KeyError:
+                        state = goto(nt, kind, below)
                     states.append(state)
             if pos < len(text):
                 raise bad_character(text, pos, line, line_start)
