@@ -30,7 +30,7 @@ _WS = "WS"  # the ignored terminal of blanks inside a line; it becomes the lexer
 class Tables:
     """LALR tables and lexer, ready for the parser's driver."""
 
-    master: re.Pattern[str]
+    master: re.Pattern[str]  # the terminals, each a named group, then ``bad``
     keywords: dict[str, str]  # word -> terminal, for words that NAME matches
     operators: dict[str, str]  # operator text -> terminal
     ignored: frozenset[str]
@@ -236,7 +236,9 @@ def from_data(data: dict[str, Any]) -> Tables:
     return Tables(
         # ASCII: \d in NUMBER must not take Arabic-Indic or fullwidth digits, as Python's
         # own tokenizer does not (int() would read them)
-        master=re.compile(f"(?:{data['ws']})?(?:{alternatives})", re.ASCII),
+        # The last group, ``bad`` (a rule's name, never a terminal's), takes a character that
+        # no terminal matches, so that a scan of the whole text leaves nothing out.
+        master=re.compile(f"(?:{data['ws']})?(?:{alternatives}|(?P<bad>[\\s\\S]))", re.ASCII),
         keywords=dict(data["keywords"]),
         operators=dict(data["operators"]),
         ignored=frozenset(data["ignored"]),

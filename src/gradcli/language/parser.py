@@ -135,17 +135,14 @@ class _Parser:
                 if states[-1] == end_state:  # only reached by reducing `start` at the end
                     return True
 
-        pos = 0  # where the next token must start
+        pos = 0  # where the next token starts
         line = first_line
         line_start = 1 - first_column
         last = ("$END", "", 1, 1, 1)
         try:
-            # One scan of the whole text; a match that does not start where the previous one
-            # ended skipped a character that no terminal matches.
+            # One scan of the whole text, each match a token (after blanks) or a bad character.
             for m in t.master.finditer(text):
-                start, end = m.span()
-                if start != pos:
-                    break
+                end = m.end()
                 pos = end  # before the parse step: an error scan for brackets goes on from here
                 group = m.lastindex
                 kind = kinds[group]
@@ -185,6 +182,8 @@ class _Parser:
                     line, line_start, last = _long_string(value, line, line_start, end, feed)
                     state = states[-1]
                     continue
+                elif kind == "bad":  # a character that no terminal matches (after blanks)
+                    raise bad_character(text, end - 1, line, line_start)
                 else:  # a line continuation
                     line += 1
                     line_start = end
@@ -225,8 +224,6 @@ class _Parser:
                     except KeyError:
                         state = goto(nt, kind, below)
                     states.append(state)
-            if pos < len(text):
-                raise bad_character(text, pos, line, line_start)
             if brackets:
                 raise never_closed(brackets[-1])
             while len(indents) > 1:
