@@ -117,13 +117,16 @@ class Compiler(ExpressionReductions):
         # The scope checks of `global` and `import *` walk every block: only scripts that
         # have such a statement pay for them (once set, for good: parses may run in threads).
         self.scoped = False
+        # Likewise the checks of `return`, `break` and `continue` (where each may stand).
+        self.jumps = False
 
     # ---- statements ----
 
     def module(self, c: list[Any]) -> list[Stmt]:
         body = _flatten(c)
-        check_returns(body)
-        check_loop_jumps(body, in_loop=False)
+        if self.jumps:
+            check_returns(body)
+            check_loop_jumps(body, in_loop=False)
         if self.scoped:
             check_globals(body)
         return body
@@ -182,6 +185,7 @@ class Compiler(ExpressionReductions):
         return self.assign([target, c[3], c[4]])
 
     def return_stmt(self, c: list[Any]) -> P.Return:
+        self.jumps = True
         if len(c) == 1:
             return P.Return(None, tok_span(c[0]))
         value = single(c[1])
@@ -192,9 +196,11 @@ class Compiler(ExpressionReductions):
         return P.Pass(tok_span(c[0]))
 
     def break_stmt(self, c: list[Any]) -> P.Break:
+        self.jumps = True
         return P.Break(tok_span(c[0]))
 
     def continue_stmt(self, c: list[Any]) -> P.Continue:
+        self.jumps = True
         return P.Continue(tok_span(c[0]))
 
     def raise_stmt(self, c: list[Any]) -> P.Raise:
