@@ -310,16 +310,16 @@ def _punctuation(regexp: str, max_width: int) -> list[str]:
 
 
 def splice(children: list[Any], indices: tuple[int, ...]) -> list[Any]:
-    """Inline the lists that helper rules returned into their parent's children."""
+    """Inline the lists that helper rules returned into their parent's children.
+
+    ``children`` is the parser's own fresh list (changed in place), ``indices`` are in
+    decreasing order.
+    """
     if indices == (0,):
         # Helper lists are left-recursive; growing the first in place keeps `x*` linear.
         out = children[0]
-        out.extend(children[1:])
+        out += children[1:]
         return out
-    out = []
-    for i, x in enumerate(children):
-        if i in indices:
-            out.extend(x)
-        else:
-            out.append(x)
-    return out
+    for i in indices:  # from the right: the indices still to do stay valid
+        children[i:i + 1] = children[i]
+    return children

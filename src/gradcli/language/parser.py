@@ -55,15 +55,16 @@ class _Parser:
             self.kinds[group] = kind
         # rules[~act] for a reduce action: the rule's size, the gotos of its nonterminal by
         # lookahead (Tables.after), the compiler's method (HELPER for a helper rule), the
-        # children to splice, the nonterminal. The codes of runs of unit rules come first and
-        # are never looked up: those runs are part of the gotos (Tables.goto).
+        # children to splice (last first: grammar.splice), the nonterminal. The codes of runs
+        # of unit rules come first and are never looked up: those runs are part of the gotos
+        # (Tables.goto).
         self.rules: list[tuple | None] = [None] * len(t.chains)
         self.rules += [
             (
                 size,
                 t.after[nt],
                 None if kind == "unit" else HELPER if kind == "helper" else getattr(compiler, kind),
-                tuple(splice),
+                tuple(sorted(splice, reverse=True)),
                 nt,
             )
             for size, nt, kind, splice in t.rules
