@@ -6,7 +6,6 @@ as tuples, sub-expressions as program nodes), returning a program node; see ``co
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 from . import program as P
@@ -19,6 +18,7 @@ from .nodes import call_at as _call_at
 from .nodes import join as _join
 from .nodes import name as _name
 from .nodes import number as _number
+from .nodes import respan
 from .nodes import span as _span
 from .nodes import subscript as _subscript
 from .nodes import unary as _unary
@@ -102,11 +102,7 @@ class ExpressionReductions:
         inner = single(c[1])
         # The node's span grows to cover the parentheses, so that an enclosing node's span
         # (taken from its first and last children) covers them too.
-        new = object.__new__(type(inner))
-        for f in fields(inner):
-            getattr(type(inner), f.name).__set__(new, getattr(inner, f.name))
-        type(inner).span.__set__(new, _join(c[0], c[2]))
-        return new
+        return respan(inner, _join(c[0], c[2]))
 
     def empty_tuple(self, c: list[Any]) -> P.Tuple:
         return P.Tuple((), _join(c[0], c[1]))

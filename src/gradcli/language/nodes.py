@@ -132,6 +132,11 @@ expr_stmt = fast(ExprStmt)
 assign_to = fast(P.AssignTo)
 
 
+def respan(node: Any, span: Span) -> Any:
+    """A copy of expression ``node`` with another span (an expression node's last field)."""
+    return type(node)(*node._values(node)[:-1], span)
+
+
 def tok_span(t: Token) -> Span:
     """The span of one token."""
     return span(t[2], t[3], t[2], t[4])
@@ -162,5 +167,5 @@ def flatten(items: list[Any]) -> list[Stmt]:
 
 
 __all__ = ["Token", "assign", "assign_at", "assign_to", "attribute", "aug", "binary", "call",
-           "call_at", "expr_stmt", "fast", "flatten", "join", "name", "number", "span",
+           "call_at", "expr_stmt", "fast", "flatten", "join", "name", "number", "respan", "span",
            "spanned", "subscript", "tok_span", "unary"]

@@ -14,13 +14,13 @@ from __future__ import annotations
 import gc
 import re
 import threading
-from dataclasses import fields
 from typing import Any
 
 from ..errors import ScriptSyntaxError, Span
 from . import grammar as tables
 from .compiler import Compiler
 from .grammar import HELPER
+from .nodes import respan
 from .program import MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, Program
 from .syntax_errors import RESERVED_WORDS, bad_character, never_closed, unexpected_token
 
@@ -82,11 +82,7 @@ class _Parser:
                  column + lead if "\n" not in before else lead - before.rfind("\n"))
         stop = (line + inside.count("\n"),
                 column + end if "\n" not in inside else end - inside.rfind("\n"))
-        new = object.__new__(type(e))
-        for f in fields(e):
-            getattr(type(e), f.name).__set__(new, getattr(e, f.name))
-        type(e).span.__set__(new, Span(*start, *stop))
-        return new
+        return respan(e, Span(*start, *stop))
 
     def run(self, text: str, first_line: int = 1, first_column: int = 1) -> list:
         """Lex, lay out and parse ``text`` (LF line ends, ends with a newline), whose first
