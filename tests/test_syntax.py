@@ -474,5 +474,5 @@ def test_tables_refuse_a_unit_rule_over_a_terminal() -> None:
     # The parser runs unit rules as part of a goto, so none may reduce right after a shift.
     text = 'start: a "+"\n?a: {}\nb: NAME\nNAME: /[a-z]+/\n'
     assert grammar.compile_tables(text.format("b"))["rules"]
-    with pytest.raises(ValueError, match="unit rule reduces in state .*, entered by a shift"):
+    with pytest.raises(ValueError, match=r"a unit rule of \?a reduces in state \d+, entered by"):
         grammar.compile_tables(text.format("NAME"))

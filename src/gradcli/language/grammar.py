@@ -179,9 +179,11 @@ def compile_tables(grammar: str) -> dict[str, Any]:
     # state where one reduces to be entered by a goto, never by a shift nor at the start.
     entered = {arg for row in raw for kind, arg in row.values() if kind == "shift"}
     entered.add(table["start_states"]["start"])
-    for state in entered:
-        if any(kind == "unit" for kind, _ in raw[state].values()):
-            raise ValueError(f"a unit rule reduces in state {state}, entered by a shift")
+    for state in sorted(entered):
+        for kind, arg in raw[state].values():
+            if kind == "unit":
+                raise ValueError(f"a unit rule of ?{nonterminals[arg]} reduces in state {state}, "
+                                 "entered by a shift: give a rule of one terminal an alias")
     # Runs of unit rules get one code per (unit rule, lookahead); see Tables.chain.
     chain_index: dict[tuple[int, str], int] = {}
     for row in raw:
