@@ -89,6 +89,8 @@ class _Parser:
         character stands at (first_line, first_column) of the script."""
         t = self.t
         kinds = self.kinds
+        name_group = t.master.groupindex["NAME"]
+        op_group = t.master.groupindex["OP"]
         keywords = self.keywords
         operators = t.operators
         actions = t.actions
@@ -142,21 +144,20 @@ class _Parser:
                 end = m.end()
                 pos = end  # before the parse step: an error scan for brackets goes on from here
                 group = m.lastindex
-                kind = kinds[group]
                 value = m[group]
-                if kind == "NAME":
+                if group == name_group:
                     kind = keywords.get(value, "NAME")
                     width = len(value)
                     col = end - width - line_start + 1
                     last = tok = (kind, value, line, col, col + width)
-                elif kind == "OP":
+                elif group == op_group:
                     kind = operators[value]
                     width = len(value)
                     col = end - width - line_start + 1
                     last = tok = (kind, value, line, col, col + width)
                     if kind in _BRACKETS:
                         _bracket(tok, brackets)
-                elif kind == "_NEWLINE":
+                elif (kind := kinds[group]) == "_NEWLINE":
                     start = end - len(value)  # the value's first character
                     after = start + value.rfind("\n") + 1  # the start of the next line
                     if brackets or end - after != indents[-1] or "\t" in value:
