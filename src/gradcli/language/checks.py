@@ -399,6 +399,9 @@ def is_literal(e: Any) -> bool:
 
     Iterative: it runs before the depth check, on expressions of any depth.
     """
+    t = type(e)
+    if t is not Number and t is not Unary and t is not ListExpr:  # most values: at once
+        return False
     stack = [e]
     while stack:
         node = stack.pop()
