@@ -155,8 +155,16 @@ class _Parser:
                     width = len(value)
                     col = end - width - line_start + 1
                     last = tok = (kind, value, line, col, col + width)
-                    if kind in _BRACKETS:
-                        _bracket(tok, brackets)
+                    if kind in _BRACKETS:  # _bracket's common cases, inline
+                        if kind in _OPEN:
+                            if len(brackets) < MAX_EXPR_DEPTH:
+                                brackets.append(tok)
+                            else:
+                                _bracket(tok, brackets)
+                        elif brackets and _OPEN[brackets[-1][0]] == value:
+                            brackets.pop()
+                        else:
+                            _bracket(tok, brackets)
                 elif (kind := kinds[group]) == "_NEWLINE":
                     start = end - len(value)  # the value's first character
                     after = start + value.rfind("\n") + 1  # the start of the next line
