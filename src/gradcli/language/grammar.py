@@ -228,6 +228,10 @@ def from_data(data: dict[str, Any]) -> Tables:
     if data.get("format") != FORMAT:
         raise ValueError("not a gradcli table file")
     alternatives = "|".join(f"(?P<{name}>{regexp})" for name, regexp in data["terminals"])
+    ws = data["ws"]
+    # The blanks before a token: `[...]+` made optional is `[...]*`, which the regex engine
+    # runs as one repeat, where an optional group costs it a repeat context at every token.
+    blanks = ws[:-1] + "*" if re.fullmatch(r"\[(?:\\.|[^\]\\])*\]\+", ws) else f"(?:{ws})?"
     gotos = []
     for pairs in data["gotos"]:
         row = [-1] * data["states"]
@@ -240,7 +244,7 @@ def from_data(data: dict[str, Any]) -> Tables:
         # own tokenizer does not (int() would read them)
         # The last group, ``bad`` (a rule's name, never a terminal's), takes a character that
         # no terminal matches, so that a scan of the whole text leaves nothing out.
-        master=re.compile(f"(?:{data['ws']})?(?:{alternatives}|(?P<bad>[\\s\\S]))", re.ASCII),
+        master=re.compile(f"{blanks}(?:{alternatives}|(?P<bad>[\\s\\S]))", re.ASCII),
         keywords=dict(data["keywords"]),
         operators=dict(data["operators"]),
         ignored=frozenset(data["ignored"]),
