@@ -44,7 +44,7 @@ NODES = [
 
 @pytest.mark.parametrize("cls", NODES)
 def test_nodes_are_frozen_slotted_with_a_span(cls: type) -> None:
-    names = [f.name for f in dataclasses.fields(cls)]
+    names = list(cls.__match_args__)
     assert names[-1] == "span" and "__slots__" in vars(cls)
     assert cls.__doc__ and "\n" not in cls.__doc__.strip()
     node = cls(*range(len(names)))
@@ -60,7 +60,7 @@ def test_nodes_are_frozen_slotted_with_a_span(cls: type) -> None:
 @pytest.mark.parametrize("cls", NODES)
 def test_nodes_behave_as_frozen_dataclasses(cls: type) -> None:
     """Values, repr, equality, hash, copy and pickle as dataclass(frozen=True) gives them."""
-    names = [f.name for f in dataclasses.fields(cls)]
+    names = list(cls.__match_args__)
     ref = dataclasses.make_dataclass(cls.__name__, names, frozen=True, slots=True)
     values = [(i, f"v{i}") for i in range(len(names))]
     node, same, other = cls(*values), cls(*values), cls(*values[:-1], (9, "x"))
@@ -76,7 +76,7 @@ def test_nodes_behave_as_frozen_dataclasses(cls: type) -> None:
 
 def test_field_lists() -> None:
     def names(cls: type) -> list[str]:
-        return [f.name for f in dataclasses.fields(cls)]
+        return list(cls.__match_args__)
 
     assert names(P.Call) == ["func", "args", "kwargs", "span"]
     assert names(P.Assign) == ["target", "value", "literal", "span"]
@@ -161,9 +161,9 @@ def test_names_point_at_their_text() -> None:
         if isinstance(node, P.Name):
             assert text_at(SRC, node.span) == node.id
             seen.append(node.id)
-        if dataclasses.is_dataclass(node):
-            for f in dataclasses.fields(node):
-                walk(getattr(node, f.name))
+        if isinstance(node, P._Node):
+            for f in node.__match_args__:
+                walk(getattr(node, f))
         elif isinstance(node, tuple):
             for item in node:
                 walk(item)

@@ -9,7 +9,6 @@ ScriptSyntaxError with a valid span: never any other exception.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import warnings
 from typing import Any
 
@@ -259,10 +258,10 @@ def strip(x: Any) -> Any:
     """A node with every span replaced by None, for comparison."""
     if isinstance(x, tuple):
         return tuple(strip(i) for i in x)
-    if dataclasses.is_dataclass(x) and not isinstance(x, Span):
+    if isinstance(x, P._Node):
         return (
             type(x).__name__,
-            *(strip(getattr(x, f.name)) for f in dataclasses.fields(x) if f.name != "span"),
+            *(strip(getattr(x, f)) for f in x.__match_args__ if f != "span"),
         )
     if isinstance(x, Span):
         return None
@@ -605,14 +604,14 @@ def _check_spans(node: Any, lines: list[str]) -> None:
     if isinstance(node, tuple):
         for item in node:
             _check_spans(item, lines)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, Span):
+    elif isinstance(node, P._Node):
         s = node.span
         assert 1 <= s.line <= s.end_line <= len(lines)
         assert (s.line, s.column) < (s.end_line, s.end_column)
         if isinstance(node, P.Name):
             assert lines[s.line - 1][s.column - 1 : s.end_column - 1] == node.id
-        for f in dataclasses.fields(node):
-            _check_spans(getattr(node, f.name), lines)
+        for f in node.__match_args__:
+            _check_spans(getattr(node, f), lines)
 
 
 @SETTINGS

@@ -1,6 +1,6 @@
 """``gradcli export``: a grad script as the standalone PyTorch program it means (SPEC §2.7, §7).
 
-The program is written from the compiled ``language/program.py`` dataclasses and the script's
+The program is written from the compiled ``language/program.py`` nodes and the script's
 own text: every expression that needs no translation is copied from the source as written
 (names, spacing, comments inside brackets), and only what differs is rewritten in place, each
 rewrite a call or an attribute, so no operator precedence changes:

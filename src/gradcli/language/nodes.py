@@ -1,14 +1,13 @@
 """Fast construction of program nodes and their spans, for the compiler's reductions.
 
-The parser builds about ten nodes and spans per line; these constructors write a frozen slots
-dataclass's fields directly, which is the largest saving in parse time (see ``fast``), and
+The parser builds about ten nodes and spans per line; these constructors write a frozen node's
+slots directly, which is the largest saving in parse time (see ``fast``), and
 ``spanned`` ones make the hot nodes and their span (a named tuple) in one call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
 from typing import Any
 
 from ..errors import Span
@@ -31,14 +30,14 @@ Token = tuple  # (type, value, line, column, end_column); a token never spans li
 
 
 def fast(cls: type) -> Callable[..., Any]:
-    """A positional constructor for a frozen slots dataclass that skips the frozen __init__.
+    """A positional constructor for a frozen node class that skips the frozen __init__.
 
     The generated __init__ of a frozen dataclass goes through object.__setattr__ per field
     (about 1 us per node); writing the slots directly is about 3x faster, and the
     parser builds ~10 nodes and spans per line, so this is a large share of parse time.
     """
     new = object.__new__
-    setters = [getattr(cls, f.name).__set__ for f in fields(cls)]
+    setters = [getattr(cls, f).__set__ for f in cls.__match_args__]
     if len(setters) == 2:
         s0, s1 = setters
 
@@ -78,8 +77,8 @@ def spanned(cls: type) -> Callable[..., Any]:
     fields, then the span's line, column, end line and end column. The node and its span are
     made in one call (no frame for the span's own constructor)."""
     new = object.__new__
-    *setters, set_span = [getattr(cls, f.name).__set__ for f in fields(cls)]
-    if fields(cls)[-1].name != "span":
+    *setters, set_span = [getattr(cls, f).__set__ for f in cls.__match_args__]
+    if cls.__match_args__[-1] != "span":
         raise TypeError(f"{cls.__name__}'s last field is not its span")
     if len(setters) == 1:
         (s0,) = setters

@@ -1,10 +1,11 @@
-"""The compiled program: small frozen dataclasses with source spans, built by the compiler.
+"""The compiled program: small frozen records with source spans, built by the compiler.
 
-Each node class is a slots dataclass made by ``node`` rather than ``dataclass(frozen=True)``:
-the same fields, equality, hash and repr, and assignment refused with ``FrozenInstanceError``,
-but its methods are shared functions instead of source that ``dataclass`` compiles for each
-class at import (about 280 functions, 14 ms of every start-up).  A node is built positionally,
-``Name("x", span)``, as the compiler and ``nodes.py`` build them.
+Each node class is a slots class made by ``node`` rather than ``dataclass(frozen=True)``: the
+fields in order (``__match_args__``), equality, hash and repr by value, and assignment refused
+with ``FrozenInstanceError``, but its methods are shared functions instead of source that
+``dataclass`` compiles for each class at import (about 280 functions, 14 ms of every start-up),
+and no dataclass processing.  A node is built positionally, ``Name("x", span)``, as the
+compiler and ``nodes.py`` build them.
 
 Nothing here knows Lark. Every node carries a ``span`` (1-based line/column, end exclusive) that
 covers the whole expression or statement, parentheses included. Guarantees the compiler gives
@@ -14,7 +15,7 @@ covers the whole expression or statement, parentheses included. Guarantees the c
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, dataclass, fields
+from dataclasses import FrozenInstanceError
 from operator import attrgetter
 from typing import Any
 
@@ -54,16 +55,23 @@ class _Node:
 
 
 def node(cls: type) -> type:
-    """A frozen slots dataclass of ``cls``'s annotated fields, built without generated code."""
+    """A frozen slots class of ``cls``'s annotated fields, in order (``__match_args__``), with a
+    positional ``__init__`` and ``_Node``'s equality, hash and repr by value.
+
+    Made directly rather than by ``dataclasses``: a slots dataclass is processed and made a
+    second time at every start of the process, for each of the 47 node classes."""
     if _Node not in cls.__bases__:
         raise TypeError(f"{cls.__name__} must derive from _Node")
-    cls = dataclass(init=False, repr=False, eq=False, slots=True)(cls)
-    names = tuple(f.name for f in fields(cls))
-    cls._values = attrgetter(*names)  # one field: its value, else the tuple of values
-    init = _init([getattr(cls, n).__set__ for n in names], cls.__qualname__)
+    names = tuple(cls.__annotations__)
+    body = {k: v for k, v in cls.__dict__.items()
+            if k not in names and k not in ("__dict__", "__weakref__")}
+    new = type(cls.__name__, cls.__bases__, {**body, "__slots__": names,
+                                             "__match_args__": names})
+    new._values = attrgetter(*names)  # one field: its value, else the tuple of values
+    init = _init([getattr(new, n).__set__ for n in names], cls.__qualname__)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init
-    return cls
+    new.__init__ = init
+    return new
 
 
 def _init(setters: list[Any], name: str) -> Any:
