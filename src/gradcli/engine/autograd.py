@@ -139,15 +139,31 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 else:
                     deps[m] = 1
                     stack.append(m)
-    needed: set | None = None
+    # with targets: a node's mask when it differs from its own (no gradient for an input that
+    # leads to no target), None for a node that sends none (a root that leads to no target)
+    masks: dict[Node, Any] | None = None
     if targets is not None:
         needed = _leads_to(order, set(targets))
         deps = {}
+        masks = {}
         for n in order:
+            mask = None
             if n in needed:
-                for m in n.edges:
-                    if m is not None and m in needed:
-                        deps[m] = deps.get(m, 0) + 1
+                for i, m in enumerate(n.edges):
+                    if m is not None:  # n.mask[i] is True
+                        if m in needed:
+                            deps[m] = deps.get(m, 0) + 1
+                        else:
+                            if mask is None:
+                                mask = list(n.mask)
+                            mask[i] = False
+                if mask is None:
+                    if True in n.mask:
+                        continue
+                elif True in mask:
+                    masks[n] = mask
+                    continue
+            masks[n] = None
     captured: dict[Node, Any] = {}
     buffers: dict[Node, Any] = {}
     adds: dict[Node, int] = {}  # in-place sums into a buffer (PyTorch bumps its version)
@@ -162,6 +178,8 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     target_set = set(targets) if targets is not None else ()
     capture = targets is not None and not accumulate
     nxt = None  # a ready node that would be popped next anyway: it skips the heap
+    fx_backend = fx = None  # the formulas on arrays of the last node's backend
+    heappush, heappop = heapq.heappush, heapq.heappop
     ctx = current()
     tracer = ctx.tracer  # NOTE: None unless `gradcli trace` runs: one test per event point
     if tracer is not None:
@@ -172,7 +190,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 if nxt is not None:
                     n, nxt = nxt, None
                 else:
-                    n = heapq.heappop(heap)[2]
+                    n = heappop(heap)[2]
                 g = buffers.pop(n)
                 hooks = n.hooks
                 if hooks is not None:
@@ -192,9 +210,10 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                             tracer.accumulate(n.variable, before, _grad_array(n.variable),
                                               False)
                     continue
-                if needed is not None:
-                    mask = [m is not None and m in needed for m in n.edges]
-                    if True not in mask:
+                mask = n.mask
+                if masks is not None and n in masks:
+                    mask = masks[n]
+                    if mask is None:
                         if accumulate and not retain_graph:
                             # NOTE: an input of backward(inputs=) runs, with no output
                             if tracer is None:
@@ -202,10 +221,14 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                             else:
                                 _free_traced(n, tracer)
                         continue
-                else:
-                    mask = n.mask
                 if hooks is None:
-                    grads_in = _apply(ctx, n, g, mask, create_graph)
+                    if create_graph:
+                        grads_in = _apply(ctx, n, g, mask, True)
+                    else:
+                        backend = n.backend
+                        if backend is not fx_backend:
+                            fx_backend, fx = backend, _array_formulas(backend)
+                        grads_in = n.apply(g, mask, fx, False)
                 else:
                     g = run_pre_hooks(n, g, create_graph)
                     grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
@@ -215,16 +238,19 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                         n.free()
                     else:
                         _free_traced(n, tracer)
-                for i, (m, gi, use) in enumerate(zip(n.edges, grads_in, mask)):
+                i = -1
+                for m, gi, use in zip(n.edges, grads_in, mask):
+                    i += 1
                     if not use:
                         continue
                     if tracer is not None:
                         tracer.edge(n, i, m, gi)
-                    if m in buffers:
-                        buffers[m] = buffers[m] + gi
-                        adds[m] = adds.get(m, 0) + 1
-                    else:
+                    prev = buffers.get(m, _NONE)
+                    if prev is _NONE:
                         buffers[m] = gi
+                    else:
+                        buffers[m] = prev + gi
+                        adds[m] = adds.get(m, 0) + 1
                     left = deps[m] - 1
                     deps[m] = left
                     if left == 0:
@@ -234,9 +260,9 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                             nxt = m
                         else:
                             if nxt is not None:
-                                heapq.heappush(heap, (nxt.prio, nxt.seq, nxt))
+                                heappush(heap, (nxt.prio, nxt.seq, nxt))
                                 nxt = None
-                            heapq.heappush(heap, (m.prio, m.seq, m))
+                            heappush(heap, (m.prio, m.seq, m))
     finally:
         if tracer is not None:
             tracer.backward_end()
@@ -262,15 +288,20 @@ def _grad_array(t: Tensor) -> Any:
 def _apply(ctx: Any, n: Node, g: Any, mask: Sequence[bool], create_graph: bool) -> list:
     """Run one node's formulas: on arrays, or as recorded ops under create_graph=True."""
     if not create_graph:
-        fx = n.backend.formulas
-        if fx is None:
-            fx = n.backend.formulas = ArrayFormulas(n.backend.xp)
-        return n.apply(g, mask, fx, False)
+        return n.apply(g, mask, _array_formulas(n.backend), False)
     prev, ctx.formula_mode = ctx.formula_mode, True
     try:
         return n.apply(g, mask, TENSOR_FORMULAS, True)
     finally:
         ctx.formula_mode = prev
+
+
+def _array_formulas(backend: Any) -> ArrayFormulas:
+    """The op table's formulas on ``backend``'s arrays, made once per backend."""
+    fx = backend.formulas
+    if fx is None:
+        fx = backend.formulas = ArrayFormulas(backend.xp)
+    return fx
 
 
 def backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = None,
@@ -327,6 +358,7 @@ def _leads_to(order: list[Node], targets: set) -> set:
 
 
 _SEQ = operator.attrgetter("seq")
+_NONE = object()  # no gradient buffered for a node yet
 
 
 def _copy(g: Tensor) -> Tensor:
