@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from gradcli import api
 from gradcli.engine import RunContext, use
 from gradcli.engine.backend import get_backend, quiet, to_host
-from gradcli.engine.exact import fp, libmkl, machine, unary, vml
+from gradcli.engine.exact import fp, libmkl, machine, reduce, unary, vml
 from gradcli.engine.exact.fp import fma32
 from gradcli.engine.exact.reduce import sum_
 from gradcli.engine.tensor import Tensor
@@ -195,6 +195,30 @@ def test_sum_is_not_numpys_pairwise_sum():
     diffs = sum(sum_(x) != x.sum() for x in (rng.standard_normal(n).astype(np.float32)
                                              for n in range(20, 120)))
     assert diffs > 30
+
+
+def test_short_sums_add_as_the_general_loops(monkeypatch):
+    """A short dense row (reduce._small_sum) adds as the cascade's loops do, bit for bit: signed
+    zeros, infinities and NaN included."""
+    rng = np.random.default_rng(1)
+    for dt in (np.float32, np.float64):
+        for n in range(1, 2 * reduce._SMALL_BYTES // np.dtype(dt).itemsize, 3):
+            x = rng.standard_normal(n).astype(dt) * dt(10.0) ** rng.integers(-3, 4, n).astype(dt)
+            for kind in range(4):
+                y = x.copy()
+                if kind == 1:
+                    y[:] = -0.0
+                elif kind == 2:
+                    y[rng.integers(0, n)] = np.nan
+                elif kind == 3:
+                    y[rng.integers(0, n, 3)] = -0.0
+                    y[0] = np.inf
+                fast = sum_(y.reshape(1, n), keepdims=True)
+                with monkeypatch.context() as m:
+                    m.setattr(reduce, "_SMALL_BYTES", 0)
+                    general = sum_(y.reshape(1, n), keepdims=True)
+                assert fast.shape == general.shape == (1, 1)
+                assert fast.tobytes() == general.tobytes(), (dt, n, kind)
 
 
 def test_sum_splits_long_reductions_between_threads():

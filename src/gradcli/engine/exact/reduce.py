@@ -210,6 +210,8 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
     if len(axes) == nd and x.flags.c_contiguous and x.size < GRAIN_SIZE:
         # the common case: everything of a dense array, which TensorIterator merges into one
         # row in memory order, summed by one thread
+        if x.size * x.dtype.itemsize < _SMALL_BYTES:
+            return _small_sum(x.reshape(-1)).reshape(out_shape)[()]
         flat = x.reshape(-1, 1)
         total = np.zeros((), x.dtype) + _kernel(flat, (x.dtype.itemsize, 0), x.dtype.itemsize)[0]
         return total.reshape(out_shape)[()]
@@ -230,6 +232,41 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
     target = as_strided(out, shape=tuple(d[0] for d in kept), strides=tuple(d[2] for d in kept))
     target[...] = result
     return out[()]
+
+
+# A contiguous row of fewer bytes has fewer than 16 vectors per accumulator (4 x 16 vectors:
+# 512 float32, 256 float64), so the cascade never completes a chunk: one level of in-order sums.
+_SMALL_BYTES = 4 * 16 * SUM_VECTOR_BYTES
+
+
+def _small_sum(v: Any) -> Any:
+    """``_kernel`` of a contiguous row of fewer than ``_SMALL_BYTES``, ``0 + sum`` as ``sum_``
+    returns it: the same additions in the same order, without the general loops' levels."""
+    n = v.shape[0]
+    width = SUM_VECTOR_BYTES // v.dtype.itemsize
+    zero = np.zeros((1,), v.dtype)
+    if n < width:  # a row shorter than a vector: row_sum of single elements
+        return zero[0] + _small_row_sum(v.reshape(n, 1))[0]
+    nvec = n // width
+    lanes = _small_row_sum(v[: nvec * width].reshape(nvec, width))
+    # vectorized_inner_sum's tail then its lanes, in order from 0: one in-order prefix sum.  It
+    # starts at the first value, not at +0; sum_'s own 0 + total makes an all-(-0) sum +0, as
+    # 0 + v0 + ... does, and changes no other.
+    return zero[0] + np.add.accumulate(np.concatenate((v[nvec * width:], lanes)))[-1]
+
+
+def _small_row_sum(s: Any) -> Any:
+    """``row_sum`` along axis 0 of ``s`` (k, lanes) for k < 64: four interleaved in-order sums
+    from 0 (the cascade's only level), the tail into the first, then the four."""
+    k = s.shape[0]
+    q = k // 4
+    part = np.zeros((4,) + s.shape[1:], s.dtype)
+    for j in range(q):
+        part = part + s[4 * j: 4 * j + 4]
+    acc = part[0]
+    for i in range(4 * q, k):
+        acc = acc + s[i]
+    return ((acc + part[1]) + part[2]) + part[3]
 
 
 def mean(x: Any, axes: tuple | None = None, keepdims: bool = False) -> Any:
