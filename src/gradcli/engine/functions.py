@@ -167,16 +167,23 @@ _SCALAR_OVERLOAD = {O.ADD: O.ADD_SCALAR, O.SUB: O.SUB_SCALAR, O.MUL: O.MUL_SCALA
 
 
 def _arith(op: Any, a: Any, b: Any, name: str) -> Tensor:
-    if a.__class__ is Tensor and b.__class__ is Tensor:  # the common case, in as few calls
-        if a.data.shape != b.data.shape:
-            broadcast_check(a, b)
-        out = apply(op, (a, b))
-        if a._strides is not None or b._strides is not None:
-            _elementwise(out, (a, b))
-        return out
-    if current().formula_mode and a.__class__ is Tensor and is_number(b):
-        return _record(_SCALAR_OVERLOAD[op], (a,), {"other": b})
+    if a.__class__ is Tensor:  # the common cases, in as few calls
+        if b.__class__ is Tensor:
+            if a.data.shape != b.data.shape:
+                broadcast_check(a, b)
+            out = apply(op, (a, b))
+            if a._strides is not None or b._strides is not None:
+                _elementwise(out, (a, b))
+            return out
+        if b.__class__ in _NUMBERS:
+            if current().formula_mode:
+                return _record(_SCALAR_OVERLOAD[op], (a,), {"other": b})
+            out = apply(op, (a, b))
+            return out if a._strides is None else _elementwise(out, (a, b))
     return _binary(op, a, b, name)
+
+
+_NUMBERS = frozenset((int, float, bool))  # args.is_number's
 
 
 def add(input: Any, other: Any) -> Tensor:

@@ -222,7 +222,8 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool) -> Tensor:
     every rule gives (a number never promotes a floating tensor)."""
     t = args[i]
     backend = t.backend
-    data = op.forward(backend.xp, *(a.data if a is t else a for a in args))
+    data = op.forward(backend.xp, t.data, args[1]) if i == 0 else \
+        op.forward(backend.xp, args[0], t.data)
     if data.dtype is not t.data.dtype:
         data = backend.astype(data, t.dtype)
     out = Tensor(data, backend)
