@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from . import ops as O
-from .context import GradMode, current
+from .context import current
 from .functions import TENSOR_FORMULAS
 from .graph import AccumulateGrad, Node, edge
 from .hooks import run_post_hooks, run_pre_hooks, run_tensor_hooks
@@ -184,86 +184,87 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     tracer = ctx.tracer  # NOTE: None unless `gradcli trace` runs: one test per event point
     if tracer is not None:
         tracer.backward_begin(roots, retain_graph, create_graph, targets)
+    prev_mode, ctx.grad_enabled = ctx.grad_enabled, create_graph  # GradMode, inline
     try:
-        with GradMode(create_graph):
-            while heap or nxt is not None:
-                if nxt is not None:
-                    n, nxt = nxt, None
-                else:
-                    n = heappop(heap)[2]
-                g = buffers.pop(n)
-                hooks = n.hooks
-                if hooks is not None:
-                    g = run_tensor_hooks(n, g, create_graph)
-                if n.retained is not None:  # retain_grad() fires in autograd.grad() too
-                    before = _grad_array(n.retained) if tracer is not None else None
-                    _retain(n.retained, g, create_graph)
+        while heap or nxt is not None:
+            if nxt is not None:
+                n, nxt = nxt, None
+            else:
+                n = heappop(heap)[2]
+            g = buffers.pop(n)
+            hooks = n.hooks
+            if hooks is not None:
+                g = run_tensor_hooks(n, g, create_graph)
+            if n.retained is not None:  # retain_grad() fires in autograd.grad() too
+                before = _grad_array(n.retained) if tracer is not None else None
+                _retain(n.retained, g, create_graph)
+                if tracer is not None:
+                    tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
+            if capture and n in target_set:
+                captured[n] = (g, adds.get(n, 0))
+            if n.__class__ is AccumulateGrad:
+                if accumulate:
+                    before = _grad_array(n.variable) if tracer is not None else None
+                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
                     if tracer is not None:
-                        tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
-                if capture and n in target_set:
-                    captured[n] = (g, adds.get(n, 0))
-                if n.__class__ is AccumulateGrad:
-                    if accumulate:
-                        before = _grad_array(n.variable) if tracer is not None else None
-                        _accumulate(n.variable, g, create_graph, adds.get(n, 0))
-                        if tracer is not None:
-                            tracer.accumulate(n.variable, before, _grad_array(n.variable),
-                                              False)
-                    continue
-                mask = n.mask
-                if masks is not None and n in masks:
-                    mask = masks[n]
-                    if mask is None:
-                        if accumulate and not retain_graph:
-                            # NOTE: an input of backward(inputs=) runs, with no output
-                            if tracer is None:
-                                n.free()
-                            else:
-                                _free_traced(n, tracer)
-                        continue
-                if hooks is None:
-                    if create_graph:
-                        grads_in = _apply(ctx, n, g, mask, True)
-                    else:
-                        backend = n.backend
-                        if backend is not fx_backend:
-                            fx_backend, fx = backend, _array_formulas(backend)
-                        grads_in = n.apply(g, mask, fx, False)
-                else:
-                    g = run_pre_hooks(n, g, create_graph)
-                    grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
-                                              create_graph)
-                if not retain_graph:
-                    if tracer is None:
-                        n.free()
-                    else:
-                        _free_traced(n, tracer)
-                i = -1
-                for m, gi, use in zip(n.edges, grads_in, mask):
-                    i += 1
-                    if not use:
-                        continue
-                    if tracer is not None:
-                        tracer.edge(n, i, m, gi)
-                    prev = buffers.get(m, _NONE)
-                    if prev is _NONE:
-                        buffers[m] = gi
-                    else:
-                        buffers[m] = prev + gi
-                        adds[m] = adds.get(m, 0) + 1
-                    left = deps[m] - 1
-                    deps[m] = left
-                    if left == 0:
-                        # NOTE: the order is PyTorch's either way: nxt is the least of
-                        # heap + {nxt}.
-                        if nxt is None and (not heap or (m.prio, m.seq) < heap[0][:2]):
-                            nxt = m
+                        tracer.accumulate(n.variable, before, _grad_array(n.variable),
+                                          False)
+                continue
+            mask = n.mask
+            if masks is not None and n in masks:
+                mask = masks[n]
+                if mask is None:
+                    if accumulate and not retain_graph:
+                        # NOTE: an input of backward(inputs=) runs, with no output
+                        if tracer is None:
+                            n.free()
                         else:
-                            if nxt is not None:
-                                heappush(heap, (nxt.prio, nxt.seq, nxt))
-                                nxt = None
-                            heappush(heap, (m.prio, m.seq, m))
+                            _free_traced(n, tracer)
+                    continue
+            if hooks is None:
+                if create_graph:
+                    grads_in = _apply(ctx, n, g, mask, True)
+                else:
+                    backend = n.backend
+                    if backend is not fx_backend:
+                        fx_backend, fx = backend, _array_formulas(backend)
+                    grads_in = n.apply(g, mask, fx, False)
+            else:
+                g = run_pre_hooks(n, g, create_graph)
+                grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
+                                          create_graph)
+            if not retain_graph:
+                if tracer is None:
+                    n.free()
+                else:
+                    _free_traced(n, tracer)
+            i = -1
+            for m, gi, use in zip(n.edges, grads_in, mask):
+                i += 1
+                if not use:
+                    continue
+                if tracer is not None:
+                    tracer.edge(n, i, m, gi)
+                prev = buffers.get(m, _NONE)
+                if prev is _NONE:
+                    buffers[m] = gi
+                else:
+                    buffers[m] = prev + gi
+                    adds[m] = adds.get(m, 0) + 1
+                left = deps[m] - 1
+                deps[m] = left
+                if left == 0:
+                    # NOTE: the order is PyTorch's either way: nxt is the least of
+                    # heap + {nxt}.
+                    if nxt is None and (not heap or (m.prio, m.seq) < heap[0][:2]):
+                        nxt = m
+                    else:
+                        if nxt is not None:
+                            heappush(heap, (nxt.prio, nxt.seq, nxt))
+                            nxt = None
+                        heappush(heap, (m.prio, m.seq, m))
     finally:
+        ctx.grad_enabled = prev_mode
         if tracer is not None:
             tracer.backward_end()
     if not capture:
