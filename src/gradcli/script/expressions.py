@@ -88,9 +88,21 @@ class Evaluator:
             return self.lookup(name, scope, e.span)
         if cls is P.Number or cls is P.String:
             return e.value
-        if cls is P.Binary:
-            left = self.eval(e.left, scope)
-            right = self.eval(e.right, scope)
+        if cls is P.Binary:  # a name in scope or a number operand read here, without a call
+            left = e.left
+            if left.__class__ is P.Name and left.id in scope:
+                left = scope[left.id]
+            elif left.__class__ is P.Number:
+                left = left.value
+            else:
+                left = self.eval(left, scope)
+            right = e.right
+            if right.__class__ is P.Name and right.id in scope:
+                right = scope[right.id]
+            elif right.__class__ is P.Number:
+                right = right.value
+            else:
+                right = self.eval(right, scope)
             if e.op == "%" and left.__class__ is str:
                 return self.printer.percent(left, right)
             return arith(e.op, left, right)
