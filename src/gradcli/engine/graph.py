@@ -168,7 +168,8 @@ class Node:
     )
 
     def __init__(self, op: Any, edges: tuple, saved: dict, params: dict,
-                 shapes: tuple, backend: Any, mask: tuple | None = None) -> None:
+                 shapes: tuple, backend: Any, mask: tuple | None = None,
+                 ctx: Any = None) -> None:  # ctx: the run's context, when the caller has it
         self.op = op
         self.edges = edges
         self.saved = saved
@@ -180,7 +181,7 @@ class Node:
         self.hooks: Any = None
         self.freed = False
         self.freed_by: Any = None
-        self.seq = seq = next(current().seq)
+        self.seq = seq = next((current() if ctx is None else ctx).seq)
         self.prio = -seq  # the backward runs the newest ready node first, as PyTorch
         self.mask = mask if mask is not None else tuple(m is not None for m in edges)
 

@@ -42,18 +42,18 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
                 if b.__class__ is Tensor:
                     dt = a.data.dtype
                     if dt is b.data.dtype and dt in a.backend.float_natives:
-                        return _apply_binary(op, a, b, grad_enabled)
+                        return _apply_binary(op, a, b, grad_enabled, ctx)
                 elif (b.__class__ is float or b.__class__ is int and -_BIG < b < _BIG) and \
                         a.data.dtype in a.backend.float_natives and op.differentiable[0]:
-                    return _apply_scalar(op, args, 0, grad_enabled)
+                    return _apply_scalar(op, args, 0, grad_enabled, ctx)
             elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int and
                                             -_BIG < a < _BIG) and \
                     b.data.dtype in b.backend.float_natives and op.differentiable[1]:
-                return _apply_scalar(op, args, 1, grad_enabled)
+                return _apply_scalar(op, args, 1, grad_enabled, ctx)
         elif len(args) == 1 and args[0].__class__ is Tensor:
             a = args[0]
             if a.data.dtype in a.backend.float_natives:
-                return _apply_unary(op, a, grad_enabled)
+                return _apply_unary(op, a, grad_enabled, ctx)
     elif not params and (ctx.tracer is None or not ctx.tracer.timed):
         # recording for listings or a trace: the fast paths above (the recorder set aside, so
         # the untraced path stays as it is), then the recorder
@@ -114,7 +114,7 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             else:
                 shapes.append(None)
                 nexts.append(None)
-        node = Node(op, tuple(nexts), saved, params, tuple(shapes), backend, key)
+        node = Node(op, tuple(nexts), saved, params, tuple(shapes), backend, key, ctx)
         if in_dts is not None:  # gradients go back in each input's own dtype
             node.dtypes = in_dts
         out.grad_fn = node
@@ -192,7 +192,7 @@ def _saved_entry(nm: str, idx: int, args: tuple, out: Tensor, data: Any) -> tupl
     return (a, None, None, 0, None, False)
 
 
-def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool) -> Tensor:
+def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
     """``apply`` for two tensors and no params, the most common op, without loops or lists."""
     backend = a.backend
     data = op.forward(backend.xp, a.data, b.data)
@@ -208,7 +208,7 @@ def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool) -> Tensor:
         if saves:
             saved = {nm: _saved_entry(nm, idx, (a, b), out, data) for nm, idx in saves}
         out.grad_fn = Node(op, (edge(a) if ra else None, edge(b) if rb else None), saved, _EMPTY,
-                           (a.data.shape, b.data.shape), backend, key)
+                           (a.data.shape, b.data.shape), backend, key, ctx)
         out.requires_grad = True
     return out
 
@@ -216,7 +216,7 @@ def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool) -> Tensor:
 _BIG = 1 << 53  # a Python int past this takes the general path (its range checks)
 
 
-def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool) -> Tensor:
+def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) -> Tensor:
     """``apply`` for a floating tensor ``args[i]`` (an input with a formula, so the dtype rule
     reads it) and a Python float or int, no params: the result has the tensor's dtype, as
     every rule gives (a number never promotes a floating tensor)."""
@@ -241,12 +241,12 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool) -> Tensor:
             saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
         shape = t.data.shape
         out.grad_fn = Node(op, (edge(t), None) if i == 0 else (None, edge(t)), saved, _EMPTY,
-                           (shape, None) if i == 0 else (None, shape), backend, key)
+                           (shape, None) if i == 0 else (None, shape), backend, key, ctx)
         out.requires_grad = True
     return out
 
 
-def _apply_unary(op: Any, a: Tensor, grad_enabled: bool) -> Tensor:
+def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
     """``apply`` for one tensor and no params."""
     backend = a.backend
     data = op.forward(backend.xp, a.data)
@@ -259,7 +259,7 @@ def _apply_unary(op: Any, a: Tensor, grad_enabled: bool) -> Tensor:
         saved = _EMPTY
         if saves:
             saved = {nm: _saved_entry(nm, idx, (a,), out, data) for nm, idx in saves}
-        out.grad_fn = Node(op, (edge(a),), saved, _EMPTY, (a.data.shape,), backend, key)
+        out.grad_fn = Node(op, (edge(a),), saved, _EMPTY, (a.data.shape,), backend, key, ctx)
         out.requires_grad = True
     return out
 
