@@ -107,9 +107,12 @@ class Evaluator:
                 return self.printer.percent(left, right)
             return arith(e.op, left, right)
         if cls is P.Call:
-            return self.call_value(self.eval(e.func, scope),
-                                   [self.eval(a, scope) for a in e.args],
-                                   {k: self.eval(v, scope) for k, v in e.kwargs}, e.func)
+            fn = self.eval(e.func, scope)
+            args = e.args  # (a comprehension is a call of its own: none for 0 or 1 items)
+            values = [self.eval(a, scope) for a in args] if len(args) > 1 else \
+                [self.eval(args[0], scope)] if args else []
+            kwargs = {k: self.eval(v, scope) for k, v in e.kwargs} if e.kwargs else {}
+            return self.call_value(fn, values, kwargs, e.func)
         if cls is P.Attribute:
             return self.attribute(self.eval(e.value, scope), e.attr, e.span)
         return self._EVAL[cls](self, e, scope)
