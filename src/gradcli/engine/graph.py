@@ -306,22 +306,25 @@ class Node:
         out: list = [None] * len(needed)
         saved = self.saved
         checked = tensor_mode or self.freed
-        for i, use in enumerate(needed):
+        plans = self.op.plans
+        i = -1
+        for use in needed:
+            i += 1
             if not use:
                 continue
-            formula, plan = self.op.plans[i]
+            formula, plan = plans[i]
             args = []
             for kind, nm in plan:  # kinds precomputed per op (ops.Op.plans): no string compares
                 if kind == 0:
                     args.append(grad)
-                elif kind == 1:
-                    args.append(xp)
                 elif kind == 2:
                     s = saved[nm]
                     if checked or (s[2] is not None and s[2][0] != s[3]):
                         args.append(self.unpack(nm, tensor_mode))  # the checked path
                     else:
                         args.append(s[0])
+                elif kind == 1:
+                    args.append(xp)
                 elif kind == 3:
                     args.append(self.shapes[0])
                 elif kind == 4:
