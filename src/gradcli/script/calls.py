@@ -6,6 +6,7 @@ interpreter's statements (imports, ``--set`` overrides, unpacking).
 from __future__ import annotations
 
 import re
+import types
 from typing import Any
 
 from ..api.namespace import import_module
@@ -21,7 +22,7 @@ _MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, Overf
 
 def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> Any:
     """Call a built-in (with the interpreter first if it needs it); its errors as script errors."""
-    needs_interp = getattr(fn, "needs_interpreter", False)
+    needs_interp = _needs_interpreter(fn)
     if not needs_interp:
         # a built-in that needs the interpreter handed to the api as a value (x.register_hook(
         # print), jacobian(repr, x)): the api calls it as Python calls a function
@@ -61,7 +62,19 @@ def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> 
         raise ScriptError("maximum recursion depth exceeded", kind="RecursionError") from None
 
 
-_FUNCTION = type(lambda: None)
+_FUNCTION = types.FunctionType
+_METHOD = types.MethodType
+
+
+def _needs_interpreter(fn: Any) -> bool:
+    """``fn.needs_interpreter`` (pybuiltins.needs_interpreter), read from a function's
+    ``__dict__``: getattr with a default raises and catches an AttributeError when the name is
+    missing, about 0.4 us for a bound method."""
+    if fn.__class__ is _METHOD:
+        fn = fn.__func__
+    if fn.__class__ is _FUNCTION:
+        return fn.__dict__.get("needs_interpreter", False)
+    return getattr(fn, "needs_interpreter", False)
 # PyTorch's argument parser takes NumPy's names for four parameters (python_arg_parser.cpp's
 # numpy_compatibility_arg_names): x.sum(axis=1, keepdims=True), torch.max(x, axis=0).
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input",
