@@ -26,31 +26,29 @@ import numpy as np
 
 from . import libmkl
 
-_P = ctypes.c_void_p
+_COL_MAJOR, _NO_TRANS, _TRANS = 102, 111, 112  # mkl_cblas.h
+_I, _P, _F, _D = ctypes.c_int, ctypes.c_void_p, ctypes.c_float, ctypes.c_double
+# CBLAS's column-major forms take the arguments of the Fortran routines ATen calls, by value
+_SIGNATURES = {
+    "cblas_sdot": (_F, [_I, _P, _I, _P, _I]),
+    "cblas_ddot": (_D, [_I, _P, _I, _P, _I]),
+    "cblas_sgemv": (None, [_I, _I, _I, _I, _F, _P, _I, _P, _I, _F, _P, _I]),
+    "cblas_dgemv": (None, [_I, _I, _I, _I, _D, _P, _I, _P, _I, _D, _P, _I]),
+    "cblas_sgemm": (None, [_I, _I, _I, _I, _I, _I, _F, _P, _I, _P, _I, _F, _P, _I]),
+    "cblas_dgemm": (None, [_I, _I, _I, _I, _I, _I, _D, _P, _I, _P, _I, _D, _P, _I]),
+}
 _functions: dict[str, Any] = {}
 
 
 def _fn(name: str) -> Any:
-    """MKL's Fortran-interface ``name`` (every argument by reference, as ATen calls them)."""
+    """MKL's ``name``, with its argument and result types set once."""
     fn = _functions.get(name)
     if fn is None:
         fn = getattr(libmkl.library(), name)
-        fn.restype = ctypes.c_float if name == "sdot" else \
-            ctypes.c_double if name == "ddot" else None
+        if name in _SIGNATURES:
+            fn.restype, fn.argtypes = _SIGNATURES[name]
         _functions[name] = fn
     return fn
-
-
-def _int(v: int) -> Any:
-    return ctypes.byref(ctypes.c_int(v))
-
-
-def _scalar(dtype: Any, v: float) -> Any:
-    return ctypes.byref((ctypes.c_float if dtype == np.float32 else ctypes.c_double)(v))
-
-
-def _char(c: str) -> Any:
-    return ctypes.c_char_p(c.encode())
 
 
 def _strides(x: Any) -> tuple[int, ...]:
@@ -64,8 +62,8 @@ def dot(x: Any, y: Any) -> Any:
     x, y = _positive(x), _positive(y)
     n = x.shape[0]
     incx, incy = (1, 1) if n == 1 else (_strides(x)[0], _strides(y)[0])
-    fn = _fn("sdot" if x.dtype == np.float32 else "ddot")
-    return x.dtype.type(fn(_int(n), _P(x.ctypes.data), _int(incx), _P(y.ctypes.data), _int(incy)))
+    fn = _fn("cblas_sdot" if x.dtype == np.float32 else "cblas_ddot")
+    return x.dtype.type(fn(n, x.ctypes.data, incx, y.ctypes.data, incy))
 
 
 def _positive(v: Any) -> Any:
@@ -90,10 +88,9 @@ def mv(a: Any, x: Any) -> Any:
         trans, rows, cols, lda = "t", k, m, k
     if cols == 1:
         lda = rows  # gemv<float>: if (n == 1) lda = m
-    _fn("sgemv" if a.dtype == np.float32 else "dgemv")(
-        _char(trans), _int(rows), _int(cols), _scalar(a.dtype, 1.0), _P(a.ctypes.data),
-        _int(max(lda, 1)), _P(x.ctypes.data), _int(_strides(x)[0] or 1),
-        _scalar(a.dtype, 0.0), _P(out.ctypes.data), _int(1))
+    _fn("cblas_sgemv" if a.dtype == np.float32 else "cblas_dgemv")(
+        _COL_MAJOR, _TRANS if trans == "t" else _NO_TRANS, rows, cols, 1.0, a.ctypes.data,
+        max(lda, 1), x.ctypes.data, _strides(x)[0] or 1, 0.0, out.ctypes.data, 1)
     return out
 
 
@@ -144,10 +141,9 @@ def mm(m1: Any, m2: Any) -> Any:
             ldb = n
     elif n == 1:
         ldb = k
-    _fn("sgemm" if out.dtype == np.float32 else "dgemm")(
-        _char("t" if transpose_a else "n"), _char("t" if transpose_b else "n"),
-        _int(m), _int(n), _int(k), _scalar(out.dtype, 1.0), _P(a.ctypes.data), _int(lda),
-        _P(b.ctypes.data), _int(ldb), _scalar(out.dtype, 0.0), _P(out.ctypes.data), _int(ldc))
+    _fn("cblas_sgemm" if out.dtype == np.float32 else "cblas_dgemm")(
+        _COL_MAJOR, _TRANS if transpose_a else _NO_TRANS, _TRANS if transpose_b else _NO_TRANS,
+        m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb, 0.0, out.ctypes.data, ldc)
     return out
 
 
@@ -206,19 +202,19 @@ def bmm(b1: Any, b2: Any) -> Any:
     elif n == 1:
         ldb = k
     size = b1.itemsize
-    ptrs = ctypes.c_void_p * bs
+    ptrs = _P * bs
     a_ptrs = ptrs(*(b2.ctypes.data + i * s2[0] * size for i in range(bs)))
     b_ptrs = ptrs(*(b1.ctypes.data + i * s1[0] * size for i in range(bs)))
     c_ptrs = ptrs(*(out.ctypes.data + i * rows * cols * size for i in range(bs)))
-    scalar = ctypes.c_float if out.dtype == np.float32 else ctypes.c_double
+    scalar = _F if out.dtype == np.float32 else _D
     fn = _fn("cblas_sgemm_batch" if out.dtype == np.float32 else "cblas_dgemm_batch")
 
-    def one(v: Any, kind: Any = ctypes.c_int) -> Any:
+    def one(v: Any, kind: Any = _I) -> Any:
         return ctypes.byref(kind(v))
 
-    fn(ctypes.c_int(102), one(112 if ta else 111), one(112 if tb else 111), one(m), one(n),
-       one(k), one(1.0, scalar), a_ptrs, one(lda), b_ptrs, one(ldb), one(0.0, scalar), c_ptrs,
-       one(ldc), ctypes.c_int(1), one(bs))
+    fn(_I(_COL_MAJOR), one(_TRANS if ta else _NO_TRANS), one(_TRANS if tb else _NO_TRANS),
+       one(m), one(n), one(k), one(1.0, scalar), a_ptrs, one(lda), b_ptrs, one(ldb),
+       one(0.0, scalar), c_ptrs, one(ldc), _I(1), one(bs))
     return out
 
 
