@@ -58,6 +58,9 @@ MEASURED = {
     "sqrt/float32": 0.835, "sqrt_grad/float32": 0.859,
     # float64: SLEEF's double kernels are not ported (exp, log, tanh's fused backward); the
     # library functions take the correctly rounded stand-in
+    # F.linear: float64's addmm adds the bias inside dgemm in an order not reproduced (the
+    # product then the add is exact in float32)
+    "linear/float64": 0.387,
     "acos/float64": 0.988, "atan/float64": 0.928, "cosh/float64": 0.994, 
     "erf/float64": 0.949, "erf_grad/float64": 0.996, "exp/float64": 0.988,
     "log1p/float64": 0.976, "log_softmax/float64": 0.959, "log_softmax_grad/float64": 0.885,

@@ -86,6 +86,14 @@ OPS = {
     "mv": lambda torch, a, x: torch.mv(a, x),
     "mm": lambda torch, a, b: torch.mm(a, b),
     "matmul_grad": lambda torch, a, b: _grad(torch, lambda p, q: p @ q, a, b),
+    "bmm": lambda torch, a, b: torch.bmm(a, b),
+    "bmm_grad": lambda torch, a, b: _grad(torch, torch.bmm, a, b),
+    "linear": lambda torch, x, w, b: torch.nn.functional.linear(x, w, b),
+    "linear_grad": lambda torch, x, w, b: _grad(torch, torch.nn.functional.linear, x, w, b),
+    "std": lambda torch, x, dim=None, correction=1, keepdim=False: x.std(correction=correction)
+    if dim is None else x.std(dim=tuple(dim), correction=correction, keepdim=keepdim),
+    "var": lambda torch, x, dim=None, correction=1, keepdim=False: x.var(correction=correction)
+    if dim is None else x.var(dim=tuple(dim), correction=correction, keepdim=keepdim),
 }
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "atan", "asin", "acos", "sinh", "cosh",
          "erf", "expm1", "log1p", "sigmoid", "reciprocal")
@@ -274,6 +282,30 @@ def _matmul_cases(dtype: str) -> list:
         out.append(_case("mm", dtype, [recipe((m, k), m, view="T"), recipe((k, n), n)]))
     for m, n, k in [(100, 1, 1), (100, 1, 3), (100, 1, 7), (64, 8, 16), (16, 32, 4), (1, 1, 50)]:
         out.append(_case("matmul_grad", dtype, [recipe((m, k), 90), recipe((k, n), 91)]))
+    for m, n, k in [(5, 20, 12), (16, 18, 20), (3, 40, 9), (64, 64, 64)]:  # a transposed B
+        out.append(_case("mm", dtype, [recipe((m, k), 92), recipe((k, n), 93, view="T")]))
+    # bmm: ATen's own loop under 400 multiply-adds, MKL's batched gemm above it
+    for b, m, n, k in [(2, 3, 4, 5), (4, 5, 7, 11), (3, 16, 20, 32), (2, 33, 17, 64)]:
+        out.append(_case("bmm", dtype, [recipe((b, m, k), 94), recipe((b, k, n), 95)]))
+        out.append(_case("bmm_grad", dtype, [recipe((b, m, k), 96), recipe((b, k, n), 97)]))
+    for rows, i, o in [(1, 4, 8), (16, 12, 20), (64, 3, 1), (7, 33, 5), (32, 64, 64)]:
+        inputs = [recipe((rows, i), 98), recipe((o, i), 99), recipe((o,), 100)]
+        out.append(_case("linear", dtype, inputs))
+        out.append(_case("linear_grad", dtype, inputs))
+    return out
+
+
+def _moment_cases(dtype: str) -> list:
+    out = []
+    for op in ("std", "var"):
+        for shape, dims in [((7,), None), ((16, 20), None), ((16, 20), [0]), ((16, 20), [1]),
+                            ((3, 4, 5), [1]), ((3, 4, 5), [0, 2]), ((40000,), None),
+                            ((64, 3), [0]), ((2, 3000), [1])]:
+            for correction in (1, 0):
+                params = {"correction": correction} if dims is None else \
+                    {"dim": dims, "correction": correction, "keepdim": correction == 0}
+                out.append(_case(op, dtype, [recipe(shape, 101, a=1.0, b=3.0)], **params))
+        out.append(_case(op, dtype, [recipe((20, 16), 102, view="T")], dim=[0]))
     return out
 
 
@@ -282,7 +314,7 @@ def cases() -> list[dict]:
     out = []
     for dtype in DTYPES:
         for group in (_sum_cases, _unary_cases, _softmax_cases, _loss_cases, _matmul_cases,
-                      _group_a_cases):
+                      _moment_cases, _group_a_cases):
             out.extend(group(dtype))
     return out
 
@@ -291,7 +323,8 @@ def cases() -> list[dict]:
 EXACT32 = ("sum", "mean", "mean_grad", "div", "mse_loss", "mse_loss_grad", "softmax",
            "log_softmax", "softmax_grad", "log_softmax_grad", "sigmoid", "sigmoid_grad",
            "logsigmoid", "logsigmoid_grad", "expm1", "log1p", "reciprocal", "reciprocal_grad",
-           "tanh_grad", "dot", "mv", "matmul_grad", "elu_grad", "selu_grad", "celu", "celu_grad",
+           "tanh_grad", "dot", "mv", "mm", "matmul_grad", "bmm", "bmm_grad", "linear",
+           "linear_grad", "std", "var", "elu_grad", "selu_grad", "celu", "celu_grad",
            "silu", "silu_grad", "softshrink", "softshrink_grad", "hardswish", "hardswish_grad",
            "hardsigmoid", "hardsigmoid_grad", "hardshrink", "hardshrink_grad")
 

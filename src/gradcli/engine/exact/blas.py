@@ -128,23 +128,30 @@ def mm(m1: Any, m2: Any) -> Any:
     lda = _strides(a)[1 if transpose_a == transpose_c else 0]
     ldb = _strides(b)[1 if transpose_b == transpose_c else 0]
     ldc = cols if transpose_c else 1  # c's strides (cols, 1), seen as column-major
-    # cpublas::gemm's normalize_last_dims
-    if n == 1:
-        ldc = m
-    if transpose_a:
-        if m == 1:
-            lda = k
-    elif k == 1:
-        lda = m
-    if transpose_b:
-        if k == 1:
-            ldb = n
-    elif n == 1:
-        ldb = k
+    lda, ldb, ldc = _normalize_last_dims(transpose_a, transpose_b, m, n, k, lda, ldb, ldc)
     _fn("cblas_sgemm" if out.dtype == np.float32 else "cblas_dgemm")(
         _COL_MAJOR, _TRANS if transpose_a else _NO_TRANS, _TRANS if transpose_b else _NO_TRANS,
         m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb, 0.0, out.ctypes.data, ldc)
     return out
+
+
+def _normalize_last_dims(ta: bool, tb: bool, m: int, n: int, k: int, lda: int, ldb: int,
+                         ldc: int) -> tuple[int, int, int]:
+    """cpublas's normalize_last_dims: the leading dimensions BLAS expects for degenerate
+    sizes (a single row or column)."""
+    if n == 1:
+        ldc = m
+    if ta:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if tb:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    return lda, ldb, ldc
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -189,18 +196,7 @@ def bmm(b1: Any, b2: Any) -> Any:
     if bs == 1:
         return mm(b1[0], b2[0])[None]
     # cpublas::gemm_batched_with_stride: normalize_last_dims, then MKL's batched gemm
-    if n == 1:
-        ldc = m
-    if ta:
-        if m == 1:
-            lda = k
-    elif k == 1:
-        lda = m
-    if tb:
-        if k == 1:
-            ldb = n
-    elif n == 1:
-        ldb = k
+    lda, ldb, ldc = _normalize_last_dims(ta, tb, m, n, k, lda, ldb, ldc)
     size = b1.itemsize
     ptrs = _P * bs
     a_ptrs = ptrs(*(b2.ctypes.data + i * s2[0] * size for i in range(bs)))
