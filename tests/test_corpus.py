@@ -24,7 +24,9 @@ SAMPLES = ROOT / "tests" / "fixtures" / "corpus_stderr"
 ALLOWED_IMPORTS = {"import torch", "import torch.nn.functional as F", "from torch import nn",
                    "from torch.autograd import Variable", "from torch.autograd import grad",
                    "import math", "import torch.nn as nn", "import torch.optim as optim",
-                   "from torch import optim", "from torch.autograd.functional import jacobian"}
+                   "from torch import optim", "from torch.autograd.functional import jacobian",
+                   "from torch.optim.lr_scheduler import CosineAnnealingLR",
+                   "from torch.optim.lr_scheduler import LambdaLR"}
 
 
 def _tool(name: str):

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from gradcli.api import CREATION, LINALG, NN, NN_FUNCTIONS, NN_INIT, OPTIM
+from gradcli.api.lr_scheduler import SCHEDULERS
 from gradcli.api.namespace import tensor_surface
 from gradcli.engine import FUNCTIONS, OPS
 from gradcli.script.builtins import BUILTINS
@@ -44,7 +45,8 @@ def reference() -> str:
         f"- `torch.nn.functional` only: {_names(nn_only)}",
         f"- `torch.linalg` (in PyTorch programs, SPEC §7): {_names(LINALG)}",
         f"- `torch.nn` (in PyTorch programs): {_names(NN)}; `torch.nn.init`: {_names(NN_INIT)}",
-        f"- `torch.optim` (in PyTorch programs): {_names(OPTIM)}",
+        (f"- `torch.optim` (in PyTorch programs): {_names(OPTIM)}; `torch.optim.lr_scheduler`: "
+         f"{_names(n for n in SCHEDULERS if n != 'LRScheduler')}"),
         f"- autograd and the interpreter: {_names(own)}",
         (f"- Python's (`sum`, `max`, `min`, `abs`, `round` of a tensor are PyTorch's): "
         f"{_names(python)}"),

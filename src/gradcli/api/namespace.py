@@ -35,6 +35,7 @@ from . import (
     RANDOM,
     TENSOR_ATTRIBUTES,
 )
+from .lr_scheduler import SCHEDULERS, LRScheduler
 from .optim import Optimizer
 from .random import METHODS as RANDOM_METHODS
 from .random import Generator
@@ -178,6 +179,7 @@ TENSOR_CALL = frozenset({
 OBJECT_ATTRIBUTES: tuple[tuple[type, frozenset[str]], ...] = (
     (Optimizer, frozenset({"step", "zero_grad", "param_groups", "state", "defaults",
                            "add_param_group"})),
+    (LRScheduler, frozenset({"step", "get_last_lr", "last_epoch", "base_lrs", "optimizer"})),
     (Generator, frozenset({"manual_seed", "initial_seed", "seed"})),
     (RemovableHandle, frozenset({"remove", "id"})),
     (ReturnType, frozenset({"values", "indices"})),
@@ -301,7 +303,8 @@ def _build() -> None:
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
                            "Variable": VARIABLE},
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
-        "torch.optim": dict(OPTIM),
+        "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
+        "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),
         "torch.cuda": {"is_available": lambda: False, "device_count": lambda: 0},
         "math": {**{n: _math_function(getattr(math, n)) for n in _MATH_FUNCTIONS},

@@ -26,6 +26,9 @@ class Optimizer:
     """PyTorch's ``Optimizer`` base: param groups, ``zero_grad``, state, printing."""
 
     defaults: dict[str, Any]
+    # set by an lr_scheduler made for it: its first step() warns unless this one stepped since
+    watched_by_scheduler = False
+    stepped_since_watched = False
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -101,6 +104,8 @@ class Optimizer:
         with GradMode(False):
             for group in self.param_groups:
                 self._update(group)
+        if self.watched_by_scheduler:
+            self.stepped_since_watched = True
         return loss
 
     def _update(self, group: dict[str, Any]) -> None:
