@@ -13,6 +13,7 @@ from pathlib import Path
 from gradcli.api import CREATION, LINALG, NN, NN_FUNCTIONS, NN_INIT, OPTIM
 from gradcli.api.lr_scheduler import SCHEDULERS
 from gradcli.api.namespace import tensor_surface
+from gradcli.api.nn_utils import NN_UTILS
 from gradcli.engine import FUNCTIONS, OPS
 from gradcli.script.builtins import BUILTINS
 from gradcli.script.exceptions import EXCEPTIONS
@@ -44,7 +45,8 @@ def reference() -> str:
         f"- arithmetic, reductions, linear algebra and shapes: {_names(dispatch)}",
         f"- `torch.nn.functional` only: {_names(nn_only)}",
         f"- `torch.linalg` (in PyTorch programs, SPEC §7): {_names(LINALG)}",
-        f"- `torch.nn` (in PyTorch programs): {_names(NN)}; `torch.nn.init`: {_names(NN_INIT)}",
+        (f"- `torch.nn` (in PyTorch programs): {_names(NN)}; `torch.nn.init`: {_names(NN_INIT)}; "
+         f"`torch.nn.utils`: {_names(NN_UTILS)}"),
         (f"- `torch.optim` (in PyTorch programs): {_names(OPTIM)}; `torch.optim.lr_scheduler`: "
          f"{_names(n for n in SCHEDULERS if n != 'LRScheduler')}"),
         f"- autograd and the interpreter: {_names(own)}",

@@ -36,6 +36,7 @@ from . import (
     TENSOR_ATTRIBUTES,
 )
 from .lr_scheduler import SCHEDULERS, LRScheduler
+from .nn_utils import NN_UTILS
 from .optim import Optimizer
 from .random import METHODS as RANDOM_METHODS
 from .random import Generator
@@ -297,9 +298,11 @@ def _build() -> None:
         # the PyTorch whose behaviour gradcli reproduces (tutorials print it first)
         "torch": {**_torch(), "__version__": "2.13.0+cpu"},
         "torch.nn": {"functional": _Sub("torch.nn.functional"), "init": _Sub("torch.nn.init"),
+                     "utils": _Sub("torch.nn.utils"),
                      **NN, "Parameter": PARAMETER},
         "torch.nn.functional": dict(NN_FUNCTIONS),
         "torch.nn.init": dict(NN_INIT),
+        "torch.nn.utils": dict(NN_UTILS),
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
                            "Variable": VARIABLE},
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
