@@ -48,7 +48,7 @@ def reference() -> str:
         (f"- `torch.nn` (in PyTorch programs): {_names(NN)}; `torch.nn.init`: {_names(NN_INIT)}; "
          f"`torch.nn.utils`: {_names(NN_UTILS)}"),
         (f"- `torch.optim` (in PyTorch programs): {_names(OPTIM)}; `torch.optim.lr_scheduler`: "
-         f"{_names(n for n in SCHEDULERS if n != 'LRScheduler')}"),
+         f"{_names(SCHEDULERS)}"),
         f"- autograd and the interpreter: {_names(own)}",
         (f"- Python's (`sum`, `max`, `min`, `abs`, `round` of a tensor are PyTorch's): "
         f"{_names(python)}"),

@@ -65,7 +65,8 @@ class LRScheduler:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def _rates(self) -> list[Any]:
-        raise NotImplementedError
+        """The rates for ``last_epoch`` (each schedule's own rule)."""
+        raise NotImplementedError  # an abstract method: every schedule defines it
 
     def _current(self) -> list[Any]:
         return [group["lr"] for group in self.optimizer.param_groups]
@@ -159,5 +160,6 @@ class CosineAnnealingLR(LRScheduler):
                 * (lr - low) + low for lr in self._current()]
 
 
-SCHEDULERS = {cls.__name__: cls for cls in (LRScheduler, StepLR, MultiStepLR, ExponentialLR,
-                                            LambdaLR, CosineAnnealingLR)}
+# The base is PyTorch's to subclass, and classes are outside SPEC §7: scripts get the schedules.
+SCHEDULERS = {cls.__name__: cls for cls in (StepLR, MultiStepLR, ExponentialLR, LambdaLR,
+                                            CosineAnnealingLR)}

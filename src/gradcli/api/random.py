@@ -14,7 +14,7 @@ from typing import Any
 
 from ..engine import dtypes as D
 from ..engine import ops as O
-from ..engine.args import check_device, is_number, tensor_arg, type_name
+from ..engine.args import check_device, is_number, tensor_arg, type_name, typed_arg
 from ..engine.backend import memory_order, to_host
 from ..engine.context import current
 from ..engine.dtypes import to_dtype
@@ -203,21 +203,12 @@ def multinomial_method(self: Tensor, num_samples: Any, replacement: Any = False,
 def _multinomial(x: Tensor, num_samples: Any, replacement: Any, generator: Any,
                  pos: int) -> Tensor:
     """``pos``: the position of ``num_samples`` in the call, for binding errors."""
-    _typed_arg("multinomial", "num_samples", pos, num_samples, int, "int")
-    _typed_arg("multinomial", "replacement", pos + 1, replacement, bool, "bool")
+    typed_arg("multinomial", "num_samples", num_samples, int, pos)
+    typed_arg("multinomial", "replacement", replacement, bool, pos + 1)
     gen = _engine(generator, "multinomial")
     order = memory_order(x.shape, x._strides) if x._strides is not None else None
     host = gen.multinomial(to_host(x.data), num_samples, replacement, order)
     return leaf(_to_backend(host, D.INT64), False)
-
-
-def _typed_arg(fn: str, name: str, pos: int, v: Any, kind: type, kind_name: str) -> None:
-    """PyTorch's binding error for an int or bool argument of another type (bool is not an
-    int there)."""
-    if isinstance(v, kind) and (kind is bool or not isinstance(v, bool)):
-        return
-    raise ScriptError(f"{fn}(): argument '{name}' (position {pos}) must be {kind_name}, not "
-                      f"{type_name(v)}", kind="TypeError")
 
 
 # --- in-place draws -----------------------------------------------------------------------------

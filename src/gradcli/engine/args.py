@@ -51,6 +51,17 @@ def type_name(x: Any) -> str:
     return "Tensor" if isinstance(x, Tensor) else type(x).__name__
 
 
+def typed_arg(fn: str, arg: str, value: Any, kind: type, pos: int | None = None) -> None:
+    """PyTorch's TypeError for an ``int`` or ``bool`` argument of another type (a bool is not
+    an int there); ``pos`` when it was given by position."""
+    ok = isinstance(value, bool) if kind is bool else \
+        isinstance(value, kind) and not isinstance(value, bool)
+    if not ok:
+        at = f" (position {pos})" if pos else ""
+        raise ScriptError(f"{fn}(): argument '{arg}'{at} must be {kind.__name__}, not "
+                          f"{type_name(value)}", kind="TypeError")
+
+
 def tensor_arg(x: Any, fn: str, arg: str = "input", pos: int = 1) -> Tensor:
     """``x`` if it is a tensor, else PyTorch's TypeError for argument ``arg`` of ``fn``."""
     if x.__class__ is not Tensor:

@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import dtypes as D
 from . import ops as O
-from .args import broadcast_shape, dim_arg, tensor_arg
+from .args import broadcast_shape, dim_arg, tensor_arg, typed_arg
 from .context import current
 from .record import apply
 from .tensor import Tensor
@@ -265,7 +265,7 @@ def _cumulative(op: Any, name: str) -> Any:
         if dim is _NO_DIM:
             raise ScriptError(f'{name}() missing 1 required positional arguments: "dim"',
                               kind="TypeError")
-        _int_arg(name, "dim", dim, 2)
+        typed_arg(name, "dim", dim, int, 2)
         if dtype is not None:
             if not isinstance(dtype, D.DType):
                 raise ScriptError(f"{name}(): argument 'dtype' must be torch.dtype, not "
@@ -288,14 +288,6 @@ def _cumulative(op: Any, name: str) -> Any:
 
 cumsum = _cumulative(O.CUMSUM, "cumsum")
 cumprod = _cumulative(O.CUMPROD, "cumprod")
-
-
-def _int_arg(name: str, arg: str, value: Any, pos: int | None = None) -> None:
-    """PyTorch's TypeError for an argument that must be an int."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        at = f" (position {pos})" if pos else ""
-        raise ScriptError(f"{name}(): argument '{arg}'{at} must be int, not "
-                          f"{type(value).__name__}", kind="TypeError")
 
 
 def dims_arg(name: str, dim: Any, ndim: int, pos: int = 2) -> tuple[int, ...] | None:
@@ -398,7 +390,7 @@ def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:
     """The minimum and the maximum, of everything or along ``dim`` (AminmaxBackward0)."""
     x = tensor_arg(input, "aminmax")
     if dim is not None:
-        _int_arg("aminmax", "dim", dim)
+        typed_arg("aminmax", "dim", dim, int)
     dims = tuple(range(x.ndim)) if dim is None else ((dim_arg(dim, x.ndim),) if x.ndim else ())
     if any(x.shape[d] == 0 for d in dims) or (dim is None and x.numel() == 0):
         raise ScriptError("aminmax(): cannot compute aminmax over an empty dimension as the "
