@@ -26,6 +26,7 @@ from typing import Any
 from ..errors import ScriptError
 from ..limits import MAX_ELEMENTS
 from .backend import Backend, get_backend
+from . import machine as machines
 from .printing import DEFAULT_OPTIONS, PrintOptions
 
 RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python
@@ -65,6 +66,14 @@ class RunContext:
     tracer: EventSink | None = None
     # torch.set_printoptions's: how the run's tensors print (PyTorch keeps them per process)
     print_options: PrintOptions = DEFAULT_OPTIONS
+    # the CPU whose PyTorch the run reproduces (capability, threads: torch.set_num_threads)
+    machine: machines.Machine = field(default_factory=machines.process)
+
+    def set_num_threads(self, threads: int) -> None:
+        """``torch.set_num_threads(threads)`` for the rest of the run."""
+        self.machine = self.machine.with_threads(threads)
+        if _CURRENT.get(None) is self:
+            machines.activate(self.machine)
 
     def warn(self, message: str, category: str = "UserWarning") -> None:
         """Raise a warning the way PyTorch does (collected by the run that is going on)."""
@@ -138,9 +147,11 @@ def current() -> RunContext:
 def use(ctx: RunContext) -> Iterator[RunContext]:
     """Make ``ctx`` the current context inside the block."""
     token = _CURRENT.set(ctx)
+    machine_token = machines.activate(ctx.machine)
     try:
         yield ctx
     finally:
+        machines.deactivate(machine_token)
         _CURRENT.reset(token)
 
 

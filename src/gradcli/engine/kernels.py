@@ -6,9 +6,10 @@ and float64 results are PyTorch's bit for bit where tests/test_numerics.py says 
 Array API namespace, and for dtypes the emulation does not cover, each falls back to the plain
 formula written with Array API calls.
 
-``add_scaled``/``fused_add`` (the optimizers' ``add(a, b, alpha=s)``): on an x86-64 CPU with
-FMA, PyTorch computes ``a + alpha * b`` with a fused multiply-add, one rounding, and so do they
-(Array API calls only).
+``add_scaled``/``fused_add`` (the optimizers' ``add(a, b, alpha=s)``), ``lerp``, ``addcmul``:
+PyTorch's AVX2 and AVX512 kernels compute ``a + alpha * b`` with a fused multiply-add, one
+rounding, and so do these (Array API calls only); on the DEFAULT capability a multiply and an
+add (engine/machine.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import machine
 from .backend import exact_kernels, to_host
 from .exact.select import mode_of, quick_select_index, sort_order, topk_order
 
@@ -120,6 +122,15 @@ def libm(xp: Any, name: str, *xs: Any) -> Any:
     return getattr(xp, name)(*xs)
 
 
+def c_library(xp: Any, name: str, *xs: Any) -> Any:
+    """A function a scalar-only kernel (``cpu_kernel``: xlogy's log) takes from the C library
+    for every element; ``name`` is its C and Array API name."""
+    ex = _exact(xp, *xs)
+    if ex is not None:
+        return ex.c_library(name, *xs)
+    return getattr(xp, name)(*xs)
+
+
 def logaddexp(xp: Any, a: Any, b: Any) -> Any:
     """``torch.logaddexp``: max(a, b) + log1p(exp(-|a - b|)), a where a = b = +-inf."""
     ex = _exact(xp, a, b)
@@ -138,11 +149,7 @@ def lerp(xp: Any, start: Any, end: Any, weight: Any) -> Any:
     small = xp.abs(weight) < 0.5
     coeff = xp.where(small, weight, weight - 1)
     base = xp.where(small, start, end)
-    if getattr(diff, "dtype", None) == xp.float32:
-        return fused_add(xp, base, coeff, diff)
-    if getattr(diff, "dtype", None) == xp.float64:
-        return _fma64(xp, base, coeff, diff)
-    return base + coeff * diff
+    return _madd(xp, base, coeff, diff)
 
 
 def addcmul(xp: Any, self: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
@@ -150,13 +157,19 @@ def addcmul(xp: Any, self: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
     multiply-add (the kernel's vector and scalar lambdas, contracted)."""
     if xp.isdtype(tensor1.dtype, "integral"):  # the value in the tensors' dtype
         value = int(value)
-    scaled = value * tensor1
-    dt = getattr(scaled, "dtype", None)
+    return _madd(xp, self, value * tensor1, tensor2)
+
+
+def _madd(xp: Any, base: Any, a: Any, b: Any) -> Any:
+    """``base + a * b`` as a kernel's compiled code computes it: one fused multiply-add for
+    float32 and float64 on AVX2 and AVX512, a multiply then an add on DEFAULT (and for other
+    dtypes)."""
+    dt = getattr(a, "dtype", None)
+    if dt not in (xp.float32, xp.float64) or not machine.current().fma:
+        return base + a * b
     if dt == xp.float32:
-        return fused_add(xp, self, scaled, tensor2)
-    if dt == xp.float64:
-        return _fma64(xp, self, scaled, tensor2)
-    return self + scaled * tensor2
+        return fused_add(xp, base, a, b)
+    return _fma64(xp, base, a, b)
 
 
 def expm1(xp: Any, x: Any) -> Any:
@@ -342,6 +355,8 @@ _SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
 
 def add_scaled(xp: Any, a: Any, alpha: float, b: Any) -> Any:
     """``a + alpha * b`` rounded once, in ``a``'s dtype (float32 or float64)."""
+    if not machine.current().fma:  # DEFAULT: vec::fmadd is a multiply then an add
+        return a + xp.asarray(alpha, dtype=a.dtype) * b
     if a.dtype == xp.float32:
         return fused_add(xp, a, xp.asarray(alpha, dtype=xp.float32), b)
     return _fma64(xp, a, alpha, b)

@@ -45,7 +45,7 @@ logsigmoid_backward, sigmoid_backward, softplus_backward, tanh_backward = (
 elu, elu_backward, silu, silu_backward, softshrink = (
     _keep_scalar(f) for f in (unary.elu, unary.elu_backward, unary.silu, unary.silu_backward,
                               unary.softshrink))
-mkl, library = unary.mkl, unary.library  # keep scalars themselves
+mkl, library, c_library = unary.mkl, unary.library, unary.c_library  # keep scalars themselves
 softmax, log_softmax, softmax_backward, log_softmax_backward = (
     _keep_scalar(f) for f in (softmaxes.softmax, softmaxes.log_softmax,
                               softmaxes.softmax_backward, softmaxes.log_softmax_backward))
@@ -54,6 +54,7 @@ __all__ = [
     "accepts",
     "blas",
     "bmm",
+    "c_library",
     "elu",
     "elu_backward",
     "erf",

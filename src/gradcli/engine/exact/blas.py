@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import machine
 from . import libmkl
 
 _COL_MAJOR, _NO_TRANS, _TRANS = 102, 111, 112  # mkl_cblas.h
@@ -41,7 +42,10 @@ _functions: dict[str, Any] = {}
 
 
 def _fn(name: str) -> Any:
-    """MKL's ``name``, with its argument and result types set once."""
+    """MKL's ``name``, with its argument and result types set once, and MKL told the run's
+    thread count."""
+    libmkl.configure(machine.current())
+    libmkl.calls += 1
     fn = _functions.get(name)
     if fn is None:
         fn = getattr(libmkl.library(), name)

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .machine import GRAIN_SIZE, THREADS
+from .. import machine
+from ..machine import GRAIN_SIZE
 
 
 def _should_swap(a: int, b: int, shape: list, ops: list) -> int:
@@ -66,10 +67,15 @@ def coalesce(dims: list) -> list:
     return merged
 
 
-def thread_ranges(n: int, threads: int = THREADS, grain: int = GRAIN_SIZE) -> list:
-    """at::parallel_for's chunks of [0, n) (the OpenMP build): one per thread used; a grain of
-    0 (the softmax kernels') splits anything longer than one element."""
-    if n <= max(grain, 1) or threads == 1:
+def thread_ranges(n: int, threads: int | None = None, grain: int = GRAIN_SIZE) -> list:
+    """at::parallel_for's chunks of [0, n) (the OpenMP build): one per thread used (the run's
+    machine's threads by default); a grain of 0 (the softmax kernels') splits anything longer
+    than one element."""
+    if n <= max(grain, 1):
+        return [(0, n)]
+    if threads is None:
+        threads = machine.current().threads
+    if threads == 1:
         return [(0, n)]
     nt = min(threads, -(-n // grain)) if grain > 0 else threads
     chunk = -(-n // nt)

@@ -5,10 +5,12 @@ BLAS (sdot, sgemv, sgemm and their float64 forms) for float tensors.  MKL's kern
 and their order of additions depends on the shape, the CPU and the number of threads, so no
 port reproduces their bits; the same library, called with the same arguments, does.  Intel
 publishes it on PyPI as ``mkl`` (a dependency on x86-64 Linux, pinned to PyTorch's version):
-its ``libmkl_rt`` is loaded on first use with the Intel OpenMP threading layer and the thread
-count of the machine gradcli emulates (machine.py: PyTorch's default there, one per core),
-because a threaded sgemm splits some products between threads and sums their parts in
-another order.  OpenMP's worker threads wait as Intel's runtime has them wait by default
+its ``libmkl_rt`` is loaded on first use with the Intel OpenMP threading layer (GNU's where
+GNU's OpenMP is loaded already) and left with its own defaults, which are PyTorch's (its thread count is ``torch.get_num_threads()``'s,
+machine.py).  A run whose machine has a thread count set (``torch.set_num_threads``) gets it
+applied before each product, as PyTorch applies it (``mkl_set_num_threads_local`` and MKL's
+dynamic adjustment off), because a threaded sgemm splits some products between threads and
+sums their parts in another order.  OpenMP's worker threads wait as Intel's runtime has them wait by default
 (``KMP_BLOCKTIME``): waking sleeping threads cost a small sgemm 18 us instead of 4.5.
 
 Without the library, ``library()`` is None: vml.py and blas.py then fall back (the correctly
@@ -21,12 +23,15 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+import threading
 from typing import Any
 
-from .machine import THREADS
-
-_INTEL = 0  # mkl_service.h: MKL_THREADING_INTEL
+_INTEL, _GNU = 0, 3  # mkl_service.h: MKL_THREADING_INTEL, MKL_THREADING_GNU
 _library: Any = None  # None: not looked for yet; False: not found
+_DYNAMIC_DEFAULT = 1  # MKL_Get_Dynamic() at load: MKL_DYNAMIC's setting, true unless FALSE
+_DEFAULT_THREADS = 0  # MKL_Get_Max_Threads() at load: the environment's and the CPUs' count
+# calls made into MKL (vml.py, blas.py) in this process: which results depend on MKL's code path
+calls = 0
 
 
 def library() -> Any:
@@ -35,6 +40,34 @@ def library() -> Any:
     if _library is None:
         _library = _load()
     return _library or None
+
+
+def max_threads() -> int:
+    """MKL's ``mkl_get_max_threads()`` as the process started it, before any thread count was
+    set (0 without MKL)."""
+    return _DEFAULT_THREADS if library() is not None else 0
+
+
+_local = threading.local()  # the thread count set in this thread (MKL keeps one per thread)
+_dynamic: list[int] = []  # MKL's dynamic adjustment as last set (process-wide in MKL)
+
+
+def configure(machine: Any) -> None:
+    """Give MKL the thread count of ``machine`` (an ``engine.machine.Machine``) before a call
+    that depends on it: for a count the run set, at::set_num_threads's
+    ``mkl_set_num_threads_local(n)`` and ``mkl_set_dynamic(false)``; else MKL's own defaults,
+    which are PyTorch's."""
+    if machine.explicit_threads:
+        threads, dynamic = machine.threads, 0
+    else:
+        threads, dynamic = 0, _DYNAMIC_DEFAULT  # 0: this thread follows the global setting
+    if getattr(_local, "threads", 0) == threads and _dynamic[-1:] == [dynamic]:
+        return
+    lib = library()
+    lib.MKL_Set_Num_Threads_Local(threads)
+    lib.MKL_Set_Dynamic(dynamic)
+    _local.threads = threads
+    _dynamic[:] = [dynamic]
 
 
 def _candidates() -> list[str]:
@@ -53,8 +86,20 @@ def _candidates() -> list[str]:
     return [str(f.locate()) for f in files if f.name.startswith("libmkl_rt.so")]
 
 
+def _gnu_openmp_loaded() -> bool:
+    """Whether GNU's OpenMP runtime is in the process already (PyTorch imported beside gradcli,
+    in a notebook or a test): MKL's Intel threading layer would then run its threads under two
+    runtimes, each thread believing it is thread 0 and computing the whole product (measured:
+    every sgemm result doubled), so MKL threads with GNU's layer there, as PyTorch's does."""
+    try:
+        ctypes.CDLL("libgomp.so.1", mode=os.RTLD_NOLOAD)
+    except OSError:
+        return False
+    return True
+
+
 def _load() -> Any:
-    """libmkl_rt with Intel's threading layer and PyTorch's thread count, or False."""
+    """libmkl_rt with Intel's threading layer, or False."""
     setting = os.environ.get("GRADCLI_MKL", "")
     if setting == "0":
         return False
@@ -64,8 +109,10 @@ def _load() -> Any:
             continue
         try:
             lib = ctypes.CDLL(path)
-            lib.MKL_Set_Threading_Layer(_INTEL)
-            lib.MKL_Set_Num_Threads(THREADS)
+            lib.MKL_Set_Threading_Layer(_GNU if _gnu_openmp_loaded() else _INTEL)
+            global _DYNAMIC_DEFAULT, _DEFAULT_THREADS
+            _DYNAMIC_DEFAULT = int(lib.MKL_Get_Dynamic())
+            _DEFAULT_THREADS = int(lib.MKL_Get_Max_Threads())
         except (OSError, AttributeError):
             continue
         return lib

@@ -20,7 +20,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .iterator import coalesce, permutation, thread_ranges
-from .machine import GRAIN_SIZE, SUM_VECTOR_BYTES, THREADS
+from .. import machine
+from ..machine import GRAIN_SIZE, SUM_VECTOR_BYTES
 
 
 def _ceil_log2(x: int) -> int:
@@ -196,8 +197,9 @@ def _range_sum(view: Any, dims: list, begin: int, end: int, itemsize: int) -> An
 
 
 def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
-         threads: int = THREADS) -> Any:
-    """``torch.sum(x, dim=axes, keepdim=keepdims)`` of a float32/float64 NumPy array."""
+         threads: int | None = None) -> Any:
+    """``torch.sum(x, dim=axes, keepdim=keepdims)`` of a float32/float64 NumPy array, split
+    between ``threads`` (the run's machine's by default) as PyTorch splits it."""
     x = np.asarray(x)
     nd = x.ndim
     axes = tuple(range(nd)) if axes is None else tuple(a % nd for a in axes) if nd else ()
@@ -218,13 +220,18 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
     itemsize = x.dtype.itemsize
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
     out_numel = int(np.prod(out_shape, dtype=np.int64))
+    if threads is None and x.size > GRAIN_SIZE:
+        threads = machine.current().threads
     ranges = thread_ranges(x.size, threads)
     if out_numel == 1 and len(ranges) > 1:  # two_pass_reduction: a partial sum per thread
         view = _view(x, dims)
         parts = [_range_sum(view, dims, b, e, itemsize) for b, e in ranges]
         parts += [np.zeros((), x.dtype)] * (threads - len(parts))
-        buf = np.array(parts, x.dtype)
-        return (np.zeros((), x.dtype) + row_sum(buf)).reshape(out_shape)[()]
+        # the buffer of one partial sum per thread, reduced by the same kernel (a buffer of
+        # 8 float32 sums is a whole vector: the vectorised inner sum, not a row of scalars)
+        buf = np.array(parts, x.dtype).reshape(-1, 1)
+        total = np.zeros((), x.dtype) + _kernel(buf, (itemsize, 0), itemsize)[0]
+        return total.reshape(out_shape)[()]
     result = _loop(x, dims, itemsize)
     out = np.zeros(out_shape, x.dtype)
     kept = [d for d in (dims if len(dims) > 1 else dims + [(1, 0, 0)]) if d[2] != 0]

@@ -16,29 +16,27 @@ from typing import Any
 
 import numpy as np
 
-from . import libm, sleef
-from .fp import fma32
 from .iterator import thread_ranges
-from .machine import THREADS, VECTOR_BYTES
-from .unary import rounded
+from .. import machine
+from .unary import madd, scalar, vector
 
 F32 = np.float32
 
 
 def _lanes(x: Any) -> int:
-    return VECTOR_BYTES // x.dtype.itemsize
+    return machine.current().vector_bytes // x.dtype.itemsize
 
 
 def _exp(x: Any) -> Any:
-    return sleef.expf(x) if x.dtype == F32 else rounded(np.exp, x)
+    return vector("exp", x.dtype)(x)
 
 
 def _log(x: Any) -> Any:
-    return sleef.logf(x) if x.dtype == F32 else rounded(np.log, x)
+    return vector("log", x.dtype)(x)
 
 
 def _scalar_exp(x: Any) -> Any:
-    return libm.expf(x) if x.dtype == F32 else rounded(np.exp, x)
+    return scalar("exp", x.dtype)(x)
 
 
 def reduce_all_sum(rows: Any) -> Any:
@@ -58,10 +56,22 @@ def reduce_all_sum(rows: Any) -> Any:
     if full < n:  # Vec::set: only the first n - full lanes take the tail
         tail = n - full
         acc[..., :tail] = acc[..., :tail] + rows[..., full:]
-    while acc.shape[-1] > 1:  # the shuffle tree: lane i with lane i + half
-        half = acc.shape[-1] // 2
-        acc = acc[..., :half] + acc[..., half:]
-    return acc[..., 0]
+    return _fold_lanes(acc)
+
+
+def _fold_lanes(acc: Any) -> Any:
+    """vec_reduce_all's last step, the lanes of ``acc`` (last axis) to one sum: for float32 on
+    AVX2 and AVX512 a tree of shuffles (lane i with lane i + half, halving), elsewhere (float64,
+    and DEFAULT's generic Vectorized) lane 0 plus each other lane in order."""
+    if acc.dtype == F32 and machine.current().capability != "DEFAULT":
+        while acc.shape[-1] > 1:
+            half = acc.shape[-1] // 2
+            acc = acc[..., :half] + acc[..., half:]
+        return acc[..., 0]
+    total = acc[..., 0]
+    for lane in range(1, acc.shape[-1]):
+        total = total + acc[..., lane]
+    return total
 
 
 def _rows(x: Any, dim: int) -> tuple[Any, int, int, int]:
@@ -98,7 +108,7 @@ def _softmax_last(rows: Any) -> Any:
 def _vector_positions(total: int, inner: int, lanes: int) -> Any:
     """_vec_softmax's walk over outer * inner positions: True where a whole vector is used."""
     out = np.zeros(total, bool)
-    for begin, end in thread_ranges(total, THREADS, 0):
+    for begin, end in thread_ranges(total, None, 0):
         idx = begin
         while idx < end:
             inner_idx = idx % inner
@@ -188,7 +198,8 @@ def softmax_backward(grad: Any, out: Any, dim: int) -> Any:
     o = np.ascontiguousarray(out).reshape(g.shape)
     if inner == 1:
         g2, o2 = g.reshape(outer, size), o.reshape(outer, size)
-        s = _dot_rows(g2, o2, fused_tail=outer == 1)
+        # parallel_for calls the loop itself (no OpenMP region) for one row or one thread
+        s = _dot_rows(g2, o2, fused_tail=outer == 1 or machine.current().threads == 1)
         return ((g2 - s[:, None]) * o2).reshape(out.shape)
     s = np.zeros((outer, inner), out.dtype)
     for d in range(size):
@@ -197,16 +208,17 @@ def softmax_backward(grad: Any, out: Any, dim: int) -> Any:
 
 
 def _madd(a: Any, b: Any, c: Any) -> Any:
-    """``c + a * b`` as the kernels' compiled code computes it: one FMA."""
-    return fma32(a, b, c) if a.dtype == F32 else c + a * b
+    """``c + a * b`` as the kernels' compiled code computes it (unary.madd)."""
+    return madd(a, b, c)
 
 
 def _dot_rows(a: Any, b: Any, fused_tail: bool) -> Any:
     """map2_reduce_all(x * y, +) along rows: vec_reduce_all of the lane-wise products.
 
     NOTE: the compiler fuses the tail's product into its sum (one FMA) in the copy of the
-    loop parallel_for calls directly, for a single row, and not in the copy the OpenMP region
-    runs, for several rows; measured on torch 2.13 (tests/test_numerics.py covers both).
+    loop parallel_for calls directly (a single row, or a single thread), and not in the copy
+    the OpenMP region runs (several rows and threads); measured on torch 2.13
+    (tests/test_numerics.py covers both).
     """
     n = a.shape[-1]
     w = _lanes(a)
@@ -221,10 +233,7 @@ def _dot_rows(a: Any, b: Any, fused_tail: bool) -> Any:
         tail = n - full
         acc[..., :tail] = _madd(a[..., full:], b[..., full:], acc[..., :tail]) if fused_tail \
             else acc[..., :tail] + a[..., full:] * b[..., full:]
-    while acc.shape[-1] > 1:
-        half = acc.shape[-1] // 2
-        acc = acc[..., :half] + acc[..., half:]
-    return acc[..., 0]
+    return _fold_lanes(acc)
 
 
 def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
@@ -253,5 +262,5 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
 
 
 def _msub(a: Any, b: Any, c: Any) -> Any:
-    """``a - b * c`` as one FMA (vfnmadd)."""
-    return fma32(-b, c, a) if a.dtype == F32 else a - b * c
+    """``a - b * c`` as the compiled code computes it: one FMA (vfnmadd) on AVX2 and AVX512."""
+    return madd(-b, c, a)

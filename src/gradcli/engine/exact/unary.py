@@ -22,15 +22,16 @@ float64 inputs take the same formulas in float64 (SLEEF's double kernels are not
 
 from __future__ import annotations
 
-import math
+import functools
 from typing import Any
 
 import numpy as np
 
-from . import libm, sleef, vml
+from . import clib, libm, sleef, vml
 from .fp import fma32, fma64
 from .iterator import vector_mask
-from .machine import SUM_VECTOR_BYTES, VECTOR_BYTES
+from .. import machine
+from ..machine import SUM_VECTOR_BYTES
 
 F32 = np.float32
 ONE = F32(1)
@@ -39,7 +40,12 @@ def _is32(x: Any) -> bool:
     return np.asarray(x).dtype == F32
 
 
-def _lanes(x: Any, vector_bytes: int = VECTOR_BYTES) -> int:
+def _vector_bytes() -> int:
+    """The vector width of kernels registered for AVX512 too, on the run's machine."""
+    return machine.current().vector_bytes
+
+
+def _lanes(x: Any, vector_bytes: int) -> int:
     return vector_bytes // np.asarray(x).dtype.itemsize
 
 
@@ -59,12 +65,58 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
     return out
 
 
+def vector(name: str, dtype: Any) -> Any:
+    """The function PyTorch's vector lanes call for the C name ``name`` (``exp``, ``log1p``
+    ...) on the run's machine: SLEEF's on AVX2 and AVX512, ported for float32 (the correctly
+    rounded stand-in for the rest: SLEEF's double kernels), and the C library's on DEFAULT,
+    whose generic ``Vectorized`` maps ``std::exp`` over its lanes."""
+    if machine.current().capability == "DEFAULT":
+        return scalar(name, dtype)
+    port = _SLEEF32.get(_numpy_name(name)) if np.dtype(dtype) == F32 else None
+    return port if port is not None else functools.partial(correctly_rounded, _numpy_name(name))
+
+
+def scalar(name: str, dtype: Any) -> Any:
+    """The C library's ``name`` in ``dtype``, which PyTorch's scalar code calls (glibc's
+    float32 ``expf`` ported and vectorised, the rest through clib.py)."""
+    if name == "exp" and np.dtype(dtype) == F32:
+        return libm.expf
+    return functools.partial(clib.call, name)
+
+
+def madd(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` as the kernels' compiled code computes it: one fused multiply-add on AVX2
+    and AVX512 (``-ffp-contract=fast`` with FMA enabled), a multiply then an add on DEFAULT."""
+    if machine.current().fma:
+        return fma32(a, b, c) if np.result_type(a, b, c) == F32 else fma64(a, b, c)
+    return a * b + c
+
+
+# SLEEF's float32 functions ported (sleef.py), by NumPy's name of the C function
+_SLEEF32 = {"exp": sleef.expf, "log": sleef.logf, "log1p": sleef.log1pf, "expm1": sleef.expm1f,
+            "exp2": sleef.exp2f, "arctan2": sleef.arctan2f}
+
+
+def _numpy_name(c_name: str) -> str:
+    """NumPy's own name of a C math function: ``arc`` for the leading ``a`` of the inverse
+    trigonometric and hyperbolic ones (NumPy 1.26 has no ``asinh`` alias), else the same."""
+    legacy = "arc" + c_name[1:]
+    return legacy if c_name.startswith("a") and hasattr(np, legacy) else c_name
+
+
+def _c_name(numpy_name: str) -> str:
+    return "a" + numpy_name[3:] if numpy_name.startswith("arc") else numpy_name
+
+
 def mkl(name: str, x: Any) -> Any:
     """An MKL VML function by its Array API (NumPy 2) name: MKL's own result when the library
     is installed (vml.py); else the correctly rounded result, float32 from float64 and float64
     from the x87 long double — except float64 asin and acos, where NumPy's own double agrees
-    with MKL more often (99.6% against 91%, measured)."""
-    if name not in vml.NOT_VML and vml.available():
+    with MKL more often (99.6% against 91%, measured).  sinh and cosh are not VML's in
+    PyTorch: SLEEF in the vector lanes, the C library after (``library``)."""
+    if name in vml.NOT_VML:
+        return library(name, x)
+    if vml.available():
         return vml.call(name, x)
     if name in ("asin", "acos") and np.asarray(x).dtype == np.float64:
         return _quiet(getattr(np, name), x)
@@ -81,25 +133,24 @@ def rounded(fn: Any, x: Any) -> Any:
         return fn(np.asarray(x).astype(wide)).astype(x.dtype)
 
 
-# the ports of the SLEEF functions PyTorch's vector lanes call (the scalar tail: the C library)
-# (keyed by NumPy's function: the op's name stays in the table)
-_SLEEF32 = {np.exp2: sleef.exp2f, np.arctan2: sleef.arctan2f}
-
-
 def library(name: str, *xs: Any) -> Any:
-    """A function PyTorch takes from SLEEF or the C library rather than MKL (the inverse
-    hyperbolic functions, exp2, the two-argument arctangent, hypot, the log of xlogy): SLEEF's
-    own result in the vector lanes where ported (float32 exp2 and the arctangent), else the
-    correctly rounded one, which glibc's and SLEEF's 1-ulp results are most of the time
-    (tests/test_numerics.py holds the share measured); ``name`` is NumPy's.  Scalars stay
-    scalars."""
+    """A function PyTorch takes from SLEEF and the C library rather than MKL (the inverse
+    hyperbolic functions, sinh, cosh, exp2, the two-argument arctangent, hypot, the log of
+    xlogy), ``name`` NumPy's: ``vector``'s function in the vector lanes, the C library's in
+    each row's tail.  Scalars stay scalars."""
     dtype = np.result_type(*xs)
-    port = _SLEEF32.get(getattr(np, name)) if dtype == F32 else None
-    if port is not None:
-        out = _split(xs[0], VECTOR_BYTES, port,
-                     lambda *a: correctly_rounded(name, *a), *xs[1:])
-        return out[()] if isinstance(xs[0], np.generic) else out
-    return correctly_rounded(name, *xs)
+    c_name = _c_name(name)
+    with np.errstate(all="ignore"):
+        out = _split(np.asarray(xs[0]), _vector_bytes(), vector(c_name, dtype),
+                     scalar(c_name, dtype), *[np.asarray(x) for x in xs[1:]])
+    return out[()] if all(isinstance(x, np.generic) for x in xs) else out
+
+
+def c_library(name: str, *xs: Any) -> Any:
+    """The C library's ``name`` for every element (a scalar-only kernel's); scalars stay
+    scalars."""
+    out = scalar(name, np.result_type(*xs))(*xs)
+    return out[()] if all(isinstance(x, np.generic) for x in xs) else np.asarray(out)
 
 
 def correctly_rounded(name: str, *xs: Any) -> Any:
@@ -112,23 +163,21 @@ def correctly_rounded(name: str, *xs: Any) -> Any:
 
 
 def erf(x: Any) -> Any:
-    """vmsErf / vmdErf: MKL's when installed, else the C library's erf (correctly rounded to
-    float32 from float64)."""
+    """vmsErf / vmdErf: MKL's when installed, else the C library's erf."""
     if vml.available():
         return vml.call("erf", x)
-    x = np.asarray(x)
-    flat = np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64).reshape(-1))
-    return np.asarray(flat, np.float64).reshape(x.shape).astype(x.dtype)
+    return scalar("erf", np.asarray(x).dtype)(x)
 
 
 def expm1(x: Any) -> Any:
-    """``torch.expm1``: SLEEF for every element (MKL's expm1 is disabled in vml.h)."""
-    return sleef.expm1f(x) if _is32(x) else rounded(np.expm1, x)
+    """``torch.expm1``: the vector lanes' function for every element (MKL's expm1 is disabled
+    in vml.h)."""
+    return vector("expm1", np.asarray(x).dtype)(x)
 
 
 def log1p(x: Any) -> Any:
-    """``torch.log1p``: SLEEF for every element."""
-    return sleef.log1pf(x) if _is32(x) else rounded(np.log1p, x)
+    """``torch.log1p``: the vector lanes' function for every element."""
+    return vector("log1p", np.asarray(x).dtype)(x)
 
 
 def _quiet(fn: Any, *args: Any) -> Any:
@@ -136,113 +185,104 @@ def _quiet(fn: Any, *args: Any) -> Any:
         return fn(*args)
 
 
+def _lambdas(dtype: Any, formula: Any) -> tuple[Any, Any]:
+    """A ``cpu_kernel_vec`` kernel's vector and scalar lambdas from one ``formula(fns)``,
+    ``fns(name)`` giving the lanes' function (``vector``) or the C library's (``scalar``)."""
+    return (formula(lambda name: vector(name, dtype)), formula(lambda name: scalar(name, dtype)))
+
+
 def sigmoid(x: Any) -> Any:
-    """sigmoid_kernel: 1 / (1 + exp(0 - a)) in the vector lanes, 1 / (1 + expf(-a)) after."""
+    """sigmoid_kernel: 1 / (1 + exp(0 - a)) in the vector lanes, 1 / (1 + exp(-a)) after."""
     x = np.asarray(x)
-    if x.dtype != F32:  # SLEEF's and glibc's double exp: both close to correctly rounded
-        with np.errstate(all="ignore"):
-            return 1.0 / (1.0 + rounded(np.exp, -x))
+    one = x.dtype.type(1)
+    vec, tail = _lambdas(x.dtype, lambda f: lambda a: one / (one + f("exp")(-a)))
     with np.errstate(all="ignore"):
-        return _split(x, VECTOR_BYTES, lambda a: ONE / (ONE + sleef.expf(F32(0) - a)),
-                      lambda a: ONE / (ONE + libm.expf(-a)))
+        return _split(x, _vector_bytes(), vec, tail)
 
 
 def logaddexp(a: Any, b: Any) -> Any:
-    """logaddexp_kernel: max(a, b) + log1p(exp(-|a - b|)), a itself where a = b = +-inf;
-    SLEEF's exp and log1p in the vector lanes, glibc's expf and the correctly rounded log1p
-    (glibc's log1pf is not ported) after."""
+    """logaddexp_kernel: max(a, b) + log1p(exp(-|a - b|)), a itself where a = b = +-inf; the
+    lanes' exp and log1p, the C library's after."""
     a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
 
-    def formula(exp: Any, log1p: Any) -> Any:
+    def formula(f: Any) -> Any:
         def fn(x: Any, y: Any) -> Any:
-            out = np.maximum(x, y) + log1p(exp(-np.abs(x - y)))
+            out = np.maximum(x, y) + f("log1p")(f("exp")(-np.abs(x - y)))
             return np.where((x == y) & (np.abs(x) == np.inf), x, out)
         return fn
 
     with np.errstate(all="ignore"):
-        if a.dtype != F32:
+        if a.dtype != F32 and machine.current().capability != "DEFAULT":
             # SLEEF's double kernels are not ported: MKL's exp is the closer stand-in (measured)
-            return formula(lambda v: mkl("exp", v), lambda v: rounded(np.log1p, v))(a, b)
-        return _split(a, VECTOR_BYTES, formula(sleef.expf, sleef.log1pf),
-                      formula(libm.expf, lambda v: rounded(np.log1p, v)), b)
+            return formula(lambda name: (lambda v: mkl("exp", v)) if name == "exp"
+                           else vector(name, a.dtype))(a, b)
+        return _split(a, _vector_bytes(), *_lambdas(a.dtype, formula), b)
 
 
 def logsigmoid(x: Any) -> Any:
-    """log_sigmoid_cpu_kernel: min(a, 0) - log1p(exp(-|a|)), SLEEF in every lane (AVX2)."""
+    """log_sigmoid_cpu_kernel: min(a, 0) - log1p(exp(-|a|)), the lanes' functions on every
+    element (AVX2)."""
     x = np.asarray(x)
+    f = functools.partial(vector, dtype=x.dtype)
     with np.errstate(all="ignore"):
-        if x.dtype != F32:
-            return np.minimum(x, 0.0) - np.log1p(np.exp(-np.abs(x)))
-        return np.minimum(x, F32(0)) - sleef.log1pf(sleef.expf(-np.abs(x)))
+        return np.minimum(x, x.dtype.type(0)) - f("log1p")(f("exp")(-np.abs(x)))
 
 
 def logsigmoid_backward(grad: Any, x: Any) -> Any:
     """log_sigmoid_backward: (max_deriv - sign * (b / (1 + b))) * grad, b = exp(-|x|) as the
-    forward's buffer; the subtraction of the product is one FMA."""
+    forward's buffer; the subtraction of the product is one FMA (AVX2, AVX512)."""
     x = np.asarray(x)
+    t = x.dtype.type
     neg = x < 0
     with np.errstate(all="ignore"):
-        if x.dtype != F32:
-            b = np.exp(-np.abs(x))
-            return (np.where(neg, 1.0, 0.0) - np.where(neg, 1.0, -1.0) * (b / (1.0 + b))) * grad
-        b = sleef.expf(-np.abs(x))
-        q = b / (ONE + b)
-        return fma32(-np.where(neg, ONE, F32(-1)), q, np.where(neg, ONE, F32(0))) * grad
+        b = vector("exp", x.dtype)(-np.abs(x))
+        q = b / (t(1) + b)
+        return madd(-np.where(neg, t(1), t(-1)), q, np.where(neg, t(1), t(0))) * grad
 
 
 def softplus(x: Any, beta: float, threshold: float) -> Any:
     """softplus_kernel (AVX2 lanes): log1p(exp(a * beta)) / beta below the threshold."""
     x = np.asarray(x)
+    t = x.dtype.type
+    b, th = t(beta), t(threshold)
+
+    def formula(f: Any) -> Any:
+        return lambda a: np.where(a * b > th, a, f("log1p")(f("exp")(a * b)) / b)
+
     with np.errstate(all="ignore"):
-        if x.dtype != F32:
-            z = x * beta
-            return np.where(z > threshold, x, np.log1p(np.exp(z)) / beta)
-        b, t = F32(beta), F32(threshold)
-
-        def vec(a: Any) -> Any:
-            return np.where(a * b > t, a, sleef.log1pf(sleef.expf(a * b)) / b)
-
-        def scalar(a: Any) -> Any:  # glibc's log1pf is not ported: correctly rounded stands in
-            e = libm.expf(a * b).astype(np.float64)
-            return np.where(a * b > t, a, np.log1p(e).astype(F32) / b)
-
-        return _split(x, SUM_VECTOR_BYTES, vec, scalar)
+        return _split(x, SUM_VECTOR_BYTES, *_lambdas(x.dtype, formula))
 
 
 def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
     """softplus_backward_kernel: z = exp(b * beta); a * z / (z + 1) below the threshold."""
     x = np.asarray(x)
+    t = x.dtype.type
+    b, th, one = t(beta), t(threshold), t(1)
+
+    def formula(f: Any) -> Any:
+        def fn(a: Any, g: Any) -> Any:
+            z = f("exp")(a * b)
+            return np.where(a * b > th, g, g * z / (z + one))
+        return fn
+
     with np.errstate(all="ignore"):
-        if x.dtype != F32:
-            z = np.exp(x * beta)
-            return np.where(x * beta > threshold, grad, grad * z / (z + 1.0))
-        b, t = F32(beta), F32(threshold)
-
-        def vec(g: Any, a: Any) -> Any:
-            z = sleef.expf(a * b)
-            return np.where(a * b > t, g, g * z / (z + ONE))
-
-        def scalar(g: Any, a: Any) -> Any:
-            z = libm.expf(a * b)
-            return np.where(a * b > t, g, g * z / (z + ONE))
-
-        return _split(x, SUM_VECTOR_BYTES, lambda a, g: vec(g, a), lambda a, g: scalar(g, a),
-                      np.asarray(grad, F32))
+        return _split(x, SUM_VECTOR_BYTES, *_lambdas(x.dtype, formula),
+                      np.asarray(grad, x.dtype))
 
 
 def elu(x: Any, alpha: float, scale: float, input_scale: float) -> Any:
     """elu_kernel (elu, selu, celu): a * scale above 0, expm1(a * input_scale) * (alpha * scale)
-    at or below, the coefficients rounded to the dtype first; SLEEF's expm1 in the vector lanes,
-    the C library's after (correctly rounded stands in for glibc's expm1f)."""
+    at or below, the coefficients rounded to the dtype first; the lanes' expm1, the C
+    library's after."""
     x = np.asarray(x)
     t = x.dtype.type
     neg, pos, nip = t(alpha) * t(scale), t(scale), t(input_scale)
+
+    def formula(f: Any) -> Any:
+        return lambda a: np.where(a > 0, a * pos, f("expm1")(a * nip) * neg)
+
     with np.errstate(all="ignore"):
-        if x.dtype != F32:
-            return np.where(x > 0, x * pos, rounded(np.expm1, x * nip) * neg)
-        return _split(x, VECTOR_BYTES,
-                      lambda a: np.where(a > 0, a * pos, sleef.expm1f(a * nip) * neg),
-                      lambda a: np.where(a > 0, a * pos, rounded(np.expm1, a * nip) * neg))
+        return _split(x, _vector_bytes(), *_lambdas(x.dtype, formula))
 
 
 def elu_backward(grad: Any, b: Any, alpha: float, scale: float, input_scale: float,
@@ -256,42 +296,37 @@ def elu_backward(grad: Any, b: Any, alpha: float, scale: float, input_scale: flo
     with np.errstate(all="ignore"):
         if is_result:
             return np.where(b > 0, grad * pos, grad * nip * (b + neg))
-        if b.dtype != F32:
-            return np.where(b > 0, grad * pos, grad * nip * neg * np.exp(b * nip))
-        return _split(b, VECTOR_BYTES,
-                      lambda a, g: np.where(a > 0, g * pos, g * nip * neg * sleef.expf(a * nip)),
-                      lambda a, g: np.where(a > 0, g * pos, g * nip * neg * libm.expf(a * nip)),
-                      grad)
+
+        def formula(f: Any) -> Any:
+            return lambda a, g: np.where(a > 0, g * pos, g * nip * neg * f("exp")(a * nip))
+
+        return _split(b, _vector_bytes(), *_lambdas(b.dtype, formula), grad)
 
 
 def silu(x: Any) -> Any:
-    """silu_kernel: a / (1 + exp(-a)), SLEEF's exp in the vector lanes, glibc's after."""
+    """silu_kernel: a / (1 + exp(-a)), the lanes' exp, the C library's after."""
     x = np.asarray(x)
     one = x.dtype.type(1)
     with np.errstate(all="ignore"):
-        if x.dtype != F32:
-            return x / (one + np.exp(-x))
-        return _split(x, VECTOR_BYTES, lambda a: a / (ONE + sleef.expf(-a)),
-                      lambda a: a / (ONE + libm.expf(-a)))
+        return _split(x, _vector_bytes(),
+                      *_lambdas(x.dtype, lambda f: lambda a: a / (one + f("exp")(-a))))
 
 
 def silu_backward(grad: Any, x: Any) -> Any:
     """silu_backward_kernel: s = 1 / (1 + exp(-x)); grad * s * (1 + x * (1 - s)), the last
-    multiply-add fused."""
+    multiply-add fused (AVX2, AVX512)."""
     x = np.asarray(x)
+    one = x.dtype.type(1)
     grad = np.asarray(grad, x.dtype)
+
+    def formula(f: Any) -> Any:
+        def fn(a: Any, g: Any) -> Any:
+            s = one / (one + f("exp")(-a))
+            return g * s * madd(a, one - s, one)
+        return fn
+
     with np.errstate(all="ignore"):
-        if x.dtype != F32:
-            s = 1.0 / (1.0 + np.exp(-x))
-            return grad * s * fma64(x, 1.0 - s, 1.0)
-
-        def kernel(exp: Any) -> Any:
-            def fn(a: Any, g: Any) -> Any:
-                s = ONE / (ONE + exp(-a))
-                return g * s * fma32(a, ONE - s, ONE)
-            return fn
-
-        return _split(x, VECTOR_BYTES, kernel(sleef.expf), kernel(libm.expf), grad)
+        return _split(x, _vector_bytes(), *_lambdas(x.dtype, formula), grad)
 
 
 def softshrink(x: Any, lambd: float) -> Any:
@@ -309,10 +344,9 @@ def softshrink(x: Any, lambd: float) -> Any:
 
 def tanh_backward(grad: Any, y: Any) -> Any:
     """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA (in
-    float32 and float64 lanes alike)."""
-    if y.dtype != F32:
-        return grad * fma64(-y, y, 1.0)
-    return np.asarray(grad, F32) * fma32(-y, y, ONE)
+    float32 and float64 lanes alike) on AVX2 and AVX512."""
+    one = y.dtype.type(1)
+    return np.asarray(grad, y.dtype) * madd(-y, y, one)
 
 
 def sigmoid_backward(grad: Any, y: Any) -> Any:

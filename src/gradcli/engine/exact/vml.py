@@ -63,6 +63,7 @@ def call(name: str, x: Any) -> Any:
     """VML's function for the Array API's ``name`` (vmsExp for "exp") of a float32 or float64 NumPy array or scalar (``available()`` first);
     a scalar stays a scalar."""
     fn = _function(name, x.dtype)
+    libmkl.calls += 1
     if isinstance(x, np.generic):
         src, dst = _buffers(x.dtype)
         src[0] = x

@@ -1,0 +1,53 @@
+"""The C library's math functions, called as PyTorch's scalar code calls them.
+
+Where PyTorch's kernels leave an element to scalar C++ (``std::expm1(float)`` is ``expm1f``,
+``std::log1p(double)`` is ``log1p``) they call the C library of the machine they run on, and so
+does this module, through ctypes, element by element: the same functions, the same bits.  That
+is every element of the DEFAULT capability's kernels (their generic ``Vectorized`` maps
+``std::exp`` over its lanes) and the scalar tails of the AVX2 and AVX512 ones.  A call costs
+about a microsecond; the tails are short, and DEFAULT is the capability of CPUs without AVX2.
+
+glibc's ``expf`` has a vectorised port in libm.py, used where whole arrays go through it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+F32 = np.float32
+
+
+@functools.cache
+def _library() -> Any:
+    name = ctypes.util.find_library("m") or "libm.so.6"
+    try:
+        return ctypes.CDLL(name)
+    except OSError:  # no separate libm (the functions live in the C library itself)
+        return ctypes.CDLL(None)
+
+
+@functools.cache
+def _function(name: str, dtype: np.dtype, arity: int) -> Callable[..., Any]:
+    """The C function for ``name`` (the double one: ``expm1``) in ``dtype`` (``expm1f`` for
+    float32), as a NumPy ufunc over objects."""
+    kind = ctypes.c_float if dtype == F32 else ctypes.c_double
+    fn = getattr(_library(), name + ("f" if dtype == F32 else ""))
+    fn.argtypes = [kind] * arity
+    fn.restype = kind
+    return np.frompyfunc(fn, arity, 1)
+
+
+def call(name: str, *xs: Any) -> Any:
+    """The C library's ``name`` (``exp``, ``log1p``, ``hypot`` ...) on float32 or float64 arrays
+    or scalars of one dtype, elementwise; a scalar stays a scalar."""
+    arrays = np.broadcast_arrays(*(np.asarray(x) for x in xs))
+    dtype = arrays[0].dtype
+    out = _function(name, dtype, len(xs))(*arrays)
+    result = np.asarray(out, dtype=dtype).reshape(arrays[0].shape)
+    return result[()] if all(isinstance(x, np.generic) for x in xs) else result
