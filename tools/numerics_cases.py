@@ -48,13 +48,17 @@ def apply_view(torch, t, r: dict):
     return t
 
 
+# True while tools/numerics_gradcli.py computes a case on absolute values (its error bound)
+ABSOLUTE = False
+
+
 def _grad(torch, f, *xs):
     """d(sum(f(xs) * g))/dxs for the seeded upstream gradient g: the backward kernels."""
     leaves = [x.detach().requires_grad_(True) for x in xs]
     y = f(*leaves)
     rng = np.random.default_rng(1234)
-    g = torch.tensor(np.asarray(rng.standard_normal(tuple(y.shape)), dtype=_dtype_name(y))
-                     .tolist(), dtype=y.dtype)
+    g = np.asarray(rng.standard_normal(tuple(y.shape)), dtype=_dtype_name(y))
+    g = torch.tensor((np.abs(g) if ABSOLUTE else g).tolist(), dtype=y.dtype)
     y.backward(g)
     return [x.grad for x in leaves]
 
