@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import EXIT_MISMATCH, EXIT_OK, GradcliError, UsageError, exit_code_for
+from .errors import GradcliError, UsageError, exit_code_for
+from .exit_codes import EXIT_MISMATCH, EXIT_OK
 
 ISSUES_URL = "https://github.com/gradcli/gradcli/issues"
 PROGRESS_MIN = 50  # elements; fewer finite-difference re-runs finish before a bar would help
