@@ -26,6 +26,7 @@ from .args import (
 )
 from .context import current
 from .dtypes import DType, to_dtype
+from .einsum import einsum
 from .indexing import getitem, setitem
 from .joins import (
     broadcast_to,
@@ -46,7 +47,6 @@ from .linalg import (
     cdist,
     det,
     dot,
-    einsum,
     ger,
     inv,
     inverse,
