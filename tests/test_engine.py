@@ -13,7 +13,7 @@ from gradcli.engine import autograd, dtypes
 from gradcli.engine import ops as O
 from gradcli.engine.backend import from_namespace, get_backend
 from gradcli.engine.context import RunContext, current, use
-from gradcli.engine.functions import TENSOR_FORMULAS
+from gradcli.engine.formulas import TENSOR_FORMULAS
 from gradcli.engine.record import apply
 from gradcli.errors import ScriptError
 

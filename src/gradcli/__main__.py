@@ -13,6 +13,8 @@ import gc
 import os
 import sys
 
+from gradcli.exit_codes import EXIT_INTERRUPTED, EXIT_OK
+
 
 def main() -> None:
     """Install the Ctrl-C watcher, then read argv and run the command (``launch.main``), the
@@ -23,12 +25,12 @@ def main() -> None:
 
         interrupts.install()
     except KeyboardInterrupt:  # Ctrl-C before the watcher is up: the same quiet exit
-        raise SystemExit(130) from None  # interrupts.EXIT_INTERRUPTED, which may not be loaded
+        raise SystemExit(EXIT_INTERRUPTED) from None
     from gradcli.launch import main as launch_main
 
     try:
         launch_main(gc_paused=True)
-        code = 0
+        code = EXIT_OK
     except SystemExit as exc:
         code = exc.code
     _exit(code)

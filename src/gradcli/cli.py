@@ -247,9 +247,9 @@ def export(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
 
 def _execute(command: str, opts: Options) -> None:
     """Run one command through the session and leave with its exit code."""
-    from .commands import Session
+    from .commands import Command
 
-    code = Session(command, opts).guarded()
+    code = Command(command, opts).guarded()
     if code:
         raise typer.Exit(code)
 

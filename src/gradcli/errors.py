@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .exit_codes import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
+
 
 class Span(NamedTuple):
     """A 1-based source region: where a statement or expression sits in the script.
@@ -66,14 +68,8 @@ class UsageError(GradcliError):
     default_kind = "UsageError"
 
 
-# The exit codes of SPEC §3 that no error class carries, and the one map from an exception
-# that ends a command to its exit code (the command line and the session both use it).
-EXIT_OK = 0
-EXIT_MISMATCH = 4  # `check` found a gradient that disagrees with finite differences
-EXIT_INTERNAL = 70
-EXIT_INTERRUPTED = 130
-
-
+# The one map from an exception that ends a command to its exit code (the command line and the
+# session both use it); the codes no error class carries are exit_codes.py's.
 def exit_code_for(exc: BaseException) -> int:
     """The exit code a command ends with when ``exc`` stops it."""
     if isinstance(exc, GradcliError):

@@ -8,7 +8,8 @@ Ctrl-C ends the process at once; after it, the watcher raises KeyboardInterrupt 
 thread, the command's normal path to exit 130, and ends the process itself if the main thread
 is still inside C code after ``GRACE`` seconds (or at a second Ctrl-C).
 
-Only the standard library here: this module is imported before anything else of gradcli's.
+Only the standard library and ``exit_codes`` (which imports nothing) here: this module is
+imported before anything else of gradcli's.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import os
 import signal
 import threading
 
+from .exit_codes import EXIT_INTERRUPTED
+
 GRACE = 0.5  # seconds a Ctrl-C waits for Python code to stop before the process exits
-EXIT_INTERRUPTED = 130  # errors.EXIT_INTERRUPTED, not imported: this module loads first
 
 _armed = threading.Event()
 

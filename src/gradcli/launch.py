@@ -1,6 +1,6 @@
 """The ``gradcli`` command once Ctrl-C is watched: read argv, run the command, exit with its code.
 
-A plain command line (``options.read``) goes straight to its ``commands.Session``; anything
+A plain command line (``options.read``) goes straight to its ``commands.Command``; anything
 else (help, completion, a usage error) goes to ``cli.py``'s Typer app, which says what is wrong.
 Typer, Rich, NumPy and the engine are imported only by what needs them, so ``--version`` and a
 small script start fast. Every exception ends here as an exit code (SPEC §3), never a
@@ -47,9 +47,9 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
 
             run_typer(args)
         else:
-            from .commands import Session
+            from .commands import Command
 
-            code = Session(*parsed).guarded()
+            code = Command(*parsed).guarded()
             if code:
                 sys.exit(code)
     except (KeyboardInterrupt, Exception) as exc:  # noqa: BLE001 - never a bare traceback
@@ -57,11 +57,11 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
 
         code = exit_code_for(exc)
         if isinstance(exc, BrokenPipeError):
-            from .commands import quiet_stdout
+            from .session import quiet_stdout
 
             quiet_stdout()
         elif not isinstance(exc, KeyboardInterrupt):  # a bug: one line, traceback with --debug
-            from .commands import internal_error
+            from .session import internal_error
 
             internal_error(exc, debug)
         sys.exit(code)

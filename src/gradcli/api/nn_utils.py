@@ -13,8 +13,8 @@ import math
 from types import GeneratorType
 from typing import Any
 
+from ..engine.arithmetic import clamp
 from ..engine.context import GradMode, current
-from ..engine.functions import clamp
 from ..engine.joins import stack
 from ..engine.reductions import vector_norm
 from ..engine.tensor import Tensor

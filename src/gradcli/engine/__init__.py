@@ -3,8 +3,9 @@
 Layers inside, bottom up: ``backend`` and ``context`` (per-run state); ``strides``,
 ``printing``; ``tensor``; ``graph`` (nodes); ``ops`` (THE op table); ``record`` (apply an op);
 ``args`` and ``shape``, then ``reductions``, ``selection``, ``linalg``, ``joins``,
-``nn_functional``, ``logic`` and ``pointwise`` by theme, and ``functions`` over them (PyTorch's
-dispatch); ``autograd`` (running backward).
+``nn_functional``, ``logic``, ``pointwise`` and ``arithmetic`` by theme, and ``functions`` over
+them (PyTorch's dispatch); ``formulas`` (the formulas as recorded ops) and ``autograd`` (running
+backward).
 Importing the engine gives ``Tensor`` its operators and methods, once, from ``functions`` and
 ``autograd``.
 """

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import ops as O
 from .context import current
-from .functions import TENSOR_FORMULAS
+from .formulas import TENSOR_FORMULAS
 from .graph import AccumulateGrad, Node, edge
 from .hooks import run_post_hooks, run_pre_hooks, run_tensor_hooks
 from .ops import ArrayFormulas

@@ -18,7 +18,8 @@ from ..engine import NN_FUNCTIONS, Tensor, enable_grad, no_grad
 from ..engine.args import check_numel
 from ..errors import ScriptError
 from .data import read_array
-from .pybuiltins import PY_BUILTINS, needs_interpreter
+from .pybuiltins import PY_BUILTINS
+from .pyprotocols import needs_interpreter
 
 
 @needs_interpreter

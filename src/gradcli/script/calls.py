@@ -14,7 +14,7 @@ from ..errors import ScriptError
 from ..language import program as P
 from ..limits import MAX_DIMS
 from .hints import did_you_mean
-from .pybuiltins import items_of
+from .pyprotocols import items_of
 
 _MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, OverflowError,
            StopIteration)
@@ -67,7 +67,7 @@ _METHOD = types.MethodType
 
 
 def _needs_interpreter(fn: Any) -> bool:
-    """``fn.needs_interpreter`` (pybuiltins.needs_interpreter), read from a function's
+    """``fn.needs_interpreter`` (pyprotocols.needs_interpreter), read from a function's
     ``__dict__``: getattr with a default raises and catches an AttributeError when the name is
     missing, about 0.4 us for a bound method."""
     if fn.__class__ is _METHOD:

@@ -28,7 +28,7 @@ from .exceptions import ExcValue
 from .functions import FUNCTION_KEY, ComprehensionScope, Function
 from .hints import did_you_mean, none_grad
 from .printing import node_name, type_name
-from .pybuiltins import items_of, materialise, truth
+from .pyprotocols import items_of, materialise, truth
 from .values import COMPARE, MAX_SEQUENCE, arith, check_list, tname, too_long
 
 _INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_divide_",

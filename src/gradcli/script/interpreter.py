@@ -36,7 +36,7 @@ from .expressions import Evaluator
 from .functions import FUNCTION_KEY, Function, GradModeFunction, bind_arguments
 from .hints import NoneGrad, hint_for, none_grad_reason
 from .printing import Printer, type_name
-from .pybuiltins import items_of, materialise, truth
+from .pyprotocols import items_of, materialise, truth
 from .recorder import Record, Recorder
 from .result import RunResult, Warning_
 from .values import literal

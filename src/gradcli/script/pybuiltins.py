@@ -4,11 +4,13 @@ Each loops in Python over what it consumes, one step of the run's step limit per
 ``sum(range(10**12))`` meets ``--max-steps`` instead of running for hours; what it builds is
 bounded as lists are (SPEC §6). Built-ins that need the running interpreter (to print, to
 count steps, to call a script's function) are marked ``needs_interpreter`` and get it first.
+The number built-ins (``int``, ``abs``, ``round`` ...) are ``pynumbers``'s, the iteration they
+share with the interpreter ``pyprotocols``'s; ``PY_BUILTINS`` and ``TYPES`` name them all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from ..api.namespace import PARAMETER, SIZE, TENSOR
@@ -18,79 +20,29 @@ from ..engine.tensor import Size
 from ..errors import ScriptError
 from .exceptions import EXCEPTIONS, ExcValue
 from .printing import node_name, type_name
-from .values import COMPARE, MAX_SEQUENCE, arith, too_long
-
-
-def needs_interpreter(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a built-in that is called with the interpreter as its first argument."""
-    fn.needs_interpreter = True  # type: ignore[attr-defined]
-    return fn
-
-
-def _named(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def name_it(fn: Callable[..., Any]) -> Callable[..., Any]:
-        fn.__name__ = fn.__qualname__ = name
-        return fn
-    return name_it
-
-
-def fail(message: str, kind: str = "TypeError") -> ScriptError:
-    """A script-level error of Python's kind."""
-    return ScriptError(message, kind=kind)
-
-
-# ---- iteration ----------------------------------------------------------------------------------
-_ITERABLE = (list, tuple, str, dict, set, frozenset, range)
-
-
-def items_of(v: Any) -> Iterator[Any]:
-    """``iter(v)`` for a script's value; a tensor gives its sub-tensors along dimension 0."""
-    if isinstance(v, _ITERABLE):
-        return iter(v)
-    if isinstance(v, Tensor):
-        return iter(v)  # Tensor.__iter__: unbind(0), UnbindBackward0, as PyTorch
-    if hasattr(v, "__next__") and type(v).__module__ == "builtins":  # zip, map, generators
-        return v
-    if type(v).__name__ in ("dict_keys", "dict_values", "dict_items") or \
-            getattr(type(v), "script_sequence", False):  # nn.Sequential
-        return iter(v)
-    raise fail(f"'{type_name(v)}' object is not iterable")
-
-
-def counted(interp: Any, v: Any) -> Iterator[Any]:
-    """The items of ``v``, each one a step of the run."""
-    for x in items_of(v):
-        interp.tick()
-        yield x
-
-
-def materialise(interp: Any, v: Any) -> list:
-    """The items of ``v`` as a list, within the size limit."""
-    if isinstance(v, (list, tuple, str, dict, set, range)) and len(v) > MAX_SEQUENCE:
-        raise too_long(len(v))
-    out = []
-    for x in counted(interp, v):
-        out.append(x)
-        if len(out) > MAX_SEQUENCE:
-            raise too_long(len(out))
-    return out
-
-
-def as_index(v: Any, what: str = "an integer") -> int:
-    """``operator.index(v)``: ints and bools, and one-element integer tensors (PyTorch)."""
-    if v.__class__ is int or v.__class__ is bool:
-        return v
-    if isinstance(v, Tensor):
-        index = getattr(v, "__index__", None)
-        if index is None:
-            raise fail("only integer tensors of a single element can be converted to an index")
-        return index()
-    raise fail(f"'{type_name(v)}' object cannot be interpreted as {what}")
-
-
-def truth(v: Any) -> bool:
-    """``bool(v)`` (a tensor by its single value, as PyTorch)."""
-    return bool(v)
+from .pynumbers import (
+    _radix,
+    abs_,
+    bool_,
+    chr_,
+    divmod_,
+    float_,
+    int_,
+    ord_,
+    pow_,
+    round_,
+)
+from .pyprotocols import (
+    _named,
+    as_index,
+    counted,
+    fail,
+    items_of,
+    materialise,
+    needs_interpreter,
+    truth,
+)
+from .values import COMPARE, arith
 
 
 # ---- printing and conversion ------------------------------------------------------------------
@@ -137,117 +89,6 @@ def format_(interp: Any, value: Any, spec: str = "") -> str:
     if not isinstance(spec, str):
         raise fail(f"format() argument 2 must be str, not {type_name(spec)}")
     return interp.printer.format(value, spec)
-
-
-@_named("float")
-def float_(x: Any = 0.0) -> float:
-    """``float(x)``: numbers, numeric strings, one-element tensors."""
-    if isinstance(x, (int, float, str, Tensor)):
-        if isinstance(x, str) and len(x) > 10_000:
-            raise fail(f"could not convert string to float: {x[:20]!r}...", "ValueError")
-        try:
-            return float(x)
-        except ValueError as exc:
-            raise fail(str(exc), "ValueError") from None
-        except OverflowError as exc:
-            raise fail(str(exc), "OverflowError") from None
-    raise fail(f"float() argument must be a string or a real number, not '{type_name(x)}'")
-
-
-@_named("int")
-def int_(x: Any = 0, base: Any = None) -> int:
-    """``int(x)`` and ``int(text, base)``."""
-    if base is not None:
-        if not isinstance(x, str):
-            raise fail("int() can't convert non-string with explicit base")
-        try:
-            return int(x, as_index(base))
-        except ValueError as exc:
-            raise fail(str(exc), "ValueError") from None
-    if isinstance(x, (int, float, str, Tensor)):
-        try:
-            return int(x)
-        except ValueError as exc:
-            raise fail(str(exc), "ValueError") from None
-        except OverflowError as exc:
-            raise fail(str(exc), "OverflowError") from None
-    raise fail("int() argument must be a string, a bytes-like object or a real number, not "
-               f"'{type_name(x)}'")
-
-
-@_named("bool")
-def bool_(x: Any = False) -> bool:
-    """``bool(x)``."""
-    return truth(x)
-
-
-# ---- numbers ------------------------------------------------------------------------------------
-@_named("abs")
-def abs_(x: Any) -> Any:
-    """``abs(x)``; a tensor's is ``torch.abs`` (AbsBackward0), as ``Tensor.__abs__``."""
-    if isinstance(x, Tensor):
-        return x.abs()
-    if isinstance(x, (int, float)):
-        return abs(x)
-    raise fail(f"bad operand type for abs(): '{type_name(x)}'")
-
-
-@_named("round")
-def round_(number: Any, ndigits: Any = None) -> Any:
-    """``round(number, ndigits)``."""
-    if isinstance(number, Tensor):
-        raise fail("type Tensor doesn't define __round__ method")
-    if not isinstance(number, (int, float)):
-        raise fail(f"type {type_name(number)} doesn't define __round__ method")
-    try:
-        return round(number) if ndigits is None else round(number, as_index(ndigits))
-    except (OverflowError, ValueError) as exc:
-        raise fail(str(exc), type(exc).__name__) from None
-
-
-@_named("divmod")
-def divmod_(a: Any, b: Any) -> tuple:
-    """``divmod(a, b)``."""
-    return (arith("//", a, b), arith("%", a, b))
-
-
-@_named("pow")
-def pow_(base: Any, exp: Any, mod: Any = None) -> Any:
-    """``pow(base, exp[, mod])``."""
-    if mod is None:
-        return arith("**", base, exp)
-    try:
-        return pow(as_index(base), as_index(exp), as_index(mod))
-    except (ValueError, ZeroDivisionError) as exc:
-        raise fail(str(exc), type(exc).__name__) from None
-
-
-@_named("chr")
-def chr_(i: Any) -> str:
-    """``chr(i)``."""
-    try:
-        return chr(as_index(i))
-    except (ValueError, OverflowError) as exc:
-        raise fail(str(exc), type(exc).__name__) from None
-
-
-@_named("ord")
-def ord_(c: Any) -> int:
-    """``ord(c)``."""
-    if not isinstance(c, str):
-        raise fail(f"ord() expected string of length 1, but {type_name(c)} found")
-    try:
-        return ord(c)
-    except TypeError as exc:
-        raise fail(str(exc)) from None
-
-
-def _radix(name: str, fn: Callable[[int], str]) -> Callable[[Any], str]:
-    @_named(name)
-    def convert(x: Any) -> str:
-        return fn(as_index(x))
-    convert.__doc__ = f"``{name}(x)``."
-    return convert
 
 
 # ---- iterables ----------------------------------------------------------------------------------
@@ -599,5 +440,4 @@ PY_BUILTINS: dict[str, Any] = {
     "hasattr": hasattr_, "getattr": getattr_,
 }
 
-__all__ = ["PY_BUILTINS", "SIZE", "TENSOR", "TYPES", "as_index", "counted", "fail",
-           "items_of", "materialise", "needs_interpreter", "truth"]
+__all__ = ["PY_BUILTINS", "SIZE", "TENSOR", "TYPES"]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScriptError
-from .pybuiltins import fail, materialise
+from .pyprotocols import fail, materialise
 from .values import MAX_SEQUENCE, too_long
 
 _STR = {

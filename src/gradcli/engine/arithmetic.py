@@ -1,0 +1,212 @@
+"""Tensor arithmetic as PyTorch dispatches it, with PyTorch's error messages: ``x * 2`` is
+``mul(x, wrapped 2)`` (the Scalar overload when a formula records it), ``1 - x`` is ``rsub``,
+``2 / x`` is ``reciprocal`` then ``mul``, pow's three overloads, clamp; and the in-place forms
+(``add_`` ..., each bumping the version counter)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScriptError
+from . import ops as O
+from .args import broadcast_check, is_number, tensor_arg, type_name
+from .context import current
+from .record import apply, apply_inplace
+from .shape import _elementwise, _record
+from .tensor import Tensor
+
+
+def _binary(op: Any, a: Any, b: Any, name: str) -> Tensor:
+    if a.__class__ is not Tensor:
+        tensor_arg(a, name)
+    if b.__class__ is not Tensor and not is_number(b):
+        raise ScriptError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                          f"{type_name(b)}", kind="TypeError")
+    broadcast_check(a, b)
+    return _record(op, (a, b))
+
+
+_SCALAR_OVERLOAD = {O.ADD: O.ADD_SCALAR, O.SUB: O.SUB_SCALAR, O.MUL: O.MUL_SCALAR,
+                    O.DIV: O.DIV_SCALAR}
+
+
+def _arith(op: Any, a: Any, b: Any, name: str) -> Tensor:
+    if a.__class__ is Tensor:  # the common cases, in as few calls
+        if b.__class__ is Tensor:
+            if a.data.shape != b.data.shape:
+                broadcast_check(a, b)
+            out = apply(op, (a, b))
+            if a._strides is not None or b._strides is not None:
+                _elementwise(out, (a, b))
+            return out
+        if b.__class__ in _NUMBERS:
+            if current().formula_mode:
+                return _record(_SCALAR_OVERLOAD[op], (a,), {"other": b})
+            out = apply(op, (a, b))
+            return out if a._strides is None else _elementwise(out, (a, b))
+    return _binary(op, a, b, name)
+
+
+_NUMBERS = frozenset((int, float, bool))  # args.is_number's
+
+
+def add(input: Any, other: Any) -> Tensor:
+    """``input + other``."""
+    return _arith(O.ADD, input, other, "add")
+
+
+def sub(input: Any, other: Any) -> Tensor:
+    """``input - other``."""
+    return _arith(O.SUB, input, other, "sub")
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    """``input * other``."""
+    return _arith(O.MUL, input, other, "mul")
+
+
+def div(input: Any, other: Any) -> Tensor:
+    """``input / other``."""
+    return _arith(O.DIV, input, other, "div")
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    """``input % other`` with the sign of ``other``, as Python and PyTorch."""
+    if input.__class__ is Tensor and is_number(other):
+        return _record(O.REMAINDER_SCALAR, (input,), {"other": other})
+    return _binary(O.REMAINDER, input, other, "remainder")
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """``input // other`` (PyTorch records it, but cannot differentiate it)."""
+    if input.__class__ is Tensor and is_number(other):
+        return _record(O.FLOOR_DIVIDE_SCALAR, (input,), {"other": other})
+    return _binary(O.FLOOR_DIVIDE, input, other, "floor_divide")
+
+
+def _rmod(self: Tensor, other: Any) -> Any:
+    if not is_number(other):
+        return NotImplemented
+    return _binary(O.REMAINDER, _full_like(self, other), self, "remainder")
+
+
+def _rfloordiv(self: Tensor, other: Any) -> Any:
+    if not is_number(other):
+        return NotImplemented
+    return _binary(O.FLOOR_DIVIDE, _full_like(self, other), self, "floor_divide")
+
+
+def _full_like(t: Tensor, value: Any) -> Tensor:
+    return Tensor(t.backend.xp.full(t.data.shape, value, dtype=t.data.dtype), t.backend)
+
+
+def maximum(input: Any, other: Any) -> Tensor:
+    """Elementwise maximum of two tensors (ties share the gradient)."""
+    tensor_arg(other, "maximum", "other", 2)
+    return _binary(O.MAXIMUM, input, other, "maximum")
+
+
+def minimum(input: Any, other: Any) -> Tensor:
+    """Elementwise minimum of two tensors (ties share the gradient)."""
+    tensor_arg(other, "minimum", "other", 2)
+    return _binary(O.MINIMUM, input, other, "minimum")
+
+
+def pow(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` (PowBackward0 for a number exponent, PowBackward1 for a tensor)."""
+    if input.__class__ is not Tensor:
+        if not is_number(input):
+            tensor_arg(exponent, "pow", "exponent", 2)
+        return _record(O.POW_SCALAR_BASE, (tensor_arg(exponent, "pow", "exponent", 2),),
+                       {"base": input})
+    if exponent.__class__ is Tensor:
+        broadcast_check(input, exponent)
+        return _record(O.POW_TENSOR, (input, exponent))
+    if not is_number(exponent):
+        raise ScriptError(f"pow(): argument 'exponent' must be Tensor or Number, not "
+                          f"{type_name(exponent)}", kind="TypeError")
+    return _record(O.POW, (input,), {"exponent": exponent})
+
+
+def neg(input: Any) -> Tensor:
+    """``-input``."""
+    return _record(O.NEG, (tensor_arg(input, "neg"),))
+
+
+def _rsub(self: Tensor, other: Any) -> Tensor:
+    if other.__class__ is Tensor:
+        return sub(other, self)
+    if not is_number(other):
+        return NotImplemented
+    return _record(O.RSUB, (self,), {"other": other})
+
+
+def _rtruediv(self: Tensor, other: Any) -> Tensor:
+    # PyTorch: other / self == self.reciprocal() * other
+    if not is_number(other):
+        return NotImplemented
+    return mul(_record(O.RECIPROCAL, (self,)), other)
+
+
+def _rpow(self: Tensor, other: Any) -> Tensor:
+    if not is_number(other):
+        return NotImplemented
+    return pow(other, self)
+
+
+def clamp(input: Any, min: float | None = None, max: float | None = None) -> Tensor:
+    """Clip values to [min, max]; the gradient passes where min <= x <= max."""
+    tensor_arg(input, "clamp")
+    if min is None and max is None:
+        raise ScriptError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    for v in (min, max):
+        if v is not None and not is_number(v):
+            raise ScriptError("clamp(): min and max must be numbers", kind="TypeError")
+    return _record(O.CLAMP, (input,), {"min": min, "max": max})
+
+
+# --- in-place -----------------------------------------------------------------------------------
+def _inplace(op: Any, name: str) -> Any:
+    def fn(self: Tensor, other: Any) -> Tensor:
+        if other.__class__ is not Tensor and not is_number(other):
+            raise ScriptError(f"{name}(): argument 'other' must be Tensor or Number, not "
+                              f"{type_name(other)}", kind="TypeError")
+        broadcast_check(self, other)
+        return apply_inplace(op, self, (other,))
+
+    fn.__name__ = name
+    fn.__doc__ = f"In-place {name} (bumps the version counter)."
+    return fn
+
+
+def pow_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place ``self ** exponent`` (PowBackward0 for a number, PowBackward1 for a tensor)."""
+    if exponent.__class__ is Tensor:
+        broadcast_check(self, exponent)
+        return apply_inplace(O.POW_TENSOR, self, (exponent,))
+    if not is_number(exponent):
+        raise ScriptError(f"pow_(): argument 'exponent' must be Tensor or Number, not "
+                          f"{type_name(exponent)}", kind="TypeError")
+    return apply_inplace(O.POW, self, (), {"exponent": exponent})
+
+
+def remainder_(self: Tensor, other: Any) -> Tensor:
+    """In-place ``self % other``."""
+    if is_number(other):
+        return apply_inplace(O.REMAINDER_SCALAR, self, (), {"other": other})
+    broadcast_check(self, other)
+    return apply_inplace(O.REMAINDER, self, (other,))
+
+
+add_ = _inplace(O.ADD, "add_")
+sub_ = _inplace(O.SUB, "sub_")
+mul_ = _inplace(O.MUL, "mul_")
+div_ = _inplace(O.DIV, "div_")
+
+
+def floor_divide_(self: Tensor, other: Any) -> Tensor:
+    """In-place ``self // other``."""
+    if is_number(other):
+        return apply_inplace(O.FLOOR_DIVIDE_SCALAR, self, (), {"other": other})
+    broadcast_check(self, other)
+    return apply_inplace(O.FLOOR_DIVIDE, self, (other,))
