@@ -392,3 +392,32 @@ def test_fma32_rounds_once(a, b, c):
     got = fp.fma32(np.float32(a), np.float32(b), np.float32(c))
     if np.isfinite(want):
         assert got == want
+
+
+def test_mkl_beside_gnu_openmp_computes_each_product_once():
+    """With GNU's OpenMP in the process first (PyTorch imported in the same notebook), MKL runs
+    under GNU's threading layer: under Intel's, both threads computed the whole product and every
+    result came out doubled."""
+    import subprocess
+
+    code = ("import ctypes, os, sys\n"
+            "try:\n"
+            "    ctypes.CDLL('libgomp.so.1', mode=os.RTLD_GLOBAL)\n"
+            "except OSError:\n"
+            "    sys.exit(3)\n"
+            "import numpy as np\n"
+            "from gradcli.engine.exact import blas, libmkl\n"
+            "if libmkl.library() is None:\n"
+            "    sys.exit(4)\n"
+            "a = np.random.default_rng(0).standard_normal((129, 65)).astype(np.float32)\n"
+            "b = np.random.default_rng(1).standard_normal((65, 33)).astype(np.float32)\n"
+            "exact = a.astype(np.float64) @ b.astype(np.float64)\n"
+            "print(float(np.max(np.abs(blas.mm(a, b) - exact))))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=machines.environment(machines.PINNED))
+    if proc.returncode == 3:
+        pytest.skip("GNU's OpenMP runtime (libgomp.so.1) is not installed here")
+    if proc.returncode == 4:
+        pytest.skip("MKL's libmkl_rt not found (pip install mkl)")
+    assert proc.returncode == 0, proc.stderr
+    assert float(proc.stdout) < 1e-4

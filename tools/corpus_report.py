@@ -52,6 +52,7 @@ def _load_recorder() -> Any:
 
 
 recorder = _load_recorder()
+machines = recorder.machines  # tools/machines.py, which the recorder put on the path
 
 # gradcli's plain diagnostic: `FILE:LINE:COL: Kind: message`, then the source line, a caret
 # line and an optional `hint: …`.
@@ -118,7 +119,7 @@ def gradcli_command() -> list[str]:
 
 def run_gradcli(path: Path, command: list[str] | None = None) -> dict[str, Any]:
     """`gradcli run NAME.py --format plain` from the program's folder, in the fixture's shape."""
-    env = dict(os.environ, NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    env = dict(machines.environment(machines.PINNED), NO_COLOR="1", PYTHONIOENCODING="utf-8")
     try:
         proc = subprocess.run([*(command or gradcli_command()), "run", path.name, "--format",
                                "plain"], cwd=path.parent, capture_output=True, text=True,

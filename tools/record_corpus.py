@@ -3,8 +3,9 @@
 Each program runs as `python NAME.py` in its own process, from the corpus folder, with the
 interpreter that has PyTorch (by default the one running this script). Its stdout, the warnings
 Python writes to stderr and its uncaught error (from the traceback) are written to
-`tests/fixtures/corpus/NAME.json`. The test-suite and `tools/corpus_report.py` compare gradcli
-with these files, so they run without PyTorch. Usage:
+`tests/fixtures/corpus/NAME.json`, with the machine and the setting (tools/machines.py) they
+ran under. The test-suite and `tools/corpus_report.py` compare gradcli with these files, so they
+run without PyTorch. Usage:
 
     python tools/record_corpus.py                 # every program
     python tools/record_corpus.py NAME [NAME...]  # some programs (a name or a path)
@@ -29,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import machines  # noqa: E402
+
 CORPUS = ROOT / "tests" / "corpus"
 FIXTURES = ROOT / "tests" / "fixtures" / "corpus"
 TIMEOUT = 120  # seconds for one program: they are tiny, so more than this is a hang
@@ -159,8 +163,9 @@ def corpus_programs(names: list[str] | None = None) -> list[Path]:
 
 
 def child_env() -> dict[str, str]:
-    """The environment of `python prog.py` as a user has it: default warning filters, UTF-8."""
-    env = {k: v for k, v in os.environ.items()
+    """The environment of `python prog.py` as a user has it (default warning filters, UTF-8)
+    under the setting the fixtures are recorded with (tools/machines.py)."""
+    env = {k: v for k, v in machines.environment(machines.PINNED).items()
            if not k.startswith("PYTHON") and k != "TORCH_LOGS"}
     env["PYTHONIOENCODING"] = "utf-8"
     env["PYTHONHASHSEED"] = "0"
@@ -179,6 +184,8 @@ def record(path: Path, python: str) -> dict[str, Any]:
                            f"{proc.stderr}")
     return {
         "torch": torch_version(python),
+        "machine": machine(),
+        "settings": machines.PINNED,
         "source_sha256": source_hash(path),
         "stdout": normalise(proc.stdout),
         "stderr_warnings": warnings,
@@ -193,6 +200,14 @@ def source_hash(path: Path) -> str:
 
 
 _VERSIONS: dict[str, str] = {}
+_MACHINE: list[dict[str, Any]] = []
+
+
+def machine() -> dict[str, Any]:
+    """The machine the programs run on under the pinned setting (asked once)."""
+    if not _MACHINE:
+        _MACHINE.append(machines.describe(machines.PINNED))
+    return _MACHINE[0]
 
 
 def torch_version(python: str) -> str:

@@ -1,7 +1,7 @@
 """Record what PyTorch does with tools/engine_cases.py into tests/fixtures/torch/engine_cases.json.
 
 Usage: ``python tools/record_engine_cases.py`` (needs PyTorch 2.13 installed; the test suite
-does not).  Each case records ``{"result": [repr, ...], "warnings": [...]}`` or ``{"error":
+does not); it runs under tools/machines.py's pinned setting and records the machine.  Each case records ``{"result": [repr, ...], "warnings": [...]}`` or ``{"error":
 {"type", "message"}}`` (the first line of the message; warnings without PyTorch's "(Triggered
 internally at …)").  A case sees ``torch``, ``F`` (torch.nn.functional) and ``graph(t)``, the
 backward graph of ``t`` as one string of grad_fn names with their saved tensors.
@@ -15,12 +15,15 @@ import sys
 import warnings
 from pathlib import Path
 
-import torch
-
 ROOT = Path(__file__).resolve().parents[1]
-ADDRESS = re.compile(r"0x[0-9a-f]+")  # object addresses differ from run to run
 sys.path.insert(0, str(ROOT / "tools"))
+import machines
+
+machines.pin()  # the setting the tests run under, before PyTorch loads
+import torch
 from engine_cases import CASES
+
+ADDRESS = re.compile(r"0x[0-9a-f]+")  # object addresses differ from run to run
 
 OUT = ROOT / "tests" / "fixtures" / "torch" / "engine_cases.json"
 
@@ -63,7 +66,9 @@ def run(code: str) -> dict:
 
 def main() -> None:
     """Record every case."""
-    data = {"torch": torch.__version__, "cases": {name: run(code) for name, code in CASES.items()}}
+    data = {"torch": torch.__version__, "settings": machines.PINNED,
+            "machine": machines.describe(machines.PINNED),
+            "cases": {name: run(code) for name, code in CASES.items()}}
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {len(CASES)} cases to {OUT.relative_to(ROOT)}")
 
