@@ -34,12 +34,14 @@ from . import (
     PRINT_OPTIONS,
     RANDOM,
     TENSOR_ATTRIBUTES,
+    THREADS,
 )
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
 from .random import METHODS as RANDOM_METHODS
 from .random import Generator
+from .threads import BACKENDS_CPU, BACKENDS_MKL
 from .types import TypeObject
 
 
@@ -260,13 +262,14 @@ def _is_tensor(obj: Any) -> bool:
 
 def _torch() -> dict[str, Any]:
     members: dict[str, Any] = {n: f for n, f in FUNCTIONS.items() if n not in _GRADCLI_ONLY}
-    members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE, **PRINT_OPTIONS})
+    members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE, **PRINT_OPTIONS, **THREADS})
     members.update({
         "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
         "reshape": _torch_reshape,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
+        "backends": _Sub("torch.backends"),
     })
     return members
 
@@ -310,6 +313,9 @@ def _build() -> None:
         "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),
         "torch.cuda": {"is_available": lambda: False, "device_count": lambda: 0},
+        "torch.backends": {"cpu": _Sub("torch.backends.cpu"), "mkl": _Sub("torch.backends.mkl")},
+        "torch.backends.cpu": dict(BACKENDS_CPU),
+        "torch.backends.mkl": dict(BACKENDS_MKL),
         "math": {**{n: _math_function(getattr(math, n)) for n in _MATH_FUNCTIONS},
                  "pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
                  "nan": math.nan},
