@@ -7,7 +7,6 @@ why, so two people comparing numbers can tell whether their machines agree.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from . import __version__
@@ -37,8 +36,8 @@ def rows(f: dict[str, Any]) -> list[tuple[str, str]]:
               if k in env]
     out = [
         ("reproduces", f"PyTorch {f['torch']} (CPU build)"),
-        ("cpu", f"{cpu['model']} ({cpu['vendor'] or 'unknown vendor'}), {cpu['processors']} "
-                f"processor{'s' if cpu['processors'] != 1 else ''}"),
+        ("cpu", (f"{cpu['model']} ({cpu['vendor'] or 'unknown vendor'}), "
+                 f"{cpu['processors']} processor{'s' if cpu['processors'] != 1 else ''}")),
         ("flags", " ".join(cpu["flags"]) or "none PyTorch's dispatch reads"),
         ("capability", f"{f['capability']}, {why}"),
         ("threads", f"{f['threads']}, " + (", ".join(counts) if counts else
@@ -46,15 +45,15 @@ def rows(f: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     mkl = f["mkl"]
     if mkl is None:
-        out.append(("mkl", "not found: matrix products and vector math fall back to NumPy "
-                           "and correctly rounded values (pip install mkl==2024.2.2)"))
+        out.append(("mkl", ("not found: matrix products and vector math fall back to NumPy "
+                            "and correctly rounded values (pip install mkl==2024.2.0)")))
     else:
         out += [("mkl", mkl["version"]),
-                ("mkl path", f"{mkl['processor']}; reproducibility branch {mkl['branch']}; "
-                             f"probe {mkl['probe']}"),
+                ("mkl path", (f"{mkl['processor']}; reproducibility branch {mkl['branch']}; "
+                              f"probe {mkl['probe']}")),
                 ("mkl library", mkl["path"])]
-    out.append(("python", f"{f['python']}, NumPy {f['numpy']}, {f['platform']}, "
-                          f"{f['libc'] or 'libc unknown'}"))
+    out.append(("python", (f"{f['python']}, NumPy {f['numpy']}, {f['platform']}, "
+                           f"{f['libc'] or 'libc unknown'}")))
     return out
 
 
