@@ -22,14 +22,13 @@ import pytest
 from gradcli import pipeline
 from gradcli.api import random
 from gradcli.engine import distributions as dist
-from gradcli.engine import dtypes
+from gradcli.engine import dtypes, machine
 from gradcli.engine import generator as gen_module
 from gradcli.engine.backend import from_namespace, get_backend, memory_order
-from gradcli.engine import machine
 from gradcli.engine.context import RunContext, use
-from gradcli.engine.machine import Machine
 from gradcli.engine.exact import fp
 from gradcli.engine.generator import DEFAULT_SEED, STATE_SIZE, Generator
+from gradcli.engine.machine import Machine
 from gradcli.errors import ScriptError, UsageError
 
 FIXTURE = json.loads(

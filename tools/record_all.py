@@ -19,7 +19,7 @@ from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
-import machines  # noqa: E402
+import machines
 
 # (recorder, its arguments when writing, whether it has --check)
 RECORDERS = (

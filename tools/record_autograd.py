@@ -17,10 +17,10 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import machines  # noqa: E402
+import machines
 
 machines.pin()  # the setting the tests run under, before PyTorch loads
-import torch  # noqa: E402
+import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import machines  # noqa: E402
+import machines
 
 machines.pin()  # the setting the tests run under, before PyTorch loads
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+import torch
+import torch.nn.functional as F
 
 from gradcli.engine.ops import OPS
 

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import machines  # noqa: E402
+import machines
 
 machines.pin()  # the setting the tests run under, before PyTorch loads
-import torch  # noqa: E402
+import torch
 
 OUTPUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "torch" / "reprs.json"
 

@@ -28,7 +28,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import machines  # noqa: E402
+import machines
 
 FIXTURES = ROOT / "tests" / "fixtures" / "torch"
 CORPORA = (ROOT / "tests" / "scenarios", ROOT / "samples")
