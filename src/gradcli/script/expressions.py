@@ -24,9 +24,26 @@ from ..engine import METHODS, Node, Tensor
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..language.checks import target_names
+from .classes import (
+    NOT_FOUND,
+    SUPER,
+    BoundMethod,
+    PlainObject,
+    ScriptClass,
+    Super,
+    api_class_attribute,
+    class_attribute,
+    delete_class_attribute,
+    delete_instance_attribute,
+    instance_attribute,
+    set_class_attribute,
+    set_instance_attribute,
+    super_of,
+)
 from .exceptions import ExcValue
 from .functions import FUNCTION_KEY, ComprehensionScope, Function
 from .hints import did_you_mean, none_grad
+from .instances import ScriptObject, inplace_method
 from .printing import node_name, type_name
 from .pyprotocols import items_of, materialise, truth
 from .values import COMPARE, MAX_SEQUENCE, arith, check_list, tname, too_long
@@ -38,6 +55,7 @@ _NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "regist
 _NOT_ALLOWED = object_attribute(None, "")  # what object_attribute says for a name it refuses
 _PYTHON_VALUES = frozenset({str, list, tuple, dict, set, int, float, bool})  # see pymethods
 _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
+_UNSET = object()
 
 
 class Evaluator:
@@ -121,6 +139,8 @@ class Evaluator:
         v = self.eval(e.operand, scope)
         if e.op == "not":
             return not truth(v)
+        if isinstance(v, ScriptObject):
+            return getattr(v, _UNARY[e.op])()
         if isinstance(v, (int, float)) or (isinstance(v, Tensor) and
                                            hasattr(Tensor, _UNARY[e.op])):
             try:
@@ -262,6 +282,36 @@ class Evaluator:
             out.append(text)
         return "".join(out)
 
+    def _super(self, e: P.SuperCall, scope: dict) -> Any:
+        """``super()``: the class of the method it is written in (the innermost enclosing
+        function a class body defined) and that function's first argument."""
+        found = self.lookup("super", scope, e.span)
+        if found is not SUPER:  # a name of the script's own
+            return self.call_value(found, [], {}, e)
+        s, fn = scope, scope.get(FUNCTION_KEY)
+        while fn is not None and fn.__class__ is not Function:  # out of comprehensions
+            s = fn.closure
+            fn = None if s is None else s.get(FUNCTION_KEY)
+        if fn is None:
+            raise ScriptError("super(): no arguments", kind="RuntimeError")
+        p = fn.params
+        if p.names:
+            obj = s.get(p.names[0], _UNSET)
+        else:
+            obj = s[p.vararg][0] if p.vararg is not None and s.get(p.vararg) else _UNSET
+        if obj is _UNSET:
+            raise ScriptError("super(): no arguments" if not p.names and not p.vararg else
+                              "super(): arg[0] deleted", kind="RuntimeError")
+        owner = fn
+        while owner is not None and owner.owner is None:
+            outer = owner.closure
+            owner = None if outer is None else outer.get(FUNCTION_KEY)
+            if owner is not None and owner.__class__ is not Function:
+                owner = None
+        if owner is None:
+            raise ScriptError("super(): __class__ cell not found", kind="RuntimeError")
+        return super_of(owner.owner, obj)
+
     def _starred(self, e: P.Starred, scope: dict) -> Any:
         raise ScriptError("can't use starred expression here", kind="SyntaxError")
 
@@ -332,11 +382,19 @@ class Evaluator:
         cls = obj.__class__
         if cls is Module:
             return obj.get(attr)
+        if isinstance(obj, ScriptObject):
+            return instance_attribute(obj, attr)
+        if cls is ScriptClass and attr != "__name__":
+            return class_attribute(obj, attr)
+        if cls is Super:
+            return obj.attribute(attr)
         if attr == "__name__":
-            name = obj.name if isinstance(obj, (TypeObject, Function, Module)) else \
-                getattr(obj, "__name__", None) if callable(obj) else None
+            name = obj.name if isinstance(obj, (TypeObject, Function, Module, BoundMethod)) \
+                else getattr(obj, "__name__", None) if callable(obj) else None
             if isinstance(name, str):
                 return name
+        elif attr == "__doc__" and isinstance(obj, (Function, BoundMethod)):
+            return getattr(obj, "doc", None) if cls is Function else obj.function.doc
         elif isinstance(obj, Node):
             return self._node_attribute(obj, attr)
         elif cls in _PYTHON_VALUES:
@@ -355,6 +413,10 @@ class Evaluator:
             if value is not _NOT_ALLOWED:
                 return value
         if isinstance(obj, TypeObject):
+            if obj.classes and getattr(obj.classes[0], "script_subclassable", False):
+                found = api_class_attribute(obj, attr)  # nn.Module.__init__, Function.apply
+                if found is not NOT_FOUND:
+                    return found
             raise ScriptError(f"type object '{obj.name}' has no attribute '{attr}'",
                               kind="AttributeError")
         unsupported = getattr(obj, "script_unsupported", None)  # nn modules: state_dict, ...
@@ -381,10 +443,19 @@ class Evaluator:
                           kind="AttributeError")
 
     def set_attribute(self, obj: Any, attr: str, value: Any) -> None:
-        """``obj.attr = value``: the tensor attributes PyTorch lets a program assign."""
+        """``obj.attr = value``: the tensor attributes PyTorch lets a program assign, a script
+        object's and class's attributes."""
         if isinstance(obj, Tensor):
             set_tensor_attribute(obj, attr, value)
             return
+        if isinstance(obj, ScriptObject):
+            set_instance_attribute(obj, attr, value)
+            return
+        if obj.__class__ is ScriptClass:
+            set_class_attribute(obj, attr, value)
+            return
+        if obj.__class__ is PlainObject:  # object(): no attributes of its own
+            raise ScriptError(f"'object' object has no attribute '{attr}'", kind="AttributeError")
         if attr in getattr(obj.__class__, "script_settable", ()):
             setattr(obj, attr, value)
             return
@@ -443,6 +514,19 @@ class Evaluator:
         raise ScriptError(f"'{type_name(obj)}' object does not support item assignment",
                           kind="TypeError")
 
+    def del_attribute(self, obj: Any, attr: str) -> None:
+        """``del obj.attr``: a script object's or class's attribute."""
+        if isinstance(obj, ScriptObject):
+            delete_instance_attribute(obj, attr)
+        elif obj.__class__ is ScriptClass:
+            delete_class_attribute(obj, attr)
+        elif isinstance(obj, Tensor) and attr == "grad":  # del x.grad: x.grad = None
+            set_tensor_attribute(obj, attr, None)
+        else:
+            raise ScriptError(f"gradcli does not support deleting attributes of "
+                              f"'{type_name(obj)}' objects ('{attr}')",
+                              kind="NotImplementedError")
+
     def del_item(self, obj: Any, key: Any) -> None:
         """``del obj[key]``."""
         if isinstance(obj, (list, dict)):
@@ -453,11 +537,18 @@ class Evaluator:
             except (IndexError, TypeError) as exc:
                 raise ScriptError(str(exc), kind=type(exc).__name__) from None
             return
+        if isinstance(obj, ScriptObject):
+            del obj[key]
+            return
         raise ScriptError(f"'{type_name(obj)}' object doesn't support item deletion",
                           kind="TypeError")
 
     def inplace(self, op: str, current: Any, value: Any) -> Any:
         """``current op= value``: in place where Python or PyTorch updates in place."""
+        if isinstance(current, ScriptObject):
+            method = inplace_method(current, op)
+            if method is not None:
+                return self.call_value(method, [value], {})
         if isinstance(current, Tensor) and op in _INPLACE:
             try:
                 METHODS[_INPLACE[op]](current, value)
@@ -494,7 +585,7 @@ Evaluator._EVAL = {  # type: ignore[attr-defined]
     P.Compare: Evaluator._compare, P.IfExp: Evaluator._if_exp, P.BoolOp: Evaluator._bool_op,
     P.CallUnpack: Evaluator._call_unpack, P.Lambda: Evaluator._lambda,
     P.FString: Evaluator._fstring, P.Comprehension: Evaluator._comprehension,
-    P.Starred: Evaluator._starred,
+    P.Starred: Evaluator._starred, P.SuperCall: Evaluator._super,
 }
 
 __all__ = ["Evaluator", "missing"]

@@ -31,10 +31,12 @@ from ..language.checks import overridable
 from ..limits import MAX_ELEMENTS, MAX_STEPS
 from .builtins import GRAD_BUILTINS, GRAD_MODE_FACTORIES, TORCH_BUILTINS
 from .calls import call_builtin, iterable, like_literal, module_named, too_many_dims
+from .classes import BoundMethod, ScriptClass, check_bases
 from .exceptions import EXCEPTIONS, ExcValue, catches, raise_value, value_of
 from .expressions import Evaluator
-from .functions import FUNCTION_KEY, Function, GradModeFunction, bind_arguments
+from .functions import FUNCTION_KEY, ClassBody, Function, GradModeFunction, bind_arguments
 from .hints import NoneGrad, hint_for, none_grad_reason
+from .instances import ScriptObject, make_class
 from .printing import Printer, type_name
 from .pyprotocols import items_of, materialise, truth
 from .recorder import Record, Recorder
@@ -42,6 +44,7 @@ from .result import RunResult, Warning_
 from .values import literal
 
 MAX_CALL_DEPTH = 200
+ANNOTATIONS = "__annotations__"  # where a class body or the module keeps its annotations
 PROGRESS_EVERY = 8192
 
 
@@ -334,8 +337,7 @@ class Interpreter(Evaluator):
         elif cls is P.Subscript:
             self.del_item(self.eval(t.value, scope), self.index(t.index, scope))
         else:
-            raise ScriptError(f"gradcli does not support deleting attributes ('{t.attr}')",
-                              kind="NotImplementedError")
+            self.del_attribute(self.eval(t.value, scope), t.attr)
 
     # -- control flow ---------------------------------------------------------------------------
     def _for(self, s: P.For, scope: dict, top: bool) -> None:
@@ -477,6 +479,44 @@ class Interpreter(Evaluator):
             sub = import_module(f"{s.module}.{name}")
             self.bind(alias or name, sub if sub is not None else module.get(name), scope, top)
 
+    # -- classes --------------------------------------------------------------------------------
+    def _class(self, s: P.ClassDef, scope: dict, top: bool) -> None:
+        decorators = [self.eval(d, scope) for d in s.decorators]
+        bases = tuple(self.eval(b, scope) for b in s.bases)
+        check_bases(bases)
+        if s.keywords:
+            raise ScriptError(f"gradcli does not support class keywords ('{s.keywords[0][0]}=')",
+                              kind="NotImplementedError")
+        where = scope.get(FUNCTION_KEY)
+        qualname = s.name if where is None else f"{where.qualname}.{s.name}" \
+            if where.__class__ is ClassBody else f"{where.qualname}.<locals>.{s.name}" \
+            if where.__class__ is Function else s.name
+        body: dict[str, Any] = {FUNCTION_KEY: ClassBody(
+            qualname, None if scope is self.globals else scope)}
+        first = s.body[0]
+        body["__doc__"] = first.value.value if first.__class__ is P.ExprStmt and \
+            first.value.__class__ is P.String else None
+        self.exec_block(s.body, body)
+        del body[FUNCTION_KEY]
+        cls: Any = make_class(self, s.name, qualname, bases, body)
+        for value in body.values():  # what super() in each method starts after
+            fn = getattr(value, "function", value)
+            for f in (fn, getattr(value, "fget", None), getattr(value, "fset", None)):
+                if f.__class__ is Function and f.owner is None:
+                    f.owner = cls
+        for dec in reversed(decorators):
+            cls = self._decorate(dec, cls)
+        self.bind(s.name, cls, scope, top)
+
+    def _annotation(self, s: P.Annotation, scope: dict, top: bool) -> None:
+        """``name: annotation``: evaluated and kept at the top level and in a class body, as
+        Python does; not evaluated in a function."""
+        where = scope.get(FUNCTION_KEY)
+        if where is None:
+            self.eval(s.annotation, scope)  # kept in the module's __annotations__, unread
+        elif where.__class__ is ClassBody:  # dataclasses read the class's
+            scope.setdefault(ANNOTATIONS, {})[s.target] = self.eval(s.annotation, scope)
+
     # -- functions ------------------------------------------------------------------------------
     def _def(self, s: P.FunctionDef, scope: dict, top: bool) -> None:
         decorators = [self.eval(d, scope) for d in s.decorators]
@@ -492,7 +532,14 @@ class Interpreter(Evaluator):
         kw_defaults = {name: self.eval(d, scope) for name, d in zip(p.kwonly, p.kw_defaults)
                        if d is not None}
         closure = None if scope is self.globals else scope
-        return Function(node, self, closure, defaults, kw_defaults)
+        name = node.name if node.__class__ is P.FunctionDef else "<lambda>"
+        qualname = name
+        where = scope.get(FUNCTION_KEY)
+        if where.__class__ is ClassBody:  # a method: it sees the scope around the class
+            closure, qualname = where.closure, f"{where.qualname}.{name}"
+        elif where.__class__ is Function:
+            qualname = f"{where.qualname}.<locals>.{name}"
+        return Function(node, self, closure, defaults, kw_defaults, qualname)
 
     def _decorate(self, dec: Any, fn: Any) -> Any:
         if isinstance(dec, GradMode):  # @torch.no_grad(): a fresh mode object for each call
@@ -539,14 +586,21 @@ class Interpreter(Evaluator):
 
     def call_value(self, fn: Any, args: list, kwargs: dict, where: Any = None) -> Any:
         """Call anything a script can call: its functions, built-ins, classes, methods."""
-        if fn.__class__ is Function:
+        cls = fn.__class__
+        if cls is Function:
             return self.call_function(fn, args, kwargs)
+        if cls is BoundMethod:
+            return self.call_value(fn.function, [fn.self, *args], kwargs, where)
         if isinstance(fn, TypeObject):
             if fn.make is None:
                 raise ScriptError(f"cannot create '{fn.qualname}' instances", kind="TypeError")
+            if cls is ScriptClass:
+                return fn.construct(*args, **kwargs)
             fn = fn.make
         elif not callable(fn) or isinstance(fn, (Tensor, ExcValue)):
             raise ScriptError(f"'{type_name(fn)}' object is not callable", kind="TypeError")
+        elif isinstance(fn, ScriptObject):  # its __call__, or its PyTorch base's (a module)
+            return fn(*args, **kwargs)
         return call_builtin(fn, args, kwargs, self, where)
 
     def type_name(self, v: Any) -> str:
@@ -561,7 +615,8 @@ Interpreter._STATEMENTS = {  # type: ignore[attr-defined]
     P.With: Interpreter._with, P.Try: Interpreter._try, P.Raise: Interpreter._raise,
     P.Assert: Interpreter._assert, P.Delete: Interpreter._delete, P.Global: Interpreter._global,
     P.Import: Interpreter._import, P.ImportFrom: Interpreter._import_from,
-    P.FunctionDef: Interpreter._def,
+    P.FunctionDef: Interpreter._def, P.ClassDef: Interpreter._class,
+    P.Annotation: Interpreter._annotation,
 }
 
 __all__ = ["Interpreter", "Record", "RunResult", "Warning_"]

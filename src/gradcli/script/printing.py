@@ -23,6 +23,7 @@ from ..errors import ScriptError
 from .exceptions import ExcValue
 from .values import MAX_SEQUENCE, too_long
 
+
 _PLAIN = (int, float, bool, str, type(None))
 MAX_REPR_DEPTH = 900  # containers inside containers; CPython's own limit is near 1,000
 _BASE_ADDRESS = 0x7F3C2A5D1E40
@@ -124,9 +125,9 @@ class Printer:
             return repr(v)
         if isinstance(v, ExcValue):
             return v.message(self.str)
-        show = getattr(v, "script_str", None)  # torch.device prints as 'cpu'
+        show = getattr(v.__class__, "script_str", None)  # torch.device prints as 'cpu'
         if show is not None:
-            return show(self)
+            return show(v, self)
         return self.repr(v)
 
     def repr(self, v: Any) -> str:
@@ -172,9 +173,9 @@ class Printer:
             return f"range({v.start}, {v.stop}{step})"
         if cls.__name__ in ("dict_keys", "dict_values", "dict_items"):
             return f"{cls.__name__}({self._repr(list(v), active)})"
-        show = getattr(v, "script_repr", None)  # functions, modules, optimizers: their own
+        show = getattr(cls, "script_repr", None)  # functions, modules, optimizers: their own
         if show is not None:
-            return show(self)
+            return show(v, self)
         if isinstance(v, TypeObject):
             return repr(v)
         if isinstance(v, GradMode):

@@ -18,7 +18,10 @@ from ..api.types import TypeObject
 from ..engine import Node, Tensor
 from ..engine.tensor import Size
 from ..errors import ScriptError
+from .classes import BUILTINS as CLASS_BUILTINS
+from .classes import refuse
 from .exceptions import EXCEPTIONS, ExcValue
+from .instances import ScriptObject, next_of
 from .printing import node_name, type_name
 from .pynumbers import (
     _radix,
@@ -170,6 +173,13 @@ def iter_(interp: Any, obj: Any) -> Any:
 @_named("next")
 def next_(iterator: Any, *default: Any) -> Any:
     """``next(iterator[, default])``."""
+    if isinstance(iterator, ScriptObject):
+        try:
+            return next_of(iterator)
+        except ScriptError as err:
+            if err.kind == "StopIteration" and default:
+                return default[0]
+            raise
     if not hasattr(iterator, "__next__") or type(iterator).__module__ != "builtins":
         raise fail(f"'{type_name(iterator)}' object is not an iterator")
     try:
@@ -334,9 +344,14 @@ _OTHER_TYPES: dict[str, TypeObject] = {}
 
 
 @_named("type")
-def type_(obj: Any) -> TypeObject:
+def type_(*args: Any) -> TypeObject:
     """``type(obj)``: the class, printed as Python prints it."""
-    return _type_of(obj)
+    if len(args) == 3:
+        raise fail("gradcli does not make classes with type(name, bases, dict): write a "
+                   "class statement", "NotImplementedError")
+    if len(args) != 1:
+        raise fail("type() takes 1 or 3 arguments")
+    return _type_of(args[0])
 
 
 @_named("isinstance")
@@ -364,6 +379,8 @@ def isinstance_(obj: Any, classinfo: Any) -> bool:
 @_named("callable")
 def callable_(obj: Any) -> bool:
     """``callable(obj)``."""
+    if isinstance(obj, ScriptObject):
+        return obj.script_callable()
     if isinstance(obj, TypeObject):
         return obj.make is not None or obj.is_subclass(EXCEPTIONS["BaseException"])
     return callable(obj) and not isinstance(obj, Tensor)
@@ -375,6 +392,7 @@ def hasattr_(interp: Any, obj: Any, name: Any) -> bool:
     """``hasattr(obj, name)`` over the attributes a script may read."""
     if not isinstance(name, str):
         raise fail("attribute name must be string, not " + repr(type_name(name)))
+    refuse(name)
     try:
         interp.attribute(obj, name, None)
     except ScriptError as err:
@@ -390,14 +408,42 @@ def getattr_(interp: Any, obj: Any, name: Any, *default: Any) -> Any:
     """``getattr(obj, name[, default])`` over the attributes a script may read."""
     if not isinstance(name, str):
         raise fail("attribute name must be string, not " + repr(type_name(name)))
-    if name.startswith("__") and name != "__name__":
-        raise fail(f"gradcli does not give access to '{name}'", "AttributeError")
+    refuse(name)
     try:
         return interp.attribute(obj, name, None)
     except ScriptError as err:
         if err.kind == "AttributeError" and default:
             return default[0]
         raise
+
+
+@_named("hash")
+def hash_(obj: Any) -> int:
+    """``hash(obj)``: Python's (a script object's ``__hash__``)."""
+    try:
+        return hash(obj)
+    except TypeError as exc:  # unhashable: a list, a dict, a set
+        raise fail(str(exc)) from None
+
+
+@needs_interpreter
+@_named("setattr")
+def setattr_(interp: Any, obj: Any, name: Any, value: Any) -> None:
+    """``setattr(obj, name, value)``: ``obj.name = value``."""
+    if not isinstance(name, str):
+        raise fail("attribute name must be string, not " + repr(type_name(name)))
+    refuse(name)
+    interp.set_attribute(obj, name, value)
+
+
+@needs_interpreter
+@_named("delattr")
+def delattr_(interp: Any, obj: Any, name: Any) -> None:
+    """``delattr(obj, name)``: ``del obj.name``."""
+    if not isinstance(name, str):
+        raise fail("attribute name must be string, not " + repr(type_name(name)))
+    refuse(name)
+    interp.del_attribute(obj, name)
 
 
 def _exception_maker(t: TypeObject) -> Callable[..., ExcValue]:
@@ -437,7 +483,9 @@ PY_BUILTINS: dict[str, Any] = {
     "reversed": reversed_, "iter": iter_, "next": next_, "sum": sum_,
     "min": _extreme("min", "<"), "max": _extreme("max", ">"), "any": any_, "all": all_,
     "sorted": sorted_, "type": type_, "isinstance": isinstance_, "callable": callable_,
-    "hasattr": hasattr_, "getattr": getattr_,
+    "hasattr": hasattr_, "getattr": getattr_, "setattr": setattr_, "delattr": delattr_,
+    "hash": hash_,
+    **CLASS_BUILTINS,
 }
 
 __all__ = ["PY_BUILTINS", "SIZE", "TENSOR", "TYPES"]
