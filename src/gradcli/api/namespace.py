@@ -43,19 +43,32 @@ from .random import Generator
 from .types import TypeObject
 
 
-def _legacy_tensor(*args: Any) -> Tensor:
-    """``torch.Tensor(data)`` (the default float dtype) or ``torch.Tensor(*sizes)``."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
+def _legacy_tensor(*args: Any, dtype: Any = None) -> Tensor:
+    """``torch.Tensor(data)`` (the default float dtype) or ``torch.Tensor(*sizes)``; a typed
+    one's (``torch.LongTensor([1])``) in its dtype."""
+    if dtype is None:
         from .creation import get_default_dtype
 
-        return FUNCTIONS["tensor"](args[0], dtype=get_default_dtype())
+        dtype = get_default_dtype()
+    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
+        return FUNCTIONS["tensor"](args[0], dtype=dtype)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return FUNCTIONS["empty"](*args)  # filled with zeros, as gradcli's empty()
+        return FUNCTIONS["empty"](*args, dtype=dtype)  # zeros, as gradcli's empty()
     raise ScriptError("new(): data must be a sequence (got "
                       f"{type(args[0]).__name__})", kind="TypeError")
 
 
+def _typed(name: str, dtype: str) -> TypeObject:
+    """``torch.LongTensor`` and its kind: a tensor of one dtype, made as ``torch.Tensor``."""
+    dt = DTYPES[dtype]
+    return TypeObject(f"torch.{name}", (), lambda *args: _legacy_tensor(*args, dtype=dt),
+                      test=lambda v: isinstance(v, Tensor) and v.dtype is dt)
+
+
 TENSOR = TypeObject("torch.Tensor", (Tensor,), _legacy_tensor)
+LEGACY_TENSORS = {name: _typed(name, dtype) for name, dtype in (
+    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("LongTensor", "int64"),
+    ("IntTensor", "int32"), ("BoolTensor", "bool"))}
 SIZE = TypeObject("torch.Size", (Size,), lambda dims=(): Size(tuple(dims)))
 # nn.Parameter is an engine Tensor marked as one; Variable is Tensor under an old name
 PARAMETER = TypeObject("torch.nn.parameter.Parameter", (), NN["Parameter"],
@@ -263,6 +276,7 @@ def _torch() -> dict[str, Any]:
     members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE, **PRINT_OPTIONS})
     members.update({
         "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
+        **LEGACY_TENSORS,
         "reshape": _torch_reshape,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),

@@ -35,16 +35,19 @@ class NodeHooks:
 
 
 class RemovableHandle:
-    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook (from its
+    table and from the tables that mark it, ``extra``: a module hook's with_kwargs)."""
 
-    __slots__ = ("_table", "id")
+    __slots__ = ("_extra", "_table", "id")
 
-    def __init__(self, table: dict[int, Callable], hook_id: int) -> None:
-        self._table, self.id = table, hook_id
+    def __init__(self, table: dict[int, Callable], hook_id: int, extra: tuple = ()) -> None:
+        self._table, self.id, self._extra = table, hook_id, extra
 
     def remove(self) -> None:
         """Unregister the hook (a second call does nothing, as PyTorch's)."""
         self._table.pop(self.id, None)
+        for table in self._extra:
+            table.pop(self.id, None)
 
     def __enter__(self) -> Self:
         return self
@@ -54,6 +57,11 @@ class RemovableHandle:
 
     def __repr__(self) -> str:
         return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
+
+
+def new_hook_id() -> int:
+    """A fresh hook id (the handle's ``id``)."""
+    return next(_IDS)
 
 
 def add_node_hook(node: Node, kind: str, fn: Any) -> RemovableHandle:

@@ -9,6 +9,7 @@ around it, so closures see the enclosing function's names as Python's do.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,7 +54,8 @@ _INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_div
 _NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "register_prehook",
                               "metadata", "requires_grad", "variable"})
 _NOT_ALLOWED = object_attribute(None, "")  # what object_attribute says for a name it refuses
-_PYTHON_VALUES = frozenset({str, list, tuple, dict, set, int, float, bool})  # see pymethods
+_PYTHON_VALUES = frozenset({str, list, tuple, dict, set, int, float, bool,  # see pymethods
+                            OrderedDict})
 _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 _UNSET = object()
 
@@ -419,9 +421,9 @@ class Evaluator:
                     return found
             raise ScriptError(f"type object '{obj.name}' has no attribute '{attr}'",
                               kind="AttributeError")
-        unsupported = getattr(obj, "script_unsupported", None)  # nn modules: state_dict, ...
-        if unsupported is not None:
-            raise unsupported(attr)
+        member = getattr(cls, "script_member", None)  # nn modules: submodules by name, ...
+        if member is not None:
+            return member(obj, attr)
         raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
                           kind="AttributeError")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import _string  # CPython's own parser of format strings (what string.Formatter uses)
 import re
+from collections import OrderedDict
 from types import MethodType, ModuleType
 from typing import Any
 
@@ -23,6 +24,9 @@ from ..errors import ScriptError
 from .exceptions import ExcValue
 from .values import MAX_SEQUENCE, too_long
 
+# the views of a dict's and an OrderedDict's keys, values and items, by their class names
+DICT_VIEWS = frozenset({"dict_keys", "dict_values", "dict_items", "odict_keys", "odict_values",
+                        "odict_items"})
 
 _PLAIN = (int, float, bool, str, type(None))
 MAX_REPR_DEPTH = 900  # containers inside containers; CPython's own limit is near 1,000
@@ -140,6 +144,10 @@ class Printer:
             return repr(v)
         if cls is Tensor or isinstance(v, Tensor):
             return repr(v)
+        if cls is OrderedDict:  # a state_dict (CPython 3.11's repr)
+            if not v:
+                return "OrderedDict()"
+            return f"OrderedDict({self._repr(list(v.items()), active)})"
         if cls is list or cls is tuple or cls is dict or cls is set:
             if id(v) in active:  # a list that contains itself
                 return "[...]" if cls is list else "{...}" if cls is dict else "(...)"
@@ -171,7 +179,7 @@ class Printer:
         if cls is range:
             step = "" if v.step == 1 else f", {v.step}"
             return f"range({v.start}, {v.stop}{step})"
-        if cls.__name__ in ("dict_keys", "dict_values", "dict_items"):
+        if cls.__name__ in DICT_VIEWS:
             return f"{cls.__name__}({self._repr(list(v), active)})"
         show = getattr(cls, "script_repr", None)  # functions, modules, optimizers: their own
         if show is not None:

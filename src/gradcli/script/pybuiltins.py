@@ -10,6 +10,7 @@ share with the interpreter ``pyprotocols``'s; ``PY_BUILTINS`` and ``TYPES`` name
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ from .pynumbers import (
     round_,
 )
 from .pyprotocols import (
+    DICT_VIEWS,
     _named,
     as_index,
     counted,
@@ -99,7 +101,7 @@ def format_(interp: Any, value: Any, spec: str = "") -> str:
 def len_(x: Any) -> int:
     """``len(x)``."""
     if isinstance(x, (Tensor, list, tuple, str, dict, set, range)) or \
-            type(x).__name__ in ("dict_keys", "dict_values", "dict_items") or \
+            type(x).__name__ in DICT_VIEWS or \
             getattr(type(x), "script_sequence", False):
         try:
             return len(x)
@@ -322,7 +324,8 @@ def _type_of(v: Any) -> TypeObject:
     if isinstance(v, ExcValue):
         return v.type
     for t in (TYPES["bool"], TYPES["int"], TYPES["float"], TYPES["str"], TYPES["list"],
-              TYPES["tuple"], TYPES["dict"], TYPES["set"], TYPES["NoneType"], TYPES["range"]):
+              TYPES["tuple"], TYPES["dict"], TYPES["set"], TYPES["NoneType"], TYPES["range"],
+              TYPES["OrderedDict"]):
         if type(v) in t.classes:
             return t
     if isinstance(v, Tensor):
@@ -468,13 +471,16 @@ TYPES: dict[str, TypeObject] = {
     "set": TypeObject("set", (set,), set_),
     "range": TypeObject("range", (range,), range_),
     "NoneType": TypeObject("NoneType", (type(None),)),
+    # what state_dict() returns (collections.OrderedDict)
+    "OrderedDict": TypeObject("collections.OrderedDict", (OrderedDict,),
+                              lambda *args, **kwargs: OrderedDict(*args, **kwargs)),
 }
 
 
 # Python's built-ins a script can use, by name (the classes are TypeObjects: callable through
 # their ``make``); both modes have them.
 PY_BUILTINS: dict[str, Any] = {
-    **{name: t for name, t in TYPES.items() if name != "NoneType"},
+    **{name: t for name, t in TYPES.items() if name not in ("NoneType", "OrderedDict")},
     **{name: t for name, t in EXCEPTIONS.items()},
     "print": print_, "repr": repr_, "ascii": ascii_, "format": format_,
     "abs": abs_, "round": round_, "divmod": divmod_, "pow": pow_, "chr": chr_, "ord": ord_,
