@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import METHODS, Tensor
+from ..engine.custom import OutputSlot
 from ..engine.hooks import RemovableHandle
 from ..engine.reductions import MinMax, ReturnType
 from ..engine.tensor import Size
@@ -35,6 +36,7 @@ from . import (
     RANDOM,
     TENSOR_ATTRIBUTES,
 )
+from .autograd import FUNCTION_MODULE
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -227,6 +229,8 @@ def tensor_attribute(t: Tensor, name: str) -> Any:
         return _TENSOR_PLAIN[name](t)
     if (name in TENSOR_READ or name in TENSOR_CALL) and name != "data" and hasattr(Tensor, name):
         value = getattr(t, name)
+        if name == "grad_fn" and value.__class__ is OutputSlot:  # output i of a Function
+            return value.main
         return Size(value) if name == "shape" and type(value) is not Size else value
     raise missing("torch.Tensor", name, TENSOR_READ | TENSOR_CALL)
 
@@ -318,7 +322,8 @@ def _build() -> None:
         "torch.nn.init": dict(NN_INIT),
         "torch.nn.utils": dict(NN_UTILS),
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
-                           "Variable": VARIABLE},
+                           "Variable": VARIABLE, "function": _Sub("torch.autograd.function")},
+        "torch.autograd.function": dict(FUNCTION_MODULE),
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
         "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
         "torch.optim.lr_scheduler": dict(SCHEDULERS),

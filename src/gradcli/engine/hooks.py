@@ -16,6 +16,7 @@ from typing import Any, Self
 
 from ..errors import ScriptError
 from .context import current
+from .custom import FunctionNode, Parts
 from .graph import Node, edge
 from .tensor import Tensor
 
@@ -141,11 +142,25 @@ def run_tensor_hooks(node: Node, g: Any, create_graph: bool) -> Any:
     return t if create_graph else t.data
 
 
+def _grad_outputs(node: Node, g: Any) -> tuple:
+    """The gradients of a node's outputs, as its hooks see them (a custom Function's several
+    outputs: one each, None where none came)."""
+    if node.__class__ is FunctionNode:
+        parts = g if isinstance(g, Parts) else \
+            Parts({next(i for i, o in enumerate(node.outputs) if o and o[2]): g})
+        return tuple(None if parts.get(i) is None else _as_tensor(parts[i], node.backend)
+                     for i in range(len(node.outputs)))
+    return (_as_tensor(g, node.backend),)
+
+
 def run_pre_hooks(node: Node, g: Any, create_graph: bool) -> Any:
     """``grad_fn.register_prehook`` hooks: ``fn(grad_outputs)`` may return new ones."""
     hooks = node.hooks.pre
     if not hooks:
         return g
+    if node.__class__ is FunctionNode:
+        raise ScriptError("gradcli does not support pre-hooks on a custom Function's node",
+                          kind="NotImplementedError")
     t = _as_tensor(g, node.backend)
     for fn in list(hooks.values()):
         out = fn((t,))
@@ -161,7 +176,7 @@ def run_post_hooks(node: Node, grads_in: list, g: Any, create_graph: bool) -> li
         return grads_in
     backend = node.backend
     ins = tuple(None if x is None else _as_tensor(x, backend) for x in grads_in)
-    outs = (_as_tensor(g, backend),)
+    outs = _grad_outputs(node, g)
     for fn in list(hooks.values()):
         new = fn(ins, outs)
         if new is None:

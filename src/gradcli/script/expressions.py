@@ -22,6 +22,7 @@ from ..api.namespace import (
 )
 from ..api.types import TypeObject
 from ..engine import METHODS, Node, Tensor
+from ..engine.custom import FunctionNode
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..language.checks import target_names
@@ -37,6 +38,7 @@ from .classes import (
     delete_class_attribute,
     delete_instance_attribute,
     instance_attribute,
+    refuse,
     set_class_attribute,
     set_instance_attribute,
     super_of,
@@ -375,7 +377,9 @@ class Evaluator:
         return value
 
     def attribute_of(self, obj: Any, attr: str) -> Any:
-        """``obj.attr`` without a span (``"{0.grad}".format(x)``)."""
+        """``obj.attr`` without a span (``"{0.grad}".format(x)``): a name the script spelt
+        as a string, checked against the sandbox's list."""
+        refuse(attr)
         return self._attribute(obj, attr)
 
     def _attribute(self, obj: Any, attr: str) -> Any:
@@ -428,6 +432,8 @@ class Evaluator:
                           kind="AttributeError")
 
     def _node_attribute(self, node: Any, attr: str) -> Any:
+        if node.__class__ is FunctionNode and attr not in _NODE_ATTRIBUTES:
+            return _ctx_attribute(node, attr)
         if attr in _NODE_ATTRIBUTES or attr.startswith("_saved_"):
             try:
                 value = getattr(node, attr)
@@ -458,6 +464,12 @@ class Evaluator:
             return
         if obj.__class__ is PlainObject:  # object(): no attributes of its own
             raise ScriptError(f"'object' object has no attribute '{attr}'", kind="AttributeError")
+        if obj.__class__ is FunctionNode:  # ctx.constant = c
+            if attr in _CTX_ATTRIBUTES or attr in _NODE_ATTRIBUTES:
+                raise ScriptError(f"attribute '{attr}' of '{node_name(obj)}' objects is not "
+                                  "writable", kind="AttributeError")
+            obj.attrs[attr] = value
+            return
         if attr in getattr(obj.__class__, "script_settable", ()):
             setattr(obj, attr, value)
             return
@@ -572,6 +584,21 @@ class Evaluator:
         if current.__class__ is str and op == "%":
             return self.printer.percent(current, value)
         return arith(op, current, value, op + "=")
+
+
+_CTX_ATTRIBUTES = frozenset({"save_for_backward", "saved_tensors", "needs_input_grad",
+                             "mark_dirty", "mark_non_differentiable", "set_materialize_grads"})
+
+
+def _ctx_attribute(node: FunctionNode, attr: str) -> Any:
+    """What a custom Function's ``ctx`` (its node) offers, then what the program set on it."""
+    if attr in _CTX_ATTRIBUTES:
+        return getattr(node, "saved_values" if attr == "saved_tensors" else attr)
+    try:
+        return node.attrs[attr]
+    except KeyError:
+        raise ScriptError(f"'{node_name(node)}' object has no attribute '{attr}'",
+                          kind="AttributeError") from None
 
 
 def _key_error(key: Any) -> ScriptError:

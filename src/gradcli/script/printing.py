@@ -171,7 +171,7 @@ class Printer:
         if cls is Size:
             return f"torch.Size([{', '.join(repr(int(d)) for d in v)}])"
         if isinstance(v, Node):
-            return f"<{node_name(v)} object at {self.address(v)}>"
+            return f"<{v.repr_name()} object at {self.address(v)}>"
         if isinstance(v, ExcValue):
             return v.text(lambda a: self._repr(a, active))
         if v is Ellipsis:

@@ -335,8 +335,9 @@ def _type_of(v: Any) -> TypeObject:
     cls = getattr(type(v), "script_class", None)  # the api's classes (nn.Linear, ...)
     if isinstance(cls, TypeObject):
         return cls
-    name = node_name(v) if isinstance(v, Node) else "type" if isinstance(v, TypeObject) else \
-        type_name(v)
+    if isinstance(v, TypeObject):
+        return TYPE
+    name = node_name(v) if isinstance(v, Node) else type_name(v)
     t = _OTHER_TYPES.get(name)
     if t is None:  # a class the script cannot name: the same object each time it is asked
         t = _OTHER_TYPES[name] = TypeObject(name)
@@ -460,6 +461,7 @@ def _exception_maker(t: TypeObject) -> Callable[..., ExcValue]:
 for _t in EXCEPTIONS.values():
     _t.make = _exception_maker(_t)
 
+TYPE = TypeObject("type", (), type_, test=lambda v: isinstance(v, TypeObject))
 TYPES: dict[str, TypeObject] = {
     "int": TypeObject("int", (int,), int_),
     "float": TypeObject("float", (float,), float_),
@@ -488,7 +490,7 @@ PY_BUILTINS: dict[str, Any] = {
     "len": len_, "zip": zip_, "enumerate": enumerate_, "map": map_, "filter": filter_,
     "reversed": reversed_, "iter": iter_, "next": next_, "sum": sum_,
     "min": _extreme("min", "<"), "max": _extreme("max", ">"), "any": any_, "all": all_,
-    "sorted": sorted_, "type": type_, "isinstance": isinstance_, "callable": callable_,
+    "sorted": sorted_, "type": TYPE, "isinstance": isinstance_, "callable": callable_,
     "hasattr": hasattr_, "getattr": getattr_, "setattr": setattr_, "delattr": delattr_,
     "hash": hash_,
     **CLASS_BUILTINS,
