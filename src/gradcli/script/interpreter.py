@@ -36,7 +36,7 @@ from .exceptions import EXCEPTIONS, ExcValue, catches, raise_value, value_of
 from .expressions import Evaluator
 from .functions import FUNCTION_KEY, ClassBody, Function, GradModeFunction, bind_arguments
 from .hints import NoneGrad, hint_for, none_grad_reason
-from .instances import ScriptObject, make_class
+from .instances import make_class
 from .printing import Printer, type_name
 from .pyprotocols import items_of, materialise, truth
 from .recorder import Record, Recorder
@@ -599,8 +599,7 @@ class Interpreter(Evaluator):
             fn = fn.make
         elif not callable(fn) or isinstance(fn, (Tensor, ExcValue)):
             raise ScriptError(f"'{type_name(fn)}' object is not callable", kind="TypeError")
-        elif isinstance(fn, ScriptObject):  # its __call__, or its PyTorch base's (a module)
-            return fn(*args, **kwargs)
+        # (a script's object too: its __call__, or its PyTorch base's, through Python's)
         return call_builtin(fn, args, kwargs, self, where)
 
     def type_name(self, v: Any) -> str:
