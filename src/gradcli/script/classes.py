@@ -135,9 +135,29 @@ class BoundMethod:
         return f"<bound method {qualname} of {printer.repr(self.self)}>"
 
 
+class NativeMethod:
+    """A method gradcli writes for a class (a dataclass's ``__init__``): a Python function
+    that binds to an instance as the class's own functions do."""
+
+    __slots__ = ("fn", "name", "qualname")
+    script_type = "function"
+
+    def __init__(self, fn: Any, name: str, cls: ScriptClass) -> None:
+        self.fn, self.name = fn, name
+        self.qualname = f"{cls.qualname.partition('.')[2]}.{name}"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def script_repr(self, printer: Any) -> str:
+        """``<function Point.__init__ at 0x…>``."""
+        return f"<function {self.qualname} at {printer.address(self)}>"
+
+
 def _binds(value: Any) -> bool:
     """Whether a class attribute becomes a method when read from an instance (a function)."""
-    return value.__class__ is Function or value.__class__ is GradModeFunction
+    kind = value.__class__
+    return kind is Function or kind is GradModeFunction or kind is NativeMethod
 
 
 def bind(value: Any, obj: Any, cls: ScriptClass) -> Any:
@@ -156,7 +176,8 @@ def bind(value: Any, obj: Any, cls: ScriptClass) -> Any:
 class ScriptClass(TypeObject):
     """A class made by a ``class`` statement."""
 
-    __slots__ = ("api", "bases", "interp", "mro", "namespace", "pyclass")
+    __slots__ = ("api", "bases", "dataclass_fields", "frozen", "interp", "mro", "namespace",
+                 "pyclass")
     script_type = "type"
 
     def __init__(self, interp: Any, name: str, qualname: str, bases: tuple,
@@ -169,6 +190,8 @@ class ScriptClass(TypeObject):
         self.api = _api_base(self.mro)  # the PyTorch class it derives from, or None
         self.make = self.construct
         self.pyclass: type | None = None  # set by instances.make_class
+        self.dataclass_fields: tuple | None = None  # @dataclass's (pydataclasses)
+        self.frozen = any(getattr(c, "frozen", False) for c in self.mro[1:])
 
     @property
     def name(self) -> str:
@@ -371,6 +394,8 @@ def set_instance_attribute(obj: Any, name: str, value: Any) -> None:
                        "AttributeError")
         cls.interp.call_value(found.fset, [obj, value], {})
         return
+    if cls.frozen:
+        raise ScriptError(f"cannot assign to field '{name}'", kind="FrozenInstanceError")
     if cls.api is not None:
         obj.script_setattr(name, value)  # nn.Module registers parameters, modules, buffers
         return
@@ -388,6 +413,8 @@ def delete_instance_attribute(obj: Any, name: str) -> None:
                        "AttributeError")
         cls.interp.call_value(found.fdel, [obj], {})
         return
+    if cls.frozen:
+        raise ScriptError(f"cannot delete field '{name}'", kind="FrozenInstanceError")
     if cls.api is not None:
         obj.script_delattr(name)
         return
@@ -546,7 +573,7 @@ BUILTINS: dict[str, Any] = {
 }
 _issubclass.__name__ = "issubclass"
 
-__all__ = ["BUILTINS", "NOT_FOUND", "OBJECT", "SUPER", "BoundMethod", "ClassMethod", "PlainObject", "Property", "ScriptClass",
+__all__ = ["BUILTINS", "NOT_FOUND", "OBJECT", "SUPER", "NativeMethod", "BoundMethod", "ClassMethod", "PlainObject", "Property", "ScriptClass",
            "StaticMethod", "Super", "bind", "check_bases", "class_attribute",
            "delete_class_attribute", "delete_instance_attribute", "instance_attribute",
            "refuse", "set_class_attribute", "set_instance_attribute", "super_of"]

@@ -56,7 +56,7 @@ EXCEPTIONS: dict[str, TypeObject] = _build()
 
 
 # PyTorch's own exception classes (not Python's built-in names), by their base
-_LIBRARY = {"GradcheckError": "RuntimeError"}
+_LIBRARY = {"GradcheckError": "RuntimeError", "FrozenInstanceError": "AttributeError"}
 
 
 def exception_type(kind: str) -> TypeObject:
