@@ -350,6 +350,20 @@ def import_module(dotted: str) -> Module | None:
     return MODULES.get(dotted)
 
 
-__all__ = ["CPU", "MODULES", "PARAMETER", "SIZE", "TENSOR", "Device", "Module", "device",
-           "import_module", "register_module", "missing", "object_attribute", "set_tensor_attribute",
-           "tensor_attribute", "tensor_surface"]
+__all__ = [
+    "CPU",
+    "MODULES",
+    "PARAMETER",
+    "SIZE",
+    "TENSOR",
+    "Device",
+    "Module",
+    "device",
+    "import_module",
+    "missing",
+    "object_attribute",
+    "register_module",
+    "set_tensor_attribute",
+    "tensor_attribute",
+    "tensor_surface",
+]

@@ -37,6 +37,21 @@ def _items(values: Any, what: str) -> list:
     return list(values)
 
 
+def _pairs(items: Any, owner: str, method_owner: str | None = None) -> list:
+    """The (key, value) pairs of an ``update`` argument that is no mapping, with PyTorch's
+    checks (its ``update`` of a ParameterDict names itself ``ParametersDict.update``)."""
+    out = []
+    for j, pair in enumerate(_items(items, f"{method_owner or owner}.update")):
+        if not isinstance(pair, (tuple, list)):
+            raise ScriptError(f"{owner} update sequence element #{j} should be Iterable; "
+                              f"is{type(pair).__name__}", kind="TypeError")
+        if len(pair) != 2:
+            raise ScriptError(f"{owner} update sequence element #{j} has length {len(pair)}; "
+                              "2 is required", kind="ValueError")
+        out.append((pair[0], pair[1]))
+    return out
+
+
 class ModuleList(Module):
     """``nn.ModuleList(modules)``: submodules by position."""
 
@@ -186,14 +201,8 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
             return
-        for j, m in enumerate(_items(modules, "ModuleDict.update")):
-            if not isinstance(m, (tuple, list)):
-                raise ScriptError(f"ModuleDict update sequence element #{j} should be "
-                                  f"Iterable; is{type(m).__name__}", kind="TypeError")
-            if len(m) != 2:
-                raise ScriptError(f"ModuleDict update sequence element #{j} has length "
-                                  f"{len(m)}; 2 is required", kind="ValueError")
-            self[m[0]] = m[1]
+        for key, module in _pairs(modules, "ModuleDict"):
+            self[key] = module
 
 
 def _param_line(k: Any, p: Any, dtype_name: Any) -> str:
@@ -346,14 +355,8 @@ class ParameterDict(Module):
             for key, p in sorted(parameters.items()):
                 self[key] = p
         else:
-            for j, p in enumerate(_items(parameters, "ParametersDict.update")):
-                if not isinstance(p, (tuple, list)):
-                    raise ScriptError(f"ParameterDict update sequence element #{j} should be "
-                                      f"Iterable; is{type(p).__name__}", kind="TypeError")
-                if len(p) != 2:
-                    raise ScriptError(f"ParameterDict update sequence element #{j} has length "
-                                      f"{len(p)}; 2 is required", kind="ValueError")
-                self[p[0]] = p[1]
+            for key, p in _pairs(parameters, "ParameterDict", "ParametersDict"):
+                self[key] = p
 
     def extra_repr(self) -> str:
         return "\n".join(_param_line(k, p, typename) for k, p in self.items())

@@ -573,7 +573,27 @@ BUILTINS: dict[str, Any] = {
 }
 _issubclass.__name__ = "issubclass"
 
-__all__ = ["BUILTINS", "NOT_FOUND", "OBJECT", "SUPER", "NativeMethod", "BoundMethod", "ClassMethod", "PlainObject", "Property", "ScriptClass",
-           "StaticMethod", "Super", "bind", "check_bases", "class_attribute",
-           "delete_class_attribute", "delete_instance_attribute", "instance_attribute",
-           "refuse", "set_class_attribute", "set_instance_attribute", "super_of"]
+__all__ = [
+    "BUILTINS",
+    "NOT_FOUND",
+    "OBJECT",
+    "SUPER",
+    "BoundMethod",
+    "ClassMethod",
+    "NativeMethod",
+    "PlainObject",
+    "Property",
+    "ScriptClass",
+    "StaticMethod",
+    "Super",
+    "bind",
+    "check_bases",
+    "class_attribute",
+    "delete_class_attribute",
+    "delete_instance_attribute",
+    "instance_attribute",
+    "refuse",
+    "set_class_attribute",
+    "set_instance_attribute",
+    "super_of",
+]

@@ -11,6 +11,7 @@ unhashable unless frozen), the ordering methods, and frozen instances'
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -148,7 +149,7 @@ def _values(obj: Any, fields_: list[Field]) -> tuple:
 
 def _init(cls: ScriptClass, fields_: list[Field]) -> Callable[..., None]:
     names = [f.name for f in fields_]
-    for prev, f in zip(fields_, fields_[1:]):
+    for prev, f in itertools.pairwise(fields_):
         if f.default is MISSING and f.default_factory is MISSING and \
                 (prev.default is not MISSING or prev.default_factory is not MISSING):
             raise fail(f"non-default argument '{f.name}' follows default argument")
