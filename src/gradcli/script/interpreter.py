@@ -13,7 +13,6 @@ recorder, which keeps what it records anyway.
 
 from __future__ import annotations
 
-import copy
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -23,20 +22,20 @@ from ..api.namespace import import_module
 from ..api.types import TypeObject
 from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
-from ..engine.context import GradMode, process_guard
+from ..engine.context import process_guard
 from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..language.checks import overridable
 from ..limits import MAX_ELEMENTS, MAX_STEPS
-from .builtins import GRAD_BUILTINS, GRAD_MODE_FACTORIES, TORCH_BUILTINS
+from .builtins import GRAD_BUILTINS, TORCH_BUILTINS
 from .calls import call_builtin, iterable, like_literal, module_named, too_many_dims
-from .classes import BoundMethod, ScriptClass, check_bases
+from .classes import BoundMethod, ScriptClass
+from .definitions import Definitions
 from .exceptions import EXCEPTIONS, ExcValue, catches, raise_value, value_of
 from .expressions import Evaluator
-from .functions import FUNCTION_KEY, ClassBody, Function, GradModeFunction, bind_arguments
+from .functions import FUNCTION_KEY, Function, bind_arguments
 from .hints import NoneGrad, hint_for, none_grad_reason
-from .instances import make_class
 from .printing import Printer, type_name
 from .pyprotocols import items_of, materialise, truth
 from .recorder import Record, Recorder
@@ -44,7 +43,6 @@ from .result import RunResult, Warning_
 from .values import literal
 
 MAX_CALL_DEPTH = 200
-ANNOTATIONS = "__annotations__"  # where a class body or the module keeps its annotations
 PROGRESS_EVERY = 8192
 
 
@@ -61,7 +59,7 @@ class _Return(Exception):
         self.value = value
 
 
-class Interpreter(Evaluator):
+class Interpreter(Definitions, Evaluator):
     """Runs one program; create one per run."""
 
     def __init__(self, program: P.Program, backend: Any, *, mode: str = "grad",
@@ -479,78 +477,7 @@ class Interpreter(Evaluator):
             sub = import_module(f"{s.module}.{name}")
             self.bind(alias or name, sub if sub is not None else module.get(name), scope, top)
 
-    # -- classes --------------------------------------------------------------------------------
-    def _class(self, s: P.ClassDef, scope: dict, top: bool) -> None:
-        decorators = [self.eval(d, scope) for d in s.decorators]
-        bases = tuple(self.eval(b, scope) for b in s.bases)
-        check_bases(bases)
-        if s.keywords:
-            raise ScriptError(f"gradcli does not support class keywords ('{s.keywords[0][0]}=')",
-                              kind="NotImplementedError")
-        where = scope.get(FUNCTION_KEY)
-        qualname = s.name if where is None else f"{where.qualname}.{s.name}" \
-            if where.__class__ is ClassBody else f"{where.qualname}.<locals>.{s.name}" \
-            if where.__class__ is Function else s.name
-        body: dict[str, Any] = {FUNCTION_KEY: ClassBody(
-            qualname, None if scope is self.globals else scope)}
-        first = s.body[0]
-        body["__doc__"] = first.value.value if first.__class__ is P.ExprStmt and \
-            first.value.__class__ is P.String else None
-        self.exec_block(s.body, body)
-        del body[FUNCTION_KEY]
-        cls: Any = make_class(self, s.name, qualname, bases, body)
-        for value in body.values():  # what super() in each method starts after
-            fn = getattr(value, "function", value)
-            for f in (fn, getattr(value, "fget", None), getattr(value, "fset", None)):
-                if f.__class__ is Function and f.owner is None:
-                    f.owner = cls
-        for dec in reversed(decorators):
-            cls = self._decorate(dec, cls)
-        self.bind(s.name, cls, scope, top)
-
-    def _annotation(self, s: P.Annotation, scope: dict, top: bool) -> None:
-        """``name: annotation``: evaluated and kept at the top level and in a class body, as
-        Python does; not evaluated in a function."""
-        where = scope.get(FUNCTION_KEY)
-        if where is None:
-            self.eval(s.annotation, scope)  # kept in the module's __annotations__, unread
-        elif where.__class__ is ClassBody:  # dataclasses read the class's
-            scope.setdefault(ANNOTATIONS, {})[s.target] = self.eval(s.annotation, scope)
-
-    # -- functions ------------------------------------------------------------------------------
-    def _def(self, s: P.FunctionDef, scope: dict, top: bool) -> None:
-        decorators = [self.eval(d, scope) for d in s.decorators]
-        fn: Any = self.make_function(s, scope)
-        for dec in reversed(decorators):
-            fn = self._decorate(dec, fn)
-        self.bind(s.name, fn, scope, top)
-
-    def make_function(self, node: P.FunctionDef | P.Lambda, scope: dict) -> Function:
-        """A function object: defaults evaluated now, as Python does, in the defining scope."""
-        p = node.params
-        defaults = tuple(self.eval(d, scope) for d in p.defaults)
-        kw_defaults = {name: self.eval(d, scope) for name, d in zip(p.kwonly, p.kw_defaults)
-                       if d is not None}
-        closure = None if scope is self.globals else scope
-        name = node.name if node.__class__ is P.FunctionDef else "<lambda>"
-        qualname = name
-        where = scope.get(FUNCTION_KEY)
-        if where.__class__ is ClassBody:  # a method: it sees the scope around the class
-            closure, qualname = where.closure, f"{where.qualname}.{name}"
-        elif where.__class__ is Function:
-            qualname = f"{where.qualname}.<locals>.{name}"
-        return Function(node, self, closure, defaults, kw_defaults, qualname)
-
-    def _decorate(self, dec: Any, fn: Any) -> Any:
-        if isinstance(dec, GradMode):  # @torch.no_grad(): a fresh mode object for each call
-            if callable(dec):  # what decorating does besides (set_grad_enabled undoes itself)
-                dec(fn)
-            fresh = getattr(dec, "clone", None)
-            return GradModeFunction(fn, fresh if fresh is not None else lambda: copy.copy(dec))
-        if any(dec is f for f in GRAD_MODE_FACTORIES):  # @torch.no_grad without parentheses
-            return GradModeFunction(fn, dec)
-        return self.call_value(dec, [fn], {})
-
+    # -- calls ----------------------------------------------------------------------------------
     def call_function(self, fn: Function, args: list, kwargs: dict) -> Any:
         """Call a script's function."""
         scope = bind_arguments(fn, args, kwargs)
