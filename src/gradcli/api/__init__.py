@@ -28,7 +28,18 @@ from ..engine.context import (
 from ..engine.dtypes import ALIASES, DType
 from ..engine.dtypes import DTYPES as ALL_DTYPES
 from ..engine.tensor import Tensor
-from . import autograd, creation, functional, nn, nn_init, optim, options, random, threads
+from . import (
+    autograd,
+    creation,
+    functional,
+    gradchecks,
+    nn,
+    nn_init,
+    optim,
+    options,
+    random,
+    threads,
+)
 from .autograd import grad
 
 CREATION: dict[str, Callable[..., Any]] = {
@@ -64,6 +75,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 AUTOGRAD: dict[str, Any] = {
     "grad": autograd.grad, "backward": autograd.backward, "Variable": autograd.Variable,
+    "Function": autograd.FUNCTION, "gradcheck": gradchecks.gradcheck,
+    "gradgradcheck": gradchecks.gradgradcheck,
     **{k: GRAD_MODE[k] for k in ("no_grad", "enable_grad", "set_grad_enabled",
                                  "inference_mode")},
 }

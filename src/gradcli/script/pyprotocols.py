@@ -11,7 +11,7 @@ from typing import Any
 
 from ..engine import Tensor
 from ..errors import ScriptError
-from .printing import type_name
+from .printing import DICT_VIEWS, type_name
 from .values import MAX_SEQUENCE, too_long
 
 
@@ -37,6 +37,7 @@ def fail(message: str, kind: str = "TypeError") -> ScriptError:
 _ITERABLE = (list, tuple, str, dict, set, frozenset, range)
 
 
+
 def items_of(v: Any) -> Iterator[Any]:
     """``iter(v)`` for a script's value; a tensor gives its sub-tensors along dimension 0."""
     if isinstance(v, _ITERABLE):
@@ -45,7 +46,7 @@ def items_of(v: Any) -> Iterator[Any]:
         return iter(v)  # Tensor.__iter__: unbind(0), UnbindBackward0, as PyTorch
     if hasattr(v, "__next__") and type(v).__module__ == "builtins":  # zip, map, generators
         return v
-    if type(v).__name__ in ("dict_keys", "dict_values", "dict_items") or \
+    if type(v).__name__ in DICT_VIEWS or \
             getattr(type(v), "script_sequence", False):  # nn.Sequential
         return iter(v)
     raise fail(f"'{type_name(v)}' object is not iterable")
