@@ -34,8 +34,11 @@ def backward_all(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None =
     made to retain its grad first, as PyTorch does).
     """
     roots, grads = _roots(tensors, grad_tensors, create_graph)
+    ctx = current()
+    if ctx.on_backward is not None:
+        ctx.on_backward(tensors)
     if create_graph:
-        current().warn_once(CREATE_GRAPH_MSG)
+        ctx.warn_once(CREATE_GRAPH_MSG)
     targets = None
     if inputs is not None:
         for t in inputs:

@@ -381,18 +381,55 @@ class AccumulateGrad(Node):
 
 
 @contextlib.contextmanager
-def restored_saved(kept: Any) -> Iterator[None]:
+def restored_saved(kept: Any, history: Any = None, roots: Any = ()) -> Iterator[None]:
     """The nodes of ``kept`` (RunContext.kept: node -> what it saved) as they were before the
     script's own backward freed them, for gradcli's after-the-run gradients (``grad``,
-    ``check``, ``explain``); freed again afterwards, so listings still say freed."""
+    ``check``, ``explain``); freed again afterwards, so listings still say freed.  With a
+    ``history``, the nodes reached from ``roots`` also get back the saved values an
+    optimizer's step overwrote."""
     state = [(n, n.freed, n.saved, saved) for n, saved in list((kept or {}).items())]
     for n, _, _, saved in state:
         n.freed, n.saved = False, saved
+    patched = _as_recorded(roots, history) if history is not None else []
     try:
         yield
     finally:
+        for n, saved in reversed(patched):
+            n.saved = saved
         for n, freed, now, _ in state:
             n.freed, n.saved = freed, now
+
+
+def _as_recorded(roots: Any, history: Any) -> list[tuple[Node, dict]]:
+    """Give the saved tensors an optimizer's step overwrote since (``engine/history.py``) the
+    values they were saved with, in every node reached from ``roots``; returns each patched
+    node's saved dict as it was."""
+    patched = []
+    seen: set[int] = set()
+    stack = [n for n in roots if n is not None]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.extend(m for m in n.edges if m is not None)
+        if n.freed or not n.saved:
+            continue
+        new = None
+        for nm, entry in n.saved.items():
+            value, tensor, counter, version, producer, is_output = entry
+            if counter is None or counter[0] == version:
+                continue
+            old = history.value(counter, version, tensor)
+            if old is None or getattr(old, "shape", ()) != getattr(value, "shape", ()):
+                continue
+            if new is None:
+                new = dict(n.saved)
+            new[nm] = (old, Tensor(old, n.backend), counter, counter[0], producer, is_output)
+        if new is not None:
+            patched.append((n, n.saved))
+            n.saved = new
+    return patched
 
 
 def _version_message(value: Any, now: int, expected: int, producer: Node | None,

@@ -56,13 +56,12 @@ def elide(items: list, keep: int = LONG_PATH) -> tuple[list, list, int]:
     return items[:half], items[-half:], len(items) - 2 * half
 
 
-def local_text(e: Any) -> str:
-    """An edge's local derivative: the number, or the Jacobian's shape and values."""
+def local_text(e: Any, width: int = plain.WIDTH) -> str:
+    """An edge's local derivative: the number, a small Jacobian in full, a large one as its
+    shape, norm and largest entries (``width`` columns to fill)."""
     if e.local is None:
         return f"Jacobian {plain.shape(e.local_shape)} (too large to show)"
-    if np.size(e.local) == 1:
-        return fmt(e.local)
-    return f"Jacobian {plain.shape(e.local_shape)} {plain.short(e.local)}"
+    return plain.jacobian(e.local, width)
 
 
 def none_grad_note(line: int, text: str, reason: str) -> str:
@@ -86,37 +85,49 @@ def ranking_note(ex: Any) -> str:
             f"budget ran out; every unlisted path <= {fmt(ex.bound)}")
 
 
-def explain(ex: Any) -> str:
-    """The gradient, then each listed path with its factors and edges."""
-    lines = [f"d{ex.of}/d{ex.wrt} = {plain.full(ex.grad, ex.dtype)}   ({ranking_note(ex)})"]
+def explain(ex: Any, width: int = plain.WIDTH) -> str:
+    """The gradient, then each listed path with its factors and edges, in ``width`` columns."""
+    head = f"d{ex.of}/d{ex.wrt} = "
+    value = plain.block(ex.grad, ex.dtype, len(head), width)
+    note = f"({ranking_note(ex)})"
+    if "\n" in value or len(head + value) + 3 + len(note) > width:
+        lines = [head + value, note]
+    else:
+        lines = [f"{head}{value}   {note}"]
     if ex.zero_reason:
-        lines.append(f"zero gradient: {ex.zero_reason}")
-    lines.extend(none_grad_note(*why) for why in ex.none_grads)
+        lines.append(plain.wrap(f"zero gradient: {ex.zero_reason}", 2, width))
+    lines.extend(plain.wrap(none_grad_note(*why), 2, width) for why in ex.none_grads)
     for k, p in enumerate(ex.paths, 1):
         lines.append("")
-        lines.append(f"path {k}: {' <- '.join(p.nodes)}")
-        lines.append(f"  {factor_line(p)}")
-        lines.append(f"  contribution: {plain.full(p.contribution, ex.dtype)}")
-        head, tail, skipped = elide(p.edges)
-        for e in head:
-            lines.append("  " + _edge(e, ex))
+        lines.append(plain.wrap(f"path {k}: {' <- '.join(p.nodes)}", 4, width))
+        lines.append(plain.wrap(f"  {factor_line(p)}", 4, width))
+        lines.append("  contribution: " + plain.block(p.contribution, ex.dtype, 16, width))
+        head_edges, tail, skipped = elide(p.edges)
+        for e in head_edges:
+            lines.extend(_edge(e, ex, width))
         if skipped:
             lines.append(f"  … {skipped} more edges …")
         for e in tail:
-            lines.append("  " + _edge(e, ex))
+            lines.extend(_edge(e, ex, width))
     if ex.paths and len(ex.paths) == ex.paths_total:
         lines.append("")
         total = sum(np.asarray(p.contribution, dtype=np.float64) for p in ex.paths)
-        lines.append(f"sum of the {len(ex.paths)} contributions = "
-                     f"{plain.full(np.asarray(total), ex.dtype)}")
+        head = f"sum of the {len(ex.paths)} contributions = "
+        lines.append(head + plain.block(np.asarray(total), ex.dtype, len(head), width))
     return "\n".join(lines) + "\n"
 
 
-def _edge(e: Any, ex: Any) -> str:
+def _edge(e: Any, ex: Any, width: int) -> list[str]:
+    """``line 9   [rsub, RsubBackward1]  L = 1 - x5`` (the source cut to fit), then the
+    factor: ``dL/dx5 = -1``, or a Jacobian wrapped under it."""
     where = f"line {e.line}" if e.line is not None else "line ?"
     src = ex.sources.get(e.line, "") if e.line is not None else ""
-    return (f"{where:<8} {derivative(e.output, e.input)} = {local_text(e)}   "
-            f"[{e.op}, {e.grad_fn}]" + (f"   {src}" if src else ""))
+    first = f"  {where:<8} [{e.op}, {e.grad_fn}]"
+    if src:
+        room = width - len(first) - 3
+        first += "  " + (src if len(src) <= room else src[:max(room - 1, 10)] + "…")
+    factor = f"    {derivative(e.output, e.input)} = "
+    return [first, plain.wrap(factor + local_text(e, width - len(factor)), 6, width)]
 
 
 _NUMPY = (np.ndarray, np.generic)

@@ -20,44 +20,51 @@ from .rich import DIM, GRAD_FN, NAME
 
 def explain(out: Console, ex: Any) -> None:
     """The gradient as a tree: each path, its factors written out, and its edges by line."""
-    head = Text.assemble((f"d{ex.of}/d{ex.wrt}", "bold"), (" = ", DIM),
-                         (plain.full(ex.grad, ex.dtype) if np.size(ex.grad) <= 12
-                          else plain.short(ex.grad, one_line=False), "green"),
-                         (f"   {ap.ranking_note(ex)}", DIM))
+    width = out.width
+    lead = f"d{ex.of}/d{ex.wrt} = "
+    value = plain.block(ex.grad, ex.dtype, len(lead), width)
+    head = Text.assemble((f"d{ex.of}/d{ex.wrt}", "bold"), (" = ", DIM), (value, "green"),
+                         ("\n" if "\n" in value else "   ", ""),
+                         (f"{ap.ranking_note(ex)}", DIM))
     tree = Tree(head)
     if ex.zero_reason:
         tree.add(Text.assemble(("zero gradient: ", "bold yellow"), (ex.zero_reason, "yellow")))
     for why in ex.none_grads:
         tree.add(Text(ap.none_grad_note(*why), "yellow"))
+    inner = max(width - 8, 40)  # a path's branches sit two guides in
     for k, p in enumerate(ex.paths, 1):
         label = Text.assemble((f"path {k}", "bold"), ("  ", ""),
                               (" ← ".join(p.nodes), NAME))
         branch = tree.add(label)
         branch.add(Text(ap.factor_line(p), style="bold"))
         branch.add(Text.assemble(("contribution ", DIM),
-                                 (plain.full(p.contribution, ex.dtype)
-                                  if np.size(p.contribution) <= 12 else
-                                  plain.short(p.contribution, one_line=False), "green")))
+                                 (plain.block(p.contribution, ex.dtype, 13, inner), "green")))
         head_edges, tail, skipped = ap.elide(p.edges)
         for e in head_edges:
-            branch.add(_edge(e, ex))
+            branch.add(_edge(e, ex, inner))
         if skipped:
             branch.add(Text(f"… {skipped} more edges …", DIM))
         for e in tail:
-            branch.add(_edge(e, ex))
+            branch.add(_edge(e, ex, inner))
     if ex.paths and len(ex.paths) == ex.paths_total:
         total = sum(np.asarray(p.contribution, dtype=np.float64) for p in ex.paths)
-        tree.add(Text.assemble((f"sum of the {len(ex.paths)} contributions = ", DIM),
-                               (plain.full(np.asarray(total), ex.dtype), "green")))
+        lead = f"sum of the {len(ex.paths)} contributions = "
+        tree.add(Text.assemble((lead, DIM), (plain.block(np.asarray(total), ex.dtype, len(lead),
+                                                         width - 4), "green")))
     out.print(tree)
 
 
-def _edge(e: Any, ex: Any) -> Text:
+def _edge(e: Any, ex: Any, width: int) -> Text:
     src = ex.sources.get(e.line, "") if e.line is not None else ""
-    return Text.assemble((f"line {e.line if e.line is not None else '?'}", "cyan"), "  ",
-                         (ap.derivative(e.output, e.input), "bold"), " = ",
-                         (ap.local_text(e), "green"), "  ", (e.grad_fn, GRAD_FN),
-                         (f"  {src}" if src else "", DIM))
+    where = f"line {e.line if e.line is not None else '?'}"
+    room = width - len(where) - len(e.grad_fn) - 4
+    if len(src) > room:
+        src = src[:max(room - 1, 10)] + "…"
+    name = ap.derivative(e.output, e.input)
+    return Text.assemble((where, "cyan"), "  ", (e.grad_fn, GRAD_FN), (f"  {src}" if src else "",
+                                                                      DIM), "\n",
+                         (name, "bold"), " = ",
+                         (ap.local_text(e, width - len(name) - 3), "green"))
 
 
 KIND_STYLE = {"op": "cyan", "save": "yellow", "free": "red", "backward": "bold magenta",

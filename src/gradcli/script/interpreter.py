@@ -23,6 +23,7 @@ from ..api.types import TypeObject
 from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
 from ..engine.context import process_guard
+from ..engine.history import History
 from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
@@ -39,7 +40,7 @@ from .hints import NoneGrad, hint_for, none_grad_reason
 from .printing import Printer, type_name
 from .pyprotocols import items_of, materialise, truth
 from .recorder import Record, Recorder
-from .result import RunResult, Warning_
+from .result import BackwardCall, RunResult, Warning_
 from .values import literal
 
 MAX_CALL_DEPTH = 200
@@ -86,6 +87,7 @@ class Interpreter(Definitions, Evaluator):
         self.perturb = perturb  # (name, k, delta): add delta to the k-th binding (finite diffs)
         self.globals: dict[str, Any] = {"__name__": "__main__"}
         self.result = RunResult(program, backend, mode=mode)
+        self.result.wrt = tuple(wrt)
         self.span: Span | None = None
         self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
         self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
@@ -97,6 +99,7 @@ class Interpreter(Definitions, Evaluator):
         if record:
             self.result.records = self.recorder.records
             self.result.bound = self.recorder.bound
+            self.result.local = self.recorder.local
         # a grad script's tensors are floating point (SPEC §2.4); a PyTorch program's
         # torch.tensor([1, 2]) is int64, as in PyTorch
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
@@ -104,10 +107,15 @@ class Interpreter(Definitions, Evaluator):
                               recorder=self.recorder.record if self.recorder else None)
         if keep_freed:  # grad/check after the script's own backward(): see RunResult.grad
             self.ctx.kept = weakref.WeakKeyDictionary()
+        if keep_freed or record:  # the graph as recorded, after an optimizer's step
+            self.ctx.history = History()
+        self.frame = self.globals  # the scope of the function running now
+        self.ctx.on_backward = self._backward_called
         if tracer is not None:  # trace and profile: the engine's events (engine.context)
             self.ctx.tracer = tracer
             tracer.attach(self)
         self.result.kept = self.ctx.kept
+        self.result.history = self.ctx.history
 
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -130,6 +138,12 @@ class Interpreter(Definitions, Evaluator):
                 self.result.error = too_many_dims(exc).at(self.span)
             self._drain()
         return self.result
+
+    def _backward_called(self, tensors: list) -> None:
+        """The engine starts a backward() from ``tensors``: the default output (targets.py),
+        with the scope its names are looked up in."""
+        if tensors:
+            self.result.backward_call = BackwardCall(tensors[0], self.span, self.frame)
 
     def _drain(self) -> None:
         reads = self.nonleaf_reads
@@ -217,6 +231,8 @@ class Interpreter(Definitions, Evaluator):
             fn = scope.get(FUNCTION_KEY)
             if fn is None or name not in fn.globals:
                 scope[name] = value
+                if self.recorder is not None and value.__class__ is Tensor:
+                    self.recorder.bind_local(fn, name, value)
                 return
             scope, top = self.globals, True  # `global name` inside a function
         count = self.result.binding_counts.get(name, 0)
@@ -482,13 +498,20 @@ class Interpreter(Definitions, Evaluator):
         """Call a script's function."""
         scope = bind_arguments(fn, args, kwargs)
         scope[FUNCTION_KEY] = fn
+        if self.recorder is not None:  # listings name what a function's parameters hold
+            for name, value in scope.items():
+                if value.__class__ is Tensor:
+                    self.recorder.bind_local(fn, name, value)
         if self.depth >= MAX_CALL_DEPTH:
             raise ScriptError("maximum recursion depth exceeded", kind="RecursionError",
                               hint=f"gradcli allows {MAX_CALL_DEPTH} nested calls; is there a "
                               "recursion without a base case?")
         caller = self.span
         self.calls.append(caller)
+        if not self.depth:  # called by the top level (main()): its names outlive the call
+            self.result.last_call = scope
         self.depth += 1
+        frame, self.frame = self.frame, scope
         try:
             if fn.node.__class__ is P.Lambda:
                 return self._lambda_body(fn.node.body, scope)
@@ -497,6 +520,7 @@ class Interpreter(Definitions, Evaluator):
             return r.value
         finally:
             self.depth -= 1
+            self.frame = frame
             self.calls.pop()
             self.span = caller
             self.ctx.free_tag = caller
