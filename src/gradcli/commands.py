@@ -104,7 +104,10 @@ class Command(Session):
             raise UsageError("--lines applies to the listing, not to --tree",
                              hint="gradcli dot --backward --lines A-B draws that part of the "
                              "grad_fn graph")
-        result = self.execute(record=True, tracer=tracer, keep_freed=bool(self.wrt))
+        # graph shows what the script prints first (dot and html write documents to stdout)
+        echo = self.prints() if self.command == "graph" else None
+        result = self.execute(record=True, tracer=tracer, keep_freed=bool(self.wrt),
+                              on_print=echo)
         out, wrt, err = self.targets(result, need_output=False)
         if err is not None:
             return Scoped(None, None, err, result, out, [])
@@ -341,7 +344,9 @@ class Command(Session):
         from .engine.context import process_guard
 
         tracer = Tracer()
-        result = self.execute(record=True, tracer=tracer)
+        echo = self.prints()
+        result = self.execute(record=True, tracer=tracer, on_print=None if echo is None else
+                              tracer.printed)
         err = result.error or self.targets(result, need_output=False)[2]
         # naming and writing up to 10^5 events: no collector passes over the run's graph
         with process_guard():
@@ -359,7 +364,7 @@ class Command(Session):
         from .analysis.profile import Profiler
 
         profiler = Profiler()
-        result = self.execute(tracer=profiler)
+        result = self.execute(tracer=profiler, on_print=self.prints())
         prof = profiler.finish(result)
         err = result.error or self.targets(result, need_output=False)[2]
         if self.fmt == "json":

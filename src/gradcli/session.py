@@ -198,6 +198,12 @@ class Session:
             raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") \
                 from None
 
+    def prints(self) -> Any:
+        """Where a listing command (graph, profile, trace) sends the script's print() output:
+        ``echo``, ahead of the listing; None with --quiet or --format json (stdout holds the
+        document alone)."""
+        return None if self.opts.quiet or self.fmt == "json" else self.echo
+
     def echo(self, text: str) -> None:
         """What the script's print() writes (its ``end`` included), as it happens."""
         if text:

@@ -38,7 +38,8 @@ class Event(NamedTuple):
 
     seq: int
     phase: str  # "forward" | "backward"
-    kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, error
+    kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, print,
+    # error
     line: int | None  # the statement that did it
     node: str | None  # the label of the tensor or backward node concerned
     grad_fn: str | None
@@ -69,6 +70,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "hook": ("grad", "result", "node_id"),
     "error": ("type", "message", "root_cause"),
     "none_grad": ("tensor", "warned", "reason", "node_id"),
+    "print": ("printed",),  # what the script's print() wrote, end included
 }
 ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result")}
 
@@ -140,6 +142,8 @@ class Trace:
             elif kind == "hook":
                 t, rid, g, r = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r, rid)))
+            elif kind == "print":
+                yield new(E, (seq, phase, kind, line, None, None, (item[3],)))
             elif kind == "none_grad":
                 read, rid = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(read.tensor, rid), None,
@@ -290,6 +294,15 @@ class Tracer(EventSink):
             self._take_ops()
         self.raw.append(("none_grad", self.phase, self.ctx.free_tag, read,
                          self.ids.get(id(read.tensor))))
+
+    def printed(self, text: str) -> None:
+        """The script's print() wrote ``text`` (told by the command, not by the engine): an
+        event per line written, its newline included (joined, they are the output)."""
+        if len(self.records) != self.taken:
+            self._take_ops()
+        span = self.ctx.free_tag if self.ctx is not None else None
+        for line in text.splitlines(keepends=True):
+            self.raw.append(("print", self.phase, span, line))
 
     def finish(self, result: Any) -> Trace:
         """The run's events (named as they are read) and the error with its root cause."""

@@ -207,10 +207,15 @@ def _says_error(tr: Any, e: Any) -> str:
     return f"{kind}: {text}" + (f" -- root cause: {cause}" if cause else "")
 
 
+def _says_print(tr: Any, e: Any) -> str:
+    text = e.info[0]
+    return "prints: " + text.removesuffix("\n")
+
+
 EVENT_TEXT = {"op": _says_op, "save": _says_save, "version": _says_version,
               "backward": _says_backward, "edge": _says_edge, "free": _says_free,
               "accumulate": _says_accumulate, "hook": _says_hook, "none_grad": _says_none_grad,
-              "error": _says_error}
+              "print": _says_print, "error": _says_error}
 
 
 def event_text(tr: Any, e: Any) -> str:
@@ -249,25 +254,47 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.3f}"
 
 
+def ms_short(seconds: float) -> str:
+    """Milliseconds to three significant digits (``0.284``, ``56.7``, ``149``): a column."""
+    v = seconds * 1000
+    return f"{v:.0f}" if v >= 99.95 else f"{v:.1f}" if v >= 9.995 else \
+        f"{v:.2f}" if v >= 0.9995 else f"{v:.3f}"
+
+
 def profile_summary(prof: Any) -> str:
     """The totals line."""
-    return (f"total {ms(prof.total_seconds)} ms; recording the graph {ms(prof.record_seconds)} "
-            f"ms ({prof.record_share:.1%}); backward {ms(prof.backward_seconds)} ms; "
-            f"{prof.nodes:,} graph nodes created; {size(prof.saved_bytes)} of saved tensors "
-            "still held")
+    warm = f"; one-time warm-up {ms(prof.warmup_seconds)} ms" if prof.warmup_seconds else ""
+    return (f"total {ms(prof.total_seconds)} ms{warm}; recording the graph "
+            f"{ms(prof.record_seconds)} ms ({prof.record_share:.1%}); backward "
+            f"{ms(prof.backward_seconds)} ms; {prof.nodes:,} graph nodes created; "
+            f"{size(prof.saved_bytes)} of saved tensors still held")
+
+
+# the columns of profile, in every format (rich draws the share as a bar too)
+PROFILE_COLUMNS = ("line", "hits", "time ms", "share", "warm ms", "bwd ms", "rec ms", "nodes",
+                   "saved", "source")
+PROFILE_NOTE = ("time: the line's own, its first run's one-time warm-up (MKL's set-up, a first "
+                "call) apart in warm; share: of the total; bwd: backward; rec: recording the "
+                "graph; saved: saved tensors its nodes still hold")
+
+
+def profile_cells(prof: Any, c: Any) -> tuple[str, ...]:
+    """One line's cells, in PROFILE_COLUMNS' order ("-" for none)."""
+    total = prof.total_seconds or 1.0
+    return (str(c.line), f"{c.hits:,}", ms_short(c.seconds), f"{c.seconds / total:.0%}",
+            ms_short(c.warmup_seconds) if c.warmup_seconds else "-",
+            ms_short(c.backward_seconds) if c.backward_seconds else "-",
+            ms_short(c.record_seconds) if c.record_seconds else "-",
+            f"{c.nodes:,}" if c.nodes else "-",
+            size(c.saved_bytes) if c.saved_bytes else "-", c.source)
 
 
 def profile(prof: Any) -> str:
-    """One row per script line that ran."""
-    rows = [("line", "hits", "time ms", "backward ms", "record ms", "nodes", "saved held",
-             "source")]
-    for c in prof.lines:
-        rows.append((str(c.line), f"{c.hits:,}", ms(c.seconds),
-                     ms(c.backward_seconds) if c.backward_seconds else "-",
-                     ms(c.record_seconds) if c.record_seconds else "-",
-                     f"{c.nodes:,}" if c.nodes else "-",
-                     size(c.saved_bytes) if c.saved_bytes else "-", c.source))
-    widths = [max(len(r[i]) for r in rows) for i in range(7)]
-    out = ["  ".join(r[i].rjust(widths[i]) for i in range(7)) + "  " + r[7] for r in rows]
+    """One row per script line that ran, then the totals and what the times mean."""
+    rows = [PROFILE_COLUMNS] + [profile_cells(prof, c) for c in prof.lines]
+    n = len(PROFILE_COLUMNS) - 1
+    widths = [max(len(r[i]) for r in rows) for i in range(n)]
+    out = ["  ".join(r[i].rjust(widths[i]) for i in range(n)) + "  " + r[n] for r in rows]
     out.append(profile_summary(prof))
+    out.append(PROFILE_NOTE)
     return "\n".join(out) + "\n"

@@ -69,7 +69,7 @@ def _edge(e: Any, ex: Any, width: int) -> Text:
 
 KIND_STYLE = {"op": "cyan", "save": "yellow", "free": "red", "backward": "bold magenta",
               "edge": "magenta", "accumulate": "green", "hook": "blue", "version": "bold yellow",
-              "none_grad": "yellow", "error": "bold red"}
+              "none_grad": "yellow", "print": "bold", "error": "bold red"}
 
 
 CHUNK = 2000  # events per printed piece: output starts at once and memory stays flat
@@ -138,29 +138,39 @@ def _fold(text: str, width: int) -> list[str]:
 
 
 def profile(out: Console, prof: Any) -> None:
-    """A table per line with a bar of its share of the run's time."""
+    """A table per line (plain's columns; the share with a bar when there is room), then the
+    totals; within the terminal's width, the source cut to fit."""
     from rich import box
     from rich.table import Table
 
-    t = Table(box=box.SIMPLE_HEAVY, header_style="bold", pad_edge=False)
-    for name, kw in (("line", {"justify": "right", "style": "cyan"}),
-                     ("hits", {"justify": "right"}), ("time ms", {"justify": "right"}),
-                     ("share", {}), ("backward", {"justify": "right"}),
-                     ("nodes", {"justify": "right"}), ("saved held", {"justify": "right"}),
-                     ("source", {"overflow": "ellipsis", "style": DIM, "max_width": 36})):
-        width = BAR + 5 if name == "share" else 8 if name == "source" else len(name)
-        t.add_column(name, no_wrap=True, min_width=width, **kw)
+    bars = out.width >= WIDE
+    rows = [ap.profile_cells(prof, c) for c in prof.lines]
+    t = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, padding=(0, 1),
+              collapse_padding=True)
+    for k, name in enumerate(ap.PROFILE_COLUMNS):
+        head = name.replace(" ", "\n")  # two-line headers: narrow columns
+        if name == "source":
+            t.add_column(head, no_wrap=True, overflow="ellipsis", style=DIM, min_width=12)
+        elif name == "share" and bars:
+            t.add_column(head, no_wrap=True, min_width=BAR + 5)
+        else:  # numbers never cut: as wide as their widest cell
+            least = max([len(r[k]) for r in rows] + [len(w) for w in name.split()])
+            t.add_column(head, no_wrap=True, justify="right", min_width=least,
+                         style="cyan" if name == "line" else None)
     total = prof.total_seconds or 1.0
-    for c in prof.lines:
-        share = c.seconds / total
-        bar = Text("█" * round(share * BAR) + "▏" * (0 < share * BAR < 0.5), "green")
-        bar.append(f" {share:.0%}", DIM)
-        t.add_row(str(c.line), f"{c.hits:,}", ap.ms(c.seconds), bar,
-                  ap.ms(c.backward_seconds) if c.backward_seconds else Text("-", DIM),
-                  f"{c.nodes:,}" if c.nodes else Text("-", DIM),
-                  ap.size(c.saved_bytes) if c.saved_bytes else Text("-", DIM), c.source)
+    for c, row in zip(prof.lines, rows):
+        cells: list[Any] = [Text(x, DIM) if x == "-" else x for x in row]
+        if bars:
+            share = c.seconds / total
+            bar = Text("█" * round(share * BAR) + "▏" * (0 < share * BAR < 0.5), "green")
+            bar.append(f" {share:.0%}", DIM)
+            cells[3] = bar
+        t.add_row(*cells)
     out.print(t)
     out.print(Text(ap.profile_summary(prof), DIM))
+    out.print(Text(ap.PROFILE_NOTE, DIM))
 
 
+
+WIDE = 120  # columns from which profile draws its share bars
 BAR = 10
