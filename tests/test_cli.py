@@ -391,7 +391,8 @@ def test_graph_loop_names(script):
 def test_graph_plain_listing_and_output_marker():
     r = invoke("graph", CHAIN, "--wrt", "w1")
     assert r.exit_code == 0
-    lines = r.stdout.splitlines()
+    printed, *lines = r.stdout.splitlines()  # the script's print(L) comes first
+    assert printed == "tensor(-7., grad_fn=<RsubBackward1>)"
     assert lines[0].split() == ["id", "name", "op", "grad_fn", "inputs", "shape", "flags",
                                 "value", "grad", "dL/d·", "saved"]  # d·: --wrt's gradients
     assert lines[3].split()[:2] == ["2", "w1"] and lines[3].split()[-3:] == ["-", "-8.", "-"]
@@ -422,7 +423,7 @@ def test_graph_syntax_error_lists_nothing():
 
 
 def test_graph_tree_plain():
-    r = invoke("graph", CHAIN, "--wrt", "w1", "--tree")
+    r = invoke("graph", CHAIN, "--wrt", "w1", "--tree", "-q")  # -q: without print(L)
     assert r.exit_code == 0
     assert r.stdout.splitlines() == [
         "L  shape=()",

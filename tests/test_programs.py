@@ -245,3 +245,55 @@ def test_the_library_reads_a_path_raises_on_request_and_says_what_it_is(program)
     assert gradcli.run(failing).error is not None
     with pytest.raises(GradcliError, match="unsupported operand"):
         gradcli.run(failing, raise_error=True)
+
+
+# -- anomaly mode ---------------------------------------------------------------------------------
+ANOMALY = """\
+import torch
+
+
+def f(w):
+    return w.exp()
+
+
+def main():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.detect_anomaly():
+        y = f(w)
+        y.add_(1)
+        y.sum().backward()
+
+
+main()
+"""
+
+
+def test_detect_anomaly_names_the_forward_call_of_the_failing_node(program):
+    p = program(ANOMALY, "anomaly.py")
+    r = invoke("run", p, "--format", "plain")
+    assert r.exit_code == 1
+    # PyTorch's warnings and error, the forward frames in the script's terms
+    assert f"{p}:10:5: UserWarning: Anomaly Detection has been enabled." in r.stderr
+    assert ("UserWarning: Error detected in ExpBackward0. Traceback of forward call that caused "
+            f'the error:\n  File "{p}", line 16, in <module>\n    main()\n'
+            f'  File "{p}", line 11, in main\n    y = f(w)\n'
+            f'  File "{p}", line 5, in f\n    return w.exp()\n') in r.stderr
+    assert ("is at version 1; expected version 0 instead. Hint: the backtrace further above shows "
+            "the operation that failed to compute its gradient.") in r.stderr
+    assert r.stderr.index("Error detected") < r.stderr.index("RuntimeError")
+
+
+def test_set_detect_anomaly_checks_backward_for_nan():
+    src = ("import torch\ntorch.autograd.set_detect_anomaly(True)\n"
+           "x = torch.tensor([0.0, 1.0], requires_grad=True)\ny = x.sqrt() * 0\n"
+           "print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())\n"
+           "y.sum().backward()\n")
+    r = gradcli.run(src)
+    assert r.prints == ["True True"]
+    assert r.error.message == "Function 'SqrtBackward0' returned nan values in its 0th output."
+    off = src.replace("set_detect_anomaly(True)", "set_detect_anomaly(True, check_nan=False)")
+    r = gradcli.run(off + "print(x.grad)\n")
+    assert r.error is None and r.prints[-1] == "tensor([nan, 0.])"
+    r = gradcli.run("import torch\nwith torch.autograd.set_detect_anomaly(True):\n"
+                    "    a = torch.is_anomaly_enabled()\nb = torch.is_anomaly_enabled()\n")
+    assert (r.bindings["a"], r.bindings["b"]) == (True, False)

@@ -34,6 +34,11 @@ ANOMALY_HINT = (
     "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
 
+ANOMALY_ON_HINT = (
+    "Hint: the backtrace further above shows the operation that failed to compute its "
+    "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+)
+
 
 # ---------------------------------------------------------------------------------------------
 # Graph nodes
@@ -181,7 +186,10 @@ class Node:
         self.hooks: Any = None
         self.freed = False
         self.freed_by: Any = None
-        self.seq = seq = next((current() if ctx is None else ctx).seq)
+        c = current() if ctx is None else ctx
+        self.seq = seq = next(c.seq)
+        if c.anomaly and c.anomaly_frames is not None:  # detect_anomaly: where it was made
+            c.anomaly_traces[seq] = c.anomaly_frames()
         self.prio = -seq  # the backward runs the newest ready node first, as PyTorch
         self.mask = mask if mask is not None else tuple(m is not None for m in edges)
 
@@ -440,7 +448,8 @@ def _version_message(value: Any, now: int, expected: int, producer: Node | None,
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{kind} {shape}]{where} is at version {now}; "
-        f"expected version {expected} instead. {ANOMALY_HINT}"
+        f"expected version {expected} instead. "
+        f"{ANOMALY_ON_HINT if current().anomaly else ANOMALY_HINT}"
     )
 
 

@@ -93,6 +93,8 @@ class Interpreter(Definitions, Evaluator):
         self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
         self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.calls: list[Span | None] = []  # the call sites of the functions running now
+        self.fns: list[str] = []  # and the names of those functions (anomaly mode's frames)
+        self._frame_texts: dict[tuple, tuple[str, ...]] = {}  # _frames' texts by call stack
         self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
         self.printer = Printer()
         self.recorder = Recorder(self) if record else None
@@ -111,6 +113,7 @@ class Interpreter(Definitions, Evaluator):
             self.ctx.history = History()
         self.frame = self.globals  # the scope of the function running now
         self.ctx.on_backward = self._backward_called
+        self.ctx.anomaly_frames = self._frames
         if tracer is not None:  # trace and profile: the engine's events (engine.context)
             self.ctx.tracer = tracer
             tracer.attach(self)
@@ -144,6 +147,24 @@ class Interpreter(Definitions, Evaluator):
         with the scope its names are looked up in."""
         if tensors:
             self.result.backward_call = BackwardCall(tensors[0], self.span, self.frame)
+
+    def _frames(self) -> tuple[str, ...]:
+        """Where the running statement was called from, outermost first, as Python's
+        ``traceback.format_stack`` writes frames (anomaly mode keeps them per node)."""
+        key = (*self.calls, self.span)
+        got = self._frame_texts.get(key)
+        if got is not None:  # a loop makes many nodes at the same place
+            return got
+        lines = self.program.source.splitlines()
+        out = []
+        for name, span in zip(["<module>", *self.fns], [*self.calls, self.span]):
+            if span is None:
+                continue
+            text = lines[span.line - 1].strip() if 0 < span.line <= len(lines) else ""
+            out.append(f'  File "{self.program.filename}", line {span.line}, in {name}\n'
+                       + (f"    {text}\n" if text else ""))
+        got = self._frame_texts[key] = tuple(out)
+        return got
 
     def _drain(self) -> None:
         reads = self.nonleaf_reads
@@ -406,6 +427,8 @@ class Interpreter(Definitions, Evaluator):
             raise ScriptError(f"'{type_name(ctx)}' object does not support the context "
                               "manager protocol", kind="TypeError")
         value = ctx.__enter__()
+        if self.ctx.warnings:  # the header's (detect_anomaly()), not its first statement's
+            self._drain()
         try:
             if s.target is not None:
                 self.assign(s.target, value, scope, top)
@@ -508,6 +531,7 @@ class Interpreter(Definitions, Evaluator):
                               "recursion without a base case?")
         caller = self.span
         self.calls.append(caller)
+        self.fns.append(fn.name)
         if not self.depth:  # called by the top level (main()): its names outlive the call
             self.result.last_call = scope
         self.depth += 1
@@ -522,6 +546,7 @@ class Interpreter(Definitions, Evaluator):
             self.depth -= 1
             self.frame = frame
             self.calls.pop()
+            self.fns.pop()
             self.span = caller
             self.ctx.free_tag = caller
         return None
