@@ -112,6 +112,7 @@ def grads(*args: str, code: int = 0) -> dict:
 def test_a_training_script_differentiates_the_loss_it_called_backward_on(program):
     p = program(TRAIN)
     got = grads(p, "--wrt", "W2", "--wrt", "b1")
+    assert list(grads(p, "--wrt", "opt.param_groups[0]"))[:-1] == ["W1", "b1", "W2", "b2"]
     run = gradcli.run(Path(p))
     assert got["of"] == "loss"  # not pred, the last name assigned
     # the last backward() left these .grad values (zero_grad before it, step after it)
@@ -157,6 +158,8 @@ def test_model_parameters_by_their_names(program):
     assert list(got)[:-1] == names
     for name, (_, param) in zip(names, model.named_parameters()):
         np.testing.assert_array_equal(got[name], np.asarray(param.grad.data))
+    group = grads(p, "--wrt", "opt.param_groups[0]")  # each parameter by its module name
+    assert list(group)[:-1] == names
     one = grads(p, "--wrt", "model.0.weight")
     np.testing.assert_array_equal(one["model.0.weight"], got["model.0.weight"])
     r = invoke("grad", p, "--wrt", "model.5.weight")
@@ -201,7 +204,7 @@ def test_graph_dot_and_html_show_the_gradient_without_a_backward(tmp_path):
     assert [n["d_output"] for n in doc["nodes"]] == [18.0, None, None]
     assert doc["nodes"][0]["grad"] is None  # .grad itself is not changed
     dot = invoke("dot", "-e", src, "--wrt", "w1", "--show-grads").stdout
-    assert "dL/d· 18." in dot.replace("&#183;", "·") and "grad None" not in dot
+    assert "dL/dw1 = 18." in dot and "grad None" not in dot
     out = tmp_path / "g.html"
     assert invoke("html", "-e", src, "--wrt", "w1", "-o", str(out)).exit_code == 0
     page = out.read_text()

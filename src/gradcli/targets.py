@@ -172,11 +172,31 @@ def inputs(result: Any, names: list[str]) -> list[Target]:
     """The tensors ``--wrt`` names, a module's parameters each by its own name."""
     out: list[Target] = []
     seen: set[int] = set()
+    modules: dict[int, str] | None = None
     for name in names:
-        for t in resolve(result, name, "--wrt"):
-            if id(t.tensor) not in seen:
-                seen.add(id(t.tensor))
-                out.append(t)
+        found = resolve(result, name, "--wrt")
+        for t in found:
+            if id(t.tensor) in seen:
+                continue
+            seen.add(id(t.tensor))
+            if t.name.endswith("]"):  # an item of a list or a parameter group goes by the
+                if modules is None:   # name the script gave it (W1, model.0.weight)
+                    modules = _given_names(result)
+                t = Target(modules.get(id(t.tensor), t.name), t.tensor, t.span)
+            out.append(t)
+    return out
+
+
+def _given_names(result: Any) -> dict[int, str]:
+    """id(tensor) -> the name a tensor is bound to in the scopes, else its module name."""
+    out = {}
+    for _, scope in scopes(result):
+        for name, v in _names(scope):
+            if isinstance(v, Tensor):
+                out.setdefault(id(v), name)
+    for key, name in parameter_names(result).items():
+        if "param_groups" not in name:
+            out.setdefault(key, name)
     return out
 
 

@@ -96,14 +96,14 @@ def _array_rows(data: Any, color: str, prefix: str = "") -> list[str]:
 
 
 def _value_lines(data: Any, grad: Any, show_values: bool, show_grads: bool,
-                 wants_grad: bool, d_output: Any = None, of: str | None = None) -> list[str]:
-    """Value and grad rows; ``d_output`` (``--wrt``: d(of)/d(this tensor), as ``grad``
-    computes it) is drawn where ``.grad`` is None."""
+                 wants_grad: bool, d_output: Any = None, label: str = "") -> list[str]:
+    """Value and grad rows; ``d_output`` (``--wrt``: d(output)/d(this tensor), as ``grad``
+    computes it, ``label`` ``dL/dw1``) is drawn where ``.grad`` is None."""
     rows = []
     if show_values:
         rows += _array_rows(data, "#222222")
     if show_grads and grad is None and d_output is not None:
-        rows += _array_rows(d_output, "#b03a2e", f"d{of}/d· ")
+        rows += _array_rows(d_output, "#b03a2e", f"{label} = ")
     elif show_grads and (grad is not None or wants_grad):
         rows += _array_rows(grad, "#b03a2e", "grad ") if grad is not None \
             else [_small("grad None", "#b03a2e", 10)]
@@ -284,7 +284,8 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
         if n.shape or not n.name:
             rows.append(_small(shape(n.shape)))
         rows += _value_lines(n.data, n.grad, show_values, show_grads,
-                             n.is_leaf and n.requires_grad, n.d_output, view.output_name)
+                             n.is_leaf and n.requires_grad, n.d_output,
+                             _d_label(view.output_name, n.name))
         kind = "output" if n.id == view.output else (
             "leaf" if n.is_leaf and n.requires_grad else "const" if n.is_leaf else "result")
         fill = OUTPUT if kind == "output" else LEAF if kind == "leaf" else CONST
@@ -314,12 +315,18 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
     return d
 
 
+def _d_label(of: str | None, name: str | None) -> str:
+    """``dL/dw1``: what a box's --wrt gradient is the derivative of."""
+    return f"d{of or 'output'}/d{name or '·'}"
+
+
 def _tensor_box(v: TensorView, name: str | None, fill: str, show_values: bool,
                 show_grads: bool, count: int = 1, d_output: Any = None,
                 of: str | None = None) -> str:
     rows = [(f"<B>{html(name)}</B>" if name else _small("(unnamed)", MUTED, 10)) + _times(count),
             _small(shape(v.shape), "#333333", 10)]
-    rows += _value_lines(v.data, v.grad, show_values, show_grads, v.is_leaf, d_output, of)
+    rows += _value_lines(v.data, v.grad, show_values, show_grads, v.is_leaf, d_output,
+                         _d_label(of, name))
     return _attrs(label=_label(rows), fillcolor=fill)
 
 

@@ -171,17 +171,15 @@ def _narrow(out: Console) -> None:
 
 
 def grad(out: Console, of: str, grads: dict[str, TensorView]) -> None:
-    """``dL/dw = value`` per --wrt name, as the plain form, with colour and the shape."""
+    """``dL/dw = value`` per --wrt name, as the plain form (PyTorch's format of the contents,
+    rows continued under the first, within the terminal's width), with colour and the
+    shape."""
     width = max(len(f"d{of}/d{name}") for name in grads)
     for name, g in grads.items():
-        size = 1
-        for d in g.shape:
-            size *= d
-        pad = " " * (width + 3)
-        value = plain.full(g.data, g.dtype) if size <= plain.SUMMARY_THRESHOLD else \
-            plain.short(g.data, one_line=False, width=max(out.width - len(pad), 20))
+        lead = width + 3
+        value = plain.block(g.data, g.dtype, lead, max(out.width, lead + 20))
         line = Text.assemble((f"d{of}/d{name}".ljust(width), "bold"), (" = ", DIM),
-                             (value.replace("\n", "\n" + pad), "green"))
+                             (value, "green"))
         if g.shape:
             line.append(f"  shape {plain.shape(g.shape)}", style=DIM)
         out.print(line)
