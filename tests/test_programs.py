@@ -300,3 +300,11 @@ def test_set_detect_anomaly_checks_backward_for_nan():
     r = gradcli.run("import torch\nwith torch.autograd.set_detect_anomaly(True):\n"
                     "    a = torch.is_anomaly_enabled()\nb = torch.is_anomaly_enabled()\n")
     assert (r.bindings["a"], r.bindings["b"]) == (True, False)
+
+
+def test_the_notebook_view_shows_the_gradients_of_the_runs_wrt():
+    r = gradcli.run("w1 = param(1.0)\nx = w1 * 3\nL = x * x\n", wrt=["w1"])
+    page = r._repr_html_()
+    assert "&quot;d_output&quot;:&quot;18.&quot;" in page or '"d_output":"18."' in page
+    assert "AccumulateGrad: dL/dw1 = 18." in page
+    assert "d_output&quot;:null" in page or '"d_output":null' in page  # only w1's node has one

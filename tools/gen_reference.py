@@ -47,7 +47,7 @@ def reference() -> str:
         f"- elementwise, from the op table: {_names(table)}",
         f"- arithmetic, reductions, linear algebra and shapes: {_names(dispatch)}",
         f"- `torch.nn.functional` only: {_names(nn_only)}",
-        f"- `torch.linalg` (in PyTorch programs, SPEC §7): {_names(LINALG)}",
+        f"- `torch.linalg` (in PyTorch programs): {_names(LINALG)}",
         (f"- `torch.nn` (in PyTorch programs): {_names(NN)}; `torch.nn.init`: {_names(NN_INIT)}; "
          f"`torch.nn.utils`: {_names(NN_UTILS)}"),
         (f"- `torch.optim` (in PyTorch programs): {_names(OPTIM)}; `torch.optim.lr_scheduler`: "

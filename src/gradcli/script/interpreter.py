@@ -140,6 +140,9 @@ class Interpreter(Definitions, Evaluator):
                     raise
                 self.result.error = too_many_dims(exc).at(self.span)
             self._drain()
+        # the context's hooks back into the interpreter: no cycle outlives the run (its
+        # program and objects go by reference counting, with the collector paused)
+        self.ctx.on_backward = self.ctx.anomaly_frames = None
         return self.result
 
     def _backward_called(self, tensors: list) -> None:
