@@ -123,9 +123,10 @@ def _fit(out: Console, headers: list[str], columns: list[list[Any]],
 
 
 def _value_and_grad(data: Any, grad: Any, width: int, d_output: Any = None,
-                    of: str | None = None) -> Text:
+                    d_label: str = "") -> Text:
+    """The value, ``.grad`` and (--wrt) ``dL/dw``, each under its label."""
     value = _values(data, width)
-    for label, v in (("grad", grad), (f"d{of}/d·", d_output)):
+    for label, v in (("grad", grad), (d_label, d_output)):
         if v is not None:
             text = _values(v, width)
             sep = " " if "\n" not in text.plain and text.cell_len + len(label) + 1 <= width \
@@ -224,7 +225,7 @@ def graph(out: Console, view: GraphView) -> None:
         cells = list(row)
         if width:
             cells.insert(6, _value_and_grad(n.data, n.grad, width, n.d_output,
-                                            view.output_name))
+                                            f"d{view.output_name}/d{n.name or '·'}"))
         t.add_row(*cells, style="bold" if n.id == view.output else None)
     out.print(t)
     if not width:
