@@ -324,6 +324,21 @@ def test_the_torch_module_has_only_pytorchs_names():
     assert not set(namespace._torch()) - NAMES["torch"]
 
 
+def test_inplace_methods_and_functions_are_pytorchs():
+    """Each Tensor function of the op table has its in-place method where PyTorch has one, and
+    torch.<name>_ is there for every in-place method PyTorch also has as a function."""
+    from gradcli.api import namespace
+    from gradcli.api.torch_names import NAMES
+    from gradcli.engine import OPS, Tensor
+
+    table = {op.name + "_" for op in OPS.values() if "Tensor" in op.surface}
+    ours = {n for n in dir(Tensor) if n.endswith("_") and not n.startswith("_")}
+    assert table & NAMES["torch.Tensor"] <= ours
+    assert ours <= NAMES["torch.Tensor"]
+    functions = {n for n in namespace._torch() if n.endswith("_") and not n.startswith("_")}
+    assert {n for n in NAMES["torch"] if n in ours} <= functions
+
+
 def test_sign_is_pytorchs_kernel():
     """(0 < a) - (a < 0): NaN and -0.0 give 0, a bool tensor is itself (PyTorch 2.13's output)."""
     result, out = run("import torch\nprint(torch.sign(torch.tensor([True, False])), "

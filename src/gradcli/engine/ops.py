@@ -581,6 +581,21 @@ ACOSH = defop("acosh", "AcoshBackward0", ("self",), lambda xp, self: K.libm(xp, 
 ATANH = defop("atanh", "AtanhBackward0", ("self",), lambda xp, self: K.libm(xp, "atanh", self),
               lambda grad, self: grad / (1 - self * self), kind="elementwise",
               surface=UNARY, domain=(-0.9, 0.9), dtype="float")
+
+
+def _no_inplace_derivative(name: str) -> Any:
+    raise ScriptError(f"the derivative for 'inplace version of {name}' is not implemented.",
+                      kind="NotImplementedError")
+
+
+# NOTE: PyTorch records asinh_, acosh_ and atanh_ with a node of their own that saves nothing,
+# and a backward through it fails (derivatives.yaml's not_implemented).
+ASINH_ = defop("asinh_", "AsinhBackward1", ("self",), ASINH.forward,
+               lambda grad: _no_inplace_derivative("asinh"), kind="elementwise", dtype="float")
+ACOSH_ = defop("acosh_", "AcoshBackward1", ("self",), ACOSH.forward,
+               lambda grad: _no_inplace_derivative("acosh"), kind="elementwise", dtype="float")
+ATANH_ = defop("atanh_", "AtanhBackward1", ("self",), ATANH.forward,
+               lambda grad: _no_inplace_derivative("atanh"), kind="elementwise", dtype="float")
 EXP2 = defop("exp2", "Exp2Backward0", ("self",), lambda xp, self: K.libm(xp, "exp2", self),
              lambda grad, result: grad * result * _LN2, kind="elementwise", surface=UNARY,
              domain=(-2, 2), dtype="float")
