@@ -18,6 +18,8 @@ from . import dtypes as D
 from . import ops as O
 from .args import broadcast_shape, is_number, tensor_arg, type_name
 from .arithmetic import (
+    _NUMBERS,
+    _arith,
     _rfloordiv,
     _rmod,
     _rpow,
@@ -429,17 +431,53 @@ def _reflect(fn: Any) -> Any:
     return r
 
 
+# NOTE: PyTorch wraps its binary operators (``TypeError_to_NotImplemented_``): an operand the
+# function refuses with a TypeError gives NotImplemented, so that Python tries the other
+# operand, then says "unsupported operand type(s) for *: 'Tensor' and 'NoneType'" (``lr *
+# w.grad`` before a backward).
+def _operator(fn: Callable[[Tensor, Any], Any]) -> Callable[[Tensor, Any], Any]:
+    """``fn`` as a binary operator: NotImplemented where it raises a TypeError."""
+    def method(self: Tensor, other: Any) -> Any:
+        try:
+            return fn(self, other)
+        except ScriptError as exc:
+            if exc.kind == "TypeError":
+                return NotImplemented
+            raise
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _arith_operator(op: O.Op, name: str) -> Callable[[Tensor, Any], Any]:
+    """``+ - * /``, the most common calls, as ``add`` ... without a call more: their function
+    refuses exactly what is neither a tensor nor a number, so that is tested first."""
+    def method(self: Tensor, other: Any) -> Any:
+        if other.__class__ is Tensor or other.__class__ in _NUMBERS:
+            return _arith(op, self, other, name)
+        return NotImplemented
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 OPERATORS: dict[str, Any] = {
-    "__add__": add, "__radd__": _reflect(add), "__sub__": sub, "__rsub__": _rsub,
-    "__mul__": mul, "__rmul__": _reflect(mul), "__truediv__": div, "__rtruediv__": _rtruediv,
-    "__pow__": pow, "__rpow__": _rpow, "__matmul__": matmul, "__neg__": neg,
-    "__mod__": remainder, "__rmod__": _rmod, "__floordiv__": floor_divide,
-    "__rfloordiv__": _rfloordiv, "__ipow__": pow_, "__imod__": remainder_,
-    "__ifloordiv__": floor_divide_,
-    "__pos__": lambda self: self, "__iadd__": add_, "__isub__": sub_, "__imul__": mul_,
-    "__itruediv__": div_, "__getitem__": getitem, "__setitem__": setitem, "__iter__": _iter,
-    "__hash__": object.__hash__, "T": property(_T), **LOGIC_OPERATORS,
-}
+    "__add__": _arith_operator(O.ADD, "add"), "__sub__": _arith_operator(O.SUB, "sub"),
+    "__mul__": _arith_operator(O.MUL, "mul"), "__truediv__": _arith_operator(O.DIV, "div")}
+OPERATORS.update({name: _operator(fn) for name, fn in {
+    "__pow__": pow, "__matmul__": matmul, "__mod__": remainder, "__floordiv__": floor_divide,
+    "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
+    "__ipow__": pow_, "__imod__": remainder_, "__ifloordiv__": floor_divide_}.items()})
+# (the reflected ones give NotImplemented themselves for what is not a number)
+OPERATORS.update({
+    "__radd__": _reflect(add), "__rsub__": _rsub, "__rmul__": _reflect(mul),
+    "__rtruediv__": _rtruediv, "__rpow__": _rpow, "__rmod__": _rmod,
+    "__rfloordiv__": _rfloordiv,
+    "__neg__": neg, "__pos__": lambda self: self, "__getitem__": getitem,
+    "__setitem__": setitem, "__iter__": _iter, "__hash__": object.__hash__, "T": property(_T),
+    **LOGIC_OPERATORS,
+})
 
 def _where_method(self: Tensor, condition: Any, other: Any) -> Any:
     """``x.where(condition, y)`` is ``torch.where(condition, x, y)``."""

@@ -466,6 +466,12 @@ class Evaluator:
             except TypeError:  # e.g. NumPy refuses - on the bool tensors comparisons make
                 raise ScriptError(f"unsupported operand type(s) for {op}=: 'Tensor' and "
                                   f"'{tname(value)}'", kind="TypeError") from None
+            except ScriptError as exc:
+                if exc.kind != "TypeError":
+                    raise
+                # PyTorch's __iadd__ ... give NotImplemented for an operand they refuse with a
+                # TypeError: Python tries ``current op value`` (the error names ``op=``)
+                return arith(op, current, value, op + "=")
             return current
         if current.__class__ is list and op == "+":
             items = materialise(self, value)
