@@ -88,6 +88,8 @@ class Interpreter(Evaluator):
         self.span: Span | None = None
         self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
         self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
+        # the warnings shown so far: Python's default filter shows one once per line
+        self.warned: set[tuple[str, str, int | None]] = set()
         self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.calls: list[Span | None] = []  # the call sites of the functions running now
         self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
@@ -133,10 +135,16 @@ class Interpreter(Evaluator):
     def _drain(self) -> None:
         reads = self.nonleaf_reads
         for msg, kind in self.ctx.warnings:
-            # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order
+            # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order,
+            # and it stands where that read is
             read = reads.pop(0) if msg == NONLEAF_GRAD_MSG and reads else None
+            span = read.span if read is not None else self.span
+            key = (msg, kind, span.line if span is not None else None)
+            if key in self.warned:  # the "default" action of Python's warnings filter
+                continue
+            self.warned.add(key)
             self.result.warnings.append(Warning_(
-                msg, self.span, kind, tuple(self.calls),
+                msg, span, kind, tuple(self.calls),
                 none_grad_reason(read) if read is not None else None))
         self.ctx.warnings.clear()
         reads.clear()
@@ -513,6 +521,10 @@ class Interpreter(Evaluator):
                               hint=f"gradcli allows {MAX_CALL_DEPTH} nested calls; is there a "
                               "recursion without a base case?")
         caller = self.span
+        # A warning is reported where it was raised, as Python's warnings module does: the
+        # caller's so far at its line, the function's last statement's (a return) at its own.
+        if self.ctx.warnings:
+            self._drain()
         self.calls.append(caller)
         self.depth += 1
         try:
@@ -522,6 +534,8 @@ class Interpreter(Evaluator):
         except _Return as r:
             return r.value
         finally:
+            if self.ctx.warnings:
+                self._drain()
             self.depth -= 1
             self.calls.pop()
             self.span = caller
@@ -529,6 +543,7 @@ class Interpreter(Evaluator):
         return None
 
     def _lambda_body(self, body: Any, scope: dict) -> Any:
+        self.span = body.span  # where its warnings are reported
         try:
             return self.eval(body, scope)
         except GradcliError as err:  # reported where the lambda is written, as Python does
