@@ -1326,3 +1326,37 @@ CASES.update({
     "err_exp__result_modified": "y = torch.tensor([1.0, -2.0], requires_grad=True) * 1;"
                                 " torch.exp_(y); y += 1; y.sum().backward()",
 })
+
+# --- a view after an in-place update of its base: PyTorch regenerates its grad_fn as
+# AsStridedBackward0 with the view's as_strided arguments
+_VIEWS = {"slice": "b[1:]", "slice_step": "b[::2]", "select": "b[1]", "column": "b[:, 1]",
+          "view": "b.view(6)", "reshape": "b.reshape(3, 2)", "transpose": "b.transpose(0, 1)",
+          "t": "b.t()", "T": "b.T", "diagonal": "b.diagonal()", "narrow": "b.narrow(1, 1, 2)",
+          "unsqueeze": "b.unsqueeze(1)", "permute": "b.permute(1, 0)",
+          "expand": "b[0:1].expand(3, 3)", "squeeze": "b[0:1].squeeze(0)",
+          "flatten": "b.flatten()", "unflatten": "b.flatten().unflatten(0, (3, 2))",
+          "movedim": "b.movedim(0, 1)", "alias": "b[...]", "chain": "b[1:].t()[0]"}
+CASES.update({
+    f"view_regenerated_{name}": "x = torch.arange(6.0).reshape(2, 3).requires_grad_(); b = x * 1;"
+                                f" v = {view}; before = graph(v); b.mul_(2); g = v.grad_fn;"
+                                " w = torch.arange(v.numel(), dtype=torch.float32).reshape(v.shape);"
+                                " (v * w).sum().backward(); result = [before, graph(v), v,"
+                                " v._version, g._saved_size, g._saved_stride,"
+                                " g._saved_storage_offset, x.grad]"
+    for name, view in _VIEWS.items()
+})
+CASES.update({
+    "view_regenerated_double_backward": "x = torch.arange(6.0).reshape(2, 3).requires_grad_();"
+                                        " b = x * 1; v = b[0:1].expand(3, 3); w = b.t(); b.mul_(x);"
+                                        " g, = torch.autograd.grad((v * v).sum() + (w ** 3).sum(), x,"
+                                        " create_graph=True); g.sum().backward(); result = [g, x.grad]",
+    "view_regenerated_strided_base": "x = torch.arange(6.0).reshape(2, 3).requires_grad_();"
+                                     " y = x.t() * 1; u = y[1:]; y.exp_(); g = u.grad_fn;"
+                                     " result = [u, y.stride(), g._saved_size, g._saved_stride,"
+                                     " g._saved_storage_offset, graph(u)]",
+    "view_regenerated_by_view_update": "x = torch.arange(6.0).reshape(2, 3).requires_grad_();"
+                                       " d = x * 2; e = d.view(3, 2)[1]; f = d[1]; d[0, 0] = 7;"
+                                       " f.add_(1); result = [e, f, graph(e), graph(f), graph(d),"
+                                       " e.grad_fn._saved_stride, e.grad_fn._saved_storage_offset,"
+                                       " f.grad_fn._saved_storage_offset]",
+})

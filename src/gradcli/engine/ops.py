@@ -1638,13 +1638,11 @@ def _scatter(xp: Any, grad: Any, indices: Any, shape: tuple) -> Any:
 
 
 # --- in-place updates through a view (record.apply_inplace) -----------------------------------
-# The view's grad_fn after the update: its gradient lands in the base (``inverse`` maps each
-# base element to its position in the view, -1 outside it).
+# The view's grad_fn after the update: its gradient lands in the base (``index`` holds each view
+# element's flat position in the base; positions an expanded view shares add up).
 AS_STRIDED = defop(
     "as_strided", "AsStridedBackward0", ("self",), None,
-    lambda xp, grad, inverse, base_shape: xp.reshape(
-        xp.where(inverse >= 0, xp.take(xp.reshape(grad, (-1,)), xp.clip(inverse, 0, None)), 0.0),
-        base_shape))
+    lambda xp, grad, index, base_shape: xp.index_backward(grad, base_shape, index))
 # The op name listings show for a base rewritten through its view (graph.CopySlices).
 COPY_SLICES = defop("copy_slices", "CopySlices", ("self",), None, None)
 

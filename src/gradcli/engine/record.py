@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import ops as O
 from .aliasing import refresh_views
+from .aliasing import view_node as regenerated_view_node
 from .backend import view_maps
 from .context import current
 from .dtypes import (
@@ -391,8 +392,7 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
     if base._retains_grad and base.grad_fn is not None:
         base.grad_fn.retained, cs.retained = None, base
     base.grad_fn, base.requires_grad = cs, True
-    view_node = Node(O.AS_STRIDED, (cs,), _EMPTY,
-                     {"inverse": inverse, "base_shape": base.shape}, (base.shape,), base.backend)
+    view_node = regenerated_view_node(base, target, cs, index)
     if target._retains_grad and target.grad_fn is not None:
         target.grad_fn.retained, view_node.retained = None, target
     target.grad_fn, target.requires_grad = view_node, True
