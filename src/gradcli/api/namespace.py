@@ -321,11 +321,30 @@ def _build() -> None:
 _build()
 
 
+def register_module(name: str, members: dict[str, Any]) -> None:
+    """A module whose members a higher layer makes (``dataclasses``: the script's classes)."""
+    MODULES[name] = Module(name, members)
+
+
 def import_module(dotted: str) -> Module | None:
     """The module ``import dotted`` names, or None if gradcli does not have it."""
     return MODULES.get(dotted)
 
 
-__all__ = ["CPU", "MODULES", "PARAMETER", "SIZE", "TENSOR", "Device", "Module", "device",
-           "import_module", "missing", "object_attribute", "set_tensor_attribute",
-           "tensor_attribute", "tensor_surface"]
+__all__ = [
+    "CPU",
+    "MODULES",
+    "PARAMETER",
+    "SIZE",
+    "TENSOR",
+    "Device",
+    "Module",
+    "device",
+    "import_module",
+    "missing",
+    "object_attribute",
+    "register_module",
+    "set_tensor_attribute",
+    "tensor_attribute",
+    "tensor_surface",
+]

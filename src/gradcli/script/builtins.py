@@ -14,12 +14,14 @@ from typing import Any
 
 from .. import api
 from ..api.creation import leaf
+from ..api.namespace import register_module
 from ..engine import NN_FUNCTIONS, Tensor, enable_grad, no_grad
 from ..engine.args import check_numel
 from ..errors import ScriptError
 from .data import read_array
 from .pybuiltins import PY_BUILTINS
 from .pyprotocols import needs_interpreter
+from .stdlib import MODULES as STANDARD_MODULES
 
 
 @needs_interpreter
@@ -83,6 +85,9 @@ for _name, _fn in PY_BUILTINS.items():  # sum, max, min, abs, round: PyTorch's f
 
 # A PyTorch program: Python's built-ins; torch and the rest come from its imports.
 TORCH_BUILTINS: dict[str, Any] = dict(PY_BUILTINS)
+# The standard modules (script.stdlib; torch's and math are api.namespace's)
+for _module, _members in STANDARD_MODULES.items():
+    register_module(_module, _members)
 
 # What ``@torch.no_grad`` (without parentheses) may name: each makes a fresh grad mode.
 GRAD_MODE_FACTORIES: tuple[Any, ...] = (

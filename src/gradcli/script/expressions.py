@@ -417,8 +417,9 @@ class Evaluator:
                 raise _key_error(key) from None
             except (IndexError, TypeError, ValueError) as exc:
                 raise ScriptError(str(exc), kind=type(exc).__name__) from None
-        if getattr(obj.__class__, "script_sequence", False):  # nn.Sequential: model[0]
-            return obj[key]
+        cls = obj.__class__
+        if getattr(cls, "script_sequence", False) or getattr(cls, "script_subscript", False):
+            return obj[key]  # nn.Sequential: model[0]; a deque; typing's List[int]
         raise ScriptError(f"'{type_name(obj)}' object is not subscriptable", kind="TypeError")
 
     def set_item(self, obj: Any, key: Any, value: Any) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..api.creation import tensor
-from ..api.namespace import import_module
+from ..api.namespace import Module, import_module
 from ..api.types import TypeObject
 from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
@@ -39,6 +39,7 @@ from .printing import Printer, type_name
 from .pyprotocols import items_of, materialise, truth
 from .recorder import Record, Recorder
 from .result import RunResult, Warning_
+from .stdlib import PER_RUN
 from .values import literal
 
 MAX_CALL_DEPTH = 200
@@ -88,6 +89,7 @@ class Interpreter(Evaluator):
         self.span: Span | None = None
         self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
         self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
+        self.module_state: dict[str, Any] = {}  # the standard modules' of this run (stdlib)
         # the warnings shown so far: Python's default filter shows one once per line
         self.warned: set[tuple[str, str, int | None]] = set()
         self._none_read: NoneGrad | None = None  # the last, for an error's hint
@@ -469,20 +471,31 @@ class Interpreter(Evaluator):
     def _import(self, s: P.Import, scope: dict, top: bool) -> None:
         for dotted, alias in s.names:
             if alias is not None:
-                self.bind(alias, module_named(dotted), scope, top)
+                self.bind(alias, self.module(dotted), scope, top)
             else:
                 first = dotted.split(".")[0]
-                module_named(dotted)
-                self.bind(first, module_named(first), scope, top)
+                self.module(dotted)
+                self.bind(first, self.module(first), scope, top)
+
+    def module(self, dotted: str) -> Any:
+        """The module ``import dotted`` binds; the run's own of one made per run (``sys``)."""
+        make = PER_RUN.get(dotted)
+        if make is None:
+            return module_named(dotted)
+        module = self.module_state.get(dotted)
+        if module is None:
+            module = self.module_state[dotted] = Module(dotted, make(self))
+        return module
 
     def _import_from(self, s: P.ImportFrom, scope: dict, top: bool) -> None:
-        module = module_named(s.module)
+        module = self.module(s.module)
         for name, alias in s.names:
             if name == "*":
                 for key in module.members:
                     self.bind(key, module.get(key), scope, top)
                 continue
-            sub = import_module(f"{s.module}.{name}")
+            dotted = f"{s.module}.{name}"  # a submodule: from matplotlib import pyplot
+            sub = self.module(dotted) if import_module(dotted) is not None else None
             self.bind(alias or name, sub if sub is not None else module.get(name), scope, top)
 
     # -- functions ------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ..engine.context import GradMode
 from ..engine.tensor import Size
 from ..errors import ScriptError
 from .exceptions import ExcValue
-from .values import MAX_SEQUENCE, too_long
+from .values import DICT_VIEWS, MAX_SEQUENCE, too_long
 
 _PLAIN = (int, float, bool, str, type(None))
 MAX_REPR_DEPTH = 900  # containers inside containers; CPython's own limit is near 1,000
@@ -58,6 +58,8 @@ def type_name(v: Any) -> str:
         return script_type
     if type(v).__module__ == "gradcli.engine.dtypes":
         return "torch.dtype"
+    if type(v).__module__ == "itertools":  # itertools.chain, as CPython names it
+        return f"itertools.{type(v).__name__}"
     if callable(v) and not isinstance(v, _PLAIN):
         return "builtin_function_or_method"
     return type(v).__name__
@@ -170,7 +172,7 @@ class Printer:
         if cls is range:
             step = "" if v.step == 1 else f", {v.step}"
             return f"range({v.start}, {v.stop}{step})"
-        if cls.__name__ in ("dict_keys", "dict_values", "dict_items"):
+        if cls.__name__ in DICT_VIEWS:
             return f"{cls.__name__}({self._repr(list(v), active)})"
         show = getattr(v, "script_repr", None)  # functions, modules, optimizers: their own
         if show is not None:

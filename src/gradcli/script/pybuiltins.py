@@ -37,12 +37,13 @@ from .pyprotocols import (
     as_index,
     counted,
     fail,
+    is_iterator,
     items_of,
     materialise,
     needs_interpreter,
     truth,
 )
-from .values import COMPARE, arith
+from .values import COMPARE, DICT_VIEWS, arith
 
 
 # ---- printing and conversion ------------------------------------------------------------------
@@ -96,7 +97,7 @@ def format_(interp: Any, value: Any, spec: str = "") -> str:
 def len_(x: Any) -> int:
     """``len(x)``."""
     if isinstance(x, (Tensor, list, tuple, str, dict, set, range)) or \
-            type(x).__name__ in ("dict_keys", "dict_values", "dict_items") or \
+            type(x).__name__ in DICT_VIEWS or \
             getattr(type(x), "script_sequence", False):
         try:
             return len(x)
@@ -170,7 +171,7 @@ def iter_(interp: Any, obj: Any) -> Any:
 @_named("next")
 def next_(iterator: Any, *default: Any) -> Any:
     """``next(iterator[, default])``."""
-    if not hasattr(iterator, "__next__") or type(iterator).__module__ != "builtins":
+    if not is_iterator(iterator):
         raise fail(f"'{type_name(iterator)}' object is not an iterator")
     try:
         return next(iterator)

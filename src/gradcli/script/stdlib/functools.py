@@ -1,0 +1,133 @@
+"""Python's ``functools`` as a script imports it: ``reduce``, ``partial``, ``lru_cache`` and
+``cache``, ``wraps``, ``cmp_to_key``. A script's function given to one is called through the
+interpreter (its steps count; CPython's own reduce and caches do the rest)."""
+
+from __future__ import annotations
+
+import functools as _python_functools
+from typing import Any
+
+from ...errors import ScriptError
+from ..pybuiltins import _callable, callable_
+from ..pyprotocols import counted, needs_interpreter
+from .collections import namedtuple
+from .support import python
+
+_CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize"]).make
+
+
+@needs_interpreter
+def reduce(interp: Any, function: Any, iterable: Any, *initial: Any) -> Any:
+    """``reduce(function, iterable[, initial])``."""
+    return python(_python_functools.reduce, _callable(interp, function),
+                  counted(interp, iterable), *initial)
+
+
+class Partial:
+    """``functools.partial(func, *args, **keywords)``."""
+
+    __slots__ = ("args", "func", "keywords")
+    needs_interpreter = True
+    script_type = "functools.partial"
+    script_attributes = frozenset({"func", "args", "keywords"})
+
+    def __init__(self, func: Any, args: tuple, keywords: dict) -> None:
+        self.func = func
+        self.args = args
+        self.keywords = keywords
+
+    def __call__(self, interp: Any, *args: Any, **kwargs: Any) -> Any:
+        return interp.call_value(self.func, [*self.args, *args], {**self.keywords, **kwargs})
+
+    def script_repr(self, printer: Any) -> str:
+        parts = [printer.repr(self.func), *(printer.repr(a) for a in self.args),
+                 *(f"{k}={printer.repr(v)}" for k, v in self.keywords.items())]
+        return f"functools.partial({', '.join(parts)})"
+
+
+def partial(*args: Any, **keywords: Any) -> Partial:
+    """``partial(func, /, *args, **keywords)``; a partial of a partial flattens, as CPython's."""
+    if not args:
+        raise ScriptError("type 'partial' takes at least one argument", kind="TypeError")
+    func, *rest = args
+    if not callable_(func):
+        raise ScriptError("the first argument must be callable", kind="TypeError")
+    if isinstance(func, Partial):
+        return Partial(func.func, (*func.args, *rest), {**func.keywords, **keywords})
+    return Partial(func, tuple(rest), keywords)
+
+
+class Cached:
+    """A function under ``lru_cache``/``cache``: CPython's cache of the calls' results."""
+
+    __slots__ = ("__name__", "cached", "wrapped")
+    script_type = "functools._lru_cache_wrapper"
+    script_attributes = frozenset({"cache_info", "cache_clear", "__wrapped__"})
+
+    def __init__(self, interp: Any, wrapped: Any, maxsize: Any, typed: Any) -> None:
+        self.wrapped = wrapped
+        self.__name__ = getattr(wrapped, "name", getattr(wrapped, "__name__", "function"))
+        self.cached = _python_functools.lru_cache(maxsize, typed)(_callable(interp, wrapped))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.cached(*args, **kwargs)
+
+    @property
+    def __wrapped__(self) -> Any:
+        return self.wrapped
+
+    def cache_info(self) -> Any:
+        """``CacheInfo(hits, misses, maxsize, currsize)``."""
+        return _CacheInfo(*self.cached.cache_info())
+
+    def cache_clear(self) -> None:
+        """Forget every result."""
+        self.cached.cache_clear()
+
+    def script_repr(self, printer: Any) -> str:
+        return f"<functools._lru_cache_wrapper object at {printer.address(self)}>"
+
+
+@needs_interpreter
+def lru_cache(interp: Any, maxsize: Any = 128, typed: Any = False) -> Any:
+    """``@lru_cache``, ``@lru_cache(maxsize=128, typed=False)``."""
+    if callable_(maxsize) and not isinstance(maxsize, bool) and not isinstance(maxsize, int):
+        return Cached(interp, maxsize, 128, typed)  # @lru_cache without parentheses
+    if maxsize is not None and (isinstance(maxsize, bool) or not isinstance(maxsize, int)):
+        raise ScriptError("Expected first argument to be an integer, a callable, or None",
+                          kind="TypeError")
+    return lambda fn: _decorate(interp, fn, maxsize, typed)
+
+
+def _decorate(interp: Any, fn: Any, maxsize: Any, typed: Any) -> Cached:
+    if not callable_(fn):
+        raise ScriptError("the first argument must be callable", kind="TypeError")
+    return Cached(interp, fn, maxsize, typed)
+
+
+@needs_interpreter
+def cache(interp: Any, user_function: Any) -> Cached:
+    """``@cache``: ``lru_cache(maxsize=None)``."""
+    return _decorate(interp, user_function, None, False)
+
+
+def wraps(wrapped: Any, *args: Any, **kwargs: Any) -> Any:
+    """``@wraps(wrapped)``: the wrapper takes the wrapped function's name."""
+    def decorate(wrapper: Any) -> Any:
+        name = getattr(wrapped, "name", None) or getattr(wrapped, "__name__", None)
+        if isinstance(name, str) and hasattr(wrapper, "node"):  # a script's function
+            wrapper.name = name
+        return wrapper
+    return decorate
+
+
+@needs_interpreter
+def cmp_to_key(interp: Any, mycmp: Any) -> Any:
+    """``cmp_to_key(mycmp)``: a sort key from an old-style comparison."""
+    return _python_functools.cmp_to_key(_callable(interp, mycmp))
+
+
+MEMBERS: dict[str, Any] = {"reduce": reduce, "partial": partial, "lru_cache": lru_cache,
+                           "cache": cache, "wraps": wraps, "cmp_to_key": cmp_to_key}
+
+__all__ = ["MEMBERS"]

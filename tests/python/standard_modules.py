@@ -1,0 +1,135 @@
+# The standard modules a program imports for ordinary work: what CPython prints, line by line.
+import random
+import itertools
+import functools
+import collections
+import sys
+import time
+from collections import Counter, OrderedDict, defaultdict, deque, namedtuple
+from functools import lru_cache, partial, reduce
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+# random: CPython's generator, seeded
+random.seed(1234)
+words = ["emma", "olivia", "ava", "isabella", "sophia", "charlotte", "mia", "amelia"]
+random.shuffle(words)
+print(words, random.random(), random.randint(-5, 5), random.randrange(0, 50, 7))
+print(random.choice(words), random.sample(words, 3), random.choices("xyz", weights=[1, 2, 3], k=5))
+print(random.uniform(2, 3), random.gauss(0, 1), random.normalvariate(1, 2), random.expovariate(2))
+print(random.triangular(0, 1), random.betavariate(2, 3), random.getrandbits(40))
+state = random.getstate()
+first = random.random()
+random.setstate(state)
+print(first == random.random())
+rng = random.Random(99)
+print(rng.random(), rng.randint(1, 6), random.Random("seed").random(), random.Random(99).random())
+for bad in ((lambda: random.randint(1)), (lambda: random.choice([])), (lambda: random.sample([1], 2)),
+            (lambda: random.randrange(0)), (lambda: random.seed([1])), (lambda: rng.shuffle(5))):
+    try:
+        bad()
+    except (TypeError, ValueError, IndexError) as e:
+        print(type(e).__name__, e)
+
+# itertools
+print(list(itertools.product("ab", range(2))), list(itertools.product([0, 1], repeat=2)))
+print(list(itertools.permutations([1, 2, 3], 2)), list(itertools.combinations("abcd", 3)))
+print(list(itertools.combinations_with_replacement("ab", 2)), list(itertools.chain("ab", [1])))
+print(list(itertools.chain.from_iterable([[1, 2], [3]])), list(itertools.islice(itertools.count(10, 5), 4)))
+print(list(itertools.accumulate([3, 1, 4, 1, 5], max)), list(itertools.accumulate([1, 2, 3], initial=10)))
+print([(k, len(list(g))) for k, g in itertools.groupby(sorted("mississippi"))])
+print(list(itertools.zip_longest("abc", [1], fillvalue=0)), list(itertools.pairwise("abcd")))
+print(list(itertools.takewhile(lambda x: x * x < 10, itertools.count())), list(itertools.repeat(7, 3)))
+print(list(itertools.starmap(lambda a, b: a - b, [(5, 1), (9, 4)])), list(itertools.compress(range(5), [1, 0, 1])))
+evens, odds = itertools.tee(range(6))
+print(list(itertools.filterfalse(lambda n: n % 2, evens)), list(itertools.dropwhile(lambda n: n < 4, odds)))
+cycler = itertools.cycle("xy")
+print([next(cycler) for _ in range(5)])
+for bad in ((lambda: itertools.product(5)), (lambda: list(itertools.chain(5))), (lambda: itertools.repeat())):
+    try:
+        bad()
+    except TypeError as e:
+        print(type(e).__name__, e)
+
+# functools
+print(reduce(lambda acc, x: acc * 10 + x, [1, 2, 3]), reduce(max, [], -1), functools.reduce(lambda a, b: a + b, "abc"))
+def power(base, exponent):
+    return base ** exponent
+square = partial(power, exponent=2)
+print(square(7), [square(i) for i in range(4)], square.args, square.keywords, square.func is power)
+@lru_cache(maxsize=None)
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+print(fib(80), fib.cache_info())
+fib.cache_clear()
+print(fib.cache_info())
+@functools.cache
+def slow_square(n):
+    return n * n
+print(slow_square(12), slow_square(12), slow_square.cache_info().hits)
+def shout(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return str(fn(*args)).upper()
+    return wrapper
+@shout
+def greet(name):
+    return "hi " + name
+print(greet("ada"), greet.__name__, sorted([5, 2, 9], key=functools.cmp_to_key(lambda a, b: b - a)))
+for bad in ((lambda: reduce(power, [])), (lambda: partial()), (lambda: partial(3)), (lambda: fib([1]))):
+    try:
+        bad()
+    except TypeError as e:
+        print(type(e).__name__, e)
+
+# collections
+counts = Counter("the quick brown fox jumps over the lazy dog".split() + ["the"])
+print(counts, counts.most_common(2), counts["cat"], counts.total())
+counts.update(["fox", "fox"])
+counts.subtract({"the": 3})
+print(counts["fox"], counts["the"], Counter("aab") + Counter("abc"), Counter("aab") - Counter("a"), Counter())
+groups = defaultdict(list)
+for word in ["apple", "avocado", "banana", "blueberry", "cherry"]:
+    groups[word[0]].append(word)
+print(groups, dict(groups), groups.default_factory, defaultdict(int)["missing"], defaultdict())
+od = OrderedDict([("b", 2), ("a", 1)])
+od["c"] = 3
+od.move_to_end("b")
+print(od, list(od), od.popitem(), od.popitem(last=False), OrderedDict())
+window = deque(maxlen=3)
+for i in range(5):
+    window.append(i)
+window.appendleft(-1)
+print(window, list(window), window[0], len(window), window.popleft(), deque("ab"), deque())
+window.extend([8, 9])
+window.rotate(1)
+print(window, window.maxlen, 9 in window)
+Point = namedtuple("Point", ["x", "y"])
+p = Point(3, y=4)
+x, y = p
+print(p, p.x + p.y, p[0], x, y, p._asdict(), p._replace(y=0), p._fields, isinstance(p, tuple), Point)
+Pair = namedtuple("Pair", "left right", defaults=[None])
+print(Pair(1), type(p), type(counts), type(od), type(groups), type(window))
+for bad in ((lambda: Point(1)), (lambda: namedtuple("P", "x 1y")), (lambda: defaultdict(3)),
+            (lambda: deque([], maxlen=-1)), (lambda: defaultdict(None)["k"])):
+    try:
+        bad()
+    except (TypeError, ValueError, KeyError) as e:
+        print(type(e).__name__, e)
+
+# typing
+Vector = List[float]
+def scale(v: Vector, k: float = 2.0) -> Vector:
+    return [k * x for x in v]
+Reducer = Callable[[int, int], int]
+print(scale([1.0, 2.5]), Vector, Reducer, Dict[str, int], Optional[int], Union[int, str], Tuple[int, ...])
+
+# sys and time
+sys.stdout.write("written by sys.stdout.write\n")
+print(sys.stdout.write("x") == 1)
+start = time.perf_counter()
+now = time.time()
+print(time.perf_counter() >= start, time.time() >= now)
+try:
+    sys.exit("stopped")
+except SystemExit as e:
+    print("SystemExit", e)
