@@ -24,20 +24,22 @@ def reduce(interp: Any, function: Any, iterable: Any, *initial: Any) -> Any:
 
 
 class Partial:
-    """``functools.partial(func, *args, **keywords)``."""
+    """``functools.partial(func, *args, **keywords)``: callable by the interpreter and by the
+    api alike (``jacobian(partial(f, w), x)``), through the run's interpreter."""
 
-    __slots__ = ("args", "func", "keywords")
-    needs_interpreter = True
+    __slots__ = ("args", "func", "interp", "keywords")
     script_type = "functools.partial"
     script_attributes = frozenset({"func", "args", "keywords"})
 
-    def __init__(self, func: Any, args: tuple, keywords: dict) -> None:
+    def __init__(self, interp: Any, func: Any, args: tuple, keywords: dict) -> None:
+        self.interp = interp
         self.func = func
         self.args = args
         self.keywords = keywords
 
-    def __call__(self, interp: Any, *args: Any, **kwargs: Any) -> Any:
-        return interp.call_value(self.func, [*self.args, *args], {**self.keywords, **kwargs})
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.interp.call_value(self.func, [*self.args, *args],
+                                      {**self.keywords, **kwargs})
 
     def script_repr(self, printer: Any) -> str:
         parts = [printer.repr(self.func), *(printer.repr(a) for a in self.args),
@@ -45,7 +47,8 @@ class Partial:
         return f"functools.partial({', '.join(parts)})"
 
 
-def partial(*args: Any, **keywords: Any) -> Partial:
+@needs_interpreter
+def partial(interp: Any, *args: Any, **keywords: Any) -> Partial:
     """``partial(func, /, *args, **keywords)``; a partial of a partial flattens, as CPython's."""
     if not args:
         raise ScriptError("type 'partial' takes at least one argument", kind="TypeError")
@@ -53,8 +56,8 @@ def partial(*args: Any, **keywords: Any) -> Partial:
     if not callable_(func):
         raise ScriptError("the first argument must be callable", kind="TypeError")
     if isinstance(func, Partial):
-        return Partial(func.func, (*func.args, *rest), {**func.keywords, **keywords})
-    return Partial(func, tuple(rest), keywords)
+        return Partial(interp, func.func, (*func.args, *rest), {**func.keywords, **keywords})
+    return Partial(interp, func, tuple(rest), keywords)
 
 
 class Cached:
