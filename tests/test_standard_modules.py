@@ -187,3 +187,21 @@ def test_an_import_outside_spec_7_names_what_is_supported():
     for name in ("random", "itertools", "functools", "collections", "typing", "sys", "time",
                  "matplotlib.pyplot"):
         assert name in err.hint
+
+
+# ---- loading ------------------------------------------------------------------------------------
+def test_a_standard_module_is_loaded_when_a_script_first_uses_it():
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom gradcli import pipeline\nfiles = ('random', 'collections', 'pyplot')\n"
+             "def loaded():\n    return [f for f in files if f'gradcli.script.stdlib.{f}' in sys.modules]\n"
+             "before = loaded()\n"
+             "pipeline.run('import torch\\nprint(torch.ones(1))\\n', filename='a.py', on_print=print)\n"
+             "middle = loaded()\n"
+             "pipeline.run('from collections import Counter\\nprint(Counter(\"aab\"))\\n', "
+             "filename='b.py', on_print=print)\n"
+             "print(before, middle, loaded())\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "[] [] ['collections']"
+    assert "Counter({'a': 2, 'b': 1})" in out.stdout

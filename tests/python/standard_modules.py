@@ -42,9 +42,14 @@ print(list(itertools.takewhile(lambda x: x * x < 10, itertools.count())), list(i
 print(list(itertools.starmap(lambda a, b: a - b, [(5, 1), (9, 4)])), list(itertools.compress(range(5), [1, 0, 1])))
 evens, odds = itertools.tee(range(6))
 print(list(itertools.filterfalse(lambda n: n % 2, evens)), list(itertools.dropwhile(lambda n: n < 4, odds)))
+counter = itertools.count(5)
+next(counter)
+print(counter, [itertools.count(2.5, 0.5)], itertools.count(0, True), itertools.count(0, 1.0), itertools.repeat(7, 3))
+print(itertools.repeat("a"), itertools.repeat(None), itertools.repeat(print), itertools.repeat([1.5, "b"], 0))
 cycler = itertools.cycle("xy")
 print([next(cycler) for _ in range(5)])
-for bad in ((lambda: itertools.product(5)), (lambda: list(itertools.chain(5))), (lambda: itertools.repeat())):
+for bad in ((lambda: itertools.product(5)), (lambda: list(itertools.chain(5))), (lambda: itertools.repeat()),
+            (lambda: itertools.chain.from_iterable(5))):
     try:
         bad()
     except TypeError as e:
@@ -87,6 +92,8 @@ print(counts, counts.most_common(2), counts["cat"], counts.total())
 counts.update(["fox", "fox"])
 counts.subtract({"the": 3})
 print(counts["fox"], counts["the"], Counter("aab") + Counter("abc"), Counter("aab") - Counter("a"), Counter())
+print("%s" % counts.most_common(1), "%s | %r" % (Counter("aab"), Counter("b")), "%(a)d, %(b)s" % Counter("aab"))
+print("%s" % Counter(), "%s" % OrderedDict(a=1), "%r" % defaultdict(int), "%s" % {"k": [1]}, "%(k)s" % {"k": [1]})
 groups = defaultdict(list)
 for word in ["apple", "avocado", "banana", "blueberry", "cherry"]:
     groups[word[0]].append(word)
@@ -107,13 +114,20 @@ Point = namedtuple("Point", ["x", "y"])
 p = Point(3, y=4)
 x, y = p
 print(p, p.x + p.y, p[0], x, y, p._asdict(), p._replace(y=0), p._fields, isinstance(p, tuple), Point)
+window[0] = "first"
+try:
+    window[-9] = 0
+except IndexError as e:
+    print(type(e).__name__, e, window)
 Pair = namedtuple("Pair", "left right", defaults=[None])
 print(Pair(1), type(p), type(counts), type(od), type(groups), type(window))
 for bad in ((lambda: Point(1)), (lambda: namedtuple("P", "x 1y")), (lambda: defaultdict(3)),
-            (lambda: deque([], maxlen=-1)), (lambda: defaultdict(None)["k"])):
+            (lambda: deque([], maxlen=-1)), (lambda: defaultdict(None)["k"]), (lambda: window[7]),
+            (lambda: deque()[0]), (lambda: window["0"]), (lambda: window.remove(42)), (lambda: window.index(42)),
+            (lambda: deque().pop()), (lambda: deque().popleft())):
     try:
         bad()
-    except (TypeError, ValueError, KeyError) as e:
+    except (TypeError, ValueError, KeyError, IndexError) as e:
         print(type(e).__name__, e)
 
 # typing

@@ -419,7 +419,10 @@ class Evaluator:
                 raise ScriptError(str(exc), kind=type(exc).__name__) from None
         cls = obj.__class__
         if getattr(cls, "script_sequence", False) or getattr(cls, "script_subscript", False):
-            return obj[key]  # nn.Sequential: model[0]; a deque; typing's List[int]
+            try:  # nn.Sequential: model[0]; a deque; typing's List[int]
+                return obj[key]
+            except (IndexError, TypeError, ValueError) as exc:  # Python's own (a deque's)
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
         raise ScriptError(f"'{type_name(obj)}' object is not subscriptable", kind="TypeError")
 
     def set_item(self, obj: Any, key: Any, value: Any) -> None:
@@ -439,7 +442,10 @@ class Evaluator:
                 check_list(obj)
             return
         if getattr(obj.__class__, "script_sequence", False):
-            obj[key] = value
+            try:
+                obj[key] = value
+            except (IndexError, TypeError, ValueError) as exc:
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
             return
         raise ScriptError(f"'{type_name(obj)}' object does not support item assignment",
                           kind="TypeError")

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..pybuiltins import _callable
-from ..pyprotocols import counted, needs_interpreter
+from ..pyprotocols import counted, items_of, needs_interpreter
 from ..values import MAX_SEQUENCE, arith, too_long
 from .support import python
 
@@ -90,6 +90,7 @@ class Chain:
     @needs_interpreter
     def from_iterable(self, interp: Any, iterable: Any) -> Any:
         """``chain.from_iterable(iterables)``: each iterable taken as it comes."""
+        items_of(iterable)  # not iterable: the error now, as CPython's
         return _python_itertools.chain.from_iterable(
             counted(interp, it) for it in counted(interp, iterable))
 

@@ -99,6 +99,7 @@ def _function(name: str) -> Any:
 
 
 NAMES = (*sorted(_FUNCTIONS | {"subplots"}), "style", "rcParams")
+MATPLOTLIB_NAMES = ("pyplot", "use", "rcParams")
 
 
 def module(interp: Any) -> dict[str, Any]:
@@ -114,4 +115,4 @@ def matplotlib(interp: Any) -> dict[str, Any]:
     return {"pyplot": pyplot, "use": _function("use"), "rcParams": pyplot.get("rcParams")}
 
 
-__all__ = ["NAMES", "matplotlib", "module"]
+__all__ = ["MATPLOTLIB_NAMES", "NAMES", "matplotlib", "module"]
