@@ -7,7 +7,7 @@ import sys
 import time
 from collections import Counter, OrderedDict, defaultdict, deque, namedtuple
 from functools import lru_cache, partial, reduce
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, ClassVar, Dict, Final, Iterable, List, Literal, Mapping, Optional, Tuple, Union
 
 # random: CPython's generator, seeded
 random.seed(1234)
@@ -109,7 +109,7 @@ window.appendleft(-1)
 print(window, list(window), window[0], len(window), window.popleft(), deque("ab"), deque())
 window.extend([8, 9])
 window.rotate(1)
-print(window, window.maxlen, 9 in window)
+print(window, window.maxlen, 9 in window, list(reversed(window)), window.count(9), window.index(9))
 Point = namedtuple("Point", ["x", "y"])
 p = Point(3, y=4)
 x, y = p
@@ -135,6 +135,9 @@ Vector = List[float]
 def scale(v: Vector, k: float = 2.0) -> Vector:
     return [k * x for x in v]
 Reducer = Callable[[int, int], int]
+def pick(mode: Literal["sum", "mean"] = "mean", xs: Iterable[float] = ()) -> Mapping[str, Any]:
+    return {mode: list(xs)}
+print(pick(xs=(1.5,)), Literal["sum", "mean"], Literal["a", "a", 1, True], Literal, ClassVar[int], Final[float], Any)
 print(scale([1.0, 2.5]), Vector, Reducer, Dict[str, int], Optional[int], Union[int, str], Tuple[int, ...])
 
 # sys and time

@@ -59,8 +59,8 @@ def type_name(v: Any) -> str:
         return script_type
     if type(v).__module__ == "gradcli.engine.dtypes":
         return "torch.dtype"
-    if type(v).__module__ == "itertools":  # itertools.chain, as CPython names it
-        return f"itertools.{type(v).__name__}"
+    if type(v).__module__ in ("itertools", "_collections"):  # itertools.chain, as CPython
+        return f"{type(v).__module__}.{type(v).__name__}"  # names it (a deque's iterators)
     if callable(v) and not isinstance(v, _PLAIN):
         return "builtin_function_or_method"
     return type(v).__name__
@@ -221,6 +221,8 @@ class Printer:
             what = f"generator object {v.__qualname__.rpartition('.<locals>.')[2]}" \
                 if cls.__name__ == "generator" else f"{cls.__name__} object"
             return f"<{what} at {self.address(v)}>"
+        if cls.__module__ == "_collections":  # a deque's iterators
+            return f"<{type_name(v)} object at {self.address(v)}>"
         if callable(v):
             name = getattr(v, "__name__", "function")
             owner = getattr(v, "__self__", None)

@@ -10,6 +10,7 @@ share with the interpreter ``pyprotocols``'s; ``PY_BUILTINS`` and ``TYPES`` name
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -155,7 +156,7 @@ def reversed_(seq: Any) -> Any:
     if isinstance(seq, Tensor):
         raise fail("gradcli does not support reversed() of a tensor (torch.flip) yet",
                    "NotImplementedError")
-    if isinstance(seq, (list, tuple, str, range, dict)):
+    if isinstance(seq, (list, tuple, str, range, dict, deque)):  # a deque: collections'
         return reversed(seq)
     raise fail(f"'{type_name(seq)}' object is not reversible")
 

@@ -53,8 +53,9 @@ def items_of(v: Any) -> Iterator[Any]:
 
 def is_iterator(v: Any) -> bool:
     """Whether ``v`` is one of Python's iterators a script may hold (a generator, zip, map,
-    an itertools iterator)."""
-    return hasattr(v, "__next__") and type(v).__module__ in ("builtins", "itertools")
+    an itertools iterator, a deque's)."""
+    return hasattr(v, "__next__") and type(v).__module__ in ("builtins", "itertools",
+                                                              "_collections")
 
 
 def counted(interp: Any, v: Any) -> Iterator[Any]:

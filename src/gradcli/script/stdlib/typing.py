@@ -30,6 +30,12 @@ class Form:
             if len(unique) == 2 and None in unique:
                 return Form("Optional", tuple(a for a in unique if a is not None))
             return Form("Union", unique)
+        if self.name == "Literal":  # each value once (1 and True are two)
+            try:
+                args = tuple(dict.fromkeys((type(a), a) for a in args))
+                args = tuple(a for _, a in args)
+            except TypeError:  # an unhashable value: kept as given, as CPython does
+                pass
         return Form(self.name, args)
 
     def script_repr(self, printer: Any) -> str:
@@ -71,7 +77,7 @@ def cast(typ: Any, val: Any) -> Any:
 
 _FORMS = ("Any", "List", "Dict", "Tuple", "Set", "FrozenSet", "Optional", "Union", "Callable",
           "Iterable", "Iterator", "Sequence", "Mapping", "MutableMapping", "Type", "Generator",
-          "NoReturn")
+          "NoReturn", "Literal", "ClassVar", "Final")
 MEMBERS: dict[str, Any] = {name: Form(name) for name in _FORMS}
 MEMBERS.update({"TypeVar": TypeObject("typing.TypeVar", (TypeVar,), TypeVar), "cast": cast,
                 "TYPE_CHECKING": False})
