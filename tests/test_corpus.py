@@ -114,12 +114,11 @@ def test_program_is_small_sourced_and_in_the_spec_subset(name):
             modules |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             modules.add(node.module)
-        elif isinstance(node, ast.ClassDef):
-            pytest.fail("classes are outside SPEC §7")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                 node.func.id in {"open", "eval", "exec", "input", "__import__"}:
             pytest.fail(f"{node.func.id}() is outside SPEC §7")
-        elif isinstance(node, ast.Attribute) and node.attr in {"cuda", "to"}:
+        elif isinstance(node, ast.Attribute) and node.attr == "cuda" or \
+                isinstance(node, ast.Constant) and "cuda" in str(node.value):
             pytest.fail("corpus programs stay on the CPU")
     outside = {m for m in modules if m not in ALLOWED_MODULES and not m.startswith("torch.")}
     assert not outside, f"imports outside SPEC §7: {sorted(outside)}"

@@ -56,10 +56,20 @@ def _build() -> dict[str, TypeObject]:
 EXCEPTIONS: dict[str, TypeObject] = _build()
 
 
+# PyTorch's own exception classes (not Python's built-in names), by their base
+_LIBRARY = {"GradcheckError": "RuntimeError", "FrozenInstanceError": "AttributeError"}
+
+
 def exception_type(kind: str) -> TypeObject:
     """The class of an error kind; a kind Python does not have derives from Exception."""
     t = EXCEPTIONS.get(kind)
-    return t if t is not None else TypeObject(kind, (), None, EXCEPTIONS["Exception"])
+    if t is None:
+        t = EXCEPTIONS[_LIBRARY.get(kind, "Exception")]
+        t = _KINDS.setdefault(kind, TypeObject(kind, (), None, t))
+    return t
+
+
+_KINDS: dict[str, TypeObject] = {}  # the same class each time a kind is met
 
 
 class ExcValue:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import _string  # CPython's own parser of format strings (what string.Formatter uses)
 import re
 import warnings
+from collections import OrderedDict
 from types import MethodType, ModuleType
 from typing import Any
 
@@ -22,7 +23,11 @@ from ..engine.context import GradMode
 from ..engine.tensor import Size
 from ..errors import ScriptError
 from .exceptions import ExcValue
-from .values import DICT_VIEWS, MAX_SEQUENCE, too_long
+from .values import MAX_SEQUENCE, too_long
+
+# the views of a dict's and an OrderedDict's keys, values and items, by their class names
+DICT_VIEWS = frozenset({"dict_keys", "dict_values", "dict_items", "odict_keys", "odict_values",
+                        "odict_items"})
 
 _PLAIN = (int, float, bool, str, type(None))
 MAX_REPR_DEPTH = 900  # containers inside containers; CPython's own limit is near 1,000
@@ -139,9 +144,9 @@ class Printer:
             return repr(v)
         if isinstance(v, ExcValue):
             return v.message(self.str)
-        show = getattr(v, "script_str", None)  # torch.device prints as 'cpu'
+        show = getattr(v.__class__, "script_str", None)  # torch.device prints as 'cpu'
         if show is not None:
-            return show(self)
+            return show(v, self)
         return self.repr(v)
 
     def repr(self, v: Any) -> str:
@@ -167,6 +172,10 @@ class Printer:
             return repr(v)
         if cls is Tensor or isinstance(v, Tensor):
             return repr(v)
+        if cls is OrderedDict:  # a state_dict (CPython 3.11's repr)
+            if not v:
+                return "OrderedDict()"
+            return f"OrderedDict({self._repr(list(v.items()), active)})"
         if cls is list or cls is tuple or cls is dict or cls is set:
             if id(v) in active:  # a list that contains itself
                 return "[...]" if cls is list else "{...}" if cls is dict else "(...)"
@@ -190,7 +199,7 @@ class Printer:
         if cls is Size:
             return f"torch.Size([{', '.join(repr(int(d)) for d in v)}])"
         if isinstance(v, Node):
-            return f"<{node_name(v)} object at {self.address(v)}>"
+            return f"<{v.repr_name()} object at {self.address(v)}>"
         if isinstance(v, ExcValue):
             return v.text(lambda a: self._repr(a, active))
         if v is Ellipsis:
@@ -202,9 +211,9 @@ class Printer:
             return self._itertools_repr(v, active)
         if cls.__name__ in DICT_VIEWS:
             return f"{cls.__name__}({self._repr(list(v), active)})"
-        show = getattr(v, "script_repr", None)  # functions, modules, optimizers: their own
+        show = getattr(cls, "script_repr", None)  # functions, modules, optimizers: their own
         if show is not None:
-            return show(self)
+            return show(v, self)
         if isinstance(v, TypeObject):
             return repr(v)
         if isinstance(v, GradMode):

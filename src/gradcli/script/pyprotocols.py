@@ -11,8 +11,8 @@ from typing import Any
 
 from ..engine import Tensor
 from ..errors import ScriptError
-from .printing import type_name
-from .values import DICT_VIEWS, MAX_SEQUENCE, too_long
+from .printing import DICT_VIEWS, type_name
+from .values import MAX_SEQUENCE, too_long
 
 
 def needs_interpreter(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -35,6 +35,7 @@ def fail(message: str, kind: str = "TypeError") -> ScriptError:
 
 # ---- iteration ----------------------------------------------------------------------------------
 _ITERABLE = (list, tuple, str, dict, set, frozenset, range)
+
 
 
 def items_of(v: Any) -> Iterator[Any]:

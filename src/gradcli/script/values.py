@@ -18,9 +18,6 @@ from ..language import program as P
 MAX_INT_BITS = 14_000  # about 4,200 digits: Python converts at most 4,300 to text
 MAX_SEQUENCE = 1_000_000  # characters of a string, elements of a (flattened) list
 MAX_LIST_DEPTH = 100
-# the views of a dict's (and an OrderedDict's) keys, values and items, by their class names
-DICT_VIEWS = frozenset({"dict_keys", "dict_values", "dict_items", "odict_keys", "odict_values",
-                        "odict_items"})
 
 
 def _contains(container: Any, item: Any) -> bool:
