@@ -150,3 +150,32 @@ try:
     sys.exit("stopped")
 except SystemExit as e:
     print("SystemExit", e)
+
+# the modules with a script's classes
+class Item:
+    def __init__(self, n):
+        self.n = n
+    def __repr__(self):
+        return f"Item({self.n})"
+    def __eq__(self, other):
+        return isinstance(other, Item) and self.n == other.n
+    def __hash__(self):
+        return hash(self.n)
+    def __lt__(self, other):
+        return self.n < other.n
+    @functools.lru_cache(maxsize=None)
+    def scaled(self, k):
+        return self.n * k
+    @functools.cache
+    def squared(self):
+        return self.n ** 2
+items = [Item(i) for i in range(6)]
+random.seed(7)
+random.shuffle(items)
+print(items, random.choice(items), sorted(items)[:2], max(items), Counter([Item(1), Item(1), Item(2)]))
+print(itertools.repeat(Item(3), 2), deque([Item(4)], maxlen=2), defaultdict(list, {Item(5): [Item(6)]}))
+one = Item(2)
+print(one.scaled(10), one.scaled(10), Item(3).scaled(10), one.squared(), one.scaled.cache_info(), Item.scaled.cache_info())
+print(one.scaled, Item.scaled(one, 10), one.scaled == one.scaled, one.scaled != Item(2).scaled)
+one.scaled.cache_clear()
+print(Item.scaled.cache_info(), [(k, len(list(g))) for k, g in itertools.groupby([Item(1), Item(1), Item(2)])])

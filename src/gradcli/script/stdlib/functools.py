@@ -90,6 +90,44 @@ class Cached:
     def script_repr(self, printer: Any) -> str:
         return f"<functools._lru_cache_wrapper object at {printer.address(self)}>"
 
+    def script_bind(self, obj: Any) -> CachedMethod:
+        """Read from an instance, a method (CPython's wrapper binds as a function does)."""
+        return CachedMethod(self, obj)
+
+
+class CachedMethod:
+    """``obj.method`` whose function is under ``lru_cache``: the instance is the first
+    argument of the cached call, and the cache's methods are read through it, as CPython's."""
+
+    __slots__ = ("cached", "self")
+    script_type = "method"
+    script_attributes = frozenset({"cache_info", "cache_clear"})
+
+    def __init__(self, cached: Cached, obj: Any) -> None:
+        self.cached = cached
+        self.self = obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.cached(self.self, *args, **kwargs)
+
+    def cache_info(self) -> Any:
+        return self.cached.cache_info()
+
+    def cache_clear(self) -> None:
+        self.cached.cache_clear()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CachedMethod) and other.cached is self.cached and \
+            other.self is self.self
+
+    def __hash__(self) -> int:
+        return hash((id(self.cached), id(self.self)))
+
+    def script_repr(self, printer: Any) -> str:
+        wrapped = self.cached.wrapped
+        qualname = getattr(wrapped, "qualname", None) or self.cached.__name__
+        return f"<bound method {qualname} of {printer.repr(self.self)}>"
+
 
 @needs_interpreter
 def lru_cache(interp: Any, maxsize: Any = 128, typed: Any = False) -> Any:
