@@ -295,7 +295,6 @@ REJECTED = [
     ("def f()\n    pass\n", "expected ':'", 1, 8),
     ("if x:\n  break\n", "'break' outside loop", 2, 3),
     ("def f():\n  continue\n", "'continue' not properly in loop", 2, 3),
-    ("class A:\npass\n", "expected an indented block after class definition on line 1", 2, 1),
     ("class A:\n  return 1\n", "'return' outside function", 2, 3),
     ("class A:\n  break\n", "'break' outside loop", 2, 3),
     ("class A(*b):\n  pass\n", ("gradcli does not support unpacking (* or **) or a generator in "
@@ -399,6 +398,7 @@ INDENTATION = [
     ("if x:\n", _E, _BLOCK + "'if' statement on line 1", 1, 6),
     ("x = 1\nfor i in range(3):\nx = 2\n", _E, _BLOCK + "'for' statement on line 2", 3, 1),
     ("def f(a):\nreturn a\n", _E, _BLOCK + "function definition on line 1", 2, 1),
+    ("class A:\npass\n", _E, _BLOCK + "class definition on line 1", 2, 1),
     ("with no_grad():\n\n", _E, _BLOCK + "'with' statement on line 1", 2, 1),
     ("if a:\n  pass\nelse:\nz = 1\n", _E, _BLOCK + "'else' statement on line 3", 4, 1),
     ("while x:\n    pass\nelse:\ny\n", _E, _BLOCK + "'else' statement on line 3", 4, 1),
