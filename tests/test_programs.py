@@ -180,6 +180,20 @@ def test_names_inside_functions_and_expressions_with_their_parentheses():
     assert "path 1: L <- sum(f:z)*u <- sum(f:z) <- f:z <- w" in r.stdout
 
 
+def test_a_custom_functions_input_is_named_by_its_expression(program):
+    src = ("import torch\n\n\nclass Square(torch.autograd.Function):\n"
+           "    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n"
+           "        return x * x\n\n    @staticmethod\n    def backward(ctx, g):\n"
+           "        (x,) = ctx.saved_tensors\n        return 2 * x * g\n\n\n"
+           "w = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+           "loss = Square.apply(w * 3).sum()\nloss.backward()\n")
+    p = program(src)
+    r = invoke("explain", p, "--wrt", "w", "--format", "plain")
+    # forward and backward run with grad off: their parameters name nothing
+    assert "path 1: loss <- Square(w*3) <- w*3 <- w" in r.stdout
+    assert invoke("check", p, "--wrt", "w").exit_code == 0
+
+
 # -- check: the function autograd differentiated --------------------------------------------------
 def test_check_on_a_training_script_checks_the_recorded_graph(program):
     p = program(TRAIN)

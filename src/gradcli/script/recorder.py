@@ -65,7 +65,12 @@ class Recorder:
                     entries.append((f"{name}[{j}]", id(item)))
 
     def bind_local(self, fn: Any, name: str, t: Tensor) -> None:
-        """A function's binding of a tensor (a parameter too): named ``f:name`` in listings."""
+        """A function's binding of a tensor (a parameter too): named ``f:name`` in listings.
+        Not while grad is off (a custom Function's forward and backward: ``Square(w*3)``, not
+        ``Square(forward:x)``), nor after the run (gradcli's own gradients call backward)."""
+        ctx = current()
+        if ctx is not self.interp.ctx or not ctx.grad_enabled:
+            return
         self.ensure(t)
         key = f"{fn.name}:{name}" if fn is not None else name
         self.local.setdefault(key, []).append((key, id(t)))
