@@ -194,6 +194,14 @@ def test_a_custom_functions_input_is_named_by_its_expression(program):
     assert invoke("check", p, "--wrt", "w").exit_code == 0
 
 
+def test_a_comprehensions_loop_variables_in_a_recorded_run():
+    src = ("w = param([1.0, 2.0])\nys = [x * 2 for x in w]\n"
+           "def f(v):\n    return sum([u * u for u in v])\nL = f(w) + ys[0]\n")
+    r = invoke("graph", "-e", src, "--wrt", "w", "--format", "plain")
+    assert r.exit_code == 0, r.stderr
+    assert "f:v" not in r.stdout and "L" in r.stdout  # v is w's own tensor, named w
+
+
 # -- check: the function autograd differentiated --------------------------------------------------
 def test_check_on_a_training_script_checks_the_recorded_graph(program):
     p = program(TRAIN)

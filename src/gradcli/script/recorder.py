@@ -71,6 +71,8 @@ class Recorder:
         ctx = current()
         if ctx is not self.interp.ctx or not ctx.grad_enabled:
             return
+        if fn is not None and not hasattr(fn, "name"):  # a comprehension's loop variable
+            return
         self.ensure(t)
         key = f"{fn.name}:{name}" if fn is not None else name
         self.local.setdefault(key, []).append((key, id(t)))
