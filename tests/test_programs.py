@@ -192,6 +192,14 @@ def test_a_custom_functions_input_is_named_by_its_expression(program):
     # forward and backward run with grad off: their parameters name nothing
     assert "path 1: loss <- Square(w*3) <- w*3 <- w" in r.stdout
     assert invoke("check", p, "--wrt", "w").exit_code == 0
+    # trace: the gradient on the Function's edge is its output's (a part by output index)
+    doc = json.loads(invoke("trace", p, "--format", "json").stdout)
+    edges = [e for e in doc["events"] if e["kind"] == "edge" and e["grad_fn"] == "SquareBackward"]
+    assert edges and edges[0]["grad"] == [6.0, -12.0]
+    # a Function's gradients by output reach the trace as parts (the corpus's sinh tutorial)
+    corpus = Path(__file__).parent / "corpus" / "tutorial_double_backward_sinh.py"
+    for fmt in ("json", "plain"):
+        assert invoke("trace", str(corpus), "--format", fmt, "-q").exit_code == 0
 
 
 def test_a_comprehensions_loop_variables_in_a_recorded_run():

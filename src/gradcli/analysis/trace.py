@@ -346,6 +346,13 @@ def host_value(a: Any) -> Any:
     """An array as a host array (small) or ``{"shape", "norm"}`` (large); None stays None."""
     if a is None:
         return None
+    if isinstance(a, dict):  # a custom Function's gradients by output (custom.Parts)
+        parts = [host_value(v) for _, v in sorted(a.items())]
+        if len(parts) == 1:
+            return parts[0]
+        arrays = [np.asarray(p, dtype=float) for p in parts if isinstance(p, np.ndarray)]
+        norm = float(np.sqrt(sum(np.sum(x ** 2) for x in arrays)))
+        return {"shape": [len(parts)], "norm": norm}
     if isinstance(a, Tensor):
         a = a.data
     h = np.asarray(to_host(a))
