@@ -14,6 +14,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..engine import METHODS, Tensor
 from ..engine.hooks import RemovableHandle
 from ..engine.reductions import MinMax, ReturnType
@@ -35,6 +37,7 @@ from . import (
     RANDOM,
     TENSOR_ATTRIBUTES,
 )
+from .creation import as_tensor, from_numpy
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -45,7 +48,7 @@ from .types import TypeObject
 
 def _legacy_tensor(*args: Any) -> Tensor:
     """``torch.Tensor(data)`` (the default float dtype) or ``torch.Tensor(*sizes)``."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
+    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor, np.ndarray)):
         from .creation import get_default_dtype
 
         return FUNCTIONS["tensor"](args[0], dtype=get_default_dtype())
@@ -68,22 +71,42 @@ _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, f
 
 # ---- modules ------------------------------------------------------------------------------------
 class Module:
-    """A module as a script sees it: its members by name, nothing else."""
+    """A module as a script sees it: its members by name, nothing else. ``load`` makes the
+    members on first use (NumPy's machinery, for the programs that import it); ``unknown``
+    makes the error for a name it lacks (``missing`` by default)."""
 
-    __slots__ = ("members", "name")
+    __slots__ = ("_load", "_members", "name", "unknown")
     script_type = "module"
 
-    def __init__(self, name: str, members: dict[str, Any]) -> None:
+    def __init__(self, name: str, members: dict[str, Any] | None = None,
+                 load: Callable[[], dict[str, Any]] | None = None,
+                 unknown: Callable[[str, str], ScriptError] | None = None) -> None:
         self.name = name
-        self.members = members
+        self._members = members
+        self._load = load
+        self.unknown = unknown
+
+    @property
+    def members(self) -> dict[str, Any]:
+        """The members by name (made now if they are loaded on first use)."""
+        if self._members is None:
+            self._members = self._load()  # type: ignore[misc]
+        return self._members
 
     def get(self, attr: str) -> Any:
         """``module.attr``, or PyTorch's AttributeError (or "not supported yet")."""
+        members = self._members if self._members is not None else self.members
         try:
-            value = self.members[attr]
+            value = members[attr]
         except KeyError:
-            raise missing(self.name, attr, self.members) from None
+            raise self.missing(attr) from None
         return MODULES[value] if isinstance(value, _Sub) else value
+
+    def missing(self, attr: str) -> ScriptError:
+        """The error for ``module.attr`` that the module lacks."""
+        if self.unknown is not None:
+            return self.unknown(self.name, attr)
+        return missing(self.name, attr, self.members)
 
     def script_repr(self, printer: Any) -> str:
         """``<module 'torch'>``."""
@@ -263,7 +286,7 @@ def _torch() -> dict[str, Any]:
     members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE, **PRINT_OPTIONS})
     members.update({
         "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
-        "reshape": _torch_reshape,
+        "reshape": _torch_reshape, "from_numpy": from_numpy, "as_tensor": as_tensor,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
@@ -316,6 +339,26 @@ def _build() -> None:
     }
     for name, members in tables.items():
         MODULES[name] = Module(name, members)
+    for name in ("numpy", "numpy.linalg", "numpy.random"):
+        MODULES[name] = Module(name, load=functools.partial(_numpy_members, name),
+                               unknown=_numpy_unknown)
+
+
+def _numpy_members(name: str) -> dict[str, Any]:
+    """``numpy``, ``numpy.linalg`` and ``numpy.random``: api/numpy_module.py's, loaded when a
+    script first uses them."""
+    from .numpy_module import members
+
+    found = members(name)
+    if name == "numpy":
+        found.update(random=_Sub("numpy.random"), linalg=_Sub("numpy.linalg"))
+    return found
+
+
+def _numpy_unknown(owner: str, attr: str) -> ScriptError:
+    from .numpy_module import unknown
+
+    return unknown(owner, attr)
 
 
 _build()

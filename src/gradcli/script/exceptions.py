@@ -55,10 +55,12 @@ def _build() -> dict[str, TypeObject]:
 EXCEPTIONS: dict[str, TypeObject] = _build()
 
 
-def exception_type(kind: str) -> TypeObject:
-    """The class of an error kind; a kind Python does not have derives from Exception."""
+def exception_type(kind: str, base: str | None = None) -> TypeObject:
+    """The class of an error kind; a kind Python does not have derives from ``base`` (a
+    library's exception: ``numpy.linalg.LinAlgError`` from ValueError), else Exception."""
     t = EXCEPTIONS.get(kind)
-    return t if t is not None else TypeObject(kind, (), None, EXCEPTIONS["Exception"])
+    return t if t is not None else TypeObject(kind, (), None,
+                                              EXCEPTIONS.get(base or "", EXCEPTIONS["Exception"]))
 
 
 class ExcValue:
@@ -98,7 +100,8 @@ def value_of(err: GradcliError) -> ExcValue:
     exc = getattr(err, "pyexc", None)
     if exc is None:
         args = getattr(err, "pyargs", None)
-        exc = ExcValue(exception_type(err.kind), args if args is not None else (err.message,))
+        exc = ExcValue(exception_type(err.kind, getattr(err, "pybase", None)),
+                       args if args is not None else (err.message,))
         err.pyexc = exc  # type: ignore[attr-defined]
     return exc
 

@@ -88,6 +88,7 @@ class Interpreter(Evaluator):
         self.span: Span | None = None
         self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
         self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
+        self.warned: set[tuple] = set()  # (message, category, line, hint) shown already
         self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.calls: list[Span | None] = []  # the call sites of the functions running now
         self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
@@ -111,7 +112,7 @@ class Interpreter(Evaluator):
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
         """Execute the whole program; errors end up in ``result.error``."""
-        with use(self.ctx), process_guard(), quiet():
+        with use(self.ctx), process_guard(), quiet(self.ctx.fp_log):
             try:
                 self.exec_block(self.program.body, self.globals, top=True)
             except _Return:
@@ -132,12 +133,15 @@ class Interpreter(Evaluator):
 
     def _drain(self) -> None:
         reads = self.nonleaf_reads
+        line = self.span.line if self.span is not None else None
         for msg, kind in self.ctx.warnings:
             # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order
             read = reads.pop(0) if msg == NONLEAF_GRAD_MSG and reads else None
-            self.result.warnings.append(Warning_(
-                msg, self.span, kind, tuple(self.calls),
-                none_grad_reason(read) if read is not None else None))
+            hint = none_grad_reason(read) if read is not None else None
+            if (msg, kind, line, hint) in self.warned:
+                continue  # Python's default filter: a warning once per line (a hint apart)
+            self.warned.add((msg, kind, line, hint))
+            self.result.warnings.append(Warning_(msg, self.span, kind, tuple(self.calls), hint))
         self.ctx.warnings.clear()
         reads.clear()
 
