@@ -38,7 +38,7 @@ NODES = [
     P.CompFor, P.Comprehension, P.Params, P.Lambda, P.FormattedValue, P.FString, P.IfExp,
     P.Assign, P.AssignTo, P.AugAssign, P.AugAssignTo, P.ExprStmt, P.For, P.While, P.Break,
     P.Continue, P.If, P.With, P.FunctionDef, P.Return, P.Pass, P.Handler, P.Try, P.Raise,
-    P.Assert, P.Delete, P.Global, P.Import, P.ImportFrom,
+    P.Assert, P.Delete, P.Global, P.Import, P.ImportFrom, P.ClassDef, P.Annotation, P.SuperCall,
 ]  # fmt: skip
 
 
@@ -288,14 +288,20 @@ def test_assignment_targets(text: str, message: str) -> None:
 
 
 def test_assignment_forms() -> None:
-    a, b, c, d, e, f = parse("a = b = 1\nx, y = 1, 2\nx.grad = None\nx[0] += 1\n"
-                             "w.data -= g\nn: int = 3\n").body
+    a, b, c, d, e, note, f = parse("a = b = 1\nx, y = 1, 2\nx.grad = None\nx[0] += 1\n"
+                                   "w.data -= g\nn: int = 3\n").body
     assert isinstance(a, P.AssignTo) and [t.id for t in a.targets] == ["a", "b"] and a.literal
     assert isinstance(b, P.AssignTo) and isinstance(b.targets[0], P.Tuple) and not b.literal
     assert isinstance(c.targets[0], P.Attribute) and c.targets[0].attr == "grad"
     assert isinstance(d, P.AugAssignTo) and isinstance(d.target, P.Subscript) and d.op == "+"
     assert isinstance(e, P.AugAssignTo) and e.op == "-"
     assert isinstance(f, P.Assign) and f.target == "n" and f.literal
+    # the annotation is a statement of its own (a class body keeps it: dataclasses read it)
+    assert isinstance(note, P.Annotation) and note.target == "n" and note.annotation.id == "int"
+    (alone,) = parse("m: float\n").body
+    assert isinstance(alone, P.Annotation) and alone.target == "m"
+    (attr,) = parse("x.y: int = 1\n").body  # only a simple name's annotation is kept
+    assert isinstance(attr, P.AssignTo)
 
 
 def test_calls_with_unpacking() -> None:

@@ -38,7 +38,15 @@ def run(line: str):
     ("m[0] = 3", "TypeError"),
     ("m[0].weight = torch.ones(2, 2)", "TypeError"),
     ("m.foo = 3", "NotImplementedError"),
-    ("m.state_dict()", "NotImplementedError"),
+    ("m.share_memory()", "NotImplementedError"),
+    ("m.load_state_dict(3)", "TypeError"),
+    ("m.load_state_dict({'x': 1})", "RuntimeError"),
+    ("m.register_buffer('a.b', x)", "KeyError"),
+    ("m.add_module('0', 3)", "TypeError"),
+    ("nn.ModuleList([1])", "TypeError"),
+    ("nn.ModuleList()[0]", "IndexError"),
+    ("nn.ModuleDict()['k']", "KeyError"),
+    ("nn.ParameterList()(x)", "RuntimeError"),
     ("nn.Conv2d(1, 2, 3)", "NotImplementedError"),
     ("nn.init.trunc_normal_(x)", "NotImplementedError"),
     ("nn.init.xavier_uniform_(torch.ones(3))", "ValueError"),
@@ -57,8 +65,8 @@ def test_misuse_is_a_script_error(line: str, kind: str) -> None:
 
 
 def test_unsupported_names_say_so() -> None:
-    result, _ = run("m.state_dict()")
-    assert result.error.message == "gradcli does not support Sequential.state_dict yet"
+    result, _ = run("m.share_memory()")
+    assert result.error.message == "gradcli does not support Sequential.share_memory yet"
     result, _ = run("nn.LSTM(2, 3)")
     assert result.error.message == "gradcli does not support torch.nn.LSTM yet"
 

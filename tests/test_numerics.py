@@ -271,7 +271,6 @@ def test_without_mkl_products_stay_within_the_bound(monkeypatch):
 def test_the_bound_is_not_loose(runs):
     """A result one ulp off everywhere passes; ten times the bound off fails."""
     case = next(c for c in CASES if c["id"].startswith("mm/float32/(64,10)x(10,20)"))
-    got, _ = runs["pinned"][case["id"]]
     want = decode(FIXTURE["cases"][case["id"]], case["dtype"])
     nudged = [np.nextafter(w, np.float32(np.inf)) for w in want]
     assert within(case, nudged, want)[0] == 0
@@ -414,7 +413,7 @@ def test_mkl_beside_gnu_openmp_computes_each_product_once():
             "exact = a.astype(np.float64) @ b.astype(np.float64)\n"
             "print(float(np.max(np.abs(blas.mm(a, b) - exact))))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=machines.environment(machines.PINNED))
+                          env=machines.environment(machines.PINNED), check=False)
     if proc.returncode == 3:
         pytest.skip("GNU's OpenMP runtime (libgomp.so.1) is not installed here")
     if proc.returncode == 4:

@@ -22,12 +22,13 @@ import pytest
 from gradcli import pipeline
 from gradcli.api import random
 from gradcli.engine import distributions as dist
-from gradcli.engine import dtypes
+from gradcli.engine import dtypes, machine
 from gradcli.engine import generator as gen_module
 from gradcli.engine.backend import from_namespace, get_backend, memory_order
 from gradcli.engine.context import RunContext, use
 from gradcli.engine.exact import fp
 from gradcli.engine.generator import DEFAULT_SEED, STATE_SIZE, Generator
+from gradcli.engine.machine import Machine
 from gradcli.errors import ScriptError, UsageError
 
 FIXTURE = json.loads(
@@ -144,6 +145,28 @@ def replay(s: dict[str, Any], gens: dict[str | None, Generator], saved: dict[str
             w, order = weights(size, s), None
         return g.multinomial(w, s["n"], s["replacement"], order)
     raise AssertionError(f"unknown step {op}")
+
+
+VARIANTS = json.loads((Path(__file__).parent / "fixtures" / "torch" / "random_variants.json")
+                      .read_text())
+
+
+@pytest.mark.parametrize(("capability", "case"),
+                         [(v["cpu_capability"], c) for v in VARIANTS.values() for c in v["cases"]],
+                         ids=lambda x: x["name"] if isinstance(x, dict) else x)
+def test_matches_pytorch_on_other_capabilities(capability: str, case: dict[str, Any]) -> None:
+    """The draws PyTorch's AVX2 and DEFAULT kernels make differently (DEFAULT's float32 normal
+    fill, its unfused uniform and normal_distribution), on the emulated capability."""
+    token = machine.activate(Machine(capability, 2))
+    try:
+        test_matches_pytorch(case)
+    finally:
+        machine.deactivate(token)
+
+
+def test_the_variants_cover_the_capabilities() -> None:
+    assert set(VARIANTS) == {"avx2", "default"}
+    assert len(VARIANTS["default"]["cases"]) > 100  # its normals and uniforms differ
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

@@ -319,7 +319,15 @@ REJECTED = [
     ("if x:\n\ty = 1\n", "tab in indentation; use spaces", 2, 1),
     ("if x:\n  break\n", "'break' outside loop", 2, 3),
     ("def f():\n  continue\n", "'continue' not properly in loop", 2, 3),
-    ("class A:\n  pass\n", "unsupported statement 'class' (gradcli scripts have no classes)", 1, 1),
+    ("class A:\npass\n", "expected an indented block after class definition on line 1", 2, 1),
+    ("class A:\n  return 1\n", "'return' outside function", 2, 3),
+    ("class A:\n  break\n", "'break' outside loop", 2, 3),
+    ("class A(*b):\n  pass\n", ("gradcli does not support unpacking (* or **) or a generator in "
+     "a class's bases"), 1, 9),
+    ("class A(k=1, B):\n  pass\n", "positional argument follows keyword argument", 1, 14),
+    ("class A(k=1, k=2):\n  pass\n", "keyword argument repeated: k", 1, 14),
+    ("def f():\n  class A:\n    from m import *\n", "import * only allowed at module level", 3,
+     5),
     ("try:\n  pass\n", "invalid syntax: unexpected end of file", 2, 7),
     ("nonlocal x\n", "unsupported statement 'nonlocal' (gradcli scripts have no nonlocal)", 1, 1),
     (
@@ -338,7 +346,16 @@ REJECTED = [
     ("x = a is is b\n", "expected an expression", 1, 10),
     ("x = a if b\n", "expected 'else'", 1, 11),
     ("__x = 1\n", "names starting with '__' are not allowed", 1, 1),
-    ("y = x.__class__\n", "names starting with '__' are not allowed", 1, 7),
+    ("y = x.__class__\n", ("gradcli does not give scripts '__class__': it reaches the "
+     "interpreter's internals"), 1, 7),
+    ("y = f.__globals__\n", ("gradcli does not give scripts '__globals__': it reaches the "
+     "interpreter's internals"), 1, 7),
+    ("y = A.__subclasses__()\n", ("gradcli does not give scripts '__subclasses__': it reaches "
+     "the interpreter's internals"), 1, 7),
+    ("y = __builtins__\n", ("gradcli does not give scripts '__builtins__': it reaches the "
+     "interpreter's internals"), 1, 5),
+    ("class A:\n  def __new__(cls):\n    pass\n", "gradcli does not support '__new__'", 2, 7),
+    ("y = x.__init__x\n", "names starting with '__' are not allowed", 1, 7),
     ("__namex = 1\n", "names starting with '__' are not allowed", 1, 1),
     ("f() = 1\n", "cannot assign to function call here. Maybe you meant '==' instead of '='?",
      1, 1),

@@ -25,7 +25,6 @@ import argparse
 import ast
 import importlib.util
 import json
-import os
 import re
 import shutil
 import subprocess

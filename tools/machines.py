@@ -70,6 +70,11 @@ def describe(setting: dict[str, str]) -> dict:
     return facts
 
 
+def stamp() -> dict:
+    """What a fixture records of where it was recorded: the pinned setting and the machine."""
+    return {"settings": PINNED, "machine": describe(PINNED)}
+
+
 def same_machine(recorded: dict, here: dict) -> str | None:
     """None when ``here`` reproduces what was recorded on ``recorded`` (the same CPU model,
     capability, threads, MKL library and MKL results on the probe), else what differs."""

@@ -156,6 +156,9 @@ OPS.update({
     "logsumexp": lambda torch, x, dim: torch.logsumexp(x, dim),
     "logsumexp_grad": lambda torch, x, dim: _grad(torch, lambda a: torch.logsumexp(a, dim), x),
     "nansum": lambda torch, x: torch.nansum(x),
+    # x only gives the dtype: linspace makes its values from start, end and steps
+    "linspace": lambda torch, x, start, end, steps: torch.linspace(start, end, steps,
+                                                                   dtype=x.dtype),
     "trace": lambda torch, x: torch.trace(x),
 })
 
@@ -187,6 +190,10 @@ def _group_a_cases(dtype: str) -> list:
                          dim=dim))
     out.append(_case("cumprod", dtype, [recipe((30, 40), 460, "uniform", 0.5, 1.5)], dim=1))
     out.append(_case("nansum", dtype, [recipe((4099,), 461)]))
+    for start, end, steps in ((-3.141592653589793, 3.141592653589793, 200), (0.0, 1.0, 7),
+                              (-3.7, 12.1, 1001), (2.5, -0.3, 64)):
+        out.append(_case("linspace", dtype, [recipe((1,), 463)], start=start, end=end,
+                         steps=steps))
     out.append(_case("trace", dtype, [recipe((300, 300), 462)]))
     return out
 

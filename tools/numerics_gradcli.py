@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 import types
 from pathlib import Path
+
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]

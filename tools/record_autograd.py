@@ -16,6 +16,10 @@ import sys
 import warnings
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import machines
+
+machines.pin()  # the setting the tests run under, before PyTorch loads
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +64,7 @@ def run(name: str, fn) -> dict:
 
 
 def record() -> dict:
-    out = {"torch": torch.__version__, "cases": {}}
+    out = {"torch": torch.__version__, **machines.stamp(), "cases": {}}
     for name, fn in inspect.getmembers(cases, inspect.isfunction):
         if name.startswith("case_"):
             out["cases"][name[5:]] = run(name[5:], fn)

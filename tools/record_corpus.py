@@ -31,7 +31,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import machines  # noqa: E402
+import machines
 
 CORPUS = ROOT / "tests" / "corpus"
 FIXTURES = ROOT / "tests" / "fixtures" / "corpus"

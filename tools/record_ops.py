@@ -20,6 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import machines
+
+machines.pin()  # the setting the tests run under, before PyTorch loads
 import torch
 import torch.nn.functional as F
 
@@ -62,7 +67,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
     args = parser.parse_args()
-    doc = {"torch": torch.__version__,
+    doc = {"torch": torch.__version__, **machines.stamp(),
            "ops": {op.name: record(op) for op in OPS.values() if op.domain is not None}}
     text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
     if args.check:

@@ -1,7 +1,11 @@
 """Record PyTorch's random numbers into tests/fixtures/torch/random.json (needs PyTorch 2.13).
 
-Usage: ``python tools/record_random.py [--check]``; ``--check`` exits 1 when the file is out
-of date.  The fixture holds programs of steps (seed, draw, make a generator, save and restore
+Usage: ``python tools/record_random.py [--check]``; ``--check`` exits 1 when a file is out
+of date.  PyTorch runs in a process of its own per setting of tools/machines.py: the pinned one
+(AVX512) writes the fixture, and the AVX2 and DEFAULT capabilities, whose kernels draw some
+distributions differently (DEFAULT's float32 normals come from the scalar fill and the C
+library; its uniform is not fused), write ``random_variants.json``: per capability, the cases
+whose answers differ.  The fixture holds programs of steps (seed, draw, make a generator, save and restore
 its state, an error) and what PyTorch answered at each step; ``tests/test_random.py`` replays
 the same steps on ``gradcli.engine.generator.Generator``, so the suite needs no PyTorch.
 
@@ -20,14 +24,25 @@ import io
 import json
 import math
 import platform
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
-OUTPUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "torch" / "random.json"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import machines
+
+if __name__ == "__main__" and sys.argv[1:] != ["--child"]:
+    torch = None  # the parent only starts the children and writes their answers
+else:
+    import torch
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "torch"
+OUTPUT = FIXTURES / "random.json"
+VARIANTS = FIXTURES / "random_variants.json"
+CAPABILITIES = ("avx2", "default")  # the variants whose random kernels may differ
 FULL = 16  # tensors up to this many elements are stored whole
 DTYPES = ("float32", "float64")
 SIZES = (0, 1, 2, 3, 5, 8, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64, 65, 100, 255, 256, 257,
@@ -394,20 +409,40 @@ def dumps(doc: dict[str, Any]) -> str:
     return "{\n " + ",\n ".join(lines) + "\n}\n"
 
 
+def record(setting: dict[str, str]) -> dict[str, Any]:
+    """The whole fixture as PyTorch answers it under ``setting``, in a process of its own."""
+    proc = subprocess.run([sys.executable, __file__, "--child"], env=machines.environment(setting),
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the fixture is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a fixture is stale")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    text = dumps(build())
-    if args.check:
-        current = OUTPUT.read_text() if OUTPUT.exists() else ""
-        if current != text:
-            print(f"{OUTPUT} is out of date; run tools/record_random.py", file=sys.stderr)
-            return 1
+    if args.child:
+        json.dump(build(), sys.stdout)
         return 0
-    OUTPUT.write_text(text)
-    print(f"wrote {OUTPUT} ({len(text):,} bytes)")
-    return 0
+    base = record(machines.PINNED)
+    variants = {}
+    for name in CAPABILITIES:
+        data = record(machines.VARIANTS[name])
+        known = {c["name"]: c for c in base["cases"]}
+        variants[name] = {"settings": machines.VARIANTS[name],
+                          "cpu_capability": data["cpu_capability"],
+                          "cases": [c for c in data["cases"] if c != known[c["name"]]]}
+    texts = {OUTPUT: dumps(base), VARIANTS: json.dumps(variants, indent=1) + "\n"}
+    stale = 0
+    for path, text in texts.items():
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                print(f"{path} is out of date; run tools/record_random.py", file=sys.stderr)
+                stale += 1
+        else:
+            path.write_text(text)
+            print(f"wrote {path} ({len(text):,} bytes)")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import machines
+
+machines.pin()  # the setting the tests run under, before PyTorch loads
 import torch
 
 OUTPUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "torch" / "reprs.json"
@@ -314,7 +319,8 @@ def main(argv: list[str]) -> int:
     # one case per line keeps the file diffable without spreading values over thousands of lines
     lines = [json.dumps({"id": c.pop("id"), **c}) for c in cases]
     text = (
-        f'{{"torch": {json.dumps(torch.__version__)}, "cases": [\n' + ",\n".join(lines) + "\n]}\n"
+        f'{{"torch": {json.dumps(torch.__version__)}, "stamp": {json.dumps(machines.stamp())}, '
+        '"cases": [\n' + ",\n".join(lines) + "\n]}\n"
     )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")

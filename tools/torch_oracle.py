@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import machines
+
 FIXTURES = ROOT / "tests" / "fixtures" / "torch"
 CORPORA = (ROOT / "tests" / "scenarios", ROOT / "samples")
 HEADER = re.compile(r"^#\s*gradcli:\s*(.*)$")
@@ -384,6 +387,7 @@ def fixture_text(path: Path) -> str:
         capture_output=True,
         text=True,
         check=False,
+        env=machines.environment(machines.PINNED),  # the setting the tests run under
     )
     if proc.returncode != 0:
         raise RuntimeError(f"{path}: oracle failed:\n{proc.stderr}")

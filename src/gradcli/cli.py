@@ -245,6 +245,15 @@ def export(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
     _execute("export", Options(**locals()))
 
 
+@app.command(short_help="The machine whose PyTorch gradcli reproduces here (for bug reports).")
+def doctor(fmt: FormatOpt = None) -> None:
+    """What gradcli emulates on this machine and why: the CPU capability PyTorch's dispatcher
+    would pick (ATEN_CPU_CAPABILITY or the CPU's flags), the thread count
+    (torch.get_num_threads()), MKL's version and code path, with a digest of MKL's results on a
+    fixed probe: two machines that print the same facts get the same last bits."""
+    _execute("doctor", Options(fmt=fmt))
+
+
 def _execute(command: str, opts: Options) -> None:
     """Run one command through the session and leave with its exit code."""
     from .commands import Command

@@ -282,6 +282,19 @@ class Command(Session):
             self.emit_analysis("profile", prof)
         return self.finish(err)
 
+    def cmd_doctor(self) -> int:
+        """The machine whose PyTorch gradcli reproduces here (doctor.py): no script."""
+        from . import doctor
+
+        facts = doctor.facts()
+        if self.fmt == "json":
+            self.doc(facts)
+        elif self.fmt == "plain":
+            self.write(doctor.plain(facts))
+        else:
+            self.emit("doctor", f"gradcli {facts['version']}", doctor.rows(facts))
+        return EXIT_OK
+
     def cmd_export(self) -> int:
         """The grad script as a standalone PyTorch program (SPEC §7), to stdout or -o FILE."""
         from .export import export_program

@@ -123,6 +123,8 @@ COMMANDS: dict[str, frozenset[str]] = {name: frozenset(_SHARED + extra) for name
     "trace": (),
     "profile": (),
 }.items()}
+COMMANDS["doctor"] = frozenset(("--format",))
+NO_SCRIPT = frozenset({"doctor"})  # commands that take no SCRIPT argument
 COMMANDS["export"] = frozenset(("-e", "--eval", "--wrt", "--dtype", "--seed", "-o", "--output",
                                 "-q", "--quiet", "--max-script-bytes", "--debug"))
 
@@ -139,7 +141,7 @@ def read(argv: list[str], environ: Any) -> tuple[str, Options] | None:
         arg = argv[i]
         i += 1
         if arg[:1] != "-" or arg == "-":  # SCRIPT
-            if opts.script is not None:
+            if opts.script is not None or argv[0] in NO_SCRIPT:
                 return None  # Typer: "Got unexpected extra argument"
             opts.script = arg
             continue

@@ -89,6 +89,11 @@ class Session:
 
         o = self.opts
         self.load()
+        from .engine.machine import capability_setting
+
+        ignored = capability_setting()[1]
+        if ignored:  # PyTorch warns and picks the CPU's capability; so does gradcli
+            self.note(f"{ignored} (PyTorch's values: default, avx2, avx512)")
         status = _RunStatus(not o.quiet and _isatty(sys.stderr), o.max_steps)
         if on_print is not None:
             echo = on_print

@@ -154,7 +154,7 @@ def _paths(walker: Walker, dec: Decomposition, names: _Names, w: Tensor) -> list
 
 def _edge_view(e: EdgeRef, jac: Any, walker: Walker, names: _Names) -> EdgeView:
     n = e.node
-    op = n.op.name if n.op is not None else n.fn_name
+    op = n.op_name()
     shape = list(walker.shapes[n]) + list(walker.shapes[e.to])
     local = jac
     if jac is not None and jac.size == 1:
@@ -202,7 +202,7 @@ def _zero_reason(walker: Walker, names: _Names, total: int) -> str:
                 "every path crosses a zero local derivative")
     parts = []
     for e in sorted(cuts, key=lambda e: (names.line(e.node) or 0, e.node.seq)):
-        op = e.node.op.name if e.node.op is not None else e.node.name
+        op = e.node.op_name()
         what = ZERO_WORDS.get(op, f"{op} with a zero local derivative")
         line = names.line(e.node)
         at = f" on line {line}" if line is not None else ""

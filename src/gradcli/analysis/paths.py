@@ -31,6 +31,7 @@ import numpy as np
 
 from ..engine import AccumulateGrad, CopySlices, Node
 from ..engine.backend import to_host
+from ..engine.custom import OutputSlot, Parts
 from ..engine.ops import ArrayFormulas
 
 ENUMERATE_WORK = 200_000  # path prefixes computed when every path is enumerated
@@ -86,7 +87,7 @@ class Walker:
             reach.append(n)
             if n is target:
                 continue  # the paths end here: what lies beyond W does not matter
-            for i, m in enumerate(n.edges):
+            for i, m in enumerate(n.main.edges if n.__class__ is OutputSlot else n.edges):
                 if m is None:
                     continue
                 out.setdefault(n, []).append(EdgeRef(n, i, m))
@@ -127,6 +128,8 @@ class Walker:
         if fx is None:
             fx = n.backend.formulas or ArrayFormulas(n.backend.xp)
             self._fx[id(n.backend)] = fx
+        if n.__class__ is OutputSlot:  # output i of a custom Function: its node with g as i's
+            n, g = n.main, Parts({n.index: g})
         mask = [j == e.index for j in range(len(n.edges))]
         return n.apply(g, mask, fx, False)[e.index]
 
@@ -156,6 +159,8 @@ def _input_shape(n: Node, i: int, out_shape: tuple) -> tuple:
     """The shape of input ``i`` of ``n`` (the gradient it sends there has this shape)."""
     if isinstance(n, CopySlices):
         return out_shape if i == 0 else tuple(n.fn.shapes[i])
+    if isinstance(n, OutputSlot):
+        return tuple(n.main.shapes[i])
     if isinstance(n, AccumulateGrad):  # pragma: no cover - sinks have no inputs
         return out_shape
     return tuple(n.shapes[i])

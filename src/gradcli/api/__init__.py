@@ -28,7 +28,18 @@ from ..engine.context import (
 from ..engine.dtypes import ALIASES, DType
 from ..engine.dtypes import DTYPES as ALL_DTYPES
 from ..engine.tensor import Tensor
-from . import autograd, creation, functional, nn, nn_init, optim, options, random
+from . import (
+    autograd,
+    creation,
+    functional,
+    gradchecks,
+    nn,
+    nn_init,
+    optim,
+    options,
+    random,
+    threads,
+)
 from .autograd import grad
 
 CREATION: dict[str, Callable[..., Any]] = {
@@ -47,6 +58,8 @@ DEFAULT_DTYPE: dict[str, Callable[..., Any]] = {
     "set_default_dtype": creation.set_default_dtype, "get_default_dtype": creation.get_default_dtype}
 # torch.set_printoptions: the torch namespace's (the run's own options, RunContext.print_options)
 PRINT_OPTIONS: dict[str, Callable[..., Any]] = {"set_printoptions": options.set_printoptions}
+# torch.set_num_threads/get_num_threads: the run's machine (RunContext.machine)
+THREADS: dict[str, Callable[..., Any]] = dict(threads.THREADS)
 # torch.float32, torch.float, torch.long, ...: attributes of the torch namespace only (in a grad
 # script ``float``, ``int`` and ``bool`` stay Python's).
 DTYPES: dict[str, DType] = {**ALL_DTYPES, **ALIASES}
@@ -62,6 +75,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 AUTOGRAD: dict[str, Any] = {
     "grad": autograd.grad, "backward": autograd.backward, "Variable": autograd.Variable,
+    "Function": autograd.FUNCTION, "gradcheck": gradchecks.gradcheck,
+    "gradgradcheck": gradchecks.gradgradcheck,
     **{k: GRAD_MODE[k] for k in ("no_grad", "enable_grad", "set_grad_enabled",
                                  "inference_mode")},
 }
@@ -76,7 +91,7 @@ OPTIM: dict[str, Any] = {"SGD": optim.SGD, "Adam": optim.Adam, "Optimizer": opti
 
 __all__ = ["AUTOGRAD", "AUTOGRAD_FUNCTIONAL", "CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS",
            "GRAD_MODE", "LINALG", "NN", "NN_FUNCTIONS", "NN_INIT", "OPTIM", "PRINT_OPTIONS",
-           "RANDOM", "TENSOR_ATTRIBUTES",
+           "RANDOM", "TENSOR_ATTRIBUTES", "THREADS",
            "creation", "grad"]
 
 

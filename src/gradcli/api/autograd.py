@@ -11,8 +11,10 @@ from typing import Any
 
 from ..engine import autograd as engine_autograd
 from ..engine.context import current
+from ..engine.custom import once_differentiable, run_function
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
+from .types import TypeObject
 
 ONLY_INPUTS_MSG = ("only_inputs argument is deprecated and is ignored now (defaults to True). To "
                    "accumulate gradient for other parts of the graph, please use "
@@ -135,3 +137,74 @@ def Variable(data: Any, requires_grad: bool = False, volatile: Any = None) -> Te
     if requires_grad:
         out.requires_grad_(True)
     return out
+
+
+# ---- torch.autograd.Function ---------------------------------------------------------------------
+FORWARD_MSG = "You must implement the forward function for custom autograd.Function."
+BACKWARD_MSG = ("You must implement either the backward or vjp method for your custom "
+                "autograd.Function to use it with backward mode AD.")
+LEGACY_MSG = ("Legacy autograd function with non-static forward method is deprecated. Please use "
+              "new-style autograd function with static forward method. (Example: "
+              "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+class Function:
+    """``torch.autograd.Function``: a program's class with static ``forward`` and ``backward``
+    (and maybe ``setup_context``) is applied with ``Cls.apply(*args)``; its node is
+    ``<Cls>Backward`` (``engine.custom``)."""
+
+    script_subclassable = True  # a script's class may derive from it (script/classes.py)
+    script_attributes: frozenset[str] = frozenset()
+    script_class_attributes = frozenset({"apply"})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        cls = getattr(type(self), "script_class", None)
+        name = repr(cls) if cls is not None else "<class 'torch.autograd.function.Function'>"
+        current().warn(f"{name} should not be instantiated. Methods on autograd functions are all "
+                       "static, so you should invoke them on the class itself. Instantiating an "
+                       "autograd function will raise an error in a future version of PyTorch.",
+                       "DeprecationWarning")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise ScriptError(LEGACY_MSG)
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` and record the node whose backward is the class's ``backward``."""
+        forward = _static(cls, "forward")
+        if forward is None:
+            raise ScriptError(FORWARD_MSG, kind="NotImplementedError")
+        setup = _static(cls, "setup_context")
+        if setup is not None:  # PyTorch binds the arguments to forward's, defaults included
+            args, kwargs = forward.positional(args, kwargs), {}
+        backward = _static(cls, "backward") or _static(cls, "vjp") or _no_backward
+        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        backend = tensors[0].backend if tensors else current().backend
+        return run_function(_class_name(cls), forward, backward, setup, tuple(args), kwargs,
+                            backend)
+
+
+def _no_backward(ctx: Any, *grads: Any) -> Any:
+    raise ScriptError(BACKWARD_MSG, kind="NotImplementedError")
+
+
+def _static(cls: Any, name: str) -> Any:
+    """The class's own ``forward``/``backward``/``setup_context`` (a program's class's, read
+    through its class object), or None where only Function's base has it."""
+    script = getattr(cls, "script_class", None)
+    if script is not None:
+        owner, value = script.lookup(name)
+        return None if owner is None else getattr(value, "function", value)
+    value = cls.__dict__.get(name)
+    return None if value is None else value.__func__ if isinstance(value, staticmethod) else value
+
+
+def _class_name(cls: Any) -> str:
+    script = getattr(cls, "script_class", None)
+    return script.name if script is not None else cls.__name__
+
+
+FUNCTION = TypeObject("torch.autograd.function.Function", (Function,), Function)
+# torch.autograd.function: the module of Function and its decorators
+FUNCTION_MODULE: dict[str, Any] = {"Function": FUNCTION,
+                                   "once_differentiable": once_differentiable}

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import METHODS, Tensor
+from ..engine.custom import OutputSlot
 from ..engine.hooks import RemovableHandle
 from ..engine.reductions import MinMax, ReturnType
 from ..engine.tensor import Size
@@ -36,29 +37,45 @@ from . import (
     PRINT_OPTIONS,
     RANDOM,
     TENSOR_ATTRIBUTES,
+    THREADS,
 )
+from .autograd import FUNCTION_MODULE
 from .creation import as_tensor, from_numpy
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
 from .random import METHODS as RANDOM_METHODS
 from .random import Generator
+from .threads import BACKENDS_CPU, BACKENDS_MKL
 from .types import TypeObject
 
 
-def _legacy_tensor(*args: Any) -> Tensor:
-    """``torch.Tensor(data)`` (the default float dtype) or ``torch.Tensor(*sizes)``."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor, np.ndarray)):
+def _legacy_tensor(*args: Any, dtype: Any = None) -> Tensor:
+    """``torch.Tensor(data)`` (the default float dtype) or ``torch.Tensor(*sizes)``; a typed
+    one's (``torch.LongTensor([1])``) in its dtype."""
+    if dtype is None:
         from .creation import get_default_dtype
 
-        return FUNCTIONS["tensor"](args[0], dtype=get_default_dtype())
+        dtype = get_default_dtype()
+    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor, np.ndarray)):
+        return FUNCTIONS["tensor"](args[0], dtype=dtype)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return FUNCTIONS["empty"](*args)  # filled with zeros, as gradcli's empty()
+        return FUNCTIONS["empty"](*args, dtype=dtype)  # zeros, as gradcli's empty()
     raise ScriptError("new(): data must be a sequence (got "
                       f"{type(args[0]).__name__})", kind="TypeError")
 
 
+def _typed(name: str, dtype: str) -> TypeObject:
+    """``torch.LongTensor`` and its kind: a tensor of one dtype, made as ``torch.Tensor``."""
+    dt = DTYPES[dtype]
+    return TypeObject(f"torch.{name}", (), lambda *args: _legacy_tensor(*args, dtype=dt),
+                      test=lambda v: isinstance(v, Tensor) and v.dtype is dt)
+
+
 TENSOR = TypeObject("torch.Tensor", (Tensor,), _legacy_tensor)
+LEGACY_TENSORS = {name: _typed(name, dtype) for name, dtype in (
+    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("LongTensor", "int64"),
+    ("IntTensor", "int32"), ("BoolTensor", "bool"))}
 SIZE = TypeObject("torch.Size", (Size,), lambda dims=(): Size(tuple(dims)))
 # nn.Parameter is an engine Tensor marked as one; Variable is Tensor under an old name
 PARAMETER = TypeObject("torch.nn.parameter.Parameter", (), NN["Parameter"],
@@ -237,6 +254,8 @@ def tensor_attribute(t: Tensor, name: str) -> Any:
         return _TENSOR_PLAIN[name](t)
     if (name in TENSOR_READ or name in TENSOR_CALL) and name != "data" and hasattr(Tensor, name):
         value = getattr(t, name)
+        if name == "grad_fn" and value.__class__ is OutputSlot:  # output i of a Function
+            return value.main
         return Size(value) if name == "shape" and type(value) is not Size else value
     raise missing("torch.Tensor", name, TENSOR_READ | TENSOR_CALL)
 
@@ -283,13 +302,15 @@ def _is_tensor(obj: Any) -> bool:
 
 def _torch() -> dict[str, Any]:
     members: dict[str, Any] = {n: f for n, f in FUNCTIONS.items() if n not in _GRADCLI_ONLY}
-    members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE, **PRINT_OPTIONS})
+    members.update({**DTYPES, **GRAD_MODE, **RANDOM, **DEFAULT_DTYPE, **PRINT_OPTIONS, **THREADS})
     members.update({
         "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
+        **LEGACY_TENSORS,
         "reshape": _torch_reshape, "from_numpy": from_numpy, "as_tensor": as_tensor,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
+        "backends": _Sub("torch.backends"),
     })
     return members
 
@@ -327,12 +348,16 @@ def _build() -> None:
         "torch.nn.init": dict(NN_INIT),
         "torch.nn.utils": dict(NN_UTILS),
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
-                           "Variable": VARIABLE},
+                           "Variable": VARIABLE, "function": _Sub("torch.autograd.function")},
+        "torch.autograd.function": dict(FUNCTION_MODULE),
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
         "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
         "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),
         "torch.cuda": {"is_available": lambda: False, "device_count": lambda: 0},
+        "torch.backends": {"cpu": _Sub("torch.backends.cpu"), "mkl": _Sub("torch.backends.mkl")},
+        "torch.backends.cpu": dict(BACKENDS_CPU),
+        "torch.backends.mkl": dict(BACKENDS_MKL),
         "math": {**{n: _math_function(getattr(math, n)) for n in _MATH_FUNCTIONS},
                  "pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
                  "nan": math.nan},
@@ -364,11 +389,30 @@ def _numpy_unknown(owner: str, attr: str) -> ScriptError:
 _build()
 
 
+def register_module(name: str, members: dict[str, Any]) -> None:
+    """A module whose members a higher layer makes (``dataclasses``: the script's classes)."""
+    MODULES[name] = Module(name, members)
+
+
 def import_module(dotted: str) -> Module | None:
     """The module ``import dotted`` names, or None if gradcli does not have it."""
     return MODULES.get(dotted)
 
 
-__all__ = ["CPU", "MODULES", "PARAMETER", "SIZE", "TENSOR", "Device", "Module", "device",
-           "import_module", "missing", "object_attribute", "set_tensor_attribute",
-           "tensor_attribute", "tensor_surface"]
+__all__ = [
+    "CPU",
+    "MODULES",
+    "PARAMETER",
+    "SIZE",
+    "TENSOR",
+    "Device",
+    "Module",
+    "device",
+    "import_module",
+    "missing",
+    "object_attribute",
+    "register_module",
+    "set_tensor_attribute",
+    "tensor_attribute",
+    "tensor_surface",
+]

@@ -18,7 +18,9 @@ from ..engine.tensor import Tensor
 from ..errors import ScriptError
 from . import nn_init
 from .creation import get_default_dtype, zeros
-from .nn_module import _COMMON, Module, Parameter, binding, typename
+from .nn_containers import ModuleDict, ModuleList, ParameterDict, ParameterList
+from .nn_module import _COMMON, Module
+from .nn_parameter import Parameter, binding, typename
 from .types import TypeObject
 
 
@@ -394,6 +396,8 @@ BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", "binary_cross_entropy_with_logits
 # -- the classes as a script sees them ------------------------------------------------------------------
 _PLACES = {
     "Module": "module", "Linear": "linear", "Identity": "linear", "Sequential": "container",
+    "ModuleList": "container", "ModuleDict": "container", "ParameterList": "container",
+    "ParameterDict": "container",
     "Flatten": "flatten",
     **{n: "activation" for n in ("ReLU", "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax",
                                  "LogSoftmax", "Tanh", "Sigmoid", "SiLU", "LogSigmoid")},
@@ -416,3 +420,6 @@ def _classes() -> None:
 
 _classes()
 
+
+__all__ = ["CLASSES", "Linear", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
+           "Sequential"]

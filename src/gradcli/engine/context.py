@@ -25,8 +25,8 @@ from typing import Any
 
 from ..errors import ScriptError
 from ..limits import MAX_ELEMENTS
-from .backend import Backend, FloatingPointLog, get_backend
 from . import machine as machines
+from .backend import Backend, FloatingPointLog, get_backend
 from .printing import DEFAULT_OPTIONS, PrintOptions
 
 RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python

@@ -4,8 +4,11 @@
 ATen's CPU kernels do (aten/src/ATen/core/TransformationHelper.h, DistributionsHelper.h,
 native/cpu/DistributionTemplates.h, native/cpu/avx_mathfun.h), including what the compiler
 did to them: PyTorch's x86 wheels are built by GCC with ``-ffp-contract=fast`` and FMA enabled
-for the AVX2/AVX512 kernels, so ``a * b + c`` in those kernels is one fused multiply-add.
-NumPy has no FMA: ``exact.fp``'s ``fma32``/``fma64`` compute the correctly rounded result.
+for the AVX2/AVX512 kernels, so ``a * b + c`` in those kernels is one fused multiply-add
+(``madd``), and a multiply then an add in the DEFAULT capability's (engine/machine.py: its
+uniform kernel; its normal fill fuses, measured), where float32 normals come from the scalar
+``normal_fill_16`` and the C library's ``logf``/``cosf``/``sinf`` (``fill32_default``).  NumPy has no FMA: ``exact.fp``'s ``fma32``/``fma64`` compute
+the correctly rounded result.
 
 Like the backend, this module imports NumPy: random numbers are made on the host (a CuPy run
 transfers them in ``backend.Backend.random``).
@@ -20,6 +23,8 @@ from typing import Any
 
 import numpy
 
+from . import machine
+from .exact import clib
 from .exact.fp import fma32, fma64
 
 f32, f64, u64 = numpy.float32, numpy.float64, numpy.uint64
@@ -104,14 +109,22 @@ def unit_float64(words64: Any) -> Any:
     return (words64 & u64((1 << 53) - 1)).astype(f64) * 2.0 ** -53
 
 
+def madd(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` as the kernel's compiled code computes it: fused on AVX2 and AVX512, a
+    multiply then an add on DEFAULT; float32 operands stay float32."""
+    if machine.current().fma:
+        return fma32(a, b, c) if numpy.result_type(a, b, c) == f32 else fma64(a, b, c)
+    return a * b + c
+
+
 def uniform(x: Any, low: float, high: float, dtype: Any) -> Any:
-    """uniform_kernel: ``x * (high - low) + low`` (fused) in float64 or, for float32 and
+    """uniform_kernel: ``x * (high - low) + low`` (``madd``) in float64 or, for float32 and
     float16, in float32, rounded to ``dtype``; a value that rounded up to ``high`` is ``low``."""
     if dtype == f64:
-        value = x if low == 0 and high == 1 else fma64(x, high - low, low)
+        value = x if low == 0 and high == 1 else madd(x, high - low, low)
     else:
         lo, hi = f32(low), f32(high)
-        value = x if lo == 0 and hi == 1 else fma32(x, hi - lo, lo)
+        value = x if lo == 0 and hi == 1 else madd(x, hi - lo, lo)
         value = value.astype(dtype, copy=False)
     top = value == dtype(high)
     if top.any():
@@ -131,11 +144,12 @@ def box_muller_pairs(u1: Any, u2: Any) -> tuple[Any, Any]:
     return r * libm("cos")(theta), r * libm("sin")(theta)
 
 
-def affine64(v: Any, mean: float, std: float) -> Any:
-    """transformation::normal: ``v * std + mean`` in float64, fused."""
+def affine64(v: Any, mean: float, std: float, serial: bool = False) -> Any:
+    """``v * std + mean`` in float64: fused in the normal fill on every capability (measured:
+    DEFAULT's fill fuses it too), ``madd`` in at::normal_distribution (``serial``)."""
     if mean == 0 and std == 1:
-        return v + 0.0  # fma(v, 1, 0) turns -0 into +0
-    return fma64(v, std, mean)
+        return v + 0.0  # fma(v, 1, 0) or v * 1 + 0: -0 turns into +0
+    return madd(v, std, mean) if serial else fma64(v, std, mean)
 
 
 # ---------------------------------------------------------------- normal: 16-element fill paths
@@ -223,8 +237,25 @@ def sincos256(x: Any) -> tuple[Any, Any]:
     return numpy.where(sign_sin, -s, s), numpy.where(sign_cos, -c, c)
 
 
+def fill32_default(blocks: Any, mean: float, std: float) -> Any:
+    """normal_fill_16<float> on an (n, 16) float32 array of uniforms (DEFAULT's scalar code):
+    ``sqrtf(-2 * logf(1 - u1))`` and ``cosf``/``sinf`` of ``2 * pi * u2`` computed in double
+    and rounded to float, then ``radius * trig * std + mean`` with the last step fused (as
+    affine64: measured)."""
+    mean, std = f32(mean), f32(std)
+    radius = numpy.sqrt(f32(-2) * clib.call("log", f32(1) - blocks[:, :8]))
+    theta = ((2.0 * math.pi) * blocks[:, 8:].astype(f64)).astype(f32)
+    out = numpy.empty_like(blocks)
+    for half, trig in ((slice(0, 8), clib.call("cos", theta)), (slice(8, 16), clib.call("sin", theta))):
+        n = radius * trig
+        out[:, half] = n + f32(0) if mean == 0 and std == 1 else fma32(n, std, mean)
+    return out
+
+
 def fill32(blocks: Any, mean: float, std: float) -> Any:
-    """normal_fill_16_AVX2 on an (n, 16) float32 array of uniforms."""
+    """normal_fill_16_AVX2 on an (n, 16) float32 array of uniforms (DEFAULT: fill32_default)."""
+    if machine.current().capability == "DEFAULT":
+        return fill32_default(blocks, mean, std)
     mean, std = f32(mean), f32(std)
     radius = numpy.sqrt(f32(-2) * log256(f32(1) - blocks[:, :8]))
     sin, cos = sincos256(TWO_PI32 * blocks[:, 8:])

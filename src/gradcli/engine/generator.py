@@ -332,7 +332,7 @@ class Generator:
             vals[start:] = numpy.stack([cos, sin], axis=1).reshape(-1)[:m]
             if m % 2:
                 self._normal64 = float(sin[-1])
-        return dist.affine64(vals, float(mean), float(std))
+        return dist.affine64(vals, float(mean), float(std), serial=True)
 
     def _normal_arrays(self, ft: Any, mean: Any, std: Any) -> Any:
         """torch.normal with a tensor mean or std (normal_out_impl's three forms)."""

@@ -202,9 +202,23 @@ class Node:
         inputs that are never differentiated (indices, a where's condition) have no entry."""
         op = self.op
         if op is None:
-            return tuple((e, 0) for e in self.edges)
+            return tuple((None, 0) if e is None else e.output_ref() for e in self.edges)
         diff = op.differentiable
-        return tuple((e, 0) for i, e in enumerate(self.edges) if diff[i])
+        return tuple((None, 0) if e is None else e.output_ref()
+                     for i, e in enumerate(self.edges) if diff[i])
+
+    def repr_name(self) -> str:
+        """The class name ``repr(grad_fn)`` shows."""
+        return self.fn_name
+
+    def op_name(self) -> str:
+        """The op that made the node, as explanations name it (``mul``; the node's own name
+        for a node no op of the table made)."""
+        return self.op.name if self.op is not None else self.fn_name
+
+    def output_ref(self) -> tuple[Node, int]:
+        """``(node, output_nr)``, as ``next_functions`` shows an edge to this node."""
+        return self, 0
 
     @property
     def requires_grad(self) -> bool:
@@ -212,7 +226,7 @@ class Node:
         return True
 
     def __repr__(self) -> str:
-        return f"<{self.fn_name} object at {id(self):#x}>"
+        return f"<{self.repr_name()} object at {id(self):#x}>"
 
     def __dir__(self) -> list[str]:
         # the class has every op's _saved_* property: list only this node's

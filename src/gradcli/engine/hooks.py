@@ -16,6 +16,7 @@ from typing import Any, Self
 
 from ..errors import ScriptError
 from .context import current
+from .custom import FunctionNode, Parts
 from .graph import Node, edge
 from .tensor import Tensor
 
@@ -35,16 +36,19 @@ class NodeHooks:
 
 
 class RemovableHandle:
-    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook (from its
+    table and from the tables that mark it, ``extra``: a module hook's with_kwargs)."""
 
-    __slots__ = ("_table", "id")
+    __slots__ = ("_extra", "_table", "id")
 
-    def __init__(self, table: dict[int, Callable], hook_id: int) -> None:
-        self._table, self.id = table, hook_id
+    def __init__(self, table: dict[int, Callable], hook_id: int, extra: tuple = ()) -> None:
+        self._table, self.id, self._extra = table, hook_id, extra
 
     def remove(self) -> None:
         """Unregister the hook (a second call does nothing, as PyTorch's)."""
         self._table.pop(self.id, None)
+        for table in self._extra:
+            table.pop(self.id, None)
 
     def __enter__(self) -> Self:
         return self
@@ -54,6 +58,11 @@ class RemovableHandle:
 
     def __repr__(self) -> str:
         return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
+
+
+def new_hook_id() -> int:
+    """A fresh hook id (the handle's ``id``)."""
+    return next(_IDS)
 
 
 def add_node_hook(node: Node, kind: str, fn: Any) -> RemovableHandle:
@@ -133,11 +142,25 @@ def run_tensor_hooks(node: Node, g: Any, create_graph: bool) -> Any:
     return t if create_graph else t.data
 
 
+def _grad_outputs(node: Node, g: Any) -> tuple:
+    """The gradients of a node's outputs, as its hooks see them (a custom Function's several
+    outputs: one each, None where none came)."""
+    if node.__class__ is FunctionNode:
+        parts = g if isinstance(g, Parts) else \
+            Parts({next(i for i, o in enumerate(node.outputs) if o and o[2]): g})
+        return tuple(None if parts.get(i) is None else _as_tensor(parts[i], node.backend)
+                     for i in range(len(node.outputs)))
+    return (_as_tensor(g, node.backend),)
+
+
 def run_pre_hooks(node: Node, g: Any, create_graph: bool) -> Any:
     """``grad_fn.register_prehook`` hooks: ``fn(grad_outputs)`` may return new ones."""
     hooks = node.hooks.pre
     if not hooks:
         return g
+    if node.__class__ is FunctionNode:
+        raise ScriptError("gradcli does not support pre-hooks on a custom Function's node",
+                          kind="NotImplementedError")
     t = _as_tensor(g, node.backend)
     for fn in list(hooks.values()):
         out = fn((t,))
@@ -153,7 +176,7 @@ def run_post_hooks(node: Node, grads_in: list, g: Any, create_graph: bool) -> li
         return grads_in
     backend = node.backend
     ins = tuple(None if x is None else _as_tensor(x, backend) for x in grads_in)
-    outs = (_as_tensor(g, backend),)
+    outs = _grad_outputs(node, g)
     for fn in list(hooks.values()):
         new = fn(ins, outs)
         if new is None:

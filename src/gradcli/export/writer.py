@@ -202,6 +202,10 @@ class Writer:
             spans.clear()
 
         for s in body:
+            if s.__class__ is P.ClassDef:
+                raise self.refuse("a class statement", s, "export writes grad scripts without "
+                                  "classes as PyTorch programs; a script with classes is one "
+                                  "already (gradcli run FILE.py)")
             if s.__class__ in _COMPOUND:
                 close()
                 self.compound(s, scope)
@@ -252,8 +256,9 @@ class Writer:
                     and self.k.builtin("seed", scope):
                 return [self.seed_call(v, scope)]
             return [self.splice_stmt(s, scope)]
-        if cls is P.Pass and self.slice(s.span) != "pass":
-            return ["pass"]  # an annotation without a value (`x: int`) binds nothing
+        if cls is P.Annotation:  # `x: int` binds nothing; `x: int = v` is the assignment
+            end = self.span_range(s.span)[1]
+            return [] if self.src[end:].lstrip(" \t").startswith("=") else ["pass"]
         return [self.splice_stmt(s, scope)]
 
     def splice_stmt(self, s: Any, scope: Scope) -> str:

@@ -21,6 +21,7 @@ from .program import (
     Break,
     Call,
     CallUnpack,
+    ClassDef,
     Compare,
     CompFor,
     Comprehension,
@@ -279,6 +280,7 @@ _BLOCKS: dict[type, Any] = {
     While: lambda s: (s.body, s.orelse),
     With: lambda s: (s.body,),
     Try: lambda s: (s.body, *(h.body for h in s.handlers), s.orelse, s.finalbody),
+    ClassDef: lambda s: (s.body,),  # a scope of its own, but run where it stands
 }
 
 
@@ -310,7 +312,7 @@ def check_loop_jumps(body: list[Any] | tuple[Any, ...], in_loop: bool) -> None:
             raise error("'break' outside loop", s)
         if t is Continue and not in_loop:
             raise error("'continue' not properly in loop", s)
-        if t is FunctionDef:
+        if t is FunctionDef or t is ClassDef:
             check_loop_jumps(s.body, False)
         elif t is For or t is While:
             check_loop_jumps(s.body, True)
@@ -350,7 +352,7 @@ def check_globals(body: tuple[Any, ...] | list[Any]) -> None:
                     assigned.update(target_names(target))
             elif t is For:
                 assigned.update(target_names(s.target))
-            elif t is FunctionDef:
+            elif t is FunctionDef or t is ClassDef:
                 assigned.add(s.name)
                 continue  # its body is checked when it is compiled
             elif t is Import or t is ImportFrom:

@@ -18,6 +18,9 @@ from typing import Any, NamedTuple
 from ..errors import Span
 from . import program as P
 from .checks import (
+    DoubleStar,
+    GenArg,
+    Kwarg,
     check_aug_target,
     check_del_target,
     check_depth,
@@ -133,8 +136,8 @@ class Compiler(ExpressionReductions):
 
     def simple_stmts(self, c: list[Any]) -> list[Stmt]:
         if len(c) == 2:
-            return [c[0]]
-        return [x for x in c if type(x) is not tuple]
+            return c[0] if type(c[0]) is list else [c[0]]  # an annotated assignment: two
+        return _flatten(c)
 
     def suite(self, c: list[Any]) -> tuple[Stmt, ...]:
         return tuple(c[0]) if len(c) == 1 else tuple(_flatten(c))
@@ -180,9 +183,16 @@ class Compiler(ExpressionReductions):
             raise error(f"only single target (not {kind}) can be annotated", target)
         if not (t is Name or t is Attribute or t is Subscript):
             raise error("illegal target for annotation", target)
-        if len(c) == 3:  # an annotation alone binds nothing
-            return P.Pass(_join(target, c[2]))
-        return self.assign([target, c[3], c[4]])
+        annotation = single(c[2])
+        check_depth(annotation)
+        if t is not Name:  # Python evaluates only a simple name's annotation (and keeps it)
+            if len(c) == 3:
+                return P.Pass(_join(target, c[2]))
+            return self.assign([target, c[3], c[4]])
+        note = P.Annotation(target.id, annotation, _join(target, c[2]))
+        if len(c) == 3:
+            return note
+        return [note, self.assign([target, c[3], c[4]])]
 
     def return_stmt(self, c: list[Any]) -> P.Return:
         self.jumps = True
@@ -333,9 +343,11 @@ class Compiler(ExpressionReductions):
         name = c[3][1] if len(c) == 6 else None
         return P.Handler(kind, name, body, _join(c[0], body[-1]))
 
-    def decorated(self, c: list[Any]) -> P.FunctionDef:
-        fn = c[-1]
-        return P.FunctionDef(fn.name, fn.params, fn.body, tuple(c[:-1]), fn.span)
+    def decorated(self, c: list[Any]) -> P.FunctionDef | P.ClassDef:
+        d = c[-1]
+        if type(d) is P.ClassDef:
+            return P.ClassDef(d.name, d.bases, d.keywords, d.body, tuple(c[:-1]), d.span)
+        return P.FunctionDef(d.name, d.params, d.body, tuple(c[:-1]), d.span)
 
     def decorator(self, c: list[Any]) -> Expr:
         check_depth(c[1])
@@ -360,6 +372,32 @@ class Compiler(ExpressionReductions):
             check_globals(body)
             check_star_imports(body)
         return P.FunctionDef(c[1][1], params, body, (), _join(c[0], body[-1]))
+
+    def classdef(self, c: list[Any]) -> P.ClassDef:
+        body = c[-1]
+        bases: list[Expr] = []
+        keywords: list[tuple[str, Expr]] = []
+        for a in c[3:-3] if len(c) > 4 else ():
+            t = type(a)
+            if t is tuple:  # the commas
+                continue
+            if t is Kwarg:
+                if any(k == a.name for k, _ in keywords):
+                    raise error(f"keyword argument repeated: {a.name}", a)
+                keywords.append((a.name, a.value))
+            elif t is P.Starred or t is DoubleStar or t is GenArg:
+                raise error("gradcli does not support unpacking (* or **) or a generator in a "
+                            "class's bases", a)
+            elif keywords:
+                raise error("positional argument follows keyword argument", a)
+            else:
+                check_depth(a)
+                bases.append(a)
+        if self.scoped:
+            check_globals(body)
+            check_star_imports(body)
+        return P.ClassDef(c[1][1], tuple(bases), tuple(keywords), body, (),
+                          _join(c[0], body[-1]))
 
     # ---- expressions ----
 

@@ -167,6 +167,8 @@ class ExpressionReductions:
                     type(a) is P.Starred:
                 break
         else:  # positional arguments only: the common case
+            if not items and type(func) is Name and func.id == "super":
+                return P.SuperCall(_span(s.line, s.column, end[2], end[4]))
             return _call_at(func, tuple(items), (), s.line, s.column, end[2], end[4])
         span = _span(s.line, s.column, end[2], end[4])
         args: list[Any] = []

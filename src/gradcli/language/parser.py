@@ -22,7 +22,13 @@ from .compiler import Compiler
 from .grammar import HELPER
 from .nodes import respan
 from .program import MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, Program
-from .syntax_errors import RESERVED_WORDS, bad_character, never_closed, unexpected_token
+from .syntax_errors import (
+    REFUSED_NAMES,
+    RESERVED_WORDS,
+    bad_character,
+    never_closed,
+    unexpected_token,
+)
 
 __all__ = ["parse", "parse_bytes"]
 
@@ -48,7 +54,8 @@ class _Parser:
     def __init__(self, t: tables.Tables) -> None:
         self.t = t
         compiler = Compiler(self.parse_expression)
-        self.keywords = {**dict.fromkeys(RESERVED_WORDS, "RESERVED"), **t.keywords}
+        self.keywords = {**dict.fromkeys(RESERVED_WORDS, "RESERVED"),
+                         **dict.fromkeys(REFUSED_NAMES, "REFUSED"), **t.keywords}
         # the terminal of each of the lexer's groups, by group number (Match.lastindex)
         self.kinds: list[str | None] = [None] * (t.master.groups + 1)
         for kind, group in t.master.groupindex.items():

@@ -315,6 +315,13 @@ class Params(_Node):
 
 
 @node
+class SuperCall(_Node):
+    """``super()`` without arguments (the method's class and first argument)."""
+
+    span: Span
+
+
+@node
 class Lambda(_Node):
     """``lambda params: body``."""
 
@@ -362,6 +369,7 @@ Expr = (
     | Comprehension
     | Lambda
     | FString
+    | SuperCall
 )
 
 
@@ -482,6 +490,27 @@ class FunctionDef(_Node):
 
 
 @node
+class ClassDef(_Node):
+    """``class name(bases, **keywords):`` body, under its decorators (outermost first)."""
+
+    name: str
+    bases: tuple[Expr, ...]
+    keywords: tuple[tuple[str, Expr], ...]
+    body: tuple[Stmt, ...]
+    decorators: tuple[Expr, ...]
+    span: Span
+
+
+@node
+class Annotation(_Node):
+    """``name: annotation`` (``= value`` is an assignment of its own after it)."""
+
+    target: str
+    annotation: Expr
+    span: Span
+
+
+@node
 class Return(_Node):
     """``return value`` or a bare ``return`` (value None)."""
 
@@ -569,7 +598,7 @@ class ImportFrom(_Node):
 
 
 Stmt = (Assign | AssignTo | AugAssign | AugAssignTo | ExprStmt | For | While | If | With
-        | FunctionDef | Return | Pass | Break | Continue | Try | Raise | Assert | Delete | Global
+        | FunctionDef | ClassDef | Annotation | Return | Pass | Break | Continue | Try | Raise | Assert | Delete | Global
         | Import | ImportFrom)
 
 

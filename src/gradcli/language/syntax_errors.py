@@ -16,15 +16,30 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BRACKETS = re.compile(r"#[^\n]*|'(?:[^'\\\n]|\\.)*'?|\"(?:[^\"\\\n]|\\.)*\"?|[()\[\]]")
 
 _NO_STATEMENT = {
-    "class": "classes",
     "nonlocal": "nonlocal",
     "yield": "generators",
     "async": "async",
     "await": "async",
 }
 RESERVED_WORDS = frozenset(_NO_STATEMENT)
+# The sandbox (SPEC §2.1, §6): the names that reach the interpreter's internals, and the parts of
+# Python's object machinery gradcli does not have, refused wherever a script names them (the
+# lexer) or asks for one by a string (getattr, str.format's fields: script/classes.refuse).
+_INTERNALS = frozenset({
+    "__class__", "__dict__", "__globals__", "__subclasses__", "__bases__", "__base__",
+    "__mro__", "__code__", "__builtins__", "__closure__", "__func__", "__self__",
+    "__reduce__", "__reduce_ex__", "__weakref__", "__traceback__", "__import__", "__loader__",
+    "__spec__", "__file__", "__defaults__", "__kwdefaults__", "__wrapped__", "__objclass__",
+    "__getstate__", "__setstate__", "__path__", "__package__", "__cached__", "__orig_bases__",
+    "__type_params__", "__annotations__", "__qualname__", "__module__", "__sizeof__",
+})
+_UNSUPPORTED = frozenset({
+    "__new__", "__init_subclass__", "__subclasshook__", "__getattribute__", "__prepare__",
+    "__set_name__", "__slots__", "__class_getitem__", "__instancecheck__",
+    "__subclasscheck__", "__del__", "__dir__", "__format__", "__setattr__", "__delattr__",
+})
+REFUSED_NAMES = _INTERNALS | _UNSUPPORTED
 _HINTS = {
-    "class": "write functions (def) and keep state in variables",
     "yield": "build a list and return it",
 }
 _HEADERS = {
@@ -35,6 +50,7 @@ _HEADERS = {
     "WHILE": "'while' statement",
     "WITH": "'with' statement",
     "DEF": "function definition",
+    "CLASS": "class definition",
     "TRY": "'try' statement",
     "EXCEPT": "'except' statement",
     "FINALLY": "'finally' statement",
@@ -102,6 +118,20 @@ def _reserved(tok: tuple) -> ScriptSyntaxError:
     )
 
 
+def refused_message(name: str) -> str:
+    """Why a script may not name ``name`` (one of REFUSED_NAMES)."""
+    if name in _UNSUPPORTED:
+        return f"gradcli does not support '{name}'"
+    return f"gradcli does not give scripts '{name}': it reaches the interpreter's internals"
+
+
+def refused_hint(name: str) -> str | None:
+    """What to write instead of a refused name, where there is something."""
+    return {"__class__": "type(x) is x's class", "__dict__": "vars() is not available either; "
+            "read the attributes by name (getattr)", "__qualname__": "__name__ is available",
+            "__module__": "classes are in '__main__'"}.get(name)
+
+
 def never_closed(opener: tuple) -> ScriptSyntaxError:
     """An opening bracket with no closing one before the end of the script."""
     return _err(f"'{opener[1]}' was never closed", opener[2], opener[3])
@@ -161,6 +191,8 @@ def unexpected_token(
         return _err("unexpected indent", line, col)
     if kind == "RESERVED":
         return _reserved(tok)
+    if kind == "REFUSED":
+        return _err(refused_message(tok[1]), line, col, end, refused_hint(tok[1]))
     if "_INDENT" in expected:
         header = next((v for v in reversed(values) if _is_token(v) and v[0] in _HEADERS), None)
         after = f" after {_HEADERS[header[0]]} on line {header[2]}" if header else ""

@@ -369,3 +369,14 @@ class RunStatus:
         """Remove the line."""
         self.progress.stop()
 
+
+
+def doctor(out: Console, title: str, rows: list[tuple[str, str]]) -> None:
+    """``gradcli doctor``: the machine gradcli reproduces, one fact per row."""
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_header=False,
+              padding=(0, 1))
+    t.add_column(style="bold", no_wrap=True)
+    t.add_column(overflow="fold")
+    for label, text in rows:
+        t.add_row(label, text)
+    out.print(t)

@@ -14,11 +14,13 @@ from typing import Any
 
 from .. import api
 from ..api.creation import leaf
+from ..api.namespace import register_module
 from ..engine import NN_FUNCTIONS, Tensor, enable_grad, no_grad
 from ..engine.args import check_numel
 from ..errors import ScriptError
 from .data import read_array
 from .pybuiltins import PY_BUILTINS
+from .pydataclasses import MEMBERS as DATACLASSES
 from .pyprotocols import needs_interpreter
 
 
@@ -83,6 +85,8 @@ for _name, _fn in PY_BUILTINS.items():  # sum, max, min, abs, round: PyTorch's f
 
 # A PyTorch program: Python's built-ins; torch and the rest come from its imports.
 TORCH_BUILTINS: dict[str, Any] = dict(PY_BUILTINS)
+# The standard modules made of the script's own classes (the rest are api.namespace's)
+register_module("dataclasses", DATACLASSES)
 
 # What ``@torch.no_grad`` (without parentheses) may name: each makes a fresh grad mode.
 GRAD_MODE_FACTORIES: tuple[Any, ...] = (

@@ -55,12 +55,21 @@ def _build() -> dict[str, TypeObject]:
 EXCEPTIONS: dict[str, TypeObject] = _build()
 
 
+# PyTorch's own exception classes (not Python's built-in names), by their base
+_LIBRARY = {"GradcheckError": "RuntimeError", "FrozenInstanceError": "AttributeError"}
+
+
 def exception_type(kind: str, base: str | None = None) -> TypeObject:
-    """The class of an error kind; a kind Python does not have derives from ``base`` (a
+    """The class of an error kind; a kind Python does not have derives from its base (a
     library's exception: ``numpy.linalg.LinAlgError`` from ValueError), else Exception."""
     t = EXCEPTIONS.get(kind)
-    return t if t is not None else TypeObject(kind, (), None,
-                                              EXCEPTIONS.get(base or "", EXCEPTIONS["Exception"]))
+    if t is None:
+        t = EXCEPTIONS[_LIBRARY.get(kind) or base or "Exception"]
+        t = _KINDS.setdefault(kind, TypeObject(kind, (), None, t))
+    return t
+
+
+_KINDS: dict[str, TypeObject] = {}  # the same class each time a kind is met
 
 
 class ExcValue:

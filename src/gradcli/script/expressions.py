@@ -1,5 +1,6 @@
-"""Evaluating expressions: names and scopes, operators, calls, attributes, subscripts,
-displays, comprehensions and f-strings, with Python's semantics and messages.
+"""Evaluating expressions: names and scopes, operators, calls, subscripts, displays,
+comprehensions, f-strings and super(), with Python's semantics and messages (attributes are
+``attributes.py``'s).
 
 ``Evaluator`` is the expression half of ``interpreter.Interpreter`` (a mixin: both halves
 share the run's state). Scopes are dicts; a function's or a comprehension's scope holds its
@@ -14,23 +15,18 @@ from typing import Any
 
 import numpy as np
 
-from ..api.namespace import (
-    Module,
-    missing,
-    object_attribute,
-    set_tensor_attribute,
-    tensor_attribute,
-)
-from ..api.types import TypeObject
-from ..engine import METHODS, Node, Tensor
+from ..api.namespace import missing
+from ..engine import METHODS, Tensor
 from ..engine.backend import NUMPY_CLASSES
-from ..errors import GradcliError, ScriptError, Span
+from ..errors import ScriptError, Span
 from ..language import program as P
 from ..language.checks import target_names
-from .exceptions import ExcValue
+from .attributes import Attributes
+from .classes import SUPER, super_of
 from .functions import FUNCTION_KEY, ComprehensionScope, Function
-from .hints import did_you_mean, none_grad
-from .printing import node_name, type_name
+from .hints import did_you_mean
+from .instances import ScriptObject, inplace_method
+from .printing import type_name
 from .pyprotocols import items_of, materialise, truth
 from .values import (
     COMPARE,
@@ -46,15 +42,13 @@ from .values import (
 
 _INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_divide_",
             "%": "remainder_", "**": "pow_"}
-_NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "register_prehook",
-                              "metadata", "requires_grad", "variable"})
-_NOT_ALLOWED = object_attribute(None, "")  # what object_attribute says for a name it refuses
-_PYTHON_VALUES = frozenset({str, list, tuple, dict, set, int, float, bool})  # see pymethods
 _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
+_UNSET = object()
 
 
-class Evaluator:
-    """Expression evaluation for the interpreter (see the module docstring)."""
+class Evaluator(Attributes):
+    """Expression evaluation for the interpreter (see the module docstring); attributes are
+    ``attributes.Attributes``'."""
 
     globals: dict[str, Any]
     builtins: dict[str, Any]
@@ -136,6 +130,8 @@ class Evaluator:
             return not truth(v)
         if v.__class__ in NUMPY_CLASSES:
             return numpy_protocols().unary(e.op, v)
+        if isinstance(v, ScriptObject):
+            return getattr(v, _UNARY[e.op])()
         if isinstance(v, (int, float)) or (isinstance(v, Tensor) and
                                            hasattr(Tensor, _UNARY[e.op])):
             try:
@@ -280,6 +276,36 @@ class Evaluator:
             out.append(text)
         return "".join(out)
 
+    def _super(self, e: P.SuperCall, scope: dict) -> Any:
+        """``super()``: the class of the method it is written in (the innermost enclosing
+        function a class body defined) and that function's first argument."""
+        found = self.lookup("super", scope, e.span)
+        if found is not SUPER:  # a name of the script's own
+            return self.call_value(found, [], {}, e)
+        s, fn = scope, scope.get(FUNCTION_KEY)
+        while fn is not None and fn.__class__ is not Function:  # out of comprehensions
+            s = fn.closure
+            fn = None if s is None else s.get(FUNCTION_KEY)
+        if fn is None:
+            raise ScriptError("super(): no arguments", kind="RuntimeError")
+        p = fn.params
+        if p.names:
+            obj = s.get(p.names[0], _UNSET)
+        else:
+            obj = s[p.vararg][0] if p.vararg is not None and s.get(p.vararg) else _UNSET
+        if obj is _UNSET:
+            raise ScriptError("super(): no arguments" if not p.names and not p.vararg else
+                              "super(): arg[0] deleted", kind="RuntimeError")
+        owner = fn
+        while owner is not None and owner.owner is None:
+            outer = owner.closure
+            owner = None if outer is None else outer.get(FUNCTION_KEY)
+            if owner is not None and owner.__class__ is not Function:
+                owner = None
+        if owner is None:
+            raise ScriptError("super(): __class__ cell not found", kind="RuntimeError")
+        return super_of(owner.owner, obj)
+
     def _starred(self, e: P.Starred, scope: dict) -> Any:
         raise ScriptError("can't use starred expression here", kind="SyntaxError")
 
@@ -324,103 +350,6 @@ class Evaluator:
                 else:
                     yield from self._comp_states(gens, i + 1, self.eval(gens[i + 1].iter, inner),
                                                  inner)
-
-    # -- attributes -------------------------------------------------------------------------------
-    def attribute(self, obj: Any, attr: str, span: Span | None) -> Any:
-        """``obj.attr`` for a script: only what the PyTorch surface and Python's documented
-        methods offer."""
-        try:
-            value = self._attribute(obj, attr)
-        except GradcliError as err:
-            raise err.at(span) from None
-        if obj.__class__ is Tensor and span is not None:
-            if attr == "grad" and value is None:  # why: a hint, trace, explain
-                self._none_read = none_grad(self, obj, span)
-            elif attr == "backward":
-                self.last_backward = (span, obj)
-        return value
-
-    def attribute_of(self, obj: Any, attr: str) -> Any:
-        """``obj.attr`` without a span (``"{0.grad}".format(x)``)."""
-        return self._attribute(obj, attr)
-
-    def _attribute(self, obj: Any, attr: str) -> Any:
-        if isinstance(obj, Tensor):
-            return tensor_attribute(obj, attr)
-        cls = obj.__class__
-        if cls is Module:
-            return obj.get(attr)
-        if attr == "__name__":
-            name = obj.name if isinstance(obj, (TypeObject, Function, Module)) else \
-                getattr(obj, "__name__", None) if callable(obj) else None
-            if isinstance(name, str):
-                return name
-        elif isinstance(obj, Node):
-            return self._node_attribute(obj, attr)
-        elif cls in _PYTHON_VALUES:
-            from .pymethods import method as python_method  # only scripts that call one
-
-            found = python_method(self, obj, attr)
-            if found is not None:
-                return found
-        elif isinstance(obj, ExcValue):
-            if attr == "args":
-                return obj.args
-        elif cls in NUMPY_CLASSES or isinstance(obj, np.dtype):
-            return numpy_protocols().attribute(obj, attr)
-        elif attr in getattr(cls, "script_attributes", ()):
-            return getattr(obj, attr)
-        else:
-            value = object_attribute(obj, attr)
-            if value is not _NOT_ALLOWED:
-                return value
-        if isinstance(obj, TypeObject):
-            raise ScriptError(f"type object '{obj.name}' has no attribute '{attr}'",
-                              kind="AttributeError")
-        unsupported = getattr(obj, "script_unsupported", None)  # nn modules: state_dict, ...
-        if unsupported is not None:
-            raise unsupported(attr)
-        raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
-                          kind="AttributeError")
-
-    def _node_attribute(self, node: Any, attr: str) -> Any:
-        if attr in _NODE_ATTRIBUTES or attr.startswith("_saved_"):
-            try:
-                value = getattr(node, attr)
-            except AttributeError:
-                value = None
-                if attr.startswith("_saved_") and not hasattr(type(node), "saved_value"):
-                    raise ScriptError(f"gradcli does not support grad_fn.{attr} yet",
-                                      kind="NotImplementedError") from None
-                raise ScriptError(f"'{node_name(node)}' object has no attribute '{attr}'",
-                                  kind="AttributeError") from None
-            if attr == "name" and isinstance(value, str):  # PyTorch's is a method: name()
-                return lambda: value
-            return value
-        raise ScriptError(f"'{node_name(node)}' object has no attribute '{attr}'",
-                          kind="AttributeError")
-
-    def set_attribute(self, obj: Any, attr: str, value: Any) -> None:
-        """``obj.attr = value``: the tensor attributes PyTorch lets a program assign."""
-        if isinstance(obj, Tensor):
-            set_tensor_attribute(obj, attr, value)
-            return
-        if attr in getattr(obj.__class__, "script_settable", ()):
-            setattr(obj, attr, value)
-            return
-        if obj.__class__ is Module:
-            raise ScriptError(f"gradcli does not let a script change module '{obj.name}'",
-                              kind="NotImplementedError")
-        if obj.__class__ in _PYTHON_VALUES:
-            from .pymethods import method as python_method
-
-            if python_method(self, obj, attr) is not None:
-                raise ScriptError(f"'{type_name(obj)}' object attribute '{attr}' is read-only",
-                                  kind="AttributeError")
-            raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
-                              kind="AttributeError")
-        raise ScriptError(f"gradcli does not support assigning attributes of "
-                          f"'{type_name(obj)}' objects", kind="NotImplementedError")
 
     # -- items ----------------------------------------------------------------------------------
     def item_of(self, obj: Any, key: Any) -> Any:
@@ -483,11 +412,18 @@ class Evaluator:
             except (IndexError, TypeError) as exc:
                 raise ScriptError(str(exc), kind=type(exc).__name__) from None
             return
+        if isinstance(obj, ScriptObject):
+            del obj[key]
+            return
         raise ScriptError(f"'{type_name(obj)}' object doesn't support item deletion",
                           kind="TypeError")
 
     def inplace(self, op: str, current: Any, value: Any) -> Any:
         """``current op= value``: in place where Python or PyTorch updates in place."""
+        if isinstance(current, ScriptObject):
+            method = inplace_method(current, op)
+            if method is not None:
+                return self.call_value(method, [value], {})
         if isinstance(current, Tensor) and op in _INPLACE:
             if type(value) in NUMPY_CLASSES:
                 if type(value) is np.ndarray:  # PyTorch declines: t = t + array
@@ -537,7 +473,7 @@ Evaluator._EVAL = {  # type: ignore[attr-defined]
     P.Compare: Evaluator._compare, P.IfExp: Evaluator._if_exp, P.BoolOp: Evaluator._bool_op,
     P.CallUnpack: Evaluator._call_unpack, P.Lambda: Evaluator._lambda,
     P.FString: Evaluator._fstring, P.Comprehension: Evaluator._comprehension,
-    P.Starred: Evaluator._starred,
+    P.Starred: Evaluator._starred, P.SuperCall: Evaluator._super,
 }
 
 __all__ = ["Evaluator", "missing"]

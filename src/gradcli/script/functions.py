@@ -21,13 +21,15 @@ class Function:
     """A ``def`` or a ``lambda`` with its defaults, closure and locals."""
 
     __slots__ = ("closure", "defaults", "globals", "interp", "kw_defaults", "locals", "name",
-                 "node", "params")
+                 "node", "owner", "params", "qualname")
     script_type = "function"
 
     def __init__(self, node: P.FunctionDef | P.Lambda, interp: Any, closure: dict | None,
-                 defaults: tuple, kw_defaults: dict[str, Any]) -> None:
+                 defaults: tuple, kw_defaults: dict[str, Any], qualname: str = "") -> None:
         self.node = node
         self.name = node.name if isinstance(node, P.FunctionDef) else "<lambda>"
+        self.qualname = qualname or self.name  # Net.forward, f.<locals>.g (Python's messages)
+        self.owner: Any = None  # the class whose body defined it (what super() starts from)
         self.params = node.params
         self.interp = interp
         self.closure = closure  # the enclosing function's scope; None at the top level
@@ -44,9 +46,42 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.interp.call_function(self, list(args), kwargs)
 
+    def positional(self, args: tuple, kwargs: dict) -> tuple:
+        """The arguments bound to the parameters, defaults applied, as positional values
+        (``inspect.Signature.bind`` and ``apply_defaults``, with its messages)."""
+        p = self.params
+        names = p.names
+        if len(args) > len(names) and p.vararg is None:
+            raise ScriptError("too many positional arguments", kind="TypeError")
+        bound = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key in bound:
+                raise ScriptError(f"multiple values for argument '{key}'", kind="TypeError")
+            if key not in names:
+                raise ScriptError(f"got an unexpected keyword argument '{key}'",
+                                  kind="TypeError")
+            bound[key] = value
+        first_default = len(names) - len(self.defaults)
+        for i, name in enumerate(names):
+            if name not in bound:
+                if i < first_default:
+                    raise ScriptError(f"missing a required argument: '{name}'",
+                                      kind="TypeError")
+                bound[name] = self.defaults[i - first_default]
+        return tuple(bound[n] for n in names) + tuple(args[len(names):])
+
     def script_repr(self, printer: Any) -> str:
         """``<function f at 0x7f…>``."""
-        return f"<function {self.name} at {printer.address(self)}>"
+        return f"<function {self.qualname} at {printer.address(self)}>"
+
+    @property
+    def doc(self) -> str | None:
+        """The docstring: the body's first statement, when it is a string."""
+        body = self.node.body
+        if self.node.__class__ is P.FunctionDef and body and body[0].__class__ is P.ExprStmt \
+                and body[0].value.__class__ is P.String:
+            return body[0].value.value
+        return None
 
 
 class GradModeFunction:
@@ -64,6 +99,11 @@ class GradModeFunction:
         """The wrapped function's name (``functools.wraps``)."""
         return getattr(self.fn, "name", "function")
 
+    @property
+    def qualname(self) -> str:
+        """The wrapped function's qualified name."""
+        return getattr(self.fn, "qualname", self.name)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         with self.make_mode():
             return self.fn(*args, **kwargs)
@@ -71,6 +111,19 @@ class GradModeFunction:
     def script_repr(self, printer: Any) -> str:
         """Printed as the function it wraps, as ``functools.wraps`` makes it."""
         return f"<function {self.name} at {printer.address(self)}>"
+
+
+class ClassBody:
+    """What a class body's scope knows: the class's qualified name and the scope around the
+    ``class`` statement (None at the top level), which its functions see instead of it."""
+
+    __slots__ = ("closure", "qualname")
+    locals: frozenset[str] = frozenset()  # a name not bound yet is looked up outside
+    globals: frozenset[str] = frozenset()
+
+    def __init__(self, qualname: str, closure: dict | None) -> None:
+        self.qualname = qualname
+        self.closure = closure
 
 
 class ComprehensionScope:
@@ -96,7 +149,7 @@ def bind_arguments(fn: Function, args: list, kwargs: dict) -> dict[str, Any]:
     p = fn.params
     names, defaults = p.names, fn.defaults
     n, required = len(names), len(names) - len(defaults)
-    label = fn.name
+    label = fn.qualname
 
     def fail(message: str) -> ScriptError:
         return ScriptError(f"{label}() {message}", kind="TypeError")
@@ -157,9 +210,11 @@ def assigned_names(body: tuple) -> set[str]:
                 names.update(target_names(target))
         elif t is P.For or t is P.With and s.target is not None:
             names.update(target_names(s.target))
-        elif t is P.FunctionDef:
+        elif t is P.FunctionDef or t is P.ClassDef:
             names.add(s.name)
             continue  # its body is its own scope
+        elif t is P.Annotation:
+            names.add(s.target)
         elif t is P.Delete:
             for target in s.targets:
                 names.update(target_names(target))
@@ -180,11 +235,11 @@ def declared_globals(body: tuple) -> frozenset[str]:
         s = stack.pop()
         if type(s) is P.Global:
             names.update(s.names)
-        elif type(s) is not P.FunctionDef:
+        elif type(s) is not P.FunctionDef and type(s) is not P.ClassDef:
             for b in blocks(s):
                 stack.extend(b)
     return frozenset(names)
 
 
-__all__ = ["FUNCTION_KEY", "ComprehensionScope", "Function", "GradModeFunction",
+__all__ = ["FUNCTION_KEY", "ClassBody", "ComprehensionScope", "Function", "GradModeFunction",
            "assigned_names", "bind_arguments"]

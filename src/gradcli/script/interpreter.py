@@ -13,7 +13,6 @@ recorder, which keeps what it records anyway.
 
 from __future__ import annotations
 
-import copy
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -23,17 +22,19 @@ from ..api.namespace import import_module
 from ..api.types import TypeObject
 from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
-from ..engine.context import GradMode, process_guard
+from ..engine.context import process_guard
 from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..language.checks import overridable
 from ..limits import MAX_ELEMENTS, MAX_STEPS
-from .builtins import GRAD_BUILTINS, GRAD_MODE_FACTORIES, TORCH_BUILTINS
+from .builtins import GRAD_BUILTINS, TORCH_BUILTINS
 from .calls import call_builtin, iterable, like_literal, module_named, too_many_dims
+from .classes import BoundMethod, ScriptClass
+from .definitions import Definitions
 from .exceptions import EXCEPTIONS, ExcValue, catches, raise_value, value_of
 from .expressions import Evaluator
-from .functions import FUNCTION_KEY, Function, GradModeFunction, bind_arguments
+from .functions import FUNCTION_KEY, Function, bind_arguments
 from .hints import NoneGrad, hint_for, none_grad_reason
 from .printing import Printer, type_name
 from .pyprotocols import items_of, materialise, truth
@@ -58,7 +59,7 @@ class _Return(Exception):
         self.value = value
 
 
-class Interpreter(Evaluator):
+class Interpreter(Definitions, Evaluator):
     """Runs one program; create one per run."""
 
     def __init__(self, program: P.Program, backend: Any, *, mode: str = "grad",
@@ -338,8 +339,7 @@ class Interpreter(Evaluator):
         elif cls is P.Subscript:
             self.del_item(self.eval(t.value, scope), self.index(t.index, scope))
         else:
-            raise ScriptError(f"gradcli does not support deleting attributes ('{t.attr}')",
-                              kind="NotImplementedError")
+            self.del_attribute(self.eval(t.value, scope), t.attr)
 
     # -- control flow ---------------------------------------------------------------------------
     def _for(self, s: P.For, scope: dict, top: bool) -> None:
@@ -481,33 +481,7 @@ class Interpreter(Evaluator):
             sub = import_module(f"{s.module}.{name}")
             self.bind(alias or name, sub if sub is not None else module.get(name), scope, top)
 
-    # -- functions ------------------------------------------------------------------------------
-    def _def(self, s: P.FunctionDef, scope: dict, top: bool) -> None:
-        decorators = [self.eval(d, scope) for d in s.decorators]
-        fn: Any = self.make_function(s, scope)
-        for dec in reversed(decorators):
-            fn = self._decorate(dec, fn)
-        self.bind(s.name, fn, scope, top)
-
-    def make_function(self, node: P.FunctionDef | P.Lambda, scope: dict) -> Function:
-        """A function object: defaults evaluated now, as Python does, in the defining scope."""
-        p = node.params
-        defaults = tuple(self.eval(d, scope) for d in p.defaults)
-        kw_defaults = {name: self.eval(d, scope) for name, d in zip(p.kwonly, p.kw_defaults)
-                       if d is not None}
-        closure = None if scope is self.globals else scope
-        return Function(node, self, closure, defaults, kw_defaults)
-
-    def _decorate(self, dec: Any, fn: Any) -> Any:
-        if isinstance(dec, GradMode):  # @torch.no_grad(): a fresh mode object for each call
-            if callable(dec):  # what decorating does besides (set_grad_enabled undoes itself)
-                dec(fn)
-            fresh = getattr(dec, "clone", None)
-            return GradModeFunction(fn, fresh if fresh is not None else lambda: copy.copy(dec))
-        if any(dec is f for f in GRAD_MODE_FACTORIES):  # @torch.no_grad without parentheses
-            return GradModeFunction(fn, dec)
-        return self.call_value(dec, [fn], {})
-
+    # -- calls ----------------------------------------------------------------------------------
     def call_function(self, fn: Function, args: list, kwargs: dict) -> Any:
         """Call a script's function."""
         scope = bind_arguments(fn, args, kwargs)
@@ -543,14 +517,20 @@ class Interpreter(Evaluator):
 
     def call_value(self, fn: Any, args: list, kwargs: dict, where: Any = None) -> Any:
         """Call anything a script can call: its functions, built-ins, classes, methods."""
-        if fn.__class__ is Function:
+        cls = fn.__class__
+        if cls is Function:
             return self.call_function(fn, args, kwargs)
+        if cls is BoundMethod:
+            return self.call_value(fn.function, [fn.self, *args], kwargs, where)
         if isinstance(fn, TypeObject):
             if fn.make is None:
                 raise ScriptError(f"cannot create '{fn.qualname}' instances", kind="TypeError")
+            if cls is ScriptClass:
+                return fn.construct(*args, **kwargs)
             fn = fn.make
         elif not callable(fn) or isinstance(fn, (Tensor, ExcValue)):
             raise ScriptError(f"'{type_name(fn)}' object is not callable", kind="TypeError")
+        # (a script's object too: its __call__, or its PyTorch base's, through Python's)
         return call_builtin(fn, args, kwargs, self, where)
 
     def type_name(self, v: Any) -> str:
@@ -565,7 +545,8 @@ Interpreter._STATEMENTS = {  # type: ignore[attr-defined]
     P.With: Interpreter._with, P.Try: Interpreter._try, P.Raise: Interpreter._raise,
     P.Assert: Interpreter._assert, P.Delete: Interpreter._delete, P.Global: Interpreter._global,
     P.Import: Interpreter._import, P.ImportFrom: Interpreter._import_from,
-    P.FunctionDef: Interpreter._def,
+    P.FunctionDef: Interpreter._def, P.ClassDef: Interpreter._class,
+    P.Annotation: Interpreter._annotation,
 }
 
 __all__ = ["Interpreter", "Record", "RunResult", "Warning_"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import _string  # CPython's own parser of format strings (what string.Formatter uses)
 import re
+from collections import OrderedDict
 from types import MethodType, ModuleType
 from typing import Any
 
@@ -25,6 +26,10 @@ from ..engine.tensor import Size
 from ..errors import ScriptError
 from .exceptions import ExcValue
 from .values import MAX_SEQUENCE, too_long
+
+# the views of a dict's and an OrderedDict's keys, values and items, by their class names
+DICT_VIEWS = frozenset({"dict_keys", "dict_values", "dict_items", "odict_keys", "odict_values",
+                        "odict_items"})
 
 _PLAIN = (int, float, bool, str, type(None))
 MAX_REPR_DEPTH = 900  # containers inside containers; CPython's own limit is near 1,000
@@ -131,9 +136,9 @@ class Printer:
             return _numpy_text(v, "str")
         if isinstance(v, ExcValue):
             return v.message(self.str)
-        show = getattr(v, "script_str", None)  # torch.device prints as 'cpu'
+        show = getattr(v.__class__, "script_str", None)  # torch.device prints as 'cpu'
         if show is not None:
-            return show(self)
+            return show(v, self)
         return self.repr(v)
 
     def repr(self, v: Any) -> str:
@@ -146,6 +151,10 @@ class Printer:
             return repr(v)
         if cls is Tensor or isinstance(v, Tensor):
             return repr(v)
+        if cls is OrderedDict:  # a state_dict (CPython 3.11's repr)
+            if not v:
+                return "OrderedDict()"
+            return f"OrderedDict({self._repr(list(v.items()), active)})"
         if cls is list or cls is tuple or cls is dict or cls is set:
             if id(v) in active:  # a list that contains itself
                 return "[...]" if cls is list else "{...}" if cls is dict else "(...)"
@@ -171,7 +180,7 @@ class Printer:
         if cls in NUMPY_CLASSES or isinstance(v, numpy.dtype):
             return _numpy_text(v, "repr")
         if isinstance(v, Node):
-            return f"<{node_name(v)} object at {self.address(v)}>"
+            return f"<{v.repr_name()} object at {self.address(v)}>"
         if isinstance(v, ExcValue):
             return v.text(lambda a: self._repr(a, active))
         if v is Ellipsis:
@@ -179,11 +188,11 @@ class Printer:
         if cls is range:
             step = "" if v.step == 1 else f", {v.step}"
             return f"range({v.start}, {v.stop}{step})"
-        if cls.__name__ in ("dict_keys", "dict_values", "dict_items"):
+        if cls.__name__ in DICT_VIEWS:
             return f"{cls.__name__}({self._repr(list(v), active)})"
-        show = getattr(v, "script_repr", None)  # functions, modules, optimizers: their own
+        show = getattr(cls, "script_repr", None)  # functions, modules, optimizers: their own
         if show is not None:
-            return show(self)
+            return show(v, self)
         if isinstance(v, TypeObject):
             return repr(v)
         if isinstance(v, GradMode):

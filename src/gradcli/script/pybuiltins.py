@@ -10,6 +10,7 @@ share with the interpreter ``pyprotocols``'s; ``PY_BUILTINS`` and ``TYPES`` name
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,10 @@ from ..engine import Node, Tensor
 from ..engine.backend import NUMPY_CLASSES
 from ..engine.tensor import Size
 from ..errors import ScriptError
+from .classes import BUILTINS as CLASS_BUILTINS
+from .classes import refuse
 from .exceptions import EXCEPTIONS, ExcValue
+from .instances import ScriptObject, next_of
 from .printing import node_name, type_name
 from .pynumbers import (
     _radix,
@@ -36,6 +40,7 @@ from .pynumbers import (
     round_,
 )
 from .pyprotocols import (
+    DICT_VIEWS,
     _named,
     as_index,
     counted,
@@ -99,7 +104,7 @@ def format_(interp: Any, value: Any, spec: str = "") -> str:
 def len_(x: Any) -> int:
     """``len(x)``."""
     if isinstance(x, (Tensor, list, tuple, str, dict, set, range, ndarray)) or \
-            type(x).__name__ in ("dict_keys", "dict_values", "dict_items") or \
+            type(x).__name__ in DICT_VIEWS or \
             getattr(type(x), "script_sequence", False):
         try:
             return len(x)
@@ -175,6 +180,13 @@ def iter_(interp: Any, obj: Any) -> Any:
 @_named("next")
 def next_(iterator: Any, *default: Any) -> Any:
     """``next(iterator[, default])``."""
+    if isinstance(iterator, ScriptObject):
+        try:
+            return next_of(iterator)
+        except ScriptError as err:
+            if err.kind == "StopIteration" and default:
+                return default[0]
+            raise
     if not hasattr(iterator, "__next__") or type(iterator).__module__ != "builtins":
         raise fail(f"'{type_name(iterator)}' object is not an iterator")
     try:
@@ -317,7 +329,8 @@ def _type_of(v: Any) -> TypeObject:
     if isinstance(v, ExcValue):
         return v.type
     for t in (TYPES["bool"], TYPES["int"], TYPES["float"], TYPES["str"], TYPES["list"],
-              TYPES["tuple"], TYPES["dict"], TYPES["set"], TYPES["NoneType"], TYPES["range"]):
+              TYPES["tuple"], TYPES["dict"], TYPES["set"], TYPES["NoneType"], TYPES["range"],
+              TYPES["OrderedDict"]):
         if type(v) in t.classes:
             return t
     if isinstance(v, Tensor):
@@ -331,8 +344,9 @@ def _type_of(v: Any) -> TypeObject:
     cls = getattr(type(v), "script_class", None)  # the api's classes (nn.Linear, ...)
     if isinstance(cls, TypeObject):
         return cls
-    name = node_name(v) if isinstance(v, Node) else "type" if isinstance(v, TypeObject) else \
-        type_name(v)
+    if isinstance(v, TypeObject):
+        return TYPE
+    name = node_name(v) if isinstance(v, Node) else type_name(v)
     t = _OTHER_TYPES.get(name)
     if t is None:  # a class the script cannot name: the same object each time it is asked
         t = _OTHER_TYPES[name] = TypeObject(name)
@@ -343,9 +357,14 @@ _OTHER_TYPES: dict[str, TypeObject] = {}
 
 
 @_named("type")
-def type_(obj: Any) -> TypeObject:
+def type_(*args: Any) -> TypeObject:
     """``type(obj)``: the class, printed as Python prints it."""
-    return _type_of(obj)
+    if len(args) == 3:
+        raise fail("gradcli does not make classes with type(name, bases, dict): write a "
+                   "class statement", "NotImplementedError")
+    if len(args) != 1:
+        raise fail("type() takes 1 or 3 arguments")
+    return _type_of(args[0])
 
 
 @_named("isinstance")
@@ -373,6 +392,8 @@ def isinstance_(obj: Any, classinfo: Any) -> bool:
 @_named("callable")
 def callable_(obj: Any) -> bool:
     """``callable(obj)``."""
+    if isinstance(obj, ScriptObject):
+        return obj.script_callable()
     if isinstance(obj, TypeObject):
         return obj.make is not None or obj.is_subclass(EXCEPTIONS["BaseException"])
     return callable(obj) and not isinstance(obj, Tensor)
@@ -384,6 +405,7 @@ def hasattr_(interp: Any, obj: Any, name: Any) -> bool:
     """``hasattr(obj, name)`` over the attributes a script may read."""
     if not isinstance(name, str):
         raise fail("attribute name must be string, not " + repr(type_name(name)))
+    refuse(name)
     try:
         interp.attribute(obj, name, None)
     except ScriptError as err:
@@ -399,14 +421,42 @@ def getattr_(interp: Any, obj: Any, name: Any, *default: Any) -> Any:
     """``getattr(obj, name[, default])`` over the attributes a script may read."""
     if not isinstance(name, str):
         raise fail("attribute name must be string, not " + repr(type_name(name)))
-    if name.startswith("__") and name != "__name__":
-        raise fail(f"gradcli does not give access to '{name}'", "AttributeError")
+    refuse(name)
     try:
         return interp.attribute(obj, name, None)
     except ScriptError as err:
         if err.kind == "AttributeError" and default:
             return default[0]
         raise
+
+
+@_named("hash")
+def hash_(obj: Any) -> int:
+    """``hash(obj)``: Python's (a script object's ``__hash__``)."""
+    try:
+        return hash(obj)
+    except TypeError as exc:  # unhashable: a list, a dict, a set
+        raise fail(str(exc)) from None
+
+
+@needs_interpreter
+@_named("setattr")
+def setattr_(interp: Any, obj: Any, name: Any, value: Any) -> None:
+    """``setattr(obj, name, value)``: ``obj.name = value``."""
+    if not isinstance(name, str):
+        raise fail("attribute name must be string, not " + repr(type_name(name)))
+    refuse(name)
+    interp.set_attribute(obj, name, value)
+
+
+@needs_interpreter
+@_named("delattr")
+def delattr_(interp: Any, obj: Any, name: Any) -> None:
+    """``delattr(obj, name)``: ``del obj.name``."""
+    if not isinstance(name, str):
+        raise fail("attribute name must be string, not " + repr(type_name(name)))
+    refuse(name)
+    interp.del_attribute(obj, name)
 
 
 def _exception_maker(t: TypeObject) -> Callable[..., ExcValue]:
@@ -420,6 +470,7 @@ def _exception_maker(t: TypeObject) -> Callable[..., ExcValue]:
 for _t in EXCEPTIONS.values():
     _t.make = _exception_maker(_t)
 
+TYPE = TypeObject("type", (), type_, test=lambda v: isinstance(v, TypeObject))
 TYPES: dict[str, TypeObject] = {
     "int": TypeObject("int", (int,), int_),
     "float": TypeObject("float", (float,), float_),
@@ -431,13 +482,16 @@ TYPES: dict[str, TypeObject] = {
     "set": TypeObject("set", (set,), set_),
     "range": TypeObject("range", (range,), range_),
     "NoneType": TypeObject("NoneType", (type(None),)),
+    # what state_dict() returns (collections.OrderedDict)
+    "OrderedDict": TypeObject("collections.OrderedDict", (OrderedDict,),
+                              lambda *args, **kwargs: OrderedDict(*args, **kwargs)),
 }
 
 
 # Python's built-ins a script can use, by name (the classes are TypeObjects: callable through
 # their ``make``); both modes have them.
 PY_BUILTINS: dict[str, Any] = {
-    **{name: t for name, t in TYPES.items() if name != "NoneType"},
+    **{name: t for name, t in TYPES.items() if name not in ("NoneType", "OrderedDict")},
     **{name: t for name, t in EXCEPTIONS.items()},
     "print": print_, "repr": repr_, "ascii": ascii_, "format": format_,
     "abs": abs_, "round": round_, "divmod": divmod_, "pow": pow_, "chr": chr_, "ord": ord_,
@@ -445,8 +499,10 @@ PY_BUILTINS: dict[str, Any] = {
     "len": len_, "zip": zip_, "enumerate": enumerate_, "map": map_, "filter": filter_,
     "reversed": reversed_, "iter": iter_, "next": next_, "sum": sum_,
     "min": _extreme("min", "<"), "max": _extreme("max", ">"), "any": any_, "all": all_,
-    "sorted": sorted_, "type": type_, "isinstance": isinstance_, "callable": callable_,
-    "hasattr": hasattr_, "getattr": getattr_,
+    "sorted": sorted_, "type": TYPE, "isinstance": isinstance_, "callable": callable_,
+    "hasattr": hasattr_, "getattr": getattr_, "setattr": setattr_, "delattr": delattr_,
+    "hash": hash_,
+    **CLASS_BUILTINS,
 }
 
 __all__ = ["PY_BUILTINS", "SIZE", "TENSOR", "TYPES"]

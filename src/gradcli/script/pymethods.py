@@ -8,6 +8,7 @@ gradcli, so that limits hold and values print as the script's values.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,7 @@ _SET = {"add", "clear", "copy", "discard", "isdisjoint", "issubset", "issuperset
 _NUMBER = {"is_integer", "bit_length", "as_integer_ratio", "conjugate", "real", "imag",
            "numerator", "denominator"}
 _PLAIN_METHODS: dict[type, set[str]] = {str: _STR, list: _LIST, tuple: _TUPLE, dict: _DICT,
+                                        OrderedDict: _DICT | {"move_to_end"},
                                         set: _SET, int: _NUMBER - {"is_integer"},
                                         float: _NUMBER - {"bit_length"}, bool: set()}
 
@@ -133,7 +135,7 @@ def method(interp: Any, obj: Any, name: str) -> Any:
             return _list_extend(interp, obj)
         if name == "sort":
             return _list_sort(interp, obj)
-    elif cls is dict and name == "update":
+    elif (cls is dict or cls is OrderedDict) and name == "update":
         return _dict_update(interp, obj)
     elif cls is set and name in ("update", "union", "intersection", "difference",
                                  "symmetric_difference"):

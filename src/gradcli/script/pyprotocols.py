@@ -15,7 +15,7 @@ from numpy import ndarray
 from ..engine import Tensor
 from ..engine.backend import NUMPY_CLASSES
 from ..errors import ScriptError
-from .printing import type_name
+from .printing import DICT_VIEWS, type_name
 from .values import MAX_SEQUENCE, too_long
 
 
@@ -41,6 +41,7 @@ def fail(message: str, kind: str = "TypeError") -> ScriptError:
 _ITERABLE = (list, tuple, str, dict, set, frozenset, range)
 
 
+
 def items_of(v: Any) -> Iterator[Any]:
     """``iter(v)`` for a script's value; a tensor gives its sub-tensors along dimension 0."""
     if isinstance(v, _ITERABLE):
@@ -53,7 +54,7 @@ def items_of(v: Any) -> Iterator[Any]:
         from ..api.numpy_arrays import iterate
 
         return iterate(v)
-    if type(v).__name__ in ("dict_keys", "dict_values", "dict_items") or \
+    if type(v).__name__ in DICT_VIEWS or \
             getattr(type(v), "script_sequence", False):  # nn.Sequential
         return iter(v)
     raise fail(f"'{type_name(v)}' object is not iterable")

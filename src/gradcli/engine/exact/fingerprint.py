@@ -95,7 +95,7 @@ _FLAGS = frozenset({"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512vl
 def describe(current: machine.Machine | None = None) -> dict[str, Any]:
     """Everything above about this process and ``current`` (the process's machine by default)."""
     m = machine.process() if current is None else current
-    capability, warning = machine.capability_setting()
+    warning = machine.capability_setting()[1]
     setting = os.environ.get("ATEN_CPU_CAPABILITY")
     return {
         "platform": f"{platform.system()} {platform.machine()}",

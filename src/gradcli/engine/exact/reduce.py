@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .iterator import coalesce, permutation, thread_ranges
 from .. import machine
 from ..machine import GRAIN_SIZE, SUM_VECTOR_BYTES
+from .iterator import coalesce, permutation, thread_ranges
 
 
 def _ceil_log2(x: int) -> int:

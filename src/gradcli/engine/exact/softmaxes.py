@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .iterator import thread_ranges
 from .. import machine
+from .iterator import thread_ranges
 from .unary import madd, scalar, vector
 
 F32 = np.float32

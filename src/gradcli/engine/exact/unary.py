@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import machine
+from ..machine import SUM_VECTOR_BYTES
 from . import clib, libm, sleef, vml
 from .fp import fma32, fma64
 from .iterator import vector_mask
-from .. import machine
-from ..machine import SUM_VECTOR_BYTES
 
 F32 = np.float32
 ONE = F32(1)
