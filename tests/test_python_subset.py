@@ -39,7 +39,7 @@ def cpython(source: str) -> tuple[str, tuple | None]:
                 tb = tb.tb_next
             message = repr(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
             cls = type(exc)  # a library's class as a traceback names it: numpy.linalg.LinAlgError
-            kind = cls.__name__ if cls.__module__ == "builtins" else \
+            kind = cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else \
                 f"{cls.__module__}.{cls.__qualname__}"
             err = (kind, message, line)
     return out.getvalue(), err
