@@ -18,7 +18,7 @@ from test_python_subset import cpython  # CPython, with the installed NumPy besi
 
 from gradcli import pipeline
 from gradcli.api.creation import BYTE_ORDER_MSG, NEGATIVE_STRIDES_MSG, NOT_WRITABLE_MSG
-from gradcli.api.numpy_values import ARRAY_WRAP_MSG, NUMPY_2
+from gradcli.api.numpy_values import ARRAY_WRAP_MSG, DEFAULT_PRINT, NUMPY_2
 from gradcli.engine.conversions import NUMPY_GRAD_MSG
 
 
@@ -102,13 +102,24 @@ SNIPPETS = [
     "x = np.float_", "x = np.ones(2).nope", "x = np.ones(2)\nx[0] = 'a'",
     "try:\n    np.linalg.inv(np.zeros((2, 2)))\nexcept ValueError as e:\n    print('caught', e)",
     "x = f'{np.ones(2):.2f}'", "x = np.zeros(2, dtype='float9')",
+    # complex results (numpy.fft) and their parts
+    ("from numpy.fft import rfft2, irfft2\nx = np.arange(12.0).reshape(3, 4)\nf = rfft2(x)\n"
+     "print(f, f.dtype, abs(f), f.real, f.imag, np.angle(f[0]), f.conj()[0, 1], np.conj(f[1]))\n"
+     "print(irfft2(f, x.shape), np.allclose(irfft2(f, x.shape), x), f[0, 0], type(f[0, 0]))"),
+    ("f = np.fft.fft(np.array([1.0, 2.0, 0.5]), 4)\nprint(f, np.fft.ifft(f), np.fft.rfft("
+     "np.ones(4)), np.fft.irfft(np.ones(3)), np.fft.fftfreq(4), np.fft.rfftfreq(5, d=0.5))"),
+    ("f = np.fft.fftn(np.eye(3))\nprint(np.fft.fftshift(np.arange(5)), f * 2 + 1, f.sum(), "
+     "np.fft.ifftn(f).real, np.zeros(2, dtype=np.complex128), np.real(f[0]), np.imag(f[0]))"),
+    "x = np.fft.fft(np.ones(2))\nprint(x < 1)", "x = np.fft.irfft2(np.ones(3))",
 ]
 
 
 @pytest.mark.parametrize("source", SNIPPETS)
 def test_numpy_prints_and_fails_as_numpy_does(source: str) -> None:
     program = "import numpy as np\n" + source
-    assert gradcli(program) == cpython(program)
+    with np.printoptions(**DEFAULT_PRINT):  # CPython runs it in this process: a snippet's
+        expected = cpython(program)  # np.set_printoptions must not reach the next one's
+    assert gradcli(program) == expected
 
 
 def test_printing_is_the_installed_numpys_scalar_repr() -> None:
@@ -197,6 +208,47 @@ def test_torch_tensor_copies_and_keeps_numpys_dtype_and_strides() -> None:
                    "torch.float32 torch.float64 torch.int32 torch.float64 torch.float32\n")
 
 
+def test_the_legacy_constructors_take_an_arrays_memory_in_their_dtype() -> None:
+    """``torch.Tensor(a)`` and ``t.new(a)`` share a float32 array's memory (PyTorch's legacy
+    constructor) and convert another dtype; ``t.new`` is in ``t``'s dtype."""
+    result, out = run(
+        "import numpy as np\nimport torch\na = np.ones(2, dtype=np.float32)\nb = np.ones(2)\n"
+        "t = torch.Tensor(a)\nu = torch.ones(1).new(a)\nv = torch.Tensor(b)\n"
+        "w = torch.ones(1, dtype=torch.float64).new(a)\na[0] = 5\nb[0] = 7\nprint(t, u, v, w)\n"
+        "x = torch.ones(2, dtype=torch.int64)\nprint(x.new([1.7, 2]), x.new(2, 3).shape, "
+        "x.new().shape, torch.Tensor(np.int64(2)).shape, torch.LongTensor(np.arange(2.5)))\n")
+    assert result.error is None, result.error
+    assert out == ("tensor([5., 1.]) tensor([5., 1.]) tensor([1., 1.]) "
+                   "tensor([1., 1.], dtype=torch.float64)\n"
+                   "tensor([1, 2]) torch.Size([2, 3]) torch.Size([0]) torch.Size([2]) "
+                   "tensor([0, 1, 2])\n")
+
+
+def test_a_complex_array_to_a_real_tensor_keeps_its_real_part_and_warns_once() -> None:
+    from gradcli.api.creation import COMPLEX_TO_REAL_MSG
+
+    result, out = run(
+        "import numpy as np\nimport torch\nf = np.fft.fft(np.array([1.0, 2.0]))\n"
+        "print(torch.ones(1).new(f), torch.tensor(f, dtype=torch.float64), "
+        "torch.as_tensor(f, dtype=torch.float32))\n")
+    assert result.error is None, result.error
+    assert out == "tensor([ 3., -1.]) tensor([ 3., -1.], dtype=torch.float64) tensor([ 3., -1.])\n"
+    assert [(w.kind, w.message, w.span.line) for w in result.warnings] == [
+        ("UserWarning", COMPLEX_TO_REAL_MSG, 4)]
+
+
+def test_a_complex_value_made_real_warns_as_numpy_does() -> None:
+    result, out = run("import numpy as np\nf = np.fft.fft(np.array([1.0, 2.0, 3.0]))\n"
+                      "print(float(f[1]), int(f[1]))\nprint(f.astype(np.float32))\n"
+                      "print(np.float64(f[2]))\n")
+    assert result.error is None, result.error
+    assert out == "-1.5 -1\n[ 6.  -1.5 -1.5]\n-1.5\n"
+    message = "Casting complex values to real discards the imaginary part"
+    assert [(w.kind, w.message, w.span.line) for w in result.warnings] == [
+        ("ComplexWarning", message, 3), ("ComplexWarning", message, 4),
+        ("ComplexWarning", message, 5)]
+
+
 def test_numpy_scalars_are_numbers_to_pytorch() -> None:
     result, out = run("import numpy as np\nimport torch\nx = torch.ones(2)\n"
                       "print(x * np.float64(2), np.float32(3) - x, torch.full((1,), np.int64(4)),"
@@ -217,6 +269,19 @@ def test_numpy_scalars_are_numbers_to_pytorch() -> None:
     ("t = torch.from_numpy(np.ones(2, dtype='>f8'))", "ValueError", BYTE_ORDER_MSG),
     ("t = torch.from_numpy(np.ones(2, dtype='uint16'))", "NotImplementedError",
      "gradcli does not support uint16 tensors yet"),
+    ("t = torch.from_numpy(np.fft.fft(np.ones(2)))", "NotImplementedError",
+     "gradcli does not support complex128 tensors yet"),
+    ("c = np.fft.fft(np.ones(3))[0]\nx = torch.ones(2) * c", "NotImplementedError",
+     "gradcli does not support complex128 tensors yet"),
+    ("c = np.fft.fft(np.ones(3))[0]\nx = torch.full((2,), c)", "NotImplementedError",
+     "gradcli does not support complex128 tensors yet"),
+    ("x = torch.ones(2)\nx[0] = np.fft.fft(np.ones(3))[0]", "NotImplementedError",
+     "gradcli does not support complex128 tensors yet"),
+    ("t = torch.ones(2).new(3.0)", "TypeError", "new(): data must be a sequence (got float)"),
+    ("t = torch.Tensor(np.float64(1))", "TypeError",
+     "new(): data must be a sequence (got numpy.float64)"),
+    ("t = torch.ones(2).new(torch.ones(2))", "NotImplementedError",
+     "gradcli does not support Tensor.new(tensor) yet"),
     ("t = torch.sin(np.ones(2))", "TypeError",
      "sin(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"),
     ("t = torch.ones(2)\nt[:] = np.ones(2)", "TypeError",
@@ -289,6 +354,12 @@ def test_from_numpy_of_a_read_only_array_warns_once() -> None:
                                    "elements")),
     ("x = np.full(10**6, 'a' * 100)", ("numpy.full would make an array of 1,000,000 elements of "
                                       "400 bytes")),
+    ("x = np.fft.fft(np.ones(3), 10**8)", ("numpy.fft.fft would make an array of 100,000,000 "
+                                          "elements")),
+    ("x = np.fft.irfft2(np.ones((2, 3)), s=(10**4, 10**4))", ("numpy.fft.irfft2 would make an "
+                                                             "array of 100,000,000 elements")),
+    ("x = np.fft.fftfreq(10**8)", ("numpy.fft.fftfreq would make an array of 100,000,000 "
+                                  "elements")),
 ])
 def test_arrays_over_the_element_limit_are_refused_before_numpy_makes_them(source: str,
                                                                            message: str) -> None:
@@ -366,7 +437,8 @@ def test_a_refused_name_is_refused_at_its_import() -> None:
      "gradcli's NumPy takes numbers, lists and arrays, not 'dict'"),
     ("x = np.ones(2).astype('datetime64[s]')", "TypeError",
      "gradcli's NumPy arrays hold numbers and booleans: dtype('<M8[s]') is not supported"),
-    ("x = np.fft", "NotImplementedError", "gradcli does not support numpy.fft yet"),
+    ("x = np.polynomial", "NotImplementedError", "gradcli does not support numpy.polynomial yet"),
+    ("x = np.fft.hfft2", "AttributeError", "module 'numpy.fft' has no attribute 'hfft2'"),
     ("x = np.ones(2).resize", "NotImplementedError",
      "gradcli does not support numpy.ndarray.resize yet"),
     ("x = np.vectorize", "NotImplementedError", "gradcli does not support numpy.vectorize yet"),

@@ -47,6 +47,7 @@ LIST_OF_ARRAYS_MSG = (
     "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
     "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
     "tensor.")
+COMPLEX_TO_REAL_MSG = "Casting complex values to real discards the imaginary part"
 _PYTORCH_TYPES = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
                   "uint64, uint32, uint16, uint8, and bool")
 
@@ -82,7 +83,10 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         dt = to_dtype(dtype) if dtype is not None else data.dtype
         return leaf(be.astype(be.xp.asarray(data.data, copy=True), dt), requires_grad)
     if data.__class__ in NUMPY_CLASSES:  # an array or NumPy scalar: a copy, in its dtype
-        t = _on_array(numpy.asarray(data), share=False)
+        array = numpy.asarray(data)
+        if dtype is not None and array.dtype.kind == "c":
+            array = _real_part(array)
+        t = _on_array(array, share=False)
         out = leaf(be.astype(t.data, _dtype(dtype, t.dtype)), requires_grad)
         out._strides = t._strides
         return out
@@ -202,9 +206,48 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     if data.__class__ is Tensor:
         return data if dt is None or dt is data.dtype else data.to(dt)
     if data.__class__ is numpy.ndarray:
+        if dt is not None and data.dtype.kind == "c":
+            return tensor(data, dtype=dt)
         t = from_numpy(data)
         return t if dt is None or dt is t.dtype else t.to(dt)
     return tensor(data, dtype=dtype)
+
+
+def _real_part(array: Any) -> Any:
+    """A complex array converted to a real dtype: its real part, with PyTorch's warning (once
+    a run, as TORCH_WARN_ONCE; gradcli's tensors are all real)."""
+    current().warn_once(COMPLEX_TO_REAL_MSG)
+    return array.real
+
+
+def legacy_tensor(*args: Any, dtype: Any = None) -> Tensor:
+    """``torch.Tensor(data)`` and ``torch.Tensor(*sizes)`` in the default float dtype (a typed
+    one's, ``torch.LongTensor([1])``, in its dtype): an array's memory when its dtype is that
+    one, as PyTorch's legacy constructor takes it; ``torch.Tensor()`` is empty."""
+    dt = get_default_dtype() if dtype is None else to_dtype(dtype)
+    if len(args) == 1:
+        data = args[0]
+        if data.__class__ is numpy.ndarray:
+            return as_tensor(data, dtype=dt)
+        if isinstance(data, (list, tuple, Tensor)):
+            return tensor(data, dtype=dt)
+    if all(isinstance(a, (int, numpy.integer)) and not isinstance(a, (bool, numpy.bool_))
+           for a in args):
+        return empty(*(int(a) for a in args) if args else (0,), dtype=dt)  # zeros, as empty()
+    raise ScriptError(f"new(): data must be a sequence (got {type_name(args[0])})",
+                      kind="TypeError")
+
+
+def tensor_new(self: Tensor, *args: Any, device: Any = None) -> Tensor:
+    """``t.new(data)``, ``t.new(*sizes)``, ``t.new()``: the legacy constructor in ``t``'s
+    dtype (``input.new(numpy_result)`` in a Function that computes with NumPy)."""
+    check_device(device)
+    if len(args) == 1 and args[0].__class__ is Tensor:
+        raise ScriptError("gradcli does not support Tensor.new(tensor) yet",
+                          kind="NotImplementedError",
+                          hint="t.detach().clone() copies a tensor; t.new(data) takes lists "
+                               "and arrays")
+    return legacy_tensor(*args, dtype=self.dtype)
 
 
 def _on_array(array: Any, share: bool) -> Tensor:
@@ -245,6 +288,7 @@ def _numpy_dtype(array: Any) -> DType:
 
 # torch.tensor's data keeps a NumPy scalar's dtype (script/calls.py passes it as it is)
 tensor.takes_numpy = as_tensor.takes_numpy = from_numpy.takes_numpy = True  # type: ignore[attr-defined]
+legacy_tensor.takes_numpy = tensor_new.takes_numpy = True  # type: ignore[attr-defined]
 
 
 def param(data: Any) -> Tensor:

@@ -14,8 +14,6 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from ..engine import METHODS, Tensor
 from ..engine.custom import OutputSlot
 from ..engine.hooks import RemovableHandle
@@ -40,7 +38,7 @@ from . import (
     THREADS,
 )
 from .autograd import FUNCTION_MODULE
-from .creation import as_tensor, from_numpy
+from .creation import as_tensor, from_numpy, legacy_tensor
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -50,29 +48,19 @@ from .threads import BACKENDS_CPU, BACKENDS_MKL
 from .types import TypeObject
 
 
-def _legacy_tensor(*args: Any, dtype: Any = None) -> Tensor:
-    """``torch.Tensor(data)`` (the default float dtype) or ``torch.Tensor(*sizes)``; a typed
-    one's (``torch.LongTensor([1])``) in its dtype."""
-    if dtype is None:
-        from .creation import get_default_dtype
-
-        dtype = get_default_dtype()
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor, np.ndarray)):
-        return FUNCTIONS["tensor"](args[0], dtype=dtype)
-    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return FUNCTIONS["empty"](*args, dtype=dtype)  # zeros, as gradcli's empty()
-    raise ScriptError("new(): data must be a sequence (got "
-                      f"{type(args[0]).__name__})", kind="TypeError")
-
-
 def _typed(name: str, dtype: str) -> TypeObject:
     """``torch.LongTensor`` and its kind: a tensor of one dtype, made as ``torch.Tensor``."""
     dt = DTYPES[dtype]
-    return TypeObject(f"torch.{name}", (), lambda *args: _legacy_tensor(*args, dtype=dt),
+
+    def make(*args: Any) -> Tensor:
+        return legacy_tensor(*args, dtype=dt)
+
+    make.takes_numpy = True  # type: ignore[attr-defined]  # its data keeps NumPy's values
+    return TypeObject(f"torch.{name}", (), make,
                       test=lambda v: isinstance(v, Tensor) and v.dtype is dt)
 
 
-TENSOR = TypeObject("torch.Tensor", (Tensor,), _legacy_tensor)
+TENSOR = TypeObject("torch.Tensor", (Tensor,), legacy_tensor)
 LEGACY_TENSORS = {name: _typed(name, dtype) for name, dtype in (
     ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("LongTensor", "int64"),
     ("IntTensor", "int32"), ("BoolTensor", "bool"))}
@@ -207,7 +195,7 @@ TENSOR_CALL = frozenset({
     "cpu", "cuda", "register_hook", "is_floating_point", "element_size", "nelement",
     "fill_", "normal_", "uniform_", "zero_", "copy_", "contiguous", "is_contiguous", "numpy",
     "stride", "storage_offset", "expand", "expand_as", "repeat", "permute", "view_as",
-    "reshape_as", "type_as", "new_tensor", "new_zeros", "new_ones", "new_full", "masked_fill",
+    "reshape_as", "type_as", "new", "new_tensor", "new_zeros", "new_ones", "new_full", "masked_fill",
     "masked_fill_", "index_select", "gather", "scatter", "argmax", "argmin", "norm", "dot", "mv",
     "bmm", "std", "var", "prod", "cumsum", "square", "exp_", "clamp_", "relu_", "sigmoid_",
     "tanh_", "neg_", "abs_", "sqrt_", "log_", "chunk", "split", "unbind", "flip", "roll",
@@ -364,19 +352,20 @@ def _build() -> None:
     }
     for name, members in tables.items():
         MODULES[name] = Module(name, members)
-    for name in ("numpy", "numpy.linalg", "numpy.random"):
+    for name in ("numpy", "numpy.linalg", "numpy.random", "numpy.fft"):
         MODULES[name] = Module(name, load=functools.partial(_numpy_members, name),
                                unknown=_numpy_unknown)
 
 
 def _numpy_members(name: str) -> dict[str, Any]:
-    """``numpy``, ``numpy.linalg`` and ``numpy.random``: api/numpy_module.py's, loaded when a
-    script first uses them."""
+    """``numpy``, ``numpy.linalg``, ``numpy.fft`` and ``numpy.random``: api/numpy_module.py's,
+    loaded when a script first uses them."""
     from .numpy_module import members
 
     found = members(name)
     if name == "numpy":
-        found.update(random=_Sub("numpy.random"), linalg=_Sub("numpy.linalg"))
+        found.update(random=_Sub("numpy.random"), linalg=_Sub("numpy.linalg"),
+                     fft=_Sub("numpy.fft"))
     return found
 
 

@@ -23,6 +23,7 @@ from .numpy_values import (
     NumpyFunction,
     argument,
     check_elements,
+    complex_scalar,
     numpy_error,
     run,
     state,
@@ -103,7 +104,8 @@ def repeat_elements(a: Any, repeats: Any) -> int:
 
 
 # ---- attributes ---------------------------------------------------------------------------------
-ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "itemsize", "nbytes", "strides"})
+ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "itemsize", "nbytes", "strides",
+                        "real", "imag"})
 DTYPE_ATTRIBUTES = frozenset({"name", "kind", "itemsize", "char", "type", "str"})
 FILE_METHODS = frozenset({"tofile", "dump", "dumps"})
 
@@ -121,7 +123,8 @@ def _method_rules() -> dict[str, dict[str, Any]]:
     methods = {name: same for name in (
         "reshape", "ravel", "flatten", "copy", "transpose", "swapaxes", "squeeze", "sum", "min",
         "max", "argmin", "argmax", "prod", "cumsum", "cumprod", "all", "any", "round", "item",
-        "fill", "sort", "argsort", "nonzero", "diagonal", "trace", "conj", "is_integer")}
+        "fill", "sort", "argsort", "nonzero", "diagonal", "trace", "conj", "conjugate",
+        "is_integer")}
     methods.update({
         "astype": {"dtype_at": 0},
         "mean": {"warns": True}, "std": {"warns": True}, "var": {"warns": True},
@@ -330,6 +333,9 @@ def tensor_value(t: Tensor, value: Any) -> Any:
     if value.__class__ is np.ndarray:
         raise ScriptError(f"can't assign a numpy.ndarray to a torch.{t.dtype.legacy}",
                           kind="TypeError")
+    err = complex_scalar(value)
+    if err is not None:
+        raise err
     return value.item() if value.__class__ in NUMPY_CLASSES else value
 
 
@@ -349,6 +355,6 @@ def text(v: Any, how: str) -> str:
 
 
 __all__ = ["ATTRIBUTES", "METHODS", "attribute", "binary", "broadcast_elements", "compare",
-           "contains", "dot_elements", "getitem", "iterate", "matmul_elements",
+           "complex_scalar", "contains", "dot_elements", "getitem", "iterate", "matmul_elements",
            "repeat_elements", "setitem", "shape_of", "tensor_key", "tensor_value", "text",
            "unary", "with_tensor"]

@@ -1,8 +1,8 @@
-"""The ``numpy`` module a script imports (``import numpy as np``) and ``numpy.linalg``: the
-installed NumPy's functions that real programs use to make and reshape data, each through the
-gate of ``numpy_values`` with a rule for how large its result may be (SPEC §6), and nothing
-that reaches files, pickles or Python objects (``np.load``, ``np.save``, ``np.lib`` ...: a
-clear refusal). ``numpy.random`` is ``numpy_random``'s.
+"""The ``numpy`` module a script imports (``import numpy as np``), ``numpy.linalg`` and
+``numpy.fft``: the installed NumPy's functions that real programs use to make, transform and
+reshape data, each through the gate of ``numpy_values`` with a rule for how large its result
+may be (SPEC §6), and nothing that reaches files, pickles or Python objects (``np.load``,
+``np.save``, ``np.lib`` ...: a clear refusal). ``numpy.random`` is ``numpy_random``'s.
 
 A name NumPy has that is not here says "not supported yet"; a name NumPy does not have (or no
 longer has: ``np.float_`` under NumPy 2) gets NumPy's own AttributeError.
@@ -198,6 +198,26 @@ def _svd(a: tuple, k: dict) -> int:
     return math.prod(shape[:-2]) * (m * m + n * n)
 
 
+def _transform(a: tuple, k: dict) -> int:
+    """Elements of a discrete Fourier transform (numpy.fft): the other dimensions times each
+    transformed length, ``n=`` or ``s=`` where given, else twice the input's (an inverse real
+    transform's default, its largest)."""
+    shape = shape_of(_get(a, k, 0, "a"))
+    lengths = _get(a, k, 1, "s") if "n" not in k else k["n"]
+    axes = _get(a, k, 2, "axes") if "axis" not in k else k["axis"]
+    if lengths is None:
+        return 2 * math.prod(shape)
+    try:
+        lengths = [int(n) for n in np.atleast_1d(lengths)]
+        if axes is None:
+            axes = range(-len(lengths), 0)
+        dims = {int(i) % len(shape) for i in np.atleast_1d(axes)}
+    except (TypeError, ValueError, ZeroDivisionError):
+        return 0  # NumPy says what is wrong
+    return math.prod(d for i, d in enumerate(shape) if i not in dims) * \
+        math.prod(max(n, 0) for n in lengths)
+
+
 # ---- the table ------------------------------------------------------------------------------------
 def _fn(name: str, rule: Rule | None = None, tensors: str | None = None,
         dtype_at: int | None = None, warns: bool = False, source: Any = np,
@@ -252,7 +272,7 @@ _UFUNCS_1 = (
     "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
     "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc", "rint", "negative",
     "positive", "reciprocal", "isnan", "isinf", "isfinite", "logical_not", "deg2rad", "rad2deg",
-    "degrees", "radians", "signbit")
+    "degrees", "radians", "signbit", "conj", "conjugate")
 _UFUNCS_2 = (
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power",
     "float_power", "mod", "remainder", "fmod", "maximum", "minimum", "fmax", "fmin", "arctan2",
@@ -267,10 +287,13 @@ _SAME = (  # results no larger than the arguments
     "atleast_3d", "round", "around", "searchsorted", "digitize", "shape", "ndim", "size",
     "split", "array_split", "hsplit", "vsplit", "nan_to_num", "array_equal", "isin",
     "unravel_index", "setdiff1d", "intersect1d", "union1d", "interp", "polyval",
-    "cross", "isclose", "allclose", "clip", "where", "issubdtype")
+    "cross", "isclose", "allclose", "clip", "where", "issubdtype", "real", "imag", "angle",
+    "iscomplexobj", "isrealobj")
 _WARNS = ("mean", "std", "var", "median", "average", "nanmean", "nanstd", "nanvar",
           "nanmedian")
 _JOINS = ("concatenate", "stack", "vstack", "hstack", "column_stack", "dstack")
+_FFTS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
+         "fftn", "ifftn", "rfftn", "irfftn")
 _LINALG_SAME = ("norm", "inv", "det", "pinv", "matrix_rank", "eigh", "eigvalsh", "cholesky",
                 "matrix_power", "slogdet", "cond")
 # reading and writing files, pickles, raw memory, the process: never offered
@@ -371,13 +394,25 @@ def _linalg_members() -> dict[str, Any]:
     return members
 
 
+def _fft_members() -> dict[str, Any]:
+    members = {name: _fn(name, _transform, source=np.fft, label=f"numpy.fft.{name}")
+               for name in _FFTS}
+    for name in ("fftfreq", "rfftfreq"):
+        members[name] = _fn(name, shape_at(0, "n"), source=np.fft, label=f"numpy.fft.{name}")
+    for name in ("fftshift", "ifftshift"):
+        members[name] = _fn(name, source=np.fft, label=f"numpy.fft.{name}")
+    return members
+
+
 def members(module: str) -> dict[str, Any]:
-    """The members of ``numpy`` or ``numpy.linalg`` (``numpy.random``: numpy_random; the
-    submodules as members: namespace.py)."""
+    """The members of ``numpy``, ``numpy.linalg`` or ``numpy.fft`` (``numpy.random``:
+    numpy_random; the submodules as members: namespace.py)."""
     if module == "numpy":
         return _numpy_members()
     if module == "numpy.linalg":
         return _linalg_members()
+    if module == "numpy.fft":
+        return _fft_members()
     from .numpy_random import random_members
 
     return random_members()
@@ -389,7 +424,8 @@ def unknown(owner: str, attr: str) -> ScriptError:
     if attr in REFUSED:
         return ScriptError(FILE_MESSAGE.format(f"{owner}.{attr}"), kind="PermissionError",
                            hint=FILE_HINT)
-    real = {"numpy": np, "numpy.linalg": np.linalg, "numpy.random": np.random}[owner]
+    real = {"numpy": np, "numpy.linalg": np.linalg, "numpy.random": np.random,
+            "numpy.fft": np.fft}[owner]
     try:
         getattr(real, attr)
     except AttributeError as exc:

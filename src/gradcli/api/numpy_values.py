@@ -27,7 +27,7 @@ from ..engine.tensor import Size, Tensor
 from ..errors import GradcliError, ScriptError
 from .types import TypeObject
 
-NUMERIC_KINDS = "biuf"  # bool, signed and unsigned integers, floats: what an array may hold
+NUMERIC_KINDS = "biufc"  # bool, signed and unsigned integers, floats, complex: what arrays hold
 NUMPY_2 = int(np.__version__.split(".")[0]) >= 2
 # NumPy's defaults (``np.set_printoptions`` changes the run's copy): a run never prints with
 # the options of the process around it (a notebook's ``np.set_printoptions``)
@@ -251,7 +251,9 @@ class NumpyFunction:
             n = self.rule(args, kwargs)
             if n:
                 check_elements(self.label, n, _string_width(args, kwargs))
-        result = run(self.fn, args, kwargs, self.label, self.warns)
+        # a complex value made real warns from NumPy's C code (ComplexWarning): caught as well
+        warns = self.warns or any(_complex(v) for v in (self.owner, *args))
+        result = run(self.fn, args, kwargs, self.label, warns)
         return wrap_tensor(result) if wrap else result
 
     def script_repr(self, printer: Any) -> str:
@@ -278,7 +280,7 @@ def _make_type(cls: type) -> TypeObject:
 TYPES: dict[type, TypeObject] = {
     cls: _make_type(cls) for cls in (getattr(np, name) for name in (
         "ndarray", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-        "bool_", "generic", "number", "integer", "floating"))}
+        "bool_", "complex64", "complex128", "generic", "number", "integer", "floating"))}
 _OTHER_TYPES: dict[type, TypeObject] = {}
 
 
@@ -297,6 +299,19 @@ def _python_class(t: TypeObject) -> Any:
         return t.classes[0]
     raise ScriptError(f"gradcli's NumPy arrays hold numbers and booleans, not {t.qualname}",
                       kind="TypeError")
+
+
+def _complex(v: Any) -> bool:
+    return isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c"
+
+
+def complex_scalar(v: Any) -> ScriptError | None:
+    """The error for a complex NumPy scalar where PyTorch takes a number (gradcli's tensors
+    are real), else None."""
+    if isinstance(v, np.complexfloating):
+        return ScriptError(f"gradcli does not support {v.dtype.name} tensors yet",
+                           kind="NotImplementedError")
+    return None
 
 
 def _string_width(args: tuple, kwargs: dict) -> int:
@@ -318,5 +333,5 @@ def wrap_tensor(result: Any) -> Tensor:
 
 
 __all__ = ["DEFAULT_PRINT", "NUMPY_2", "TYPES", "NumpyFunction", "NumpyState", "argument",
-           "check_elements", "checked", "numeric_dtype", "numpy_error", "run", "state",
+           "check_elements", "checked", "complex_scalar", "numeric_dtype", "numpy_error", "run", "state",
            "type_object", "wrap_tensor"]

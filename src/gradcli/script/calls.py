@@ -12,12 +12,14 @@ from typing import Any
 from numpy import ndarray
 
 from ..api.namespace import import_module
+from ..api.types import TypeObject
 from ..engine.backend import NUMPY_CLASSES
 from ..errors import ScriptError
 from ..language import program as P
 from ..limits import MAX_DIMS
 from .hints import did_you_mean
 from .pyprotocols import items_of
+from .values import numpy_protocols
 
 _MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, OverflowError,
            StopIteration)
@@ -78,12 +80,18 @@ _METHOD = types.MethodType
 def _numpy_numbers(fn: Any, args: list, kwargs: dict) -> tuple[list, dict]:
     """PyTorch takes NumPy's scalars where it takes Python's numbers (``torch.full((2,),
     np.float64(1.5))``, ``lr=np.float32(0.1)``): theirs for a function of the PyTorch surface
-    (not ``torch.tensor``'s data, which keeps its dtype, nor NumPy's own functions)."""
-    if not _torch_surface(fn) or getattr(fn, "takes_numpy", False):
+    (not ``torch.tensor``'s data, which keeps its dtype, nor NumPy's own functions; a class's
+    maker says it for the class: ``torch.Tensor``)."""
+    maker = fn.make if fn.__class__ is TypeObject else fn
+    if not _torch_surface(fn) or getattr(maker, "takes_numpy", False):
         return args, kwargs
 
     def number(v: Any) -> Any:
-        return v.item() if v.__class__ in NUMPY_CLASSES and v.__class__ is not ndarray else v
+        if v.__class__ not in NUMPY_CLASSES or v.__class__ is ndarray:
+            return v
+        if v.dtype.kind == "c":  # gradcli's tensors are real
+            raise numpy_protocols().complex_scalar(v)
+        return v.item()
 
     return [number(a) for a in args], {k: number(v) for k, v in kwargs.items()}
 

@@ -14,12 +14,22 @@ from .pyprotocols import _named, as_index, fail, truth
 from .values import arith
 
 
+def _numpy_number(kind: type, x: Any) -> Any:
+    """``float(x)``/``int(x)`` of a NumPy value through NumPy's gate: its errors, and its
+    warning for a complex one (ComplexWarning), as the script's."""
+    from ..api.numpy_values import run
+
+    return run(kind, (x,), {}, kind.__name__, warns=True, result=False)
+
+
 @_named("float")
 def float_(x: Any = 0.0) -> float:
     """``float(x)``: numbers, numeric strings, one-element tensors, NumPy's numbers."""
     if isinstance(x, (int, float, str, Tensor)) or x.__class__ in NUMPY_CLASSES:
         if isinstance(x, str) and len(x) > 10_000:
             raise fail(f"could not convert string to float: {x[:20]!r}...", "ValueError")
+        if x.__class__ in NUMPY_CLASSES:
+            return _numpy_number(float, x)
         try:
             return float(x)
         except (ValueError, OverflowError, TypeError) as exc:  # TypeError: NumPy's
@@ -38,6 +48,8 @@ def int_(x: Any = 0, base: Any = None) -> int:
         except ValueError as exc:
             raise fail(str(exc), "ValueError") from None
     if isinstance(x, (int, float, str, Tensor)) or x.__class__ in NUMPY_CLASSES:
+        if x.__class__ in NUMPY_CLASSES:
+            return _numpy_number(int, x)
         try:
             return int(x)
         except (ValueError, OverflowError, TypeError) as exc:  # TypeError: NumPy's

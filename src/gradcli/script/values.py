@@ -84,6 +84,8 @@ def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
             other = b if ca is Tensor else a
             if type(other) in NUMPY_CLASSES:
                 if type(other) is not _NDARRAY:  # a NumPy scalar: PyTorch takes its number
+                    if other.dtype.kind == "c":
+                        raise numpy_protocols().complex_scalar(other)
                     return arith(op, *((a, other.item()) if other is b else (other.item(), b)),
                                  symbol)
                 return numpy_protocols().with_tensor(op, a, b, symbol is not None and symbol != op)
