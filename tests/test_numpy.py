@@ -111,6 +111,20 @@ SNIPPETS = [
     ("f = np.fft.fftn(np.eye(3))\nprint(np.fft.fftshift(np.arange(5)), f * 2 + 1, f.sum(), "
      "np.fft.ifftn(f).real, np.zeros(2, dtype=np.complex128), np.real(f[0]), np.imag(f[0]))"),
     "x = np.fft.fft(np.ones(2))\nprint(x < 1)", "x = np.fft.irfft2(np.ones(3))",
+    # a script's classes holding and meeting NumPy's values
+    ("class Vec:\n    scale = np.array([1.0, 2.0])\n    def __init__(self, v):\n"
+     "        self.v = np.asarray(v, dtype=float)\n    def __add__(self, other):\n"
+     "        return Vec(self.v + (other.v if isinstance(other, Vec) else other))\n"
+     "    def __radd__(self, other):\n        return Vec(other + self.v)\n"
+     "    def __mul__(self, k):\n        return Vec(self.v * k * Vec.scale)\n"
+     "    def __repr__(self):\n        return f'Vec({self.v})'\n"
+     "a = Vec([1, 2])\nprint(a + a, a + np.float64(0.5), np.float64(0.5) + a, a * np.int64(2),"
+     " a + np.ones(2), Vec.scale.sum())\n"
+     "for f in (lambda: a - np.ones(2), lambda: np.float64(1) - a, lambda: a - np.int64(1)):\n"
+     "    try:\n        f()\n    except TypeError as e:\n        print(e)"),
+    ("from dataclasses import dataclass\n@dataclass\nclass Config:\n    lr: float = 0.1\n"
+     "    mean: float = np.float64(0.5)\nc = Config(lr=np.float32(0.25))\n"
+     "print(c, c.mean * 2, c == Config(lr=np.float32(0.25)))"),
 ]
 
 
@@ -247,6 +261,21 @@ def test_a_complex_value_made_real_warns_as_numpy_does() -> None:
     assert [(w.kind, w.message, w.span.line) for w in result.warnings] == [
         ("ComplexWarning", message, 3), ("ComplexWarning", message, 4),
         ("ComplexWarning", message, 5)]
+
+
+def test_np_array_of_a_tensor_warns_as_numpy_2_does_with_pytorchs_array() -> None:
+    """``torch.Tensor.__array__`` takes no ``copy`` keyword: NumPy 2 warns when ``np.array``
+    or ``np.copy`` asks for one, and cannot honour ``copy=False``."""
+    from gradcli.api.numpy_values import ARRAY_COPY_MSG, NO_COPY_MSG
+
+    result, out = run("import numpy as np\nimport torch\nt = torch.ones(2)\na = np.array(t)\n"
+                      "b = np.asarray(t)\nc = np.copy(t)\nd = np.array(t, copy=None)\n"
+                      "e = np.array([t, t])\nprint(a, c, d, e.shape)\nf = np.array(t, copy=False)\n")
+    assert out == "[1. 1.] [1. 1.] [1. 1.] (2, 2)\n"
+    assert (result.error.kind, result.error.message, result.error.span.line) == (
+        "ValueError", NO_COPY_MSG, 10)
+    assert [(w.kind, w.message, w.span.line) for w in result.warnings] == (
+        [("DeprecationWarning", ARRAY_COPY_MSG, n) for n in (4, 6, 10)] if NUMPY_2 else [])
 
 
 def test_numpy_scalars_are_numbers_to_pytorch() -> None:

@@ -39,6 +39,17 @@ FILE_HINT = "make the data in the script (np.array, np.random ...)"
 # What torch.Tensor.__array_wrap__ makes NumPy 2 say for a tensor in a ufunc (t + array)
 ARRAY_WRAP_MSG = ("__array_wrap__ must accept context and return_scalar arguments (positionally) "
                   "in the future. (Deprecated NumPy 2.0)")
+# What NumPy 2 says when np.array(t) calls torch.Tensor.__array__, which takes no copy keyword
+ARRAY_COPY_MSG = ("__array__ implementation doesn't accept a copy keyword, so passing copy=False "
+                  "failed. __array__ must implement 'dtype' and 'copy' keyword arguments. To "
+                  "learn more, see the migration guide https://numpy.org/devdocs/numpy_2_0_"
+                  "migration_guide.html#adapting-to-changes-in-the-copy-keyword")
+NO_COPY_MSG = ("Unable to avoid copy while creating an array as requested.\nIf using "
+               "`np.array(obj, copy=False)` replace it with `np.asarray(obj)` to allow a copy "
+               "when needed (no behavior change in NumPy 1.x).\nFor more details, see "
+               "https://numpy.org/devdocs/numpy_2_0_migration_guide.html#adapting-to-changes-"
+               "in-the-copy-keyword.")
+_COPYING = frozenset({"numpy.array", "numpy.copy"})  # they ask __array__ for a copy
 _PYTHON_WARNINGS = threading.Lock()  # warnings.catch_warnings is process-wide
 
 
@@ -241,6 +252,8 @@ class NumpyFunction:
                                   hint="pass t.numpy() (t.detach().numpy() if it requires "
                                        "grad), or use torch's own function")
             wrap = self.tensors == "wrap"
+            if NUMPY_2 and self.label in _COPYING and args and args[0].__class__ is Tensor:
+                _copy_of_tensor(kwargs.get("copy", True))
         args = tuple(argument(a) for a in args)
         if kwargs:
             kwargs = {k: argument(v) for k, v in kwargs.items()}
@@ -301,6 +314,16 @@ def _python_class(t: TypeObject) -> Any:
                       kind="TypeError")
 
 
+def _copy_of_tensor(copy: Any) -> None:
+    """``np.array(t)``, ``np.copy(t)`` under NumPy 2: PyTorch's ``__array__`` refuses the copy
+    keyword, so NumPy warns and asks again without it (and cannot promise ``copy=False``)."""
+    if copy is None:
+        return
+    current().warn(ARRAY_COPY_MSG, "DeprecationWarning")
+    if copy is False:
+        raise ScriptError(NO_COPY_MSG, kind="ValueError")
+
+
 def _complex(v: Any) -> bool:
     return isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c"
 
@@ -332,6 +355,6 @@ def wrap_tensor(result: Any) -> Tensor:
     return from_numpy(array.astype(np.uint8) if array.dtype == bool else array)
 
 
-__all__ = ["DEFAULT_PRINT", "NUMPY_2", "TYPES", "NumpyFunction", "NumpyState", "argument",
-           "check_elements", "checked", "complex_scalar", "numeric_dtype", "numpy_error", "run", "state",
-           "type_object", "wrap_tensor"]
+__all__ = ["ARRAY_COPY_MSG", "DEFAULT_PRINT", "NO_COPY_MSG", "NUMPY_2", "TYPES", "NumpyFunction",
+           "NumpyState", "argument", "check_elements", "checked", "complex_scalar",
+           "numeric_dtype", "numpy_error", "run", "state", "type_object", "wrap_tensor"]

@@ -92,6 +92,8 @@ def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
             return _arith_unchecked(op, a, b, symbol or op)
         if ca in _SEQUENCES and cb is not _NDARRAY and b.dtype.kind in "iu":
             return arith(op, a, operator.index(b), symbol)  # Python's [0] * n
+        if getattr(ca, "script_operators", False) or getattr(cb, "script_operators", False):
+            return _with_script_object(op, a, b, symbol or op)  # one is a script's object
         return numpy_protocols().binary(op, a, b, symbol is not None and symbol != op)
     check_operands(op, a, b)
     result = _arith_unchecked(op, a, b, symbol or op)
@@ -100,6 +102,35 @@ def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
     if result.__class__ is list:
         check_list(result)
     return result
+
+
+def _with_script_object(op: str, a: Any, b: Any, symbol: str) -> Any:
+    """A script's object meeting a NumPy value: the object's own operator first, as Python
+    calls it (a NumPy scalar on the left hands the object its number, as NumPy does); NumPy
+    never makes an array of the script's objects."""
+    name = _DUNDERS[op]
+    if _script_object(a):
+        result = getattr(a, f"__{name}__")(b)
+    elif type(a) is not _NDARRAY:
+        result = getattr(b, f"__r{name}__")(a.item())
+    else:  # an array and an object: NumPy's gate refuses the object
+        return numpy_protocols().binary(op, a, b, symbol != op)
+    if result is NotImplemented:  # NumPy's side tried too, with its elements as Python's
+        names = [tname(v) if _script_object(v) else
+                 type(v.dtype.type(0).item()).__name__ for v in (a, b)]
+        raise ScriptError(f"unsupported operand type(s) for {symbol}: '{names[0]}' and "
+                          f"'{names[1]}'", kind="TypeError")
+    return result
+
+
+def _script_object(v: Any) -> bool:
+    """An instance of a script's class (script/instances.py: its operators call its dunders)."""
+    return getattr(type(v), "script_operators", False)
+
+
+_DUNDERS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+            "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor", "<<": "lshift",
+            ">>": "rshift"}
 
 
 def check_operands(op: str, a: Any, b: Any) -> None:
