@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..engine import METHODS, Tensor
@@ -83,8 +83,8 @@ class Module:
     __slots__ = ("_load", "_members", "name", "unknown")
     script_type = "module"
 
-    def __init__(self, name: str, members: dict[str, Any] | None = None,
-                 load: Callable[[], dict[str, Any]] | None = None,
+    def __init__(self, name: str, members: Mapping[str, Any] | None = None,
+                 load: Callable[[], Mapping[str, Any]] | None = None,
                  unknown: Callable[[str, str], ScriptError] | None = None) -> None:
         self.name = name
         self._members = members
@@ -92,7 +92,7 @@ class Module:
         self.unknown = unknown
 
     @property
-    def members(self) -> dict[str, Any]:
+    def members(self) -> Mapping[str, Any]:
         """The members by name (made now if they are loaded on first use)."""
         if self._members is None:
             self._members = self._load()  # type: ignore[misc]
@@ -378,8 +378,9 @@ def _numpy_unknown(owner: str, attr: str) -> ScriptError:
 _build()
 
 
-def register_module(name: str, members: dict[str, Any]) -> None:
-    """A module whose members a higher layer makes (``dataclasses``: the script's classes)."""
+def register_module(name: str, members: Mapping[str, Any]) -> None:
+    """A module whose members a higher layer makes (``dataclasses``: the script's classes; the
+    standard modules, read when first used)."""
     MODULES[name] = Module(name, members)
 
 
