@@ -38,6 +38,7 @@ from . import (
     THREADS,
 )
 from .autograd import FUNCTION_MODULE
+from .forward_ad import FORWARD_AD, UnpackedDualTensor
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -202,6 +203,7 @@ OBJECT_ATTRIBUTES: tuple[tuple[type, frozenset[str]], ...] = (
     (RemovableHandle, frozenset({"remove", "id"})),
     (ReturnType, frozenset({"values", "indices"})),
     (MinMax, frozenset({"min", "max"})),
+    (UnpackedDualTensor, frozenset({"primal", "tangent"})),
 )
 
 
@@ -325,9 +327,11 @@ def _build() -> None:
         "torch.nn.init": dict(NN_INIT),
         "torch.nn.utils": dict(NN_UTILS),
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
+                           "forward_ad": _Sub("torch.autograd.forward_ad"),
                            "Variable": VARIABLE, "function": _Sub("torch.autograd.function")},
         "torch.autograd.function": dict(FUNCTION_MODULE),
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
+        "torch.autograd.forward_ad": dict(FORWARD_AD),
         "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
         "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),

@@ -45,8 +45,11 @@ class RunContext:
     # True while derivative formulas run under create_graph=True: ``tensor * number`` there is
     # PyTorch's C++ Scalar overload (MulBackward1), not Python's wrapped number (MulBackward0).
     formula_mode: bool = False
-    # Called as recorder(output, op, args, inplace) for every recorded op (graph listings).
+    # Called as recorder(output, op, args, inplace, params) for every recorded op (graph
+    # listings, a dual level's tangents).
     recorder: Callable | None = None
+    # The entered forward-AD level (engine.forward.DualLevel), None outside one.
+    forward: Any = None
     # What a backward stamps on the nodes it frees (the statement's span), for error hints.
     free_tag: Any = None
     # Warnings raised during the run, as (message, category name); None outside a run, where

@@ -1,0 +1,132 @@
+"""Forward-mode AD (``torch.autograd.forward_ad``): dual tensors whose tangents travel with
+their values.
+
+A dual level is a ``DualLevel``, held in ``RunContext.forward`` while it is entered.  It keeps
+each dual tensor's tangent (by ``id``, with the tensor itself, so an id is not reused during the
+level) and stands in ``RunContext.recorder``'s place, passing every report on to the recorder
+it replaced: each op ``record.apply`` runs reports to it, and the op's forward formula
+(``jvps.tangent``) computes the result's tangent from its inputs'.  A run without a dual level
+pays nothing: the engine's fast paths are taken only when no recorder is set.  Tensors made
+outside the op table (``detach()``, constructors) have no tangent, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScriptError
+from .context import current
+from .jvps import tangent
+from .tensor import Tensor
+
+_EMPTY: dict = {}
+# in-place writes of constants or random draws: the tangent becomes zeros (PyTorch's
+# ``self_t.zero_()``/``self_t.fill_(0)``)
+_CONSTANT_WRITES = frozenset({
+    "zero_", "fill_", "uniform_", "normal_", "random_to_", "random_from_to_",
+    "bernoulli_scalar_", "bernoulli_tensor_", "exponential_"})
+
+
+class DualLevel:
+    """One entered forward-AD level: the tangents of its dual tensors (module docstring)."""
+
+    __slots__ = ("ctx", "level", "prev", "tangents")
+
+    def __init__(self, ctx: Any, level: int) -> None:
+        self.ctx = ctx
+        self.level = level
+        self.prev = ctx.recorder  # the recorder this level stands in front of
+        self.tangents: dict[int, tuple[Tensor, Tensor]] = {}
+
+    def tangent_of(self, t: Any) -> Tensor | None:
+        """The tangent of ``t`` at this level, or None."""
+        entry = self.tangents.get(id(t))
+        return None if entry is None else entry[1]
+
+    def set(self, t: Tensor, tan: Tensor | None) -> None:
+        """Make ``tan`` the tangent of ``t`` (None: no tangent)."""
+        if tan is None:
+            self.tangents.pop(id(t), None)
+        else:
+            self.tangents[id(t)] = (t, tan)
+
+    def __call__(self, out: Tensor, op: Any, args: tuple, inplace: bool,
+                 params: dict = _EMPTY) -> None:
+        """The engine's report of one op: pass it on, then carry the tangents through it."""
+        if self.prev is not None:
+            self.prev(out, op, args, inplace, params)
+        tangents = self.tangents
+        if not tangents:
+            return
+        tans = [tangents[id(a)][1] if a.__class__ is Tensor and id(a) in tangents else None
+                for a in args]
+        if all(t is None for t in tans):
+            return
+        if inplace:
+            self._inplace(out, op, args, params, tans)
+            return
+        self.set(out, _result_tangent(op, args, params, tans, out.data, out))
+
+    def _inplace(self, target: Tensor, op: Any, args: tuple, params: dict, tans: list) -> None:
+        """``target`` updated in place by ``op(*args)`` (its values still the old ones)."""
+        if op.name == "copy_slices":
+            raise ScriptError("gradcli does not support forward AD through an in-place update "
+                              "of a view yet", kind="NotImplementedError")
+        if op.name in _CONSTANT_WRITES:
+            old = tans[0]
+            if old is not None:
+                self.set(target, Tensor(old.backend.xp.zeros_like(old.data), old.backend))
+            return
+        xp = target.backend.xp
+        arrays = [a.data if a.__class__ is Tensor else a for a in args]
+        data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
+        self.set(target, _result_tangent(op, args, params, tans, data, target))
+
+
+def _result_tangent(op: Any, args: tuple, params: dict, tans: list, data: Any,
+                    out: Tensor) -> Tensor | None:
+    """The tangent of ``op``'s result ``data`` (None for a result that cannot have one)."""
+    backend = out.backend
+    if not backend.dtype_of(data).is_floating_point:
+        return None  # integral and bool results carry no tangent (PyTorch's too)
+    primals = [a.data if a.__class__ is Tensor else a for a in args]
+    arrays = [None if t is None else t.data for t in tans]
+    tan = tangent(op, backend, primals, arrays, data, params)
+    if tan is None:
+        return None
+    want = data.dtype
+    if tan.dtype is not want and not any(t is not None and t.dtype is not p.dtype
+                                         for t, p in zip(arrays, primals)):
+        tan = backend.astype(tan, backend.dtype_of(data))
+    return Tensor(tan, backend)
+
+
+def enter(level: DualLevel | None = None) -> int:
+    """``torch.autograd.forward_ad.enter_dual_level()``: start the level (0; one at a time)."""
+    ctx = current()
+    if ctx.forward is not None:
+        raise ScriptError("Nested forward mode AD is not supported at the moment")
+    ctx.forward = DualLevel(ctx, 0)
+    ctx.recorder = ctx.forward
+    return 0
+
+
+def exit_level(level: int | None = None) -> None:
+    """``exit_dual_level()``: every tangent of the level is dropped."""
+    ctx = current()
+    fw = ctx.forward
+    if fw is None or (level is not None and level != fw.level):
+        raise ScriptError("Trying to exit a forward AD level that was not the last one that "
+                          "was created. This is not supported.")
+    if ctx.recorder is fw:
+        ctx.recorder = fw.prev
+    ctx.forward = None
+    fw.tangents.clear()
+
+
+def active(level: int | None) -> DualLevel | None:
+    """The level ``level`` names (None: the current one), or None when there is none."""
+    fw = current().forward
+    if fw is not None and level is not None and level != fw.level:
+        return None
+    return fw

@@ -1,0 +1,371 @@
+"""The op table's forward-mode formulas: the tangent of an op's result from its inputs'.
+
+PyTorch gives each op a ``result:`` formula in ``derivatives.yaml``; most are one of three
+kinds, which this module derives from the table (``ops.py``) rather than writing twice:
+
+* ``auto_element_wise`` (an elementwise op): the backward formula of each input with ``grad``
+  replaced by that input's tangent (broadcast to the result's shape), summed over the inputs;
+  every ``kind="elementwise"`` op of the table is one.
+* ``auto_linear`` (views, sums, gathers, concatenations, pads, the losses linear in their input):
+  the op's own forward applied to the tangents (``LINEAR``), a constant argument made 0 where the
+  forward writes one (``constant_pad_nd``'s ``value``).
+* reductions whose output element reads a slice of the input (``prod``, ``var``, norms,
+  ``amax``, ``logsumexp``, the reduced losses): the backward formula read with ``grad`` = 1
+  times the tangent, summed over the reduced dims (``REDUCTIONS``), which is PyTorch's
+  ``prod``/``var``/``evenly_read_jvp`` formulas' shape.
+
+The rest are written out as PyTorch's (``FORMULAS``: matrix products, softmax, layer norm,
+linear algebra, and the elementwise ops whose ``result:`` PyTorch writes itself).  A missing
+input tangent is zeros (PyTorch's ZeroTensor).  An op with none of these raises PyTorch's
+NotImplementedError where PyTorch has no formula either (``_cdist_forward``), gradcli's
+otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ScriptError
+from .graph import sum_to
+from .ops import ArrayFormulas
+
+# ops whose jvp is their forward applied to the tangents (non-differentiable inputs as they are)
+LINEAR = frozenset({
+    "cumsum", "cumsum_to", "trace", "sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim",
+    "cat", "stack", "repeat", "view", "unsafe_view", "reshape_alias", "t", "permute", "transpose",
+    "unsqueeze", "squeeze", "squeeze_dim", "squeeze_sym", "select", "unbind", "split",
+    "split_with_sizes", "slice", "expand", "select_backward", "slice_backward", "index",
+    "index_put_", "copy_", "index_backward", "gather", "scatter", "scatter_add", "index_select",
+    "index_add", "take", "masked_select", "sort", "sort_stable", "topk", "cummax", "cummin",
+    "kthvalue", "median_dim", "mode", "flip", "alias", "roll", "tril", "triu", "diagonal",
+    "diag", "diag_embed", "reflection_pad1d", "reflection_pad2d", "reflection_pad3d",
+    "replication_pad1d", "replication_pad2d", "replication_pad3d", "reflection_pad1d_backward",
+    "reflection_pad2d_backward", "reflection_pad3d_backward", "replication_pad1d_backward",
+    "replication_pad2d_backward", "replication_pad3d_backward", "nll_loss", "clone", "to_copy",
+})
+# linear ops with a constant the forward writes: the param made 0 for the tangent
+ZEROED = {"constant_pad_nd": "value", "scatter_value": "value", "masked_fill": "value"}
+# reductions: sum over the reduced dims of (the backward formula at grad = 1) * tangent
+REDUCTIONS = frozenset({
+    "prod", "prod_dim", "var", "std", "linalg_vector_norm", "norm_dim", "logsumexp", "amax",
+    "amin", "aminmax_min", "aminmax_max", "max", "min", "median", "nansum", "nansum_to", "dist",
+    "mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
+    "huber_loss", "soft_margin_loss",
+})
+# results without a tangent (``unpack_dual``'s primal)
+NO_TANGENT = frozenset({"fw_primal"})
+# PyTorch has no forward formula for these (its NotImplementedError names the ATen function)
+NO_FORMULA = {"cdist": "_cdist_forward", "euclidean_dist": "_euclidean_dist"}
+
+NOT_IMPLEMENTED = (
+    "Trying to use forward AD with {} that does not support it because it has not been "
+    "implemented yet.\nPlease file an issue to PyTorch at "
+    "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+    "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
+def tangent(op: Any, backend: Any, primals: list, tangents: list, result: Any,
+            params: dict) -> Any | None:
+    """The tangent array of ``op``'s ``result`` given its inputs' arrays and tangents (None: no
+    tangent, zeros for the formula)."""
+    fx = backend.formulas
+    if fx is None:
+        fx = backend.formulas = ArrayFormulas(backend.xp)
+    name = op.name
+    if name in NO_TANGENT:
+        return None
+    formula = FORMULAS.get(name)
+    if formula is not None:
+        return formula(fx, _filled(fx, op, primals, tangents), primals, result, params)
+    if name in LINEAR or name in ZEROED:
+        return _linear(fx, op, primals, tangents, params)
+    if op.kind == "elementwise":
+        return _elementwise(fx, op, primals, tangents, result, params)
+    if name in REDUCTIONS:
+        return _reduction(fx, op, primals, tangents, result, params)
+    if name in NO_FORMULA:
+        raise ScriptError(NOT_IMPLEMENTED.format(NO_FORMULA[name]), kind="NotImplementedError")
+    raise ScriptError(f"gradcli does not support forward AD through '{name}' yet",
+                      kind="NotImplementedError")
+
+
+def has_formula(op: Any) -> bool:
+    """Whether ``op`` carries tangents (one of the rules above applies)."""
+    return (op.name in FORMULAS or op.name in LINEAR or op.name in ZEROED
+            or op.kind == "elementwise" or op.name in REDUCTIONS)
+
+
+def _filled(fx: Any, op: Any, primals: list, tangents: list) -> list:
+    """The tangents with zeros for a differentiable input that has none."""
+    out = []
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        if t is None and op.differentiable[i] and hasattr(p, "shape"):
+            t = fx.raw.zeros(tuple(p.shape), dtype=p.dtype)
+        out.append(t)
+    return out
+
+
+def _linear(fx: Any, op: Any, primals: list, tangents: list, params: dict) -> Any:
+    args = _filled(fx, op, primals, tangents)
+    args = [t if op.differentiable[i] and t is not None else p
+            for i, (p, t) in enumerate(zip(primals, args))]
+    zeroed = ZEROED.get(op.name)
+    if zeroed is not None:
+        params = {**params, zeroed: 0.0}
+    return op.forward(fx.raw, *args, **params)
+
+
+def _read(fx: Any, op: Any, i: int, grad: Any, primals: list, result: Any,
+          params: dict) -> Any:
+    """Input ``i``'s backward formula with ``grad``, its saved names read from the primals."""
+    formula, plan = op.plans[i]
+    args = []
+    for kind, nm in plan:
+        if kind == 0:
+            args.append(grad)
+        elif kind == 1:
+            args.append(fx)
+        elif kind == 2:
+            args.append(result if nm == op.result else primals[op.inputs.index(nm)])
+        elif kind == 3:
+            args.append(tuple(primals[0].shape))
+        elif kind == 4:
+            args.append(params[nm])
+        else:
+            args.append(i)
+    return formula(*args)
+
+
+def _elementwise(fx: Any, op: Any, primals: list, tangents: list, result: Any,
+                 params: dict) -> Any:
+    """PyTorch's auto_element_wise: each backward formula read with the input's tangent."""
+    shape = tuple(result.shape)
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None or op.plans[i] is None:
+            continue
+        if tuple(t.shape) != shape:
+            t = fx.raw.broadcast_to(t, shape)
+        term = _read(fx, op, i, t, primals, result, params)
+        total = term if total is None else total + term
+    if total is None:
+        return fx.raw.zeros(shape, dtype=result.dtype)
+    if tuple(getattr(total, "shape", ())) != shape:
+        total = fx.raw.broadcast_to(fx.raw.asarray(total, dtype=result.dtype), shape)
+    return total
+
+
+def _reduction(fx: Any, op: Any, primals: list, tangents: list, result: Any,
+               params: dict) -> Any:
+    """Sum over the reduced dims of (the backward formula at grad = 1) * the tangent."""
+    xp = fx.raw
+    ones = xp.ones(tuple(result.shape), dtype=result.dtype)
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None or op.plans[i] is None:
+            continue
+        d = _read(fx, op, i, ones, primals, result, params)
+        if tuple(d.shape) != tuple(t.shape):
+            d = xp.broadcast_to(d, tuple(t.shape))
+        term = _reduce_to(fx, d * t, result, params)
+        total = term if total is None else total + term
+    return total
+
+
+def _reduce_to(fx: Any, x: Any, result: Any, params: dict) -> Any:
+    """``x`` (the input's shape) summed to the result's shape over the op's reduced dims."""
+    shape = tuple(result.shape)
+    if tuple(x.shape) == shape:
+        return x
+    dim = params.get("dim")
+    keepdim = bool(params.get("keepdim", False))
+    if dim is None or len(shape) == 0:
+        return fx.sum(x, None, False) if len(shape) == 0 else sum_to(fx, x, shape)
+    axes = (dim,) if isinstance(dim, int) else tuple(dim)
+    axes = tuple(a % x.ndim for a in axes)
+    return fx.sum(x, axes, keepdim)
+
+
+# --- PyTorch's own result: formulas ---------------------------------------------------------
+
+def _bilinear(name: str) -> Callable:
+    """``op(a_t, b) + op(a, b_t)`` (mm, mv, dot, bmm)."""
+    def jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+        f = getattr(fx, name)
+        return f(t[0], p[1]) + f(p[0], t[1])
+    return jvp
+
+
+def _addmm(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # self_t + mat1_t.mm(mat2_p) + mat1_p.mm(mat2_t)
+    return t[0] + fx.mm(t[1], p[2]) + fx.mm(p[1], t[2])
+
+
+def _logsumexp_jvp(fx: Any, x: Any, t: Any, dim: Any, keepdim: bool) -> Any:
+    """PyTorch's logsumexp_jvp: sum(exp(x - amax) * t) / sum(exp(x - amax))."""
+    xp = fx.raw
+    axes = (dim,) if isinstance(dim, int) else tuple(dim)
+    axes = tuple(a % max(x.ndim, 1) for a in axes) if x.ndim else None
+    e = fx.exp(x - xp.max(x, axis=axes, keepdims=True)) if x.size else fx.exp(x)
+    return fx.sum(e * t, axes, keepdim) / fx.sum(e, axes, keepdim)
+
+
+def _softmax(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return result * (t[0] - _logsumexp_jvp(fx, p[0], t[0], params["dim"], True))
+
+
+def _log_softmax(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return t[0] - _logsumexp_jvp(fx, p[0], t[0], params["dim"], True)
+
+
+def _div(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return (t[0] - t[1] * result) / p[1]
+
+
+def _maximum(fx: Any, t: list, p: list, result: Any, params: dict, sign: int = 1) -> Any:
+    # other_t + where(self == other, 0.5, self > other) * (self_t - other_t)
+    xp = fx.raw
+    a, b = p
+    wins = (a > b) if sign > 0 else (a < b)
+    w = xp.where(a == b, xp.asarray(0.5, dtype=result.dtype), xp.astype(wins, result.dtype))
+    return t[1] + w * (t[0] - t[1])
+
+
+def _atan2(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return (-p[0] * t[1] + p[1] * t[0]) / (fx.power(p[0], 2) + fx.power(p[1], 2))
+
+
+def _hypot(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return t[0] * p[0] / result + t[1] * p[1] / result
+
+
+def _logaddexp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return t[0] / (1 + fx.exp(p[1] - p[0])) + t[1] / (1 + fx.exp(p[0] - p[1]))
+
+
+def _lerp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # lerp(self_t, end_t, weight_p) + weight_t * (end_p - self_p)
+    return fx.lerp(t[0], t[1], p[2]) + t[2] * (p[1] - p[0])
+
+
+def _lerp_scalar(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return fx.lerp_scalar(t[0], t[1], **params)
+
+
+def _addcmul(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    v = params.get("value", 1)
+    return t[0] + t[1] * p[2] * v + t[2] * p[1] * v
+
+
+def _addcdiv(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    v = params.get("value", 1)
+    return t[0] + t[1] / p[2] * v - t[2] * (p[1] / p[2]) / p[2] * v
+
+
+def _fmod(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return t[0] - t[1] * fx.raw.trunc(p[0] / p[1])
+
+
+def _remainder(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return t[0] - t[1] * fx.raw.floor(p[0] / p[1])
+
+
+def _glu(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # glu_jvp: a_t * sigmoid(b) + result * (1 - sigmoid(b)) * b_t
+    xp = fx.raw
+    dim = params.get("dim", -1)
+    n = p[0].shape[dim] // 2
+    a_t, b_t = (xp.take(t[0], xp.arange(n * k, n * (k + 1)), axis=dim) for k in (0, 1))
+    b = xp.take(p[0], xp.arange(n, 2 * n), axis=dim)
+    sig_b = fx.sigmoid(b)
+    return a_t * sig_b + result * (1 - sig_b) * b_t
+
+
+def _layer_norm(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    """PyTorch's layer_norm_jvp, from the saved mean and rstd."""
+    x, weight, mean, rstd = p[0], p[1], p[3], p[4]
+    x_t, w_t, b_t = t[0], t[1], t[2]
+    nd = len(params["normalized_shape"])
+    dims = tuple(range(x.ndim - nd, x.ndim))
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    kept = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
+    mean_p, rstd_p = fx.raw.reshape(mean, kept), fx.raw.reshape(rstd, kept)
+    centred_t = x_t - fx.sum(x_t, dims, True) / n
+    centred_p = x - mean_p
+    rstd_t = -fx.power(rstd_p, 3) * (fx.sum(centred_t * centred_p, dims, True) / n)
+    out = centred_t * rstd_p + centred_p * rstd_t
+    if weight is not None:
+        out = out * weight
+    if w_t is not None:
+        out = out + w_t * centred_p * rstd_p
+    if b_t is not None:
+        out = out + b_t
+    return out
+
+
+def _mT(xp: Any, a: Any) -> Any:
+    return xp.swapaxes(a, -1, -2)
+
+
+def _det(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # det * trace(A^-1 A_t), batched
+    xp = fx.raw
+    solved = xp.linalg.solve(p[0], t[0])
+    return result * xp.trace(solved, axis1=-2, axis2=-1)
+
+
+def _inv(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # -inverse @ A_t @ inverse
+    return -fx.matmul(fx.matmul(result, t[0]), result)
+
+
+def _solve(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # left: A^-1 (B_t - A_t X); right: (B_t - X A_t) A^-1
+    xp = fx.raw
+    A, B = p[0], p[1]
+    A_t, B_t = t[0], t[1]
+    if params.get("left", True):
+        X = result if B.ndim == result.ndim else result
+        vec = B.ndim == A.ndim - 1
+        Xm = X[..., None] if vec else X
+        Bt = B_t[..., None] if vec else B_t
+        out = xp.linalg.solve(A, Bt - xp.matmul(A_t, Xm))
+        return out[..., 0] if vec else out
+    rhs = B_t - xp.matmul(result, A_t)
+    return _mT(xp, xp.linalg.solve(_mT(xp, A), _mT(xp, rhs)))
+
+
+def _cumprod(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # d(prod_{j<=i} x_j) = sum_{k<=i} t_k * prod_{j<=i, j!=k} x_j, computed exactly with zeros
+    xp = fx.raw
+    dim = params["dim"] % max(p[0].ndim, 1)
+    x = xp.moveaxis(p[0], dim, -1)
+    tt = xp.moveaxis(t[0], dim, -1)
+    n = x.shape[-1]
+    out = xp.zeros_like(x)
+    for i in range(n):
+        acc = xp.zeros_like(x[..., 0])
+        for k in range(i + 1):
+            others = xp.ones_like(acc)
+            for j in range(i + 1):
+                if j != k:
+                    others = others * x[..., j]
+            acc = acc + tt[..., k] * others
+        out[..., i] = acc
+    return xp.moveaxis(out, -1, dim)
+
+
+FORMULAS: dict[str, Callable] = {
+    "mm": _bilinear("mm"), "mv": _bilinear("mv"), "dot": _bilinear("dot"),
+    "bmm": _bilinear("bmm"), "addmm": _addmm, "softmax": _softmax, "log_softmax": _log_softmax,
+    "div": _div, "maximum": _maximum,
+    "minimum": lambda fx, t, p, r, params: _maximum(fx, t, p, r, params, -1),
+    "atan2": _atan2, "hypot": _hypot, "logaddexp": _logaddexp, "lerp": _lerp,
+    "lerp_scalar": _lerp_scalar, "addcmul": _addcmul, "addcdiv": _addcdiv, "fmod": _fmod,
+    "remainder": _remainder, "glu": _glu, "native_layer_norm": _layer_norm,
+    "linalg_det": _det, "linalg_inv": _inv, "linalg_solve": _solve, "cumprod": _cumprod,
+    "cumprod_to": _cumprod,
+}
