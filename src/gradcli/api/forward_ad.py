@@ -38,7 +38,7 @@ class UnpackedDualTensor(tuple):
     __str__ = __repr__
 
 
-class dual_level:  # noqa: N801 - PyTorch's name
+class dual_level:
     """``with fwAD.dual_level():``: a forward-AD level for the block (its value: the level)."""
 
     def __enter__(self) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ScriptError
+from .backend import view_maps
 from .context import current
 from .jvps import tangent
 from .tensor import Tensor
@@ -69,18 +70,24 @@ class DualLevel:
 
     def _inplace(self, target: Tensor, op: Any, args: tuple, params: dict, tans: list) -> None:
         """``target`` updated in place by ``op(*args)`` (its values still the old ones)."""
-        if op.name == "copy_slices":
-            raise ScriptError("gradcli does not support forward AD through an in-place update "
-                              "of a view yet", kind="NotImplementedError")
-        if op.name in _CONSTANT_WRITES:
-            old = tans[0]
-            if old is not None:
-                self.set(target, Tensor(old.backend.xp.zeros_like(old.data), old.backend))
+        if op.name == "copy_slices":  # the base's tangent was updated with the view's
             return
         xp = target.backend.xp
-        arrays = [a.data if a.__class__ is Tensor else a for a in args]
-        data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
-        self.set(target, _result_tangent(op, args, params, tans, data, target))
+        if op.name in _CONSTANT_WRITES:
+            new = Tensor(xp.zeros_like(target.data), target.backend)
+        else:
+            arrays = [a.data if a.__class__ is Tensor else a for a in args]
+            data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
+            new = _result_tangent(op, args, params, tans, data, target)
+        self.set(target, new)
+        base = target._base
+        if base is not None and new is not None:  # the view's tangent is a part of its base's
+            old = self.tangent_of(base)
+            flat = xp.reshape(xp.zeros_like(base.data) if old is None else old.data, (-1,))
+            flat = xp.asarray(flat, copy=True)
+            index, _ = view_maps(base.backend, tuple(base.shape), target._view_fn)
+            flat[xp.reshape(index, (-1,))] = xp.reshape(new.data, (-1,))
+            self.set(base, Tensor(xp.reshape(flat, tuple(base.shape)), base.backend))
 
 
 def _result_tangent(op: Any, args: tuple, params: dict, tans: list, data: Any,

@@ -51,12 +51,13 @@ REDUCTIONS = frozenset({
     "prod", "prod_dim", "var", "std", "linalg_vector_norm", "norm_dim", "logsumexp", "amax",
     "amin", "aminmax_min", "aminmax_max", "max", "min", "median", "nansum", "nansum_to", "dist",
     "mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
-    "huber_loss", "soft_margin_loss",
+    "huber_loss",
 })
 # results without a tangent (``unpack_dual``'s primal)
 NO_TANGENT = frozenset({"fw_primal"})
 # PyTorch has no forward formula for these (its NotImplementedError names the ATen function)
-NO_FORMULA = {"cdist": "_cdist_forward", "euclidean_dist": "_euclidean_dist"}
+NO_FORMULA = {"cdist": "_cdist_forward", "euclidean_dist": "_euclidean_dist",
+              "soft_margin_loss": "soft_margin_loss_backward"}
 
 NOT_IMPLEMENTED = (
     "Trying to use forward AD with {} that does not support it because it has not been "
@@ -100,8 +101,9 @@ def _filled(fx: Any, op: Any, primals: list, tangents: list) -> list:
     """The tangents with zeros for a differentiable input that has none."""
     out = []
     for i, (p, t) in enumerate(zip(primals, tangents)):
-        if t is None and op.differentiable[i] and hasattr(p, "shape"):
-            t = fx.raw.zeros(tuple(p.shape), dtype=p.dtype)
+        if t is None and op.differentiable[i] and p is not None:
+            # a Python number (a wrapped scalar) has the tangent 0
+            t = fx.raw.zeros(tuple(p.shape), dtype=p.dtype) if hasattr(p, "shape") else 0.0
         out.append(t)
     return out
 
@@ -306,6 +308,34 @@ def _layer_norm(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     return out
 
 
+def _batch_norm(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    """PyTorch's batch_norm_jvp: the batch statistics' tangents when training."""
+    x, weight, running_mean, running_var, mean, invstd = p[0], p[1], p[3], p[4], p[5], p[6]
+    x_t, w_t, b_t = t[0], t[1], t[2]
+    xp = fx.raw
+    dims = tuple(i for i in range(x.ndim) if i != 1)
+    view = tuple(s if i == 1 else 1 for i, s in enumerate(x.shape))
+    if params["training"]:
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        mean_p, invstd_p = xp.reshape(mean, view), xp.reshape(invstd, view)
+        centred_t = x_t - fx.sum(x_t, dims, True) / n
+        invstd_t = -fx.power(invstd_p, 3) * (fx.sum(centred_t * (x - mean_p), dims, True) / n)
+        out = centred_t * invstd_p + (x - mean_p) * invstd_t
+    else:
+        mean_p = xp.reshape(running_mean, view)
+        invstd_p = xp.reshape(1.0 / xp.sqrt(running_var + params["eps"]), view)
+        out = x_t * invstd_p
+    if weight is not None:
+        out = out * xp.reshape(weight, view)
+    if w_t is not None:
+        out = out + xp.reshape(w_t, view) * (x - mean_p) * invstd_p
+    if b_t is not None:
+        out = out + xp.reshape(b_t, view)
+    return out
+
+
 def _mT(xp: Any, a: Any) -> Any:
     return xp.swapaxes(a, -1, -2)
 
@@ -328,9 +358,8 @@ def _solve(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     A, B = p[0], p[1]
     A_t, B_t = t[0], t[1]
     if params.get("left", True):
-        X = result if B.ndim == result.ndim else result
         vec = B.ndim == A.ndim - 1
-        Xm = X[..., None] if vec else X
+        Xm = result[..., None] if vec else result
         Bt = B_t[..., None] if vec else B_t
         out = xp.linalg.solve(A, Bt - xp.matmul(A_t, Xm))
         return out[..., 0] if vec else out
@@ -366,6 +395,7 @@ FORMULAS: dict[str, Callable] = {
     "atan2": _atan2, "hypot": _hypot, "logaddexp": _logaddexp, "lerp": _lerp,
     "lerp_scalar": _lerp_scalar, "addcmul": _addcmul, "addcdiv": _addcdiv, "fmod": _fmod,
     "remainder": _remainder, "glu": _glu, "native_layer_norm": _layer_norm,
+    "native_batch_norm": _batch_norm,
     "linalg_det": _det, "linalg_inv": _inv, "linalg_solve": _solve, "cumprod": _cumprod,
     "cumprod_to": _cumprod,
 }

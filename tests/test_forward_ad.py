@@ -1,0 +1,153 @@
+"""Forward-mode AD (engine/forward.py, engine/jvps.py) against PyTorch and finite differences.
+
+Each case of tools/forward_cases.py runs here over ``gradcli.api`` under a dual level, with the
+inputs and tangents PyTorch was given (tests/fixtures/torch/forward_cases.json, recorded by
+tools/record_forward_cases.py): the primal and the tangent must be PyTorch's (float64 and
+float32), and in float64 the tangent must agree with central finite differences of the
+expression along the tangent.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradcli import api
+from gradcli.api.forward_ad import FORWARD_AD
+from gradcli.engine import OPS, RunContext, use
+from gradcli.engine import jvps as J
+from gradcli.engine.backend import get_backend, quiet
+from gradcli.errors import GradcliError
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from forward_cases import CASES
+
+ALL = frozenset({"float64", "float32"})
+FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "torch" / "forward_cases.json").read_text())
+# where gradcli's formula rounds in another order than PyTorch's (a reduction's or a composite's
+# sums), the tangent is within a few units in the last place; everywhere else bit for bit
+INEXACT = {
+    "act_gelu": {"float32"}, "act_gelu_tanh": ALL, "act_glu": ALL, "act_logsigmoid": {"float64"},
+    "act_silu": ALL, "act_softmax": {"float64"}, "batch_norm": ALL, "batch_norm_3d": ALL,
+    "bce": ALL, "bce_logits": ALL, "cosine_similarity": ALL, "cumprod": ALL, "dist": ALL,
+    "huber": {"float32"}, "inv": ALL, "layer_norm": ALL, "layer_norm_plain": ALL,
+    "logsumexp": ALL, "mse_loss": ALL, "norm": ALL, "norm_dim": ALL, "normalize": ALL,
+    "pow_scalar_base": {"float32"}, "pow_tensor": ALL, "smooth_l1": {"float64"}, "solve": ALL,
+    "solve_vector": ALL, "std": ALL, "std_dim": ALL, "unary_log10": {"float64"},
+    "var": {"float64"}, "vector_norm": ALL,
+}
+FW = types.SimpleNamespace(**FORWARD_AD)
+TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, linalg=types.SimpleNamespace(**api.LINALG))
+F = types.SimpleNamespace(**api.NN_FUNCTIONS)
+SEEN: set[str] = set()  # the ops whose forward formula the cases ran
+
+
+def setitem(x, index, value):
+    """A clone of ``x`` with ``[index] = value``."""
+    y = x.clone()
+    y[index] = value
+    return y
+
+
+def evaluate(expr: str, values: list, tangents: list | None, dtype: str) -> tuple:
+    """(primal, tangent) of ``expr`` in gradcli, as arrays; tangents None: no dual level."""
+    ctx = RunContext(get_backend("numpy", "float32"), warnings=[])
+    dt = getattr(api.DTYPES, "get", api.DTYPES.get)(dtype)
+    scope = {"torch": TORCH, "F": F, "I": lambda v: api.FUNCTIONS["tensor"](v), "S": setitem}
+    with use(ctx), quiet():
+        inputs = [api.FUNCTIONS["tensor"](v, dtype=dt) for v in values]
+        if tangents is None:
+            scope.update(zip("abcdef", inputs))
+            return np.asarray(eval(expr, scope).data), None
+        with FW.dual_level():
+            for name, x, t in zip("abcdef", inputs, tangents):
+                scope[name] = FW.make_dual(x, api.FUNCTIONS["tensor"](t, dtype=dt))
+            out = eval(expr, scope)
+            primal, tangent = FW.unpack_dual(out)
+            return np.asarray(primal.data), None if tangent is None else np.asarray(tangent.data)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _seen_ops():
+    """Note each op a forward formula ran for (the coverage test reads them)."""
+    original = J.tangent
+
+    def tangent(op, *args):
+        SEEN.add(op.name)
+        return original(op, *args)
+
+    J.tangent = tangent
+    from gradcli.engine import forward
+    forward.tangent = tangent
+    yield
+    J.tangent = forward.tangent = original
+
+
+def test_fixture_is_complete():
+    """Every case has PyTorch's answer (re-run tools/record_forward_cases.py after adding one)."""
+    assert set(FIXTURE["cases"]) == set(CASES)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_matches_pytorch(name, dtype):
+    """The primal bit for bit and the tangent as PyTorch computed it (bit for bit where the
+    formula is PyTorch's; else within a few units in the last place), or PyTorch's error."""
+    case = FIXTURE["cases"][name]
+    expected = case[dtype]
+    expr = CASES[name][0]
+    if "error" in expected:
+        with pytest.raises(GradcliError) as info:
+            evaluate(expr, case["inputs"], case["tangents"], dtype)
+        assert (info.value.kind, info.value.message.split("\n")[0]) == \
+            (expected["error"]["type"], expected["error"]["message"])
+        return
+    primal, tangent = evaluate(expr, case["inputs"], case["tangents"], dtype)
+    tol = 1e-12 if dtype == "float64" else 2e-5
+    np.testing.assert_allclose(primal, np.asarray(expected["primal"], dtype=primal.dtype),
+                               rtol=tol, atol=tol)
+    want = np.asarray(expected["tangent"], dtype=tangent.dtype)
+    assert tangent.shape == want.shape
+    if dtype not in INEXACT.get(name, ()):
+        np.testing.assert_array_equal(tangent, want)
+        return
+    np.testing.assert_allclose(tangent, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tangent_matches_finite_differences(name):
+    """In float64 the tangent is the central difference of the expression along it."""
+    case = FIXTURE["cases"][name]
+    if "error" in case["float64"]:
+        pytest.skip("PyTorch has no forward formula")
+    expr = CASES[name][0]
+    _, tangent = evaluate(expr, case["inputs"], case["tangents"], "float64")
+    h = 1e-6
+    shifted = [[np.asarray(v) + s * h * np.asarray(t) for v, t in
+                zip(case["inputs"], case["tangents"])] for s in (1, -1)]
+    plus, _ = evaluate(expr, [x.tolist() for x in shifted[0]], None, "float64")
+    minus, _ = evaluate(expr, [x.tolist() for x in shifted[1]], None, "float64")
+    if plus.shape != tangent.shape:  # a selection that moved (masked_select, a[a > 0])
+        pytest.skip("the selection differs at the shifted inputs")
+    np.testing.assert_allclose(tangent, (plus - minus) / (2 * h), rtol=1e-5, atol=1e-6)
+
+
+def test_coverage_of_the_table():
+    """Every op of the table that a PyTorch program reaches has a forward formula, and the
+    cases above ran it (ops only reached by a second backward are listed)."""
+    unreached = {"zero_", "fill_", "fill_tensor_", "uniform_", "normal_", "random_to_",
+                 "random_from_to_", "bernoulli_scalar_", "bernoulli_tensor_", "exponential_",
+                 "as_strided", "copy_slices", "select_backward", "slice_backward",
+                 "index_backward", "reflection_pad1d_backward", "reflection_pad2d_backward",
+                 "reflection_pad3d_backward", "replication_pad1d_backward",
+                 "replication_pad2d_backward", "replication_pad3d_backward"}
+    missing = sorted(op.name for op in OPS.values()
+                     if op.name not in unreached and not J.has_formula(op)
+                     and op.name not in J.NO_FORMULA)
+    assert missing == []
