@@ -1,8 +1,7 @@
 # Source: PyTorch tutorial "Forward-mode Automatic Differentiation (Beta)",
 # https://github.com/pytorch/tutorials/blob/main/intermediate_source/forward_ad_usage.py
 # Licence: BSD-3-Clause. Scaled down (smaller tensors, the functorch and custom Function parts
-# left out, the modules run under no_grad, which forward AD ignores) with torch.manual_seed(0)
-# and prints added so that the values show.
+# left out) with torch.manual_seed(0) and prints added so that the values show.
 import torch
 import torch.autograd.forward_ad as fwAD
 
@@ -42,7 +41,7 @@ input = torch.randn(4, 5)
 params = {name: p for name, p in model.named_parameters()}
 tangents = {name: torch.rand_like(p) for name, p in params.items()}
 
-with torch.no_grad(), fwAD.dual_level():
+with fwAD.dual_level():
     for name, p in params.items():
         delattr(model, name)
         setattr(model, name, fwAD.make_dual(p, tangents[name]))

@@ -13,14 +13,15 @@ tangent = torch.randn(3, 3)
 net = nn.Sequential(nn.Linear(5, 3), nn.Tanh(), nn.Linear(3, 1))
 x = torch.randn(2, 5)
 v = torch.randn(2, 5)
-with torch.no_grad():
-    with fwAD.dual_level():
-        y = net(fwAD.make_dual(x, v))
-        y_p, y_t = fwAD.unpack_dual(y)
-    print(y_p)
-    print(y_t)
-    eps = 1e-3
-    print((net(x + eps * v) - net(x - eps * v)) / (2 * eps))
+with fwAD.dual_level():
+    y = net(fwAD.make_dual(x, v))
+    y_p, y_t = fwAD.unpack_dual(y)
+print(y_p)
+print(y_t)
+eps = 1e-3
+print((net(x + eps * v) - net(x - eps * v)) / (2 * eps))
+y_t.sum().backward()  # the tangent is differentiable: d(J v)/d(weights)
+print(net[0].weight.grad)
 
 # Errors
 try:

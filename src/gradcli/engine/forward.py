@@ -17,7 +17,8 @@ from typing import Any
 from ..errors import ScriptError
 from .backend import view_maps
 from .context import current
-from .jvps import tangent
+from .formulas import TENSOR_FORMULAS
+from .jvps import differentiable, tangent
 from .tensor import Tensor
 
 _EMPTY: dict = {}
@@ -78,7 +79,7 @@ class DualLevel:
         else:
             arrays = [a.data if a.__class__ is Tensor else a for a in args]
             data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
-            new = _result_tangent(op, args, params, tans, data, target)
+            new = _result_tangent(op, args, params, tans, data, target, True)
         self.set(target, new)
         base = target._base
         if base is not None and new is not None:  # the view's tangent is a part of its base's
@@ -91,21 +92,44 @@ class DualLevel:
 
 
 def _result_tangent(op: Any, args: tuple, params: dict, tans: list, data: Any,
-                    out: Tensor) -> Tensor | None:
-    """The tangent of ``op``'s result ``data`` (None for a result that cannot have one)."""
+                    out: Tensor, inplace: bool = False) -> Tensor | None:
+    """The tangent of ``op``'s result ``data`` (None for a result that cannot have one).
+
+    As PyTorch's, the tangent is itself differentiable (made of recorded ops) when grad mode
+    is on and an input or a tangent requires grad; otherwise it is computed on arrays.
+    """
     backend = out.backend
     if not backend.dtype_of(data).is_floating_point:
         return None  # integral and bool results carry no tangent (PyTorch's too)
+    ctx = current()
+    if (not inplace and ctx.grad_enabled and differentiable(op)
+            and any(a.__class__ is Tensor and a.requires_grad for a in (*args, *tans))):
+        recorder, ctx.recorder = ctx.recorder, None  # the tangent's ops carry no tangent
+        mode, ctx.formula_mode = ctx.formula_mode, True  # PyTorch's formulas are C++ calls
+        try:
+            tan = tangent(op, backend, list(args), tans, out, params, TENSOR_FORMULAS)
+        finally:
+            ctx.recorder, ctx.formula_mode = recorder, mode
+        if tan is None:
+            return None
+        if tan.__class__ is not Tensor:
+            tan = Tensor(backend.xp.asarray(tan), backend)
+        return _cast(tan, data, tans, args)
     primals = [a.data if a.__class__ is Tensor else a for a in args]
     arrays = [None if t is None else t.data for t in tans]
     tan = tangent(op, backend, primals, arrays, data, params)
     if tan is None:
         return None
-    want = data.dtype
-    if tan.dtype is not want and not any(t is not None and t.dtype is not p.dtype
-                                         for t, p in zip(arrays, primals)):
-        tan = backend.astype(tan, backend.dtype_of(data))
-    return Tensor(tan, backend)
+    return _cast(Tensor(tan, backend), data, tans, args)
+
+
+def _cast(tan: Tensor, data: Any, tans: list, args: tuple) -> Tensor:
+    """The tangent in its result's dtype, unless a tangent of another dtype than its primal's
+    was given (PyTorch keeps that one's)."""
+    if tan.data.dtype is data.dtype or any(
+            t is not None and t.data.dtype is not a.data.dtype for t, a in zip(tans, args)):
+        return tan
+    return tan.to(tan.backend.dtype_of(data))
 
 
 def enter(level: DualLevel | None = None) -> int:

@@ -29,6 +29,8 @@ from typing import Any
 from ..errors import ScriptError
 from .graph import sum_to
 from .ops import ArrayFormulas
+from .record import apply
+from .tensor import Tensor
 
 # ops whose jvp is their forward applied to the tangents (non-differentiable inputs as they are)
 LINEAR = frozenset({
@@ -55,6 +57,8 @@ REDUCTIONS = frozenset({
 })
 # results without a tangent (``unpack_dual``'s primal)
 NO_TANGENT = frozenset({"fw_primal"})
+# formulas written on arrays only: their tangent is not itself differentiable
+ARRAY_ONLY = frozenset({"glu", "linalg_det", "linalg_solve", "cumprod", "cumprod_to"})
 # PyTorch has no forward formula for these (its NotImplementedError names the ATen function)
 NO_FORMULA = {"cdist": "_cdist_forward", "euclidean_dist": "_euclidean_dist",
               "soft_margin_loss": "soft_margin_loss_backward"}
@@ -67,12 +71,14 @@ NOT_IMPLEMENTED = (
 
 
 def tangent(op: Any, backend: Any, primals: list, tangents: list, result: Any,
-            params: dict) -> Any | None:
-    """The tangent array of ``op``'s ``result`` given its inputs' arrays and tangents (None: no
-    tangent, zeros for the formula)."""
-    fx = backend.formulas
+            params: dict, fx: Any = None) -> Any | None:
+    """The tangent of ``op``'s ``result`` given its inputs and their tangents (None: no
+    tangent, zeros for the formula): arrays, or with ``fx`` the formulas' namespace of recorded
+    ops (``formulas.TENSOR_FORMULAS``), tensors whose tangent is itself differentiable."""
     if fx is None:
-        fx = backend.formulas = ArrayFormulas(backend.xp)
+        fx = backend.formulas
+        if fx is None:
+            fx = backend.formulas = ArrayFormulas(backend.xp)
     name = op.name
     if name in NO_TANGENT:
         return None
@@ -97,13 +103,27 @@ def has_formula(op: Any) -> bool:
             or op.kind == "elementwise" or op.name in REDUCTIONS)
 
 
+def differentiable(op: Any) -> bool:
+    """Whether the formula also runs on recorded ops (a differentiable tangent)."""
+    return op.name not in ARRAY_ONLY
+
+
+def _arr(x: Any) -> Any:
+    """The array behind a tensor (masks and constants are computed on arrays)."""
+    return x.data if x.__class__ is Tensor else x
+
+
+def _zeros(fx: Any, shape: tuple, dtype: Any) -> Any:
+    return fx.const(fx.raw.zeros(tuple(shape), dtype=dtype))
+
+
 def _filled(fx: Any, op: Any, primals: list, tangents: list) -> list:
     """The tangents with zeros for a differentiable input that has none."""
     out = []
     for i, (p, t) in enumerate(zip(primals, tangents)):
         if t is None and op.differentiable[i] and p is not None:
             # a Python number (a wrapped scalar) has the tangent 0
-            t = fx.raw.zeros(tuple(p.shape), dtype=p.dtype) if hasattr(p, "shape") else 0.0
+            t = _zeros(fx, p.shape, _arr(p).dtype) if hasattr(p, "shape") else 0.0
         out.append(t)
     return out
 
@@ -115,7 +135,9 @@ def _linear(fx: Any, op: Any, primals: list, tangents: list, params: dict) -> An
     zeroed = ZEROED.get(op.name)
     if zeroed is not None:
         params = {**params, zeroed: 0.0}
-    return op.forward(fx.raw, *args, **params)
+    if fx.__class__ is ArrayFormulas:
+        return op.forward(fx.raw, *args, **params)
+    return apply(op, tuple(args), params)
 
 
 def _read(fx: Any, op: Any, i: int, grad: Any, primals: list, result: Any,
@@ -144,32 +166,40 @@ def _elementwise(fx: Any, op: Any, primals: list, tangents: list, result: Any,
     """PyTorch's auto_element_wise: each backward formula read with the input's tangent."""
     shape = tuple(result.shape)
     total = None
+    recorded = fx.__class__ is not ArrayFormulas
     for i, t in enumerate(tangents):
-        if t is None or op.plans[i] is None:
+        if op.plans[i] is None:
             continue
+        if t is None:
+            if not recorded or primals[i].__class__ is not Tensor:
+                continue
+            # NOTE: as PyTorch's formulas, a missing tangent is a zero term of the sum (so the
+            # tangent's node is the sum's, AddBackward0)
+            t = _zeros(fx, primals[i].shape, primals[i].data.dtype)
         if tuple(t.shape) != shape:
-            t = fx.raw.broadcast_to(t, shape)
+            t = fx.broadcast_to(t, shape)
         term = _read(fx, op, i, t, primals, result, params)
         total = term if total is None else total + term
     if total is None:
-        return fx.raw.zeros(shape, dtype=result.dtype)
+        return _zeros(fx, shape, _arr(result).dtype)
     if tuple(getattr(total, "shape", ())) != shape:
-        total = fx.raw.broadcast_to(fx.raw.asarray(total, dtype=result.dtype), shape)
+        if not hasattr(total, "shape"):  # a formula that gave a number (a constant's 0)
+            total = fx.const(fx.raw.asarray(total, dtype=_arr(result).dtype))
+        total = fx.broadcast_to(total, shape)
     return total
 
 
 def _reduction(fx: Any, op: Any, primals: list, tangents: list, result: Any,
                params: dict) -> Any:
     """Sum over the reduced dims of (the backward formula at grad = 1) * the tangent."""
-    xp = fx.raw
-    ones = xp.ones(tuple(result.shape), dtype=result.dtype)
+    ones = fx.const(fx.raw.ones(tuple(result.shape), dtype=_arr(result).dtype))
     total = None
     for i, t in enumerate(tangents):
         if t is None or op.plans[i] is None:
             continue
         d = _read(fx, op, i, ones, primals, result, params)
         if tuple(d.shape) != tuple(t.shape):
-            d = xp.broadcast_to(d, tuple(t.shape))
+            d = fx.broadcast_to(d, tuple(t.shape))
         term = _reduce_to(fx, d * t, result, params)
         total = term if total is None else total + term
     return total
@@ -205,11 +235,13 @@ def _addmm(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
 
 
 def _logsumexp_jvp(fx: Any, x: Any, t: Any, dim: Any, keepdim: bool) -> Any:
-    """PyTorch's logsumexp_jvp: sum(exp(x - amax) * t) / sum(exp(x - amax))."""
-    xp = fx.raw
+    """PyTorch's logsumexp_jvp: sum(exp(x - amax) * t) / sum(exp(x - amax)) (the max, which
+    cancels, taken as a constant)."""
+    raw = _arr(x)
     axes = (dim,) if isinstance(dim, int) else tuple(dim)
-    axes = tuple(a % max(x.ndim, 1) for a in axes) if x.ndim else None
-    e = fx.exp(x - xp.max(x, axis=axes, keepdims=True)) if x.size else fx.exp(x)
+    axes = tuple(a % max(raw.ndim, 1) for a in axes) if raw.ndim else None
+    e = fx.exp(x - fx.const(fx.raw.max(raw, axis=axes, keepdims=True))) if raw.size \
+        else fx.exp(x)
     return fx.sum(e * t, axes, keepdim) / fx.sum(e, axes, keepdim)
 
 
@@ -228,10 +260,11 @@ def _div(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
 def _maximum(fx: Any, t: list, p: list, result: Any, params: dict, sign: int = 1) -> Any:
     # other_t + where(self == other, 0.5, self > other) * (self_t - other_t)
     xp = fx.raw
-    a, b = p
+    a, b = _arr(p[0]), _arr(p[1])
+    dtype = _arr(result).dtype
     wins = (a > b) if sign > 0 else (a < b)
-    w = xp.where(a == b, xp.asarray(0.5, dtype=result.dtype), xp.astype(wins, result.dtype))
-    return t[1] + w * (t[0] - t[1])
+    w = xp.where(a == b, xp.asarray(0.5, dtype=dtype), xp.astype(wins, dtype))
+    return t[1] + fx.const(w) * (t[0] - t[1])
 
 
 def _atan2(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
@@ -266,11 +299,11 @@ def _addcdiv(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
 
 
 def _fmod(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
-    return t[0] - t[1] * fx.raw.trunc(p[0] / p[1])
+    return t[0] - t[1] * fx.const(fx.raw.trunc(_arr(p[0]) / _arr(p[1])))
 
 
 def _remainder(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
-    return t[0] - t[1] * fx.raw.floor(p[0] / p[1])
+    return t[0] - t[1] * fx.const(fx.raw.floor(_arr(p[0]) / _arr(p[1])))
 
 
 def _glu(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
@@ -294,7 +327,7 @@ def _layer_norm(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     for d in dims:
         n *= x.shape[d]
     kept = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
-    mean_p, rstd_p = fx.raw.reshape(mean, kept), fx.raw.reshape(rstd, kept)
+    mean_p, rstd_p = fx.reshape(mean, kept), fx.reshape(rstd, kept)
     centred_t = x_t - fx.sum(x_t, dims, True) / n
     centred_p = x - mean_p
     rstd_t = -fx.power(rstd_p, 3) * (fx.sum(centred_t * centred_p, dims, True) / n)
@@ -312,27 +345,28 @@ def _batch_norm(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     """PyTorch's batch_norm_jvp: the batch statistics' tangents when training."""
     x, weight, running_mean, running_var, mean, invstd = p[0], p[1], p[3], p[4], p[5], p[6]
     x_t, w_t, b_t = t[0], t[1], t[2]
-    xp = fx.raw
-    dims = tuple(i for i in range(x.ndim) if i != 1)
+    dims = tuple(i for i in range(len(x.shape)) if i != 1)
     view = tuple(s if i == 1 else 1 for i, s in enumerate(x.shape))
     if params["training"]:
         n = 1
         for d in dims:
             n *= x.shape[d]
-        mean_p, invstd_p = xp.reshape(mean, view), xp.reshape(invstd, view)
+        mean_p, invstd_p = fx.reshape(mean, view), fx.reshape(invstd, view)
         centred_t = x_t - fx.sum(x_t, dims, True) / n
         invstd_t = -fx.power(invstd_p, 3) * (fx.sum(centred_t * (x - mean_p), dims, True) / n)
         out = centred_t * invstd_p + (x - mean_p) * invstd_t
     else:
-        mean_p = xp.reshape(running_mean, view)
-        invstd_p = xp.reshape(1.0 / xp.sqrt(running_var + params["eps"]), view)
+        raw = fx.raw
+        mean_p = fx.const(raw.reshape(_arr(running_mean), view))
+        invstd_p = fx.const(raw.reshape(1.0 / raw.sqrt(_arr(running_var) + params["eps"]),
+                                        view))
         out = x_t * invstd_p
     if weight is not None:
-        out = out * xp.reshape(weight, view)
+        out = out * fx.reshape(weight, view)
     if w_t is not None:
-        out = out + xp.reshape(w_t, view) * (x - mean_p) * invstd_p
+        out = out + fx.reshape(w_t, view) * (x - mean_p) * invstd_p
     if b_t is not None:
-        out = out + xp.reshape(b_t, view)
+        out = out + fx.reshape(b_t, view)
     return out
 
 
