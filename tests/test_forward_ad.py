@@ -42,6 +42,12 @@ INEXACT = {
     "solve_vector": ALL, "std": ALL, "std_dim": ALL, "unary_log10": {"float64"},
     "var": {"float64"}, "vector_norm": ALL,
 }
+# gradcli's tangent requires grad where PyTorch's does not (its formula differs in whether the
+# primal takes part) or the reverse; the values agree (test_case_matches_pytorch)
+FLAT_TANGENT = {
+    **dict.fromkeys(("cumprod", "det", "solve", "solve_vector"),
+                    "the formula runs on arrays only (jvps.ARRAY_ONLY)"),
+}
 FW = types.SimpleNamespace(**FORWARD_AD)
 TORCH = types.SimpleNamespace(**api.FUNCTIONS, **api.DTYPES, linalg=types.SimpleNamespace(**api.LINALG))
 F = types.SimpleNamespace(**api.NN_FUNCTIONS)
@@ -136,6 +142,52 @@ def test_tangent_matches_finite_differences(name):
     if plus.shape != tangent.shape:  # a selection that moved (masked_select, a[a > 0])
         pytest.skip("the selection differs at the shifted inputs")
     np.testing.assert_allclose(tangent, (plus - minus) / (2 * h), rtol=1e-5, atol=1e-6)
+
+
+def second(expr: str, values: list, tangents: list) -> tuple:
+    """(whether the tangent requires grad, the gradient of its sum for each input) with float64
+    inputs that require grad, as tools/record_forward_cases.py's ``second``."""
+    ctx = RunContext(get_backend("numpy", "float32"), warnings=[])
+    scope = {"torch": TORCH, "F": F, "I": lambda v: api.FUNCTIONS["tensor"](v), "S": setitem}
+    with use(ctx), quiet():
+        inputs = [api.FUNCTIONS["tensor"](v, dtype=api.DTYPES["float64"], requires_grad=True)
+                  for v in values]
+        with FW.dual_level():
+            for name, x, t in zip("abcdef", inputs, tangents):
+                scope[name] = FW.make_dual(x, api.FUNCTIONS["tensor"](
+                    t, dtype=api.DTYPES["float64"]))
+            tangent = FW.unpack_dual(eval(expr, scope)).tangent
+            if tangent is None or not tangent.requires_grad:
+                return False, None
+            grads = api.AUTOGRAD["grad"](tangent.sum(), inputs, allow_unused=True)
+    return True, [None if g is None else np.asarray(g.data) for g in grads]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tangent_is_differentiable_as_pytorch(name):
+    """With inputs that require grad the tangent is made of recorded ops: it requires grad where
+    PyTorch's does, and reverse mode through it gives PyTorch's gradients (where PyTorch's own
+    formula can be differentiated: its logsumexp_jvp, for one, updates a saved tensor in place)."""
+    expected = FIXTURE["cases"][name]["second"]
+    if "error" in expected or "error" in FIXTURE["cases"][name]["float64"]:
+        pytest.skip("PyTorch fails: " + expected.get("error", {}).get("message", "no formula"))
+    case = FIXTURE["cases"][name]
+    requires, grads = second(CASES[name][0], case["inputs"], case["tangents"])
+    if name in FLAT_TANGENT:
+        pytest.skip(FLAT_TANGENT[name])
+    if not requires and expected["grads"] is not None:
+        # PyTorch's formula reads the primal through a mask (relu's threshold_backward of the
+        # result): its tangent requires grad, with zero gradients; gradcli's mask is a constant
+        assert not any(np.any(np.asarray(g)) for g in expected["grads"] if g is not None)
+        return
+    assert requires == (expected["grads"] is not None)
+    if grads is None:
+        return
+    for g, want in zip(grads, expected["grads"]):
+        if want is None or g is None:  # an unused input: PyTorch's None or gradcli's zeros
+            assert not np.any(g if g is not None else np.asarray(want)), (g, want)
+            continue
+        np.testing.assert_allclose(g, np.asarray(want), rtol=1e-10, atol=1e-12)
 
 
 def test_coverage_of_the_table():

@@ -59,6 +59,27 @@ def run(expr: str, values: list, tangents: list, dtype: torch.dtype) -> dict:
         return {"error": {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}}
 
 
+def second(expr: str, values: list, tangents: list) -> dict:
+    """Reverse mode through the tangent (float64, inputs that require grad): the gradient of
+    the tangent's sum with respect to each input (None where it does not reach it)."""
+    scope = {"torch": torch, "F": torch.nn.functional,
+             "I": lambda v: torch.tensor(v, dtype=torch.int64), "S": setitem}
+    try:
+        inputs = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
+        with fwAD.dual_level():
+            for name, x, t in zip("abcdef", inputs, tangents):
+                scope[name] = fwAD.make_dual(x, torch.tensor(t, dtype=torch.float64))
+            tangent = fwAD.unpack_dual(eval(expr, scope)).tangent
+            if tangent is None or not tangent.requires_grad:
+                return {"grads": None}
+            grads = torch.autograd.grad(tangent.sum(), inputs, allow_unused=True)
+        # (a ZeroTensor gradient has no storage: added to zeros, it has)
+        return {"grads": [None if g is None else (g + torch.zeros_like(g)).tolist()
+                          for g in grads]}
+    except Exception as exc:  # noqa: BLE001 - recorded as the expected error
+        return {"error": {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}}
+
+
 def main() -> None:
     """Record every case."""
     cases = {}
@@ -66,7 +87,8 @@ def main() -> None:
         values, tangents = draw(name, shapes, domain)
         cases[name] = {"inputs": values, "tangents": tangents,
                        **{str(dt).split(".")[1]: run(expr, values, tangents, dt)
-                          for dt in (torch.float64, torch.float32)}}
+                          for dt in (torch.float64, torch.float32)},
+                       "second": second(expr, values, tangents)}
     data = {"torch": torch.__version__, "settings": machines.PINNED,
             "machine": machines.describe(machines.PINNED), "cases": cases}
     OUT.write_text(json.dumps(data, indent=1) + "\n")

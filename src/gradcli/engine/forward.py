@@ -19,6 +19,7 @@ from .backend import view_maps
 from .context import current
 from .formulas import TENSOR_FORMULAS
 from .jvps import differentiable, tangent
+from .record import apply
 from .tensor import Tensor
 
 _EMPTY: dict = {}
@@ -80,6 +81,14 @@ class DualLevel:
             arrays = [a.data if a.__class__ is Tensor else a for a in args]
             data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
             new = _result_tangent(op, args, params, tans, data, target, True)
+        old = tans[0]
+        if (new is not None and old is not None and old.requires_grad
+                and not current().grad_enabled and old.data.shape == new.data.shape):
+            # under no_grad PyTorch writes the new tangent into the old one, which keeps its
+            # history (``self_t.copy_(...)``)
+            old.data = old.backend.writable(old.data)
+            old.data[...] = new.data
+            new = old
         self.set(target, new)
         base = target._base
         if base is not None and new is not None:  # the view's tangent is a part of its base's
@@ -102,12 +111,21 @@ def _result_tangent(op: Any, args: tuple, params: dict, tans: list, data: Any,
     if not backend.dtype_of(data).is_floating_point:
         return None  # integral and bool results carry no tangent (PyTorch's too)
     ctx = current()
-    if (not inplace and ctx.grad_enabled and differentiable(op)
+    if (ctx.grad_enabled and differentiable(op)
             and any(a.__class__ is Tensor and a.requires_grad for a in (*args, *tans))):
+        result = out
         recorder, ctx.recorder = ctx.recorder, None  # the tangent's ops carry no tangent
         mode, ctx.formula_mode = ctx.formula_mode, True  # PyTorch's formulas are C++ calls
         try:
-            tan = tangent(op, backend, list(args), tans, out, params, TENSOR_FORMULAS)
+            primals = list(args)
+            if inplace:  # the target's old values and history (PyTorch's original_self_p):
+                # the engine has already made the op's node the target's grad_fn
+                target, fn = primals[0], primals[0].grad_fn
+                prior = fn.edges[0] if fn is not None and fn.op is op and fn.edges else None
+                primals[0] = Tensor(backend.xp.asarray(target.data, copy=True), backend,
+                                    prior is not None, prior)
+                result = apply(op, tuple(primals), params)  # its new values, differentiable
+            tan = tangent(op, backend, primals, tans, result, params, TENSOR_FORMULAS)
         finally:
             ctx.recorder, ctx.formula_mode = recorder, mode
         if tan is None:
