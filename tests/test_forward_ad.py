@@ -203,3 +203,56 @@ def test_coverage_of_the_table():
                      if op.name not in unreached and not J.has_formula(op)
                      and op.name not in J.NO_FORMULA)
     assert missing == []
+
+
+# --- grad --mode forward --------------------------------------------------------------------
+
+RUNNER = __import__("typer.testing", fromlist=["CliRunner"]).CliRunner()
+MODE_CASES = [
+    ("samples/chain_rule.grad", ["--wrt", "w1"]),
+    ("samples/loop_graph.grad", ["--wrt", "a", "--of", "y"]),
+    ("samples/growing_graph.grad", ["--wrt", "A", "--wrt", "y"]),
+    ("samples/reassignment.grad", ["--wrt", "w1", "--wrt", "x", "--of", "out"]),
+    ("tests/corpus/tutorial_autogradqs.py", ["--wrt", "w", "--wrt", "b", "--of", "loss"]),
+    ("-e", [("x = [0.5, -1.0, 2.0]\nW = [[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]]\n"
+             "h = tanh(W @ x)\nL = sum(softmax(h, 0) * h) + norm(x) ** 2\n"), "--wrt", "x",
+            "--wrt", "W"]),
+]
+
+
+def _grads(*args: str) -> dict:
+    from gradcli import cli
+
+    r = RUNNER.invoke(cli.app, ["grad", *args, "--format", "json"])
+    assert r.exit_code == 0, (r.stdout, r.stderr)
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize(("script", "args"), MODE_CASES)
+def test_grad_mode_forward_equals_reverse(script, args):
+    """``grad --mode forward`` (a tangent per element of each --wrt) gives reverse mode's
+    answer, and says it computed by forward mode only through the same document."""
+    where = [script, *args] if script != "-e" else ["-e", *args]
+    if script != "-e":
+        where[0] = str(ROOT / script)
+    reverse = _grads(*where)
+    forward = _grads(*where, "--mode", "forward")
+    assert forward["of"] == reverse["of"] and forward["value"] == reverse["value"]
+    wrt = {args[i + 1] for i, a in enumerate(args) if a == "--wrt"}
+    assert set(forward["wrt"]) == set(reverse["wrt"]) == wrt
+    for name, g in reverse["wrt"].items():
+        f = forward["wrt"][name]
+        assert f["shape"] == g["shape"] and f.get("dtype") == g.get("dtype")
+        tol = 1e-12 if g.get("dtype", "float64") == "float64" else 1e-6
+        np.testing.assert_allclose(np.asarray(f["data"], dtype=float),
+                                   np.asarray(g["data"], dtype=float), rtol=tol, atol=tol)
+
+
+def test_grad_mode_forward_needs_a_scalar_output():
+    """As reverse mode, a non-scalar output is PyTorch's error."""
+    from gradcli import cli
+
+    r = RUNNER.invoke(cli.app, ["grad", "-e", "x = [1.0, 2.0]\ny = x * 2\n", "--wrt", "x",
+                                "--mode", "forward"])
+    assert r.exit_code != 0 and "grad can be implicitly created only for scalar outputs" in \
+        r.stderr

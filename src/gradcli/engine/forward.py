@@ -173,6 +173,16 @@ def exit_level(level: int | None = None) -> None:
     fw.tangents.clear()
 
 
+def seed_tangent(t: Tensor, tan: Tensor) -> DualLevel:
+    """Give ``t`` itself the tangent ``tan`` (entering a level if none is), for ``grad --mode
+    forward``: the rest of the run carries it."""
+    ctx = current()
+    if ctx.forward is None:
+        enter()
+    ctx.forward.set(t, tan)
+    return ctx.forward
+
+
 def active(level: int | None) -> DualLevel | None:
     """The level ``level`` names (None: the current one), or None when there is none."""
     fw = current().forward

@@ -23,6 +23,7 @@ from ..api.types import TypeObject
 from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
 from ..engine.context import process_guard
+from ..engine.forward import seed_tangent
 from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
@@ -69,7 +70,7 @@ class Interpreter(Definitions, Evaluator):
                  on_progress: Callable[[int], None] | None = None, base_dir: str = ".",
                  perturb: tuple[str, int, Any] | None = None,
                  max_elements: int = MAX_ELEMENTS, tracer: Any = None,
-                 keep_freed: bool = False) -> None:
+                 keep_freed: bool = False, tangent: tuple[str, int, Any] | None = None) -> None:
         self.program = program
         self.backend = backend
         self.mode = mode
@@ -84,6 +85,7 @@ class Interpreter(Definitions, Evaluator):
         self.on_progress = on_progress  # told the step count every PROGRESS_EVERY statements
         self.base_dir = base_dir
         self.perturb = perturb  # (name, k, delta): add delta to the k-th binding (finite diffs)
+        self.tangent = tangent  # (name, k, t): the k-th binding's tangent (grad --mode forward)
         self.globals: dict[str, Any] = {"__name__": "__main__"}
         self.result = RunResult(program, backend, mode=mode)
         self.span: Span | None = None
@@ -224,6 +226,9 @@ class Interpreter(Definitions, Evaluator):
                 and count == self.perturb[1]:
             with no_grad():
                 value = value + self.perturb[2]
+        if self.tangent is not None and self.tangent[0] == name and isinstance(value, Tensor) \
+                and count == self.tangent[1]:
+            self.result.forward = seed_tangent(value, self.tangent[2])
         scope[name] = value
         if name in self.wrt and isinstance(value, Tensor) and value.is_leaf:
             value.requires_grad_(True)
