@@ -39,6 +39,7 @@ from . import (
 )
 from .autograd import FUNCTION_MODULE
 from .forward_ad import FORWARD_AD, UnpackedDualTensor
+from .func import FUNC
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -289,7 +290,7 @@ def _torch() -> dict[str, Any]:
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
-        "backends": _Sub("torch.backends"),
+        "backends": _Sub("torch.backends"), "func": _Sub("torch.func"),
     })
     return members
 
@@ -332,6 +333,7 @@ def _build() -> None:
         "torch.autograd.function": dict(FUNCTION_MODULE),
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
         "torch.autograd.forward_ad": dict(FORWARD_AD),
+        "torch.func": dict(FUNC),
         "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
         "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),

@@ -50,6 +50,8 @@ class RunContext:
     recorder: Callable | None = None
     # The entered forward-AD level (engine.forward.DualLevel), None outside one.
     forward: Any = None
+    # How many torch.func transforms are running (the outermost one unwraps its results).
+    func_depth: int = 0
     # What a backward stamps on the nodes it frees (the statement's span), for error hints.
     free_tag: Any = None
     # Warnings raised during the run, as (message, category name); None outside a run, where

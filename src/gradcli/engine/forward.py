@@ -33,13 +33,16 @@ _CONSTANT_WRITES = frozenset({
 class DualLevel:
     """One entered forward-AD level: the tangents of its dual tensors (module docstring)."""
 
-    __slots__ = ("ctx", "level", "prev", "tangents")
+    __slots__ = ("by_fn", "ctx", "level", "prev", "tangents")
 
     def __init__(self, ctx: Any, level: int) -> None:
         self.ctx = ctx
         self.level = level
         self.prev = ctx.recorder  # the recorder this level stands in front of
         self.tangents: dict[int, tuple[Tensor, Tensor]] = {}
+        # by the node that made a tensor: a backward formula's saved result is a new tensor
+        # of the same node, which must carry the same tangent (forward over reverse)
+        self.by_fn: dict[int, tuple[Any, Tensor]] = {}
 
     def tangent_of(self, t: Any) -> Tensor | None:
         """The tangent of ``t`` at this level, or None."""
@@ -52,6 +55,9 @@ class DualLevel:
             self.tangents.pop(id(t), None)
         else:
             self.tangents[id(t)] = (t, tan)
+            fn = t.grad_fn
+            if fn is not None:
+                self.by_fn[id(fn)] = (fn, tan)
 
     def __call__(self, out: Tensor, op: Any, args: tuple, inplace: bool,
                  params: dict = _EMPTY) -> None:
@@ -61,14 +67,25 @@ class DualLevel:
         tangents = self.tangents
         if not tangents:
             return
-        tans = [tangents[id(a)][1] if a.__class__ is Tensor and id(a) in tangents else None
-                for a in args]
+        tans = [self._find(a) if a.__class__ is Tensor else None for a in args]
         if all(t is None for t in tans):
             return
         if inplace:
             self._inplace(out, op, args, params, tans)
             return
         self.set(out, _result_tangent(op, args, params, tans, out.data, out))
+
+    def _find(self, a: Tensor) -> Tensor | None:
+        """``a``'s tangent: its own, or (a saved result unpacked) its node's output's."""
+        entry = self.tangents.get(id(a))
+        if entry is not None:
+            return entry[1]
+        fn = a.grad_fn
+        if fn is not None:
+            entry = self.by_fn.get(id(fn))
+            if entry is not None and entry[0] is fn:
+                return entry[1]
+        return None
 
     def _inplace(self, target: Tensor, op: Any, args: tuple, params: dict, tans: list) -> None:
         """``target`` updated in place by ``op(*args)`` (its values still the old ones)."""
@@ -171,6 +188,7 @@ def exit_level(level: int | None = None) -> None:
         ctx.recorder = fw.prev
     ctx.forward = None
     fw.tangents.clear()
+    fw.by_fn.clear()
 
 
 def seed_tangent(t: Tensor, tan: Tensor) -> DualLevel:
