@@ -40,6 +40,7 @@ from . import (
 from .autograd import FUNCTION_MODULE
 from .forward_ad import FORWARD_AD, UnpackedDualTensor
 from .func import FUNC
+from .graph_hooks import GRAPH
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -329,11 +330,13 @@ def _build() -> None:
         "torch.nn.utils": dict(NN_UTILS),
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
                            "forward_ad": _Sub("torch.autograd.forward_ad"),
+                           "graph": _Sub("torch.autograd.graph"),
                            "Variable": VARIABLE, "function": _Sub("torch.autograd.function")},
         "torch.autograd.function": dict(FUNCTION_MODULE),
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
         "torch.autograd.forward_ad": dict(FORWARD_AD),
         "torch.func": dict(FUNC),
+        "torch.autograd.graph": dict(GRAPH),
         "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
         "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),
