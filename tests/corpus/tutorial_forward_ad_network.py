@@ -23,6 +23,14 @@ print((net(x + eps * v) - net(x - eps * v)) / (2 * eps))
 y_t.sum().backward()  # the tangent is differentiable: d(J v)/d(weights)
 print(net[0].weight.grad)
 
+# The functional Module API: dual parameters through functional_call
+from torch.func import functional_call
+
+params = {name: p for name, p in net.named_parameters()}
+with fwAD.dual_level():
+    dual_params = {name: fwAD.make_dual(p, torch.ones_like(p)) for name, p in params.items()}
+    print(fwAD.unpack_dual(functional_call(net, dual_params, x)).tangent)
+
 # Errors
 try:
     fwAD.make_dual(primal, tangent)
@@ -37,4 +45,21 @@ with fwAD.dual_level():
         with fwAD.dual_level():
             pass
     except RuntimeError as e:
+        print(e)
+
+
+class Fn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, foo):
+        return torch.exp(foo)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+with fwAD.dual_level():
+    try:
+        Fn.apply(fwAD.make_dual(primal, tangent))
+    except NotImplementedError as e:
         print(e)

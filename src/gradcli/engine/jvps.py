@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from .graph import sum_to
-from .ops import ArrayFormulas
+from .ops import ArrayFormulas, Op
 from .record import apply
 from .tensor import Tensor
 
@@ -82,6 +82,9 @@ def tangent(op: Any, backend: Any, primals: list, tangents: list, result: Any,
     name = op.name
     if name in NO_TANGENT:
         return None
+    if op.__class__ is not Op:  # a custom autograd.Function's outputs
+        raise ScriptError("You must implement the jvp function for custom autograd.Function "
+                          "to use it with forward mode AD.", kind="NotImplementedError")
     formula = FORMULAS.get(name)
     if formula is not None:
         return formula(fx, _filled(fx, op, primals, tangents), primals, result, params)
