@@ -46,20 +46,3 @@ with fwAD.dual_level():
             pass
     except RuntimeError as e:
         print(e)
-
-
-class Fn(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, foo):
-        return torch.exp(foo)
-
-    @staticmethod
-    def backward(ctx, g):
-        return g
-
-
-with fwAD.dual_level():
-    try:
-        Fn.apply(fwAD.make_dual(primal, tangent))
-    except NotImplementedError as e:
-        print(e)

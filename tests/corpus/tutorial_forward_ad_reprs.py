@@ -29,3 +29,20 @@ with fwAD.dual_level():
     t.backward()
     print(w.grad)
 print(d * w)
+
+
+class Fn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, foo):
+        return torch.exp(foo)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+with fwAD.dual_level():
+    try:
+        Fn.apply(fwAD.make_dual(x, torch.ones(3)))
+    except NotImplementedError as e:
+        print(e)
