@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from .graph import sum_to
-from .ops import ArrayFormulas, Op
+from .ops import OPS, ArrayFormulas, Op
 from .record import apply
 from .tensor import Tensor
 
@@ -424,6 +424,65 @@ def _cumprod(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     return xp.moveaxis(out, -1, dim)
 
 
+def _count(shape: tuple, dim: Any) -> int:
+    n = 1
+    for i, d in enumerate(shape):
+        if dim is None or i in dim:
+            n *= d
+    return n
+
+
+def _var_sum(fx: Any, t: Any, x: Any, params: dict) -> Any:
+    """PyTorch's var_backward(self_t, self_p, dim, correction, keepdim=True), summed over dim."""
+    dim, keepdim = params["dim"], params["keepdim"]
+    n = _count(tuple(x.shape), dim)
+    mean = fx.sum(x, dim, True) / n
+    return fx.sum((2.0 / (n - params["correction"])) * t * (x - mean), dim, keepdim)
+
+
+def _var_jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return _var_sum(fx, t[0], p[0], params)
+
+
+def _std_jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # (var's jvp / (2 * result)).masked_fill_(result == 0, 0)
+    out = _var_sum(fx, t[0], p[0], params) / (2.0 * result)
+    zero = fx.raw.asarray(_arr(result) == 0)
+    return fx.where(zero, fx.const(fx.raw.zeros((), dtype=_arr(result).dtype)), out) \
+        if bool(fx.raw.any(zero)) else out
+
+
+def _norm_jvp(order: str, name: str) -> Callable:
+    """PyTorch's norm_jvp for p = 2: sum(self * self_t) / norm (0 where the norm is 0); the
+    reduction rule for the other orders."""
+    def jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+        if params.get(order, 2) != 2:
+            return _reduction(fx, OPS[name], p, t, result, params)
+        out = fx.sum(p[0] * t[0], _dims(params.get("dim")), bool(params.get("keepdim"))) / result
+        zero = fx.raw.asarray(_arr(result) == 0)
+        return fx.where(zero, fx.const(fx.raw.zeros((), dtype=_arr(result).dtype)), out) \
+            if bool(fx.raw.any(zero)) else out
+    return jvp
+
+
+def _dims(dim: Any) -> Any:
+    return (dim,) if isinstance(dim, int) else None if dim is None else tuple(dim)
+
+
+def _logsumexp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    return _logsumexp_jvp(fx, p[0], t[0], params["dim"], params["keepdim"])
+
+
+def _mse(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # mse_loss_backward(self_t, self, target) + mse_loss_backward(target_t, target, self),
+    # reduced as the loss
+    both = 2.0 * (p[0] - p[1]) * t[0] + 2.0 * (p[1] - p[0]) * t[1]
+    reduction = params["reduction"]
+    if reduction == "none":
+        return both
+    return fx.mean(both) if reduction == "mean" else fx.sum(both, None, False)
+
+
 FORMULAS: dict[str, Callable] = {
     "mm": _bilinear("mm"), "mv": _bilinear("mv"), "dot": _bilinear("dot"),
     "bmm": _bilinear("bmm"), "addmm": _addmm, "softmax": _softmax, "log_softmax": _log_softmax,
@@ -433,6 +492,9 @@ FORMULAS: dict[str, Callable] = {
     "lerp_scalar": _lerp_scalar, "addcmul": _addcmul, "addcdiv": _addcdiv, "fmod": _fmod,
     "remainder": _remainder, "glu": _glu, "native_layer_norm": _layer_norm,
     "native_batch_norm": _batch_norm,
+    "var": _var_jvp, "std": _std_jvp, "logsumexp": _logsumexp, "mse_loss": _mse,
+    "linalg_vector_norm": _norm_jvp("ord", "linalg_vector_norm"),
+    "norm_dim": _norm_jvp("p", "norm_dim"),
     "linalg_det": _det, "linalg_inv": _inv, "linalg_solve": _solve, "cumprod": _cumprod,
     "cumprod_to": _cumprod,
 }
