@@ -254,3 +254,20 @@ def test_grad_mode_forward_needs_a_scalar_output():
                                 "--mode", "forward"])
     assert r.exit_code != 0 and "grad can be implicitly created only for scalar outputs" in \
         r.stderr
+
+
+def test_trace_lists_each_tangent():
+    """``trace`` has a ``tangent`` event for each dual tensor and each tangent the level carried,
+    after the op's own event, with the tangent's values."""
+    text = ("import torch\nimport torch.autograd.forward_ad as fwAD\n"
+            "with fwAD.dual_level():\n"
+            "    x = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 0.5]))\n"
+            "    y = (x * x).sum()\n")
+    r = RUNNER.invoke(__import__("gradcli.cli", fromlist=["app"]).app,
+                      ["trace", "-e", text, "--format", "json"])
+    assert r.exit_code == 0, r.stderr
+    events = json.loads(r.stdout)["events"]
+    tangents = [(e["line"], e["tangent"]) for e in events if e["kind"] == "tangent"]
+    assert tangents == [(4, [1.0, 0.5]), (5, [2.0, 2.0]), (5, 4.0)]
+    kinds = [e["kind"] for e in events if e["line"] == 5]
+    assert kinds.index("tangent") > kinds.index("op")

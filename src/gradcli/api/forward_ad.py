@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..engine.context import current
 from ..engine.forward import active, enter, exit_level
 from ..engine.ops import OPS, Op
 from ..engine.shape import _view
@@ -96,6 +97,9 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Tensor:
                           f"{list(tangent.shape)}.")
     out = _view(OPS["view"], tensor, {"shape": tuple(tensor.shape)}, tensor._strides)
     fw.set(out, tangent)
+    tracer = current().tracer
+    if tracer is not None:  # trace lists the tangent a dual tensor starts with
+        tracer.tangent(out, tangent.data)
     return out
 
 

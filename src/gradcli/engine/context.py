@@ -135,6 +135,9 @@ class EventSink:
     def none_grad(self, read: Any) -> None:
         """The script read a ``.grad`` that is None (the interpreter's ``hints.NoneGrad``)."""
 
+    def tangent(self, tensor: Any, tangent: Any) -> None:
+        """A dual level carried a tangent to ``tensor`` (forward-mode AD)."""
+
 
 _CURRENT: ContextVar[RunContext] = ContextVar("gradcli_run_context")
 

@@ -72,8 +72,13 @@ class DualLevel:
             return
         if inplace:
             self._inplace(out, op, args, params, tans)
-            return
-        self.set(out, _result_tangent(op, args, params, tans, out.data, out))
+        else:
+            self.set(out, _result_tangent(op, args, params, tans, out.data, out))
+        tracer = self.ctx.tracer
+        if tracer is not None:  # trace lists each tangent the level computed
+            tan = self.tangent_of(out)
+            if tan is not None:
+                tracer.tangent(out, tan.data)
 
     def _find(self, a: Tensor) -> Tensor | None:
         """``a``'s tangent: its own, or (a saved result unpacked) its node's output's."""
