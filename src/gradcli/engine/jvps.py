@@ -27,41 +27,42 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScriptError
+from . import ops as O
 from .graph import sum_to
-from .ops import OPS, ArrayFormulas, Op
+from .ops import ArrayFormulas, Op
 from .record import apply
 from .tensor import Tensor
 
+# the pads (and their backwards, reached by a double backward) are linear
+_PAD_OPS = (*O.REFLECTION_PAD.values(), *O.REPLICATION_PAD.values())
+_PADS = (*_PAD_OPS, *(O.OPS[p.name + "_backward"] for p in _PAD_OPS))
 # ops whose jvp is their forward applied to the tangents (non-differentiable inputs as they are)
 LINEAR = frozenset({
-    "cumsum", "cumsum_to", "trace", "sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim",
-    "cat", "stack", "repeat", "view", "unsafe_view", "reshape_alias", "t", "permute", "transpose",
-    "unsqueeze", "squeeze", "squeeze_dim", "squeeze_sym", "select", "unbind", "split",
-    "split_with_sizes", "slice", "expand", "select_backward", "slice_backward", "index",
-    "index_put_", "copy_", "index_backward", "gather", "scatter", "scatter_add", "index_select",
-    "index_add", "take", "masked_select", "sort", "sort_stable", "topk", "cummax", "cummin",
-    "kthvalue", "median_dim", "mode", "flip", "alias", "roll", "tril", "triu", "diagonal",
-    "diag", "diag_embed", "reflection_pad1d", "reflection_pad2d", "reflection_pad3d",
-    "replication_pad1d", "replication_pad2d", "replication_pad3d", "reflection_pad1d_backward",
-    "reflection_pad2d_backward", "reflection_pad3d_backward", "replication_pad1d_backward",
-    "replication_pad2d_backward", "replication_pad3d_backward", "nll_loss", "clone", "to_copy",
+    O.ALIAS, O.CAT, O.CLONE, O.COPY, O.CUMMAX, O.CUMMIN, O.CUMSUM, O.CUMSUM_TO, O.DIAG,
+    O.DIAGONAL, O.DIAG_EMBED, O.EXPAND, O.FLIP, O.GATHER, O.INDEX, O.INDEX_ADD, O.INDEX_BACKWARD,
+    O.INDEX_PUT, O.INDEX_SELECT, O.KTHVALUE, O.MASKED_SELECT, O.MAX_DIM, O.MEAN, O.MEAN_DIM,
+    O.MEDIAN_DIM, O.MIN_DIM, O.MODE, O.NLL_LOSS, O.PERMUTE, O.REPEAT, O.RESHAPE_ALIAS, O.ROLL,
+    O.SCATTER, O.SCATTER_ADD, O.SELECT, O.SELECT_BACKWARD, O.SLICE, O.SLICE_BACKWARD, O.SORT,
+    O.SORT_STABLE, O.SPLIT, O.SPLIT_WITH_SIZES, O.SQUEEZE, O.SQUEEZE_DIM, O.SQUEEZE_SYM, O.STACK,
+    O.SUM, O.SUM_DIM, O.T, O.TAKE, O.TOPK, O.TO_COPY, O.TRACE, O.TRANSPOSE, O.TRIL, O.TRIU,
+    O.UNBIND, O.UNSAFE_VIEW, O.UNSQUEEZE, O.VIEW,
+    *_PADS,
 })
 # linear ops with a constant the forward writes: the param made 0 for the tangent
-ZEROED = {"constant_pad_nd": "value", "scatter_value": "value", "masked_fill": "value"}
+ZEROED = {O.CONSTANT_PAD_ND: "value", O.SCATTER_VALUE: "value", O.MASKED_FILL: "value"}
 # reductions: sum over the reduced dims of (the backward formula at grad = 1) * tangent
 REDUCTIONS = frozenset({
-    "prod", "prod_dim", "var", "std", "linalg_vector_norm", "norm_dim", "logsumexp", "amax",
-    "amin", "aminmax_min", "aminmax_max", "max", "min", "median", "nansum", "nansum_to", "dist",
-    "mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
-    "huber_loss",
+    O.AMAX, O.AMIN, O.AMINMAX_MAX, O.AMINMAX_MIN, O.BCE_WITH_LOGITS, O.BINARY_CROSS_ENTROPY,
+    O.DIST, O.HUBER_LOSS, O.LOGSUMEXP, O.MAX, O.MEDIAN, O.MIN, O.MSE_LOSS, O.NANSUM, O.NANSUM_TO,
+    O.NORM_DIM, O.PROD, O.PROD_DIM, O.SMOOTH_L1_LOSS, O.STD, O.VAR, O.VECTOR_NORM,
 })
 # results without a tangent (``unpack_dual``'s primal)
 NO_TANGENT = frozenset({"fw_primal"})
 # formulas written on arrays only: their tangent is not itself differentiable
-ARRAY_ONLY = frozenset({"glu", "linalg_det", "linalg_solve", "cumprod", "cumprod_to"})
+ARRAY_ONLY = frozenset({O.CUMPROD, O.CUMPROD_TO, O.GLU, O.LINALG_DET, O.LINALG_SOLVE})
 # PyTorch has no forward formula for these (its NotImplementedError names the ATen function)
-NO_FORMULA = {"cdist": "_cdist_forward", "euclidean_dist": "_euclidean_dist",
-              "soft_margin_loss": "soft_margin_loss_backward"}
+NO_FORMULA = {O.CDIST: "_cdist_forward", O.EUCLIDEAN_DIST: "_euclidean_dist",
+              O.SOFT_MARGIN_LOSS: "soft_margin_loss_backward"}
 
 NOT_IMPLEMENTED = (
     "Trying to use forward AD with {} that does not support it because it has not been "
@@ -79,36 +80,35 @@ def tangent(op: Any, backend: Any, primals: list, tangents: list, result: Any,
         fx = backend.formulas
         if fx is None:
             fx = backend.formulas = ArrayFormulas(backend.xp)
-    name = op.name
-    if name in NO_TANGENT:
+    if op.name in NO_TANGENT:
         return None
     if op.__class__ is not Op:  # a custom autograd.Function's outputs
         raise ScriptError("You must implement the jvp function for custom autograd.Function "
                           "to use it with forward mode AD.", kind="NotImplementedError")
-    formula = FORMULAS.get(name)
+    formula = FORMULAS.get(op)
     if formula is not None:
         return formula(fx, _filled(fx, op, primals, tangents), primals, result, params)
-    if name in LINEAR or name in ZEROED:
+    if op in LINEAR or op in ZEROED:
         return _linear(fx, op, primals, tangents, params)
     if op.kind == "elementwise":
         return _elementwise(fx, op, primals, tangents, result, params)
-    if name in REDUCTIONS:
+    if op in REDUCTIONS:
         return _reduction(fx, op, primals, tangents, result, params)
-    if name in NO_FORMULA:
-        raise ScriptError(NOT_IMPLEMENTED.format(NO_FORMULA[name]), kind="NotImplementedError")
-    raise ScriptError(f"gradcli does not support forward AD through '{name}' yet",
+    if op in NO_FORMULA:
+        raise ScriptError(NOT_IMPLEMENTED.format(NO_FORMULA[op]), kind="NotImplementedError")
+    raise ScriptError(f"gradcli does not support forward AD through '{op.name}' yet",
                       kind="NotImplementedError")
 
 
 def has_formula(op: Any) -> bool:
     """Whether ``op`` carries tangents (one of the rules above applies)."""
-    return (op.name in FORMULAS or op.name in LINEAR or op.name in ZEROED
-            or op.kind == "elementwise" or op.name in REDUCTIONS)
+    return (op in FORMULAS or op in LINEAR or op in ZEROED or op.kind == "elementwise"
+            or op in REDUCTIONS)
 
 
 def differentiable(op: Any) -> bool:
     """Whether the formula also runs on recorded ops (a differentiable tangent)."""
-    return op.name not in ARRAY_ONLY
+    return op not in ARRAY_ONLY
 
 
 def _arr(x: Any) -> Any:
@@ -135,7 +135,7 @@ def _linear(fx: Any, op: Any, primals: list, tangents: list, params: dict) -> An
     args = _filled(fx, op, primals, tangents)
     args = [t if op.differentiable[i] and t is not None else p
             for i, (p, t) in enumerate(zip(primals, args))]
-    zeroed = ZEROED.get(op.name)
+    zeroed = ZEROED.get(op)
     if zeroed is not None:
         params = {**params, zeroed: 0.0}
     if fx.__class__ is ArrayFormulas:
@@ -224,10 +224,10 @@ def _reduce_to(fx: Any, x: Any, result: Any, params: dict) -> Any:
 
 # --- PyTorch's own result: formulas ---------------------------------------------------------
 
-def _bilinear(name: str) -> Callable:
-    """``op(a_t, b) + op(a, b_t)`` (mm, mv, dot, bmm)."""
+def _bilinear(op: Op) -> Callable:
+    """``op(a_t, b) + op(a, b_t)`` (the matrix products)."""
     def jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
-        f = getattr(fx, name)
+        f = getattr(fx, op.name)
         return f(t[0], p[1]) + f(p[0], t[1])
     return jvp
 
@@ -270,7 +270,8 @@ def _maximum(fx: Any, t: list, p: list, result: Any, params: dict, sign: int = 1
     return t[1] + fx.const(w) * (t[0] - t[1])
 
 
-def _atan2(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+def _angle(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # the two-argument arctangent: (-self * other_t + other * self_t) / (self^2 + other^2)
     return (-p[0] * t[1] + p[1] * t[0]) / (fx.power(p[0], 2) + fx.power(p[1], 2))
 
 
@@ -452,12 +453,12 @@ def _std_jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
         if bool(fx.raw.any(zero)) else out
 
 
-def _norm_jvp(order: str, name: str) -> Callable:
+def _norm_jvp(order: str, op: Op) -> Callable:
     """PyTorch's norm_jvp for p = 2: sum(self * self_t) / norm (0 where the norm is 0); the
     reduction rule for the other orders."""
     def jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
         if params.get(order, 2) != 2:
-            return _reduction(fx, OPS[name], p, t, result, params)
+            return _reduction(fx, op, p, t, result, params)
         out = fx.sum(p[0] * t[0], _dims(params.get("dim")), bool(params.get("keepdim"))) / result
         zero = fx.raw.asarray(_arr(result) == 0)
         return fx.where(zero, fx.const(fx.raw.zeros((), dtype=_arr(result).dtype)), out) \
@@ -483,18 +484,18 @@ def _mse(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     return fx.mean(both) if reduction == "mean" else fx.sum(both, None, False)
 
 
-FORMULAS: dict[str, Callable] = {
-    "mm": _bilinear("mm"), "mv": _bilinear("mv"), "dot": _bilinear("dot"),
-    "bmm": _bilinear("bmm"), "addmm": _addmm, "softmax": _softmax, "log_softmax": _log_softmax,
-    "div": _div, "maximum": _maximum,
-    "minimum": lambda fx, t, p, r, params: _maximum(fx, t, p, r, params, -1),
-    "atan2": _atan2, "hypot": _hypot, "logaddexp": _logaddexp, "lerp": _lerp,
-    "lerp_scalar": _lerp_scalar, "addcmul": _addcmul, "addcdiv": _addcdiv, "fmod": _fmod,
-    "remainder": _remainder, "glu": _glu, "native_layer_norm": _layer_norm,
-    "native_batch_norm": _batch_norm,
-    "var": _var_jvp, "std": _std_jvp, "logsumexp": _logsumexp, "mse_loss": _mse,
-    "linalg_vector_norm": _norm_jvp("ord", "linalg_vector_norm"),
-    "norm_dim": _norm_jvp("p", "norm_dim"),
-    "linalg_det": _det, "linalg_inv": _inv, "linalg_solve": _solve, "cumprod": _cumprod,
-    "cumprod_to": _cumprod,
+FORMULAS: dict[Op, Callable] = {
+    O.MM: _bilinear(O.MM), O.MV: _bilinear(O.MV), O.DOT: _bilinear(O.DOT),
+    O.BMM: _bilinear(O.BMM), O.ADDMM: _addmm, O.SOFTMAX: _softmax, O.LOG_SOFTMAX: _log_softmax,
+    O.DIV: _div, O.MAXIMUM: _maximum,
+    O.MINIMUM: lambda fx, t, p, r, params: _maximum(fx, t, p, r, params, -1),
+    O.ATAN2: _angle, O.HYPOT: _hypot, O.LOGADDEXP: _logaddexp, O.LERP: _lerp,
+    O.LERP_SCALAR: _lerp_scalar, O.ADDCMUL: _addcmul, O.ADDCDIV: _addcdiv, O.FMOD: _fmod,
+    O.REMAINDER: _remainder, O.GLU: _glu, O.LAYER_NORM: _layer_norm,
+    O.BATCH_NORM: _batch_norm,
+    O.VAR: _var_jvp, O.STD: _std_jvp, O.LOGSUMEXP: _logsumexp, O.MSE_LOSS: _mse,
+    O.VECTOR_NORM: _norm_jvp("ord", O.VECTOR_NORM),
+    O.NORM_DIM: _norm_jvp("p", O.NORM_DIM),
+    O.LINALG_DET: _det, O.LINALG_INV: _inv, O.LINALG_SOLVE: _solve, O.CUMPROD: _cumprod,
+    O.CUMPROD_TO: _cumprod,
 }
