@@ -22,7 +22,8 @@ PROGRAMS = sorted((ROOT / "python").glob("*.py"))
 
 
 def cpython(source: str) -> tuple[str, tuple | None]:
-    """What CPython prints, and its uncaught error as (type, message, innermost line)."""
+    """What CPython prints, and its uncaught error as (type, message, innermost line); NumPy
+    beside it for tests/test_numpy.py."""
     out = io.StringIO()
     err = None
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
@@ -37,7 +38,10 @@ def cpython(source: str) -> tuple[str, tuple | None]:
                     line = tb.tb_lineno
                 tb = tb.tb_next
             message = repr(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            err = (type(exc).__name__, message, line)
+            cls = type(exc)  # a library's class as a traceback names it: numpy.linalg.LinAlgError
+            kind = cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else \
+                f"{cls.__module__}.{cls.__qualname__}"
+            err = (kind, message, line)
     return out.getvalue(), err
 
 
@@ -67,7 +71,8 @@ SNIPPETS = [
     # operators
     "x = 1 + 'a'", "x = 'a' - 1", "x = None * 2", "x = 0.1 * None", "x = [1] * 'a'",
     "x = 1 / 0", "x = 1 // 0", "x = 1 % 0", "x = 1 < 'a'", "x = -'a'", "x = ~1.5",
-    "x = 1\nx += 'a'", "x = []\nx += 5", "x = 2.0 ** 10000",
+    "x = 1\nx += 'a'", "x = []\nx += 5", "x = 2.0 ** 10000", "x = None ** 2",
+    "x = 1\nx **= None", "x = 1 + print", "x = [1.0] + (1,)", "x = 'a' + len",
     "print(7 // -2, -7 % 3, 2 ** -2, 3 & 6, 3 | 6, 3 ^ 6, 1 << 3, -16 >> 2, ~0, not 0)",
     # names, calls, functions
     "x = undefined_name", "def f():\n    y = x\n    x = 1\nf()", "def f(a):\n    pass\nf()",

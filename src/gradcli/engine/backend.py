@@ -276,9 +276,42 @@ def index_put(xp: Any, flat: Any, positions: Any, values: Any, accumulate: bool)
     return xp.asarray(host)
 
 
-def quiet() -> Any:
-    """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1)."""
-    return numpy.errstate(all="ignore")
+def quiet(log: FloatingPointLog | None = None) -> Any:
+    """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1).
+
+    With ``log``, NumPy writes its warning texts there instead (``errstate``'s "log" mode, as
+    Python's defaults warn: never for underflow); the log keeps them only while a script's own
+    NumPy call runs (``FloatingPointLog.active``), so the engine's ops stay silent.
+    """
+    if log is None:
+        return numpy.errstate(all="ignore")
+    return numpy.errstate(divide="log", over="log", invalid="log", under="ignore", call=log)
+
+
+class FloatingPointLog:
+    """Where NumPy writes "Warning: divide by zero encountered in log" (``quiet(log)``)."""
+
+    __slots__ = ("active", "messages")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.messages: list[str] = []
+
+    def write(self, text: str) -> None:
+        """NumPy's call: ``"Warning: <what> encountered in <ufunc>\\n"``."""
+        if self.active:
+            self.messages.append(text.removeprefix("Warning: ").rstrip("\n"))
+
+
+# A script's NumPy values: arrays and NumPy's scalar types (float64, int64, bool_, str_ ...);
+# and the classes of their dtypes (``x.dtype``: numpy.dtypes.Float64DType under NumPy 2)
+NUMPY_CLASSES = frozenset({numpy.ndarray, *numpy.sctypeDict.values()})
+NUMPY_DTYPES = frozenset(type(numpy.dtype(t)) for t in numpy.sctypeDict.values())
+
+
+def numpy_type_name(cls: type) -> str:
+    """A NumPy class as Python's messages name it: ``numpy.ndarray``, ``numpy.float64``."""
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 def view_maps(backend: Backend, base_shape: tuple, view_fn: Any) -> tuple[Any, Any]:
@@ -296,6 +329,34 @@ def view_maps(backend: Backend, base_shape: tuple, view_fn: Any) -> tuple[Any, A
     inverse = numpy.full(n, -1, dtype=numpy.int64)
     inverse[host] = numpy.arange(host.size)
     return index, xp.asarray(inverse)
+
+
+def view_geometry(backend: Backend, base_shape: tuple, base_strides: tuple, view_fn: Any,
+                  index: Any) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """A view's sizes, strides and storage offset in its base's storage, the arguments of the
+    as_strided that PyTorch's AsStridedBackward0 saves: the view replayed, under NumPy, on the
+    base's storage positions laid out with the base's strides (a size-1 dimension's stride is
+    only known there); otherwise read off ``index`` (view_maps'), size-1 strides contiguous."""
+    shape = tuple(index.shape)
+    if backend.name == "numpy" and all(base_shape):
+        span = 1 + sum((d - 1) * s for d, s in zip(base_shape, base_strides))
+        storage = numpy.arange(span, dtype=numpy.int64)
+        view = view_fn(numpy.lib.stride_tricks.as_strided(
+            storage, base_shape, [s * storage.itemsize for s in base_strides]))
+        if numpy.shares_memory(view, storage):
+            start = view.__array_interface__["data"][0] - storage.__array_interface__["data"][0]
+            return shape, tuple(s // storage.itemsize for s in view.strides), \
+                start // storage.itemsize
+    host = numpy.asarray(to_host(index))
+    strides, step = [], 1
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] > 1:
+            at = [0] * len(shape)
+            at[d] = 1
+            step = int(host[tuple(at)] - host[(0,) * len(shape)])
+        strides.append(step)
+        step *= max(shape[d], 1)
+    return shape, tuple(reversed(strides)), int(host.flat[0]) if host.size else 0
 
 
 def strided_diagonal(array: Any, offset: int, dim1: int, dim2: int) -> Any:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.types import TypeObject
-from ..errors import GradcliError, ScriptError
+from ..errors import GradcliError, ScriptError, ScriptExit
 
 # Python's built-in exception hierarchy (the part a script can meet), child: parent.
 _HIERARCHY = {
     "BaseException": None,
+    "SystemExit": "BaseException",
     "Exception": "BaseException",
     "ArithmeticError": "Exception",
     "ZeroDivisionError": "ArithmeticError",
@@ -59,11 +60,12 @@ EXCEPTIONS: dict[str, TypeObject] = _build()
 _LIBRARY = {"GradcheckError": "RuntimeError", "FrozenInstanceError": "AttributeError"}
 
 
-def exception_type(kind: str) -> TypeObject:
-    """The class of an error kind; a kind Python does not have derives from Exception."""
+def exception_type(kind: str, base: str | None = None) -> TypeObject:
+    """The class of an error kind; a kind Python does not have derives from its base (a
+    library's exception: ``numpy.linalg.LinAlgError`` from ValueError), else Exception."""
     t = EXCEPTIONS.get(kind)
     if t is None:
-        t = EXCEPTIONS[_LIBRARY.get(kind, "Exception")]
+        t = EXCEPTIONS[_LIBRARY.get(kind) or base or "Exception"]
         t = _KINDS.setdefault(kind, TypeObject(kind, (), None, t))
     return t
 
@@ -96,9 +98,14 @@ class ExcValue:
         return f"{self.type.name}({inner})"
 
 
-def raise_value(exc: ExcValue, to_str: Any) -> ScriptError:
-    """The error that ``raise exc`` raises: it keeps the value, so ``except`` gets it back."""
-    err = ScriptError(exc.message(to_str), kind=exc.type.name)
+def raise_value(exc: ExcValue, to_str: Any) -> GradcliError:
+    """The error that ``raise exc`` raises: it keeps the value, so ``except`` gets it back. A
+    SystemExit ends the run with its code (ScriptExit), unless a script catches it."""
+    if exc.type is EXCEPTIONS["SystemExit"]:
+        code = exc.args[0] if len(exc.args) == 1 else exc.args or None
+        err: GradcliError = ScriptExit(code, to_str(code))
+    else:
+        err = ScriptError(exc.message(to_str), kind=exc.type.name)
     err.pyexc = exc  # type: ignore[attr-defined]
     return err
 
@@ -108,7 +115,8 @@ def value_of(err: GradcliError) -> ExcValue:
     exc = getattr(err, "pyexc", None)
     if exc is None:
         args = getattr(err, "pyargs", None)
-        exc = ExcValue(exception_type(err.kind), args if args is not None else (err.message,))
+        exc = ExcValue(exception_type(err.kind, getattr(err, "pybase", None)),
+                       args if args is not None else (err.message,))
         err.pyexc = exc  # type: ignore[attr-defined]
     return exc
 

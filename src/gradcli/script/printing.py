@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import _string  # CPython's own parser of format strings (what string.Formatter uses)
 import re
+import warnings
 from collections import OrderedDict
 from types import MethodType, ModuleType
 from typing import Any
 
+import numpy
+
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
+from ..engine.backend import NUMPY_CLASSES, numpy_type_name
 from ..engine.context import GradMode
 from ..engine.tensor import Size
 from ..errors import ScriptError
@@ -58,11 +62,15 @@ def type_name(v: Any) -> str:
         return v.type.name
     if isinstance(v, TypeObject):
         return "type"
+    if type(v) in NUMPY_CLASSES or isinstance(v, numpy.dtype):
+        return numpy_type_name(type(v))  # numpy.ndarray, numpy.float64
     script_type = getattr(type(v), "script_type", None)  # functions, modules, optimizers
     if isinstance(script_type, str):
         return script_type
     if type(v).__module__ == "gradcli.engine.dtypes":
         return "torch.dtype"
+    if type(v).__module__ in ("itertools", "_collections"):  # itertools.chain, as CPython
+        return f"{type(v).__module__}.{type(v).__name__}"  # names it (a deque's iterators)
     if callable(v) and not isinstance(v, _PLAIN):
         return "builtin_function_or_method"
     return type(v).__name__
@@ -97,6 +105,18 @@ class _Shown:
 _STANDINS: dict[str, type] = {}
 
 
+class _Mapping(dict):
+    """A mapping's stand-in inside ``%``: its items' stand-ins, printed as the mapping."""
+
+    shown: tuple[str, str]
+
+    def __str__(self) -> str:
+        return self.shown[0]
+
+    def __repr__(self) -> str:
+        return self.shown[1]
+
+
 def _standin_class(name: str) -> type:
     """A stand-in class named as the value's type, so Python's messages name the right type."""
     cls = _STANDINS.get(name)
@@ -127,6 +147,8 @@ class Printer:
             return v
         if v.__class__ is float:
             return repr(v)
+        if v.__class__ in NUMPY_CLASSES or isinstance(v, numpy.dtype):
+            return _numpy_text(v, "str")
         if isinstance(v, ExcValue):
             return v.message(self.str)
         show = getattr(v.__class__, "script_str", None)  # torch.device prints as 'cpu'
@@ -137,6 +159,19 @@ class Printer:
     def repr(self, v: Any) -> str:
         """``repr(v)``: containers show their items' reprs, as Python does."""
         return self._repr(v, set())
+
+    def _itertools_repr(self, v: Any, active: set[int]) -> str:
+        """``count(5)``, ``count(2.5, 0.5)``, ``repeat(x, 2)``: CPython's shape, each value
+        printed as the script's (what ``__reduce__`` gives of the iterator's state)."""
+        with warnings.catch_warnings():  # pickling itertools objects is deprecated in 3.12
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                _, args = v.__reduce__()[:2]
+            except TypeError:  # a Python without it: its own repr (numbers, most often)
+                return repr(v)
+        if len(args) == 2 and isinstance(args[1], int) and args[1] == 1 and type(v).__name__ == "count":
+            args = args[:1]  # a step of 1 (an int) is not shown
+        return f"{type(v).__name__}({', '.join(self._repr(a, active) for a in args)})"
 
     def _repr(self, v: Any, active: set[int]) -> str:
         cls = v.__class__
@@ -170,6 +205,8 @@ class Printer:
                 active.discard(id(v))
         if cls is Size:
             return f"torch.Size([{', '.join(repr(int(d)) for d in v)}])"
+        if cls in NUMPY_CLASSES or isinstance(v, numpy.dtype):
+            return _numpy_text(v, "repr")
         if isinstance(v, Node):
             return f"<{v.repr_name()} object at {self.address(v)}>"
         if isinstance(v, ExcValue):
@@ -179,6 +216,8 @@ class Printer:
         if cls is range:
             step = "" if v.step == 1 else f", {v.step}"
             return f"range({v.start}, {v.stop}{step})"
+        if cls.__module__ == "itertools" and cls.__name__ in ("count", "repeat"):
+            return self._itertools_repr(v, active)
         if cls.__name__ in DICT_VIEWS:
             return f"{cls.__name__}({self._repr(list(v), active)})"
         show = getattr(cls, "script_repr", None)  # functions, modules, optimizers: their own
@@ -200,6 +239,8 @@ class Printer:
             what = f"generator object {v.__qualname__.rpartition('.<locals>.')[2]}" \
                 if cls.__name__ == "generator" else f"{cls.__name__} object"
             return f"<{what} at {self.address(v)}>"
+        if cls.__module__ == "_collections":  # a deque's iterators
+            return f"<{type_name(v)} object at {self.address(v)}>"
         if callable(v):
             name = getattr(v, "__name__", "function")
             owner = getattr(v, "__self__", None)
@@ -223,6 +264,8 @@ class Printer:
                                   kind="TypeError")
             else:
                 return repr(v)
+        elif v.__class__ in NUMPY_CLASSES:
+            return _numpy_text(v, ":" + spec)
         if v.__class__ in _PLAIN:
             try:
                 return format(v, spec)
@@ -311,8 +354,9 @@ class Printer:
         self._check_percent(fmt, args)
         if isinstance(args, tuple):
             safe: Any = tuple(self._standin(a) for a in args)
-        elif isinstance(args, dict):
-            safe = {k: self._standin(v) for k, v in args.items()}
+        elif isinstance(args, dict):  # its items for %(key)s, itself for %s (a Counter's)
+            safe = _Mapping({k: self._standin(v) for k, v in args.items()})
+            safe.shown = (self.str(args), self.repr(args))
         else:
             safe = self._standin(args)
         try:
@@ -325,9 +369,11 @@ class Printer:
             raise err from None
 
     def _standin(self, v: Any) -> Any:
-        # Numbers and strings go to Python as they are, tensors too (their __int__, __float__
-        # and __repr__ are PyTorch's); everything else prints through this Printer.
-        if v.__class__ in _PLAIN or isinstance(v, Tensor):
+        # Numbers and strings go to Python as they are, tensors and NumPy's scalars too (their
+        # __int__, __float__ and __repr__ are PyTorch's and NumPy's); everything else prints
+        # through this Printer.
+        if v.__class__ in _PLAIN or isinstance(v, Tensor) or (
+                v.__class__ in NUMPY_CLASSES and v.__class__ is not numpy.ndarray):
             return v
         return _standin_class(type_name(v))(self.str(v), self.repr(v))
 
@@ -353,6 +399,13 @@ class Printer:
             pos += 1
             if total > MAX_SEQUENCE:
                 raise too_long(total)
+
+
+def _numpy_text(v: Any, how: str) -> str:
+    """A NumPy value's text under the run's print options (api/numpy_arrays.py)."""
+    from ..api.numpy_arrays import text
+
+    return text(v, how)
 
 
 __all__ = ["Printer", "check_spec", "node_name", "type_name"]

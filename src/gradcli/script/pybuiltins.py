@@ -10,13 +10,16 @@ share with the interpreter ``pyprotocols``'s; ``PY_BUILTINS`` and ``TYPES`` name
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
+
+from numpy import ndarray
 
 from ..api.namespace import PARAMETER, SIZE, TENSOR
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
+from ..engine.backend import NUMPY_CLASSES
 from ..engine.tensor import Size
 from ..errors import ScriptError
 from .classes import BUILTINS as CLASS_BUILTINS
@@ -42,6 +45,7 @@ from .pyprotocols import (
     as_index,
     counted,
     fail,
+    is_iterator,
     items_of,
     materialise,
     needs_interpreter,
@@ -100,13 +104,15 @@ def format_(interp: Any, value: Any, spec: str = "") -> str:
 @_named("len")
 def len_(x: Any) -> int:
     """``len(x)``."""
-    if isinstance(x, (Tensor, list, tuple, str, dict, set, range)) or \
+    if isinstance(x, (Tensor, list, tuple, str, dict, set, range, ndarray)) or \
             type(x).__name__ in DICT_VIEWS or \
             getattr(type(x), "script_sequence", False):
         try:
             return len(x)
         except OverflowError as exc:  # len(range(10**20))
             raise fail(str(exc), "OverflowError") from None
+        except TypeError as exc:  # NumPy: len() of unsized object
+            raise fail(str(exc)) from None
     raise fail(f"object of type '{type_name(x)}' has no len()")
 
 
@@ -159,7 +165,7 @@ def reversed_(seq: Any) -> Any:
     if isinstance(seq, Tensor):
         raise fail("gradcli does not support reversed() of a tensor (torch.flip) yet",
                    "NotImplementedError")
-    if isinstance(seq, (list, tuple, str, range, dict)):
+    if isinstance(seq, (list, tuple, str, range, dict, deque)):  # a deque: collections'
         return reversed(seq)
     raise fail(f"'{type_name(seq)}' object is not reversible")
 
@@ -182,7 +188,7 @@ def next_(iterator: Any, *default: Any) -> Any:
             if err.kind == "StopIteration" and default:
                 return default[0]
             raise
-    if not hasattr(iterator, "__next__") or type(iterator).__module__ != "builtins":
+    if not is_iterator(iterator):
         raise fail(f"'{type_name(iterator)}' object is not an iterator")
     try:
         return next(iterator)
@@ -332,6 +338,10 @@ def _type_of(v: Any) -> TypeObject:
         return PARAMETER if PARAMETER.instance(v) else TENSOR
     if isinstance(v, Size):
         return SIZE
+    if type(v) in NUMPY_CLASSES:
+        from ..api.numpy_values import type_object
+
+        return type_object(v)
     cls = getattr(type(v), "script_class", None)  # the api's classes (nn.Linear, ...)
     if isinstance(cls, TypeObject):
         return cls
