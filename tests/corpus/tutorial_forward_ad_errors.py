@@ -41,6 +41,8 @@ with fwAD.dual_level() as level:
     attempt(lambda: y)
     y.mul_(d)
     attempt(lambda: y)
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    attempt(lambda: (d * w).sigmoid_().clamp_(0.5, 0.9))
 attempt(lambda: fwAD.unpack_dual(y))
 print(fwAD.enter_dual_level())
 attempt(lambda: fwAD.make_dual(x, torch.zeros(3)))

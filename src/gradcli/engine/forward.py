@@ -19,6 +19,7 @@ from .backend import view_maps
 from .context import current
 from .formulas import TENSOR_FORMULAS
 from .jvps import differentiable, tangent
+from .ops import COPY
 from .record import apply
 from .tensor import Tensor
 
@@ -104,7 +105,15 @@ class DualLevel:
             data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
             new = _result_tangent(op, args, params, tans, data, target, True)
         old = tans[0]
-        if (new is not None and old is not None and old.requires_grad
+        if new is not None and old is not None and new.grad_fn is not None:
+            # PyTorch writes an in-place op's tangent into the old one: self_t.copy_(...)
+            ctx = current()
+            recorder, ctx.recorder = ctx.recorder, None
+            try:
+                new = apply(COPY, (old, new))
+            finally:
+                ctx.recorder = recorder
+        elif (new is not None and old is not None and old.requires_grad
                 and not current().grad_enabled and old.data.shape == new.data.shape):
             # under no_grad PyTorch writes the new tangent into the old one, which keeps its
             # history (``self_t.copy_(...)``)
