@@ -39,6 +39,7 @@ class Event(NamedTuple):
     seq: int
     phase: str  # "forward" | "backward"
     kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, print,
+    # tangent,
     # error
     line: int | None  # the statement that did it
     node: str | None  # the label of the tensor or backward node concerned
@@ -71,8 +72,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "error": ("type", "message", "root_cause"),
     "none_grad": ("tensor", "warned", "reason", "node_id"),
     "print": ("printed",),  # what the script's print() wrote, end included
+    "tangent": ("tangent", "node_id"),
 }
-ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result")}
+ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result"),
+          "tangent": ("tangent",)}
 
 
 class Trace:
@@ -144,6 +147,9 @@ class Trace:
                 yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r, rid)))
             elif kind == "print":
                 yield new(E, (seq, phase, kind, line, None, None, (item[3],)))
+            elif kind == "tangent":
+                t, rid, tan = item[3:]
+                yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (tan, rid)))
             elif kind == "none_grad":
                 read, rid = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(read.tensor, rid), None,
@@ -303,6 +309,11 @@ class Tracer(EventSink):
         span = self.ctx.free_tag if self.ctx is not None else None
         for line in text.splitlines(keepends=True):
             self.raw.append(("print", self.phase, span, line))
+    def tangent(self, tensor: Any, tangent: Any) -> None:
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("tangent", self.phase, self.ctx.free_tag, tensor,
+                         self.ids.get(id(tensor)), tangent))
 
     def finish(self, result: Any) -> Trace:
         """The run's events (named as they are read) and the error with its root cause."""

@@ -39,6 +39,9 @@ from . import (
 )
 from .autograd import FUNCTION_MODULE
 from .creation import as_tensor, from_numpy, legacy_tensor
+from .forward_ad import FORWARD_AD, UnpackedDualTensor
+from .func import FUNC
+from .graph_hooks import GRAPH
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -213,6 +216,7 @@ OBJECT_ATTRIBUTES: tuple[tuple[type, frozenset[str]], ...] = (
     (RemovableHandle, frozenset({"remove", "id"})),
     (ReturnType, frozenset({"values", "indices"})),
     (MinMax, frozenset({"min", "max"})),
+    (UnpackedDualTensor, frozenset({"primal", "tangent"})),
 )
 
 
@@ -298,7 +302,7 @@ def _torch() -> dict[str, Any]:
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
-        "backends": _Sub("torch.backends"),
+        "backends": _Sub("torch.backends"), "func": _Sub("torch.func"),
     })
     return members
 
@@ -336,9 +340,14 @@ def _build() -> None:
         "torch.nn.init": dict(NN_INIT),
         "torch.nn.utils": dict(NN_UTILS),
         "torch.autograd": {"functional": _Sub("torch.autograd.functional"), **AUTOGRAD,
+                           "forward_ad": _Sub("torch.autograd.forward_ad"),
+                           "graph": _Sub("torch.autograd.graph"),
                            "Variable": VARIABLE, "function": _Sub("torch.autograd.function")},
         "torch.autograd.function": dict(FUNCTION_MODULE),
         "torch.autograd.functional": dict(AUTOGRAD_FUNCTIONAL),
+        "torch.autograd.forward_ad": dict(FORWARD_AD),
+        "torch.func": dict(FUNC),
+        "torch.autograd.graph": dict(GRAPH),
         "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
         "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),

@@ -69,7 +69,8 @@ def _edge(e: Any, ex: Any, width: int) -> Text:
 
 KIND_STYLE = {"op": "cyan", "save": "yellow", "free": "red", "backward": "bold magenta",
               "edge": "magenta", "accumulate": "green", "hook": "blue", "version": "bold yellow",
-              "none_grad": "yellow", "print": "bold", "error": "bold red"}
+              "none_grad": "yellow", "print": "bold", "tangent": "blue",
+              "error": "bold red"}
 
 
 CHUNK = 2000  # events per printed piece: output starts at once and memory stays flat

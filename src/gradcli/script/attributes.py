@@ -20,6 +20,7 @@ from ..api.namespace import (
     set_tensor_attribute,
     tensor_attribute,
 )
+from ..api.nn_module import Module as NNModule
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
 from ..engine.backend import NUMPY_CLASSES
@@ -192,6 +193,8 @@ class Attributes:
             delete_class_attribute(obj, attr)
         elif isinstance(obj, Tensor) and attr == "grad":  # del x.grad: x.grad = None
             set_tensor_attribute(obj, attr, None)
+        elif isinstance(obj, NNModule):  # a parameter, buffer or submodule: Module.__delattr__
+            delattr(obj, attr)
         else:
             raise ScriptError(f"gradcli does not support deleting attributes of "
                               f"'{type_name(obj)}' objects ('{attr}')",

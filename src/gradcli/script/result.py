@@ -57,6 +57,7 @@ class RunResult:
         self.backward_call: BackwardCall | None = None  # the last backward() (targets.py)
         self.last_call: dict | None = None  # the scope of the last call made by the top level
         self.wrt: tuple[str, ...] = ()  # the names the run was given (--wrt, run(wrt=...))
+        self.forward: Any = None  # the dual level a seeded tangent started (engine.forward)
         # .grad reads that gave None (recording runs: trace, explain, graph)
         self.none_grads: list[NoneGrad] = []
 
