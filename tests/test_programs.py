@@ -338,3 +338,11 @@ def test_the_notebook_view_shows_the_gradients_of_the_runs_wrt():
     assert "&quot;d_output&quot;:&quot;18.&quot;" in page or '"d_output":"18."' in page
     assert "AccumulateGrad: dL/dw1 = 18." in page
     assert "d_output&quot;:null" in page or '"d_output":null' in page  # only w1's node has one
+
+
+def test_forward_mode_says_it_needs_top_level_bindings(program):
+    p = program(MAIN)
+    r = invoke("grad", p, "--wrt", "w", "--mode", "forward")
+    assert r.exit_code == 2 and "grad --mode forward seeds and reads top-level bindings" in r.stderr
+    assert invoke("grad", "-e", "w = param(2.0)\nL = w * w\n", "--wrt", "w", "--mode",
+                  "forward").stdout == "dL/dw = 4.0\n"

@@ -66,7 +66,7 @@ class Command(Session):
         value = None
         if err is None:
             try:
-                values = self._forward_grads(result, out.name) \
+                values = self._forward_grads(result, out, wrt) \
                     if self.opts.mode.value == "forward" else \
                     self.gradients(result, out, wrt)
             except GradcliError as exc:
@@ -83,11 +83,18 @@ class Command(Session):
             self.emit("grad", of, grads)
         return self.finish(err)
 
-    def _forward_grads(self, result: Any, of: str) -> list:
-        """grad --mode forward: a seeded re-run per element of each --wrt (forward_mode.py)."""
+    def _forward_grads(self, result: Any, out: Any, wrt: list) -> list:
+        """grad --mode forward: a seeded re-run per element of each --wrt (forward_mode.py),
+        which seeds and reads top-level bindings."""
         from . import forward_mode, pipeline
 
         o = self.opts
+        for t in (out, *wrt):
+            if result.bindings.get(t.name) is not t.tensor:
+                raise UsageError(f"grad --mode forward seeds and reads top-level bindings; "
+                                 f"'{t.name}' is not one",
+                                 hint="reverse mode (the default) differentiates it")
+        of = out.name
 
         def rerun(tangent: Any) -> Any:
             return pipeline.run(
