@@ -52,6 +52,18 @@ def fma_add(p: Any, c: Any) -> Any:
     return out
 
 
+def fused_add(base: Any, a: Any, b: Any) -> Any:
+    """``base + a * b`` of float32 operands rounded once to float32, when the float64 sum
+    (``base`` first, as kernels.fused_add adds) rounds once everywhere; else None (and for
+    a ``base`` that is not an array of at least one dimension)."""
+    if base.__class__ is not np.ndarray or not base.ndim:
+        return None
+    s = base.astype(F64) + np.multiply(a, b, dtype=F64)
+    with np.errstate(over="ignore"):
+        out = s.astype(F32)
+    return out if rounds_once(s) else None
+
+
 def _flagged(s: Any) -> Any:
     """Where the float64 sums ``s`` lie on a float32 midpoint or in float32's subnormal range
     (zero aside): where rounding them to float32 may not give the fused result."""
@@ -113,6 +125,13 @@ class Fused:
         self.used += 1
         self.operands.append((a, b, c))
         np.multiply(a, b, out=s, dtype=F64)
+        s += c
+        return s.astype(F32)
+
+    @staticmethod
+    def fma_exact(a: Any, b: Any, c: Any) -> Any:
+        """``a * b + c`` whose float64 sum the caller knows to be exact: rounded once, as is."""
+        s = np.multiply(a, b, dtype=F64)
         s += c
         return s.astype(F32)
 

@@ -218,6 +218,12 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
         total = np.zeros((), x.dtype) + _kernel(flat, (x.dtype.itemsize, 0), x.dtype.itemsize)[0]
         return total.reshape(out_shape)[()]
     itemsize = x.dtype.itemsize
+    if axes == (0,) and nd == 2 and x.shape[0] > 1 and x.shape[1] > 1 and \
+            x.flags.c_contiguous and x.size < GRAIN_SIZE:
+        # the columns of a dense matrix (a bias's gradient): the iterator keeps both
+        # dimensions as they are, the reduced one outer, and one thread runs one kernel call
+        total = np.zeros(x.shape[1], x.dtype) + _kernel(x, x.strides, itemsize)
+        return total.reshape(out_shape)
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
     out_numel = int(np.prod(out_shape, dtype=np.int64))
     if threads is None and x.size > GRAIN_SIZE:

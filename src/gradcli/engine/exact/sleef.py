@@ -126,11 +126,14 @@ def _squ(x: tuple) -> tuple:
     return s, fma32(x[0] + x[0], x[1], fma32(x[0], x[0], -s))
 
 
-def _div(n: tuple, d: tuple, fma: Any = fma32) -> tuple:
+def _div(n: tuple, d: tuple, fma: Any = fma32, fma_v: Any = None) -> tuple:
+    """dfdiv_vf2_vf2_vf2; ``fma_v`` (``fma`` by default) for the two FMAs of ``v``, the
+    error of ``1 / d``."""
+    fma_v = fma_v or fma
     t = ONE / d[0]
     s = n[0] * t
     u = fma(t, n[0], -s)
-    v = fma(-d[1], t, fma(-d[0], t, ONE))
+    v = fma_v(-d[1], t, fma_v(-d[0], t, ONE))
     return s, fma(s, v, fma(n[1], t, u))
 
 
@@ -274,10 +277,10 @@ def logf(d: Any) -> Any:
     """Sleef_logf16_u10 (xlogf_u1, AVX512 branch)."""
     d = _f(d)
     with np.errstate(all="ignore"):
-        f = Fused(d.shape, 9)
-        r = _logf(d, f.fma)
+        f = Fused(d.shape, 7)
+        r = _logf(d, f.fma, f.fma_exact)
         if not f.exact():  # some FMA may double-round: each one settled (rare)
-            r = _logf(d, fma32)
+            r = _logf(d, fma32, fma32)
         # vfixupimm: log(0) = -inf, log(-inf) = NaN, log(inf) = inf, log(negative) = NaN
         r = np.where(d == 0, F32(-np.inf), r)
         r = np.where(d == INF, INF, r)
@@ -285,13 +288,18 @@ def logf(d: Any) -> Any:
         return np.where(np.isnan(d), d, r).astype(F32)
 
 
-def _logf(d: Any, fma: Any) -> Any:
+def _logf(d: Any, fma: Any, fma_v: Any) -> Any:
     """xlogf_u1 before its special values, with ``fma`` for the fused steps (fma32, or a
-    Fused run's)."""
+    Fused run's).  ``fma_v`` computes the error of 1 / d0 for d0 = 1 + m in [1.75, 2.5]:
+    ``1 - d0 * t`` (t = 1 / d0 rounded) is below 2**-22 in magnitude and a multiple of
+    2**-48, and ``d1 * t`` (d1, the error of 1 + m, is 0 or 2**-24 or 2**-23 in magnitude)
+    a multiple of 2**-49 below 2**-24: both sums are exact in float64, so rounding them to
+    float32 is the fused result (Fused.fma_exact) wherever the result is not replaced by a
+    special value."""
     e = _getexp(d * F32(1.0 / 0.75))
     e = np.where(e == INF, F32(128), e)
     m = _getmant(d)
-    x = _div(_add2_ff(F32(-1), m), _add2_ff(ONE, m), fma)
+    x = _div(_add2_ff(F32(-1), m), _add2_ff(ONE, m), fma, fma_v)
     x2 = x[0] * x[0]
     t = F32(0.3027294874)
     t = fma(t, x2, F32(0.3996108174))
