@@ -46,8 +46,12 @@ def fma_add(p: Any, c: Any) -> Any:
         out = s.astype(F32)
     if not rounds_once(s):
         s = np.asarray(s)
+        with np.errstate(all="ignore"):
+            bb = s - p
+            err = (p - (s - bb)) + (c - bb)  # TwoSum: p + c == s + err exactly
         risky = _flagged(s)
-        if _inexact(p, c, s, risky):
+        risky &= err != 0  # an exact float64 sum rounds once (NaN errors stay risky)
+        if risky.any():
             out = _settle(p, np.asarray(c).astype(F64), s, out, risky)
     return out
 
