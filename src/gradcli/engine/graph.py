@@ -104,6 +104,8 @@ SAVED_FIELDS: dict[str, dict[str, Any]] = {
     "SqueezeBackward0": {"self_sym_sizes": _sizes(0)},
     "SqueezeBackward1": {"dim": _param("dim"), "self_sym_sizes": _sizes(0)},
     "SqueezeBackward4": {"dim": _param("dim"), "self_sym_sizes": _sizes(0)},
+    "AsStridedBackward0": {"size": _param("size"), "stride": _param("stride"),
+                           "storage_offset": _param("storage_offset")},
     # `number ** x`: PyTorch saves the number as `self` and the tensor as `exponent`
     "PowBackward2": {"self": _param("base"), "exponent": None, "result": None},
 }
