@@ -21,7 +21,7 @@ import typer
 
 from . import __version__
 from .limits import MAX_ELEMENTS, MAX_EVALS, MAX_SCRIPT_BYTES, MAX_STEPS
-from .options import BackendName, DType, Format, Options
+from .options import BackendName, DType, Format, Mode, Options
 
 EPILOG = """\b
 Examples:
@@ -66,6 +66,10 @@ SetOpt = Annotated[list[str] | None, typer.Option(
 FormatOpt = Annotated[Format | None, typer.Option(
     "--format", case_sensitive=False, show_default=False,
     help="Output format [default: rich on a terminal, plain otherwise].")]
+ModeOpt = Annotated[Mode, typer.Option(
+    "--mode", case_sensitive=False,
+    help="reverse: backpropagation; forward: a tangent carried forward from each element of "
+         "each --wrt (one re-run each), the same derivative.")]
 Quiet = Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or notes on stderr; "
                                      "`run` prints only the script's print() output.")]
 MaxSteps = Annotated[int, typer.Option("--max-steps", metavar="N",
@@ -127,6 +131,7 @@ def run(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
 @app.command(short_help="dL/dW for each --wrt W.",
              epilog="\b\nExample:\n  gradcli grad samples/chain_rule.grad --wrt w1   # dL/dw1 = -8.0")
 def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
+         mode: ModeOpt = Mode.reverse,
          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None,
          seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
          max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,

@@ -54,7 +54,8 @@ class Command(Session):
         out = None
         if err is None:
             try:
-                values = result.grad(of, self.wrt)
+                values = self._forward_grads(result, of) if self.opts.mode.value == "forward" \
+                    else result.grad(of, self.wrt)
             except GradcliError as exc:
                 err = _explain_grad_error(exc, result, of)
             else:
@@ -67,6 +68,23 @@ class Command(Session):
         elif grads:
             self.emit("grad", of, grads)
         return self.finish(err)
+
+    def _forward_grads(self, result: Any, of: str) -> list:
+        """grad --mode forward: a seeded re-run per element of each --wrt (forward_mode.py)."""
+        from . import forward_mode, pipeline
+
+        o = self.opts
+
+        def rerun(tangent: Any) -> Any:
+            return pipeline.run(
+                self.source, filename=self.filename, wrt=self.wrt, backend=o.backend.value,
+                dtype=o.dtype.value if o.dtype is not None else None, seed=o.seed,
+                overrides=self.overrides, max_steps=o.max_steps, max_elements=o.max_elements,
+                base_dir=self.base_dir, program=result.program, tangent=tangent)
+
+        total = sum(result.bindings[w].numel() for w in self.wrt)
+        with self.progress("forward mode", total) as tick:
+            return forward_mode.grads(result, of, self.wrt, rerun, tick)
 
     def _graph_view(self) -> tuple[Any, Any]:
         view, _, err, _ = self._scoped_view()

@@ -42,6 +42,13 @@ class Format(str, Enum):
     json = "json"
 
 
+class Mode(str, Enum):
+    """How ``grad`` differentiates."""
+
+    reverse = "reverse"
+    forward = "forward"
+
+
 class Options:
     """Every command's options after parsing (one field per shared option).
 
@@ -72,6 +79,7 @@ class Options:
     top: int = 10
     lines: str | None = None
     rolled: bool = False
+    mode: Any = Mode.reverse
 
     def __init__(self, **given: Any) -> None:
         for name, value in given.items():
@@ -107,13 +115,14 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--show-grads": ("show_grads", "flag"), "--show-saved": ("show_saved", "flag"),
     "-o": ("output", "text"), "--output": ("output", "text"), "--top": ("top", "int"),
     "--lines": ("lines", "text"), "--rolled": ("rolled", "flag"),
+    "--mode": ("mode", Mode),
 }
 
 _SHARED = ("-e", "--eval", "--wrt", "--backend", "--dtype", "--seed", "--set", "--format", "-q",
            "--quiet", "--max-steps", "--max-elements", "--debug")
 COMMANDS: dict[str, frozenset[str]] = {name: frozenset(_SHARED + extra) for name, extra in {
     "run": ("--max-script-bytes",),
-    "grad": ("--of", "--max-script-bytes"),
+    "grad": ("--of", "--mode", "--max-script-bytes"),
     "graph": ("--of", "--tree", "--lines", "--max-script-bytes"),
     "dot": ("--of", "--backward", "--show-values", "--show-grads", "--show-saved", "-o",
             "--output", "--lines", "--rolled", "--max-script-bytes"),

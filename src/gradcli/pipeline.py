@@ -166,10 +166,14 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
         on_print: Callable[[str], None] | None = None, base_dir: str = ".",
         on_progress: Callable[[int], None] | None = None,
         perturb: tuple[str, int, Any] | None = None, tracer: Any = None,
-        keep_freed: bool = False, program: P.Program | None = None) -> RunResult:
+        keep_freed: bool = False, program: P.Program | None = None,
+        tangent: tuple[str, int, Any] | None = None) -> RunResult:
     """Parse and execute a script: a grad script, or a PyTorch program (SPEC §7: a ``.py``
     file, or one that imports torch first), whose default dtype is float32 (``dtype``, when
     given, wins in both modes).
+
+    ``tangent=(name, k, t)`` gives the k-th binding of ``name`` the tangent ``t`` under a
+    dual level (``result.forward``), which carries it forward through the rest of the run.
 
     ``keep_freed`` keeps aside what the script's own ``backward()`` calls free, so that
     ``result.grad()`` works after them (the script itself still fails where PyTorch would).
@@ -191,7 +195,8 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
     interp = Interpreter(program, be, mode=mode, wrt=tuple(wrt), overrides=overrides,
                          record=record, max_steps=max_steps, on_print=on_print,
                          base_dir=base_dir, on_progress=on_progress, perturb=perturb,
-                         max_elements=max_elements, tracer=tracer, keep_freed=keep_freed)
+                         max_elements=max_elements, tracer=tracer, keep_freed=keep_freed,
+                         tangent=tangent)
     return interp.run()
 
 

@@ -89,9 +89,9 @@ class Profiler(EventSink):
         interp.exec_stmt = timed
         record = interp.ctx.recorder
 
-        def on_op(out: Any, op: Any, args: tuple, inplace: bool) -> None:
+        def on_op(out: Any, op: Any, args: tuple, inplace: bool, params: Any = None) -> None:
             if record is not None:
-                record(out, op, args, inplace)
+                record(out, op, args, inplace, params)
             node = out.grad_fn
             if node is not None and out.requires_grad:
                 line = _line()

@@ -38,7 +38,8 @@ class Event(NamedTuple):
 
     seq: int
     phase: str  # "forward" | "backward"
-    kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, error
+    kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, tangent,
+    # error
     line: int | None  # the statement that did it
     node: str | None  # the label of the tensor or backward node concerned
     grad_fn: str | None
@@ -69,8 +70,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "hook": ("grad", "result", "node_id"),
     "error": ("type", "message", "root_cause"),
     "none_grad": ("tensor", "warned", "reason", "node_id"),
+    "tangent": ("tangent", "node_id"),
 }
-ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result")}
+ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result"),
+          "tangent": ("tangent",)}
 
 
 class Trace:
@@ -140,6 +143,9 @@ class Trace:
             elif kind == "hook":
                 t, rid, g, r = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r, rid)))
+            elif kind == "tangent":
+                t, rid, tan = item[3:]
+                yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (tan, rid)))
             elif kind == "none_grad":
                 read, rid = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(read.tensor, rid), None,
@@ -290,6 +296,12 @@ class Tracer(EventSink):
             self._take_ops()
         self.raw.append(("none_grad", self.phase, self.ctx.free_tag, read,
                          self.ids.get(id(read.tensor))))
+
+    def tangent(self, tensor: Any, tangent: Any) -> None:
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("tangent", self.phase, self.ctx.free_tag, tensor,
+                         self.ids.get(id(tensor)), tangent))
 
     def finish(self, result: Any) -> Trace:
         """The run's events (named as they are read) and the error with its root cause."""

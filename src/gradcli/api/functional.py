@@ -23,7 +23,7 @@ from ..engine.indexing import getitem
 from ..engine.shape import reshape, view
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
-from . import creation
+from . import creation, forward_ad
 from .autograd import grad
 
 
@@ -258,18 +258,16 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     """The Jacobian of ``func`` at ``inputs``: a tensor, or tuples by outputs then inputs."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise ScriptError('Expected strategy to be either "forward-mode" or "reverse-mode". '
-                          'Hint: If your function is a linear function, you can use '
-                          '"forward-mode" to compute the jacobian.', kind="ValueError")
+                          'Hint: If your function has more outputs than inputs, "forward-mode" '
+                          'tends to be more performant. Otherwise, prefer to use "reverse-mode".',
+                          kind="AssertionError")
     if strategy == "forward-mode":
         if create_graph:
             raise ScriptError('torch.autograd.functional.jacobian: `create_graph=True` and '
                               '`strategy="forward-mode"` are not supported together (yet). '
                               'Please either set `create_graph=False` or `strategy="reverse-'
                               'mode"`.', kind="NotImplementedError")
-        if not vectorize:
-            raise ScriptError("Computing Jacobian using forward-AD or forward-over-reverse "
-                              "Hessian is only implemented for `vectorize=True`.",
-                              kind="NotImplementedError")
+        return _jacfwd(func, inputs, strict, vectorize)
     with GradMode(True):
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph, need_graph=True)
@@ -309,6 +307,55 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
         return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
 
 
+def _jacfwd(func: Callable, inputs: Any, strict: bool, vectorize: bool) -> Any:
+    """PyTorch's _jacfwd: a column of the Jacobian per input element, by forward-mode AD (a
+    dual level per element where PyTorch vmaps them)."""
+    if strict:
+        raise ScriptError('torch.autograd.functional.jacobian: `strict=True` and '
+                          '`strategy="forward-mode"` are not supported together (yet). Please '
+                          'either set `strict=False` or `strategy="reverse-mode"`.')
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        # NOTE: PyTorch's message lacks the space between "is" and "only"
+        raise ScriptError("Computing Jacobian using forward-AD or forward-over-reverse Hessian "
+                          "isonly implemented for `vectorize=True`.",
+                          kind="NotImplementedError")
+    numels = [x.numel() for x in inputs]
+    total = sum(numels)
+    columns: list[list[Tensor]] = []
+    primals: list[Tensor] = []
+    is_outputs_tuple = False
+    for b in range(total):
+        with forward_ad.dual_level():
+            duals, start = [], 0
+            for x, n in zip(inputs, numels):
+                tangent = creation.zeros_like(x)
+                if start <= b < start + n:
+                    tangent.data = tangent.backend.writable(tangent.data)
+                    tangent.data.reshape(-1)[b - start] = 1
+                duals.append(forward_ad.make_dual(x, tangent))
+                start += n
+            is_outputs_tuple, outs = _as_tuple(_call(func, tuple(duals)), "outputs",
+                                               "jacobian")
+            if not columns:
+                columns = [[] for _ in outs]
+            primals = []
+            for i, out in enumerate(outs):
+                primal, tangent = forward_ad.unpack_dual(out)
+                primals.append(primal)
+                columns[i].append(tangent if tangent is not None else
+                                  creation.zeros_like(primal))
+    stack, split = ENGINE_FUNCTIONS["stack"], ENGINE_FUNCTIONS["split"]
+    result = []
+    for cols, out in zip(columns, primals):  # PyTorch's: split by input, batch dim moved last
+        per_input = []
+        for jac, x in zip(split(stack(cols), numels, 0), inputs):
+            moved = jac.permute(*range(1, jac.ndim), 0)
+            per_input.append(reshape(moved, (*out.shape, *x.shape)))
+        result.append(per_input)
+    return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+
+
 def _empty_jacobian(out: Tensor, inp: Tensor) -> Tensor:
     """The Jacobian of an output with no elements: PyTorch's stack of nothing fails too."""
     raise ScriptError("stack expects a non-empty TensorList")
@@ -320,7 +367,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise ScriptError('Expected strategy to be either "forward-mode" or "reverse-mode".',
-                          kind="ValueError")
+                          kind="AssertionError")
 
     def ensure_single_output_function(*inp: Tensor) -> Tensor:
         out = _call(func, inp)
@@ -334,6 +381,8 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
         return out.squeeze()
 
     def jac_func(*inp: Tensor) -> Any:
+        if outer_jacobian_strategy == "forward-mode":  # inputs the inner backward can reach
+            inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac

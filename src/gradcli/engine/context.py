@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import ScriptError
 from ..limits import MAX_ELEMENTS
 from . import machine as machines
-from .backend import Backend, get_backend
+from .backend import Backend, FloatingPointLog, get_backend
 from .printing import DEFAULT_OPTIONS, PrintOptions
 
 RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python
@@ -45,8 +45,13 @@ class RunContext:
     # True while derivative formulas run under create_graph=True: ``tensor * number`` there is
     # PyTorch's C++ Scalar overload (MulBackward1), not Python's wrapped number (MulBackward0).
     formula_mode: bool = False
-    # Called as recorder(output, op, args, inplace) for every recorded op (graph listings).
+    # Called as recorder(output, op, args, inplace, params) for every recorded op (graph
+    # listings, a dual level's tangents).
     recorder: Callable | None = None
+    # The entered forward-AD level (engine.forward.DualLevel), None outside one.
+    forward: Any = None
+    # How many torch.func transforms are running (the outermost one unwraps its results).
+    func_depth: int = 0
     # What a backward stamps on the nodes it frees (the statement's span), for error hints.
     free_tag: Any = None
     # Warnings raised during the run, as (message, category name); None outside a run, where
@@ -68,6 +73,10 @@ class RunContext:
     print_options: PrintOptions = DEFAULT_OPTIONS
     # the CPU whose PyTorch the run reproduces (capability, threads: torch.set_num_threads)
     machine: machines.Machine = field(default_factory=machines.process)
+    # the script's NumPy (api/numpy_values.NumpyState: np.random's state, print options),
+    # made when the run first uses NumPy; and where NumPy writes its floating-point warnings
+    numpy: Any = None
+    fp_log: FloatingPointLog = field(default_factory=FloatingPointLog)
 
     def set_num_threads(self, threads: int) -> None:
         """``torch.set_num_threads(threads)`` for the rest of the run."""
@@ -129,6 +138,9 @@ class EventSink:
 
     def none_grad(self, read: Any) -> None:
         """The script read a ``.grad`` that is None (the interpreter's ``hints.NoneGrad``)."""
+
+    def tangent(self, tensor: Any, tangent: Any) -> None:
+        """A dual level carried a tangent to ``tensor`` (forward-mode AD)."""
 
 
 _CURRENT: ContextVar[RunContext] = ContextVar("gradcli_run_context")

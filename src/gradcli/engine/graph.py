@@ -17,6 +17,7 @@ from ..errors import ScriptError
 from . import kernels
 from .context import current
 from .dtypes import BOOL, FLOAT64, INT64
+from .saved_hooks import Packed
 from .tensor import Tensor
 
 _EMPTY: dict = {}
@@ -270,7 +271,7 @@ class Node:
         if name not in self.saved:
             return None  # PyTorch saves it only when the input it serves needs grad
         value, tensor, _, _, _, is_output = self.saved[name]
-        if not is_output and tensor is None:  # a wrapped number: PyTorch shows a 0-d tensor
+        if not is_output and tensor is None and self.saved[name].__class__ is not Packed:  # a wrapped number: PyTorch shows a 0-d tensor
             # of the number's kind: bool, int64, or float64 (whatever the default dtype)
             kind = BOOL if isinstance(value, bool) else INT64 if isinstance(value, int) else FLOAT64
             return Tensor(self.backend.leaf_data(self.backend.asarray(value, kind)), self.backend)
@@ -282,10 +283,12 @@ class Node:
             return [SavedInfo(nm, True, False, tuple(shape), None, None, nm == self.op.result)
                     for nm, shape in self.saved.items() if shape is not None]
         out = []
-        for nm, (value, tensor, counter, version, _, is_output) in self.saved.items():
+        for nm, entry in self.saved.items():
+            value, tensor, counter, version, _, is_output = entry
             if value is None:  # an optional input left out (``weight=None``): nothing saved
                 continue
-            stale = counter is not None and counter[0] != version
+            stale = entry.__class__ is not Packed and counter is not None and \
+                counter[0] != version
             shape = tuple(value.shape) if hasattr(value, "shape") else ()
             out.append(SavedInfo(nm, False, stale, shape, value, tensor, is_output))
         return out
@@ -296,7 +299,10 @@ class Node:
             err = ScriptError(RETAIN_MSG)
             err.freed_by = self.freed_by  # type: ignore[attr-defined]
             raise err
-        value, tensor, counter, version, producer, is_output = self.saved[name]
+        entry = self.saved[name]
+        if entry.__class__ is Packed:  # taken by a pack hook: the unpack hook gives it back
+            return entry.value(tensor_mode)
+        value, tensor, counter, version, producer, is_output = entry
         if counter is not None and counter[0] != version:
             # NOTE: PyTorch names a saved output's own node, but a saved input's grad_fn as it
             # is now (the in-place op that bumped it), or nothing for a leaf

@@ -291,7 +291,7 @@ def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int, opts: Print
 
 
 def _str_intern(self: np.ndarray, grad_fn: str | None, requires_grad: bool, dtype: str,
-                default_dtype: str, opts: PrintOptions) -> str:
+                default_dtype: str, opts: PrintOptions, tangent: str | None = None) -> str:
     """Assemble ``tensor(<contents>, <suffixes>)`` as ``torch._tensor_str._str_intern``."""
     prefix = "tensor("
     indent = len(prefix)
@@ -317,6 +317,8 @@ def _str_intern(self: np.ndarray, grad_fn: str | None, requires_grad: bool, dtyp
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:  # a dual tensor's (forward AD)
+        suffixes.append(f"tangent={tangent}")
 
     return _add_suffixes(prefix + tensor_str, suffixes, indent, opts)
 
@@ -329,12 +331,14 @@ def format_tensor(
     dtype: str = "float64",
     default_dtype: str = "float64",
     options: PrintOptions = DEFAULT_OPTIONS,
+    tangent: str | None = None,
 ) -> str:
-    """Return ``repr(t)`` of a PyTorch tensor ``t`` holding ``data`` (same as ``str(t)``)."""
+    """Return ``repr(t)`` of a PyTorch tensor ``t`` holding ``data`` (same as ``str(t)``);
+    ``tangent`` is a dual tensor's tangent as printed."""
     if default_dtype not in _NUMPY_DTYPES:
         raise ValueError(f"unsupported default dtype {default_dtype!r}")
     return _str_intern(_as_dtype(data, dtype), grad_fn, requires_grad, dtype, default_dtype,
-                       options)
+                       options, tangent)
 
 
 def format_values(data: np.ndarray, dtype: str = "float64", *, linewidth: int = 80,

@@ -64,7 +64,7 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
         finally:
             ctx.recorder = recorder
         if record:
-            recorder(out, op, args, False)
+            recorder(out, op, args, False, params)
         return out
     backend = None
     arrays = []
@@ -123,7 +123,7 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
         if tracer is not None:
             tracer.recorded(perf_counter() - started)
     if record and recorder is not None:
-        recorder(out, op, args, False)
+        recorder(out, op, args, False, params)
     return out
 
 
@@ -304,7 +304,7 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
             node.retained = target
         target.grad_fn = node
     if ctx.recorder is not None:
-        ctx.recorder(target, op, (target, *args), True)
+        ctx.recorder(target, op, (target, *args), True, params)
     target.data[...] = result.data
     target._vc[0] += 1
     _bumped(ctx, target)
@@ -380,7 +380,7 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
     fn = result.grad_fn
     if fn is None:  # an integer or bool view cannot require grad: a plain write (PyTorch's too)
         if recorder is not None:
-            recorder(target, op, (target, *args), True)
+            recorder(target, op, (target, *args), True, params)
         target.data[...] = result.data
         target._vc[0] += 1
         _bumped(current(), target)
@@ -397,8 +397,8 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
         target.grad_fn.retained, view_node.retained = None, target
     target.grad_fn, target.requires_grad = view_node, True
     if recorder is not None:
-        recorder(target, op, (target, *args), True)
-        recorder(base, O.COPY_SLICES, (base, target), True)
+        recorder(target, op, (target, *args), True, params)
+        recorder(base, O.COPY_SLICES, (base, target), True, _EMPTY)
     target.data[...] = result.data
     target._vc[0] += 1
     _bumped(current(), target)

@@ -26,6 +26,14 @@ SCALAR_CONVERSION_MSG = (
     "Consider using tensor.detach() first."
 )
 
+def _tangent_text(t: Tensor) -> str:
+    """A tangent as PyTorch's repr writes it (``f"tangent={t}"``): a 0-d one by ``format``,
+    which is its Python number's."""
+    if t.data.ndim == 0:
+        return str(to_host(t.data).item())
+    return repr(t)
+
+
 class Size(tuple):
     """``x.shape`` and ``x.size()`` as a script sees them: prints as ``torch.Size([2, 3])``."""
 
@@ -167,11 +175,16 @@ class Tensor:
 
     def __repr__(self) -> str:
         name = self.grad_fn.fn_name if self.grad_fn is not None else None
+        ctx = current()
+        tangent = None
+        if ctx.forward is not None:  # a dual tensor prints its tangent
+            tangent = ctx.forward.tangent_of(self)
         try:
             text = format_tensor(to_host(self.data), grad_fn=name,
                                  requires_grad=self.requires_grad and name is None,
                                  dtype=self.dtype.name, default_dtype=self.backend.dtype_name,
-                                 options=current().print_options)
+                                 options=ctx.print_options,
+                                 tangent=None if tangent is None else _tangent_text(tangent))
         except (TypeError, ValueError) as exc:  # print options PyTorch stores but cannot use
             raise ScriptError(str(exc), kind=type(exc).__name__) from None
         if getattr(self, "_is_param", False):  # unset on all but nn.Parameter

@@ -190,6 +190,10 @@ def _says_none_grad(tr: Any, e: Any) -> str:
     return f"{text}.grad is None: {reason}"
 
 
+def _says_tangent(tr: Any, e: Any) -> str:
+    return f"tangent of {e.node}: {value(e.info[0])}"
+
+
 def _says_error(tr: Any, e: Any) -> str:
     kind, message, cause = e.info
     text = message.split(". ")[0] + ("." if ". " in message else "")
@@ -199,7 +203,7 @@ def _says_error(tr: Any, e: Any) -> str:
 EVENT_TEXT = {"op": _says_op, "save": _says_save, "version": _says_version,
               "backward": _says_backward, "edge": _says_edge, "free": _says_free,
               "accumulate": _says_accumulate, "hook": _says_hook, "none_grad": _says_none_grad,
-              "error": _says_error}
+              "tangent": _says_tangent, "error": _says_error}
 
 
 def event_text(tr: Any, e: Any) -> str:

@@ -62,7 +62,7 @@ def _edge(e: Any, ex: Any) -> Text:
 
 KIND_STYLE = {"op": "cyan", "save": "yellow", "free": "red", "backward": "bold magenta",
               "edge": "magenta", "accumulate": "green", "hook": "blue", "version": "bold yellow",
-              "none_grad": "yellow", "error": "bold red"}
+              "none_grad": "yellow", "tangent": "blue", "error": "bold red"}
 
 
 CHUNK = 2000  # events per printed piece: output starts at once and memory stays flat

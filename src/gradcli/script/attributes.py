@@ -12,14 +12,18 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+import numpy as np
+
 from ..api.namespace import (
     Module,
     object_attribute,
     set_tensor_attribute,
     tensor_attribute,
 )
+from ..api.nn_module import Module as NNModule
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
+from ..engine.backend import NUMPY_CLASSES
 from ..engine.custom import FunctionNode
 from ..errors import GradcliError, ScriptError, Span
 from .classes import (
@@ -42,6 +46,7 @@ from .functions import Function
 from .hints import none_grad
 from .instances import ScriptObject
 from .printing import node_name, type_name
+from .values import numpy_protocols
 
 _NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "register_prehook",
                               "metadata", "requires_grad", "variable"})
@@ -103,6 +108,8 @@ class Attributes:
         elif isinstance(obj, ExcValue):
             if attr == "args":
                 return obj.args
+        elif cls in NUMPY_CLASSES or isinstance(obj, np.dtype):
+            return numpy_protocols().attribute(obj, attr)
         elif attr in getattr(cls, "script_attributes", ()):
             return getattr(obj, attr)
         else:
@@ -186,6 +193,8 @@ class Attributes:
             delete_class_attribute(obj, attr)
         elif isinstance(obj, Tensor) and attr == "grad":  # del x.grad: x.grad = None
             set_tensor_attribute(obj, attr, None)
+        elif isinstance(obj, NNModule):  # a parameter, buffer or submodule: Module.__delattr__
+            delattr(obj, attr)
         else:
             raise ScriptError(f"gradcli does not support deleting attributes of "
                               f"'{type_name(obj)}' objects ('{attr}')",

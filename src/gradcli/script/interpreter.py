@@ -23,6 +23,7 @@ from ..api.types import TypeObject
 from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
 from ..engine.context import process_guard
+from ..engine.forward import seed_tangent
 from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
@@ -70,7 +71,7 @@ class Interpreter(Definitions, Evaluator):
                  on_progress: Callable[[int], None] | None = None, base_dir: str = ".",
                  perturb: tuple[str, int, Any] | None = None,
                  max_elements: int = MAX_ELEMENTS, tracer: Any = None,
-                 keep_freed: bool = False) -> None:
+                 keep_freed: bool = False, tangent: tuple[str, int, Any] | None = None) -> None:
         self.program = program
         self.backend = backend
         self.mode = mode
@@ -85,6 +86,8 @@ class Interpreter(Definitions, Evaluator):
         self.on_progress = on_progress  # told the step count every PROGRESS_EVERY statements
         self.base_dir = base_dir
         self.perturb = perturb  # (name, k, delta): add delta to the k-th binding (finite diffs)
+        self.tangent = tangent  # (name, k, t): the k-th binding's tangent (grad --mode forward)
+        self.reruns = (perturb, tangent) if perturb is not None or tangent is not None else None
         self.globals: dict[str, Any] = {"__name__": "__main__"}
         self.result = RunResult(program, backend, mode=mode)
         self.span: Span | None = None
@@ -116,7 +119,7 @@ class Interpreter(Definitions, Evaluator):
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
         """Execute the whole program; errors end up in ``result.error``."""
-        with use(self.ctx), process_guard(), quiet():
+        with use(self.ctx), process_guard(), quiet(self.ctx.fp_log):
             try:
                 self.exec_block(self.program.body, self.globals, top=True)
             except _Return:
@@ -230,10 +233,8 @@ class Interpreter(Definitions, Evaluator):
                 return
             scope, top = self.globals, True  # `global name` inside a function
         count = self.result.binding_counts.get(name, 0)
-        if self.perturb is not None and self.perturb[0] == name and isinstance(value, Tensor) \
-                and count == self.perturb[1]:
-            with no_grad():
-                value = value + self.perturb[2]
+        if self.reruns is not None:  # check's and grad --mode forward's re-runs
+            value = self._rerun_binding(name, value, count)
         scope[name] = value
         if name in self.wrt and isinstance(value, Tensor) and value.is_leaf:
             value.requires_grad_(True)
@@ -556,6 +557,18 @@ class Interpreter(Definitions, Evaluator):
             raise ScriptError(f"'{type_name(fn)}' object is not callable", kind="TypeError")
         # (a script's object too: its __call__, or its PyTorch base's, through Python's)
         return call_builtin(fn, args, kwargs, self, where)
+
+    def _rerun_binding(self, name: str, value: Any, count: int) -> Any:
+        """A re-run's k-th binding of a name: perturbed (check), or given a tangent."""
+        perturb, tangent = self.reruns
+        if perturb is not None and perturb[0] == name and isinstance(value, Tensor) \
+                and count == perturb[1]:
+            with no_grad():
+                value = value + perturb[2]
+        if tangent is not None and tangent[0] == name and isinstance(value, Tensor) \
+                and count == tangent[1]:
+            self.result.forward = seed_tangent(value, tangent[2])
+        return value
 
     def type_name(self, v: Any) -> str:
         """What Python's messages call the type of ``v``."""

@@ -69,7 +69,7 @@ class Recorder:
         self.ids[id(t)] = rid
         return rid
 
-    def record(self, out: Tensor, op: Any, args: tuple, inplace: bool) -> None:
+    def record(self, out: Tensor, op: Any, args: tuple, inplace: bool, params: Any = None) -> None:
         """The engine's hook: one op produced ``out`` (or updated it in place) from ``args``."""
         ids = self.ids
         inputs: list[int | None] = []

@@ -43,6 +43,7 @@ class RunResult:
         # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views)
         self.bound: dict[str, list[tuple[str, int]]] | None = None
         self.kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
+        self.forward: Any = None  # the dual level a seeded tangent started (engine.forward)
         # .grad reads that gave None (recording runs: trace, explain, graph)
         self.none_grads: list[NoneGrad] = []
 

@@ -1,0 +1,94 @@
+"""``torch.autograd.graph.saved_tensors_hooks``: what a node saves goes through the program's
+pack hook when the node is made, and through its unpack hook when the saved tensor is used.
+
+While hooks are set, a ``SavedHooks`` stands in ``RunContext.recorder``'s place (passing every
+report on), so each op's new node is seen right after it was made: its saved tensors are
+packed in PyTorch's order and replaced by ``Packed`` entries, which ``graph.Node.unpack``
+unpacks.  Runs without hooks pay nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ScriptError
+from .context import current
+from .tensor import Tensor
+
+_EMPTY: dict = {}
+_FORCE = [1]  # a version counter ahead of the entry's 0: the backward takes the checked path
+
+
+class Packed(tuple):
+    """A saved entry whose tensor the pack hook took: ``(value, None, _FORCE, 0, producer,
+    is_output)`` as every entry, with the hooks and what the pack hook returned."""
+
+    hooks: Any
+    packed: Any
+    requires: bool  # the saved tensor's requires_grad
+    node: Any  # the node that saved it
+
+    def value(self, tensor_mode: bool) -> Any:
+        """The unpack hook's values with the saved tensor's autograd identity (PyTorch's
+        SavedVariable::unpack: its grad_fn, or a leaf's requires_grad); an array when the
+        backward runs on arrays."""
+        out = self.hooks.unpack(self.packed)
+        if not isinstance(out, Tensor):
+            raise ScriptError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                              f"got result of type {type(out).__name__}", kind="TypeError")
+        if not tensor_mode:
+            return out.data
+        if self[5]:
+            return Tensor(out.data, out.backend, True, self.node)
+        return Tensor(out.data, out.backend, self.requires, self[4])
+
+
+class SavedHooks:
+    """The (pack, unpack) pair of one ``saved_tensors_hooks`` block (module docstring)."""
+
+    __slots__ = ("disabled", "pack", "prev", "unpack")
+
+    def __init__(self, pack: Callable | None, unpack: Callable | None,
+                 disabled: str | None = None) -> None:
+        self.pack = pack
+        self.unpack = unpack
+        self.disabled = disabled  # disable_saved_tensors_hooks's message
+        self.prev: Any = None
+
+    def enter(self) -> None:
+        ctx = current()
+        outer = ctx.recorder
+        if isinstance(outer, SavedHooks):
+            if outer.disabled is not None:
+                raise ScriptError(outer.disabled)
+            if self.disabled is not None:
+                raise ScriptError(self.disabled)
+            outer = outer.prev  # the innermost hooks replace the outer ones
+        self.prev = outer
+        ctx.recorder = self
+
+    def exit(self, previous: Any) -> None:
+        current().recorder = previous
+
+    def __call__(self, out: Tensor, op: Any, args: tuple, inplace: bool,
+                 params: dict = _EMPTY) -> None:
+        if self.prev is not None:
+            self.prev(out, op, args, inplace, params)
+        node = out.grad_fn
+        if self.disabled is not None or node is None or getattr(node, "op", None) is not op \
+                or not node.saved or node.freed:
+            return  # (disable_saved_tensors_hooks refuses hooks, not saving)
+        saved = node.saved
+        for nm, entry in list(saved.items()):
+            if entry.__class__ is Packed or entry[0] is None:
+                continue
+            value, tensor, _, _, producer, is_output = entry
+            if is_output:
+                tensor = out
+            elif tensor is None:  # a wrapped number: PyTorch keeps it as it is
+                continue
+            entry = Packed((value, None, _FORCE, 0, producer, is_output))
+            entry.hooks, entry.requires, entry.node = self, tensor.requires_grad, node
+            entry.packed = self.pack(tensor)
+            saved[nm] = entry
