@@ -364,6 +364,11 @@ def add_scaled(xp: Any, a: Any, alpha: float, b: Any) -> Any:
 
 def fused_add(xp: Any, base: Any, a: Any, b: Any) -> Any:
     """``base + a * b`` rounded once, for float32 ``base`` and float32 ``a``, ``b``."""
+    ex = _exact(xp, base, a, b)
+    if ex is not None:  # NumPy: rounded straight from float64 where no sum can double-round
+        out = ex.fused_add(base, a, b)
+        if out is not None:
+            return out
     f64 = xp.float64
     return _round32(xp, xp.astype(xp.asarray(base), f64),
                     xp.astype(xp.asarray(a), f64) * xp.astype(xp.asarray(b), f64))

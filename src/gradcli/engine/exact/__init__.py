@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import blas, softmaxes, unary
+from .fp import fused_add
 from .moments import var_std
 from .ranges import linspace
 from .reduce import mean, nll_cascade, sum_
@@ -59,6 +60,7 @@ __all__ = [
     "elu_backward",
     "erf",
     "expm1",
+    "fused_add",
     "library",
     "linspace",
     "log1p",
