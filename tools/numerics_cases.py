@@ -163,6 +163,42 @@ OPS.update({
 })
 
 
+def _batch_norm(torch, x, w, b, rm, rv, training=True):
+    """F.batch_norm's output and the running statistics it updated."""
+    rm, rv = rm.clone(), rv.clone()
+    y = torch.nn.functional.batch_norm(x, rm, rv, w, b, training=training)
+    return [y, rm, rv]
+
+
+# the layers of torch.nn: batch normalisation (Normalization.cpp, batch_norm_kernel.cpp),
+# embedding's backward (rows added in order)
+OPS.update({
+    "batch_norm": _batch_norm,
+    "batch_norm_grad": lambda torch, x, w, b, rm, rv, training=True: _grad(
+        torch, lambda p, q, r: torch.nn.functional.batch_norm(p, rm, rv, q, r,
+                                                              training=training), x, w, b),
+    "embedding_grad": lambda torch, w, idx: _grad(
+        torch, lambda p: torch.nn.functional.embedding(
+            (idx.abs() * 1000).long() % p.shape[0], p), w),
+})
+
+
+def _layer_cases(dtype: str) -> list:
+    out = []
+    for shape in [(32, 64), (4, 5), (100, 10), (2, 7), (1000, 33), (7, 3, 5), (16, 6, 4, 4),
+                  (3, 2, 40)]:
+        c = shape[1]
+        ins = [recipe(shape, 500 + c, "normal", 1, 2), recipe((c,), 501), recipe((c,), 502),
+               recipe((c,), 503), recipe((c,), 504, "uniform", 0.5, 2)]
+        for training in (True, False):
+            out.append(_case("batch_norm", dtype, ins, training=training))
+            out.append(_case("batch_norm_grad", dtype, ins, training=training))
+    for rows, dim, n in [(10, 3, 40), (50, 16, 7), (1000, 33, 5000)]:
+        out.append(_case("embedding_grad", dtype, [recipe((rows, dim), 510),
+                                                   recipe((n,), 511)]))
+    return out
+
+
 def _group_a_cases(dtype: str) -> list:
     out = []
     for op, (dist, a, b) in {"tan": ("uniform", -1.5, 1.5), "asinh": ("normal", 0, 5),
@@ -325,7 +361,7 @@ def cases() -> list[dict]:
     out = []
     for dtype in DTYPES:
         for group in (_sum_cases, _unary_cases, _softmax_cases, _loss_cases, _matmul_cases,
-                      _moment_cases, _group_a_cases):
+                      _moment_cases, _group_a_cases, _layer_cases):
             out.extend(group(dtype))
     return out
 

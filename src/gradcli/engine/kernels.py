@@ -68,6 +68,55 @@ def nll_sum(xp: Any, terms: Any, kept: Any) -> Any:
     return -xp.sum(xp.where(kept, terms, xp.zeros_like(terms)))
 
 
+def batch_norm_stats(xp: Any, x: Any, eps: float, momentum: float, running_mean: Any,
+                     running_var: Any) -> tuple[Any, Any]:
+    """native_batch_norm's training statistics (mean and invstd, per channel), the running
+    ones (writable arrays or None) updated in place as PyTorch's kernel updates them."""
+    ex = _exact(xp, x)
+    axes = (0, *range(2, x.ndim))
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    if ex is not None:
+        mean, var_sum = ex.batchnorm.collect_stats(x)
+        return mean, ex.batchnorm.invstd_and_update(mean, var_sum, n, eps, momentum,
+                                                     running_mean, running_var)
+    mean = xp.mean(x, axis=axes)
+    centred = x - xp.reshape(mean, (1, -1) + (1,) * (x.ndim - 2))
+    var_sum = xp.sum(centred * centred, axis=axes)
+    for stat, value in ((running_mean, mean), (running_var, var_sum / max(n - 1, 1))):
+        if stat is not None:
+            stat[...] = value * momentum + stat * (1 - momentum)
+    return mean, 1.0 / xp.sqrt(var_sum / n + eps)
+
+
+def batch_norm(xp: Any, x: Any, mean: Any, invstd: Any, weight: Any, bias: Any) -> Any:
+    """``x * alpha + beta`` per channel, ``alpha = invstd * weight``, ``beta = bias - mean *
+    alpha`` (PyTorch's fused multiply-adds on the NumPy backend)."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.batchnorm.transform(x, mean, invstd, weight, bias)
+    alpha = invstd if weight is None else invstd * weight
+    beta = -mean * alpha if bias is None else bias - mean * alpha
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return x * xp.reshape(alpha, shape) + xp.reshape(beta, shape)
+
+
+def batch_norm_eval_invstd(xp: Any, running_var: Any, eps: float) -> Any:
+    """The forward's ``1 / sqrt(running_var + eps)`` in the running variance's dtype."""
+    return 1.0 / xp.sqrt(running_var + xp.asarray(eps, dtype=running_var.dtype))
+
+
+def batch_norm_backward(xp: Any, grad: Any, x: Any, weight: Any, mean: Any, invstd: Any,
+                        training: bool, running_var: Any, eps: float) -> Any:
+    """PyTorch's batch_norm backward kernel: (grad_input, grad_weight, grad_bias), or None
+    where the exact kernel does not apply (the caller's formulas then)."""
+    ex = _exact(xp, grad, x)
+    if ex is None:
+        return None
+    return ex.batchnorm.backward(grad, x, weight, mean, invstd, training, running_var, eps)
+
+
 def _axes(axis: Any) -> tuple | None:
     if axis is None:
         return None

@@ -1094,17 +1094,13 @@ def _per_channel(xp: Any, v: Any, ndim: int) -> Any:
 def _batch_norm(xp: Any, input: Any, weight: Any, bias: Any, running_mean: Any,
                 running_var: Any, result1: Any, result2: Any, training: bool,
                 eps: float) -> Any:
-    """PyTorch's batch_norm_cpu_transform_input: input * alpha + beta per channel, alpha =
-    invstd * weight, beta = bias - mean * alpha; the batch's statistics (``result1``,
-    ``result2``) when training, the running ones otherwise."""
+    """PyTorch's batch_norm_cpu_kernel: input * alpha + beta per channel, alpha = invstd *
+    weight, beta = bias - mean * alpha; the batch's statistics (``result1``, ``result2``)
+    when training, the running ones otherwise."""
     if training:
-        mean, invstd = result1, result2
-    else:
-        mean, invstd = running_mean, 1.0 / xp.sqrt(running_var + eps)
-    alpha = invstd if weight is None else invstd * weight
-    beta = -mean * alpha if bias is None else bias - mean * alpha
-    nd = input.ndim
-    return input * _per_channel(xp, alpha, nd) + _per_channel(xp, beta, nd)
+        return K.batch_norm(xp, input, result1, result2, weight, bias)
+    return K.batch_norm(xp, input, running_mean,
+                        K.batch_norm_eval_invstd(xp, running_var, eps), weight, bias)
 
 
 def _batch_norm_xhat(xp: Any, input: Any, eps: float) -> tuple[Any, Any]:
@@ -1116,49 +1112,51 @@ def _batch_norm_xhat(xp: Any, input: Any, eps: float) -> tuple[Any, Any]:
     return centred * invstd, invstd
 
 
-# NOTE: as layer_norm's, the formulas read what PyTorch's node saves (never bias) and, when
-# training, recompute the batch statistics from input so that they stay differentiable.
-def _batch_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
-                           running_var: Any, result1: Any, result2: Any, training: bool,
-                           eps: float) -> Any:
+# NOTE: as layer_norm's, the formulas read what PyTorch's node saves (never bias); on arrays
+# they take PyTorch's backward kernel (K.batch_norm_backward), and under create_graph=True they
+# recompute the batch statistics from input so that they stay differentiable.
+def _batch_norm_grad(which: int, xp: Any, grad: Any, input: Any, weight: Any,
+                     running_mean: Any, running_var: Any, result1: Any, result2: Any,
+                     training: bool, eps: float) -> Any:
+    """The gradient of input (0), weight (1) or bias (2)."""
+    if input.__class__ is not Tensor:
+        mean = result1 if training else running_mean
+        exact = K.batch_norm_backward(xp.raw, grad, input, weight, mean, result2, training,
+                                      running_var, eps)
+        if exact is not None:
+            return exact[which]
+    if which == 2:
+        return xp.sum(grad, axis=_channel_axes(grad))
     nd = len(tuple(input.shape))
+    if which == 1:
+        xhat = _batch_norm_xhat(xp, input, eps)[0] if training else \
+            (input - _per_channel(xp, running_mean, nd)) * _per_channel(
+                xp, xp.rsqrt(running_var + eps), nd)
+        return xp.sum(grad * xhat, axis=_channel_axes(input))
     g = grad if weight is None else grad * _per_channel(xp, weight, nd)
     if not training:
         return g * _per_channel(xp, xp.rsqrt(running_var + eps), nd)
     axes = _channel_axes(input)
     n = _count(tuple(input.shape), axes)
-    if input.__class__ is not Tensor:  # PyTorch's batch_norm_cpu_backward, from the saved stats
-        centred = input - _per_channel(xp, result1, nd)
-        invstd = _per_channel(xp, result2, nd)
-        raw = xp.raw
-        # the dot product accumulates in double, element by element
-        dotp = raw.sum(raw.astype(centred * grad, raw.float64), axis=axes, keepdims=True)
-        k = raw.astype(dotp, grad.dtype) * invstd * invstd / n
-        dx = (grad - xp.sum(grad, axis=axes, keepdims=True) / n - centred * k) * invstd
-        return dx if weight is None else dx * _per_channel(xp, weight, nd)
     xhat, invstd = _batch_norm_xhat(xp, input, eps)
     mean_g = xp.sum(g, axis=axes, keepdims=True) / n
     mean_gx = xp.sum(g * xhat, axis=axes, keepdims=True) / n
     return invstd * (g - mean_g - xhat * mean_gx)
 
 
-def _batch_norm_weight_grad(xp: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
-                            running_var: Any, result1: Any, result2: Any, training: bool,
-                            eps: float) -> Any:
-    nd = len(tuple(input.shape))
-    if training:
-        xhat = _batch_norm_xhat(xp, input, eps)[0]
-    else:
-        xhat = (input - _per_channel(xp, running_mean, nd)) * _per_channel(
-            xp, xp.rsqrt(running_var + eps), nd)
-    return xp.sum(grad * xhat, axis=_channel_axes(input))
+def _batch_norm_formula(which: int) -> Any:
+    def formula(xp: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
+                running_var: Any, result1: Any, result2: Any, training: bool, eps: float) -> Any:
+        return _batch_norm_grad(which, xp, grad, input, weight, running_mean, running_var,
+                                result1, result2, training, eps)
+    return formula
 
 
 BATCH_NORM = defop(
     "native_batch_norm", "NativeBatchNormBackward0",
     ("input", "weight", "bias", "running_mean", "running_var", "result1", "result2"),
-    _batch_norm, _batch_norm_input_grad, _batch_norm_weight_grad,
-    lambda xp, grad: xp.sum(grad, axis=_channel_axes(grad)), None, None, None, None,
+    _batch_norm,
+    *(_batch_norm_formula(i) for i in range(3)), None, None, None, None,
     dtype="float_kernel", aten="batch_norm")
 
 
@@ -1208,6 +1206,56 @@ REFLECTION_PAD = {k: _index_pad(f"reflection_pad{k}d", f"ReflectionPad{k}DBackwa
                   for k in (1, 2, 3)}
 REPLICATION_PAD = {k: _index_pad(f"replication_pad{k}d", f"ReplicationPad{k}DBackward0",
                                  "replicate") for k in (1, 2, 3)}
+
+# --- embedding (engine/nn_layers.embedding) ------------------------------------------------------
+def _embedding(xp: Any, weight: Any, indices: Any, padding_idx: int = -1,
+               scale_grad_by_freq: bool = False, sparse: bool = False) -> Any:
+    """The rows of ``weight`` at ``indices``, in the indices' shape (ATen's index_select)."""
+    rows = xp.take(weight, xp.reshape(indices, (-1,)), axis=0)
+    return xp.reshape(rows, (*tuple(indices.shape), weight.shape[1]))
+
+
+def _embedding_backward(xp: Any, grad_output: Any, indices: Any, num_weights: int,
+                        padding_idx: int, scale_grad_by_freq: bool) -> Any:
+    """ATen's embedding_dense_backward_cpu: each position's gradient row added into its
+    weight row in the positions' order (``grad_weight[k].add_(grad[i], scale)``), the padding
+    row left at zero; ``scale`` is 1 / (the row's count) under ``scale_grad_by_freq``."""
+    d = grad_output.shape[-1]
+    idx = xp.reshape(indices, (-1,))
+    g = xp.reshape(grad_output, (-1, d))
+    keep = idx != padding_idx
+    idx, g = idx[keep], g[keep]
+    if not scale_grad_by_freq:
+        pos = xp.reshape(idx, (-1, 1)) * d + xp.reshape(xp.arange(d), (1, -1))
+        return _scatter(xp, g, pos, (num_weights, d))
+    counts = xp.bincount(idx, minlength=num_weights)
+    out = xp.zeros((num_weights, d), dtype=grad_output.dtype)
+    for i, k in enumerate(idx.tolist()):  # a double Scalar, cast to the dtype by add_
+        out[k] = K.add_scaled(xp, out[k], 1.0 / int(counts[k]), g[i])
+    return out
+
+
+def _embedding_double_backward(xp: Any, grad: Any, indices: Any, padding_idx: int) -> Any:
+    """embedding_dense_double_backward: the gradient's rows at ``indices`` (an embedding
+    lookup of them), the padding index's zeroed."""
+    rows = xp.embedding(grad, indices)
+    if padding_idx < 0:
+        return rows
+    mask = xp.raw.expand_dims(_raw(indices) == padding_idx, -1)
+    return xp.where(mask, xp.zeros_like(rows), rows)
+
+
+EMBEDDING_BACKWARD = defop(
+    "embedding_dense_backward", "EmbeddingDenseBackwardBackward0", ("grad_output", "indices"),
+    _embedding_backward,
+    lambda xp, grad, indices, padding_idx: _embedding_double_backward(xp, grad, indices,
+                                                                      padding_idx), None)
+EMBEDDING = defop(
+    "embedding", "EmbeddingBackward0", ("weight", "indices"), _embedding,
+    lambda xp, grad, self_shape, indices, padding_idx, scale_grad_by_freq:
+    xp.embedding_dense_backward(grad, indices, num_weights=self_shape[0],
+                                padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq),
+    None)
 
 LEAKY_RELU = defop(
     "leaky_relu", "LeakyReluBackward0", ("self",),
