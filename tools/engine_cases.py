@@ -1263,3 +1263,51 @@ CASES.update({
     "err_solve_singular": "torch.linalg.solve(torch.tensor([[1., 2.], [2., 4.]]), torch.ones(2))",
     "err_solve_dtypes": "torch.linalg.solve(torch.eye(2), torch.ones(2, dtype=torch.float64))",
 })
+
+# --- torch.nn layers: Embedding, Dropout, BatchNorm, LayerNorm and the small modules ---
+_E = _G + "torch.manual_seed(0); nn = torch.nn;"
+CASES.update({
+    "nn_embedding": _E + " e = nn.Embedding(5, 3, padding_idx=1); i = torch.tensor([[0, 1, 2], [2, 2, 4]]);"
+                    " y = e(i); g = y.grad_fn; r = [e, e.weight, e.weight._version, y, graph(y), g._saved_indices,"
+                    " g._saved_padding_idx, g._saved_scale_grad_by_freq, g._saved_sparse, g._saved_weight_sym_argsize_0,"
+                    " G(y * torch.arange(3.), e.weight)]; w = torch.randn(4, 3, dtype=torch.float64, requires_grad=True);"
+                    " z = F.embedding(torch.tensor([1, 1, 3, 1]), w, scale_grad_by_freq=True, padding_idx=-1);"
+                    " result = r + [z, z.grad_fn._saved_padding_idx, G(z * torch.arange(12.).reshape(4, 3), w),"
+                    " torch.embedding(w, torch.tensor([[0], [3]])), F.embedding(torch.tensor(2), w),"
+                    " nn.Embedding(4, 2, max_norm=2, norm_type=1.0, scale_grad_by_freq=True),"
+                    " nn.Embedding(3, 2, padding_idx=-1).padding_idx, F.embedding(torch.tensor([1], dtype=torch.int32), w)]",
+    "nn_embedding_max_norm": "torch.manual_seed(0); e = torch.nn.Embedding(6, 4, max_norm=1.0); v = e.weight._version;"
+                             " y = e(torch.tensor([1, 1, 5, 2])); w2 = torch.randn(6, 4);"
+                             " z = F.embedding(torch.tensor([0, 3]), w2, max_norm=0.5, norm_type=1.);"
+                             " result = [v, y, e.weight, e.weight._version, z, w2, w2._version]",
+    "err_embedding_index": "torch.nn.Embedding(5, 3)(torch.tensor([5]))",
+    "err_embedding_negative_index": "F.embedding(torch.tensor([-1]), torch.ones(3, 2))",
+    "err_embedding_float_index": "torch.nn.Embedding(5, 3)(torch.tensor([1.0]))",
+    "err_embedding_padding": "torch.nn.Embedding(5, 3, padding_idx=7)",
+    "err_embedding_padding_f": "F.embedding(torch.tensor([1]), torch.ones(3, 2), padding_idx=-4)",
+    "err_embedding_weight_1d": "F.embedding(torch.tensor([1]), torch.ones(3))",
+    "nn_dropout_module": "torch.manual_seed(0); d = torch.nn.Dropout(0.25); x = torch.ones(4, 5, requires_grad=True); y = d(x);"
+                         " d.eval(); result = [d, torch.nn.Dropout(0.2, inplace=True), y, graph(y), d(x) is x, d.training]",
+    "err_dropout_module_p": "torch.nn.Dropout(1.5)",
+    "nn_batch_norm_module": _E + " bn = torch.nn.BatchNorm1d(5); x = torch.randn(4, 5, requires_grad=True);"
+                            " o = bn(x); r = [bn, o, graph(o), bn.running_mean, bn.running_var, bn.num_batches_tracked,"
+                            " G(o * torch.arange(5.), x, bn.weight, bn.bias), list(bn.state_dict())]; bn.eval();"
+                            " r += [bn(x), graph(bn(x)), bn.running_mean]; b2 = nn.BatchNorm2d(2, momentum=None, affine=False);"
+                            " z = torch.randn(3, 2, 2, 2); r += [b2, b2(z), b2(z * 2), b2.running_mean, b2.running_var,"
+                            " b2.num_batches_tracked]; b3 = nn.BatchNorm1d(3, track_running_stats=False, bias=False);"
+                            " s = torch.randn(2, 3, 4); result = r + [b3, b3(s), b3.running_mean, b3.eval()(s), list(b3.state_dict())]",
+    "err_batch_norm_module_dim": "torch.nn.BatchNorm1d(3)(torch.ones(3))",
+    "err_batch_norm2d_module_dim": "torch.nn.BatchNorm2d(3)(torch.ones(2, 3))",
+    "nn_layer_norm_module": _E + " ln = nn.LayerNorm(5); x = torch.randn(2, 3, 5, requires_grad=True); y = ln(x);"
+                            " l2 = nn.LayerNorm([3, 5], elementwise_affine=False); l3 = nn.LayerNorm(5, bias=False);"
+                            " result = [ln, y, graph(y), G(y * torch.arange(5.), x, ln.weight, ln.bias), l2, l2(x), l3, l3(x),"
+                            " [n for n, _ in ln.named_parameters()], [n for n, _ in l3.named_parameters()]]",
+    "nn_small_modules": _E + " x = torch.randn(2, 3, 2, 2, requires_grad=True); m = [nn.ReLU6(), nn.ReLU6(True),"
+                        " nn.Hardtanh(), nn.Hardtanh(-2, 2.5), nn.Softmax2d(), nn.CosineSimilarity(), nn.PairwiseDistance(),"
+                        " nn.Unflatten(1, (1, 3)), nn.CosineSimilarity(dim=0, eps=0.1), nn.PairwiseDistance(p=1., keepdim=True)];"
+                        " ys = [nn.ReLU6()(x * 4), nn.Hardtanh(-0.5, 0.5)(x), nn.Softmax2d()(x), nn.CosineSimilarity()(x, x.flip(0)),"
+                        " nn.PairwiseDistance()(x, x * 2), nn.Unflatten(1, (3, 1))(x.flatten(1, 2))];"
+                        " result = m + ys + [graph(y) for y in ys] + [G(y, x) for y in ys]",
+    "err_softmax2d_dim": "torch.nn.Softmax2d()(torch.ones(2, 2))",
+    "err_hardtanh_bounds": "torch.nn.Hardtanh(1., 0.)",
+})
