@@ -38,6 +38,7 @@ from . import (
     THREADS,
 )
 from .autograd import FUNCTION_MODULE
+from .data import DATA
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -287,7 +288,7 @@ def _torch() -> dict[str, Any]:
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
-        "backends": _Sub("torch.backends"),
+        "backends": _Sub("torch.backends"), "utils": _Sub("torch.utils"),
     })
     return members
 
@@ -331,6 +332,8 @@ def _build() -> None:
         "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
         "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),
+        "torch.utils": {"data": _Sub("torch.utils.data")},
+        "torch.utils.data": dict(DATA),
         "torch.cuda": {"is_available": lambda: False, "device_count": lambda: 0},
         "torch.backends": {"cpu": _Sub("torch.backends.cpu"), "mkl": _Sub("torch.backends.mkl")},
         "torch.backends.cpu": dict(BACKENDS_CPU),
