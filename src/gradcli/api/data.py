@@ -13,6 +13,7 @@ seeds).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Iterator
@@ -29,24 +30,39 @@ from .nn_parameter import binding, typename
 from .random import Generator as ApiGenerator
 from .types import TypeObject
 
+_RANDPERM_OVERLOADS = (
+    " * (int n, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n"
+    " * (int n, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+_RANDOM_OVERLOADS = (" * (*, torch.Generator generator = None)\n"
+                     " * (int from, int to, *, torch.Generator generator = None)\n"
+                     " * (int to, *, torch.Generator generator = None)\n")
+
+
+def _engine(generator: Any, call: str, got: str, overloads: str) -> Any:
+    """The engine generator of ``generator`` (the run's when None), or PyTorch's error for a
+    value that is not a torch.Generator."""
+    if generator is None:
+        return current().backend.generator
+    if isinstance(generator, ApiGenerator):
+        return generator.engine
+    raise ScriptError(f"{call}() received an invalid combination of arguments - got ({got}"
+                      f"generator={typename(generator)}{'' if got else ', '}), but expected one "
+                      f"of:\n{overloads}", kind="TypeError")
+
 
 def _random_int64(generator: Any) -> int:
     """``torch.empty((), dtype=torch.int64).random_(generator=generator).item()``: a 64-bit
     word modulo 2**63."""
-    engine = current().backend.generator if generator is None else generator.engine
-    return int(engine.random64(1)[0]) % (1 << 63)
+    return int(_engine(generator, "random_", "", _RANDOM_OVERLOADS).random64(1)[0]) % (1 << 63)
 
 
 def _randperm(n: int, generator: Any) -> list[int]:
-    engine = current().backend.generator if generator is None else generator.engine
-    return [int(i) for i in engine.randperm(n)]
-
-
-def _check_generator(generator: Any) -> Any:
-    if generator is not None and not isinstance(generator, ApiGenerator):
-        raise ScriptError(f"randperm() received an invalid combination of arguments - got "
-                          f"(int, generator={typename(generator)})", kind="TypeError")
-    return generator
+    """``torch.randperm(n, generator=generator).tolist()``."""
+    return [int(i) for i in _engine(generator, "randperm", "int, ", _RANDPERM_OVERLOADS)
+            .randperm(n)]
 
 
 class _Protocols:
@@ -55,6 +71,10 @@ class _Protocols:
 
     script_sequence = True
     script_class: TypeObject
+
+    def script_repr(self, printer: Any) -> str:
+        """``<torch.utils.data.dataset.Subset object at 0x…>``."""
+        return f"<{type(self).script_class.qualname} object at {printer.address(self)}>"
 
     def __getitem__(self, index: Any) -> Any:
         raise ScriptError(f"'{type(self).script_type}' object is not subscriptable",
@@ -96,6 +116,10 @@ class Dataset(_Protocols):
             raise ScriptError(f"'{type(self).script_type}' object has no attribute '{name}'",
                               kind="AttributeError")
         del self.__dict__[name]
+
+    def __add__(self, other: Any) -> ConcatDataset:
+        """``a + b``: the samples of ``a`` then those of ``b``."""
+        return ConcatDataset([self, other])
 
     def __iter__(self) -> Iterator[Any]:
         """Python's iteration by ``__getitem__``: 0, 1, ... until an IndexError."""
@@ -152,10 +176,34 @@ class Subset(Dataset):
         return len(self.indices)
 
 
+class ConcatDataset(Dataset):
+    """``ConcatDataset(datasets)``: the datasets' samples one after the other."""
+
+    script_attributes = frozenset({"datasets", "cumulative_sizes"})
+
+    def __init__(self, datasets: Any) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ScriptError("datasets should not be an empty iterable", kind="AssertionError")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __getitem__(self, idx: Any) -> Any:
+        if idx < 0:
+            if -idx > len(self):
+                raise ScriptError("absolute value of index should not exceed dataset length",
+                                  kind="ValueError")
+            idx = len(self) + idx
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][idx - start]
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+
 def random_split(dataset: Any, lengths: Any, generator: Any = None) -> list[Subset]:
     """Split ``dataset`` into non-overlapping Subsets of the given lengths (or fractions),
     the samples shuffled by ``randperm`` on ``generator`` (the run's by default)."""
-    _check_generator(generator)
     lengths = list(lengths)
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
@@ -207,7 +255,7 @@ class RandomSampler(_Protocols):
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
-        self.generator = _check_generator(generator)
+        self.generator = generator
         if not isinstance(replacement, bool):
             raise ScriptError("replacement should be a boolean value, but got replacement="
                               f"{replacement}", kind="TypeError")
@@ -289,7 +337,7 @@ def default_collate(batch: Any) -> Any:
         size = len(elem)
         if not all(len(e) == size for e in batch):
             raise ScriptError("each element in list of batch should be of equal size")
-        return [default_collate(list(samples)) for samples in zip(*batch)]
+        return [default_collate(samples) for samples in zip(*batch)]  # each field a tuple
     raise ScriptError(_COLLATE_ERROR.format(f"<class '{typename(elem)}'>"), kind="TypeError")
 
 
@@ -325,7 +373,7 @@ class DataLoader(_Protocols):
             raise ScriptError("timeout option should be non-negative", kind="ValueError")
         self.dataset = dataset
         self.num_workers = num_workers
-        self.generator = _check_generator(generator)
+        self.generator = generator
         if sampler is not None and shuffle:
             raise ScriptError("sampler option is mutually exclusive with shuffle",
                               kind="ValueError")
@@ -375,6 +423,7 @@ DATA: dict[str, Any] = {
     "Dataset": _type("Dataset", "dataset", Dataset),
     "TensorDataset": _type("TensorDataset", "dataset", TensorDataset),
     "Subset": _type("Subset", "dataset", Subset),
+    "ConcatDataset": _type("ConcatDataset", "dataset", ConcatDataset),
     "DataLoader": _type("DataLoader", "dataloader", DataLoader),
     "SequentialSampler": _type("SequentialSampler", "sampler", SequentialSampler),
     "RandomSampler": _type("RandomSampler", "sampler", RandomSampler),
@@ -384,5 +433,5 @@ DATA: dict[str, Any] = {
     "default_convert": default_convert,
 }
 
-__all__ = ["DATA", "BatchSampler", "DataLoader", "Dataset", "RandomSampler",
+__all__ = ["DATA", "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler",
            "SequentialSampler", "Subset", "TensorDataset", "random_split"]
