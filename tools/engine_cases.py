@@ -1311,3 +1311,66 @@ CASES.update({
     "err_softmax2d_dim": "torch.nn.Softmax2d()(torch.ones(2, 2))",
     "err_hardtanh_bounds": "torch.nn.Hardtanh(1., 0.)",
 })
+
+# --- convolution and pooling: F.conv1d/conv2d (ConvolutionBackward0), the pools, their modules ---
+_C = _G + "torch.manual_seed(0); nn = torch.nn;"
+CASES.update({
+    "nn_conv2d": _C + " x = torch.randn(2, 3, 7, 6, dtype=torch.float64, requires_grad=True);"
+                 " w = torch.randn(4, 3, 3, 2, dtype=torch.float64, requires_grad=True);"
+                 " b = torch.randn(4, dtype=torch.float64, requires_grad=True);"
+                 " y = F.conv2d(x, w, b, stride=(2, 1), padding=1); g = y.grad_fn; q = F.conv2d(x, w).grad_fn;"
+                 " r = [y, graph(y), g._saved_stride, g._saved_padding, g._saved_dilation, g._saved_groups,"
+                 " g._saved_transposed, g._saved_output_padding, g._saved_bias_sym_sizes_opt,"
+                 " q._saved_bias_sym_sizes_opt, G(y * y, x, w, b)]; z = F.conv2d(x, w[:2, :, :, :1].repeat(2, 1, 1, 1), None, dilation=2);"
+                 " v = F.conv2d(x[:, :2], torch.randn(4, 1, 2, 2, dtype=torch.float64, requires_grad=True), groups=2);"
+                 " s = F.conv2d(x[0], w, b, padding='same');"
+                 " result = r + [z, G(z.exp(), x, w), v, graph(v), s, graph(s), G(s, x, w, b)]",
+    "nn_conv2d_float32": _C + " x = torch.randn(1, 2, 6, 6, requires_grad=True); w = torch.randn(3, 2, 3, 3, requires_grad=True);"
+                         " y = F.conv2d(x, w, torch.ones(3), padding=1); result = [y, G(y * y, x, w)]",
+    "nn_conv1d": _C + " x = torch.randn(2, 4, 9, dtype=torch.float64, requires_grad=True);"
+                 " w = torch.randn(6, 2, 3, dtype=torch.float64, requires_grad=True);"
+                 " y = F.conv1d(x, w, groups=2, stride=2, padding=2, dilation=2);"
+                 " result = [y, graph(y), y.grad_fn._saved_stride, G(y.tanh(), x, w), F.conv1d(x, w[:, :1].repeat(1, 4, 1), padding='same'),"
+                 " torch.conv1d(x[0], w[:, :1].repeat(1, 4, 1)), graph(torch.conv1d(x[0], w[:, :1].repeat(1, 4, 1)))]",
+    "nn_conv_modules": _C + " c = nn.Conv2d(2, 4, 3, stride=2, padding=1, dtype=torch.float64); c1 = nn.Conv1d(4, 6, 2, groups=2, bias=False, dtype=torch.float64);"
+                       " cr = nn.Conv2d(2, 2, (2, 3), padding=(1, 2), padding_mode='reflect', dilation=(1, 2), dtype=torch.float64);"
+                       " cs = nn.Conv1d(2, 3, 4, padding='same', padding_mode='replicate');"
+                       " x = torch.randn(2, 2, 5, 5, dtype=torch.float64, requires_grad=True); y = c(x); z = cr(x);"
+                       " result = [c, c1, cr, cs, c.weight, c.bias, y, graph(y), z, graph(z), c1(torch.randn(2, 4, 5, dtype=torch.float64)),"
+                       " cs(x[0, :, 0].float()), graph(cs(x[0, :, 0].float())), [n for n, _ in c.named_parameters()], c.kernel_size, c.padding]",
+    "nn_pools": _C + " x = torch.randn(2, 3, 7, 6, dtype=torch.float64, requires_grad=True);"
+                " a, i = F.max_pool2d(x, 3, 2, 1, return_indices=True); b = F.avg_pool2d(x, (3, 2), stride=(2, 3), padding=1);"
+                " c = F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False); d = F.adaptive_avg_pool2d(x, (4, 3));"
+                " e = F.adaptive_avg_pool2d(x, 1); f = F.max_pool2d(x, 2, dilation=2, ceil_mode=True);"
+                " h = F.max_pool1d(x[0], 3); k = F.avg_pool1d(x[0], 2, 1); m = F.avg_pool2d(x, 2, divisor_override=3);"
+                " ys = [a, b, c, d, e, f, h, k, m];"
+                " result = ys + [i, a.grad_fn._saved_result1.shape, a.grad_fn._saved_kernel_size, a.grad_fn._saved_ceil_mode]"
+                " + [graph(y) for y in ys] + [G(y.exp(), x) for y in ys]",
+    "nn_pool_ties": "x = torch.tensor([[[[1., 1., 2., 2.], [1., 1., float('nan'), 2.], [-float('inf')] * 4, [0., 3., 3., 0.]]]],"
+                    " requires_grad=True); a, i = F.max_pool2d(x, 2, return_indices=True); b = F.max_pool2d(x, 2, 1);"
+                    " a.sum().backward(); result = [a, i, b, x.grad, F.max_pool2d(-torch.full((1, 2, 2), float('inf')), 2, return_indices=True)]",
+    "nn_pool_modules": _C + " x = torch.randn(1, 2, 6, 6, requires_grad=True); ms = [nn.MaxPool2d(2), nn.MaxPool2d((3, 2), stride=1, padding=1),"
+                       " nn.AvgPool2d(3, 2, 1), nn.AvgPool2d(2, ceil_mode=True, count_include_pad=False), nn.AdaptiveAvgPool2d((3, 2)),"
+                       " nn.AdaptiveAvgPool2d(1), nn.MaxPool2d(2, return_indices=True)]; ns = [nn.MaxPool1d(2), nn.AvgPool1d(3, 2)];"
+                       " result = ms + ns + [m(x) for m in ms] + [m(x[0]) for m in ns]",
+    "err_conv2d_dims": "F.conv2d(torch.ones(2, 3), torch.ones(1, 3, 1, 1))",
+    "err_conv2d_channels": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 3, 5, 5))",
+    "err_conv2d_kernel": "F.conv2d(torch.ones(1, 1, 4, 4), torch.ones(6, 1, 5, 5))",
+    "err_conv2d_dtype": "F.conv2d(torch.ones(1, 1, 8, 8, dtype=torch.float64), torch.ones(6, 1, 5, 5))",
+    "err_conv2d_bias_dtype": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), torch.ones(6, dtype=torch.float64))",
+    "err_conv2d_same_stride": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), stride=2, padding='same')",
+    "err_conv2d_padding_string": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), padding='foo')",
+    "err_conv2d_groups": "F.conv2d(torch.ones(1, 2, 8, 8), torch.ones(6, 1, 5, 5), groups=4)",
+    "err_conv2d_stride": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), stride=0)",
+    "err_conv2d_negative_padding": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), padding=-1)",
+    "err_conv2d_bias_size": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), bias=torch.ones(5))",
+    "err_conv1d_dims": "F.conv1d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5))",
+    "err_conv2d_stride_len": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), stride=(1, 2, 3))",
+    "err_conv_module_groups": "torch.nn.Conv2d(3, 6, 5, groups=2)",
+    "err_conv_module_same": "torch.nn.Conv2d(4, 6, 5, stride=2, padding='same')",
+    "err_max_pool2d_small": "F.max_pool2d(torch.ones(1, 1, 4, 4), 5)",
+    "err_max_pool2d_pad": "F.max_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2)",
+    "err_avg_pool2d_pad": "F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2)",
+    "err_max_pool2d_dims": "F.max_pool2d(torch.ones(4, 4), 2)",
+    "err_adaptive_avg_pool2d_dims": "F.adaptive_avg_pool2d(torch.ones(4), 2)",
+})

@@ -43,6 +43,7 @@ from .arithmetic import (
     sub_,
 )
 from .conversions import CONVERSIONS, _convert
+from .convolution import CONVOLUTIONS
 from .einsum import einsum
 from .indexing import getitem, setitem
 from .joins import (
@@ -421,6 +422,7 @@ FUNCTIONS.update({n: FUNCTIONS["a" + n[3:]] for n in (
     "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")})
 NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
 NN_FUNCTIONS.update(LAYERS)
+NN_FUNCTIONS.update(CONVOLUTIONS)
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
 NN_FUNCTIONS.update(NN_INPLACE)
 NN_FUNCTIONS.update(NN_UNDERSCORE)
@@ -442,6 +444,8 @@ METHODS.update(CONVERSIONS)
 # torch.nn.functional's functions that torch also has (torch.threshold, torch.layer_norm ...)
 FUNCTIONS.update(TORCH_NN)
 FUNCTIONS.update(TORCH_LAYERS)
+FUNCTIONS.update({n: CONVOLUTIONS[n] for n in (
+    "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d")})
 FUNCTIONS.update({"relu_": NN_UNDERSCORE["relu_"], "logit_": logit_})
 METHODS["logit_"] = logit_
 METHODS["flip"] = flip_method  # dims one by one, as well as a list

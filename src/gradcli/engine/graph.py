@@ -112,6 +112,11 @@ SAVED_FIELDS: dict[str, dict[str, Any]] = {
     "EmbeddingBackward0": {"indices": None, "padding_idx": _param("padding_idx"),
                            "scale_grad_by_freq": _param("scale_grad_by_freq"),
                            "sparse": _param("sparse"), "weight_sym_argsize_0": _argsize(0, 0)},
+    "ConvolutionBackward0": {
+        "input": None, "weight": None, "bias_sym_sizes_opt": lambda n: (
+            (0,) if n.shapes[2] is None else tuple(n.shapes[2])),
+        **{nm: _param(nm) for nm in ("stride", "padding", "dilation", "transposed",
+                                     "output_padding", "groups")}},
     # `number ** x`: PyTorch saves the number as `self` and the tensor as `exponent`
     "PowBackward2": {"self": _param("base"), "exponent": None, "result": None},
 }

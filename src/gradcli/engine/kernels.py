@@ -117,6 +117,94 @@ def batch_norm_backward(xp: Any, grad: Any, x: Any, weight: Any, mean: Any, invs
     return ex.batchnorm.backward(grad, x, weight, mean, invstd, training, running_var, eps)
 
 
+def _window(x: Any, i: int, j: int, stride: tuple, dilation: tuple, out: tuple) -> Any:
+    """The (N, C, oh, ow) elements of a padded image under kernel position (i, j)."""
+    (sh, sw), (dh, dw), (oh, ow) = stride, dilation, out
+    return x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh,
+             j * dw: j * dw + sw * (ow - 1) + 1: sw]
+
+
+def _padded(xp: Any, x: Any, padding: tuple) -> Any:
+    n, c, h, w = x.shape
+    (ph, pw) = padding
+    if not ph and not pw:
+        return x
+    out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
+    out[:, :, ph:ph + h, pw:pw + w] = x
+    return out
+
+
+def conv2d(xp: Any, x: Any, w: Any, bias: Any, stride: tuple, padding: tuple, dilation: tuple,
+           groups: int) -> Any:
+    """A 2-d convolution (cross-correlation) of (N, C, H, W) by (O, C / groups, kh, kw): ATen's
+    slow kernels' im2col and gemm on the NumPy backend (engine/exact/conv.py)."""
+    ex = _exact(xp, x, w)
+    if ex is not None:
+        return ex.conv.conv2d(x, w, bias, stride, padding, dilation, groups)
+    out = tuple((x.shape[2 + d] + 2 * padding[d] - dilation[d] * (w.shape[2 + d] - 1) - 1)
+                // stride[d] + 1 for d in range(2))
+    xp_ = _padded(xp, x, padding)
+    cg, og = x.shape[1] // groups, w.shape[0] // groups
+    parts = []
+    for g in range(groups):
+        acc = xp.zeros((x.shape[0], out[0], out[1], og), dtype=x.dtype)
+        for i in range(w.shape[2]):
+            for j in range(w.shape[3]):
+                win = _window(xp_[:, g * cg:(g + 1) * cg, ...], i, j, stride, dilation, out)
+                acc = acc + xp.matmul(xp.permute_dims(win, (0, 2, 3, 1)),
+                                      xp.permute_dims(w[g * og:(g + 1) * og, :, i, j], (1, 0)))
+        parts.append(xp.permute_dims(acc, (0, 3, 1, 2)))
+    y = parts[0] if groups == 1 else xp.concat(parts, axis=1)
+    return y if bias is None else y + xp.reshape(bias, (1, -1, 1, 1))
+
+
+def conv2d_input_grad(xp: Any, grad: Any, w: Any, shape: tuple, stride: tuple, padding: tuple,
+                      dilation: tuple, groups: int) -> Any:
+    """The gradient of a 2-d convolution's (N, C, H, W) input of ``shape``."""
+    ex = _exact(xp, grad, w)
+    if ex is not None:
+        return ex.conv.conv2d_input_grad(grad, shape, w, stride, padding, dilation, groups)
+    n, c, h, wd = shape
+    (ph, pw), out = padding, tuple(grad.shape[2:])
+    cg, og = c // groups, w.shape[0] // groups
+    img = xp.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=grad.dtype)
+    for g in range(groups):
+        gg = xp.permute_dims(grad[:, g * og:(g + 1) * og, ...], (0, 2, 3, 1))
+        for i in range(w.shape[2]):
+            for j in range(w.shape[3]):
+                part = xp.matmul(gg, w[g * og:(g + 1) * og, :, i, j])  # (N, oh, ow, cg)
+                (sh, sw), (dh, dw) = stride, dilation
+                sel = (slice(None), slice(g * cg, (g + 1) * cg),
+                       slice(i * dh, i * dh + sh * (out[0] - 1) + 1, sh),
+                       slice(j * dw, j * dw + sw * (out[1] - 1) + 1, sw))
+                img[sel] = img[sel] + xp.permute_dims(part, (0, 3, 1, 2))
+    return img[:, :, ph:ph + h, pw:pw + wd]
+
+
+def conv2d_weight_grad(xp: Any, grad: Any, x: Any, shape: tuple, stride: tuple, padding: tuple,
+                       dilation: tuple, groups: int) -> Any:
+    """The gradient of a 2-d convolution's (O, C / groups, kh, kw) weight of ``shape``."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        return ex.conv.conv2d_weight_grad(grad, x, shape, stride, padding, dilation, groups)
+    out = tuple(grad.shape[2:])
+    xp_ = _padded(xp, x, padding)
+    cg, og = shape[1], shape[0] // groups
+    groups_out = []
+    for g in range(groups):
+        gg = xp.reshape(xp.permute_dims(grad[:, g * og:(g + 1) * og, ...], (1, 0, 2, 3)), (og, -1))
+        rows = []
+        for i in range(shape[2]):
+            cols = []
+            for j in range(shape[3]):
+                win = _window(xp_[:, g * cg:(g + 1) * cg, ...], i, j, stride, dilation, out)
+                win = xp.reshape(xp.permute_dims(win, (0, 2, 3, 1)), (-1, cg))
+                cols.append(xp.matmul(gg, win))  # (og, cg)
+            rows.append(xp.stack(cols, axis=-1))
+        groups_out.append(xp.stack(rows, axis=-2))
+    return groups_out[0] if groups == 1 else xp.concat(groups_out, axis=0)
+
+
 def _axes(axis: Any) -> tuple | None:
     if axis is None:
         return None

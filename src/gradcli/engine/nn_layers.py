@@ -14,7 +14,7 @@ from . import dtypes as D
 from . import kernels as K
 from . import ops as O
 from .args import broadcast_shape, check_numel, dim_arg, tensor_arg, type_name
-from .backend import memory_order
+from .backend import memory_order, to_host
 from .context import GradMode
 from .joins import expand_as
 from .nn_functional import _cast
@@ -330,7 +330,7 @@ def _torch_embedding(weight: Any, indices: Any, padding_idx: int = -1,
     if sparse:
         raise ScriptError("embedding(sparse=True) is not supported by gradcli",
                           kind="NotImplementedError", hint="sparse gradients are not emulated")
-    flat = idx.data.reshape(-1)
+    flat = to_host(idx.data).reshape(-1)
     if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= w.shape[0]):
         raise ScriptError("index out of range in self", kind="IndexError")
     check_numel((*idx.shape, w.shape[1]))
@@ -344,7 +344,7 @@ def _renorm(w: Tensor, idx: Tensor, max_norm: float, norm_type: float) -> None:
     ``max_norm / (norm + 1e-7)`` when its norm exceeds ``max_norm``: one in-place op on
     ``weight``, which bumps its version once)."""
     be = w.backend
-    flat = idx.data.reshape(-1)
+    flat = to_host(idx.data).reshape(-1)
     if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= w.shape[0]):
         raise ScriptError("index out of range in self", kind="IndexError")
     for k in sorted(set(flat.tolist())):

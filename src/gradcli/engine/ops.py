@@ -63,6 +63,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from . import kernels as K
+from . import windows as W
 from .backend import index_put, strided_diagonal
 from .tensor import Tensor
 
@@ -1256,6 +1257,145 @@ EMBEDDING = defop(
     xp.embedding_dense_backward(grad, indices, num_weights=self_shape[0],
                                 padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq),
     None)
+
+# --- convolution (engine/nn_layers.conv1d, conv2d) ----------------------------------------------
+# One op for 1-d and 2-d convolutions, as ATen's ``convolution``: a 1-d one runs as the 2-d one
+# over (N, C, 1, L).  Its gradients are two more ops, each bilinear, whose formulas are the
+# three ops again, so that every order of derivative is a convolution.
+def _as_2d(xp: Any, x: Any, stride: tuple, padding: tuple, dilation: tuple) -> tuple:
+    if x.ndim == 3:
+        return xp.expand_dims(x, axis=2), (1, *stride), (0, *padding), (1, *dilation)
+    return x, tuple(stride), tuple(padding), tuple(dilation)
+
+
+def _convolution(xp: Any, input: Any, weight: Any, bias: Any, stride: tuple = (1, 1),
+                 padding: tuple = (0, 0), dilation: tuple = (1, 1), transposed: bool = False,
+                 output_padding: tuple = (0, 0), groups: int = 1) -> Any:
+    """Cross-correlation of ``input`` (N, C, [H,] W) with ``weight`` (O, C / groups, [kh,] kw)
+    plus ``bias`` per output channel (K.conv2d)."""
+    x, s, p, d = _as_2d(xp, input, stride, padding, dilation)
+    w = xp.expand_dims(weight, axis=2) if weight.ndim == 3 else weight
+    y = K.conv2d(xp, x, w, bias, s, p, d, groups)
+    return y[:, :, 0, ...] if input.ndim == 3 else y
+
+
+def _convolution_input_grad(xp: Any, grad_output: Any, weight: Any, input_shape: tuple = (),
+                            stride: tuple = (1, 1), padding: tuple = (0, 0),
+                            dilation: tuple = (1, 1), groups: int = 1) -> Any:
+    """The input's gradient of a convolution, for a gradient ``grad_output`` of its output."""
+    g, s, p, d = _as_2d(xp, grad_output, stride, padding, dilation)
+    w = xp.expand_dims(weight, axis=2) if weight.ndim == 3 else weight
+    shape = tuple(input_shape)
+    shape2 = (*shape[:2], 1, shape[2]) if len(shape) == 3 else shape
+    out = K.conv2d_input_grad(xp, g, w, shape2, s, p, d, groups)
+    return out[:, :, 0, ...] if len(shape) == 3 else out
+
+
+def _convolution_weight_grad(xp: Any, grad_output: Any, input: Any, weight_shape: tuple = (),
+                             stride: tuple = (1, 1), padding: tuple = (0, 0),
+                             dilation: tuple = (1, 1), groups: int = 1) -> Any:
+    """The weight's gradient of a convolution of ``input``, for ``grad_output``."""
+    g, s, p, d = _as_2d(xp, grad_output, stride, padding, dilation)
+    x = xp.expand_dims(input, axis=2) if input.ndim == 3 else input
+    shape = tuple(weight_shape)
+    shape2 = (*shape[:2], 1, shape[2]) if len(shape) == 3 else shape
+    out = K.conv2d_weight_grad(xp, g, x, shape2, s, p, d, groups)
+    return out[:, :, 0, ...] if len(shape) == 3 else out
+
+
+def _conv_axes(grad: Any) -> tuple:
+    return (0, *range(2, len(tuple(grad.shape))))
+
+
+CONVOLUTION_BACKWARD_INPUT = defop(
+    "convolution_backward_input", "ConvolutionBackwardBackward0", ("grad_output", "weight"),
+    _convolution_input_grad,
+    lambda xp, grad, weight, stride, padding, dilation, groups: xp.convolution(
+        grad, weight, None, stride=stride, padding=padding, dilation=dilation, groups=groups),
+    lambda xp, grad, grad_output, weight, stride, padding, dilation, groups:
+    xp.convolution_backward_weight(grad_output, grad, weight_shape=tuple(weight.shape),
+                                   stride=stride, padding=padding, dilation=dilation,
+                                   groups=groups),
+    dtype="same")
+CONVOLUTION_BACKWARD_WEIGHT = defop(
+    "convolution_backward_weight", "ConvolutionBackwardBackward0", ("grad_output", "input"),
+    _convolution_weight_grad,
+    lambda xp, grad, input, stride, padding, dilation, groups: xp.convolution(
+        input, grad, None, stride=stride, padding=padding, dilation=dilation, groups=groups),
+    lambda xp, grad, grad_output, input, stride, padding, dilation, groups:
+    xp.convolution_backward_input(grad_output, grad, input_shape=tuple(input.shape),
+                                  stride=stride, padding=padding, dilation=dilation,
+                                  groups=groups),
+    dtype="same")
+# NOTE: both formulas read input and weight, so the node saves both whatever needs grad, as
+# PyTorch's ConvolutionBackward0 does (its one formula reads both).
+CONVOLUTION = defop(
+    "convolution", "ConvolutionBackward0", ("input", "weight", "bias"), _convolution,
+    lambda xp, grad, input, weight, stride, padding, dilation, groups:
+    xp.convolution_backward_input(grad, weight, input_shape=tuple(input.shape), stride=stride,
+                                  padding=padding, dilation=dilation, groups=groups),
+    lambda xp, grad, input, weight, stride, padding, dilation, groups:
+    xp.convolution_backward_weight(grad, input, weight_shape=tuple(weight.shape), stride=stride,
+                                   padding=padding, dilation=dilation, groups=groups),
+    lambda xp, grad: xp.sum(grad, axis=_conv_axes(grad)),
+    dtype="same")
+
+# --- pooling (engine/convolution.py; the kernels' order in engine/windows.py) --------------------
+MAX_POOL2D_BACKWARD = defop(
+    "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0",
+    ("grad_output", "indices"),
+    lambda xp, grad_output, indices, self_shape=(): W.scatter_planes(xp, grad_output, indices,
+                                                                     tuple(self_shape)),
+    lambda xp, grad, indices: xp.max_pool2d_with_indices(grad, indices), None)
+# the windows' maxima are found by engine/convolution.py (W.max_pool_indices); the op gathers
+# them, so that its values and PyTorch's result1 (the indices) are one computation
+MAX_POOL2D = defop(
+    "max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", ("self", "result1"),
+    lambda xp, self, result1, kernel_size=(), stride=(), padding=(0, 0), dilation=(1, 1),
+    ceil_mode=False: W.gather_planes(xp, self, result1),
+    lambda xp, grad, self, result1: xp.max_pool2d_with_indices_backward(
+        grad, result1, self_shape=tuple(self.shape)), None)
+AVG_POOL2D_BACKWARD = defop(
+    "avg_pool2d_backward", "AvgPool2DBackwardBackward0", ("grad_output",),
+    lambda xp, grad_output, self_shape=(), kernel_size=(), stride=(), padding=(0, 0),
+    ceil_mode=False, count_include_pad=True, divisor_override=None: W.avg_pool_backward(
+        xp, grad_output, tuple(self_shape), kernel_size, stride, padding, count_include_pad,
+        divisor_override),
+    lambda xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override: xp.avg_pool2d(grad, kernel_size=kernel_size, stride=stride,
+                                    padding=padding, ceil_mode=ceil_mode,
+                                    count_include_pad=count_include_pad,
+                                    divisor_override=divisor_override))
+
+
+def _avg_pool2d(xp: Any, self: Any, kernel_size: tuple = (), stride: tuple = (),
+                padding: tuple = (0, 0), ceil_mode: bool = False,
+                count_include_pad: bool = True, divisor_override: Any = None) -> Any:
+    out = tuple(W.out_size(self.shape[2 + d], kernel_size[d], stride[d], padding[d], 1, ceil_mode)
+                for d in range(2))
+    return W.avg_pool(xp, self, kernel_size, stride, padding, out, count_include_pad,
+                      divisor_override)
+
+
+AVG_POOL2D = defop(
+    "avg_pool2d", "AvgPool2DBackward0", ("self",), _avg_pool2d,
+    lambda xp, grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override: xp.avg_pool2d_backward(
+        grad, self_shape=tuple(self.shape), kernel_size=kernel_size, stride=stride,
+        padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+        divisor_override=divisor_override),
+    dtype="float_kernel", aten="avg_pool2d")
+ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
+    "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", ("grad_output",),
+    lambda xp, grad_output, self_shape=(): W.adaptive_avg_pool_backward(xp, grad_output,
+                                                                        tuple(self_shape)),
+    lambda xp, grad, grad_output: xp._adaptive_avg_pool2d(
+        grad, output_size=tuple(grad_output.shape[2:])))
+ADAPTIVE_AVG_POOL2D = defop(
+    "_adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", ("self",),
+    lambda xp, self, output_size=(): W.adaptive_avg_pool(xp, self, tuple(output_size)),
+    lambda xp, grad, self: xp.adaptive_avg_pool2d_backward(grad, self_shape=tuple(self.shape)),
+    dtype="float_kernel", aten="adaptive_avg_pool2d")
 
 LEAKY_RELU = defop(
     "leaky_relu", "LeakyReluBackward0", ("self",),
