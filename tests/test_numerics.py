@@ -87,6 +87,10 @@ MKL_MEASURED = {
     "linear/float64": 0.387, "gelu_grad/float32": 0.287, "gelu_grad/float64": 0.863,
     "logaddexp/float64": 0.985, "mish/float32": 0.952, "mish/float64": 0.907,
     "mish_grad/float32": 0.692, "mish_grad/float64": 0.661,
+    # float32 convolutions ATen gives to oneDNN (batches, 5 x 5 kernels, groups): its JIT
+    # kernels' blocked order of the products' sum is not reproduced (gradcli's are the slow
+    # kernels': im2col and sgemm); float64, and float32 on the slow path, are exact
+    "conv2d_onednn/float32": 0.21, "conv2d_onednn_grad/float32": 0.234,
 }
 # DEFAULT (the C library's functions in every lane): lower where the stand-ins differ more
 DEFAULT_MEASURED = {"gelu/float64": 0.421, "mish/float32": 0.781, "mish/float64": 0.763}

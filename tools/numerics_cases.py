@@ -183,6 +183,37 @@ OPS.update({
 })
 
 
+def _conv2d(torch, x, w, b, stride=1, padding=0, dilation=1, groups=1):
+    return torch.nn.functional.conv2d(x, w, b, stride, padding, dilation, groups)
+
+
+def _conv2d_grad(torch, x, w, b, stride=1, padding=0, dilation=1, groups=1):
+    return _grad(torch, lambda p, q, r: torch.nn.functional.conv2d(p, q, r, stride, padding,
+                                                                   dilation, groups), x, w, b)
+
+
+# convolutions (ConvolutionMM2d.cpp): "conv2d" where ATen takes its slow kernels in both dtypes
+# (batch 1, kernels up to 3 x 3), "conv2d_onednn" where float32 goes to oneDNN (float64 never)
+OPS.update({"conv2d": _conv2d, "conv2d_grad": _conv2d_grad, "conv2d_onednn": _conv2d,
+            "conv2d_onednn_grad": _conv2d_grad})
+
+
+def _conv_cases(dtype: str) -> list:
+    out = []
+    for op, (x, w, params) in [
+            ("conv2d", ((1, 1, 8, 8), (2, 1, 3, 3), {})),
+            ("conv2d", ((1, 8, 12, 12), (16, 8, 3, 3), {"padding": 1})),
+            ("conv2d", ((1, 3, 9, 9), (4, 3, 2, 2), {"stride": 2})),
+            ("conv2d_onednn", ((4, 3, 10, 10), (5, 3, 3, 3), {"padding": 1})),
+            ("conv2d_onednn", ((3, 6, 14, 14), (16, 6, 5, 5), {})),
+            ("conv2d_onednn", ((2, 4, 9, 7), (6, 2, 3, 2), {"groups": 2})),
+            ("conv2d_onednn", ((2, 3, 9, 9), (4, 3, 3, 3), {"dilation": 2, "stride": 2}))]:
+        ins = [recipe(x, 520 + x[1]), recipe(w, 521 + w[0]), recipe((w[0],), 522)]
+        out.append(_case(op, dtype, ins, **params))
+        out.append(_case(op + "_grad", dtype, ins, **params))
+    return out
+
+
 def _layer_cases(dtype: str) -> list:
     out = []
     for shape in [(32, 64), (4, 5), (100, 10), (2, 7), (1000, 33), (7, 3, 5), (16, 6, 4, 4),
@@ -361,7 +392,7 @@ def cases() -> list[dict]:
     out = []
     for dtype in DTYPES:
         for group in (_sum_cases, _unary_cases, _softmax_cases, _loss_cases, _matmul_cases,
-                      _moment_cases, _group_a_cases, _layer_cases):
+                      _moment_cases, _group_a_cases, _layer_cases, _conv_cases):
             out.extend(group(dtype))
     return out
 
