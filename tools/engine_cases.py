@@ -1374,3 +1374,12 @@ CASES.update({
     "err_max_pool2d_dims": "F.max_pool2d(torch.ones(4, 4), 2)",
     "err_adaptive_avg_pool2d_dims": "F.adaptive_avg_pool2d(torch.ones(4), 2)",
 })
+
+# --- the remaining common loss modules -----------------------------------------------------------
+CASES.update({
+    "nn_more_loss_modules": _C + " x = torch.randn(3, 4, requires_grad=True); t = torch.randn(3, 4);"
+                            " ms = [nn.HuberLoss(), nn.HuberLoss(reduction='sum', delta=0.5), nn.KLDivLoss(reduction='batchmean'),"
+                            " nn.KLDivLoss(log_target=True, reduction='sum'), nn.SoftMarginLoss()];"
+                            " ys = [ms[0](x, t), ms[1](x, t), ms[2](x.log_softmax(1), t.softmax(1)), ms[3](x.log_softmax(1), t.log_softmax(1)),"
+                            " ms[4](x, t.sign())]; result = ms + ys + [graph(y) for y in ys] + [G(y, x) for y in ys] + [ms[1].delta, ms[3].log_target]",
+})

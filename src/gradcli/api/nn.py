@@ -391,6 +391,9 @@ BCELoss = _loss("BCELoss", "binary_cross_entropy", ("weight", *_LEGACY), init="_
                 weight=None)
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
                           ("weight", *_LEGACY, "pos_weight"), weight=None, pos_weight=None)
+HuberLoss = _loss("HuberLoss", "huber_loss", ("reduction", "delta"), delta=1.0)
+KLDivLoss = _loss("KLDivLoss", "kl_div", (*_LEGACY, "log_target"), log_target=False)
+SoftMarginLoss = _loss("SoftMarginLoss", "soft_margin_loss", init="_Loss")
 
 
 # -- the classes as a script sees them ------------------------------------------------------------------
@@ -402,7 +405,8 @@ _PLACES = {
     **{n: "activation" for n in ("ReLU", "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax",
                                  "LogSoftmax", "Tanh", "Sigmoid", "SiLU", "LogSigmoid")},
     **{n: "loss" for n in ("MSELoss", "L1Loss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
-                           "BCELoss", "BCEWithLogitsLoss")},
+                           "BCELoss", "BCEWithLogitsLoss", "HuberLoss", "KLDivLoss",
+                           "SoftMarginLoss")},
 }
 _PLACES.update(nn_layers.PLACES)
 _PLACES.update(nn_conv.PLACES)
