@@ -15,6 +15,8 @@ from gradcli.engine.backend import from_namespace, get_backend
 from gradcli.engine.context import RunContext, current, use
 from gradcli.engine.formulas import TENSOR_FORMULAS
 from gradcli.engine.record import apply
+from gradcli.engine.recurrent import _unsafe_chunk as unsafe_chunk
+from gradcli.engine.shape import transpose_result
 from gradcli.errors import ScriptError
 
 
@@ -268,6 +270,8 @@ CASES = [
         O.OPS["avg_pool2d_backward"], (F.reshape(g[:, :2], 1, 1, 2, 3),),
         {"self_shape": (1, 1, 3, 4), "kernel_size": (2, 2), "stride": (1, 1), "padding": (0, 0),
          "ceil_mode": False, "count_include_pad": True, "divisor_override": None}), [A]),
+    ("unsafe_split", lambda a: F.mul(*unsafe_chunk(a, 2)), [A]),
+    ("transpose_", lambda a: transpose_result(a * 1, 0, 1), [A]),
     ("_adaptive_avg_pool2d", lambda a: F.NN_FUNCTIONS["adaptive_avg_pool2d"](
         F.reshape(a, 1, 1, 3, 4), (2, 3)), [A]),
     ("adaptive_avg_pool2d_backward", lambda g: apply(

@@ -71,6 +71,15 @@ GRADCHECKS = {
              "f = lambda x: (F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, "
              "count_include_pad=False), F.adaptive_avg_pool2d(x, (4, 3)), F.max_pool1d(x[0], 2), "
              "F.avg_pool1d(x[0], 3, 1, 1), F.max_pool2d(x, 2, dilation=2))",
+    "recurrent": "ms = [nn.RNN(3, 4, 2, dtype=torch.float64), nn.GRU(3, 4, batch_first=True, "
+                 "dtype=torch.float64), nn.LSTM(3, 4, dtype=torch.float64)]\n"
+                 "x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True)\n"
+                 "f = lambda x: (ms[0](x)[0], ms[1](x)[1], ms[2](x)[1][1])",
+    "cells": "cs = [nn.RNNCell(3, 4, dtype=torch.float64), nn.GRUCell(3, 4, dtype=torch.float64), "
+             "nn.LSTMCell(3, 4, dtype=torch.float64)]\n"
+             "x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)\n"
+             "h = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)\n"
+             "f = lambda x, h: (cs[0](x, h), cs[1](x, h), cs[2](x, (h, h * h))[1])",
 }
 
 # second derivatives: the convolution's and the pools' backward ops are themselves recorded

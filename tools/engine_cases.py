@@ -1383,3 +1383,24 @@ CASES.update({
                             " ys = [ms[0](x, t), ms[1](x, t), ms[2](x.log_softmax(1), t.softmax(1)), ms[3](x.log_softmax(1), t.log_softmax(1)),"
                             " ms[4](x, t.sign())]; result = ms + ys + [graph(y) for y in ys] + [G(y, x) for y in ys] + [ms[1].delta, ms[3].log_target]",
 })
+
+# --- recurrent layers (RNN.cpp's composition; float32 LSTM is oneDNN's in PyTorch: float64 here) --
+CASES.update({
+    "nn_rnn_modules": _C + " ms = [nn.RNN(3, 4, num_layers=2, dtype=torch.float64), nn.GRU(3, 4, dtype=torch.float64),"
+                      " nn.RNN(3, 4, nonlinearity='relu', batch_first=True, bias=False), nn.GRU(3, 4, batch_first=True)];"
+                      " x = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True); o1, h1 = ms[0](x); o2, h2 = ms[1](x);"
+                      " z = torch.randn(2, 3, 3); o3, h3 = ms[2](z); o4, h4 = ms[3](z, torch.randn(1, 2, 4));"
+                      " result = ms + [o1, h1, graph(o1), graph(h1), G(o1, x), o2, h2, graph(o2), G(o2, x), o3, h3, o4, h4,"
+                      " ms[3](z[0])[0], [n for n, _ in ms[0].named_parameters()]]",
+    "nn_lstm_module": _C + " m = nn.LSTM(3, 4, num_layers=2, dtype=torch.float64); x = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True);"
+                      " o, (h, c) = m(x); result = [m, o, h, c, graph(o), G(o, x), nn.LSTM(2, 3, dropout=0.5, num_layers=2), m.all_weights[1][0].shape]",
+    "nn_rnn_cells": _C + " cs = [nn.RNNCell(3, 4), nn.RNNCell(3, 4, nonlinearity='relu', bias=False), nn.GRUCell(3, 4), nn.LSTMCell(3, 4)];"
+                    " x = torch.randn(2, 3, requires_grad=True); h = torch.randn(2, 4); ys = [cs[0](x), cs[1](x, h), cs[2](x, h), cs[3](x, (h, h))[1], cs[3](x[0])[0]];"
+                    " result = cs + ys + [graph(y) for y in ys] + [G(y, x) for y in ys]",
+    "err_rnn_input_dims": "torch.nn.LSTM(3, 4)(torch.ones(1, 2, 3, 3))",
+    "err_rnn_input_size": "torch.nn.LSTM(3, 4)(torch.ones(2, 5))",
+    "err_rnn_nonlinearity": "torch.nn.RNN(3, 4, nonlinearity='x')",
+    "err_rnn_cell_size": "torch.nn.LSTMCell(3, 4)(torch.ones(2, 5))",
+    "err_rnn_hidden_size": "torch.nn.GRU(3, 4)(torch.ones(2, 1, 3), torch.ones(2, 1, 4))",
+    "err_rnn_cell_dims": "torch.nn.RNNCell(3, 4)(torch.ones(2, 2, 3))",
+})

@@ -16,7 +16,7 @@ from ..engine.context import current
 from ..engine.dtypes import to_dtype
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
-from . import nn_conv, nn_init, nn_layers
+from . import nn_conv, nn_init, nn_layers, nn_recurrent
 from .creation import get_default_dtype, zeros
 from .nn_containers import ModuleDict, ModuleList, ParameterDict, ParameterList
 from .nn_module import _COMMON, Module
@@ -410,13 +410,15 @@ _PLACES = {
 }
 _PLACES.update(nn_layers.PLACES)
 _PLACES.update(nn_conv.PLACES)
+_PLACES.update(nn_recurrent.PLACES)
 CLASSES: dict[str, TypeObject] = {}
 
 
 def _classes() -> None:
     base = None
     for name, place in _PLACES.items():
-        cls = globals().get(name) or getattr(nn_layers, name, None) or getattr(nn_conv, name)
+        cls = globals().get(name) or getattr(nn_layers, name, None) or \
+            getattr(nn_conv, name, None) or getattr(nn_recurrent, name)
         cls.script_type = name  # Python's messages name the class ('Linear' object ...)
         cls.script_class = CLASSES[name] = TypeObject(
             f"torch.nn.modules.{place}.{name}", (cls,),

@@ -1693,6 +1693,10 @@ TRANSPOSE = defop("transpose", "TransposeBackward0", ("self",),
                   lambda xp, self, dim0, dim1: xp.permute_dims(self, _swap(self.ndim, dim0, dim1)),
                   lambda xp, grad, dim0, dim1: xp.permute_dims(grad, _swap(grad.ndim, dim0, dim1)),
                   kind="view")
+# x.transpose_(d0, d1) on a fresh result (RNN.cpp's batch_first output): PyTorch's node is
+# TransposeBackward1; gradcli records it as a view of that result
+TRANSPOSE_INPLACE = defop("transpose_", "TransposeBackward1", ("self",), TRANSPOSE.forward,
+                          *(f for f, _ in TRANSPOSE.formulas), kind="view")
 UNSQUEEZE = defop("unsqueeze", "UnsqueezeBackward0", ("self",),
                   lambda xp, self, dim: xp.expand_dims(self, axis=dim),
                   lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
@@ -1729,6 +1733,12 @@ def _piece_backward(xp: Any, grad: Any, self_shape: tuple, dim: int, start: int,
 SPLIT = defop("split", "SplitBackward0", ("self",), _piece, _piece_backward, kind="view")
 SPLIT_WITH_SIZES = defop("split_with_sizes", "SplitWithSizesBackward0", ("self",), _piece,
                          _piece_backward, kind="view")
+# unsafe_split (the recurrent cells' gates): the pieces are not views (in-place updates of
+# them rewrite no history), one copy each
+UNSAFE_SPLIT = defop("unsafe_split", "UnsafeSplitBackward0", ("self",),
+                     lambda xp, self, dim, start, stop: xp.asarray(
+                         _piece(xp, self, dim, start, stop), copy=True),
+                     _piece_backward)
 SLICE = defop("slice", "SliceBackward0", ("self",),
               lambda xp, self, dim, start, stop, step: self[_index(dim, slice(start, stop, step))],
               lambda xp, grad, self_shape, dim, start, stop, step: xp.slice_backward(
