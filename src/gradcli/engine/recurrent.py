@@ -4,9 +4,12 @@ cell made of recorded ops (``linear`` of the hidden state, an in-place add of th
 projection, the gates from ``unsafe_chunk`` updated in place), the outputs stacked; layers one
 after the other with dropout between them while training, the final states stacked.
 
-PyTorch computes a float32 LSTM with oneDNN instead (one ``MkldnnRnnLayerBackward0`` node per
-layer): gradcli composes it as the float64 one, so its graph shows the cell's nodes and its
-values are within the rounding of another order of the same sums.
+The bits are those of the ops composed: float32 exact; float64 inherits F.linear's bound (MKL's
+dgemm adds the bias inside the product in an order not reproduced), which reaches a float64
+RNN's values through every step's ``linear``.  PyTorch computes a float32 LSTM with oneDNN
+instead (one ``MkldnnRnnLayerBackward0`` node per layer): gradcli composes it as the float64 one,
+so its graph shows the cell's nodes and its values are within the rounding of another order of
+the same sums.
 """
 
 from __future__ import annotations
