@@ -124,6 +124,19 @@ def test_program_is_small_sourced_and_in_the_spec_subset(name):
     assert not outside, f"imports outside SPEC §7: {sorted(outside)}"
 
 
+def test_every_standard_module_of_spec_7_has_a_program():
+    """Issue 22: at least one corpus program imports each standard module gradcli has."""
+    used = set()
+    for name in PROGRAMS:
+        for node in ast.walk(ast.parse((CORPUS / f"{name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                used |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                used.add(node.module)
+    assert {"random", "itertools", "functools", "collections", "typing", "sys", "time",
+            "matplotlib.pyplot"} <= used
+
+
 # ---------------------------------------------------------------- recorder: parsing stderr
 
 

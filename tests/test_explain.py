@@ -182,7 +182,9 @@ def _row_stats(x: Tensor, keep: int) -> tuple[Tensor, Tensor]:
 
 
 TABLE_OPS = sorted(n for n, op in OPS.items() if op.forward is not None)
-NOT_DIFFERENTIABLE = {n for n in TABLE_OPS if OPS[n].grad_fn == "NotImplemented"}
+# (and the in-place inverse hyperbolics, whose backward PyTorch has not implemented)
+NOT_DIFFERENTIABLE = {n for n in TABLE_OPS if OPS[n].grad_fn == "NotImplemented"} | {
+    "asinh_", "acosh_", "atanh_"}
 
 
 def _decompose(out: Tensor, x: Tensor) -> P.Decomposition:

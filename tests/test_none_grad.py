@@ -68,10 +68,19 @@ def test_nonleaf_hint_forms(src, hint):
 
 
 def test_each_nonleaf_read_of_a_statement_gets_its_own_hint():
-    src = "x = param(2.0)\ny = x * 3\nz = y + 1\nprint(y.grad, z.grad)\n"
-    hints = [w.hint for w in pipeline.run(src).warnings]
-    assert [h.split(" (")[0] for h in hints] == ["y is not a leaf", "z is not a leaf"]
-    assert "AddBackward0 on line 3" in hints[1]
+    src = "x = param(2.0)\ny = x * 3\nz = y + 1\nprint(y.grad,\n      z.grad)\n"
+    warnings = pipeline.run(src).warnings
+    assert [w.hint.split(" (")[0] for w in warnings] == ["y is not a leaf", "z is not a leaf"]
+    assert [w.span.line for w in warnings] == [4, 5]  # each where its read is, as Python says
+    assert "AddBackward0 on line 3" in warnings[1].hint
+
+
+def test_a_warning_is_shown_once_per_line():
+    """Python's warnings filter shows a warning once per line: two reads on one line, or one
+    read in a loop, warn once."""
+    src = ("x = param(2.0)\ny = x * 3\nz = y + 1\nprint(y.grad, z.grad)\n"
+           "for i in range(3):\n    print(y.grad)\n")
+    assert [w.span.line for w in pipeline.run(src).warnings] == [4, 6]
 
 
 def test_with_graph_records_the_line_is_the_ops_own():
@@ -89,7 +98,7 @@ def test_run_prints_the_hint_after_pytorchs_warning_and_json_carries_it():
     assert f"hint: {Y_WHY}\n" in r.stderr
     r = runner.invoke(cli.app, ["run", "-e", READS, "--format", "json"])
     assert json.loads(r.stdout)["warnings"] == [
-        {"line": 8, "column": 1, "message": NONLEAF_GRAD_MSG, "hint": Y_WHY}]
+        {"line": 8, "column": 7, "message": NONLEAF_GRAD_MSG, "hint": Y_WHY}]
 
 
 def test_run_adds_nothing_for_a_leaf_whose_grad_is_none():

@@ -9,9 +9,11 @@ ScriptSyntaxError with a valid span: never any other exception.
 from __future__ import annotations
 
 import ast
+import sys
 import warnings
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -739,7 +741,7 @@ def _parses_or_reports(text: str) -> None:
         assert s is not None and 1 <= s.line <= s.end_line <= n_lines
         assert s.column >= 1 and (s.line, s.column) <= (s.end_line, s.end_column)
         assert e.message and "Token(" not in e.message and "$END" not in e.message
-        assert e.kind == "SyntaxError"
+        assert e.kind in ("SyntaxError", "IndentationError", "TabError")
     else:
         assert isinstance(prog, P.Program)
 
@@ -763,3 +765,41 @@ def test_any_bytes_parse_or_raise_a_syntax_error(data: bytes) -> None:
         parse_bytes(data)
     except ScriptSyntaxError as e:
         assert e.span is not None and e.span.line >= 1 and e.span.column >= 1
+
+
+# ---- indentation: the layout against CPython's tokenizer --------------------------------------
+
+_INDENTS = [" ", "  ", "    ", "        ", "\t", "\t ", " \t", "\t\t", "\f"]
+_LINES = ["if x:", "for i in y:", "while z:", "def f():", "x = 1", "pass", "# c", "",
+          "x = [1,", "  2]"]
+
+
+def _outcome(text: str) -> tuple | None:
+    """How CPython's compile() ends on ``text``: None, or (class, text, line, column)."""
+    try:
+        compile(text, "<generated>", "exec")
+    except SyntaxError as e:
+        return type(e).__name__, e.msg, e.lineno, e.offset
+    return None
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="CPython 3.11's texts")
+@SETTINGS
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_INDENTS), max_size=3).map("".join),
+                          st.sampled_from(_LINES)), min_size=1, max_size=7))
+def test_indentation_agrees_with_cpython(lines: list) -> None:
+    """Lines of blocks and statements under any mix of spaces, tabs and form feeds: gradcli
+    parses what CPython compiles, and fails where it fails with its class, text and position
+    (an error at a dedent to no indentation is column 0 in CPython, 1 in gradcli)."""
+    text = "".join(indent + line + "\n" for indent, line in lines)
+    want = _outcome(text)
+    if want is not None and want[0] == "SyntaxError":
+        return  # a bracket's error: not the layout's
+    try:
+        parse(text)
+        got = None
+    except ScriptSyntaxError as e:
+        got = e.kind, e.message, e.span.line, e.span.column
+    if want is not None and want[3] == 0:
+        want = (*want[:3], 1)
+    assert got == want

@@ -67,7 +67,8 @@ SNIPPETS = [
     # operators
     "x = 1 + 'a'", "x = 'a' - 1", "x = None * 2", "x = 0.1 * None", "x = [1] * 'a'",
     "x = 1 / 0", "x = 1 // 0", "x = 1 % 0", "x = 1 < 'a'", "x = -'a'", "x = ~1.5",
-    "x = 1\nx += 'a'", "x = []\nx += 5", "x = 2.0 ** 10000",
+    "x = 1\nx += 'a'", "x = []\nx += 5", "x = 2.0 ** 10000", "x = None ** 2",
+    "x = 1\nx **= None", "x = 1 + print", "x = [1.0] + (1,)", "x = 'a' + len",
     "print(7 // -2, -7 % 3, 2 ** -2, 3 & 6, 3 | 6, 3 ^ 6, 1 << 3, -16 >> 2, ~0, not 0)",
     # names, calls, functions
     "x = undefined_name", "def f():\n    y = x\n    x = 1\nf()", "def f(a):\n    pass\nf()",

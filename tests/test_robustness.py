@@ -367,10 +367,10 @@ def test_a_deep_expression_has_a_plain_diagnostic():
 @pytest.mark.parametrize("header", ["if 1:", "for i in range(1):", "with no_grad():",
                                     "def f():"])
 def test_deeply_nested_blocks_are_syntax_errors(header):
-    """Blocks nested 150 deep: a syntax error naming the limit, exit 3."""
+    """Blocks nested 150 deep: CPython's IndentationError for more than 99, exit 3."""
     text = "".join("    " * i + header + "\n" for i in range(150)) + "    " * 150 + "pass\n"
     out = gradcli("run", "-e", text, "--format", "json")
-    failure(out, 3, "SyntaxError", "blocks nested too deeply")
+    failure(out, 3, "IndentationError", "too many levels of indentation")
 
 
 def test_nesting_under_the_limits_runs():
@@ -580,12 +580,26 @@ def test_crlf_error_positions_match_lf(tmp_path):
         failure(_run_file(tmp_path, data), 1, "NameError", "'q'", line=3)
 
 
-@pytest.mark.parametrize("text", ["if 1:\n\tx = 1\n", "if 1:\n    x = 1\n\ty = 2\n",
-                                  "if 1:\n \tx = 1\n", "def f():\n\treturn 1\n"])
-def test_tabs_in_indentation_are_syntax_errors(text):
-    """A tab in indentation is an error that says so, with its line (SPEC §2.1)."""
+@pytest.mark.parametrize("text", ["if 1:\n\tx = 1\n", "if 1:\n\tif 1:\n\t\tx = 1\n\ty = 2\n",
+                                  "def f():\n\treturn 1.0\nx = f()\n"])
+def test_tab_indentation_runs(text):
+    """Tabs indent as in CPython, to the next multiple of 8 (SPEC §2.1)."""
     out = gradcli("run", "-e", text, "--format", "json")
-    failure(out, 3, "SyntaxError", "tab", line=text[:text.index("\t")].count("\n") + 1)
+    x = out.doc()["bindings"]["x"] if out.code == 0 else out.stderr
+    assert x.get("data", x.get("value")) == 1.0
+
+
+@pytest.mark.parametrize("text,kind,message,line", [
+    ("if 1:\n    x = 1\n\ty = 2\n", "TabError",
+     "inconsistent use of tabs and spaces in indentation", 3),
+    ("if 1:\n\tx = 1\n    y = 2\n", "IndentationError",
+     "unindent does not match any outer indentation level", 3),
+    ("x = 1\n\ty = 2\n", "IndentationError", "unexpected indent", 2),
+])
+def test_ambiguous_indentation_is_cpythons_error(text, kind, message, line):
+    """A mix of tabs and spaces that CPython refuses: its class and text, exit 3 (SPEC §2.1)."""
+    out = gradcli("run", "-e", text, "--format", "json")
+    failure(out, 3, kind, message, line=line)
 
 
 def test_a_tab_between_tokens_is_fine():

@@ -4,6 +4,7 @@ every rejected text gives a worded ScriptSyntaxError at the right line and colum
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -292,34 +293,8 @@ REJECTED = [
     ("if x\n    pass\n", "expected ':'", 1, 5),
     ("for i in range(3)\n    pass\n", "expected ':'", 1, 18),
     ("def f()\n    pass\n", "expected ':'", 1, 8),
-    ("if x:\ny = 1\n", "expected an indented block after 'if' statement on line 1", 2, 1),
-    ("if x:\n", "expected an indented block after 'if' statement on line 1", 1, 6),
-    (
-        "x = 1\nfor i in range(3):\nx = 2\n",
-        "expected an indented block after 'for' statement on line 2",
-        3,
-        1,
-    ),
-    (
-        "def f(a):\nreturn a\n",
-        "expected an indented block after function definition on line 1",
-        2,
-        1,
-    ),
-    ("with no_grad():\n\n", "expected an indented block after 'with' statement on line 1", 1, 16),
-    (
-        "if a:\n  pass\nelse:\nz = 1\n",
-        "expected an indented block after 'else' statement on line 3",
-        4,
-        1,
-    ),
-    (" x = 1\n", "unexpected indent", 1, 2),
-    ("x = 1\n    y = 2\n", "unexpected indent", 2, 5),
-    ("if x:\n    a = 1\n  b = 2\n", "unindent does not match any outer indentation level", 3, 3),
-    ("if x:\n\ty = 1\n", "tab in indentation; use spaces", 2, 1),
     ("if x:\n  break\n", "'break' outside loop", 2, 3),
     ("def f():\n  continue\n", "'continue' not properly in loop", 2, 3),
-    ("class A:\npass\n", "expected an indented block after class definition on line 1", 2, 1),
     ("class A:\n  return 1\n", "'return' outside function", 2, 3),
     ("class A:\n  break\n", "'break' outside loop", 2, 3),
     ("class A(*b):\n  pass\n", ("gradcli does not support unpacking (* or **) or a generator in "
@@ -411,6 +386,99 @@ def test_rejected(text: str, message: str, line: int, column: int) -> None:
     assert err.span.end_line >= err.span.line and err.span.end_column >= err.span.column
 
 
+# ---- indentation: CPython 3.11's error class, text, line and column ---------------------------
+
+_E, _T = "IndentationError", "TabError"
+_BLOCK = "expected an indented block after "
+_UNINDENT = "unindent does not match any outer indentation level"
+_MIXED = "inconsistent use of tabs and spaces in indentation"
+INDENTATION = [
+    # (source, class, message, line, column): compile() in CPython 3.11 says the same
+    ("if x:\ny = 1\n", _E, _BLOCK + "'if' statement on line 1", 2, 1),
+    ("if x:\n", _E, _BLOCK + "'if' statement on line 1", 1, 6),
+    ("x = 1\nfor i in range(3):\nx = 2\n", _E, _BLOCK + "'for' statement on line 2", 3, 1),
+    ("def f(a):\nreturn a\n", _E, _BLOCK + "function definition on line 1", 2, 1),
+    ("class A:\npass\n", _E, _BLOCK + "class definition on line 1", 2, 1),
+    ("with no_grad():\n\n", _E, _BLOCK + "'with' statement on line 1", 2, 1),
+    ("if a:\n  pass\nelse:\nz = 1\n", _E, _BLOCK + "'else' statement on line 3", 4, 1),
+    ("while x:\n    pass\nelse:\ny\n", _E, _BLOCK + "'else' statement on line 3", 4, 1),
+    ("try:\nx\n", _E, _BLOCK + "'try' statement on line 1", 2, 1),
+    ("try:\n  x\nexcept ValueError:\nx\n", _E, _BLOCK + "'except' statement on line 3", 4, 1),
+    ("try:\n  x\nfinally:\nx\n", _E, _BLOCK + "'finally' statement on line 3", 4, 1),
+    ("if 1:\n x\nelif 2:\ny\n", _E, _BLOCK + "'elif' statement on line 3", 4, 1),
+    # at the end of the file: after the last character of its last line
+    ("if x:  # c\n", _E, _BLOCK + "'if' statement on line 1", 1, 11),
+    ("if x:\n  for i in y:\n", _E, _BLOCK + "'for' statement on line 2", 2, 14),
+    ("if x:\n  for i in y:\n    # c\n\n", _E, _BLOCK + "'for' statement on line 2", 4, 1),
+    # at the indentation's last character
+    (" x = 1\n", _E, "unexpected indent", 1, 1),
+    ("\tx = 1\n", _E, "unexpected indent", 1, 1),
+    ("x = 1\n    y = 2\n", _E, "unexpected indent", 2, 4),
+    ("x = 1\n\n  # c\n    y = 2\n", _E, "unexpected indent", 4, 4),
+    ("\f x = 1\n", _E, "unexpected indent", 1, 2),
+    ("if 1:\n\tx = 1\n        \ty = 2\n", _E, "unexpected indent", 3, 9),
+    # after the last character of the line
+    ("if x:\n    a = 1\n  b = 2\n", _E, _UNINDENT, 3, 8),
+    ("if 1:\n\tx = 1\n    y = 2\n", _E, _UNINDENT, 3, 10),
+    ("if 1:\n    x\n  y = 1   # hi\n", _E, _UNINDENT, 3, 15),
+    ("if 1:\n    x\n  y = (1,\n 2)\n", _E, _UNINDENT, 3, 10),
+    # tabs to multiples of 8 and tabs as 1 order the line differently against its block
+    ("if 1:\n\tx = 1\n        y = 2\n", _T, _MIXED, 3, 1),
+    ("if 1:\n        x = 1\n\ty = 2\n", _T, _MIXED, 3, 1),
+    ("if 1:\n\tx = 1\n  \ty = 2\n", _T, _MIXED, 3, 1),
+    ("if 1:\n    if 2:\n\tx = 1\n", _T, _MIXED, 3, 1),
+    ("if 1:\n\tif 2:\n\t\tx = 1\n        y = 2\n", _T, _MIXED, 4, 1),
+    ("if 1:\n  \tx = 1\n        y = 2\n", _T, _MIXED, 3, 1),  # 8 columns, 3 and 8 as 1
+    ("".join(" " * i + "if x:\n" for i in range(100)) + " " * 100 + "pass\n", _E,
+     "too many levels of indentation", 101, 1),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "message", "line", "column"), INDENTATION)
+def test_indentation_errors_are_cpythons(text: str, kind: str, message: str, line: int,
+                                         column: int) -> None:
+    err = error(text)
+    assert (err.kind, err.message) == (kind, message)
+    assert (err.span.line, err.span.column) == (line, column) and err.exit_code == 3
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the table is CPython 3.11's")
+@pytest.mark.parametrize(("text", "kind", "message", "line", "column"), INDENTATION)
+def test_the_indentation_table_is_what_cpython_says(text: str, kind: str, message: str,
+                                                    line: int, column: int) -> None:
+    with pytest.raises(SyntaxError) as info:
+        compile(text, "prog.py", "exec")
+    e = info.value
+    assert (type(e).__name__, e.msg, e.lineno, e.offset) == (kind, message, line, column)
+
+
+def test_a_dedent_to_column_0_is_reported_at_column_1() -> None:
+    """CPython reports "expected an indented block" at a dedent to no indentation at column 0;
+    a gradcli span is 1-based, so it says 1 (the line is CPython's)."""
+    err = error("if x:\n  for i in y:\nz = 1\n")
+    assert (err.kind, err.span.line, err.span.column) == ("IndentationError", 3, 1)
+
+
+@pytest.mark.parametrize("text", [
+    "if x:\n\ty = 1\n",
+    "if x:\n\tif y:\n\t\tz = 1\n\tw = 2\nv = 3\n",
+    "if x:\n       \ty = 1\n        z = 2\n",  # 7 spaces and a tab: 8 columns either way
+    "if x:\n\ty = 1\n\n  \t# a comment's indentation does not count\n\tz = 2\n",
+    "\fx = 1\nif x:\n  y = 1\n\f  z = 2\n",  # a form feed starts the columns again
+    "def f(\n\ta):\n\treturn a\n",
+    "if x:\n\ty = (1,\n  2)\n\tz = 3\n",
+])
+def test_tab_indentation_as_cpython_reads_it(text: str) -> None:
+    compile(text, "prog.py", "exec")  # CPython accepts it too
+    assert parse(text).body
+
+
+def test_a_tab_block_has_the_statements_cpython_gives_it() -> None:
+    """Seven spaces and a tab, then eight spaces: one block of two statements, then one."""
+    body = parse("if x:\n       \ty = 1\n        z = 2\nw = 3\n").body
+    assert len(body) == 2 and len(body[0].branches[0][1]) == 2
+
+
 def test_error_reports_the_first_problem_in_source_order() -> None:
     err = error("x = 1 +\nimport os\n")
     assert (err.message, err.span.line) == ("expected an expression", 1)
@@ -449,9 +517,9 @@ def test_depth_limit_is_exact() -> None:
 def test_deep_blocks_are_rejected_clearly() -> None:
     deep = "".join(" " * i + "if x:\n" for i in range(1000)) + " " * 1000 + "pass\n"
     err = error(deep)
-    assert err.message == "blocks nested too deeply (limit 100)"
-    assert err.span.line == 102
-    ok = "".join(" " * i + "if x:\n" for i in range(100)) + " " * 100 + "pass\n"
+    assert (err.kind, err.message) == ("IndentationError", "too many levels of indentation")
+    assert err.span.line == 101  # CPython's limit: 99 nested blocks
+    ok = "".join(" " * i + "if x:\n" for i in range(99)) + " " * 99 + "pass\n"
     assert isinstance(parse(ok).body[0], P.If)
 
 

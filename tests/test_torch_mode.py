@@ -326,6 +326,63 @@ def test_the_torch_module_has_only_pytorchs_names():
     assert not set(namespace._torch()) - NAMES["torch"]
 
 
+# a tensor's operators give an operand they refuse to Python (PyTorch 2.13's messages)
+_UNSUPPORTED = "unsupported operand type(s) for {}: '{}' and '{}'"
+OPERAND_ERRORS = [
+    *[(f"t {op} None", _UNSUPPORTED.format(op, "Tensor", "NoneType"))
+      for op in ("+", "-", "*", "/", "//", "%", "@", "&", "|", "^", "<<", ">>")],
+    *[(f"None {op} t", _UNSUPPORTED.format(op, "NoneType", "Tensor"))
+      for op in ("+", "-", "*", "/", "//", "%", "@")],
+    ("t ** None", _UNSUPPORTED.format("** or pow()", "Tensor", "NoneType")),
+    ("None ** t", _UNSUPPORTED.format("** or pow()", "NoneType", "Tensor")),
+    ("i * None", _UNSUPPORTED.format("*", "Tensor", "NoneType")),
+    ("t + [1.0]", _UNSUPPORTED.format("+", "Tensor", "list")),
+    ("t + {}", _UNSUPPORTED.format("+", "Tensor", "dict")),
+    ("t - 'a'", _UNSUPPORTED.format("-", "Tensor", "str")),
+    ("t @ 2", _UNSUPPORTED.format("@", "Tensor", "int")),
+    ("t * print", _UNSUPPORTED.format("*", "Tensor", "builtin_function_or_method")),
+    ("t + (lambda: 1)", _UNSUPPORTED.format("+", "Tensor", "function")),
+    ("[1.0] + t", 'can only concatenate list (not "Tensor") to list'),
+    ("'a' + t", 'can only concatenate str (not "Tensor") to str'),
+    ("t * 'a'", "only integer tensors of a single element can be converted to an index"),
+    ("t * [1]", "only integer tensors of a single element can be converted to an index"),
+    ("t < None", "'<' not supported between instances of 'Tensor' and 'NoneType'"),
+    *[(f"u {op}= None", _UNSUPPORTED.format(op + "=", "Tensor", "NoneType"))
+      for op in ("+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>")],
+]
+
+
+@pytest.mark.parametrize(("code", "message"), OPERAND_ERRORS)
+def test_operands_a_tensor_refuses_are_pythons_errors(code, message):
+    result, _ = run(f"import torch\nt = torch.tensor([1.0, 2.0])\ni = torch.tensor([1, 2])\n"
+                    f"u = t.clone()\n{code}\n")
+    assert (result.error.kind, result.error.message) == ("TypeError", message)
+    assert result.error.span.line == 5
+
+
+def test_operands_python_completes_after_a_tensor_gives_up():
+    """A one-element integer tensor is an index: ``t * [1]`` repeats the list, as in PyTorch;
+    ``t == None`` is False."""
+    result, out = run("import torch\nn = torch.tensor(2)\nprint(n * [1], [0] * n, "
+                      "torch.ones(2) == None, torch.ones(2) != None)\n")
+    assert result.error is None and out == "[1, 1] [0, 0] False True\n"
+
+
+def test_inplace_methods_and_functions_are_pytorchs():
+    """Each Tensor function of the op table has its in-place method where PyTorch has one, and
+    torch.<name>_ is there for every in-place method PyTorch also has as a function."""
+    from gradcli.api import namespace
+    from gradcli.api.torch_names import NAMES
+    from gradcli.engine import OPS, Tensor
+
+    table = {op.name + "_" for op in OPS.values() if "Tensor" in op.surface}
+    ours = {n for n in dir(Tensor) if n.endswith("_") and not n.startswith("_")}
+    assert table & NAMES["torch.Tensor"] <= ours
+    assert ours <= NAMES["torch.Tensor"]
+    functions = {n for n in namespace._torch() if n.endswith("_") and not n.startswith("_")}
+    assert {n for n in NAMES["torch"] if n in ours} <= functions
+
+
 def test_sign_is_pytorchs_kernel():
     """(0 < a) - (a < 0): NaN and -0.0 give 0, a bool tensor is itself (PyTorch 2.13's output)."""
     result, out = run("import torch\nprint(torch.sign(torch.tensor([True, False])), "

@@ -1264,6 +1264,103 @@ CASES.update({
     "err_solve_dtypes": "torch.linalg.solve(torch.eye(2), torch.ones(2, dtype=torch.float64))",
 })
 
+# --- torch.<op>_: the in-place functions (and methods) with PyTorch's nodes, saved tensors, errors
+_INPLACE_UNARY = ("abs_", "acos_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "ceil_",
+                  "cos_", "cosh_", "erf_", "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_",
+                  "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_",
+                  "negative_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_",
+                  "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_")
+CASES.update({
+    f"torch_{n}": "x = torch.tensor([0.25, 0.75, -0.5, 0.5], requires_grad=True); y = x * 1;"
+                  f" r = torch.{n}(y); g = graph(y); s = y.sum() * 1; s.backward();"
+                  " result = [r is y, y, y._version, g, x.grad]"
+    for n in _INPLACE_UNARY
+})
+CASES.update({
+    "inplace_methods_table": "x = torch.tensor([0.25, 0.75, -0.5], requires_grad=True);"
+                             " ys = [x * 1 for _ in range(6)]; ys[0].sign_(); ys[1].sgn_();"
+                             " ys[2].clamp_(-0.3, 0.3); ys[3].clip_(min=0.); ys[4].tril_();"
+                             " ys[5].round_(decimals=1); sum(y.sum() for y in ys).backward();"
+                             " result = ys + [graph(y) for y in ys] + [x.grad]",
+    "inplace_arc_hyperbolic": "x = torch.tensor([1.25, 1.75]); y = x.clone().requires_grad_() * 1;"
+                              " z = y * 1; w = torch.tensor([0.25, 0.5], requires_grad=True) * 1;"
+                              " torch.acosh_(y); torch.asinh_(z); torch.atanh_(w);"
+                              " result = [y, z, w, graph(y), graph(z), graph(w),"
+                              " torch.arccosh_(x.clone()), torch.arcsinh_(x.clone()),"
+                              " torch.arctanh_(x.clone() / 2)]",
+    "inplace_saved_tensors": "x = torch.tensor([1.5, -2.0], requires_grad=True); a = x * 1;"
+                             " torch.sin_(a); b = x * 1; torch.exp_(b); c = x * 1; c.mul_(x);"
+                             " d = torch.ones(2); d.mul_(x); e = x * 1; e.pow_(3);"
+                             " result = [a.grad_fn._saved_self, b.grad_fn._saved_result,"
+                             " c.grad_fn._saved_self, c.grad_fn._saved_other, d.grad_fn._saved_self,"
+                             " e.grad_fn._saved_self, a.grad_fn._saved_self.grad_fn.name(),"
+                             " graph(a.grad_fn._saved_self)]",
+    "inplace_double_backward": "x = torch.tensor([1.5, -2.0], requires_grad=True); a = x * 1;"
+                               " torch.sin_(a); b = x * 1; b.mul_(x); c = x * 1; torch.exp_(c);"
+                               " g, = torch.autograd.grad((a + b + c).sum(), x, create_graph=True);"
+                               " g.sum().backward(); result = [g, x.grad]",
+    "inplace_functions_args": "x = torch.tensor([-1.0, 0.5, 3.0, float('nan')]);"
+                              " result = [torch.clamp_(x.clone(), 0, 1), torch.clamp_(x.clone(), min=0),"
+                              " torch.clip_(x.clone(), max=0), torch.fill_(x.clone(), 3),"
+                              " torch.zero_(x.clone()), torch.xlogy_(x.clone(), 2),"
+                              " torch.clamp_min_(x.clone(), 0.5), torch.clamp_max_(x.clone(), 0.5),"
+                              " torch.nan_to_num_(x.clone(), 0.5), torch.sin_(input=x.clone()),"
+                              " torch.round_(torch.tensor([1.26, 2.5]), decimals=1),"
+                              " torch.abs_(torch.tensor([1, -2])), torch.square_(torch.tensor([3, -2]))]",
+    "inplace_view_of_nonleaf": "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True); b = x * 2;"
+                               " v = b[1:]; torch.relu_(v); s = b.sum(); s.backward();"
+                               " result = [b, v, graph(b), graph(v), x.grad]",
+    "err_torch_sin__leaf": "torch.sin_(torch.tensor([1.0, 2.0], requires_grad=True))",
+    "err_torch_relu__view_of_leaf": "torch.relu_(torch.tensor([1.0, -2.0], requires_grad=True)[0])",
+    "err_torch_sin__not_tensor": "torch.sin_(1)",
+    "err_torch_sin__list": "torch.sin_([1.0])",
+    "err_torch_sin__missing": "torch.sin_()",
+    "err_torch_sin__extra": "torch.sin_(torch.ones(2), 1)",
+    "err_torch_sin__keyword": "torch.sin_(torch.ones(2), x=1)",
+    "err_torch_exp__long": "torch.exp_(torch.tensor([1, 2]))",
+    "err_torch_neg__bool": "torch.neg_(torch.tensor([True]))",
+    "err_torch_clamp__no_bounds": "torch.clamp_(torch.ones(2))",
+    "err_acosh__backward": "y = torch.tensor([1.5], requires_grad=True) * 1; y.acosh_(); y.sum().backward()",
+    "err_relu__result_modified": "y = torch.tensor([1.0, -2.0], requires_grad=True) * 1;"
+                                 " torch.relu_(y); y.mul_(2); y.sum().backward()",
+    "err_exp__result_modified": "y = torch.tensor([1.0, -2.0], requires_grad=True) * 1;"
+                                " torch.exp_(y); y += 1; y.sum().backward()",
+})
+
+# --- a view after an in-place update of its base: PyTorch regenerates its grad_fn as
+# AsStridedBackward0 with the view's as_strided arguments
+_VIEWS = {"slice": "b[1:]", "slice_step": "b[::2]", "select": "b[1]", "column": "b[:, 1]",
+          "view": "b.view(6)", "reshape": "b.reshape(3, 2)", "transpose": "b.transpose(0, 1)",
+          "t": "b.t()", "T": "b.T", "diagonal": "b.diagonal()", "narrow": "b.narrow(1, 1, 2)",
+          "unsqueeze": "b.unsqueeze(1)", "permute": "b.permute(1, 0)",
+          "expand": "b[0:1].expand(3, 3)", "squeeze": "b[0:1].squeeze(0)",
+          "flatten": "b.flatten()", "unflatten": "b.flatten().unflatten(0, (3, 2))",
+          "movedim": "b.movedim(0, 1)", "alias": "b[...]", "chain": "b[1:].t()[0]"}
+CASES.update({
+    f"view_regenerated_{name}": "x = torch.arange(6.0).reshape(2, 3).requires_grad_(); b = x * 1;"
+                                f" v = {view}; before = graph(v); b.mul_(2); g = v.grad_fn;"
+                                " w = torch.arange(v.numel(), dtype=torch.float32).reshape(v.shape);"
+                                " (v * w).sum().backward(); result = [before, graph(v), v,"
+                                " v._version, g._saved_size, g._saved_stride,"
+                                " g._saved_storage_offset, x.grad]"
+    for name, view in _VIEWS.items()
+})
+CASES.update({
+    "view_regenerated_double_backward": "x = torch.arange(6.0).reshape(2, 3).requires_grad_();"
+                                        " b = x * 1; v = b[0:1].expand(3, 3); w = b.t(); b.mul_(x);"
+                                        " g, = torch.autograd.grad((v * v).sum() + (w ** 3).sum(), x,"
+                                        " create_graph=True); g.sum().backward(); result = [g, x.grad]",
+    "view_regenerated_strided_base": "x = torch.arange(6.0).reshape(2, 3).requires_grad_();"
+                                     " y = x.t() * 1; u = y[1:]; y.exp_(); g = u.grad_fn;"
+                                     " result = [u, y.stride(), g._saved_size, g._saved_stride,"
+                                     " g._saved_storage_offset, graph(u)]",
+    "view_regenerated_by_view_update": "x = torch.arange(6.0).reshape(2, 3).requires_grad_();"
+                                       " d = x * 2; e = d.view(3, 2)[1]; f = d[1]; d[0, 0] = 7;"
+                                       " f.add_(1); result = [e, f, graph(e), graph(f), graph(d),"
+                                       " e.grad_fn._saved_stride, e.grad_fn._saved_storage_offset,"
+                                       " f.grad_fn._saved_storage_offset]",
+})
+
 # --- torch.nn layers: Embedding, Dropout, BatchNorm, LayerNorm and the small modules ---
 _E = _G + "torch.manual_seed(0); nn = torch.nn;"
 CASES.update({

@@ -61,6 +61,19 @@ class ScriptError(GradcliError):
     """The script failed while running (exit 1): autograd errors, unknown names, bad arguments."""
 
 
+class ScriptExit(GradcliError):
+    """``sys.exit(code)`` or ``raise SystemExit(code)`` ended the script: Python's exit status
+    (0 for None, the int itself, else 1 with the value printed on stderr)."""
+
+    default_kind = "SystemExit"
+
+    def __init__(self, code: object, text: str) -> None:
+        plain = code is None or isinstance(code, int)
+        super().__init__("" if plain else text, kind="SystemExit")
+        self.code = code
+        self.exit_code = 0 if code is None else int(code) & 0xFF if plain else 1
+
+
 class UsageError(GradcliError):
     """The command line is wrong: bad option, missing file, unknown --wrt name, no backend (exit 2)."""
 

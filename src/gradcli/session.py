@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import GradcliError, UsageError, exit_code_for
+from .errors import GradcliError, ScriptExit, UsageError, exit_code_for
 
 ISSUES_URL = "https://github.com/gradcli/gradcli/issues"
 PROGRESS_MIN = 50  # elements; fewer finite-difference re-runs finish before a bar would help
@@ -115,6 +115,8 @@ class Session:
         if not o.quiet:
             for w in result.warnings:
                 self.diagnose(w, warning=True)
+            for note in result.notes:
+                self.diagnose_text(f"gradcli: note: {note}")
         return result
 
     def load(self) -> None:
@@ -183,6 +185,10 @@ class Session:
         """Report the error (if any) and return its exit code."""
         if err is None:
             return 0
+        if isinstance(err, ScriptExit):  # sys.exit(): as Python ends, no diagnostic
+            if err.message:
+                self.diagnose_text(err.message)
+            return err.exit_code
         self.diagnose(err)
         return err.exit_code
 
@@ -235,6 +241,17 @@ class Session:
         try:
             self._diagnose(err, warning)
         except OSError:  # stderr is gone or full: there is nowhere left to say it
+            pass
+
+    def diagnose_text(self, text: str) -> None:
+        """A line of the script's own on stderr (``sys.exit("message")``), control characters
+        shown."""
+        from .render.plain import printable
+
+        try:
+            sys.stderr.write(printable(text) + "\n")
+            sys.stderr.flush()
+        except OSError:
             pass
 
     def _diagnose(self, err: Any, warning: bool) -> None:

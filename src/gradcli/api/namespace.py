@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..engine import METHODS, Tensor
@@ -91,7 +91,7 @@ class Module:
     __slots__ = ("members", "name")
     script_type = "module"
 
-    def __init__(self, name: str, members: dict[str, Any]) -> None:
+    def __init__(self, name: str, members: Mapping[str, Any]) -> None:
         self.name = name
         self.members = members
 
@@ -349,8 +349,9 @@ def _build() -> None:
 _build()
 
 
-def register_module(name: str, members: dict[str, Any]) -> None:
-    """A module whose members a higher layer makes (``dataclasses``: the script's classes)."""
+def register_module(name: str, members: Mapping[str, Any]) -> None:
+    """A module whose members a higher layer makes (``dataclasses``: the script's classes; the
+    standard modules, read when first used)."""
     MODULES[name] = Module(name, members)
 
 

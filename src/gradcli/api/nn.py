@@ -7,6 +7,7 @@ initialisation, ``nn_init``), ``Sequential``, activations and losses over
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,6 +97,10 @@ class Sequential(Module):
 
     def __init__(self, *args: Any) -> None:
         super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):  # the children by name
+            for key, m in args[0].items():
+                self.add_module(key, m)
+            return
         for i, m in enumerate(args):
             self.add_module(str(i), m)
 

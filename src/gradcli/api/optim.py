@@ -12,8 +12,7 @@ outside autograd and bump each parameter's version, as PyTorch's in-place ops do
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from types import GeneratorType
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..engine.context import GradMode
@@ -38,7 +37,7 @@ class Optimizer:
             raise ScriptError("params argument given to the optimizer should be an iterable of "
                               f"Tensors or dicts, but got {_tensor_type(params)}",
                               kind="TypeError")
-        if not isinstance(params, (list, tuple, GeneratorType)):  # model.parameters()
+        if not isinstance(params, (list, tuple, Iterator)):  # model.parameters(), chain(...)
             raise ScriptError(f"'{type(params).__name__}' object is not iterable",
                               kind="TypeError")
         groups = list(params)
@@ -57,7 +56,7 @@ class Optimizer:
         params = param_group.get("params")
         if isinstance(params, Tensor):
             params = [params]
-        elif isinstance(params, (list, tuple, GeneratorType)):
+        elif isinstance(params, (list, tuple, Iterator)):
             params = list(params)
         else:
             raise ScriptError("optimizer parameters need to be organized in ordered collections, "

@@ -10,10 +10,12 @@ same graph.)
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 from . import ops as O
-from .backend import view_maps
+from .backend import view_geometry, view_maps
 from .graph import _EMPTY, Node, edge
+from .strides import strides_of
 from .tensor import Tensor
 
 
@@ -46,8 +48,14 @@ def refresh_views(target: Tensor, keep: Tensor | None = None) -> None:
         w.grad_fn, w.requires_grad = node, True
 
 
-def view_node(root: Tensor, view: Tensor) -> Node:
-    """The ``AsStridedBackward0`` node of ``view`` into ``root``'s current history."""
-    _, inverse = view_maps(root.backend, root.shape, view._view_fn)
-    return Node(O.AS_STRIDED, (edge(root),), _EMPTY,
-                {"inverse": inverse, "base_shape": root.shape}, (root.shape,), root.backend)
+def view_node(root: Tensor, view: Tensor, into: Any = None, index: Any = None) -> Node:
+    """The ``AsStridedBackward0`` node of ``view`` into ``root``'s current history (``into``:
+    the edge there, ``index``: view_maps' when known), with the as_strided arguments PyTorch's
+    saves (``_saved_size``, ``_saved_stride``, ``_saved_storage_offset``)."""
+    if index is None:
+        index, _ = view_maps(root.backend, root.shape, view._view_fn)
+    size, stride, offset = view_geometry(root.backend, tuple(root.shape), strides_of(root),
+                                         view._view_fn, index)
+    return Node(O.AS_STRIDED, (edge(root) if into is None else into,), _EMPTY,
+                {"index": index, "base_shape": root.shape, "size": size, "stride": stride,
+                 "storage_offset": offset}, (root.shape,), root.backend)

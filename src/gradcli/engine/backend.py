@@ -298,6 +298,34 @@ def view_maps(backend: Backend, base_shape: tuple, view_fn: Any) -> tuple[Any, A
     return index, xp.asarray(inverse)
 
 
+def view_geometry(backend: Backend, base_shape: tuple, base_strides: tuple, view_fn: Any,
+                  index: Any) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """A view's sizes, strides and storage offset in its base's storage, the arguments of the
+    as_strided that PyTorch's AsStridedBackward0 saves: the view replayed, under NumPy, on the
+    base's storage positions laid out with the base's strides (a size-1 dimension's stride is
+    only known there); otherwise read off ``index`` (view_maps'), size-1 strides contiguous."""
+    shape = tuple(index.shape)
+    if backend.name == "numpy" and all(base_shape):
+        span = 1 + sum((d - 1) * s for d, s in zip(base_shape, base_strides))
+        storage = numpy.arange(span, dtype=numpy.int64)
+        view = view_fn(numpy.lib.stride_tricks.as_strided(
+            storage, base_shape, [s * storage.itemsize for s in base_strides]))
+        if numpy.shares_memory(view, storage):
+            start = view.__array_interface__["data"][0] - storage.__array_interface__["data"][0]
+            return shape, tuple(s // storage.itemsize for s in view.strides), \
+                start // storage.itemsize
+    host = numpy.asarray(to_host(index))
+    strides, step = [], 1
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] > 1:
+            at = [0] * len(shape)
+            at[d] = 1
+            step = int(host[tuple(at)] - host[(0,) * len(shape)])
+        strides.append(step)
+        step *= max(shape[d], 1)
+    return shape, tuple(reversed(strides)), int(host.flat[0]) if host.size else 0
+
+
 def strided_diagonal(array: Any, offset: int, dim1: int, dim2: int) -> Any:
     """The ``offset``-th diagonal over ``dim1``, ``dim2`` (last, as PyTorch's) as a writable
     view of a NumPy array, or None for other namespaces (which take it by slicing)."""

@@ -18,6 +18,8 @@ from . import dtypes as D
 from . import ops as O
 from .args import broadcast_shape, is_number, tensor_arg, type_name
 from .arithmetic import (
+    _NUMBERS,
+    _arith,
     _rfloordiv,
     _rmod,
     _rpow,
@@ -42,6 +44,7 @@ from .arithmetic import (
     sub,
     sub_,
 )
+from .attributes import detach_
 from .conversions import CONVERSIONS, _convert
 from .convolution import CONVOLUTIONS
 from .einsum import einsum
@@ -267,6 +270,59 @@ def _nn_underscore(name: str) -> Callable[..., Tensor]:
 NN_UNDERSCORE = {f"{n}_": _nn_underscore(n) for n in ("relu", "elu", "hardtanh", "leaky_relu")}
 
 
+# PyTorch has the in-place method of each Tensor function of the table (``x.sin_()``), but these
+_NO_INPLACE = frozenset({"clone", "hardshrink"})
+
+
+def _surfaced_inplace(op: O.Op) -> Callable[..., Tensor]:
+    """``x.<name>_(...)``: the op's function in place, recorded as the op (``x.sin_()`` is
+    SinBackward0 saving a clone of the original ``self``, as PyTorch's in-place kernels do), or
+    as its in-place variant where the table has one (``acosh_``)."""
+    name, params = op.name + "_", op.params
+    names = tuple(p for p, _ in params)
+    op = O.OPS.get(name, op)
+
+    def fn(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if args or kwargs or params:
+            return apply_inplace(op, self, (), _bind(name, names, params, args, kwargs))
+        return apply_inplace(op, self, ())
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``{op.name}`` in place ({op.grad_fn})."
+    return fn
+
+
+SURFACED_INPLACE = {op.name + "_": _surfaced_inplace(op) for op in O.OPS.values()
+                    if "Tensor" in op.surface and op.name not in _NO_INPLACE}
+
+
+def neg_(self: Tensor) -> Tensor:
+    """``-x`` in place (NegBackward0)."""
+    return apply_inplace(O.NEG, self, ())
+
+
+def square_(self: Tensor) -> Tensor:
+    """``x ** 2`` in place (PowBackward0, as PyTorch records it)."""
+    return pow_(self, 2)
+
+
+def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+    """``clamp`` in place (ClampBackward1)."""
+    clamp(self, min, max)  # its checks and errors (the result is dropped)
+    return apply_inplace(O.CLAMP, self, (), {"min": min, "max": max})
+
+
+def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
+    """``round`` in place: half to even (RoundBackward0), or to ``decimals`` places
+    (RoundBackward1)."""
+    if decimals == 0:
+        return apply_inplace(O.ROUND, self, ())
+    if isinstance(decimals, bool) or not isinstance(decimals, int):
+        raise ScriptError(f"round_(): argument 'decimals' must be int, not "
+                          f"{type_name(decimals)}", kind="TypeError")
+    return apply_inplace(O.ROUND_DECIMALS, self, (), {"decimals": decimals})
+
+
 def logit_(input: Any, eps: float | None = None) -> Tensor:
     """``x.logit_()``: logit in place (LogitBackward0)."""
     x = tensor_arg(input, "logit_")
@@ -376,17 +432,53 @@ def _reflect(fn: Any) -> Any:
     return r
 
 
+# NOTE: PyTorch wraps its binary operators (``TypeError_to_NotImplemented_``): an operand the
+# function refuses with a TypeError gives NotImplemented, so that Python tries the other
+# operand, then says "unsupported operand type(s) for *: 'Tensor' and 'NoneType'" (``lr *
+# w.grad`` before a backward).
+def _operator(fn: Callable[[Tensor, Any], Any]) -> Callable[[Tensor, Any], Any]:
+    """``fn`` as a binary operator: NotImplemented where it raises a TypeError."""
+    def method(self: Tensor, other: Any) -> Any:
+        try:
+            return fn(self, other)
+        except ScriptError as exc:
+            if exc.kind == "TypeError":
+                return NotImplemented
+            raise
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _arith_operator(op: O.Op, name: str) -> Callable[[Tensor, Any], Any]:
+    """``+ - * /``, the most common calls, as ``add`` ... without a call more: their function
+    refuses exactly what is neither a tensor nor a number, so that is tested first."""
+    def method(self: Tensor, other: Any) -> Any:
+        if other.__class__ is Tensor or other.__class__ in _NUMBERS:
+            return _arith(op, self, other, name)
+        return NotImplemented
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 OPERATORS: dict[str, Any] = {
-    "__add__": add, "__radd__": _reflect(add), "__sub__": sub, "__rsub__": _rsub,
-    "__mul__": mul, "__rmul__": _reflect(mul), "__truediv__": div, "__rtruediv__": _rtruediv,
-    "__pow__": pow, "__rpow__": _rpow, "__matmul__": matmul, "__neg__": neg,
-    "__mod__": remainder, "__rmod__": _rmod, "__floordiv__": floor_divide,
-    "__rfloordiv__": _rfloordiv, "__ipow__": pow_, "__imod__": remainder_,
-    "__ifloordiv__": floor_divide_,
-    "__pos__": lambda self: self, "__iadd__": add_, "__isub__": sub_, "__imul__": mul_,
-    "__itruediv__": div_, "__getitem__": getitem, "__setitem__": setitem, "__iter__": _iter,
-    "__hash__": object.__hash__, "T": property(_T), **LOGIC_OPERATORS,
-}
+    "__add__": _arith_operator(O.ADD, "add"), "__sub__": _arith_operator(O.SUB, "sub"),
+    "__mul__": _arith_operator(O.MUL, "mul"), "__truediv__": _arith_operator(O.DIV, "div")}
+OPERATORS.update({name: _operator(fn) for name, fn in {
+    "__pow__": pow, "__matmul__": matmul, "__mod__": remainder, "__floordiv__": floor_divide,
+    "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
+    "__ipow__": pow_, "__imod__": remainder_, "__ifloordiv__": floor_divide_}.items()})
+# (the reflected ones give NotImplemented themselves for what is not a number)
+OPERATORS.update({
+    "__radd__": _reflect(add), "__rsub__": _rsub, "__rmul__": _reflect(mul),
+    "__rtruediv__": _rtruediv, "__rpow__": _rpow, "__rmod__": _rmod,
+    "__rfloordiv__": _rfloordiv,
+    "__neg__": neg, "__pos__": lambda self: self, "__getitem__": getitem,
+    "__setitem__": setitem, "__iter__": _iter, "__hash__": object.__hash__, "T": property(_T),
+    **LOGIC_OPERATORS,
+})
 
 def _where_method(self: Tensor, condition: Any, other: Any) -> Any:
     """``x.where(condition, y)`` is ``torch.where(condition, x, y)``."""
@@ -416,10 +508,10 @@ FUNCTIONS.update(POINTWISE)
 FUNCTIONS.update({fn.__name__: fn for fn in (
     cumsum, cumprod, logsumexp, amax, amin, aminmax, nansum, nanmean, trace, dist,
     float_power)})
-# PyTorch's other names: fix is trunc; the arc- names of the inverse functions
-FUNCTIONS["fix"] = FUNCTIONS["trunc"]
-FUNCTIONS.update({n: FUNCTIONS["a" + n[3:]] for n in (
-    "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")})
+# PyTorch's other names: fix is trunc, negative neg; the arc- names of the inverse functions
+_ARC = ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")
+FUNCTIONS.update({"fix": FUNCTIONS["trunc"], "negative": neg})
+FUNCTIONS.update({n: FUNCTIONS["a" + n[3:]] for n in _ARC})
 NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
 NN_FUNCTIONS.update(LAYERS)
 NN_FUNCTIONS.update(CONVOLUTIONS)
@@ -440,12 +532,44 @@ METHODS.update({fn.__name__: fn for fn in (
     expand, expand_as, repeat, contiguous, is_contiguous, stride, _where_method, scatter_,
     scatter_add_, index_add_, view_as, reshape_as, tril_, triu_)})
 METHODS.update(POINTWISE_INPLACE)
+METHODS.update({n: f for n, f in SURFACED_INPLACE.items() if n not in METHODS})
+METHODS.update({fn.__name__: fn for fn in (neg_, square_, clamp_, round_)})
+# the other names in place: clip_ is clamp_, fix_ trunc_, negative_ neg_, arcsin_ asin_ ...
+METHODS.update({"clip_": clamp_, "fix_": METHODS["trunc_"], "negative_": neg_})
+METHODS.update({n + "_": METHODS["a" + n[3:] + "_"] for n in _ARC})
 METHODS.update(CONVERSIONS)
 # torch.nn.functional's functions that torch also has (torch.threshold, torch.layer_norm ...)
 FUNCTIONS.update(TORCH_NN)
 FUNCTIONS.update(TORCH_LAYERS)
 FUNCTIONS.update({n: CONVOLUTIONS[n] for n in (
     "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d")})
-FUNCTIONS.update({"relu_": NN_UNDERSCORE["relu_"], "logit_": logit_})
-METHODS["logit_"] = logit_
+FUNCTIONS["logit_"] = METHODS["logit_"] = logit_
+
+
+# --- torch.<name>_: the in-place methods PyTorch has as functions too (torch.sin_(x)) -----------
+def _inplace_function(name: str, method: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``torch.<name>(input, ...)``: the method on ``input``, with PyTorch's argument errors."""
+    def fn(*args: Any, **kwargs: Any) -> Tensor:
+        if args:
+            input, args = args[0], args[1:]
+        elif "input" in kwargs:
+            input = kwargs.pop("input")
+        else:
+            raise ScriptError(f'{name}() missing 1 required positional arguments: "input"',
+                              kind="TypeError")
+        return method(tensor_arg(input, name), *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}(input, ...)``: ``input.{name}(...)``."
+    return fn
+
+
+# all of the table's in-place functions but these, which PyTorch has as methods only
+_METHOD_ONLY = frozenset({"sign_", "sgn_", "tril_", "triu_"})
+_TORCH_INPLACE = [n for n in SURFACED_INPLACE if n not in _METHOD_ONLY]
+_TORCH_INPLACE += ["neg_", "negative_", "square_", "clamp_", "clip_", "fix_", "zero_", "fill_",
+                   "clamp_min_", "clamp_max_", "nan_to_num_", "xlogy_"]
+_TORCH_INPLACE += [n + "_" for n in _ARC]
+FUNCTIONS.update({n: _inplace_function(n, METHODS[n]) for n in _TORCH_INPLACE})
+FUNCTIONS["detach_"] = _inplace_function("detach_", detach_)
 METHODS["flip"] = flip_method  # dims one by one, as well as a list

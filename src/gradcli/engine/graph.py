@@ -117,6 +117,8 @@ SAVED_FIELDS: dict[str, dict[str, Any]] = {
             (0,) if n.shapes[2] is None else tuple(n.shapes[2])),
         **{nm: _param(nm) for nm in ("stride", "padding", "dilation", "transposed",
                                      "output_padding", "groups")}},
+    "AsStridedBackward0": {"size": _param("size"), "stride": _param("stride"),
+                           "storage_offset": _param("storage_offset")},
     # `number ** x`: PyTorch saves the number as `self` and the tensor as `exponent`
     "PowBackward2": {"self": _param("base"), "exponent": None, "result": None},
 }

@@ -19,7 +19,7 @@ from .args import type_name
 from .backend import flat_positions, host_index
 from .dtypes import BOOL_KIND, INT_KIND
 from .record import apply, apply_inplace
-from .shape import _select, _slice, unsqueeze
+from .shape import _select, _slice, _view, unsqueeze
 from .tensor import Tensor
 
 _INDEX_DTYPES_MSG = "tensors used as indices must be long, int, byte or bool tensors"
@@ -28,8 +28,8 @@ _INDEX_DTYPES_MSG = "tensors used as indices must be long, int, byte or bool ten
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]``."""
     out, advanced = _basic(x, key)
-    if advanced is None:
-        return out
+    if advanced is None:  # x[...], x[()], x[:, :]: PyTorch's alias of x (AliasBackward0)
+        return out if out is not x else _view(O.ALIAS, x, {}, x._strides)
     return apply(O.INDEX, (out, _positions(out, advanced)))
 
 

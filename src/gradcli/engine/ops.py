@@ -582,6 +582,21 @@ ACOSH = defop("acosh", "AcoshBackward0", ("self",), lambda xp, self: K.libm(xp, 
 ATANH = defop("atanh", "AtanhBackward0", ("self",), lambda xp, self: K.libm(xp, "atanh", self),
               lambda grad, self: grad / (1 - self * self), kind="elementwise",
               surface=UNARY, domain=(-0.9, 0.9), dtype="float")
+
+
+def _no_inplace_derivative(name: str) -> Any:
+    raise ScriptError(f"the derivative for 'inplace version of {name}' is not implemented.",
+                      kind="NotImplementedError")
+
+
+# NOTE: PyTorch records asinh_, acosh_ and atanh_ with a node of their own that saves nothing,
+# and a backward through it fails (derivatives.yaml's not_implemented).
+ASINH_ = defop("asinh_", "AsinhBackward1", ("self",), ASINH.forward,
+               lambda grad: _no_inplace_derivative("asinh"), kind="elementwise", dtype="float")
+ACOSH_ = defop("acosh_", "AcoshBackward1", ("self",), ACOSH.forward,
+               lambda grad: _no_inplace_derivative("acosh"), kind="elementwise", dtype="float")
+ATANH_ = defop("atanh_", "AtanhBackward1", ("self",), ATANH.forward,
+               lambda grad: _no_inplace_derivative("atanh"), kind="elementwise", dtype="float")
 EXP2 = defop("exp2", "Exp2Backward0", ("self",), lambda xp, self: K.libm(xp, "exp2", self),
              lambda grad, result: grad * result * _LN2, kind="elementwise", surface=UNARY,
              domain=(-2, 2), dtype="float")
@@ -1821,13 +1836,11 @@ def _scatter(xp: Any, grad: Any, indices: Any, shape: tuple) -> Any:
 
 
 # --- in-place updates through a view (record.apply_inplace) -----------------------------------
-# The view's grad_fn after the update: its gradient lands in the base (``inverse`` maps each
-# base element to its position in the view, -1 outside it).
+# The view's grad_fn after the update: its gradient lands in the base (``index`` holds each view
+# element's flat position in the base; positions an expanded view shares add up).
 AS_STRIDED = defop(
     "as_strided", "AsStridedBackward0", ("self",), None,
-    lambda xp, grad, inverse, base_shape: xp.reshape(
-        xp.where(inverse >= 0, xp.take(xp.reshape(grad, (-1,)), xp.clip(inverse, 0, None)), 0.0),
-        base_shape))
+    lambda xp, grad, index, base_shape: xp.index_backward(grad, base_shape, index))
 # The op name listings show for a base rewritten through its view (graph.CopySlices).
 COPY_SLICES = defop("copy_slices", "CopySlices", ("self",), None, None)
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import ops as O
 from .aliasing import refresh_views
+from .aliasing import view_node as regenerated_view_node
 from .backend import view_maps
 from .context import current
 from .dtypes import (
@@ -353,11 +354,19 @@ def _inplace_result(op: Any, target: Tensor, args: tuple, params: dict) -> Tenso
 
 
 def _save_original_self(node: Node, target: Tensor) -> None:
-    """NOTE: for mul_/div_ PyTorch saves a clone of the original ``self``, not ``self``."""
-    s = node.saved.get("self")
+    """What the in-place node saves, as PyTorch's in-place kernels save it, before ``target``
+    is written. NOTE: a formula that reads ``self`` reads a clone of the original ``self``
+    (``_saved_self`` is that clone, CloneBackward0 when ``self`` requires grad, which a
+    second derivative goes through); a saved ``result`` is ``target`` itself, at the version
+    the write gives it, so a later in-place update of it is caught."""
+    saved = node.saved
+    s = saved.get("self")
     if s is not None:
-        node.saved["self"] = (target.backend.xp.asarray(s[0], copy=True), None, None, 0, None,
-                              False)
+        clone = apply(O.CLONE, (target,), record=False)
+        saved["self"] = (clone.data, clone, clone._vc, clone._vc[0], clone.grad_fn, False)
+    for name, entry in saved.items():
+        if entry[5]:  # an output
+            saved[name] = (entry[0], None, target._vc, target._vc[0] + 1, None, True)
 
 
 def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
@@ -383,8 +392,7 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
     if base._retains_grad and base.grad_fn is not None:
         base.grad_fn.retained, cs.retained = None, base
     base.grad_fn, base.requires_grad = cs, True
-    view_node = Node(O.AS_STRIDED, (cs,), _EMPTY,
-                     {"inverse": inverse, "base_shape": base.shape}, (base.shape,), base.backend)
+    view_node = regenerated_view_node(base, target, cs, index)
     if target._retains_grad and target.grad_fn is not None:
         target.grad_fn.retained, view_node.retained = None, target
     target.grad_fn, target.requires_grad = view_node, True

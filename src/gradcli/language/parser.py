@@ -91,9 +91,11 @@ class _Parser:
                 column + end if "\n" not in inside else end - inside.rfind("\n"))
         return respan(e, Span(*start, *stop))
 
-    def run(self, text: str, first_line: int = 1, first_column: int = 1) -> list:
+    def run(self, text: str, first_line: int = 1, first_column: int = 1,
+            eof: tuple[int, int] | None = None) -> list:
         """Lex, lay out and parse ``text`` (LF line ends, ends with a newline), whose first
-        character stands at (first_line, first_column) of the script."""
+        character stands at (first_line, first_column) of the script; the end of input stands
+        at ``eof`` (line, column), else just after the last token."""
         t = self.t
         kinds = self.kinds
         name_group = t.master.groupindex["NAME"]
@@ -108,6 +110,11 @@ class _Parser:
         states = [state]
         values: list[Any] = []
         brackets: list[tuple] = []
+        # The open blocks' indentations as CPython's tokenizer measures them, (tabs to
+        # multiples of 8, tabs as 1), and the same as the hot path below compares: the width
+        # in characters of an indentation of spaces alone, where both measures are that width,
+        # else -1, which no width equals (a line of such a block takes the layout's path).
+        levels = [(0, 0)]
         indents = [0]
 
         def feed(tok: tuple) -> bool:
@@ -175,10 +182,12 @@ class _Parser:
                 elif (kind := kinds[group]) == "_NEWLINE":
                     start = end - len(value)  # the value's first character
                     after = start + value.rfind("\n") + 1  # the start of the next line
-                    if brackets or end - after != indents[-1] or "\t" in value:
-                        # inside brackets, a change of indentation, a tab: the layout's rules
+                    if (brackets or end - after != indents[-1] or "\t" in value
+                            or "\f" in value):
+                        # inside brackets, a change of indentation, a tab or a form feed: the
+                        # layout's rules
                         line, line_start = _newline(
-                            text, end, value, line, line_start, brackets, indents, feed
+                            text, end, value, line, line_start, brackets, levels, indents, feed
                         )
                         state = states[-1]
                         continue
@@ -239,10 +248,11 @@ class _Parser:
                     states.append(state)
             if brackets:
                 raise never_closed(brackets[-1])
+            eof_line, eof_col = eof or (last[2], last[4])
             while len(indents) > 1:
                 indents.pop()
-                feed(("_DEDENT", "", last[2], last[4], last[4]))
-            if not feed(("$END", "", last[2], last[4], last[4])):
+                feed(("_DEDENT", "", eof_line, eof_col, eof_col))
+            if not feed(("$END", "", eof_line, eof_col, eof_col)):
                 raise AssertionError("the parser shifted the end of input")
             return values[-1]
         except _Stuck as stuck:
@@ -272,10 +282,18 @@ def _newline(
     line: int,
     line_start: int,
     brackets: list,
+    levels: list[tuple[int, int]],
     indents: list[int],
     feed: Any,
 ) -> tuple[int, int]:
-    """Feed a newline and the indents/dedents it implies; returns the new line position."""
+    """Feed a newline and the indents/dedents it implies; returns the new line position.
+    An indent or dedent stands where CPython reports one, at the column of the indentation's
+    last character (0 for none).
+
+    CPython's tokenizer rules: the indentation is measured twice, tabs to the next multiple of 8
+    and tabs as one column (a form feed starts both again at 0); a line whose two measures
+    order it differently against its block is a TabError, and the errors come before any
+    indent or dedent reaches the parser, as the tokenizer finds them first."""
     col = end - len(value) - line_start + 1
     tok = ("_NEWLINE", value, line, col, col)
     line += value.count("\n")
@@ -283,29 +301,66 @@ def _newline(
     if brackets:  # brackets continue the line
         return line, line_start
     feed(tok)
-    width = end - line_start
-    if "\t" in value and "\t" in text[line_start:end]:
-        raise ScriptSyntaxError(
-            "tab in indentation; use spaces", span=Span(line, 1, line, width + 1)
-        )
-    if width > indents[-1]:
-        if len(indents) > MAX_BLOCK_DEPTH:
+    if end == len(text):  # the end of the text closes the blocks where the last token stands
+        return line, line_start
+    width = end - line_start  # in characters
+    indentation = text[line_start:end]
+    if "\t" in indentation or "\f" in indentation:
+        column, alt = _measures(indentation)
+    else:
+        column = alt = width
+    top, top_alt = levels[-1]
+    if column == top:
+        if alt != top_alt:
+            raise _tab_error(line, width)
+    elif column > top:
+        if alt <= top_alt:
+            raise _tab_error(line, width)
+        if len(levels) >= MAX_BLOCK_DEPTH:
+            raise ScriptSyntaxError("too many levels of indentation", kind="IndentationError",
+                                    span=Span(line, 1, line, width + 1))
+        levels.append((column, alt))
+        indents.append(width if column == alt == width else -1)
+        feed(("_INDENT", "", line, width, width + 1))
+    else:
+        depth = len(levels) - 1
+        while column < levels[depth][0]:
+            depth -= 1
+        if column != levels[depth][0]:
+            stop = text.find("\n", line_start)
             raise ScriptSyntaxError(
-                f"blocks nested too deeply (limit {MAX_BLOCK_DEPTH})",
-                span=Span(line, width + 1, line, width + 1),
+                "unindent does not match any outer indentation level", kind="IndentationError",
+                span=Span(line, stop - line_start + 1, line, stop - line_start + 1),
             )
-        indents.append(width)
-        feed(("_INDENT", "", line, width + 1, width + 1))
-    elif width < indents[-1]:
-        while width < indents[-1]:
+        if alt != levels[depth][1]:
+            raise _tab_error(line, width)
+        while len(levels) > depth + 1:
+            levels.pop()
             indents.pop()
-            feed(("_DEDENT", "", line, width + 1, width + 1))
-        if width != indents[-1]:
-            raise ScriptSyntaxError(
-                "unindent does not match any outer indentation level",
-                span=Span(line, width + 1, line, width + 1),
-            )
+            feed(("_DEDENT", "", line, width, width + 1))
     return line, line_start
+
+
+def _measures(indentation: str) -> tuple[int, int]:
+    """An indentation's two measures, CPython's ``col`` and ``altcol``: tabs to the next
+    multiple of 8, and tabs as one column; a form feed starts both again at 0."""
+    column = alt = 0
+    for c in indentation:
+        if c == " ":
+            column += 1
+            alt += 1
+        elif c == "\t":
+            column = (column // 8 + 1) * 8
+            alt += 1
+        else:  # a form feed
+            column = alt = 0
+    return column, alt
+
+
+def _tab_error(line: int, width: int) -> ScriptSyntaxError:
+    """An indentation that tabs and spaces make ambiguous: CPython's TabError, at column 1."""
+    return ScriptSyntaxError("inconsistent use of tabs and spaces in indentation",
+                             kind="TabError", span=Span(line, 1, line, width + 1))
 
 
 def _bracket(tok: tuple, brackets: list[tuple]) -> None:
@@ -361,15 +416,20 @@ def parse(source: str, filename: str = "<script>") -> Program:
     source = _normalise(source)
     text = source.rstrip() + "\n"  # trailing blanks and a missing final newline are harmless
     lead = _LEADING_SPACE.match(text).end()
-    if lead and text[lead] not in "#\n":
-        raise ScriptSyntaxError("unexpected indent", span=Span(1, lead + 1, 1, lead + 1))
+    if lead and text[lead] not in "#\n" and _measures(text[:lead])[0]:
+        # CPython's column: the indentation's last character
+        raise ScriptSyntaxError("unexpected indent", kind="IndentationError",
+                                span=Span(1, lead, 1, lead + 1))
+    # The end of input where CPython puts it: after the last character of the last line.
+    last_line = source.removesuffix("\n")
+    eof = (last_line.count("\n") + 1, len(last_line) - last_line.rfind("\n"))
     parser = _get_parser()
     # The parse allocates many small acyclic objects; the cyclic collector would only rescan
     # them over and over, so it pauses and is restored after.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        body = parser.run(text)
+        body = parser.run(text, eof=eof)
     finally:
         if enabled:
             if gc.get_freeze_count() == 0:

@@ -77,9 +77,11 @@ _EXPR_START = {
 
 
 def _err(
-    message: str, line: int, col: int, end: int | None = None, hint: str | None = None
+    message: str, line: int, col: int, end: int | None = None, hint: str | None = None,
+    kind: str | None = None,
 ) -> ScriptSyntaxError:
-    return ScriptSyntaxError(message, span=Span(line, col, line, end or col + 1), hint=hint)
+    return ScriptSyntaxError(message, kind=kind, span=Span(line, col, line, end or col + 1),
+                             hint=hint)
 
 
 def bad_character(text: str, pos: int, line: int, line_start: int) -> ScriptSyntaxError:
@@ -188,7 +190,7 @@ def unexpected_token(
     kind, line, col = tok[0], tok[2], tok[3]
     end = max(tok[4], col + 1)
     if kind == "_INDENT":
-        return _err("unexpected indent", line, col)
+        return _err("unexpected indent", line, col, kind="IndentationError")
     if kind == "RESERVED":
         return _reserved(tok)
     if kind == "REFUSED":
@@ -196,7 +198,9 @@ def unexpected_token(
     if "_INDENT" in expected:
         header = next((v for v in reversed(values) if _is_token(v) and v[0] in _HEADERS), None)
         after = f" after {_HEADERS[header[0]]} on line {header[2]}" if header else ""
-        return _err(f"expected an indented block{after}", line, col)
+        # at a dedent to no indentation, CPython's column 0
+        return _err(f"expected an indented block{after}", line, max(col, 1), end,
+                    kind="IndentationError")
     prev = values[-1] if values and _is_token(values[-1]) else None
     adjacent = prev is not None and prev[2] == line and prev[4] == col
     if kind == "EQUAL":

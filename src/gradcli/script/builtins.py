@@ -22,6 +22,7 @@ from .data import read_array
 from .pybuiltins import PY_BUILTINS
 from .pydataclasses import MEMBERS as DATACLASSES
 from .pyprotocols import needs_interpreter
+from .stdlib import MODULES as STANDARD_MODULES
 
 
 @needs_interpreter
@@ -85,7 +86,10 @@ for _name, _fn in PY_BUILTINS.items():  # sum, max, min, abs, round: PyTorch's f
 
 # A PyTorch program: Python's built-ins; torch and the rest come from its imports.
 TORCH_BUILTINS: dict[str, Any] = dict(PY_BUILTINS)
-# The standard modules made of the script's own classes (the rest are api.namespace's)
+# The standard modules (script.stdlib, and dataclasses: the script's own classes; torch's and
+# math are api.namespace's)
+for _module, _members in STANDARD_MODULES.items():
+    register_module(_module, _members)
 register_module("dataclasses", DATACLASSES)
 
 # What ``@torch.no_grad`` (without parentheses) may name: each makes a fresh grad mode.

@@ -169,6 +169,8 @@ def bind(value: Any, obj: Any, cls: ScriptClass) -> Any:
         return BoundMethod(value.function, cls)
     if obj is not None and _binds(value):
         return BoundMethod(value, obj)
+    if obj is not None and hasattr(kind, "script_bind"):  # functools' lru_cache: its own
+        return value.script_bind(obj)
     return value
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.types import TypeObject
-from ..errors import GradcliError, ScriptError
+from ..errors import GradcliError, ScriptError, ScriptExit
 
 # Python's built-in exception hierarchy (the part a script can meet), child: parent.
 _HIERARCHY = {
     "BaseException": None,
+    "SystemExit": "BaseException",
     "Exception": "BaseException",
     "ArithmeticError": "Exception",
     "ZeroDivisionError": "ArithmeticError",
@@ -96,9 +97,14 @@ class ExcValue:
         return f"{self.type.name}({inner})"
 
 
-def raise_value(exc: ExcValue, to_str: Any) -> ScriptError:
-    """The error that ``raise exc`` raises: it keeps the value, so ``except`` gets it back."""
-    err = ScriptError(exc.message(to_str), kind=exc.type.name)
+def raise_value(exc: ExcValue, to_str: Any) -> GradcliError:
+    """The error that ``raise exc`` raises: it keeps the value, so ``except`` gets it back. A
+    SystemExit ends the run with its code (ScriptExit), unless a script catches it."""
+    if exc.type is EXCEPTIONS["SystemExit"]:
+        code = exc.args[0] if len(exc.args) == 1 else exc.args or None
+        err: GradcliError = ScriptExit(code, to_str(code))
+    else:
+        err = ScriptError(exc.message(to_str), kind=exc.type.name)
     err.pyexc = exc  # type: ignore[attr-defined]
     return err
 

@@ -348,8 +348,12 @@ class Evaluator(Attributes):
                 raise _key_error(key) from None
             except (IndexError, TypeError, ValueError) as exc:
                 raise ScriptError(str(exc), kind=type(exc).__name__) from None
-        if getattr(obj.__class__, "script_sequence", False):  # nn.Sequential: model[0]
-            return obj[key]
+        cls = obj.__class__
+        if getattr(cls, "script_sequence", False) or getattr(cls, "script_subscript", False):
+            try:  # nn.Sequential: model[0]; a deque; typing's List[int]
+                return obj[key]
+            except (IndexError, TypeError, ValueError) as exc:  # Python's own (a deque's)
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
         raise ScriptError(f"'{type_name(obj)}' object is not subscriptable", kind="TypeError")
 
     def set_item(self, obj: Any, key: Any, value: Any) -> None:
@@ -369,7 +373,10 @@ class Evaluator(Attributes):
                 check_list(obj)
             return
         if getattr(obj.__class__, "script_sequence", False):
-            obj[key] = value
+            try:
+                obj[key] = value
+            except (IndexError, TypeError, ValueError) as exc:
+                raise ScriptError(str(exc), kind=type(exc).__name__) from None
             return
         raise ScriptError(f"'{type_name(obj)}' object does not support item assignment",
                           kind="TypeError")
@@ -404,6 +411,12 @@ class Evaluator(Attributes):
             except TypeError:  # e.g. NumPy refuses - on the bool tensors comparisons make
                 raise ScriptError(f"unsupported operand type(s) for {op}=: 'Tensor' and "
                                   f"'{tname(value)}'", kind="TypeError") from None
+            except ScriptError as exc:
+                if exc.kind != "TypeError":
+                    raise
+                # PyTorch's __iadd__ ... give NotImplemented for an operand they refuse with a
+                # TypeError: Python tries ``current op value`` (the error names ``op=``)
+                return arith(op, current, value, op + "=")
             return current
         if current.__class__ is list and op == "+":
             items = materialise(self, value)

@@ -1,6 +1,7 @@
 """What a script imports, checked before it runs, and which mode it runs in.
 
-A PyTorch program (SPEC §7) may import the modules of ``api.namespace`` and nothing else;
+A PyTorch program (SPEC §7) may import the modules of ``api.namespace`` (torch's, math, and
+the standard modules ``script.stdlib`` registers there) and nothing else;
 anything else is refused before a single statement runs, positioned at the import, naming
 what is supported. A script is a PyTorch program when its file name ends in ``.py`` or its
 leading imports import torch.
@@ -12,8 +13,6 @@ from ..api.namespace import MODULES, missing
 from ..errors import ScriptSyntaxError
 from ..language import program as P
 from ..language.checks import blocks
-
-SUPPORTED = ", ".join(sorted(MODULES))
 
 
 def is_torch_program(program: P.Program, filename: str) -> bool:
@@ -72,7 +71,7 @@ def _check_module(name: str, where: P.Import | P.ImportFrom) -> object:
     else:
         message = f"gradcli does not support importing '{name}'"
     raise ScriptSyntaxError(message, kind="ImportError", span=where.span,
-                            hint=f"a script may import {SUPPORTED}")
+                            hint=f"a script may import {', '.join(sorted(MODULES))}")
 
 
 __all__ = ["check_imports", "is_torch_program"]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..api.creation import tensor
-from ..api.namespace import import_module
+from ..api.namespace import Module, import_module
 from ..api.types import TypeObject
 from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
@@ -40,6 +40,7 @@ from .printing import Printer, type_name
 from .pyprotocols import items_of, materialise, truth
 from .recorder import Record, Recorder
 from .result import RunResult, Warning_
+from .stdlib import PER_RUN
 from .values import literal
 
 MAX_CALL_DEPTH = 200
@@ -89,6 +90,9 @@ class Interpreter(Definitions, Evaluator):
         self.span: Span | None = None
         self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
         self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
+        self.module_state: dict[str, Any] = {}  # the standard modules' of this run (stdlib)
+        # the warnings shown so far: Python's default filter shows one once per line
+        self.warned: set[tuple[str, str, int | None]] = set()
         self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.calls: list[Span | None] = []  # the call sites of the functions running now
         self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
@@ -134,10 +138,16 @@ class Interpreter(Definitions, Evaluator):
     def _drain(self) -> None:
         reads = self.nonleaf_reads
         for msg, kind in self.ctx.warnings:
-            # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order
+            # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order,
+            # and it stands where that read is
             read = reads.pop(0) if msg == NONLEAF_GRAD_MSG and reads else None
+            span = read.span if read is not None else self.span
+            key = (msg, kind, span.line if span is not None else None)
+            if key in self.warned:  # the "default" action of Python's warnings filter
+                continue
+            self.warned.add(key)
             self.result.warnings.append(Warning_(
-                msg, self.span, kind, tuple(self.calls),
+                msg, span, kind, tuple(self.calls),
                 none_grad_reason(read) if read is not None else None))
         self.ctx.warnings.clear()
         reads.clear()
@@ -461,20 +471,31 @@ class Interpreter(Definitions, Evaluator):
     def _import(self, s: P.Import, scope: dict, top: bool) -> None:
         for dotted, alias in s.names:
             if alias is not None:
-                self.bind(alias, module_named(dotted), scope, top)
+                self.bind(alias, self.module(dotted), scope, top)
             else:
                 first = dotted.split(".")[0]
-                module_named(dotted)
-                self.bind(first, module_named(first), scope, top)
+                self.module(dotted)
+                self.bind(first, self.module(first), scope, top)
+
+    def module(self, dotted: str) -> Any:
+        """The module ``import dotted`` binds; the run's own of one made per run (``sys``)."""
+        make = PER_RUN.get(dotted)
+        if make is None:
+            return module_named(dotted)
+        module = self.module_state.get(dotted)
+        if module is None:
+            module = self.module_state[dotted] = Module(dotted, make(self))
+        return module
 
     def _import_from(self, s: P.ImportFrom, scope: dict, top: bool) -> None:
-        module = module_named(s.module)
+        module = self.module(s.module)
         for name, alias in s.names:
             if name == "*":
                 for key in module.members:
                     self.bind(key, module.get(key), scope, top)
                 continue
-            sub = import_module(f"{s.module}.{name}")
+            dotted = f"{s.module}.{name}"  # a submodule: from matplotlib import pyplot
+            sub = self.module(dotted) if import_module(dotted) is not None else None
             self.bind(alias or name, sub if sub is not None else module.get(name), scope, top)
 
     # -- calls ----------------------------------------------------------------------------------
@@ -487,6 +508,10 @@ class Interpreter(Definitions, Evaluator):
                               hint=f"gradcli allows {MAX_CALL_DEPTH} nested calls; is there a "
                               "recursion without a base case?")
         caller = self.span
+        # A warning is reported where it was raised, as Python's warnings module does: the
+        # caller's so far at its line, the function's last statement's (a return) at its own.
+        if self.ctx.warnings:
+            self._drain()
         self.calls.append(caller)
         self.depth += 1
         try:
@@ -496,6 +521,8 @@ class Interpreter(Definitions, Evaluator):
         except _Return as r:
             return r.value
         finally:
+            if self.ctx.warnings:
+                self._drain()
             self.depth -= 1
             self.calls.pop()
             self.span = caller
@@ -503,6 +530,7 @@ class Interpreter(Definitions, Evaluator):
         return None
 
     def _lambda_body(self, body: Any, scope: dict) -> Any:
+        self.span = body.span  # where its warnings are reported
         try:
             return self.eval(body, scope)
         except GradcliError as err:  # reported where the lambda is written, as Python does

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import _string  # CPython's own parser of format strings (what string.Formatter uses)
 import re
+import warnings
 from collections import OrderedDict
 from types import MethodType, ModuleType
 from typing import Any
@@ -63,6 +64,8 @@ def type_name(v: Any) -> str:
         return script_type
     if type(v).__module__ == "gradcli.engine.dtypes":
         return "torch.dtype"
+    if type(v).__module__ in ("itertools", "_collections"):  # itertools.chain, as CPython
+        return f"{type(v).__module__}.{type(v).__name__}"  # names it (a deque's iterators)
     if callable(v) and not isinstance(v, _PLAIN):
         return "builtin_function_or_method"
     return type(v).__name__
@@ -95,6 +98,18 @@ class _Shown:
 
 
 _STANDINS: dict[str, type] = {}
+
+
+class _Mapping(dict):
+    """A mapping's stand-in inside ``%``: its items' stand-ins, printed as the mapping."""
+
+    shown: tuple[str, str]
+
+    def __str__(self) -> str:
+        return self.shown[0]
+
+    def __repr__(self) -> str:
+        return self.shown[1]
 
 
 def _standin_class(name: str) -> type:
@@ -138,6 +153,19 @@ class Printer:
         """``repr(v)``: containers show their items' reprs, as Python does."""
         return self._repr(v, set())
 
+    def _itertools_repr(self, v: Any, active: set[int]) -> str:
+        """``count(5)``, ``count(2.5, 0.5)``, ``repeat(x, 2)``: CPython's shape, each value
+        printed as the script's (what ``__reduce__`` gives of the iterator's state)."""
+        with warnings.catch_warnings():  # pickling itertools objects is deprecated in 3.12
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                _, args = v.__reduce__()[:2]
+            except TypeError:  # a Python without it: its own repr (numbers, most often)
+                return repr(v)
+        if len(args) == 2 and isinstance(args[1], int) and args[1] == 1 and type(v).__name__ == "count":
+            args = args[:1]  # a step of 1 (an int) is not shown
+        return f"{type(v).__name__}({', '.join(self._repr(a, active) for a in args)})"
+
     def _repr(self, v: Any, active: set[int]) -> str:
         cls = v.__class__
         if cls in _PLAIN:
@@ -179,6 +207,8 @@ class Printer:
         if cls is range:
             step = "" if v.step == 1 else f", {v.step}"
             return f"range({v.start}, {v.stop}{step})"
+        if cls.__module__ == "itertools" and cls.__name__ in ("count", "repeat"):
+            return self._itertools_repr(v, active)
         if cls.__name__ in DICT_VIEWS:
             return f"{cls.__name__}({self._repr(list(v), active)})"
         show = getattr(cls, "script_repr", None)  # functions, modules, optimizers: their own
@@ -200,6 +230,8 @@ class Printer:
             what = f"generator object {v.__qualname__.rpartition('.<locals>.')[2]}" \
                 if cls.__name__ == "generator" else f"{cls.__name__} object"
             return f"<{what} at {self.address(v)}>"
+        if cls.__module__ == "_collections":  # a deque's iterators
+            return f"<{type_name(v)} object at {self.address(v)}>"
         if callable(v):
             name = getattr(v, "__name__", "function")
             owner = getattr(v, "__self__", None)
@@ -311,8 +343,9 @@ class Printer:
         self._check_percent(fmt, args)
         if isinstance(args, tuple):
             safe: Any = tuple(self._standin(a) for a in args)
-        elif isinstance(args, dict):
-            safe = {k: self._standin(v) for k, v in args.items()}
+        elif isinstance(args, dict):  # its items for %(key)s, itself for %s (a Counter's)
+            safe = _Mapping({k: self._standin(v) for k, v in args.items()})
+            safe.shown = (self.str(args), self.repr(args))
         else:
             safe = self._standin(args)
         try:

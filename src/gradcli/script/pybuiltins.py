@@ -10,7 +10,7 @@ share with the interpreter ``pyprotocols``'s; ``PY_BUILTINS`` and ``TYPES`` name
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +42,7 @@ from .pyprotocols import (
     as_index,
     counted,
     fail,
+    is_iterator,
     items_of,
     materialise,
     needs_interpreter,
@@ -159,7 +160,7 @@ def reversed_(seq: Any) -> Any:
     if isinstance(seq, Tensor):
         raise fail("gradcli does not support reversed() of a tensor (torch.flip) yet",
                    "NotImplementedError")
-    if isinstance(seq, (list, tuple, str, range, dict)):
+    if isinstance(seq, (list, tuple, str, range, dict, deque)):  # a deque: collections'
         return reversed(seq)
     raise fail(f"'{type_name(seq)}' object is not reversible")
 
@@ -182,7 +183,7 @@ def next_(iterator: Any, *default: Any) -> Any:
             if err.kind == "StopIteration" and default:
                 return default[0]
             raise
-    if not hasattr(iterator, "__next__") or type(iterator).__module__ != "builtins":
+    if not is_iterator(iterator):
         raise fail(f"'{type_name(iterator)}' object is not an iterator")
     try:
         return next(iterator)

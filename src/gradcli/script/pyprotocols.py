@@ -44,12 +44,19 @@ def items_of(v: Any) -> Iterator[Any]:
         return iter(v)
     if isinstance(v, Tensor):
         return iter(v)  # Tensor.__iter__: unbind(0), UnbindBackward0, as PyTorch
-    if hasattr(v, "__next__") and type(v).__module__ == "builtins":  # zip, map, generators
+    if is_iterator(v):  # zip, map, generators, itertools' iterators
         return v
     if type(v).__name__ in DICT_VIEWS or \
             getattr(type(v), "script_sequence", False):  # nn.Sequential
         return iter(v)
     raise fail(f"'{type_name(v)}' object is not iterable")
+
+
+def is_iterator(v: Any) -> bool:
+    """Whether ``v`` is one of Python's iterators a script may hold (a generator, zip, map,
+    an itertools iterator, a deque's)."""
+    return hasattr(v, "__next__") and type(v).__module__ in ("builtins", "itertools",
+                                                              "_collections")
 
 
 def counted(interp: Any, v: Any) -> Iterator[Any]:

@@ -37,6 +37,7 @@ class RunResult:
         self.last_assigned: str | None = None
         self.prints: list[str] = []
         self.warnings: list[Warning_] = []
+        self.notes: list[str] = []  # gradcli's own remarks on the run (matplotlib not drawn)
         self.error: GradcliError | None = None
         self.records: list[Record] | None = None
         # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views)

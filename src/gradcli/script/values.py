@@ -142,12 +142,16 @@ def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
     except OverflowError as exc:
         raise ScriptError(str(exc), kind="OverflowError") from None
     except TypeError as exc:
-        if type(a).__module__ == "builtins" and type(b).__module__ == "builtins":
-            message = str(exc)  # Python's own words ("can't multiply sequence by non-int ...")
-            if symbol != op:
-                message = message.replace(f"for {op}:", f"for {symbol}:")
-        else:
-            message = f"unsupported operand type(s) for {symbol}: '{tname(a)}' and '{tname(b)}'"
+        message = str(exc)
+        if message.startswith("unsupported operand"):
+            how = "** or pow()" if symbol == "**" else symbol  # as CPython names them
+            message = f"unsupported operand type(s) for {how}: '{tname(a)}' and '{tname(b)}'"
+        else:  # Python's own words, with the types as a script names them
+            for v in (a, b):  # ("can only concatenate list (not "Tensor") to list")
+                real, shown = type(v).__name__, tname(v)
+                if real != shown:
+                    message = message.replace(f'"{real}"', f'"{shown}"').replace(
+                        f"'{real}'", f"'{shown}'")
         raise ScriptError(message, kind="TypeError") from None
 
 
@@ -173,5 +177,6 @@ def tname(v: Any) -> str:
     script_type = getattr(cls, "script_type", None) or getattr(cls, "type_name", None)
     if isinstance(script_type, str):  # functions, modules, ...
         return script_type
+    # (a Python function is one of gradcli's built-ins: a script's have a script_type)
     return "builtin_function_or_method" if callable(v) and cls.__module__ != "builtins" or \
-        cls.__name__ in ("builtin_function_or_method", "method") else cls.__name__
+        cls.__name__ in ("builtin_function_or_method", "method", "function") else cls.__name__
