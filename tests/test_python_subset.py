@@ -22,7 +22,8 @@ PROGRAMS = sorted((ROOT / "python").glob("*.py"))
 
 
 def cpython(source: str) -> tuple[str, tuple | None]:
-    """What CPython prints, and its uncaught error as (type, message, innermost line)."""
+    """What CPython prints, and its uncaught error as (type, message, innermost line); NumPy
+    beside it for tests/test_numpy.py."""
     out = io.StringIO()
     err = None
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
@@ -37,7 +38,10 @@ def cpython(source: str) -> tuple[str, tuple | None]:
                     line = tb.tb_lineno
                 tb = tb.tb_next
             message = repr(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            err = (type(exc).__name__, message, line)
+            cls = type(exc)  # a library's class as a traceback names it: numpy.linalg.LinAlgError
+            kind = cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else \
+                f"{cls.__module__}.{cls.__qualname__}"
+            err = (kind, message, line)
     return out.getvalue(), err
 
 

@@ -54,14 +54,14 @@ def test_bare_builtins_are_not_there_in_a_pytorch_program() -> None:
 
 
 @pytest.mark.parametrize(("source", "kind", "message"), [
-    ("import numpy as np\n", "ImportError", "gradcli does not support importing 'numpy'"),
+    ("import pandas as pd\n", "ImportError", "gradcli does not support importing 'pandas'"),
     ("import torch.utils.checkpoint\n", "ImportError",
      "gradcli does not support torch.utils.checkpoint yet"),
     ("from os import path\n", "ImportError", "gradcli does not support importing 'os'"),
     ("from torch import frobnicate\n", "ImportError",
      "cannot import name 'frobnicate' from 'torch'"),
     ("from torch import fft\n", "NotImplementedError", "gradcli does not support torch.fft yet"),
-    ("def f():\n    import numpy\n", "ImportError", "gradcli does not support importing 'numpy'"),
+    ("def f():\n    import pandas\n", "ImportError", "gradcli does not support importing 'pandas'"),
 ])
 def test_imports_gradcli_lacks_are_refused_before_anything_runs(source: str, kind: str,
                                                                message: str) -> None:
@@ -422,3 +422,14 @@ def test_elementwise_ops_on_bool_tensors_answer_as_pytorch():
     result, out = run(BOOL_OPS)
     assert result.error is None
     assert out == BOOL_OPS_OUTPUT
+
+
+def test_a_warning_shows_once_per_line_that_raises_it() -> None:
+    """Python's default filter: a loop reading a non-leaf's .grad warns once for that line;
+    another line warns again."""
+    result, _ = run("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+                      "for i in range(3):\n    g = y.grad\ng = y.grad\n")
+    assert result.error is None
+    assert [(w.kind, w.span.line) for w in result.warnings] == [("UserWarning", 5),
+                                                                ("UserWarning", 6)]
+    assert result.warnings[0].message.startswith("The .grad attribute of a Tensor that is not")

@@ -104,9 +104,11 @@ def __getattr__(name: str) -> Callable[..., Any]:
 
 
 def _install_methods() -> None:
-    """The surface's Tensor methods that are not the engine's own (the in-place draws)."""
+    """The surface's Tensor methods that are not the engine's own (the in-place draws, the
+    legacy constructor ``t.new``)."""
     for name, fn in random.METHODS.items():
         setattr(Tensor, name, fn)
+    Tensor.new = creation.tensor_new  # type: ignore[attr-defined]
 
 
 _install_methods()

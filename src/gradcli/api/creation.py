@@ -12,9 +12,13 @@ import builtins
 import math
 from typing import Any
 
+import numpy
+
 from ..engine import dtypes as D
 from ..engine import kernels
+from ..engine import strides as layout
 from ..engine.args import check_device, check_numel, is_number, tensor_arg, type_name
+from ..engine.backend import NUMPY_CLASSES, numpy_type_name
 from ..engine.context import current
 from ..engine.dtypes import DType, to_dtype
 from ..engine.tensor import Tensor
@@ -27,6 +31,25 @@ COPY_CONSTRUCT_MSG = (
     "sourceTensor.detach().clone().requires_grad_(True), rather than "
     "torch.tensor(sourceTensor)."
 )
+# PyTorch's words for NumPy arrays it cannot take (torch/csrc/utils/tensor_numpy.cpp)
+NEGATIVE_STRIDES_MSG = (
+    "At least one stride in the given numpy array is negative, and tensors with negative "
+    "strides are not currently supported. (You can probably work around this by making a copy "
+    "of your array  with array.copy().) ")
+BYTE_ORDER_MSG = ("given numpy array has byte order different from the native byte order. "
+                  "Conversion between byte orders is currently not supported.")
+NOT_WRITABLE_MSG = (
+    "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+    "This means writing to this tensor will result in undefined behavior. You may want to copy "
+    "the array to protect its data or make it writable before converting it to a tensor. This "
+    "type of warning will be suppressed for the rest of this program.")
+LIST_OF_ARRAYS_MSG = (
+    "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+    "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
+    "tensor.")
+COMPLEX_TO_REAL_MSG = "Casting complex values to real discards the imaginary part"
+_PYTORCH_TYPES = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+                  "uint64, uint32, uint16, uint8, and bool")
 
 
 # --- constructors -------------------------------------------------------------------------------
@@ -59,14 +82,27 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         ctx.warn(COPY_CONSTRUCT_MSG)
         dt = to_dtype(dtype) if dtype is not None else data.dtype
         return leaf(be.astype(be.xp.asarray(data.data, copy=True), dt), requires_grad)
+    if data.__class__ in NUMPY_CLASSES:  # an array or NumPy scalar: a copy, in its dtype
+        array = numpy.asarray(data)
+        if dtype is not None and array.dtype.kind == "c":
+            array = _real_part(array)
+        t = _on_array(array, share=False)
+        out = leaf(be.astype(t.data, _dtype(dtype, t.dtype)), requires_grad)
+        out._strides = t._strides
+        return out
     kinds: set[DType] = set()
-    shape = _check_literal(data, kinds)
+    arrays: set[DType] = set()  # the dtypes of NumPy values in the lists: PyTorch keeps them
+    if isinstance(data, (list, tuple)) and data and data[0].__class__ is numpy.ndarray:
+        ctx.warn_once(LIST_OF_ARRAYS_MSG)
+    shape = _check_literal(data, kinds, arrays)
     if len(shape) > MAX_DIMS:
         raise ScriptError(f"a tensor can have at most {MAX_DIMS} dimensions (NumPy's limit)",
                           kind="ValueError")
-    inferred = D.FLOAT32 if not kinds else builtins.max(kinds, key=_KIND_ORDER.index)
-    if inferred is D.FLOAT32:
+    inferred = None if not kinds else builtins.max(kinds, key=_KIND_ORDER.index)
+    if inferred is D.FLOAT32 or (inferred is None and not arrays):
         inferred = be.default
+    for found in arrays:
+        inferred = D.promote_types(inferred, found)
     dt = _dtype(dtype, inferred)
     if 0 in shape:  # PyTorch reads nothing past an empty dimension
         return leaf(be.xp.zeros(shape, dtype=be.xp_dtype(dt)), requires_grad)
@@ -80,16 +116,17 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 _KIND_ORDER = [D.BOOL, D.INT64, D.FLOAT32]
 
 
-def _check_literal(data: Any, kinds: set) -> tuple[int, ...]:
+def _check_literal(data: Any, kinds: set, arrays: set) -> tuple[int, ...]:
     """The shape of a nested list of numbers, as torch.tensor finds it: the kinds of every
-    item first (bool, int, float, noted in ``kinds``), then the sizes read along the first
-    items, then each item checked against them, with PyTorch's errors at each step."""
-    _infer_kinds(data, kinds)
+    item first (bool, int, float, noted in ``kinds``; NumPy values' dtypes in ``arrays``),
+    then the sizes read along the first items, then each item checked against them, with
+    PyTorch's errors at each step."""
+    _infer_kinds(data, kinds, arrays)
     sizes: list[int] = []
     item = data
-    while isinstance(item, (list, tuple)):
+    while _sequence(item):
         sizes.append(len(item))
-        if not item:
+        if not len(item):
             break
         item = item[0]
     if 0 not in sizes:  # PyTorch stores (and so checks) nothing in an empty tensor
@@ -97,10 +134,17 @@ def _check_literal(data: Any, kinds: set) -> tuple[int, ...]:
     return tuple(sizes)
 
 
-def _infer_kinds(data: Any, kinds: set) -> None:
+def _sequence(x: Any) -> bool:
+    """A list, a tuple, or an array with dimensions (its rows are its items)."""
+    return isinstance(x, (list, tuple)) or (x.__class__ is numpy.ndarray and x.ndim > 0)
+
+
+def _infer_kinds(data: Any, kinds: set, arrays: set) -> None:
     if isinstance(data, (list, tuple)):
         for item in data:
-            _infer_kinds(item, kinds)
+            _infer_kinds(item, kinds, arrays)
+    elif data.__class__ in NUMPY_CLASSES:
+        arrays.add(_numpy_dtype(numpy.asarray(data)))
     elif data.__class__ is Tensor:  # a list of one-element tensors: their values
         if data.numel() != 1:
             raise ScriptError("only one element tensors can be converted to Python scalars",
@@ -123,13 +167,13 @@ def _infer_kinds(data: Any, kinds: set) -> None:
 
 def _check_sizes(data: Any, sizes: tuple[int, ...], dim: int, floating: bool) -> None:
     if dim == len(sizes):
-        if isinstance(data, (list, tuple)):
+        if _sequence(data):
             name = type_name(data)
             raise ScriptError(f"must be real number, not {name}" if floating else
                               f"'{name}' object cannot be interpreted as an integer",
                               kind="TypeError")
         return
-    if not isinstance(data, (list, tuple)):
+    if not _sequence(data):
         raise ScriptError("not a sequence", kind="TypeError")
     if len(data) != sizes[dim]:
         raise ScriptError(f"expected sequence of length {sizes[dim]} at dim {dim} "
@@ -143,6 +187,108 @@ def _plain(data: Any) -> Any:
     if isinstance(data, (list, tuple)):
         return [_plain(item) for item in data]
     return data.item() if data.__class__ is Tensor else data
+
+
+def from_numpy(ndarray: Any) -> Tensor:
+    """``torch.from_numpy``: a tensor on the array's own memory, so a write through either
+    shows in both (and one through the array bumps no version, as in PyTorch), with the
+    array's strides; off the CPU backend, a copy."""
+    if ndarray.__class__ is not numpy.ndarray:
+        raise ScriptError(f"expected np.ndarray (got {type_name(ndarray)})", kind="TypeError")
+    return _on_array(ndarray, share=True)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``torch.as_tensor``: a tensor or an array as it is when its dtype is the one asked for
+    (the array's memory shared), else a converted copy, as ``torch.tensor``."""
+    check_device(device)
+    dt = None if dtype is None else to_dtype(dtype)
+    if data.__class__ is Tensor:
+        return data if dt is None or dt is data.dtype else data.to(dt)
+    if data.__class__ is numpy.ndarray:
+        if dt is not None and data.dtype.kind == "c":
+            return tensor(data, dtype=dt)
+        t = from_numpy(data)
+        return t if dt is None or dt is t.dtype else t.to(dt)
+    return tensor(data, dtype=dtype)
+
+
+def _real_part(array: Any) -> Any:
+    """A complex array converted to a real dtype: its real part, with PyTorch's warning (once
+    a run, as TORCH_WARN_ONCE; gradcli's tensors are all real)."""
+    current().warn_once(COMPLEX_TO_REAL_MSG)
+    return array.real
+
+
+def legacy_tensor(*args: Any, dtype: Any = None) -> Tensor:
+    """``torch.Tensor(data)`` and ``torch.Tensor(*sizes)`` in the default float dtype (a typed
+    one's, ``torch.LongTensor([1])``, in its dtype): an array's memory when its dtype is that
+    one, as PyTorch's legacy constructor takes it; ``torch.Tensor()`` is empty."""
+    dt = get_default_dtype() if dtype is None else to_dtype(dtype)
+    if len(args) == 1:
+        data = args[0]
+        if data.__class__ is numpy.ndarray:
+            return as_tensor(data, dtype=dt)
+        if isinstance(data, (list, tuple, Tensor)):
+            return tensor(data, dtype=dt)
+    if all(isinstance(a, (int, numpy.integer)) and not isinstance(a, (bool, numpy.bool_))
+           for a in args):
+        return empty(*(int(a) for a in args) if args else (0,), dtype=dt)  # zeros, as empty()
+    raise ScriptError(f"new(): data must be a sequence (got {type_name(args[0])})",
+                      kind="TypeError")
+
+
+def tensor_new(self: Tensor, *args: Any, device: Any = None) -> Tensor:
+    """``t.new(data)``, ``t.new(*sizes)``, ``t.new()``: the legacy constructor in ``t``'s
+    dtype (``input.new(numpy_result)`` in a Function that computes with NumPy)."""
+    check_device(device)
+    if len(args) == 1 and args[0].__class__ is Tensor:
+        raise ScriptError("gradcli does not support Tensor.new(tensor) yet",
+                          kind="NotImplementedError",
+                          hint="t.detach().clone() copies a tensor; t.new(data) takes lists "
+                               "and arrays")
+    return legacy_tensor(*args, dtype=self.dtype)
+
+
+def _on_array(array: Any, share: bool) -> Tensor:
+    """A tensor on a NumPy array's memory (``share``) or a copy of it, with the array's dtype
+    and strides; PyTorch's errors for what it cannot take."""
+    ctx = current()
+    be = ctx.backend
+    if not array.dtype.isnative:
+        raise ScriptError(BYTE_ORDER_MSG, kind="ValueError")
+    dt = _numpy_dtype(array)
+    if any(s < 0 for s in array.strides):
+        raise ScriptError(NEGATIVE_STRIDES_MSG, kind="ValueError")
+    check_numel(array.shape)
+    if share and be.name == "numpy":
+        if not array.flags.writeable:
+            ctx.warn_once(NOT_WRITABLE_MSG)
+        data = array
+    else:
+        data = be.xp.asarray(numpy.array(array, copy=True, order="K"))
+    t = Tensor(data, be)
+    laid = data if isinstance(data, numpy.ndarray) else array  # a copy is dense, in order
+    t._strides = layout.normalise(array.shape, [s // dt.itemsize for s in laid.strides])
+    return t
+
+
+def _numpy_dtype(array: Any) -> DType:
+    """PyTorch's dtype of a NumPy array (its errors for a dtype it has not)."""
+    found = D.DTYPES.get(array.dtype.name)
+    if found is not None:
+        return found
+    name = array.dtype.name
+    if name in ("uint16", "uint32", "uint64", "complex64", "complex128"):
+        raise ScriptError(f"gradcli does not support {name} tensors yet",
+                          kind="NotImplementedError")
+    raise ScriptError(f"can't convert np.ndarray of type {numpy_type_name(array.dtype.type)}. "
+                      f"The only supported types are: {_PYTORCH_TYPES}.", kind="TypeError")
+
+
+# torch.tensor's data keeps a NumPy scalar's dtype (script/calls.py passes it as it is)
+tensor.takes_numpy = as_tensor.takes_numpy = from_numpy.takes_numpy = True  # type: ignore[attr-defined]
+legacy_tensor.takes_numpy = tensor_new.takes_numpy = True  # type: ignore[attr-defined]
 
 
 def param(data: Any) -> Tensor:

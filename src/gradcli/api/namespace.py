@@ -38,6 +38,7 @@ from . import (
     THREADS,
 )
 from .autograd import FUNCTION_MODULE
+from .creation import as_tensor, from_numpy, legacy_tensor
 from .data import DATA
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
@@ -48,29 +49,19 @@ from .threads import BACKENDS_CPU, BACKENDS_MKL
 from .types import TypeObject
 
 
-def _legacy_tensor(*args: Any, dtype: Any = None) -> Tensor:
-    """``torch.Tensor(data)`` (the default float dtype) or ``torch.Tensor(*sizes)``; a typed
-    one's (``torch.LongTensor([1])``) in its dtype."""
-    if dtype is None:
-        from .creation import get_default_dtype
-
-        dtype = get_default_dtype()
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
-        return FUNCTIONS["tensor"](args[0], dtype=dtype)
-    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return FUNCTIONS["empty"](*args, dtype=dtype)  # zeros, as gradcli's empty()
-    raise ScriptError("new(): data must be a sequence (got "
-                      f"{type(args[0]).__name__})", kind="TypeError")
-
-
 def _typed(name: str, dtype: str) -> TypeObject:
     """``torch.LongTensor`` and its kind: a tensor of one dtype, made as ``torch.Tensor``."""
     dt = DTYPES[dtype]
-    return TypeObject(f"torch.{name}", (), lambda *args: _legacy_tensor(*args, dtype=dt),
+
+    def make(*args: Any) -> Tensor:
+        return legacy_tensor(*args, dtype=dt)
+
+    make.takes_numpy = True  # type: ignore[attr-defined]  # its data keeps NumPy's values
+    return TypeObject(f"torch.{name}", (), make,
                       test=lambda v: isinstance(v, Tensor) and v.dtype is dt)
 
 
-TENSOR = TypeObject("torch.Tensor", (Tensor,), _legacy_tensor)
+TENSOR = TypeObject("torch.Tensor", (Tensor,), legacy_tensor)
 LEGACY_TENSORS = {name: _typed(name, dtype) for name, dtype in (
     ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("LongTensor", "int64"),
     ("IntTensor", "int32"), ("BoolTensor", "bool"))}
@@ -86,22 +77,42 @@ _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, f
 
 # ---- modules ------------------------------------------------------------------------------------
 class Module:
-    """A module as a script sees it: its members by name, nothing else."""
+    """A module as a script sees it: its members by name, nothing else. ``load`` makes the
+    members on first use (NumPy's machinery, for the programs that import it); ``unknown``
+    makes the error for a name it lacks (``missing`` by default)."""
 
-    __slots__ = ("members", "name")
+    __slots__ = ("_load", "_members", "name", "unknown")
     script_type = "module"
 
-    def __init__(self, name: str, members: Mapping[str, Any]) -> None:
+    def __init__(self, name: str, members: Mapping[str, Any] | None = None,
+                 load: Callable[[], Mapping[str, Any]] | None = None,
+                 unknown: Callable[[str, str], ScriptError] | None = None) -> None:
         self.name = name
-        self.members = members
+        self._members = members
+        self._load = load
+        self.unknown = unknown
+
+    @property
+    def members(self) -> Mapping[str, Any]:
+        """The members by name (made now if they are loaded on first use)."""
+        if self._members is None:
+            self._members = self._load()  # type: ignore[misc]
+        return self._members
 
     def get(self, attr: str) -> Any:
         """``module.attr``, or PyTorch's AttributeError (or "not supported yet")."""
+        members = self._members if self._members is not None else self.members
         try:
-            value = self.members[attr]
+            value = members[attr]
         except KeyError:
-            raise missing(self.name, attr, self.members) from None
+            raise self.missing(attr) from None
         return MODULES[value] if isinstance(value, _Sub) else value
+
+    def missing(self, attr: str) -> ScriptError:
+        """The error for ``module.attr`` that the module lacks."""
+        if self.unknown is not None:
+            return self.unknown(self.name, attr)
+        return missing(self.name, attr, self.members)
 
     def script_repr(self, printer: Any) -> str:
         """``<module 'torch'>``."""
@@ -185,7 +196,7 @@ TENSOR_CALL = frozenset({
     "cpu", "cuda", "register_hook", "is_floating_point", "element_size", "nelement",
     "fill_", "normal_", "uniform_", "zero_", "copy_", "contiguous", "is_contiguous", "numpy",
     "stride", "storage_offset", "expand", "expand_as", "repeat", "permute", "view_as",
-    "reshape_as", "type_as", "new_tensor", "new_zeros", "new_ones", "new_full", "masked_fill",
+    "reshape_as", "type_as", "new", "new_tensor", "new_zeros", "new_ones", "new_full", "masked_fill",
     "masked_fill_", "index_select", "gather", "scatter", "argmax", "argmin", "norm", "dot", "mv",
     "bmm", "std", "var", "prod", "cumsum", "square", "exp_", "clamp_", "relu_", "sigmoid_",
     "tanh_", "neg_", "abs_", "sqrt_", "log_", "chunk", "split", "unbind", "flip", "roll",
@@ -284,7 +295,7 @@ def _torch() -> dict[str, Any]:
     members.update({
         "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
         **LEGACY_TENSORS,
-        "reshape": _torch_reshape,
+        "reshape": _torch_reshape, "from_numpy": from_numpy, "as_tensor": as_tensor,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
@@ -344,6 +355,27 @@ def _build() -> None:
     }
     for name, members in tables.items():
         MODULES[name] = Module(name, members)
+    for name in ("numpy", "numpy.linalg", "numpy.random", "numpy.fft"):
+        MODULES[name] = Module(name, load=functools.partial(_numpy_members, name),
+                               unknown=_numpy_unknown)
+
+
+def _numpy_members(name: str) -> dict[str, Any]:
+    """``numpy``, ``numpy.linalg``, ``numpy.fft`` and ``numpy.random``: api/numpy_module.py's,
+    loaded when a script first uses them."""
+    from .numpy_module import members
+
+    found = members(name)
+    if name == "numpy":
+        found.update(random=_Sub("numpy.random"), linalg=_Sub("numpy.linalg"),
+                     fft=_Sub("numpy.fft"))
+    return found
+
+
+def _numpy_unknown(owner: str, attr: str) -> ScriptError:
+    from .numpy_module import unknown
+
+    return unknown(owner, attr)
 
 
 _build()

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ScriptError
+from .backend import NUMPY_CLASSES, numpy_type_name
 from .context import current
 from .tensor import Tensor
 
@@ -47,8 +48,11 @@ def broadcast_check(a: Any, b: Any) -> None:
 
 
 def type_name(x: Any) -> str:
-    """A value's type as PyTorch's argument errors name it."""
-    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+    """A value's type as PyTorch's argument errors name it (``numpy.ndarray`` in full)."""
+    if isinstance(x, Tensor):
+        return "Tensor"
+    cls = type(x)
+    return numpy_type_name(cls) if cls in NUMPY_CLASSES else cls.__name__
 
 
 def typed_arg(fn: str, arg: str, value: Any, kind: type, pos: int | None = None) -> None:

@@ -276,9 +276,42 @@ def index_put(xp: Any, flat: Any, positions: Any, values: Any, accumulate: bool)
     return xp.asarray(host)
 
 
-def quiet() -> Any:
-    """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1)."""
-    return numpy.errstate(all="ignore")
+def quiet(log: FloatingPointLog | None = None) -> Any:
+    """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1).
+
+    With ``log``, NumPy writes its warning texts there instead (``errstate``'s "log" mode, as
+    Python's defaults warn: never for underflow); the log keeps them only while a script's own
+    NumPy call runs (``FloatingPointLog.active``), so the engine's ops stay silent.
+    """
+    if log is None:
+        return numpy.errstate(all="ignore")
+    return numpy.errstate(divide="log", over="log", invalid="log", under="ignore", call=log)
+
+
+class FloatingPointLog:
+    """Where NumPy writes "Warning: divide by zero encountered in log" (``quiet(log)``)."""
+
+    __slots__ = ("active", "messages")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.messages: list[str] = []
+
+    def write(self, text: str) -> None:
+        """NumPy's call: ``"Warning: <what> encountered in <ufunc>\\n"``."""
+        if self.active:
+            self.messages.append(text.removeprefix("Warning: ").rstrip("\n"))
+
+
+# A script's NumPy values: arrays and NumPy's scalar types (float64, int64, bool_, str_ ...);
+# and the classes of their dtypes (``x.dtype``: numpy.dtypes.Float64DType under NumPy 2)
+NUMPY_CLASSES = frozenset({numpy.ndarray, *numpy.sctypeDict.values()})
+NUMPY_DTYPES = frozenset(type(numpy.dtype(t)) for t in numpy.sctypeDict.values())
+
+
+def numpy_type_name(cls: type) -> str:
+    """A NumPy class as Python's messages name it: ``numpy.ndarray``, ``numpy.float64``."""
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 def view_maps(backend: Backend, base_shape: tuple, view_fn: Any) -> tuple[Any, Any]:

@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import ScriptError
 from ..limits import MAX_ELEMENTS
 from . import machine as machines
-from .backend import Backend, get_backend
+from .backend import Backend, FloatingPointLog, get_backend
 from .printing import DEFAULT_OPTIONS, PrintOptions
 
 RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python
@@ -68,6 +68,10 @@ class RunContext:
     print_options: PrintOptions = DEFAULT_OPTIONS
     # the CPU whose PyTorch the run reproduces (capability, threads: torch.set_num_threads)
     machine: machines.Machine = field(default_factory=machines.process)
+    # the script's NumPy (api/numpy_values.NumpyState: np.random's state, print options),
+    # made when the run first uses NumPy; and where NumPy writes its floating-point warnings
+    numpy: Any = None
+    fp_log: FloatingPointLog = field(default_factory=FloatingPointLog)
 
     def set_num_threads(self, threads: int) -> None:
         """``torch.set_num_threads(threads)`` for the rest of the run."""

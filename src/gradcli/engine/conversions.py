@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import ScriptError
 from . import dtypes as D
 from . import ops as O
 from .args import check_device, tensor_arg
+from .backend import to_host
 from .dtypes import DType, to_dtype
 from .record import apply
 from .tensor import Tensor
@@ -62,6 +64,21 @@ def cpu(self: Tensor) -> Tensor:
     return self
 
 
+NUMPY_GRAD_MSG = ("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                  "instead.")
+
+
+def numpy(self: Tensor, *, force: bool = False) -> Any:
+    """``x.numpy()``: a new array on the tensor's memory (so updates show both ways, and one
+    through the array bumps no version, as PyTorch's); off the CPU backend, a host copy."""
+    if self.requires_grad and not force:
+        raise ScriptError(NUMPY_GRAD_MSG)
+    if self.backend.name != "numpy":
+        return to_host(self.data)
+    self.data = self.backend.writable(self.data)  # a 0-d value becomes an array both share
+    return self.data.view()
+
+
 def cuda(self: Tensor, device: Any = None) -> Tensor:
     """PyTorch's error on a CPU build."""
     check_device("cuda")
@@ -72,6 +89,6 @@ CONVERSIONS = {fn.__name__: fn for fn in (
     _converter(D.FLOAT64, "double"), _converter(D.FLOAT32, "float"),
     _converter(D.FLOAT16, "half"), _converter(D.INT64, "long"), _converter(D.INT32, "int"),
     _converter(D.INT16, "short"), _converter(D.INT8, "char"), _converter(D.UINT8, "byte"),
-    _converter(D.BOOL, "bool"), to, cpu, cuda)}
+    _converter(D.BOOL, "bool"), to, cpu, cuda, numpy)}
 CONVERSIONS["type"] = type_
 CONVERSIONS["type_as"] = type_as

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+import numpy as np
+
 from ..api.namespace import (
     Module,
     object_attribute,
@@ -20,6 +22,7 @@ from ..api.namespace import (
 )
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
+from ..engine.backend import NUMPY_CLASSES
 from ..engine.custom import FunctionNode
 from ..errors import GradcliError, ScriptError, Span
 from .classes import (
@@ -42,6 +45,7 @@ from .functions import Function
 from .hints import none_grad
 from .instances import ScriptObject
 from .printing import node_name, type_name
+from .values import numpy_protocols
 
 _NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "register_prehook",
                               "metadata", "requires_grad", "variable"})
@@ -103,6 +107,8 @@ class Attributes:
         elif isinstance(obj, ExcValue):
             if attr == "args":
                 return obj.args
+        elif cls in NUMPY_CLASSES or isinstance(obj, np.dtype):
+            return numpy_protocols().attribute(obj, attr)
         elif attr in getattr(cls, "script_attributes", ()):
             return getattr(obj, attr)
         else:

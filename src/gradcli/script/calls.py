@@ -9,12 +9,17 @@ import re
 import types
 from typing import Any
 
+from numpy import ndarray
+
 from ..api.namespace import import_module
+from ..api.types import TypeObject
+from ..engine.backend import NUMPY_CLASSES
 from ..errors import ScriptError
 from ..language import program as P
 from ..limits import MAX_DIMS
 from .hints import did_you_mean
 from .pyprotocols import items_of
+from .values import numpy_protocols
 
 _MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, OverflowError,
            StopIteration)
@@ -26,9 +31,15 @@ def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> 
     if not needs_interp:
         # a built-in that needs the interpreter handed to the api as a value (x.register_hook(
         # print), jacobian(repr, x)): the api calls it as Python calls a function
+        numbers = False
         for k, a in enumerate(args):
-            if a.__class__ is _FUNCTION and getattr(a, "needs_interpreter", False):
+            cls = type(a)
+            if cls is _FUNCTION and getattr(a, "needs_interpreter", False):
                 args = [*args[:k], bound_builtin(a, interp), *args[k + 1:]]
+            elif cls in NUMPY_CLASSES:
+                numbers = True
+        if numbers or kwargs and any(v.__class__ in NUMPY_CLASSES for v in kwargs.values()):
+            args, kwargs = _numpy_numbers(fn, args, kwargs)
         if kwargs:
             kwargs = {k: bound_builtin(v, interp) if v.__class__ is _FUNCTION and
                       getattr(v, "needs_interpreter", False) else v for k, v in kwargs.items()}
@@ -66,6 +77,32 @@ _FUNCTION = types.FunctionType
 _METHOD = types.MethodType
 
 
+def _numpy_numbers(fn: Any, args: list, kwargs: dict) -> tuple[list, dict]:
+    """PyTorch takes NumPy's scalars where it takes Python's numbers (``torch.full((2,),
+    np.float64(1.5))``, ``lr=np.float32(0.1)``): theirs for a function of the PyTorch surface
+    (not ``torch.tensor``'s data, which keeps its dtype, nor NumPy's own functions; a class's
+    maker says it for the class: ``torch.Tensor``)."""
+    maker = fn.make if fn.__class__ is TypeObject else fn
+    if not _torch_surface(fn) or getattr(maker, "takes_numpy", False):
+        return args, kwargs
+
+    def number(v: Any) -> Any:
+        if v.__class__ not in NUMPY_CLASSES or v.__class__ is ndarray:
+            return v
+        if v.dtype.kind == "c":  # gradcli's tensors are real
+            raise numpy_protocols().complex_scalar(v)
+        return v.item()
+
+    return [number(a) for a in args], {k: number(v) for k, v in kwargs.items()}
+
+
+def _torch_surface(fn: Any) -> bool:
+    """Whether ``fn`` is a function of gradcli's PyTorch surface (the api's or the engine's)."""
+    module = getattr(fn, "__module__", None) or ""
+    return module.startswith(("gradcli.api", "gradcli.engine")) and \
+        not module.startswith("gradcli.api.numpy_")
+
+
 def _needs_interpreter(fn: Any) -> bool:
     """``fn.needs_interpreter`` (pyprotocols.needs_interpreter), read from a function's
     ``__dict__``: getattr with a default raises and catches an AttributeError when the name is
@@ -85,7 +122,7 @@ _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input"
 def _pytorch_names(fn: Any, kwargs: dict) -> dict:
     """``kwargs`` with NumPy's names as PyTorch's, for a function of the PyTorch surface whose
     parameter has the PyTorch name (and no parameter of the NumPy name)."""
-    if not (getattr(fn, "__module__", None) or "").startswith(("gradcli.api", "gradcli.engine")):
+    if not _torch_surface(fn):
         return kwargs
     params = _parameters(fn)
     out = {}

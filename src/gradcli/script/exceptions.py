@@ -60,11 +60,12 @@ EXCEPTIONS: dict[str, TypeObject] = _build()
 _LIBRARY = {"GradcheckError": "RuntimeError", "FrozenInstanceError": "AttributeError"}
 
 
-def exception_type(kind: str) -> TypeObject:
-    """The class of an error kind; a kind Python does not have derives from Exception."""
+def exception_type(kind: str, base: str | None = None) -> TypeObject:
+    """The class of an error kind; a kind Python does not have derives from its base (a
+    library's exception: ``numpy.linalg.LinAlgError`` from ValueError), else Exception."""
     t = EXCEPTIONS.get(kind)
     if t is None:
-        t = EXCEPTIONS[_LIBRARY.get(kind, "Exception")]
+        t = EXCEPTIONS[_LIBRARY.get(kind) or base or "Exception"]
         t = _KINDS.setdefault(kind, TypeObject(kind, (), None, t))
     return t
 
@@ -114,7 +115,8 @@ def value_of(err: GradcliError) -> ExcValue:
     exc = getattr(err, "pyexc", None)
     if exc is None:
         args = getattr(err, "pyargs", None)
-        exc = ExcValue(exception_type(err.kind), args if args is not None else (err.message,))
+        exc = ExcValue(exception_type(err.kind, getattr(err, "pybase", None)),
+                       args if args is not None else (err.message,))
         err.pyexc = exc  # type: ignore[attr-defined]
     return exc
 

@@ -13,8 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from ..api.namespace import missing
 from ..engine import METHODS, Tensor
+from ..engine.backend import NUMPY_CLASSES
 from ..errors import ScriptError, Span
 from ..language import program as P
 from ..language.checks import target_names
@@ -25,7 +28,17 @@ from .hints import did_you_mean
 from .instances import ScriptObject, inplace_method
 from .printing import type_name
 from .pyprotocols import items_of, materialise, truth
-from .values import COMPARE, MAX_SEQUENCE, arith, check_list, tname, too_long
+from .values import (
+    COMPARE,
+    MAX_SEQUENCE,
+    NUMPY_OPERANDS,
+    PYTHON_COMPARE,
+    arith,
+    check_list,
+    numpy_protocols,
+    tname,
+    too_long,
+)
 
 _INPLACE = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_", "//": "floor_divide_",
             "%": "remainder_", "**": "pow_"}
@@ -115,6 +128,8 @@ class Evaluator(Attributes):
         v = self.eval(e.operand, scope)
         if e.op == "not":
             return not truth(v)
+        if v.__class__ in NUMPY_CLASSES:
+            return numpy_protocols().unary(e.op, v)
         if isinstance(v, ScriptObject):
             return getattr(v, _UNARY[e.op])()
         if isinstance(v, (int, float)) or (isinstance(v, Tensor) and
@@ -190,7 +205,10 @@ class Evaluator(Attributes):
         for i, (op, right_e) in enumerate(zip(e.ops, e.operands[1:])):
             right = self.eval(right_e, scope)
             try:
-                result = COMPARE[op](left, right)
+                if type(left) in NUMPY_OPERANDS or type(right) in NUMPY_OPERANDS:
+                    result = COMPARE[op](left, right)
+                else:
+                    result = PYTHON_COMPARE[op](left, right)
             except OverflowError as exc:  # a tensor against a Python int beyond float range
                 raise ScriptError(str(exc), kind="OverflowError") from None
             except TypeError:
@@ -337,10 +355,14 @@ class Evaluator(Attributes):
     def item_of(self, obj: Any, key: Any) -> Any:
         """``obj[key]``."""
         if isinstance(obj, Tensor):
+            if _has_numpy(key):  # t[np.int64(1)], t[np.array([0, 2])]: as PyTorch takes them
+                key = numpy_protocols().tensor_key(key)
             try:
                 return obj[key]
             except (TypeError, IndexError, ValueError) as exc:  # what the engine lets through
                 raise ScriptError(str(exc), kind=type(exc).__name__) from None
+        if obj.__class__ in NUMPY_CLASSES:
+            return numpy_protocols().getitem(obj, key)
         if isinstance(obj, (list, tuple, str, range, dict)):
             try:
                 return obj[key]
@@ -362,7 +384,13 @@ class Evaluator(Attributes):
             if getattr(Tensor, "__setitem__", None) is None:
                 raise ScriptError("gradcli does not support assigning into a tensor "
                                   "(x[i] = v) yet", kind="NotImplementedError")
+            if _has_numpy(key) or value.__class__ in NUMPY_CLASSES:
+                numpy = numpy_protocols()
+                key, value = numpy.tensor_key(key), numpy.tensor_value(obj, value)
             obj[key] = value
+            return
+        if obj.__class__ is np.ndarray:
+            numpy_protocols().setitem(obj, key, value)
             return
         if isinstance(obj, (list, dict)):
             try:
@@ -404,6 +432,10 @@ class Evaluator(Attributes):
             if method is not None:
                 return self.call_value(method, [value], {})
         if isinstance(current, Tensor) and op in _INPLACE:
+            if type(value) in NUMPY_CLASSES:
+                if type(value) is np.ndarray:  # PyTorch declines: t = t + array
+                    return arith(op, current, value, op + "=")
+                value = value.item()  # a NumPy scalar: its number
             try:
                 METHODS[_INPLACE[op]](current, value)
             except OverflowError as exc:  # a Python int beyond float range
@@ -429,7 +461,16 @@ class Evaluator(Attributes):
             return current
         if current.__class__ is str and op == "%":
             return self.printer.percent(current, value)
+        if type(current) is np.ndarray:  # in place, as NumPy's += (a shared tensor sees it)
+            return numpy_protocols().binary(op, current, value, augmented=True)
         return arith(op, current, value, op + "=")
+
+
+def _has_numpy(key: Any) -> bool:
+    """Whether a tensor's index holds a NumPy value."""
+    if key.__class__ is tuple or key.__class__ is list:
+        return any(k.__class__ in NUMPY_CLASSES for k in key)
+    return key.__class__ in NUMPY_CLASSES
 
 
 def _key_error(key: Any) -> ScriptError:

@@ -9,7 +9,7 @@ leading imports import torch.
 
 from __future__ import annotations
 
-from ..api.namespace import MODULES, missing
+from ..api.namespace import MODULES
 from ..errors import ScriptSyntaxError
 from ..language import program as P
 from ..language.checks import blocks
@@ -45,7 +45,7 @@ def check_imports(program: P.Program) -> None:
             for name, _ in s.names:
                 if name == "*" or f"{s.module}.{name}" in MODULES or name in module.members:
                     continue
-                err = missing(s.module, name, module.members)
+                err = module.missing(name)
                 if err.kind == "AttributeError":  # Python's words for a from-import
                     import difflib
 
@@ -53,7 +53,7 @@ def check_imports(program: P.Program) -> None:
                     raise ScriptSyntaxError(
                         f"cannot import name '{name}' from '{s.module}'", kind="ImportError",
                         span=s.span, hint=f"did you mean '{close[0]}'?" if close else None)
-                raise ScriptSyntaxError(err.message, kind=err.kind, span=s.span)
+                raise ScriptSyntaxError(err.message, kind=err.kind, span=s.span, hint=err.hint)
         elif cls is P.FunctionDef:
             stack.extend(s.body)
         else:

@@ -50,6 +50,7 @@ class ScriptObject:
     __slots__ = ()
     script_class: ScriptClass
     script_sequence = True  # len(), x[i] and iteration ask the protocol methods below
+    script_operators = True  # Python's operators call the script's dunders (values.arith)
 
     # -- printing -------------------------------------------------------------------------------
     def script_repr(self, printer: Any) -> str:

@@ -116,7 +116,7 @@ class Interpreter(Definitions, Evaluator):
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
         """Execute the whole program; errors end up in ``result.error``."""
-        with use(self.ctx), process_guard(), quiet():
+        with use(self.ctx), process_guard(), quiet(self.ctx.fp_log):
             try:
                 self.exec_block(self.program.body, self.globals, top=True)
             except _Return:

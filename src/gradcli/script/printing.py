@@ -17,8 +17,11 @@ from collections import OrderedDict
 from types import MethodType, ModuleType
 from typing import Any
 
+import numpy
+
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
+from ..engine.backend import NUMPY_CLASSES, numpy_type_name
 from ..engine.context import GradMode
 from ..engine.tensor import Size
 from ..errors import ScriptError
@@ -59,6 +62,8 @@ def type_name(v: Any) -> str:
         return v.type.name
     if isinstance(v, TypeObject):
         return "type"
+    if type(v) in NUMPY_CLASSES or isinstance(v, numpy.dtype):
+        return numpy_type_name(type(v))  # numpy.ndarray, numpy.float64
     script_type = getattr(type(v), "script_type", None)  # functions, modules, optimizers
     if isinstance(script_type, str):
         return script_type
@@ -142,6 +147,8 @@ class Printer:
             return v
         if v.__class__ is float:
             return repr(v)
+        if v.__class__ in NUMPY_CLASSES or isinstance(v, numpy.dtype):
+            return _numpy_text(v, "str")
         if isinstance(v, ExcValue):
             return v.message(self.str)
         show = getattr(v.__class__, "script_str", None)  # torch.device prints as 'cpu'
@@ -198,6 +205,8 @@ class Printer:
                 active.discard(id(v))
         if cls is Size:
             return f"torch.Size([{', '.join(repr(int(d)) for d in v)}])"
+        if cls in NUMPY_CLASSES or isinstance(v, numpy.dtype):
+            return _numpy_text(v, "repr")
         if isinstance(v, Node):
             return f"<{v.repr_name()} object at {self.address(v)}>"
         if isinstance(v, ExcValue):
@@ -255,6 +264,8 @@ class Printer:
                                   kind="TypeError")
             else:
                 return repr(v)
+        elif v.__class__ in NUMPY_CLASSES:
+            return _numpy_text(v, ":" + spec)
         if v.__class__ in _PLAIN:
             try:
                 return format(v, spec)
@@ -358,9 +369,11 @@ class Printer:
             raise err from None
 
     def _standin(self, v: Any) -> Any:
-        # Numbers and strings go to Python as they are, tensors too (their __int__, __float__
-        # and __repr__ are PyTorch's); everything else prints through this Printer.
-        if v.__class__ in _PLAIN or isinstance(v, Tensor):
+        # Numbers and strings go to Python as they are, tensors and NumPy's scalars too (their
+        # __int__, __float__ and __repr__ are PyTorch's and NumPy's); everything else prints
+        # through this Printer.
+        if v.__class__ in _PLAIN or isinstance(v, Tensor) or (
+                v.__class__ in NUMPY_CLASSES and v.__class__ is not numpy.ndarray):
             return v
         return _standin_class(type_name(v))(self.str(v), self.repr(v))
 
@@ -386,6 +399,13 @@ class Printer:
             pos += 1
             if total > MAX_SEQUENCE:
                 raise too_long(total)
+
+
+def _numpy_text(v: Any, how: str) -> str:
+    """A NumPy value's text under the run's print options (api/numpy_arrays.py)."""
+    from ..api.numpy_arrays import text
+
+    return text(v, how)
 
 
 __all__ = ["Printer", "check_spec", "node_name", "type_name"]

@@ -14,9 +14,12 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
+from numpy import ndarray
+
 from ..api.namespace import PARAMETER, SIZE, TENSOR
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
+from ..engine.backend import NUMPY_CLASSES
 from ..engine.tensor import Size
 from ..errors import ScriptError
 from .classes import BUILTINS as CLASS_BUILTINS
@@ -101,13 +104,15 @@ def format_(interp: Any, value: Any, spec: str = "") -> str:
 @_named("len")
 def len_(x: Any) -> int:
     """``len(x)``."""
-    if isinstance(x, (Tensor, list, tuple, str, dict, set, range)) or \
+    if isinstance(x, (Tensor, list, tuple, str, dict, set, range, ndarray)) or \
             type(x).__name__ in DICT_VIEWS or \
             getattr(type(x), "script_sequence", False):
         try:
             return len(x)
         except OverflowError as exc:  # len(range(10**20))
             raise fail(str(exc), "OverflowError") from None
+        except TypeError as exc:  # NumPy: len() of unsized object
+            raise fail(str(exc)) from None
     raise fail(f"object of type '{type_name(x)}' has no len()")
 
 
@@ -333,6 +338,10 @@ def _type_of(v: Any) -> TypeObject:
         return PARAMETER if PARAMETER.instance(v) else TENSOR
     if isinstance(v, Size):
         return SIZE
+    if type(v) in NUMPY_CLASSES:
+        from ..api.numpy_values import type_object
+
+        return type_object(v)
     cls = getattr(type(v), "script_class", None)  # the api's classes (nn.Linear, ...)
     if isinstance(cls, TypeObject):
         return cls

@@ -8,23 +8,32 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import Tensor
+from ..engine.backend import NUMPY_CLASSES
 from .printing import type_name
 from .pyprotocols import _named, as_index, fail, truth
 from .values import arith
 
 
+def _numpy_number(kind: type, x: Any) -> Any:
+    """``float(x)``/``int(x)`` of a NumPy value through NumPy's gate: its errors, and its
+    warning for a complex one (ComplexWarning), as the script's."""
+    from ..api.numpy_values import run
+
+    return run(kind, (x,), {}, kind.__name__, warns=True, result=False)
+
+
 @_named("float")
 def float_(x: Any = 0.0) -> float:
-    """``float(x)``: numbers, numeric strings, one-element tensors."""
-    if isinstance(x, (int, float, str, Tensor)):
+    """``float(x)``: numbers, numeric strings, one-element tensors, NumPy's numbers."""
+    if isinstance(x, (int, float, str, Tensor)) or x.__class__ in NUMPY_CLASSES:
         if isinstance(x, str) and len(x) > 10_000:
             raise fail(f"could not convert string to float: {x[:20]!r}...", "ValueError")
+        if x.__class__ in NUMPY_CLASSES:
+            return _numpy_number(float, x)
         try:
             return float(x)
-        except ValueError as exc:
-            raise fail(str(exc), "ValueError") from None
-        except OverflowError as exc:
-            raise fail(str(exc), "OverflowError") from None
+        except (ValueError, OverflowError, TypeError) as exc:  # TypeError: NumPy's
+            raise fail(str(exc), type(exc).__name__) from None
     raise fail(f"float() argument must be a string or a real number, not '{type_name(x)}'")
 
 
@@ -38,13 +47,13 @@ def int_(x: Any = 0, base: Any = None) -> int:
             return int(x, as_index(base))
         except ValueError as exc:
             raise fail(str(exc), "ValueError") from None
-    if isinstance(x, (int, float, str, Tensor)):
+    if isinstance(x, (int, float, str, Tensor)) or x.__class__ in NUMPY_CLASSES:
+        if x.__class__ in NUMPY_CLASSES:
+            return _numpy_number(int, x)
         try:
             return int(x)
-        except ValueError as exc:
-            raise fail(str(exc), "ValueError") from None
-        except OverflowError as exc:
-            raise fail(str(exc), "OverflowError") from None
+        except (ValueError, OverflowError, TypeError) as exc:  # TypeError: NumPy's
+            raise fail(str(exc), type(exc).__name__) from None
     raise fail("int() argument must be a string, a bytes-like object or a real number, not "
                f"'{type_name(x)}'")
 
@@ -60,7 +69,7 @@ def abs_(x: Any) -> Any:
     """``abs(x)``; a tensor's is ``torch.abs`` (AbsBackward0), as ``Tensor.__abs__``."""
     if isinstance(x, Tensor):
         return x.abs()
-    if isinstance(x, (int, float)):
+    if isinstance(x, (int, float)) or x.__class__ in NUMPY_CLASSES:
         return abs(x)
     raise fail(f"bad operand type for abs(): '{type_name(x)}'")
 
@@ -70,11 +79,11 @@ def round_(number: Any, ndigits: Any = None) -> Any:
     """``round(number, ndigits)``."""
     if isinstance(number, Tensor):
         raise fail("type Tensor doesn't define __round__ method")
-    if not isinstance(number, (int, float)):
+    if not isinstance(number, (int, float)) and number.__class__ not in NUMPY_CLASSES:
         raise fail(f"type {type_name(number)} doesn't define __round__ method")
     try:
         return round(number) if ndigits is None else round(number, as_index(ndigits))
-    except (OverflowError, ValueError) as exc:
+    except (OverflowError, ValueError, TypeError) as exc:  # TypeError: NumPy's
         raise fail(str(exc), type(exc).__name__) from None
 
 

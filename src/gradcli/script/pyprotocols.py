@@ -6,10 +6,14 @@ is declared (``needs_interpreter``, its name, ``fail`` for Python's errors).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from numpy import ndarray
+
 from ..engine import Tensor
+from ..engine.backend import NUMPY_CLASSES
 from ..errors import ScriptError
 from .printing import DICT_VIEWS, type_name
 from .values import MAX_SEQUENCE, too_long
@@ -46,6 +50,10 @@ def items_of(v: Any) -> Iterator[Any]:
         return iter(v)  # Tensor.__iter__: unbind(0), UnbindBackward0, as PyTorch
     if is_iterator(v):  # zip, map, generators, itertools' iterators
         return v
+    if v.__class__ is ndarray:  # its rows (NumPy's error for a 0-d array)
+        from ..api.numpy_arrays import iterate
+
+        return iterate(v)
     if type(v).__name__ in DICT_VIEWS or \
             getattr(type(v), "script_sequence", False):  # nn.Sequential
         return iter(v)
@@ -82,6 +90,8 @@ def as_index(v: Any, what: str = "an integer") -> int:
     """``operator.index(v)``: ints and bools, and one-element integer tensors (PyTorch)."""
     if v.__class__ is int or v.__class__ is bool:
         return v
+    if v.__class__ in NUMPY_CLASSES and v.dtype.kind in "iu":  # np.int64, a 0-d int array
+        return operator.index(v)
     if isinstance(v, Tensor):
         index = getattr(v, "__index__", None)
         if index is None:
@@ -91,5 +101,8 @@ def as_index(v: Any, what: str = "an integer") -> int:
 
 
 def truth(v: Any) -> bool:
-    """``bool(v)`` (a tensor by its single value, as PyTorch)."""
-    return bool(v)
+    """``bool(v)`` (a tensor by its single value, as PyTorch; an array by NumPy's rule)."""
+    try:
+        return bool(v)
+    except ValueError as exc:  # NumPy: "The truth value of an array with more than one ..."
+        raise fail(str(exc), "ValueError") from None

@@ -8,20 +8,26 @@ print is ``printing.py``.
 from __future__ import annotations
 
 import operator
+import sys
 from typing import Any
 
+import numpy
+
 from ..engine import Tensor
+from ..engine.backend import NUMPY_CLASSES, NUMPY_DTYPES, numpy_type_name
 from ..engine.tensor import Size  # noqa: F401  (what print shows for x.shape)
 from ..errors import ScriptError
 from ..language import program as P
+from ..limits import MAX_SEQUENCE
 
 MAX_INT_BITS = 14_000  # about 4,200 digits: Python converts at most 4,300 to text
-MAX_SEQUENCE = 1_000_000  # characters of a string, elements of a (flattened) list
 MAX_LIST_DEPTH = 100
 
 
 def _contains(container: Any, item: Any) -> bool:
     """``item in container``; for a tensor, PyTorch's ``(item == t).any().item()``."""
+    if container.__class__ in NUMPY_CLASSES:
+        return numpy_protocols().contains(container, item)
     if isinstance(container, Tensor):
         if not isinstance(item, (Tensor, int, float)):
             raise ScriptError("Tensor.__contains__ only supports Tensor or scalar, but you "
@@ -34,23 +40,61 @@ def _contains(container: Any, item: Any) -> bool:
         return False
     try:
         return item in container
-    except TypeError as exc:
-        raise ScriptError(str(exc), kind="TypeError") from None
+    except (TypeError, ValueError) as exc:  # ValueError: NumPy's truth of an array
+        raise ScriptError(str(exc), kind=type(exc).__name__) from None
 
 
-COMPARE = {
+def numpy_protocols() -> Any:
+    """NumPy's values under Python's protocols, ``api/numpy_arrays.py`` (loaded when a run
+    first meets one)."""
+    module = sys.modules.get("gradcli.api.numpy_arrays")
+    if module is None:
+        from ..api import numpy_arrays as module
+    return module
+
+
+def _comparison(op: str, compare: Any) -> Any:
+    """A comparison operator; with a NumPy operand, elementwise within the element limit."""
+    def fn(a: Any, b: Any) -> Any:
+        if type(a) in NUMPY_OPERANDS or type(b) in NUMPY_OPERANDS:
+            return numpy_protocols().compare(op, a, b)
+        return compare(a, b)
+    return fn
+
+
+NUMPY_OPERANDS = NUMPY_CLASSES | NUMPY_DTYPES  # x.dtype == np.float32 too
+# Python's comparisons when no operand is NumPy's (the interpreter tests for one first)
+PYTHON_COMPARE = {
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
     "is": lambda a, b: a is b, "is not": lambda a, b: a is not b,
     "in": lambda a, b: _contains(b, a), "not in": lambda a, b: not _contains(b, a),
 }
+# any operands (the built-ins' comparisons: min, max ...)
+COMPARE = {**PYTHON_COMPARE, **{op: _comparison(op, PYTHON_COMPARE[op])
+                                for op in ("<", "<=", ">", ">=", "==", "!=")}}
 
 
 def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
     """A binary operator with Python/PyTorch semantics and script-level errors (``symbol``:
     how errors name the operator, ``+=`` for an augmented assignment)."""
-    if a.__class__ is Tensor or b.__class__ is Tensor:  # the engine checks its own operands
-        return _arith_unchecked(op, a, b, symbol or op)
+    ca, cb = type(a), type(b)
+    if ca in _ENGINE_OR_NUMPY or cb in _ENGINE_OR_NUMPY:
+        if ca is Tensor or cb is Tensor:  # the engine checks its own operands
+            other = b if ca is Tensor else a
+            if type(other) in NUMPY_CLASSES:
+                if type(other) is not _NDARRAY:  # a NumPy scalar: PyTorch takes its number
+                    if other.dtype.kind == "c":
+                        raise numpy_protocols().complex_scalar(other)
+                    return arith(op, *((a, other.item()) if other is b else (other.item(), b)),
+                                 symbol)
+                return numpy_protocols().with_tensor(op, a, b, symbol is not None and symbol != op)
+            return _arith_unchecked(op, a, b, symbol or op)
+        if ca in _SEQUENCES and cb is not _NDARRAY and b.dtype.kind in "iu":
+            return arith(op, a, operator.index(b), symbol)  # Python's [0] * n
+        if getattr(ca, "script_operators", False) or getattr(cb, "script_operators", False):
+            return _with_script_object(op, a, b, symbol or op)  # one is a script's object
+        return numpy_protocols().binary(op, a, b, symbol is not None and symbol != op)
     check_operands(op, a, b)
     result = _arith_unchecked(op, a, b, symbol or op)
     if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
@@ -58,6 +102,35 @@ def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
     if result.__class__ is list:
         check_list(result)
     return result
+
+
+def _with_script_object(op: str, a: Any, b: Any, symbol: str) -> Any:
+    """A script's object meeting a NumPy value: the object's own operator first, as Python
+    calls it (a NumPy scalar on the left hands the object its number, as NumPy does); NumPy
+    never makes an array of the script's objects."""
+    name = _DUNDERS[op]
+    if _script_object(a):
+        result = getattr(a, f"__{name}__")(b)
+    elif type(a) is not _NDARRAY:
+        result = getattr(b, f"__r{name}__")(a.item())
+    else:  # an array and an object: NumPy's gate refuses the object
+        return numpy_protocols().binary(op, a, b, symbol != op)
+    if result is NotImplemented:  # NumPy's side tried too, with its elements as Python's
+        names = [tname(v) if _script_object(v) else
+                 type(v.dtype.type(0).item()).__name__ for v in (a, b)]
+        raise ScriptError(f"unsupported operand type(s) for {symbol}: '{names[0]}' and "
+                          f"'{names[1]}'", kind="TypeError")
+    return result
+
+
+def _script_object(v: Any) -> bool:
+    """An instance of a script's class (script/instances.py: its operators call its dunders)."""
+    return getattr(type(v), "script_operators", False)
+
+
+_DUNDERS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+            "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor", "<<": "lshift",
+            ">>": "rshift"}
 
 
 def check_operands(op: str, a: Any, b: Any) -> None:
@@ -81,6 +154,8 @@ def check_operands(op: str, a: Any, b: Any) -> None:
 
 
 _SEQUENCES = (str, list, tuple)
+_NDARRAY = numpy.ndarray
+_ENGINE_OR_NUMPY = NUMPY_CLASSES | {Tensor}  # operands that need more than Python's operators
 
 
 def _int_too_large() -> ScriptError:
@@ -174,6 +249,8 @@ def tname(v: Any) -> str:
     if isinstance(v, Tensor):
         return "Tensor"
     cls = type(v)
+    if cls in NUMPY_CLASSES:
+        return numpy_type_name(cls)
     script_type = getattr(cls, "script_type", None) or getattr(cls, "type_name", None)
     if isinstance(script_type, str):  # functions, modules, ...
         return script_type

@@ -2,7 +2,8 @@
 
 ``Vectorized<float>::exp()`` is ``Sleef_expf16_u10``, ``log()`` ``Sleef_logf16_u10`` (SLEEF's
 ``xlogf_u1``), ``log1p()`` ``Sleef_log1pf16_u10``, ``expm1()`` ``Sleef_expm1f16_u10``,
-``exp2()`` ``Sleef_exp2f16_u10`` and the two-argument arctangent its 1-ulp one.  These are
+``exp2()`` ``Sleef_exp2f16_u10``, ``pow()`` ``Sleef_powf16_u10`` and the two-argument arctangent
+its 1-ulp one.  These are
 ports of SLEEF 3.x's sleefsimdsp.c for the AVX512F helper (FMA enabled, ``vgetexp``/``vgetmant``
 for the exponent, ``vfixupimm`` for special values): every float32 operation of the C code is
 one NumPy float32 operation here, and every ``vfma`` a correctly rounded ``fma32``, so the
@@ -311,3 +312,69 @@ def expm1f(a: Any) -> Any:
         x = np.where(a < F32(-16.635532333438687426013570), F32(-1), x)
         x = np.where((a == 0) & np.signbit(a), F32(-0.0), x)
         return np.where(np.isnan(a), a, x).astype(F32)
+
+
+def _ldexp(x: Any, q: Any) -> Any:
+    """vldexp_vf_vf_vi2: x * 2**q for any int32 q, by four multiplies by a clamped power of two
+    and one by the rest (so the result under- and overflows as SLEEF's)."""
+    q = q.astype(I32)
+    m = q >> I32(31)
+    m = (((m + q) >> I32(6)) - m) << I32(4)
+    q = q - (m << I32(2))
+    m = np.clip(m + I32(0x7F), 0, 0xFF).astype(I32)
+    u = (m << I32(23)).view(F32)
+    x = (((x * u) * u) * u) * u
+    return x * ((q + I32(0x7F)) << I32(23)).view(F32)
+
+
+def _logk(d: Any) -> tuple:
+    """SLEEF's logkf (AVX512 branch): log of a positive float32 as a double-float."""
+    e = _getexp(d * F32(1.0 / 0.75))
+    e = np.where(e == INF, F32(128), e)
+    m = _getmant(d)
+    x = _div(_add2_ff(F32(-1), m), _add2_ff(ONE, m))
+    x2 = _squ(x)
+    t = F32(0.240320354700088500976562)
+    t = fma32(t, x2[0], F32(0.285112679004669189453125))
+    t = fma32(t, x2[0], F32(0.400007992982864379882812))
+    c = (F32(0.66666662693023681640625), F32(3.69183861259614332084311e-09))
+    s = _mul_f2_f((LN2_HI, LN2_LO), e)
+    s = _add_f2_f2(s, _scale(x, TWO))
+    return _add_f2_f2(s, _mul_f2_f2(_mul_f2_f2(x2, x), _add2_f2_f2(_mul_f2_f(x2, t), c)))
+
+
+def _expk(d: tuple) -> Any:
+    """SLEEF's expkf: exp of a double-float, as a float32."""
+    u = (d[0] + d[1]) * R_LN2
+    q = _rint(u)
+    qf = q.astype(F32)
+    s = _add2_f2_f(d, qf * -L2U)
+    s = _normalize(_add2_f2_f(s, qf * -L2L))
+    u = F32(0.00136324646882712841033936)
+    for c in (0.00836596917361021041870117, 0.0416710823774337768554688,
+              0.166665524244308471679688, 0.499999850988388061523438):
+        u = fma32(u, s[0], F32(c))
+    t = _add_f2_f2(s, _mul_f2_f(_squ(s), u))
+    t = _add_f_f2(ONE, t)
+    u = _ldexp(t[0] + t[1], q)
+    return np.where(d[0] < F32(-104), F32(0), u)
+
+
+def powf(x: Any, y: Any) -> Any:
+    """Sleef_powf16_u10 (xpowf), special values included."""
+    x, y = np.broadcast_arrays(_f(x), _f(y))
+    with np.errstate(all="ignore"):
+        yisint = (np.trunc(y) == y) | (np.abs(y) > F32(1 << 24))
+        yt = np.where(np.abs(y) < F32(2.0 ** 31), np.trunc(y), 0).astype(np.int64)
+        yisodd = ((yt & 1) == 1) & yisint & (np.abs(y) < F32(1 << 24))
+        r = _expk(_mul_f2_f(_logk(np.abs(x)), y))
+        r = np.where(np.isnan(r), INF, r)
+        sign = np.where(yisint, np.where(yisodd, F32(-1), ONE), F32(np.nan))
+        r = r * np.where(x > 0, ONE, sign)
+        efx = _mulsign(np.abs(x) - ONE, y)
+        r = np.where(np.isinf(y), np.where(efx < 0, F32(0), np.where(efx == 0, ONE, INF)), r)
+        edge = np.where(np.signbit(y) ^ (x == 0), F32(0), INF)
+        r = np.where(np.isinf(x) | (x == 0), _mulsign(edge, np.where(yisodd, x, ONE)), r)
+        r = np.where(np.isnan(x) | np.isnan(y), F32(np.nan), r)
+        r = np.where((y == 0) | (x == 1), ONE, r)
+        return r.astype(F32)

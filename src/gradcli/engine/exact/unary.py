@@ -356,8 +356,10 @@ def sigmoid_backward(grad: Any, y: Any) -> Any:
 
 
 def pow_scalar(x: Any, exponent: float) -> Any:
-    """pow_tensor_scalar_kernel's special exponents (x * x, x * x * x, sqrt, 1 / x, ...);
-    other exponents through the C library's pow in float64, rounded once."""
+    """pow_tensor_scalar_kernel's special exponents (x * x, x * x * x, sqrt, 1 / x, ...); other
+    float32 exponents by SLEEF's powf in the vector lanes (the C library's on DEFAULT) and
+    ``std::pow(float, double)`` (float64 pow, rounded once) in the scalar tail; float64 by the
+    C library's pow (SLEEF's double pow is not ported)."""
     x = np.asarray(x)
     t = x.dtype.type
     with np.errstate(all="ignore"):
@@ -378,5 +380,14 @@ def pow_scalar(x: Any, exponent: float) -> Any:
         if exponent == 0:
             return np.ones_like(x)
         if x.dtype == F32:
-            return np.power(x.astype(np.float64), float(F32(exponent))).astype(F32)
+            return _split(x, _vector_bytes(), functools.partial(_pow_lanes, F32(exponent)),
+                          lambda a: np.power(a.astype(np.float64), float(exponent)).astype(F32))
         return np.power(x, exponent)
+
+
+def _pow_lanes(exponent: Any, x: Any) -> Any:
+    """``Vectorized<float>::pow`` of a broadcast exponent: SLEEF's powf on AVX2 and AVX512, the
+    C library's ``powf`` lane by lane on DEFAULT."""
+    if machine.current().capability == "DEFAULT":
+        return clib.call("pow", x, np.full(x.shape, exponent, F32))
+    return sleef.powf(x, exponent)
