@@ -104,38 +104,66 @@ def mm(m1: Any, m2: Any) -> Any:
     cols = m2.shape[1]
     if libmkl.library() is None:
         return np.matmul(m1, m2)
-    out = np.zeros((rows, cols), m1.dtype)
-    if k == 0 or out.size == 0:
-        return out
-    # the result, row-major: (cols, 1) strides; addmm_impl_cpu_ picks how to see it
-    r_strides = (cols, 1)
-    if r_strides[0] == 1 and (cols == 1 or r_strides[1] >= max(1, rows)):
-        transpose_c = False
-    else:  # row-major: compute C^T = m2^T m1^T
-        transpose_c = True
+    if k == 0 or rows == 0 or cols == 0:
+        return np.zeros((rows, cols), m1.dtype)
+    out = np.empty((rows, cols), m1.dtype)  # beta = 0: gemm writes C without reading it
+    # the result, row-major: (cols, 1) strides; addmm_impl_cpu_ takes it as column-major (its
+    # stride 1 first) only when it is one column wide, else computes it transposed
+    transpose_c = cols != 1
+    if transpose_c:  # row-major: compute C^T = m2^T m1^T
         m1, m2 = m2, m1
-    m = cols if transpose_c else rows
-    n = rows if transpose_c else cols
-    i0, i1 = (1, 0) if transpose_c else (0, 1)
-
-    def operand(x: Any, lead: int, other: int) -> tuple[Any, bool]:
-        """(the array to pass, transposed?): as is when its layout fits, else a row-major copy."""
-        s = _strides(x)
-        if s[i0] == 1 and s[i1] >= max(1, lead):
-            return x, False
-        if s[i1] == 1 and s[i0] >= max(1, other):
-            return x, True
-        return np.ascontiguousarray(x), not transpose_c
-
-    a, transpose_a = operand(m1, m, k)
-    b, transpose_b = operand(m2, k, n)
-    lda = _strides(a)[1 if transpose_a == transpose_c else 0]
-    ldb = _strides(b)[1 if transpose_b == transpose_c else 0]
+        m, n = cols, rows
+    else:
+        m, n = rows, cols
+    size = out.itemsize
+    a, transpose_a = _operand(m1, m, k, transpose_c, size)
+    b, transpose_b = _operand(m2, k, n, transpose_c, size)
+    sa, sb = a.strides, b.strides
+    lda = sa[1 if transpose_a == transpose_c else 0] // size
+    ldb = sb[1 if transpose_b == transpose_c else 0] // size
     ldc = cols if transpose_c else 1  # c's strides (cols, 1), seen as column-major
     lda, ldb, ldc = _normalize_last_dims(transpose_a, transpose_b, m, n, k, lda, ldb, ldc)
-    _fn("cblas_sgemm" if out.dtype == np.float32 else "cblas_dgemm")(
+    _fn("cblas_sgemm" if size == 4 else "cblas_dgemm")(
         _COL_MAJOR, _TRANS if transpose_a else _NO_TRANS, _TRANS if transpose_b else _NO_TRANS,
         m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb, 0.0, out.ctypes.data, ldc)
+    return out
+
+
+def _operand(x: Any, lead: int, other: int, transpose_c: bool, size: int) -> tuple[Any, bool]:
+    """(the array to pass, transposed?) for an operand of ``mm`` whose result is seen
+    transposed (``transpose_c``) or not: as is when its layout fits, else a row-major copy."""
+    s0, s1 = x.strides
+    if transpose_c:
+        s0, s1 = s1, s0
+    if s0 == size and s1 // size >= max(1, lead):
+        return x, False
+    if s1 == size and s0 // size >= max(1, other):
+        return x, True
+    return np.ascontiguousarray(x), not transpose_c
+
+
+def _col_major(x: Any, rows: int, cols: int, ld: int) -> Any:
+    """The rows x cols column-major matrix of leading dimension ``ld`` stored in ``x``."""
+    return x.reshape(-1)[:ld * cols].reshape(cols, ld)[:, :rows].T
+
+
+def gemm(ta: bool, tb: bool, m: int, n: int, k: int, a: Any, lda: int, b: Any, ldb: int,
+         beta: float, c: Any, ldc: int) -> Any:
+    """cpublas::gemm as ATen calls it (column-major, alpha 1): ``C = op(A) op(B) + beta C``
+    on contiguous arrays; a new array for C."""
+    out = np.array(c, copy=True)
+    if k == 0 or out.size == 0:
+        return out if beta else np.zeros_like(out)
+    if libmkl.library() is None:  # NumPy's product of the same matrices
+        op_a = _col_major(a, k, m, lda).T if ta else _col_major(a, m, k, lda)
+        op_b = _col_major(b, n, k, ldb).T if tb else _col_major(b, k, n, ldb)
+        c_new = op_a @ op_b + (beta * _col_major(out, m, n, ldc) if beta else 0)
+        out.reshape(-1)[:ldc * n].reshape(n, ldc)[:, :m] = c_new.T
+        return out
+    lda, ldb, ldc = _normalize_last_dims(ta, tb, m, n, k, lda, ldb, ldc)
+    _fn("cblas_sgemm" if out.dtype == np.float32 else "cblas_dgemm")(
+        _COL_MAJOR, _TRANS if ta else _NO_TRANS, _TRANS if tb else _NO_TRANS, m, n, k, 1.0,
+        a.ctypes.data, lda, b.ctypes.data, ldb, beta, out.ctypes.data, ldc)
     return out
 
 

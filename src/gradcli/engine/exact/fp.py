@@ -27,27 +27,129 @@ F64 = np.float64
 _MID = np.uint64(1 << 28)  # a float64 exactly halfway between two normal float32 values
 _LOW = np.uint64((1 << 29) - 1)
 _TINY = 2.0 ** -126  # below this float32 is subnormal and the midpoint bits move
+_ABS, _ONE = np.uint64((1 << 63) - 1), np.uint64(1)
+_TINY_BITS = np.uint64(np.float64(_TINY).view(np.uint64) - 1)  # 2**-126's bits, less one
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
 _TINY64 = 2.0 ** -916  # below this a product's split parts may underflow (2**-1022 * 2**106)
 
 
 def fma32(a: Any, b: Any, c: Any) -> Any:
     """``a * b + c`` rounded once to float32 (the hardware's vfmadd on float32 lanes)."""
-    p = np.asarray(a, F32).astype(F64) * np.asarray(b, F32).astype(F64)  # exact: 24 + 24 bits
+    p = np.multiply(np.asarray(a, F32), np.asarray(b, F32), dtype=F64)  # exact: 24 + 24 bits
     return fma_add(p, np.asarray(c, F32))
 
 
 def fma_add(p: Any, c: Any) -> Any:
     """``p + c`` rounded once to float32, for an exact float64 product ``p`` (see fma32)."""
-    c64 = np.asarray(c).astype(F64)
-    s = p + c64
+    s = p + c  # float32 ``c`` widened exactly by the promotion
     with np.errstate(over="ignore"):  # beyond float32's range is inf, as the FMA's result
         out = s.astype(F32)
-    bits = s.view(np.uint64) if s.ndim else np.asarray(s).reshape(1).view(np.uint64)
-    risky = (((bits & _LOW) == _MID) | (np.abs(s).reshape(bits.shape) < _TINY)).reshape(s.shape)
-    if risky.any():
-        out = _settle(p, c64, s, out, risky)
+    if not rounds_once(s):
+        s = np.asarray(s)
+        with np.errstate(all="ignore"):
+            bb = s - p
+            err = (p - (s - bb)) + (c - bb)  # TwoSum: p + c == s + err exactly
+        risky = _flagged(s)
+        risky &= err != 0  # an exact float64 sum rounds once (NaN errors stay risky)
+        if risky.any():
+            out = _settle(p, np.asarray(c).astype(F64), s, out, risky)
     return out
+
+
+def fused_add(base: Any, a: Any, b: Any) -> Any:
+    """``base + a * b`` of float32 operands rounded once to float32, when the float64 sum
+    (``base`` first, as kernels.fused_add adds) rounds once everywhere; else None (and for
+    a ``base`` that is not an array of at least one dimension)."""
+    if base.__class__ is not np.ndarray or not base.ndim:
+        return None
+    s = base.astype(F64) + np.multiply(a, b, dtype=F64)
+    with np.errstate(over="ignore"):
+        out = s.astype(F32)
+    return out if rounds_once(s) else None
+
+
+def _flagged(s: Any) -> Any:
+    """Where the float64 sums ``s`` lie on a float32 midpoint or in float32's subnormal range
+    (zero aside): where rounding them to float32 may not give the fused result."""
+    bits = s.reshape(-1).view(np.uint64).reshape(s.shape)
+    return ((bits & _LOW) == _MID) | ((np.abs(s) < _TINY) & (s != 0))
+
+
+def _inexact(p: Any, c: Any, s: Any, where: Any) -> bool:
+    """Whether some float64 sum ``s = p + c`` is inexact where ``where`` is True (a sum equal to
+    the exact one rounds once to float32, midpoint or subnormal alike)."""
+    p = np.broadcast_to(p, where.shape)[where]
+    c = np.broadcast_to(np.asarray(c, F64), where.shape)[where]
+    t = s[where]
+    with np.errstate(all="ignore"):
+        bb = t - p
+        err = (p - (t - bb)) + (c - bb)  # TwoSum: p + c == t + err exactly
+    return bool(np.count_nonzero(err))  # NaN counts: settled the slow way
+
+
+def rounds_once(s: Any) -> bool:
+    """True when rounding the float64 sums ``s`` (exact products plus float32 addends) to
+    float32 gives the fused results everywhere: no sum lies exactly on a float32 midpoint
+    (where the float64 rounding may have moved the tie) nor in float32's subnormal range
+    (where float32 rounds at a coarser bit).  Most arrays pass; four whole-array operations."""
+    bits = np.asarray(s).reshape(-1).view(np.uint64)
+    if not bits.size:
+        return True
+    low = bits & _LOW
+    low ^= _MID  # zero on a midpoint
+    if np.count_nonzero(low) != low.size:
+        return False
+    mag = bits & _ABS
+    mag -= _ONE  # zero wraps to the top: only nonzero magnitudes below 2**-126 stay below
+    return bool(np.minimum.reduce(mag) >= _TINY_BITS)
+
+
+class Fused:
+    """A run of float32 fused multiply-adds with one check for all of them.
+
+    Each ``fma`` rounds the float64 sum (exact product plus addend) straight to float32 and
+    keeps the sum; ``exact()`` then says whether every one of them was rounded once: the
+    whole-array test of ``rounds_once``, then, only where that fails, whether the flagged
+    sums were exact in float64 (a float64 sum equal to the exact one rounds once, midpoint
+    or subnormal alike).  Where it is False a caller redoes the run with ``fma32``, which
+    settles each risky element: a run of nine FMAs costs three array operations each instead
+    of a dozen.  Operands broadcast to ``shape``; ``count`` is the most FMAs the run makes.
+    """
+
+    __slots__ = ("operands", "sums", "used")
+
+    def __init__(self, shape: tuple, count: int) -> None:
+        self.sums = np.empty((count, *shape), F64)
+        self.used = 0
+        self.operands: list[tuple] = []
+
+    def fma(self, a: Any, b: Any, c: Any) -> Any:
+        """``a * b + c`` for float32 operands, rounded from float64 (see ``exact``)."""
+        s = self.sums[self.used, ...]  # an array view, 0-d ones included
+        self.used += 1
+        self.operands.append((a, b, c))
+        np.multiply(a, b, out=s, dtype=F64)
+        s += c
+        return s.astype(F32)
+
+    @staticmethod
+    def fma_exact(a: Any, b: Any, c: Any) -> Any:
+        """``a * b + c`` whose float64 sum the caller knows to be exact: rounded once, as is."""
+        s = np.multiply(a, b, dtype=F64)
+        s += c
+        return s.astype(F32)
+
+    def exact(self) -> bool:
+        """True when every ``fma`` so far was rounded once, as the hardware rounds it."""
+        sums = self.sums[:self.used]
+        if rounds_once(sums):
+            return True
+        flagged = _flagged(sums)
+        for k in np.flatnonzero(flagged.reshape(self.used, -1).any(axis=1)):
+            a, b, c = self.operands[k]
+            if _inexact(np.multiply(a, b, dtype=F64), c, sums[k, ...], flagged[k, ...]):
+                return False
+        return True
 
 
 def _settle(p: Any, c: Any, s: Any, out: Any, where: Any) -> Any:
@@ -58,7 +160,7 @@ def _settle(p: Any, c: Any, s: Any, out: Any, where: Any) -> Any:
         nudged = np.where(err == 0, s, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)))
     fixed = np.where(where, nudged.astype(F32), out)
     # float32 subnormals round at a coarser bit than the midpoint test sees: exactly, one by one
-    tiny = where & (np.abs(s) < _TINY) & (s != 0) & np.isfinite(s)
+    tiny = where & (np.abs(s) < _TINY) & (err != 0) & np.isfinite(s)  # an exact sum rounds once
     if tiny.any():
         shape = np.shape(fixed)
         fixed = np.array(fixed, F32).reshape(-1)

@@ -218,6 +218,12 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
         total = np.zeros((), x.dtype) + _kernel(flat, (x.dtype.itemsize, 0), x.dtype.itemsize)[0]
         return total.reshape(out_shape)[()]
     itemsize = x.dtype.itemsize
+    if axes == (0,) and nd == 2 and x.shape[0] > 1 and x.shape[1] > 1 and \
+            x.flags.c_contiguous and x.size < GRAIN_SIZE:
+        # the columns of a dense matrix (a bias's gradient): the iterator keeps both
+        # dimensions as they are, the reduced one outer, and one thread runs one kernel call
+        total = np.zeros(x.shape[1], x.dtype) + _kernel(x, x.strides, itemsize)
+        return total.reshape(out_shape)
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
     out_numel = int(np.prod(out_shape, dtype=np.int64))
     if threads is None and x.size > GRAIN_SIZE:
@@ -293,18 +299,21 @@ def nll_cascade(terms: Any, kept: Any) -> Any:
     subtracted from the first of eight partial sums, which moves up one level whenever the row
     index is a multiple of 16, 256, ...; the partial sums then added in order, from zero.  So the
     first row's term ends in the last level and is added last."""
-    dt = terms.dtype.type
-    partial = [dt(0)] * 8
-    for b in range(terms.shape[0]):
-        if not kept[b]:
+    zero = terms.dtype.type(0)
+    partial = [zero] * 8
+    # NumPy scalars of the terms' dtype: each operation rounds to it, as the kernel's
+    for b, (term, keep) in enumerate(zip(terms, np.asarray(kept).tolist())):
+        if not keep:
             continue
-        partial[0] = dt(partial[0] - terms[b])
+        partial[0] = partial[0] - term
+        if b & 15:
+            continue
         for j in range(7):
             if b & (15 << (4 * j)):
                 break
-            partial[j + 1] = dt(partial[j + 1] + partial[j])
-            partial[j] = dt(0)
-    total = dt(0)
+            partial[j + 1] = partial[j + 1] + partial[j]
+            partial[j] = zero
+    total = zero
     for p in partial:
-        total = dt(total + p)
+        total = total + p
     return np.asarray(total)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .fp import fma32
+from .fp import Fused, fma32
 
 F32 = np.float32
 I32 = np.int32
@@ -112,9 +112,9 @@ def _add2_f2_f2(x: tuple, y: tuple) -> tuple:
     return s, ((x[0] - (s - v)) + (y[0] - v)) + (x[1] + y[1])
 
 
-def _mul_f2_f(x: tuple, y: Any) -> tuple:
+def _mul_f2_f(x: tuple, y: Any, fma: Any = fma32) -> tuple:
     s = x[0] * y
-    return s, fma32(x[1], y, fma32(x[0], y, -s))
+    return s, fma(x[1], y, fma(x[0], y, -s))
 
 
 def _mul_f2_f2(x: tuple, y: tuple) -> tuple:
@@ -127,12 +127,15 @@ def _squ(x: tuple) -> tuple:
     return s, fma32(x[0] + x[0], x[1], fma32(x[0], x[0], -s))
 
 
-def _div(n: tuple, d: tuple) -> tuple:
+def _div(n: tuple, d: tuple, fma: Any = fma32, fma_v: Any = None) -> tuple:
+    """dfdiv_vf2_vf2_vf2; ``fma_v`` (``fma`` by default) for the two FMAs of ``v``, the
+    error of ``1 / d``."""
+    fma_v = fma_v or fma
     t = ONE / d[0]
     s = n[0] * t
-    u = fma32(t, n[0], -s)
-    v = fma32(-d[1], t, fma32(-d[0], t, ONE))
-    return s, fma32(s, v, fma32(n[1], t, u))
+    u = fma(t, n[0], -s)
+    v = fma_v(-d[1], t, fma_v(-d[0], t, ONE))
+    return s, fma(s, v, fma(n[1], t, u))
 
 
 def _normalize(x: tuple) -> tuple:
@@ -156,23 +159,58 @@ def _scale(d: tuple, s: Any) -> tuple:
 
 
 # --- the functions -------------------------------------------------------------------------------
+_EXPF_POLY = tuple(F32(c) for c in (0.00139304355252534151077271, 0.00833336077630519866943359,
+                                    0.0416664853692054748535156, 0.166666671633720397949219,
+                                    0.5))
+
+
 def expf(d: Any) -> Any:
     """Sleef_expf16_u10 (xexpf)."""
     d = _f(d)
     with np.errstate(all="ignore"):
-        q = _rint(d * R_LN2)
-        qf = q.astype(F32)
-        s = fma32(qf, -L2U, d)
-        s = fma32(qf, -L2L, s)
-        u = F32(0.000198527617612853646278381)
-        for c in (0.00139304355252534151077271, 0.00833336077630519866943359,
-                  0.0416664853692054748535156, 0.166666671633720397949219, 0.5):
-            u = fma32(u, s, F32(c))
-        u = ONE + fma32(s * s, u, s)
-        u = ldexp2(u, q)
-        u = np.where(d < F32(-104), F32(0), u)
-        u = np.where(F32(100) < d, INF, u)
-        return np.where(np.isnan(d), d, u).astype(F32)
+        out = _expf_fused(d.reshape(-1))
+        if out is None:  # some FMA may double-round: each one settled (rare)
+            return _expf(d)
+        return out.reshape(d.shape)
+
+
+def _expf_fused(d: Any) -> Any:
+    """xexpf on a flat array with its FMAs checked together (fp.Fused), or None where one of
+    them needs settling.  ``vrint`` as a float, and ``vldexp2``'s two scalings by ldexp: the
+    same values wherever the result is not replaced by 0 or inf (|q| <= 150)."""
+    qf = np.rint(d * R_LN2)
+    f = Fused(d.shape, 9)
+    s = f.fma(qf, -L2U, d)
+    s = f.fma(qf, -L2L, s)
+    u = F32(0.000198527617612853646278381)
+    for c in _EXPF_POLY:
+        u = f.fma(u, s, c)
+    u = ONE + f.fma(s * s, u, s)
+    if not f.exact():
+        return None
+    q = qf.astype(I32)
+    h = q >> I32(1)
+    u = np.ldexp(np.ldexp(u, h), q - h)
+    u[d < F32(-104)] = F32(0)
+    u[F32(100) < d] = INF
+    np.copyto(u, d, where=np.isnan(d))
+    return u
+
+
+def _expf(d: Any) -> Any:
+    """xexpf, each FMA settled on its own."""
+    q = _rint(d * R_LN2)
+    qf = q.astype(F32)
+    s = fma32(qf, -L2U, d)
+    s = fma32(qf, -L2L, s)
+    u = F32(0.000198527617612853646278381)
+    for c in _EXPF_POLY:
+        u = fma32(u, s, c)
+    u = ONE + fma32(s * s, u, s)
+    u = ldexp2(u, q)
+    u = np.where(d < F32(-104), F32(0), u)
+    u = np.where(F32(100) < d, INF, u)
+    return np.where(np.isnan(d), d, u).astype(F32)
 
 
 def exp2f(d: Any) -> Any:
@@ -240,23 +278,37 @@ def logf(d: Any) -> Any:
     """Sleef_logf16_u10 (xlogf_u1, AVX512 branch)."""
     d = _f(d)
     with np.errstate(all="ignore"):
-        e = _getexp(d * F32(1.0 / 0.75))
-        e = np.where(e == INF, F32(128), e)
-        m = _getmant(d)
-        x = _div(_add2_ff(F32(-1), m), _add2_ff(ONE, m))
-        x2 = x[0] * x[0]
-        t = F32(0.3027294874)
-        t = fma32(t, x2, F32(0.3996108174))
-        t = fma32(t, x2, F32(0.6666694880))
-        s = _mul_f2_f((LN2_HI, LN2_LO), e)
-        s = _add_f2_f2(s, _scale(x, TWO))
-        s = _add_f2_f(s, (x2 * x[0]) * t)
-        r = s[0] + s[1]
+        f = Fused(d.shape, 7)
+        r = _logf(d, f.fma, f.fma_exact)
+        if not f.exact():  # some FMA may double-round: each one settled (rare)
+            r = _logf(d, fma32, fma32)
         # vfixupimm: log(0) = -inf, log(-inf) = NaN, log(inf) = inf, log(negative) = NaN
         r = np.where(d == 0, F32(-np.inf), r)
         r = np.where(d == INF, INF, r)
         r = np.where(d < 0, F32(np.nan), r)
         return np.where(np.isnan(d), d, r).astype(F32)
+
+
+def _logf(d: Any, fma: Any, fma_v: Any) -> Any:
+    """xlogf_u1 before its special values, with ``fma`` for the fused steps (fma32, or a
+    Fused run's).  ``fma_v`` computes the error of 1 / d0 for d0 = 1 + m in [1.75, 2.5]:
+    ``1 - d0 * t`` (t = 1 / d0 rounded) is below 2**-22 in magnitude and a multiple of
+    2**-48, and ``d1 * t`` (d1, the error of 1 + m, is 0 or 2**-24 or 2**-23 in magnitude)
+    a multiple of 2**-49 below 2**-24: both sums are exact in float64, so rounding them to
+    float32 is the fused result (Fused.fma_exact) wherever the result is not replaced by a
+    special value."""
+    e = _getexp(d * F32(1.0 / 0.75))
+    e = np.where(e == INF, F32(128), e)
+    m = _getmant(d)
+    x = _div(_add2_ff(F32(-1), m), _add2_ff(ONE, m), fma, fma_v)
+    x2 = x[0] * x[0]
+    t = F32(0.3027294874)
+    t = fma(t, x2, F32(0.3996108174))
+    t = fma(t, x2, F32(0.6666694880))
+    s = _mul_f2_f((LN2_HI, LN2_LO), e, fma)
+    s = _add_f2_f2(s, _scale(x, TWO))
+    s = _add_f2_f(s, (x2 * x[0]) * t)
+    return s[0] + s[1]
 
 
 def log1pf(d: Any) -> Any:

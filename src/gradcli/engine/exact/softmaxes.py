@@ -43,8 +43,8 @@ def reduce_all_sum(rows: Any) -> Any:
     """vec::reduce_all(+) over the last axis of ``rows`` (all rows at once)."""
     n = rows.shape[-1]
     w = _lanes(rows)
-    zero = np.zeros(rows.shape[:-1], rows.dtype)
     if n < w:  # vec_reduce_all's slow path: lane 0 accumulates the elements in order
+        zero = np.zeros(rows.shape[:-1], rows.dtype)
         acc = rows[..., 0] + zero if n else zero
         for i in range(1, n):
             acc = acc + rows[..., i]
@@ -55,7 +55,7 @@ def reduce_all_sum(rows: Any) -> Any:
         acc = acc + rows[..., d:d + w]
     if full < n:  # Vec::set: only the first n - full lanes take the tail
         tail = n - full
-        acc[..., :tail] = acc[..., :tail] + rows[..., full:]
+        np.add(acc[..., :tail], rows[..., full:], out=acc[..., :tail])
     return _fold_lanes(acc)
 
 
@@ -151,9 +151,9 @@ def log_softmax(x: Any, dim: int) -> Any:
 
 def _log_softmax_last(rows: Any) -> Any:
     with np.errstate(all="ignore"):
-        m = np.max(rows, axis=-1, keepdims=True)
-        s = reduce_all_sum(_exp(rows - m))
-        return (rows - m) - _log(s)[:, None]
+        shifted = rows - np.maximum.reduce(rows, axis=-1, keepdims=True)
+        s = reduce_all_sum(_exp(shifted))
+        return shifted - _log(s)[:, None]
 
 
 def _chunk(inner: int, size: int, itemsize: int, lanes: int) -> int:
