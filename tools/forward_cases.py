@@ -161,6 +161,14 @@ CASES.update({
     "batch_norm": ("F.batch_norm(a, None, None, b, c, training=True)", [M, (4,), (4,)], UNIT),
     "batch_norm_3d": ("F.batch_norm(a, None, None, training=True)", [(2, 3, 2)], UNIT),
     "normalize": ("F.normalize(a, dim=1)", [M], UNIT),
+    # layers: a convolution is bilinear in input and weight; pools and lookups linear
+    "conv2d": ("F.conv2d(a, b, c, stride=(2, 1), padding=1)", [(2, 3, 5, 4), (4, 3, 3, 2), (4,)],
+               UNIT),
+    "conv1d_groups": ("F.conv1d(a, b, groups=2, dilation=2)", [(1, 4, 7), (2, 2, 3)], UNIT),
+    "max_pool2d": ("F.max_pool2d(a, 2)", [(1, 2, 4, 4)], UNIT),
+    "avg_pool2d": ("F.avg_pool2d(a, 2, stride=1, padding=1)", [(1, 2, 3, 4)], UNIT),
+    "adaptive_avg_pool2d": ("F.adaptive_avg_pool2d(a, (2, 3))", [(1, 2, 5, 5)], UNIT),
+    "embedding": ("F.embedding(I([[1, 2, 2], [0, 4, 1]]), a)", [(5, 3)], UNIT),
     "cosine_similarity": ("F.cosine_similarity(a, b)", [M, M], UNIT),
     # linear algebra
     "det": ("torch.linalg.det(a + 3 * torch.eye(3, dtype=a.dtype))", [(3, 3)], UNIT),

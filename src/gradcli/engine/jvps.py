@@ -45,7 +45,10 @@ LINEAR = frozenset({
     O.SCATTER, O.SCATTER_ADD, O.SELECT, O.SELECT_BACKWARD, O.SLICE, O.SLICE_BACKWARD, O.SORT,
     O.SORT_STABLE, O.SPLIT, O.SPLIT_WITH_SIZES, O.SQUEEZE, O.SQUEEZE_DIM, O.SQUEEZE_SYM, O.STACK,
     O.SUM, O.SUM_DIM, O.T, O.TAKE, O.TOPK, O.TO_COPY, O.TRACE, O.TRANSPOSE, O.TRIL, O.TRIU,
-    O.UNBIND, O.UNSAFE_VIEW, O.UNSQUEEZE, O.VIEW,
+    O.UNBIND, O.UNSAFE_VIEW, O.UNSQUEEZE, O.VIEW, O.TRANSPOSE_INPLACE, O.UNSAFE_SPLIT,
+    O.EMBEDDING, O.EMBEDDING_BACKWARD, O.AVG_POOL2D, O.AVG_POOL2D_BACKWARD,
+    O.ADAPTIVE_AVG_POOL2D, O.ADAPTIVE_AVG_POOL2D_BACKWARD, O.MAX_POOL2D_BACKWARD,
+    O.MAX_POOL2D,  # the tangent gathered at the maxima's indices, as PyTorch's formula
     *_PADS,
 })
 # linear ops with a constant the forward writes: the param made 0 for the tangent
@@ -229,6 +232,20 @@ def _bilinear(op: Op) -> Callable:
     def jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
         f = getattr(fx, op.name)
         return f(t[0], p[1]) + f(p[0], t[1])
+    return jvp
+
+
+def _convolution(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    """PyTorch's convolution_jvp: conv(input_t, weight) + conv(input, weight_t, bias_t)."""
+    return (fx.convolution(t[0], p[1], None, **params)
+            + fx.convolution(p[0], t[1], t[2], **params))
+
+
+def _bilinear_with(op: Op) -> Callable:
+    """``op(a_t, b) + op(a, b_t)`` with the op's parameters (a convolution's gradients)."""
+    def jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+        f = getattr(fx, op.name)
+        return f(t[0], p[1], **params) + f(p[0], t[1], **params)
     return jvp
 
 
@@ -497,5 +514,7 @@ FORMULAS: dict[Op, Callable] = {
     O.VECTOR_NORM: _norm_jvp("ord", O.VECTOR_NORM),
     O.NORM_DIM: _norm_jvp("p", O.NORM_DIM),
     O.LINALG_DET: _det, O.LINALG_INV: _inv, O.LINALG_SOLVE: _solve, O.CUMPROD: _cumprod,
-    O.CUMPROD_TO: _cumprod,
+    O.CUMPROD_TO: _cumprod, O.CONVOLUTION: _convolution,
+    O.CONVOLUTION_BACKWARD_INPUT: _bilinear_with(O.CONVOLUTION_BACKWARD_INPUT),
+    O.CONVOLUTION_BACKWARD_WEIGHT: _bilinear_with(O.CONVOLUTION_BACKWARD_WEIGHT),
 }
