@@ -121,6 +121,28 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
                                         {"input_shape": (1,) * (k - 1) + (2, 2),
                                          "padding": (1, 0, 0, 0, 0, 0)[:2 * k]})
            for kind in ("reflection", "replication") for k in (1, 2, 3)},
+        # embeddings, convolutions, poolings, the recurrent cells' pieces
+        "embedding": ((e, _ints(x, [[0, 1], [1, 1]])), {"padding_idx": -1,
+                                                         "scale_grad_by_freq": False,
+                                                         "sparse": False}),
+        "embedding_dense_backward": ((x, _ints(x, [1, 0])), {
+            "num_weights": 3, "padding_idx": -1, "scale_grad_by_freq": False}),
+        "convolution": ((x.reshape(1, 1, 2, 3), e.reshape(2, 1, 1, 3), None), _CONV),
+        "convolution_backward_input": ((x.reshape(1, 2, 1, 3), e.reshape(2, 1, 1, 3)),
+                                       {"input_shape": (1, 1, 1, 5), **_CONV_GRAD}),
+        "convolution_backward_weight": ((x.reshape(1, 2, 1, 3), e.reshape(1, 1, 2, 3)),
+                                        {"weight_shape": (2, 1, 2, 1), **_CONV_GRAD}),
+        "max_pool2d_with_indices": ((x.reshape(1, 1, 2, 3), _ints(x, [[[[1, 5]]]])),
+                                    {"kernel_size": (2, 2), "stride": (1, 1)}),
+        "max_pool2d_with_indices_backward": ((x.reshape(1, 1, 2, 3),
+                                              _ints(x, [[[[0, 1, 5], [6, 7, 11]]]])),
+                                             {"self_shape": (1, 1, 3, 4)}),
+        "avg_pool2d": ((x.reshape(1, 1, 2, 3),), _POOL),
+        "avg_pool2d_backward": ((x.reshape(1, 1, 2, 3),), {"self_shape": (1, 1, 3, 4), **_POOL}),
+        "_adaptive_avg_pool2d": ((x.reshape(1, 1, 2, 3),), {"output_size": (1, 2)}),
+        "adaptive_avg_pool2d_backward": ((x.reshape(1, 1, 2, 3),), {"self_shape": (1, 1, 3, 4)}),
+        "unsafe_split": ((x,), {"dim": 1, "start": 1, "stop": 3}),
+        "transpose_": ((x,), {"dim0": 0, "dim1": 1}),
         # selection, reordering, shape (engine.selection, shape, linalg)
         "gather": ((x, _ints(x, [[0, 2], [1, 1]])), {"dim": 1}),
         "scatter": ((x, _ints(x, [[1, 0, 1]]), e[:1]), {"dim": 0}),
@@ -158,6 +180,12 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
     if len(OPS[name].inputs) == 2:
         return (x, e), params
     return (x,), params
+
+
+_CONV_GRAD = {"stride": (1, 1), "padding": (0, 0), "dilation": (1, 1), "groups": 1}
+_CONV = {**_CONV_GRAD, "transposed": False, "output_padding": (0, 0)}
+_POOL = {"kernel_size": (2, 2), "stride": (1, 1), "padding": (0, 0), "ceil_mode": False,
+         "count_include_pad": True, "divisor_override": None}
 
 
 def _lu_args(a: Tensor) -> tuple[tuple, dict]:

@@ -75,6 +75,11 @@ def _dims(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
+def _argsize(i: int, d: int) -> Any:
+    """The size of dim ``d`` of input ``i`` (PyTorch's ``_saved_<arg>_sym_argsize_<d>``)."""
+    return lambda n: n.shapes[i][d]
+
+
 def _one(n: Node) -> int:
     return 1
 
@@ -105,6 +110,14 @@ SAVED_FIELDS: dict[str, dict[str, Any]] = {
     "SqueezeBackward0": {"self_sym_sizes": _sizes(0)},
     "SqueezeBackward1": {"dim": _param("dim"), "self_sym_sizes": _sizes(0)},
     "SqueezeBackward4": {"dim": _param("dim"), "self_sym_sizes": _sizes(0)},
+    "EmbeddingBackward0": {"indices": None, "padding_idx": _param("padding_idx"),
+                           "scale_grad_by_freq": _param("scale_grad_by_freq"),
+                           "sparse": _param("sparse"), "weight_sym_argsize_0": _argsize(0, 0)},
+    "ConvolutionBackward0": {
+        "input": None, "weight": None, "bias_sym_sizes_opt": lambda n: (
+            (0,) if n.shapes[2] is None else tuple(n.shapes[2])),
+        **{nm: _param(nm) for nm in ("stride", "padding", "dilation", "transposed",
+                                     "output_padding", "groups")}},
     "AsStridedBackward0": {"size": _param("size"), "stride": _param("stride"),
                            "storage_offset": _param("storage_offset")},
     # `number ** x`: PyTorch saves the number as `self` and the tensor as `exponent`
