@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from ..errors import ScriptError
 from . import ops as O
 from .args import type_name
 from .backend import flat_positions, host_index
-from .dtypes import BOOL_KIND, INT_KIND
+from .dtypes import BOOL_KIND, INT64, INT_KIND
 from .record import apply, apply_inplace
 from .shape import _select, _slice, _view, unsqueeze
 from .tensor import Tensor
@@ -27,6 +29,10 @@ _INDEX_DTYPES_MSG = "tensors used as indices must be long, int, byte or bool ten
 
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]``."""
+    if key.__class__ is Tensor and key.dtype is INT64 and key.ndim and x.ndim:
+        positions = _rows_at(x, key)  # an embedding's C[X]: the rows without _basic's walk
+        if positions is not None:
+            return apply(O.INDEX, (x, positions))
     out, advanced = _basic(x, key)
     if advanced is None:  # x[...], x[()], x[:, :]: PyTorch's alias of x (AliasBackward0)
         return out if out is not x else _view(O.ALIAS, x, {}, x._strides)
@@ -157,6 +163,32 @@ def _positions(view: Tensor, advanced: list) -> Any:
             index[dim] = arr
     positions = flat_positions(shape, tuple(k for k in index if k is not None))
     return view.backend.xp.asarray(positions)
+
+
+def _rows_at(x: Tensor, key: Tensor) -> Any:
+    """The flat positions of ``x[key]`` for an int64 tensor ``key`` (the rows of the first
+    dimension it names, in its shape followed by ``x``'s other dimensions), as ``_positions``
+    gives them; None for an empty key or an index out of range (the general path, which
+    reports it)."""
+    arr = host_index(key.data)
+    if not arr.size:
+        return None
+    shape = x.shape
+    size = shape[0]
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < -size or hi >= size:
+        return None
+    if lo < 0:
+        arr = numpy.where(arr < 0, arr + size, arr)
+    if len(shape) == 1:
+        positions = arr.copy()  # never the key's own memory, which an in-place op may change
+    else:
+        inner = 1
+        for d in shape[1:]:
+            inner *= d
+        positions = ((arr * inner)[..., None] + numpy.arange(inner, dtype=numpy.int64)
+                     ).reshape(arr.shape + shape[1:])
+    return x.backend.xp.asarray(positions)
 
 
 def _check_expand(value: Any, shape: tuple) -> None:

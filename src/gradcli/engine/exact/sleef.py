@@ -57,20 +57,19 @@ def _ldexp3(d: Any, q: Any) -> Any:
 
 
 def _getexp(x: Any) -> Any:
-    """vgetexp (vgetexpps): floor(log2|x|) as a float; -inf for 0, inf for inf, NaN for NaN."""
-    with np.errstate(all="ignore"):
-        _, e = np.frexp(x)
-        out = (e - 1).astype(F32)
-        out = np.where(x == 0, F32(-np.inf), out)
-        return np.where(np.isfinite(x), out, np.abs(x)).astype(F32)
+    """vgetexp (vgetexpps): floor(log2|x|) as a float; -inf for 0, inf for inf, NaN for NaN.
+    (Its callers hold ``np.errstate(all="ignore")``, as do _getmant's.)"""
+    _, e = np.frexp(x)
+    out = (e - 1).astype(F32)
+    out = np.where(x == 0, F32(-np.inf), out)
+    return np.where(np.isfinite(x), out, np.abs(x)).astype(F32)
 
 
 def _getmant(x: Any) -> Any:
     """vgetmant with _MM_MANT_NORM_p75_1p5: the significand scaled into [0.75, 1.5)."""
-    with np.errstate(all="ignore"):
-        m, _ = np.frexp(np.abs(x))
-        m = (m * F32(2)).astype(F32)  # [1, 2)
-        return np.where(m >= F32(1.5), m * F32(0.5), m).astype(F32)
+    m, _ = np.frexp(np.abs(x))
+    m = (m * F32(2)).astype(F32)  # [1, 2)
+    return np.where(m >= F32(1.5), m * F32(0.5), m).astype(F32)
 
 
 # --- double-float arithmetic (SLEEF's df.h, FMA variants) ----------------------------------------
@@ -191,6 +190,8 @@ def _expf_fused(d: Any) -> Any:
     q = qf.astype(I32)
     h = q >> I32(1)
     u = np.ldexp(np.ldexp(u, h), q - h)
+    if d.size and np.minimum.reduce(d) >= F32(-104) and np.maximum.reduce(d) <= F32(100):
+        return u  # no 0, inf or NaN to write (a NaN fails both tests)
     u[d < F32(-104)] = F32(0)
     u[F32(100) < d] = INF
     np.copyto(u, d, where=np.isnan(d))
@@ -282,6 +283,9 @@ def logf(d: Any) -> Any:
         r = _logf(d, f.fma, f.fma_exact)
         if not f.exact():  # some FMA may double-round: each one settled (rare)
             r = _logf(d, fma32, fma32)
+        if d.size and np.minimum.reduce(d, axis=None) > 0 \
+                and np.maximum.reduce(d, axis=None) < INF:  # NaN fails both: no special value
+            return np.array(r, F32)
         # vfixupimm: log(0) = -inf, log(-inf) = NaN, log(inf) = inf, log(negative) = NaN
         r = np.where(d == 0, F32(-np.inf), r)
         r = np.where(d == INF, INF, r)
