@@ -195,7 +195,8 @@ TENSOR_READ = frozenset({
 TENSOR_CALL = frozenset({
     *METHODS, "backward", "retain_grad", "detach", "detach_", "requires_grad_", "item", "numel",
     "dim", "size", "tolist", "double", "float", "half", "long", "int", "bool", "type", "to",
-    "cpu", "cuda", "register_hook", "is_floating_point", "element_size", "nelement",
+    "cpu", "cuda", "register_hook", "register_post_accumulate_grad_hook", "is_floating_point",
+    "element_size", "nelement",
     "fill_", "normal_", "uniform_", "zero_", "copy_", "contiguous", "is_contiguous", "numpy",
     "stride", "storage_offset", "expand", "expand_as", "repeat", "permute", "view_as",
     "reshape_as", "type_as", "new", "new_tensor", "new_zeros", "new_ones", "new_full", "masked_fill",

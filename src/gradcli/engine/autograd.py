@@ -12,7 +12,7 @@ from . import ops as O
 from .context import current
 from .formulas import TENSOR_FORMULAS
 from .graph import AccumulateGrad, Node, edge
-from .hooks import run_post_hooks, run_pre_hooks, run_tensor_hooks
+from .hooks import run_accumulated_hooks, run_post_hooks, run_pre_hooks, run_tensor_hooks
 from .ops import ArrayFormulas
 from .record import apply
 from .tensor import Tensor
@@ -209,6 +209,8 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                     if tracer is not None:
                         tracer.accumulate(n.variable, before, _grad_array(n.variable),
                                           False)
+                    if hooks is not None and hooks.accumulated:
+                        run_accumulated_hooks(n)
                 continue
             mask = n.mask
             if masks is not None and n in masks:
