@@ -41,7 +41,7 @@ from .autograd import FUNCTION_MODULE
 from .creation import as_tensor, from_numpy, legacy_tensor
 from .forward_ad import FORWARD_AD, UnpackedDualTensor
 from .func import FUNC
-from .graph_hooks import GRAPH
+from .graph_hooks import GRAPH, MultiHandle
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -215,6 +215,7 @@ OBJECT_ATTRIBUTES: tuple[tuple[type, frozenset[str]], ...] = (
     (LRScheduler, frozenset({"step", "get_last_lr", "last_epoch", "base_lrs", "optimizer"})),
     (Generator, frozenset({"manual_seed", "initial_seed", "seed"})),
     (RemovableHandle, frozenset({"remove", "id"})),
+    (MultiHandle, frozenset({"remove", "handles"})),
     (ReturnType, frozenset({"values", "indices"})),
     (MinMax, frozenset({"min", "max"})),
     (UnpackedDualTensor, frozenset({"primal", "tangent"})),

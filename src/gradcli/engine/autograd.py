@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import itertools
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -142,8 +143,9 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     # with targets: a node's mask when it differs from its own (no gradient for an input that
     # leads to no target), None for a node that sends none (a root that leads to no target)
     masks: dict[Node, Any] | None = None
+    will_run: Any = deps
     if targets is not None:
-        needed = _leads_to(order, set(targets))
+        needed = will_run = _leads_to(order, set(targets))
         deps = {}
         masks = {}
         for n in order:
@@ -185,6 +187,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     if tracer is not None:
         tracer.backward_begin(roots, retain_graph, create_graph, targets)
     prev_mode, ctx.grad_enabled = ctx.grad_enabled, create_graph  # GradMode, inline
+    prev_task, ctx.graph_task = ctx.graph_task, GraphTask(will_run, target_set if capture else ())
     try:
         while heap or nxt is not None:
             if nxt is not None:
@@ -267,11 +270,35 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                         heappush(heap, (m.prio, m.seq, m))
     finally:
         ctx.grad_enabled = prev_mode
+        ctx.graph_task = prev_task
         if tracer is not None:
             tracer.backward_end()
     if not capture:
         return []
     return [captured.get(t) for t in targets]
+
+
+class GraphTask:
+    """One backward run, as hooks see it (PyTorch's ``_current_graph_task_id`` and
+    ``_will_engine_execute_node``): an id, and the nodes it will execute (with ``inputs`` or
+    ``autograd.grad``, those that lead to one; else every reachable node)."""
+
+    __slots__ = ("capture", "id", "nodes")
+
+    def __init__(self, nodes: Any, capture: bool) -> None:
+        self.id = next(_TASK_IDS)
+        self.nodes, self.capture = nodes, capture  # an autograd.grad's inputs' nodes
+
+    def will_execute(self, node: Node) -> bool:
+        """Whether the backward will run ``node`` (its tensor hooks among it)."""
+        if node in self.capture and node.__class__ is AccumulateGrad:
+            raise ScriptError("A leaf node was passed to _will_engine_execute_node but we are "
+                              "currently running autograd.grad(). This is currently not "
+                              "supported.")
+        return node in self.nodes
+
+
+_TASK_IDS = itertools.count()
 
 
 def _free_traced(n: Node, tracer: Any) -> None:
