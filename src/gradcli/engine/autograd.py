@@ -195,49 +195,55 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
             else:
                 n = heappop(heap)[2]
             g = buffers.pop(n)
-            hooks = n.hooks
-            if hooks is not None:
-                g = run_tensor_hooks(n, g, create_graph)
-            if n.retained is not None:  # retain_grad() fires in autograd.grad() too
-                before = _grad_array(n.retained) if tracer is not None else None
-                _retain(n.retained, g, create_graph)
-                if tracer is not None:
-                    tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
-            if capture and n in target_set:
-                captured[n] = (g, adds.get(n, 0))
-            if n.__class__ is AccumulateGrad:
-                if accumulate:
-                    before = _grad_array(n.variable) if tracer is not None else None
-                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
-                    if tracer is not None:
-                        tracer.accumulate(n.variable, before, _grad_array(n.variable),
-                                          False)
-                    if hooks is not None and hooks.accumulated:
-                        run_accumulated_hooks(n)
-                continue
-            mask = n.mask
-            if masks is not None and n in masks:
-                mask = masks[n]
+            if g is None:  # a post-hook's None reached n by every path: it sends None on
+                mask = n.mask if masks is None else masks.get(n, n.mask)
                 if mask is None:
-                    if accumulate and not retain_graph:
-                        # NOTE: an input of backward(inputs=) runs, with no output
-                        if tracer is None:
-                            n.free()
-                        else:
-                            _free_traced(n, tracer)
                     continue
-            if hooks is None:
-                if create_graph:
-                    grads_in = _apply(ctx, n, g, mask, True)
-                else:
-                    backend = n.backend
-                    if backend is not fx_backend:
-                        fx_backend, fx = backend, _array_formulas(backend)
-                    grads_in = n.apply(g, mask, fx, False)
+                grads_in = [None] * len(mask)
             else:
-                g = run_pre_hooks(n, g, create_graph)
-                grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
-                                          create_graph)
+                hooks = n.hooks
+                if hooks is not None:
+                    g = run_tensor_hooks(n, g, create_graph)
+                if n.retained is not None:  # retain_grad() fires in autograd.grad() too
+                    before = _grad_array(n.retained) if tracer is not None else None
+                    _retain(n.retained, g, create_graph)
+                    if tracer is not None:
+                        tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
+                if capture and n in target_set:
+                    captured[n] = (g, adds.get(n, 0))
+                if n.__class__ is AccumulateGrad:
+                    if accumulate:
+                        before = _grad_array(n.variable) if tracer is not None else None
+                        _accumulate(n.variable, g, create_graph, adds.get(n, 0))
+                        if tracer is not None:
+                            tracer.accumulate(n.variable, before, _grad_array(n.variable),
+                                              False)
+                        if hooks is not None and hooks.accumulated:
+                            run_accumulated_hooks(n)
+                    continue
+                mask = n.mask
+                if masks is not None and n in masks:
+                    mask = masks[n]
+                    if mask is None:
+                        if accumulate and not retain_graph:
+                            # NOTE: an input of backward(inputs=) runs, with no output
+                            if tracer is None:
+                                n.free()
+                            else:
+                                _free_traced(n, tracer)
+                        continue
+                if hooks is None:
+                    if create_graph:
+                        grads_in = _apply(ctx, n, g, mask, True)
+                    else:
+                        backend = n.backend
+                        if backend is not fx_backend:
+                            fx_backend, fx = backend, _array_formulas(backend)
+                        grads_in = n.apply(g, mask, fx, False)
+                else:
+                    g = run_pre_hooks(n, g, create_graph)
+                    grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
+                                              create_graph)
             if not retain_graph:
                 if tracer is None:
                     n.free()
@@ -251,9 +257,9 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 if tracer is not None:
                     tracer.edge(n, i, m, gi)
                 prev = buffers.get(m, _NONE)
-                if prev is _NONE:
+                if prev is _NONE or prev is None:
                     buffers[m] = gi
-                else:
+                elif gi is not None:
                     buffers[m] = prev + gi
                     adds[m] = adds.get(m, 0) + 1
                 left = deps[m] - 1

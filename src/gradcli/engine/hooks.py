@@ -126,7 +126,12 @@ def run_accumulated_hooks(node: Any) -> None:
 
 
 def _name(fn: Any) -> str:
-    return getattr(fn, "__name__", None) or type(fn).__name__
+    """The hook's ``__name__`` in PyTorch's messages (a script function's own name)."""
+    for attr in ("__name__", "name"):
+        name = getattr(fn, attr, None)
+        if isinstance(name, str):
+            return name
+    return type(fn).__name__
 
 
 def _as_tensor(g: Any, backend: Any) -> Tensor:
