@@ -15,6 +15,8 @@ from gradcli.engine.backend import from_namespace, get_backend
 from gradcli.engine.context import RunContext, current, use
 from gradcli.engine.formulas import TENSOR_FORMULAS
 from gradcli.engine.record import apply
+from gradcli.engine.recurrent import _unsafe_chunk as unsafe_chunk
+from gradcli.engine.shape import transpose_result
 from gradcli.errors import ScriptError
 
 
@@ -239,6 +241,42 @@ CASES = [
                                                     reduction="batchmean"), [DISTINCT, B]),
     ("soft_margin_loss", lambda a: F.NN_FUNCTIONS["soft_margin_loss"](
         a, F.tensor([[1.0, -1.0, 1.0, 1.0]] * 3), reduction="sum"), [DISTINCT]),
+    # embeddings, convolutions, poolings (and the backward ops their formulas record)
+    ("embedding", lambda w: F.NN_FUNCTIONS["embedding"](_labels([[0, 2], [2, 1]]), w), [A]),
+    ("embedding_dense_backward", lambda g: apply(
+        O.OPS["embedding_dense_backward"], (g, _labels([0, 2, 2])),
+        {"num_weights": 4, "padding_idx": -1, "scale_grad_by_freq": False}), [A]),
+    ("convolution", lambda a, w, b: F.NN_FUNCTIONS["conv2d"](
+        F.reshape(a, 1, 1, 3, 4), F.reshape(w, 2, 1, 2, 3), b[:2], padding=1), [A, B, V4]),
+    ("convolution", lambda a, w: F.NN_FUNCTIONS["conv1d"](
+        F.reshape(a, 1, 2, 6), F.reshape(w, 2, 2, 3), stride=2, padding=1), [A, B]),
+    ("convolution_backward_input", lambda g, w: apply(
+        O.OPS["convolution_backward_input"], (F.reshape(g, 1, 2, 2, 3), F.reshape(w[:2], 2, 1, 2, 2)),
+        {"input_shape": (1, 1, 3, 4), "stride": (1, 1), "padding": (0, 0), "dilation": (1, 1),
+         "groups": 1}), [A, B]),
+    ("convolution_backward_weight", lambda g, x: apply(
+        O.OPS["convolution_backward_weight"], (F.reshape(g, 1, 2, 2, 3), F.reshape(x, 1, 1, 3, 4)),
+        {"weight_shape": (2, 1, 2, 2), "stride": (1, 1), "padding": (0, 0), "dilation": (1, 1),
+         "groups": 1}), [A, B]),
+    ("max_pool2d_with_indices", lambda a: F.NN_FUNCTIONS["max_pool2d"](
+        F.reshape(a, 1, 1, 3, 4), 2, 1), [DISTINCT]),
+    ("max_pool2d_with_indices_backward", lambda g: apply(
+        O.OPS["max_pool2d_with_indices_backward"], (F.reshape(g[:, :2], 1, 1, 2, 3),
+                                                    _labels([[[[0, 6, 6], [4, 9, 11]]]])),
+        {"self_shape": (1, 1, 3, 4)}), [A]),
+    ("avg_pool2d", lambda a: F.NN_FUNCTIONS["avg_pool2d"](
+        F.reshape(a, 1, 1, 3, 4), 2, 1, 1, count_include_pad=False), [A]),
+    ("avg_pool2d_backward", lambda g: apply(
+        O.OPS["avg_pool2d_backward"], (F.reshape(g[:, :2], 1, 1, 2, 3),),
+        {"self_shape": (1, 1, 3, 4), "kernel_size": (2, 2), "stride": (1, 1), "padding": (0, 0),
+         "ceil_mode": False, "count_include_pad": True, "divisor_override": None}), [A]),
+    ("unsafe_split", lambda a: F.mul(*unsafe_chunk(a, 2)), [A]),
+    ("transpose_", lambda a: transpose_result(a * 1, 0, 1), [A]),
+    ("_adaptive_avg_pool2d", lambda a: F.NN_FUNCTIONS["adaptive_avg_pool2d"](
+        F.reshape(a, 1, 1, 3, 4), (2, 3)), [A]),
+    ("adaptive_avg_pool2d_backward", lambda g: apply(
+        O.OPS["adaptive_avg_pool2d_backward"], (F.reshape(g[:, :2], 1, 1, 2, 3),),
+        {"self_shape": (1, 1, 3, 4)}), [A]),
 ]
 
 

@@ -47,7 +47,7 @@ def run(line: str):
     ("nn.ModuleList()[0]", "IndexError"),
     ("nn.ModuleDict()['k']", "KeyError"),
     ("nn.ParameterList()(x)", "RuntimeError"),
-    ("nn.Conv2d(1, 2, 3)", "NotImplementedError"),
+    ("nn.Conv3d(1, 2, 3)", "NotImplementedError"),
     ("nn.init.trunc_normal_(x)", "NotImplementedError"),
     ("nn.init.xavier_uniform_(torch.ones(3))", "ValueError"),
     ("nn.init.kaiming_uniform_(x, mode='fan_avg')", "ValueError"),
@@ -67,8 +67,8 @@ def test_misuse_is_a_script_error(line: str, kind: str) -> None:
 def test_unsupported_names_say_so() -> None:
     result, _ = run("m.share_memory()")
     assert result.error.message == "gradcli does not support Sequential.share_memory yet"
-    result, _ = run("nn.LSTM(2, 3)")
-    assert result.error.message == "gradcli does not support torch.nn.LSTM yet"
+    result, _ = run("nn.Transformer(2, 1)")
+    assert result.error.message == "gradcli does not support torch.nn.Transformer yet"
 
 
 def test_a_misspelt_attribute_suggests_the_real_one() -> None:

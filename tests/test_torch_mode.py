@@ -55,7 +55,8 @@ def test_bare_builtins_are_not_there_in_a_pytorch_program() -> None:
 
 @pytest.mark.parametrize(("source", "kind", "message"), [
     ("import pandas as pd\n", "ImportError", "gradcli does not support importing 'pandas'"),
-    ("import torch.utils.data\n", "ImportError", "gradcli does not support torch.utils.data yet"),
+    ("import torch.utils.checkpoint\n", "ImportError",
+     "gradcli does not support torch.utils.checkpoint yet"),
     ("from os import path\n", "ImportError", "gradcli does not support importing 'os'"),
     ("from torch import frobnicate\n", "ImportError",
      "cannot import name 'frobnicate' from 'torch'"),

@@ -1360,3 +1360,144 @@ CASES.update({
                                        " e.grad_fn._saved_stride, e.grad_fn._saved_storage_offset,"
                                        " f.grad_fn._saved_storage_offset]",
 })
+
+# --- torch.nn layers: Embedding, Dropout, BatchNorm, LayerNorm and the small modules ---
+_E = _G + "torch.manual_seed(0); nn = torch.nn;"
+CASES.update({
+    "nn_embedding": _E + " e = nn.Embedding(5, 3, padding_idx=1); i = torch.tensor([[0, 1, 2], [2, 2, 4]]);"
+                    " y = e(i); g = y.grad_fn; r = [e, e.weight, e.weight._version, y, graph(y), g._saved_indices,"
+                    " g._saved_padding_idx, g._saved_scale_grad_by_freq, g._saved_sparse, g._saved_weight_sym_argsize_0,"
+                    " G(y * torch.arange(3.), e.weight)]; w = torch.randn(4, 3, dtype=torch.float64, requires_grad=True);"
+                    " z = F.embedding(torch.tensor([1, 1, 3, 1]), w, scale_grad_by_freq=True, padding_idx=-1);"
+                    " result = r + [z, z.grad_fn._saved_padding_idx, G(z * torch.arange(12.).reshape(4, 3), w),"
+                    " torch.embedding(w, torch.tensor([[0], [3]])), F.embedding(torch.tensor(2), w),"
+                    " nn.Embedding(4, 2, max_norm=2, norm_type=1.0, scale_grad_by_freq=True),"
+                    " nn.Embedding(3, 2, padding_idx=-1).padding_idx, F.embedding(torch.tensor([1], dtype=torch.int32), w)]",
+    "nn_embedding_max_norm": "torch.manual_seed(0); e = torch.nn.Embedding(6, 4, max_norm=1.0); v = e.weight._version;"
+                             " y = e(torch.tensor([1, 1, 5, 2])); w2 = torch.randn(6, 4);"
+                             " z = F.embedding(torch.tensor([0, 3]), w2, max_norm=0.5, norm_type=1.);"
+                             " result = [v, y, e.weight, e.weight._version, z, w2, w2._version]",
+    "err_embedding_index": "torch.nn.Embedding(5, 3)(torch.tensor([5]))",
+    "err_embedding_negative_index": "F.embedding(torch.tensor([-1]), torch.ones(3, 2))",
+    "err_embedding_float_index": "torch.nn.Embedding(5, 3)(torch.tensor([1.0]))",
+    "err_embedding_padding": "torch.nn.Embedding(5, 3, padding_idx=7)",
+    "err_embedding_padding_f": "F.embedding(torch.tensor([1]), torch.ones(3, 2), padding_idx=-4)",
+    "err_embedding_weight_1d": "F.embedding(torch.tensor([1]), torch.ones(3))",
+    "nn_dropout_module": "torch.manual_seed(0); d = torch.nn.Dropout(0.25); x = torch.ones(4, 5, requires_grad=True); y = d(x);"
+                         " d.eval(); result = [d, torch.nn.Dropout(0.2, inplace=True), y, graph(y), d(x) is x, d.training]",
+    "err_dropout_module_p": "torch.nn.Dropout(1.5)",
+    "nn_batch_norm_module": _E + " bn = torch.nn.BatchNorm1d(5); x = torch.randn(4, 5, requires_grad=True);"
+                            " o = bn(x); r = [bn, o, graph(o), bn.running_mean, bn.running_var, bn.num_batches_tracked,"
+                            " G(o * torch.arange(5.), x, bn.weight, bn.bias), list(bn.state_dict())]; bn.eval();"
+                            " r += [bn(x), graph(bn(x)), bn.running_mean]; b2 = nn.BatchNorm2d(2, momentum=None, affine=False);"
+                            " z = torch.randn(3, 2, 2, 2); r += [b2, b2(z), b2(z * 2), b2.running_mean, b2.running_var,"
+                            " b2.num_batches_tracked]; b3 = nn.BatchNorm1d(3, track_running_stats=False, bias=False);"
+                            " s = torch.randn(2, 3, 4); result = r + [b3, b3(s), b3.running_mean, b3.eval()(s), list(b3.state_dict())]",
+    "err_batch_norm_module_dim": "torch.nn.BatchNorm1d(3)(torch.ones(3))",
+    "err_batch_norm2d_module_dim": "torch.nn.BatchNorm2d(3)(torch.ones(2, 3))",
+    "nn_layer_norm_module": _E + " ln = nn.LayerNorm(5); x = torch.randn(2, 3, 5, requires_grad=True); y = ln(x);"
+                            " l2 = nn.LayerNorm([3, 5], elementwise_affine=False); l3 = nn.LayerNorm(5, bias=False);"
+                            " result = [ln, y, graph(y), G(y * torch.arange(5.), x, ln.weight, ln.bias), l2, l2(x), l3, l3(x),"
+                            " [n for n, _ in ln.named_parameters()], [n for n, _ in l3.named_parameters()]]",
+    "nn_small_modules": _E + " x = torch.randn(2, 3, 2, 2, requires_grad=True); m = [nn.ReLU6(), nn.ReLU6(True),"
+                        " nn.Hardtanh(), nn.Hardtanh(-2, 2.5), nn.Softmax2d(), nn.CosineSimilarity(), nn.PairwiseDistance(),"
+                        " nn.Unflatten(1, (1, 3)), nn.CosineSimilarity(dim=0, eps=0.1), nn.PairwiseDistance(p=1., keepdim=True)];"
+                        " ys = [nn.ReLU6()(x * 4), nn.Hardtanh(-0.5, 0.5)(x), nn.Softmax2d()(x), nn.CosineSimilarity()(x, x.flip(0)),"
+                        " nn.PairwiseDistance()(x, x * 2), nn.Unflatten(1, (3, 1))(x.flatten(1, 2))];"
+                        " result = m + ys + [graph(y) for y in ys] + [G(y, x) for y in ys]",
+    "err_softmax2d_dim": "torch.nn.Softmax2d()(torch.ones(2, 2))",
+    "err_hardtanh_bounds": "torch.nn.Hardtanh(1., 0.)",
+})
+
+# --- convolution and pooling: F.conv1d/conv2d (ConvolutionBackward0), the pools, their modules ---
+_C = _G + "torch.manual_seed(0); nn = torch.nn;"
+CASES.update({
+    "nn_conv2d": _C + " x = torch.randn(2, 3, 7, 6, dtype=torch.float64, requires_grad=True);"
+                 " w = torch.randn(4, 3, 3, 2, dtype=torch.float64, requires_grad=True);"
+                 " b = torch.randn(4, dtype=torch.float64, requires_grad=True);"
+                 " y = F.conv2d(x, w, b, stride=(2, 1), padding=1); g = y.grad_fn; q = F.conv2d(x, w).grad_fn;"
+                 " r = [y, graph(y), g._saved_stride, g._saved_padding, g._saved_dilation, g._saved_groups,"
+                 " g._saved_transposed, g._saved_output_padding, g._saved_bias_sym_sizes_opt,"
+                 " q._saved_bias_sym_sizes_opt, G(y * y, x, w, b)]; z = F.conv2d(x, w[:2, :, :, :1].repeat(2, 1, 1, 1), None, dilation=2);"
+                 " v = F.conv2d(x[:, :2], torch.randn(4, 1, 2, 2, dtype=torch.float64, requires_grad=True), groups=2);"
+                 " s = F.conv2d(x[0], w, b, padding='same');"
+                 " result = r + [z, G(z.exp(), x, w), v, graph(v), s, graph(s), G(s, x, w, b)]",
+    "nn_conv2d_float32": _C + " x = torch.randn(1, 2, 6, 6, requires_grad=True); w = torch.randn(3, 2, 3, 3, requires_grad=True);"
+                         " y = F.conv2d(x, w, torch.ones(3), padding=1); result = [y, G(y * y, x, w)]",
+    "nn_conv1d": _C + " x = torch.randn(2, 4, 9, dtype=torch.float64, requires_grad=True);"
+                 " w = torch.randn(6, 2, 3, dtype=torch.float64, requires_grad=True);"
+                 " y = F.conv1d(x, w, groups=2, stride=2, padding=2, dilation=2);"
+                 " result = [y, graph(y), y.grad_fn._saved_stride, G(y.tanh(), x, w), F.conv1d(x, w[:, :1].repeat(1, 4, 1), padding='same'),"
+                 " torch.conv1d(x[0], w[:, :1].repeat(1, 4, 1)), graph(torch.conv1d(x[0], w[:, :1].repeat(1, 4, 1)))]",
+    "nn_conv_modules": _C + " c = nn.Conv2d(2, 4, 3, stride=2, padding=1, dtype=torch.float64); c1 = nn.Conv1d(4, 6, 2, groups=2, bias=False, dtype=torch.float64);"
+                       " cr = nn.Conv2d(2, 2, (2, 3), padding=(1, 2), padding_mode='reflect', dilation=(1, 2), dtype=torch.float64);"
+                       " cs = nn.Conv1d(2, 3, 4, padding='same', padding_mode='replicate');"
+                       " x = torch.randn(2, 2, 5, 5, dtype=torch.float64, requires_grad=True); y = c(x); z = cr(x);"
+                       " result = [c, c1, cr, cs, c.weight, c.bias, y, graph(y), z, graph(z), c1(torch.randn(2, 4, 5, dtype=torch.float64)),"
+                       " cs(x[0, :, 0].float()), graph(cs(x[0, :, 0].float())), [n for n, _ in c.named_parameters()], c.kernel_size, c.padding]",
+    "nn_pools": _C + " x = torch.randn(2, 3, 7, 6, dtype=torch.float64, requires_grad=True);"
+                " a, i = F.max_pool2d(x, 3, 2, 1, return_indices=True); b = F.avg_pool2d(x, (3, 2), stride=(2, 3), padding=1);"
+                " c = F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False); d = F.adaptive_avg_pool2d(x, (4, 3));"
+                " e = F.adaptive_avg_pool2d(x, 1); f = F.max_pool2d(x, 2, dilation=2, ceil_mode=True);"
+                " h = F.max_pool1d(x[0], 3); k = F.avg_pool1d(x[0], 2, 1); m = F.avg_pool2d(x, 2, divisor_override=3);"
+                " ys = [a, b, c, d, e, f, h, k, m];"
+                " result = ys + [i, a.grad_fn._saved_result1.shape, a.grad_fn._saved_kernel_size, a.grad_fn._saved_ceil_mode]"
+                " + [graph(y) for y in ys] + [G(y.exp(), x) for y in ys]",
+    "nn_pool_ties": "x = torch.tensor([[[[1., 1., 2., 2.], [1., 1., float('nan'), 2.], [-float('inf')] * 4, [0., 3., 3., 0.]]]],"
+                    " requires_grad=True); a, i = F.max_pool2d(x, 2, return_indices=True); b = F.max_pool2d(x, 2, 1);"
+                    " a.sum().backward(); result = [a, i, b, x.grad, F.max_pool2d(-torch.full((1, 2, 2), float('inf')), 2, return_indices=True)]",
+    "nn_pool_modules": _C + " x = torch.randn(1, 2, 6, 6, requires_grad=True); ms = [nn.MaxPool2d(2), nn.MaxPool2d((3, 2), stride=1, padding=1),"
+                       " nn.AvgPool2d(3, 2, 1), nn.AvgPool2d(2, ceil_mode=True, count_include_pad=False), nn.AdaptiveAvgPool2d((3, 2)),"
+                       " nn.AdaptiveAvgPool2d(1), nn.MaxPool2d(2, return_indices=True)]; ns = [nn.MaxPool1d(2), nn.AvgPool1d(3, 2)];"
+                       " result = ms + ns + [m(x) for m in ms] + [m(x[0]) for m in ns]",
+    "err_conv2d_dims": "F.conv2d(torch.ones(2, 3), torch.ones(1, 3, 1, 1))",
+    "err_conv2d_channels": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 3, 5, 5))",
+    "err_conv2d_kernel": "F.conv2d(torch.ones(1, 1, 4, 4), torch.ones(6, 1, 5, 5))",
+    "err_conv2d_dtype": "F.conv2d(torch.ones(1, 1, 8, 8, dtype=torch.float64), torch.ones(6, 1, 5, 5))",
+    "err_conv2d_bias_dtype": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), torch.ones(6, dtype=torch.float64))",
+    "err_conv2d_same_stride": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), stride=2, padding='same')",
+    "err_conv2d_padding_string": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), padding='foo')",
+    "err_conv2d_groups": "F.conv2d(torch.ones(1, 2, 8, 8), torch.ones(6, 1, 5, 5), groups=4)",
+    "err_conv2d_stride": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), stride=0)",
+    "err_conv2d_negative_padding": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), padding=-1)",
+    "err_conv2d_bias_size": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), bias=torch.ones(5))",
+    "err_conv1d_dims": "F.conv1d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5))",
+    "err_conv2d_stride_len": "F.conv2d(torch.ones(1, 1, 8, 8), torch.ones(6, 1, 5, 5), stride=(1, 2, 3))",
+    "err_conv_module_groups": "torch.nn.Conv2d(3, 6, 5, groups=2)",
+    "err_conv_module_same": "torch.nn.Conv2d(4, 6, 5, stride=2, padding='same')",
+    "err_max_pool2d_small": "F.max_pool2d(torch.ones(1, 1, 4, 4), 5)",
+    "err_max_pool2d_pad": "F.max_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2)",
+    "err_avg_pool2d_pad": "F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2)",
+    "err_max_pool2d_dims": "F.max_pool2d(torch.ones(4, 4), 2)",
+    "err_adaptive_avg_pool2d_dims": "F.adaptive_avg_pool2d(torch.ones(4), 2)",
+})
+
+# --- the remaining common loss modules -----------------------------------------------------------
+CASES.update({
+    "nn_more_loss_modules": _C + " x = torch.randn(3, 4, requires_grad=True); t = torch.randn(3, 4);"
+                            " ms = [nn.HuberLoss(), nn.HuberLoss(reduction='sum', delta=0.5), nn.KLDivLoss(reduction='batchmean'),"
+                            " nn.KLDivLoss(log_target=True, reduction='sum'), nn.SoftMarginLoss()];"
+                            " ys = [ms[0](x, t), ms[1](x, t), ms[2](x.log_softmax(1), t.softmax(1)), ms[3](x.log_softmax(1), t.log_softmax(1)),"
+                            " ms[4](x, t.sign())]; result = ms + ys + [graph(y) for y in ys] + [G(y, x) for y in ys] + [ms[1].delta, ms[3].log_target]",
+})
+
+# --- recurrent layers (RNN.cpp's composition; float32 LSTM is oneDNN's in PyTorch: float64 here) --
+CASES.update({
+    "nn_rnn_modules": _C + " ms = [nn.RNN(3, 4, num_layers=2, dtype=torch.float64), nn.GRU(3, 4, dtype=torch.float64),"
+                      " nn.RNN(3, 4, nonlinearity='relu', batch_first=True, bias=False), nn.GRU(3, 4, batch_first=True)];"
+                      " x = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True); o1, h1 = ms[0](x); o2, h2 = ms[1](x);"
+                      " z = torch.randn(2, 3, 3); o3, h3 = ms[2](z); o4, h4 = ms[3](z, torch.randn(1, 2, 4));"
+                      " result = ms + [o1, h1, graph(o1), graph(h1), G(o1, x), o2, h2, graph(o2), G(o2, x), o3, h3, o4, h4,"
+                      " ms[3](z[0])[0], [n for n, _ in ms[0].named_parameters()]]",
+    "nn_lstm_module": _C + " m = nn.LSTM(3, 4, num_layers=2, dtype=torch.float64); x = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True);"
+                      " o, (h, c) = m(x); result = [m, o, h, c, graph(o), G(o, x), nn.LSTM(2, 3, dropout=0.5, num_layers=2), m.all_weights[1][0].shape]",
+    "nn_rnn_cells": _C + " cs = [nn.RNNCell(3, 4), nn.RNNCell(3, 4, nonlinearity='relu', bias=False), nn.GRUCell(3, 4), nn.LSTMCell(3, 4)];"
+                    " x = torch.randn(2, 3, requires_grad=True); h = torch.randn(2, 4); ys = [cs[0](x), cs[1](x, h), cs[2](x, h), cs[3](x, (h, h))[1], cs[3](x[0])[0]];"
+                    " result = cs + ys + [graph(y) for y in ys] + [G(y, x) for y in ys]",
+    "err_rnn_input_dims": "torch.nn.LSTM(3, 4)(torch.ones(1, 2, 3, 3))",
+    "err_rnn_input_size": "torch.nn.LSTM(3, 4)(torch.ones(2, 5))",
+    "err_rnn_nonlinearity": "torch.nn.RNN(3, 4, nonlinearity='x')",
+    "err_rnn_cell_size": "torch.nn.LSTMCell(3, 4)(torch.ones(2, 5))",
+    "err_rnn_hidden_size": "torch.nn.GRU(3, 4)(torch.ones(2, 1, 3), torch.ones(2, 1, 4))",
+    "err_rnn_cell_dims": "torch.nn.RNNCell(3, 4)(torch.ones(2, 2, 3))",
+})

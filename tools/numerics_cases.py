@@ -163,6 +163,73 @@ OPS.update({
 })
 
 
+def _batch_norm(torch, x, w, b, rm, rv, training=True):
+    """F.batch_norm's output and the running statistics it updated."""
+    rm, rv = rm.clone(), rv.clone()
+    y = torch.nn.functional.batch_norm(x, rm, rv, w, b, training=training)
+    return [y, rm, rv]
+
+
+# the layers of torch.nn: batch normalisation (Normalization.cpp, batch_norm_kernel.cpp),
+# embedding's backward (rows added in order)
+OPS.update({
+    "batch_norm": _batch_norm,
+    "batch_norm_grad": lambda torch, x, w, b, rm, rv, training=True: _grad(
+        torch, lambda p, q, r: torch.nn.functional.batch_norm(p, rm, rv, q, r,
+                                                              training=training), x, w, b),
+    "embedding_grad": lambda torch, w, idx: _grad(
+        torch, lambda p: torch.nn.functional.embedding(
+            (idx.abs() * 1000).long() % p.shape[0], p), w),
+})
+
+
+def _conv2d(torch, x, w, b, stride=1, padding=0, dilation=1, groups=1):
+    return torch.nn.functional.conv2d(x, w, b, stride, padding, dilation, groups)
+
+
+def _conv2d_grad(torch, x, w, b, stride=1, padding=0, dilation=1, groups=1):
+    return _grad(torch, lambda p, q, r: torch.nn.functional.conv2d(p, q, r, stride, padding,
+                                                                   dilation, groups), x, w, b)
+
+
+# convolutions (ConvolutionMM2d.cpp): "conv2d" where ATen takes its slow kernels in both dtypes
+# (batch 1, kernels up to 3 x 3), "conv2d_onednn" where float32 goes to oneDNN (float64 never)
+OPS.update({"conv2d": _conv2d, "conv2d_grad": _conv2d_grad, "conv2d_onednn": _conv2d,
+            "conv2d_onednn_grad": _conv2d_grad})
+
+
+def _conv_cases(dtype: str) -> list:
+    out = []
+    for op, (x, w, params) in [
+            ("conv2d", ((1, 1, 8, 8), (2, 1, 3, 3), {})),
+            ("conv2d", ((1, 8, 12, 12), (16, 8, 3, 3), {"padding": 1})),
+            ("conv2d", ((1, 3, 9, 9), (4, 3, 2, 2), {"stride": 2})),
+            ("conv2d_onednn", ((4, 3, 10, 10), (5, 3, 3, 3), {"padding": 1})),
+            ("conv2d_onednn", ((3, 6, 14, 14), (16, 6, 5, 5), {})),
+            ("conv2d_onednn", ((2, 4, 9, 7), (6, 2, 3, 2), {"groups": 2})),
+            ("conv2d_onednn", ((2, 3, 9, 9), (4, 3, 3, 3), {"dilation": 2, "stride": 2}))]:
+        ins = [recipe(x, 520 + x[1]), recipe(w, 521 + w[0]), recipe((w[0],), 522)]
+        out.append(_case(op, dtype, ins, **params))
+        out.append(_case(op + "_grad", dtype, ins, **params))
+    return out
+
+
+def _layer_cases(dtype: str) -> list:
+    out = []
+    for shape in [(32, 64), (4, 5), (100, 10), (2, 7), (1000, 33), (7, 3, 5), (16, 6, 4, 4),
+                  (3, 2, 40)]:
+        c = shape[1]
+        ins = [recipe(shape, 500 + c, "normal", 1, 2), recipe((c,), 501), recipe((c,), 502),
+               recipe((c,), 503), recipe((c,), 504, "uniform", 0.5, 2)]
+        for training in (True, False):
+            out.append(_case("batch_norm", dtype, ins, training=training))
+            out.append(_case("batch_norm_grad", dtype, ins, training=training))
+    for rows, dim, n in [(10, 3, 40), (50, 16, 7), (1000, 33, 5000)]:
+        out.append(_case("embedding_grad", dtype, [recipe((rows, dim), 510),
+                                                   recipe((n,), 511)]))
+    return out
+
+
 def _group_a_cases(dtype: str) -> list:
     out = []
     for op, (dist, a, b) in {"tan": ("uniform", -1.5, 1.5), "asinh": ("normal", 0, 5),
@@ -325,7 +392,7 @@ def cases() -> list[dict]:
     out = []
     for dtype in DTYPES:
         for group in (_sum_cases, _unary_cases, _softmax_cases, _loss_cases, _matmul_cases,
-                      _moment_cases, _group_a_cases):
+                      _moment_cases, _group_a_cases, _layer_cases, _conv_cases):
             out.extend(group(dtype))
     return out
 

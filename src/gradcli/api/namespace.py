@@ -39,6 +39,7 @@ from . import (
 )
 from .autograd import FUNCTION_MODULE
 from .creation import as_tensor, from_numpy, legacy_tensor
+from .data import DATA
 from .forward_ad import FORWARD_AD, UnpackedDualTensor
 from .func import FUNC
 from .graph_hooks import GRAPH, MultiHandle
@@ -305,6 +306,7 @@ def _torch() -> dict[str, Any]:
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
         "backends": _Sub("torch.backends"), "func": _Sub("torch.func"),
+        "utils": _Sub("torch.utils"),
     })
     return members
 
@@ -353,6 +355,8 @@ def _build() -> None:
         "torch.optim": {**OPTIM, "lr_scheduler": _Sub("torch.optim.lr_scheduler")},
         "torch.optim.lr_scheduler": dict(SCHEDULERS),
         "torch.linalg": dict(LINALG),
+        "torch.utils": {"data": _Sub("torch.utils.data")},
+        "torch.utils.data": dict(DATA),
         "torch.cuda": {"is_available": lambda: False, "device_count": lambda: 0},
         "torch.backends": {"cpu": _Sub("torch.backends.cpu"), "mkl": _Sub("torch.backends.mkl")},
         "torch.backends.cpu": dict(BACKENDS_CPU),

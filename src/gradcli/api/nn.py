@@ -17,7 +17,7 @@ from ..engine.context import current
 from ..engine.dtypes import to_dtype
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
-from . import nn_init
+from . import nn_conv, nn_init, nn_layers, nn_recurrent
 from .creation import get_default_dtype, zeros
 from .nn_containers import ModuleDict, ModuleList, ParameterDict, ParameterList
 from .nn_module import _COMMON, Module
@@ -396,6 +396,9 @@ BCELoss = _loss("BCELoss", "binary_cross_entropy", ("weight", *_LEGACY), init="_
                 weight=None)
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
                           ("weight", *_LEGACY, "pos_weight"), weight=None, pos_weight=None)
+HuberLoss = _loss("HuberLoss", "huber_loss", ("reduction", "delta"), delta=1.0)
+KLDivLoss = _loss("KLDivLoss", "kl_div", (*_LEGACY, "log_target"), log_target=False)
+SoftMarginLoss = _loss("SoftMarginLoss", "soft_margin_loss", init="_Loss")
 
 
 # -- the classes as a script sees them ------------------------------------------------------------------
@@ -407,15 +410,20 @@ _PLACES = {
     **{n: "activation" for n in ("ReLU", "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax",
                                  "LogSoftmax", "Tanh", "Sigmoid", "SiLU", "LogSigmoid")},
     **{n: "loss" for n in ("MSELoss", "L1Loss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
-                           "BCELoss", "BCEWithLogitsLoss")},
+                           "BCELoss", "BCEWithLogitsLoss", "HuberLoss", "KLDivLoss",
+                           "SoftMarginLoss")},
 }
+_PLACES.update(nn_layers.PLACES)
+_PLACES.update(nn_conv.PLACES)
+_PLACES.update(nn_recurrent.PLACES)
 CLASSES: dict[str, TypeObject] = {}
 
 
 def _classes() -> None:
     base = None
     for name, place in _PLACES.items():
-        cls = globals()[name]
+        cls = globals().get(name) or getattr(nn_layers, name, None) or \
+            getattr(nn_conv, name, None) or getattr(nn_recurrent, name)
         cls.script_type = name  # Python's messages name the class ('Linear' object ...)
         cls.script_class = CLASSES[name] = TypeObject(
             f"torch.nn.modules.{place}.{name}", (cls,),

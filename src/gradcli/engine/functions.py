@@ -46,6 +46,7 @@ from .arithmetic import (
 )
 from .attributes import detach_
 from .conversions import CONVERSIONS, _convert
+from .convolution import CONVOLUTIONS
 from .einsum import einsum
 from .indexing import getitem, setitem
 from .joins import (
@@ -513,6 +514,7 @@ FUNCTIONS.update({"fix": FUNCTIONS["trunc"], "negative": neg})
 FUNCTIONS.update({n: FUNCTIONS["a" + n[3:]] for n in _ARC})
 NN_FUNCTIONS: dict[str, Callable[..., Any]] = {**NN_ONLY, "linear": linear}
 NN_FUNCTIONS.update(LAYERS)
+NN_FUNCTIONS.update(CONVOLUTIONS)
 NN_FUNCTIONS.update({n: f for n, f in SURFACED.items() if "F" in O.OPS[n].surface})
 NN_FUNCTIONS.update(NN_INPLACE)
 NN_FUNCTIONS.update(NN_UNDERSCORE)
@@ -539,6 +541,8 @@ METHODS.update(CONVERSIONS)
 # torch.nn.functional's functions that torch also has (torch.threshold, torch.layer_norm ...)
 FUNCTIONS.update(TORCH_NN)
 FUNCTIONS.update(TORCH_LAYERS)
+FUNCTIONS.update({n: CONVOLUTIONS[n] for n in (
+    "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d")})
 FUNCTIONS["logit_"] = METHODS["logit_"] = logit_
 
 

@@ -68,6 +68,143 @@ def nll_sum(xp: Any, terms: Any, kept: Any) -> Any:
     return -xp.sum(xp.where(kept, terms, xp.zeros_like(terms)))
 
 
+def batch_norm_stats(xp: Any, x: Any, eps: float, momentum: float, running_mean: Any,
+                     running_var: Any) -> tuple[Any, Any]:
+    """native_batch_norm's training statistics (mean and invstd, per channel), the running
+    ones (writable arrays or None) updated in place as PyTorch's kernel updates them."""
+    ex = _exact(xp, x)
+    axes = (0, *range(2, x.ndim))
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    if ex is not None:
+        mean, var_sum = ex.batchnorm.collect_stats(x)
+        return mean, ex.batchnorm.invstd_and_update(mean, var_sum, n, eps, momentum,
+                                                     running_mean, running_var)
+    mean = xp.mean(x, axis=axes)
+    centred = x - xp.reshape(mean, (1, -1) + (1,) * (x.ndim - 2))
+    var_sum = xp.sum(centred * centred, axis=axes)
+    for stat, value in ((running_mean, mean), (running_var, var_sum / max(n - 1, 1))):
+        if stat is not None:
+            stat[...] = value * momentum + stat * (1 - momentum)
+    return mean, 1.0 / xp.sqrt(var_sum / n + eps)
+
+
+def batch_norm(xp: Any, x: Any, mean: Any, invstd: Any, weight: Any, bias: Any) -> Any:
+    """``x * alpha + beta`` per channel, ``alpha = invstd * weight``, ``beta = bias - mean *
+    alpha`` (PyTorch's fused multiply-adds on the NumPy backend)."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.batchnorm.transform(x, mean, invstd, weight, bias)
+    alpha = invstd if weight is None else invstd * weight
+    beta = -mean * alpha if bias is None else bias - mean * alpha
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return x * xp.reshape(alpha, shape) + xp.reshape(beta, shape)
+
+
+def batch_norm_eval_invstd(xp: Any, running_var: Any, eps: float) -> Any:
+    """The forward's ``1 / sqrt(running_var + eps)`` in the running variance's dtype."""
+    return 1.0 / xp.sqrt(running_var + xp.asarray(eps, dtype=running_var.dtype))
+
+
+def batch_norm_backward(xp: Any, grad: Any, x: Any, weight: Any, mean: Any, invstd: Any,
+                        training: bool, running_var: Any, eps: float) -> Any:
+    """PyTorch's batch_norm backward kernel: (grad_input, grad_weight, grad_bias), or None
+    where the exact kernel does not apply (the caller's formulas then)."""
+    ex = _exact(xp, grad, x)
+    if ex is None:
+        return None
+    return ex.batchnorm.backward(grad, x, weight, mean, invstd, training, running_var, eps)
+
+
+def _window(x: Any, i: int, j: int, stride: tuple, dilation: tuple, out: tuple) -> Any:
+    """The (N, C, oh, ow) elements of a padded image under kernel position (i, j)."""
+    (sh, sw), (dh, dw), (oh, ow) = stride, dilation, out
+    return x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh,
+             j * dw: j * dw + sw * (ow - 1) + 1: sw]
+
+
+def _padded(xp: Any, x: Any, padding: tuple) -> Any:
+    n, c, h, w = x.shape
+    (ph, pw) = padding
+    if not ph and not pw:
+        return x
+    out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
+    out[:, :, ph:ph + h, pw:pw + w] = x
+    return out
+
+
+def conv2d(xp: Any, x: Any, w: Any, bias: Any, stride: tuple, padding: tuple, dilation: tuple,
+           groups: int) -> Any:
+    """A 2-d convolution (cross-correlation) of (N, C, H, W) by (O, C / groups, kh, kw): ATen's
+    slow kernels' im2col and gemm on the NumPy backend (engine/exact/conv.py)."""
+    ex = _exact(xp, x, w)
+    if ex is not None:
+        return ex.conv.conv2d(x, w, bias, stride, padding, dilation, groups)
+    out = tuple((x.shape[2 + d] + 2 * padding[d] - dilation[d] * (w.shape[2 + d] - 1) - 1)
+                // stride[d] + 1 for d in range(2))
+    xp_ = _padded(xp, x, padding)
+    cg, og = x.shape[1] // groups, w.shape[0] // groups
+    parts = []
+    for g in range(groups):
+        acc = xp.zeros((x.shape[0], out[0], out[1], og), dtype=x.dtype)
+        for i in range(w.shape[2]):
+            for j in range(w.shape[3]):
+                win = _window(xp_[:, g * cg:(g + 1) * cg, ...], i, j, stride, dilation, out)
+                acc = acc + xp.matmul(xp.permute_dims(win, (0, 2, 3, 1)),
+                                      xp.permute_dims(w[g * og:(g + 1) * og, :, i, j], (1, 0)))
+        parts.append(xp.permute_dims(acc, (0, 3, 1, 2)))
+    y = parts[0] if groups == 1 else xp.concat(parts, axis=1)
+    return y if bias is None else y + xp.reshape(bias, (1, -1, 1, 1))
+
+
+def conv2d_input_grad(xp: Any, grad: Any, w: Any, shape: tuple, stride: tuple, padding: tuple,
+                      dilation: tuple, groups: int) -> Any:
+    """The gradient of a 2-d convolution's (N, C, H, W) input of ``shape``."""
+    ex = _exact(xp, grad, w)
+    if ex is not None:
+        return ex.conv.conv2d_input_grad(grad, shape, w, stride, padding, dilation, groups)
+    n, c, h, wd = shape
+    (ph, pw), out = padding, tuple(grad.shape[2:])
+    cg, og = c // groups, w.shape[0] // groups
+    img = xp.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=grad.dtype)
+    for g in range(groups):
+        gg = xp.permute_dims(grad[:, g * og:(g + 1) * og, ...], (0, 2, 3, 1))
+        for i in range(w.shape[2]):
+            for j in range(w.shape[3]):
+                part = xp.matmul(gg, w[g * og:(g + 1) * og, :, i, j])  # (N, oh, ow, cg)
+                (sh, sw), (dh, dw) = stride, dilation
+                sel = (slice(None), slice(g * cg, (g + 1) * cg),
+                       slice(i * dh, i * dh + sh * (out[0] - 1) + 1, sh),
+                       slice(j * dw, j * dw + sw * (out[1] - 1) + 1, sw))
+                img[sel] = img[sel] + xp.permute_dims(part, (0, 3, 1, 2))
+    return img[:, :, ph:ph + h, pw:pw + wd]
+
+
+def conv2d_weight_grad(xp: Any, grad: Any, x: Any, shape: tuple, stride: tuple, padding: tuple,
+                       dilation: tuple, groups: int) -> Any:
+    """The gradient of a 2-d convolution's (O, C / groups, kh, kw) weight of ``shape``."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        return ex.conv.conv2d_weight_grad(grad, x, shape, stride, padding, dilation, groups)
+    out = tuple(grad.shape[2:])
+    xp_ = _padded(xp, x, padding)
+    cg, og = shape[1], shape[0] // groups
+    groups_out = []
+    for g in range(groups):
+        gg = xp.reshape(xp.permute_dims(grad[:, g * og:(g + 1) * og, ...], (1, 0, 2, 3)), (og, -1))
+        rows = []
+        for i in range(shape[2]):
+            cols = []
+            for j in range(shape[3]):
+                win = _window(xp_[:, g * cg:(g + 1) * cg, ...], i, j, stride, dilation, out)
+                win = xp.reshape(xp.permute_dims(win, (0, 2, 3, 1)), (-1, cg))
+                cols.append(xp.matmul(gg, win))  # (og, cg)
+            rows.append(xp.stack(cols, axis=-1))
+        groups_out.append(xp.stack(rows, axis=-2))
+    return groups_out[0] if groups == 1 else xp.concat(groups_out, axis=0)
+
+
 def _axes(axis: Any) -> tuple | None:
     if axis is None:
         return None

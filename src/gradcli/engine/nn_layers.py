@@ -14,7 +14,7 @@ from . import dtypes as D
 from . import kernels as K
 from . import ops as O
 from .args import broadcast_shape, check_numel, dim_arg, tensor_arg, type_name
-from .backend import memory_order
+from .backend import memory_order, to_host
 from .context import GradMode
 from .joins import expand_as
 from .nn_functional import _cast
@@ -139,16 +139,12 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     be = x.backend
     xp = be.xp
     if training:
-        axes = (0, *range(2, x.ndim))
-        n = x.numel() // channels
-        mean = K.mean(xp, x.data, axes)
-        centred = x.data - xp.reshape(mean, (1, -1) + (1,) * (x.ndim - 2))
-        var_sum = K.sum(xp, centred * centred, axes)
-        invstd = 1.0 / xp.sqrt(var_sum / n + eps)
-        for t, value in ((running_mean, mean), (running_var, var_sum / max(n - 1, 1))):
+        stats = [None, None]
+        for i, t in enumerate((running_mean, running_var)):
             if t is not None:  # updated in place by the kernel: no version bump, as PyTorch
                 t.data = be.writable(t.data)
-                t.data[...] = value * momentum + t.data * (1 - momentum)
+                stats[i] = t.data
+        mean, invstd = K.batch_norm_stats(xp, x.data, eps, momentum, *stats)
         result1, result2 = Tensor(mean, be), Tensor(invstd, be)
     else:
         result1 = result2 = Tensor(xp.zeros((0,), dtype=x.data.dtype), be)
@@ -295,9 +291,76 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     return apply_inplace(O.MUL, x, (noise,)) if inplace else apply(O.MUL, (x, noise))
 
 
+# --- embedding ----------------------------------------------------------------------------------
+def embedding(input: Any, weight: Any, padding_idx: Any = None, max_norm: Any = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """``F.embedding``: the rows of ``weight`` at ``input`` (EmbeddingBackward0); with
+    ``max_norm``, the rows looked up are first renormalised in place, as PyTorch's
+    ``embedding_renorm_`` does under no_grad."""
+    w = tensor_arg(weight, "embedding", "weight", 2)
+    if padding_idx is not None:
+        if padding_idx > 0 and padding_idx >= w.shape[0] or padding_idx < -w.shape[0]:
+            raise ScriptError("Padding_idx must be within num_embeddings", kind="AssertionError")
+        if padding_idx < 0:
+            padding_idx = w.shape[0] + padding_idx
+    idx = _indices_arg(input)
+    if max_norm is not None:
+        _renorm(w, idx, max_norm, norm_type)
+    return _torch_embedding(w, idx, -1 if padding_idx is None else padding_idx,
+                            scale_grad_by_freq, sparse)
+
+
+def _indices_arg(input: Any) -> Tensor:
+    idx = tensor_arg(input, "embedding", "indices", 2)
+    if idx.dtype.name not in ("int64", "int32"):
+        raise ScriptError("Expected tensor for argument #1 'indices' to have one of the following "
+                          f"scalar types: Long, Int; but got torch.{idx.dtype.legacy} instead "
+                          "(while checking arguments for embedding)")
+    return idx
+
+
+def _torch_embedding(weight: Any, indices: Any, padding_idx: int = -1,
+                     scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """``torch.embedding(weight, indices, ...)``, ATen's op."""
+    w = tensor_arg(weight, "embedding", "weight")
+    idx = _indices_arg(indices)
+    if w.ndim != 2:
+        raise ScriptError("'weight' must be 2-D")
+    if sparse:
+        raise ScriptError("embedding(sparse=True) is not supported by gradcli",
+                          kind="NotImplementedError", hint="sparse gradients are not emulated")
+    flat = to_host(idx.data).reshape(-1)
+    if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= w.shape[0]):
+        raise ScriptError("index out of range in self", kind="IndexError")
+    check_numel((*idx.shape, w.shape[1]))
+    return apply(O.EMBEDDING, (w, idx), {"padding_idx": int(padding_idx),
+                                        "scale_grad_by_freq": bool(scale_grad_by_freq),
+                                        "sparse": False})
+
+
+def _renorm(w: Tensor, idx: Tensor, max_norm: float, norm_type: float) -> None:
+    """ATen's embedding_renorm_: each distinct row looked up, in sorted order, scaled by
+    ``max_norm / (norm + 1e-7)`` when its norm exceeds ``max_norm``: one in-place op on
+    ``weight``, which bumps its version once)."""
+    be = w.backend
+    flat = to_host(idx.data).reshape(-1)
+    if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= w.shape[0]):
+        raise ScriptError("index out of range in self", kind="IndexError")
+    for k in sorted(set(flat.tolist())):
+        with GradMode(False):
+            norm = vector_norm(Tensor(w.data[k], be), norm_type).item()
+        if norm > max_norm:
+            w.data = be.writable(w.data)
+            w.data[k] = w.data[k] * w.data.dtype.type(max_norm / (norm + 1e-7))
+    w._vc[0] += 1
+
+
 LAYERS: dict[str, Any] = {fn.__name__: fn for fn in (
-    normalize, cosine_similarity, pairwise_distance, layer_norm, batch_norm, pad, dropout)}
+    normalize, cosine_similarity, pairwise_distance, layer_norm, batch_norm, pad, dropout,
+    embedding)}
 # torch.<name> of the same functions
 TORCH_LAYERS = {fn.__name__: fn for fn in (
     cosine_similarity, pairwise_distance, layer_norm, constant_pad_nd)}
 TORCH_LAYERS["batch_norm"] = _torch_batch_norm
+TORCH_LAYERS["embedding"] = _torch_embedding

@@ -63,6 +63,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from . import kernels as K
+from . import windows as W
 from .backend import index_put, strided_diagonal
 from .tensor import Tensor
 
@@ -1109,17 +1110,13 @@ def _per_channel(xp: Any, v: Any, ndim: int) -> Any:
 def _batch_norm(xp: Any, input: Any, weight: Any, bias: Any, running_mean: Any,
                 running_var: Any, result1: Any, result2: Any, training: bool,
                 eps: float) -> Any:
-    """PyTorch's batch_norm_cpu_transform_input: input * alpha + beta per channel, alpha =
-    invstd * weight, beta = bias - mean * alpha; the batch's statistics (``result1``,
-    ``result2``) when training, the running ones otherwise."""
+    """PyTorch's batch_norm_cpu_kernel: input * alpha + beta per channel, alpha = invstd *
+    weight, beta = bias - mean * alpha; the batch's statistics (``result1``, ``result2``)
+    when training, the running ones otherwise."""
     if training:
-        mean, invstd = result1, result2
-    else:
-        mean, invstd = running_mean, 1.0 / xp.sqrt(running_var + eps)
-    alpha = invstd if weight is None else invstd * weight
-    beta = -mean * alpha if bias is None else bias - mean * alpha
-    nd = input.ndim
-    return input * _per_channel(xp, alpha, nd) + _per_channel(xp, beta, nd)
+        return K.batch_norm(xp, input, result1, result2, weight, bias)
+    return K.batch_norm(xp, input, running_mean,
+                        K.batch_norm_eval_invstd(xp, running_var, eps), weight, bias)
 
 
 def _batch_norm_xhat(xp: Any, input: Any, eps: float) -> tuple[Any, Any]:
@@ -1131,49 +1128,51 @@ def _batch_norm_xhat(xp: Any, input: Any, eps: float) -> tuple[Any, Any]:
     return centred * invstd, invstd
 
 
-# NOTE: as layer_norm's, the formulas read what PyTorch's node saves (never bias) and, when
-# training, recompute the batch statistics from input so that they stay differentiable.
-def _batch_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
-                           running_var: Any, result1: Any, result2: Any, training: bool,
-                           eps: float) -> Any:
+# NOTE: as layer_norm's, the formulas read what PyTorch's node saves (never bias); on arrays
+# they take PyTorch's backward kernel (K.batch_norm_backward), and under create_graph=True they
+# recompute the batch statistics from input so that they stay differentiable.
+def _batch_norm_grad(which: int, xp: Any, grad: Any, input: Any, weight: Any,
+                     running_mean: Any, running_var: Any, result1: Any, result2: Any,
+                     training: bool, eps: float) -> Any:
+    """The gradient of input (0), weight (1) or bias (2)."""
+    if input.__class__ is not Tensor:
+        mean = result1 if training else running_mean
+        exact = K.batch_norm_backward(xp.raw, grad, input, weight, mean, result2, training,
+                                      running_var, eps)
+        if exact is not None:
+            return exact[which]
+    if which == 2:
+        return xp.sum(grad, axis=_channel_axes(grad))
     nd = len(tuple(input.shape))
+    if which == 1:
+        xhat = _batch_norm_xhat(xp, input, eps)[0] if training else \
+            (input - _per_channel(xp, running_mean, nd)) * _per_channel(
+                xp, xp.rsqrt(running_var + eps), nd)
+        return xp.sum(grad * xhat, axis=_channel_axes(input))
     g = grad if weight is None else grad * _per_channel(xp, weight, nd)
     if not training:
         return g * _per_channel(xp, xp.rsqrt(running_var + eps), nd)
     axes = _channel_axes(input)
     n = _count(tuple(input.shape), axes)
-    if input.__class__ is not Tensor:  # PyTorch's batch_norm_cpu_backward, from the saved stats
-        centred = input - _per_channel(xp, result1, nd)
-        invstd = _per_channel(xp, result2, nd)
-        raw = xp.raw
-        # the dot product accumulates in double, element by element
-        dotp = raw.sum(raw.astype(centred * grad, raw.float64), axis=axes, keepdims=True)
-        k = raw.astype(dotp, grad.dtype) * invstd * invstd / n
-        dx = (grad - xp.sum(grad, axis=axes, keepdims=True) / n - centred * k) * invstd
-        return dx if weight is None else dx * _per_channel(xp, weight, nd)
     xhat, invstd = _batch_norm_xhat(xp, input, eps)
     mean_g = xp.sum(g, axis=axes, keepdims=True) / n
     mean_gx = xp.sum(g * xhat, axis=axes, keepdims=True) / n
     return invstd * (g - mean_g - xhat * mean_gx)
 
 
-def _batch_norm_weight_grad(xp: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
-                            running_var: Any, result1: Any, result2: Any, training: bool,
-                            eps: float) -> Any:
-    nd = len(tuple(input.shape))
-    if training:
-        xhat = _batch_norm_xhat(xp, input, eps)[0]
-    else:
-        xhat = (input - _per_channel(xp, running_mean, nd)) * _per_channel(
-            xp, xp.rsqrt(running_var + eps), nd)
-    return xp.sum(grad * xhat, axis=_channel_axes(input))
+def _batch_norm_formula(which: int) -> Any:
+    def formula(xp: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
+                running_var: Any, result1: Any, result2: Any, training: bool, eps: float) -> Any:
+        return _batch_norm_grad(which, xp, grad, input, weight, running_mean, running_var,
+                                result1, result2, training, eps)
+    return formula
 
 
 BATCH_NORM = defop(
     "native_batch_norm", "NativeBatchNormBackward0",
     ("input", "weight", "bias", "running_mean", "running_var", "result1", "result2"),
-    _batch_norm, _batch_norm_input_grad, _batch_norm_weight_grad,
-    lambda xp, grad: xp.sum(grad, axis=_channel_axes(grad)), None, None, None, None,
+    _batch_norm,
+    *(_batch_norm_formula(i) for i in range(3)), None, None, None, None,
     dtype="float_kernel", aten="batch_norm")
 
 
@@ -1223,6 +1222,195 @@ REFLECTION_PAD = {k: _index_pad(f"reflection_pad{k}d", f"ReflectionPad{k}DBackwa
                   for k in (1, 2, 3)}
 REPLICATION_PAD = {k: _index_pad(f"replication_pad{k}d", f"ReplicationPad{k}DBackward0",
                                  "replicate") for k in (1, 2, 3)}
+
+# --- embedding (engine/nn_layers.embedding) ------------------------------------------------------
+def _embedding(xp: Any, weight: Any, indices: Any, padding_idx: int = -1,
+               scale_grad_by_freq: bool = False, sparse: bool = False) -> Any:
+    """The rows of ``weight`` at ``indices``, in the indices' shape (ATen's index_select)."""
+    rows = xp.take(weight, xp.reshape(indices, (-1,)), axis=0)
+    return xp.reshape(rows, (*tuple(indices.shape), weight.shape[1]))
+
+
+def _embedding_backward(xp: Any, grad_output: Any, indices: Any, num_weights: int,
+                        padding_idx: int, scale_grad_by_freq: bool) -> Any:
+    """ATen's embedding_dense_backward_cpu: each position's gradient row added into its
+    weight row in the positions' order (``grad_weight[k].add_(grad[i], scale)``), the padding
+    row left at zero; ``scale`` is 1 / (the row's count) under ``scale_grad_by_freq``."""
+    d = grad_output.shape[-1]
+    idx = xp.reshape(indices, (-1,))
+    g = xp.reshape(grad_output, (-1, d))
+    keep = idx != padding_idx
+    idx, g = idx[keep], g[keep]
+    if not scale_grad_by_freq:
+        pos = xp.reshape(idx, (-1, 1)) * d + xp.reshape(xp.arange(d), (1, -1))
+        return _scatter(xp, g, pos, (num_weights, d))
+    counts = xp.bincount(idx, minlength=num_weights)
+    out = xp.zeros((num_weights, d), dtype=grad_output.dtype)
+    for i, k in enumerate(idx.tolist()):  # a double Scalar, cast to the dtype by add_
+        out[k] = K.add_scaled(xp, out[k], 1.0 / int(counts[k]), g[i])
+    return out
+
+
+def _embedding_double_backward(xp: Any, grad: Any, indices: Any, padding_idx: int) -> Any:
+    """embedding_dense_double_backward: the gradient's rows at ``indices`` (an embedding
+    lookup of them), the padding index's zeroed."""
+    rows = xp.embedding(grad, indices)
+    if padding_idx < 0:
+        return rows
+    mask = xp.raw.expand_dims(_raw(indices) == padding_idx, -1)
+    return xp.where(mask, xp.zeros_like(rows), rows)
+
+
+EMBEDDING_BACKWARD = defop(
+    "embedding_dense_backward", "EmbeddingDenseBackwardBackward0", ("grad_output", "indices"),
+    _embedding_backward,
+    lambda xp, grad, indices, padding_idx: _embedding_double_backward(xp, grad, indices,
+                                                                      padding_idx), None)
+EMBEDDING = defop(
+    "embedding", "EmbeddingBackward0", ("weight", "indices"), _embedding,
+    lambda xp, grad, self_shape, indices, padding_idx, scale_grad_by_freq:
+    xp.embedding_dense_backward(grad, indices, num_weights=self_shape[0],
+                                padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq),
+    None)
+
+# --- convolution (engine/nn_layers.conv1d, conv2d) ----------------------------------------------
+# One op for 1-d and 2-d convolutions, as ATen's ``convolution``: a 1-d one runs as the 2-d one
+# over (N, C, 1, L).  Its gradients are two more ops, each bilinear, whose formulas are the
+# three ops again, so that every order of derivative is a convolution.
+def _as_2d(xp: Any, x: Any, stride: tuple, padding: tuple, dilation: tuple) -> tuple:
+    if x.ndim == 3:
+        return xp.expand_dims(x, axis=2), (1, *stride), (0, *padding), (1, *dilation)
+    return x, tuple(stride), tuple(padding), tuple(dilation)
+
+
+def _convolution(xp: Any, input: Any, weight: Any, bias: Any, stride: tuple = (1, 1),
+                 padding: tuple = (0, 0), dilation: tuple = (1, 1), transposed: bool = False,
+                 output_padding: tuple = (0, 0), groups: int = 1) -> Any:
+    """Cross-correlation of ``input`` (N, C, [H,] W) with ``weight`` (O, C / groups, [kh,] kw)
+    plus ``bias`` per output channel (K.conv2d)."""
+    x, s, p, d = _as_2d(xp, input, stride, padding, dilation)
+    w = xp.expand_dims(weight, axis=2) if weight.ndim == 3 else weight
+    y = K.conv2d(xp, x, w, bias, s, p, d, groups)
+    return y[:, :, 0, ...] if input.ndim == 3 else y
+
+
+def _convolution_input_grad(xp: Any, grad_output: Any, weight: Any, input_shape: tuple = (),
+                            stride: tuple = (1, 1), padding: tuple = (0, 0),
+                            dilation: tuple = (1, 1), groups: int = 1) -> Any:
+    """The input's gradient of a convolution, for a gradient ``grad_output`` of its output."""
+    g, s, p, d = _as_2d(xp, grad_output, stride, padding, dilation)
+    w = xp.expand_dims(weight, axis=2) if weight.ndim == 3 else weight
+    shape = tuple(input_shape)
+    shape2 = (*shape[:2], 1, shape[2]) if len(shape) == 3 else shape
+    out = K.conv2d_input_grad(xp, g, w, shape2, s, p, d, groups)
+    return out[:, :, 0, ...] if len(shape) == 3 else out
+
+
+def _convolution_weight_grad(xp: Any, grad_output: Any, input: Any, weight_shape: tuple = (),
+                             stride: tuple = (1, 1), padding: tuple = (0, 0),
+                             dilation: tuple = (1, 1), groups: int = 1) -> Any:
+    """The weight's gradient of a convolution of ``input``, for ``grad_output``."""
+    g, s, p, d = _as_2d(xp, grad_output, stride, padding, dilation)
+    x = xp.expand_dims(input, axis=2) if input.ndim == 3 else input
+    shape = tuple(weight_shape)
+    shape2 = (*shape[:2], 1, shape[2]) if len(shape) == 3 else shape
+    out = K.conv2d_weight_grad(xp, g, x, shape2, s, p, d, groups)
+    return out[:, :, 0, ...] if len(shape) == 3 else out
+
+
+def _conv_axes(grad: Any) -> tuple:
+    return (0, *range(2, len(tuple(grad.shape))))
+
+
+CONVOLUTION_BACKWARD_INPUT = defop(
+    "convolution_backward_input", "ConvolutionBackwardBackward0", ("grad_output", "weight"),
+    _convolution_input_grad,
+    lambda xp, grad, weight, stride, padding, dilation, groups: xp.convolution(
+        grad, weight, None, stride=stride, padding=padding, dilation=dilation, groups=groups),
+    lambda xp, grad, grad_output, weight, stride, padding, dilation, groups:
+    xp.convolution_backward_weight(grad_output, grad, weight_shape=tuple(weight.shape),
+                                   stride=stride, padding=padding, dilation=dilation,
+                                   groups=groups),
+    dtype="same")
+CONVOLUTION_BACKWARD_WEIGHT = defop(
+    "convolution_backward_weight", "ConvolutionBackwardBackward0", ("grad_output", "input"),
+    _convolution_weight_grad,
+    lambda xp, grad, input, stride, padding, dilation, groups: xp.convolution(
+        input, grad, None, stride=stride, padding=padding, dilation=dilation, groups=groups),
+    lambda xp, grad, grad_output, input, stride, padding, dilation, groups:
+    xp.convolution_backward_input(grad_output, grad, input_shape=tuple(input.shape),
+                                  stride=stride, padding=padding, dilation=dilation,
+                                  groups=groups),
+    dtype="same")
+# NOTE: both formulas read input and weight, so the node saves both whatever needs grad, as
+# PyTorch's ConvolutionBackward0 does (its one formula reads both).
+CONVOLUTION = defop(
+    "convolution", "ConvolutionBackward0", ("input", "weight", "bias"), _convolution,
+    lambda xp, grad, input, weight, stride, padding, dilation, groups:
+    xp.convolution_backward_input(grad, weight, input_shape=tuple(input.shape), stride=stride,
+                                  padding=padding, dilation=dilation, groups=groups),
+    lambda xp, grad, input, weight, stride, padding, dilation, groups:
+    xp.convolution_backward_weight(grad, input, weight_shape=tuple(weight.shape), stride=stride,
+                                   padding=padding, dilation=dilation, groups=groups),
+    lambda xp, grad: xp.sum(grad, axis=_conv_axes(grad)),
+    dtype="same")
+
+# --- pooling (engine/convolution.py; the kernels' order in engine/windows.py) --------------------
+MAX_POOL2D_BACKWARD = defop(
+    "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0",
+    ("grad_output", "indices"),
+    lambda xp, grad_output, indices, self_shape=(): W.scatter_planes(xp, grad_output, indices,
+                                                                     tuple(self_shape)),
+    lambda xp, grad, indices: xp.max_pool2d_with_indices(grad, indices), None)
+# the windows' maxima are found by engine/convolution.py (W.max_pool_indices); the op gathers
+# them, so that its values and PyTorch's result1 (the indices) are one computation
+MAX_POOL2D = defop(
+    "max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", ("self", "result1"),
+    lambda xp, self, result1, kernel_size=(), stride=(), padding=(0, 0), dilation=(1, 1),
+    ceil_mode=False: W.gather_planes(xp, self, result1),
+    lambda xp, grad, self, result1: xp.max_pool2d_with_indices_backward(
+        grad, result1, self_shape=tuple(self.shape)), None)
+AVG_POOL2D_BACKWARD = defop(
+    "avg_pool2d_backward", "AvgPool2DBackwardBackward0", ("grad_output",),
+    lambda xp, grad_output, self_shape=(), kernel_size=(), stride=(), padding=(0, 0),
+    ceil_mode=False, count_include_pad=True, divisor_override=None: W.avg_pool_backward(
+        xp, grad_output, tuple(self_shape), kernel_size, stride, padding, count_include_pad,
+        divisor_override),
+    lambda xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override: xp.avg_pool2d(grad, kernel_size=kernel_size, stride=stride,
+                                    padding=padding, ceil_mode=ceil_mode,
+                                    count_include_pad=count_include_pad,
+                                    divisor_override=divisor_override))
+
+
+def _avg_pool2d(xp: Any, self: Any, kernel_size: tuple = (), stride: tuple = (),
+                padding: tuple = (0, 0), ceil_mode: bool = False,
+                count_include_pad: bool = True, divisor_override: Any = None) -> Any:
+    out = tuple(W.out_size(self.shape[2 + d], kernel_size[d], stride[d], padding[d], 1, ceil_mode)
+                for d in range(2))
+    return W.avg_pool(xp, self, kernel_size, stride, padding, out, count_include_pad,
+                      divisor_override)
+
+
+AVG_POOL2D = defop(
+    "avg_pool2d", "AvgPool2DBackward0", ("self",), _avg_pool2d,
+    lambda xp, grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override: xp.avg_pool2d_backward(
+        grad, self_shape=tuple(self.shape), kernel_size=kernel_size, stride=stride,
+        padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+        divisor_override=divisor_override),
+    dtype="float_kernel", aten="avg_pool2d")
+ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
+    "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", ("grad_output",),
+    lambda xp, grad_output, self_shape=(): W.adaptive_avg_pool_backward(xp, grad_output,
+                                                                        tuple(self_shape)),
+    lambda xp, grad, grad_output: xp._adaptive_avg_pool2d(
+        grad, output_size=tuple(grad_output.shape[2:])))
+ADAPTIVE_AVG_POOL2D = defop(
+    "_adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", ("self",),
+    lambda xp, self, output_size=(): W.adaptive_avg_pool(xp, self, tuple(output_size)),
+    lambda xp, grad, self: xp.adaptive_avg_pool2d_backward(grad, self_shape=tuple(self.shape)),
+    dtype="float_kernel", aten="adaptive_avg_pool2d")
 
 LEAKY_RELU = defop(
     "leaky_relu", "LeakyReluBackward0", ("self",),
@@ -1520,6 +1708,10 @@ TRANSPOSE = defop("transpose", "TransposeBackward0", ("self",),
                   lambda xp, self, dim0, dim1: xp.permute_dims(self, _swap(self.ndim, dim0, dim1)),
                   lambda xp, grad, dim0, dim1: xp.permute_dims(grad, _swap(grad.ndim, dim0, dim1)),
                   kind="view")
+# x.transpose_(d0, d1) on a fresh result (RNN.cpp's batch_first output): PyTorch's node is
+# TransposeBackward1; gradcli records it as a view of that result
+TRANSPOSE_INPLACE = defop("transpose_", "TransposeBackward1", ("self",), TRANSPOSE.forward,
+                          *(f for f, _ in TRANSPOSE.formulas), kind="view")
 UNSQUEEZE = defop("unsqueeze", "UnsqueezeBackward0", ("self",),
                   lambda xp, self, dim: xp.expand_dims(self, axis=dim),
                   lambda xp, grad, self_shape: xp.reshape(grad, self_shape), kind="view")
@@ -1556,6 +1748,12 @@ def _piece_backward(xp: Any, grad: Any, self_shape: tuple, dim: int, start: int,
 SPLIT = defop("split", "SplitBackward0", ("self",), _piece, _piece_backward, kind="view")
 SPLIT_WITH_SIZES = defop("split_with_sizes", "SplitWithSizesBackward0", ("self",), _piece,
                          _piece_backward, kind="view")
+# unsafe_split (the recurrent cells' gates): the pieces are not views (in-place updates of
+# them rewrite no history), one copy each
+UNSAFE_SPLIT = defop("unsafe_split", "UnsafeSplitBackward0", ("self",),
+                     lambda xp, self, dim, start, stop: xp.asarray(
+                         _piece(xp, self, dim, start, stop), copy=True),
+                     _piece_backward)
 SLICE = defop("slice", "SliceBackward0", ("self",),
               lambda xp, self, dim, start, stop, step: self[_index(dim, slice(start, stop, step))],
               lambda xp, grad, self_shape, dim, start, stop, step: xp.slice_backward(

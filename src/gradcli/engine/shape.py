@@ -159,12 +159,20 @@ def t(input: Any) -> Tensor:
 
 def transpose(input: Any, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (TransposeBackward0)."""
-    x = tensor_arg(input, "transpose")
+    return _transposed(tensor_arg(input, "transpose"), dim0, dim1, O.TRANSPOSE)
+
+
+def transpose_result(x: Tensor, dim0: int, dim1: int) -> Tensor:
+    """ATen's ``result.transpose_(dim0, dim1)`` of a result just made (TransposeBackward1)."""
+    return _transposed(x, dim0, dim1, O.TRANSPOSE_INPLACE)
+
+
+def _transposed(x: Tensor, dim0: int, dim1: int, op: Any) -> Tensor:
     d0, d1 = dim_arg(dim0, x.ndim), dim_arg(dim1, x.ndim)
     s = list(layout.strides_of(x))
     if x.ndim:  # a 0-d tensor has no dimension to swap (dim 0 and -1 are allowed)
         s[d0], s[d1] = s[d1], s[d0]
-    return _view(O.TRANSPOSE, x, {"dim0": d0, "dim1": d1}, s)
+    return _view(op, x, {"dim0": d0, "dim1": d1}, s)
 
 
 T_ND_MSG = (

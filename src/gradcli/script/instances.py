@@ -240,6 +240,7 @@ _BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "
            "xor", "lshift", "rshift")
 _COMPARE = ("lt", "le", "gt", "ge")
 _UNARY = ("neg", "pos", "invert", "abs")
+_OBJECT = frozenset(dir(object))  # object's own comparisons answer NotImplemented anyway
 
 
 def _operator(name: str) -> Any:
@@ -247,6 +248,8 @@ def _operator(name: str) -> Any:
 
     def op(self: Any, *args: Any) -> Any:
         method = _special(self, dunder)
+        if method is None and args and dunder not in _OBJECT:  # a PyTorch base's (Dataset +)
+            method = _base(self, dunder)
         if method is None:
             return NotImplemented if args else _no_unary(self, name)
         return _call(self, method, *args)

@@ -7,7 +7,8 @@ reproduces, and how exactly, is said in its module: reduce.py (sum, mean), range
 unary.py (elementwise math and backward kernels), sleef.py and libm.py (the vector and scalar
 math libraries PyTorch calls), vml.py and blas.py (MKL's vector math and matrix products,
 called through libmkl.py as ATen calls them), iterator.py (TensorIterator's walk),
-moments.py (var and std), select.py (the sorting kernels' order of equal values: libstdc++'s std::sort, partial_sort
+moments.py (var and std), batchnorm.py (batch_norm's statistics, output and backward), conv.py
+(convolutions by im2col and gemm), select.py (the sorting kernels' order of equal values: libstdc++'s std::sort, partial_sort
 and nth_element, ATen's quick-select; pure Python) and machine.py (the CPU whose results these
 are).
 """
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from . import blas, softmaxes, unary
+from . import batchnorm, blas, conv, softmaxes, unary
 from .fp import fused_add
 from .moments import var_std
 from .ranges import linspace
@@ -53,9 +54,11 @@ softmax, log_softmax, softmax_backward, log_softmax_backward = (
 
 __all__ = [
     "accepts",
+    "batchnorm",
     "blas",
     "bmm",
     "c_library",
+    "conv",
     "elu",
     "elu_backward",
     "erf",

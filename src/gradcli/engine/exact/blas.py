@@ -142,6 +142,31 @@ def _operand(x: Any, lead: int, other: int, transpose_c: bool, size: int) -> tup
     return np.ascontiguousarray(x), not transpose_c
 
 
+def _col_major(x: Any, rows: int, cols: int, ld: int) -> Any:
+    """The rows x cols column-major matrix of leading dimension ``ld`` stored in ``x``."""
+    return x.reshape(-1)[:ld * cols].reshape(cols, ld)[:, :rows].T
+
+
+def gemm(ta: bool, tb: bool, m: int, n: int, k: int, a: Any, lda: int, b: Any, ldb: int,
+         beta: float, c: Any, ldc: int) -> Any:
+    """cpublas::gemm as ATen calls it (column-major, alpha 1): ``C = op(A) op(B) + beta C``
+    on contiguous arrays; a new array for C."""
+    out = np.array(c, copy=True)
+    if k == 0 or out.size == 0:
+        return out if beta else np.zeros_like(out)
+    if libmkl.library() is None:  # NumPy's product of the same matrices
+        op_a = _col_major(a, k, m, lda).T if ta else _col_major(a, m, k, lda)
+        op_b = _col_major(b, n, k, ldb).T if tb else _col_major(b, k, n, ldb)
+        c_new = op_a @ op_b + (beta * _col_major(out, m, n, ldc) if beta else 0)
+        out.reshape(-1)[:ldc * n].reshape(n, ldc)[:, :m] = c_new.T
+        return out
+    lda, ldb, ldc = _normalize_last_dims(ta, tb, m, n, k, lda, ldb, ldc)
+    _fn("cblas_sgemm" if out.dtype == np.float32 else "cblas_dgemm")(
+        _COL_MAJOR, _TRANS if ta else _NO_TRANS, _TRANS if tb else _NO_TRANS, m, n, k, 1.0,
+        a.ctypes.data, lda, b.ctypes.data, ldb, beta, out.ctypes.data, ldc)
+    return out
+
+
 def _normalize_last_dims(ta: bool, tb: bool, m: int, n: int, k: int, lda: int, ldb: int,
                          ldc: int) -> tuple[int, int, int]:
     """cpublas's normalize_last_dims: the leading dimensions BLAS expects for degenerate

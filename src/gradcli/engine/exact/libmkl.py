@@ -20,10 +20,12 @@ path to ``libmkl_rt.so``, or ``0`` to not use MKL.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 _INTEL, _GNU = 0, 3  # mkl_service.h: MKL_THREADING_INTEL, MKL_THREADING_GNU
@@ -61,6 +63,8 @@ def configure(machine: Any) -> None:
         threads, dynamic = machine.threads, 0
     else:
         threads, dynamic = 0, _DYNAMIC_DEFAULT  # 0: this thread follows the global setting
+    if getattr(_local, "serial", 0):  # inside ATen's parallel region: MKL on one thread
+        threads = 1
     if getattr(_local, "threads", 0) == threads and _dynamic[-1:] == [dynamic]:
         return
     lib = library()
@@ -68,6 +72,17 @@ def configure(machine: Any) -> None:
     lib.MKL_Set_Dynamic(dynamic)
     _local.threads = threads
     _dynamic[:] = [dynamic]
+
+
+@contextlib.contextmanager
+def single_thread() -> Iterator[None]:
+    """MKL on one thread for the calls made inside (ATen's products inside at::parallel_for,
+    where OpenMP does not nest)."""
+    _local.serial = getattr(_local, "serial", 0) + 1
+    try:
+        yield
+    finally:
+        _local.serial -= 1
 
 
 def _candidates() -> list[str]:
