@@ -42,7 +42,7 @@ from .creation import as_tensor, from_numpy, legacy_tensor
 from .data import DATA
 from .forward_ad import FORWARD_AD, UnpackedDualTensor
 from .func import FUNC
-from .graph_hooks import GRAPH
+from .graph_hooks import GRAPH, MultiHandle
 from .lr_scheduler import SCHEDULERS, LRScheduler
 from .nn_utils import NN_UTILS
 from .optim import Optimizer
@@ -196,7 +196,8 @@ TENSOR_READ = frozenset({
 TENSOR_CALL = frozenset({
     *METHODS, "backward", "retain_grad", "detach", "detach_", "requires_grad_", "item", "numel",
     "dim", "size", "tolist", "double", "float", "half", "long", "int", "bool", "type", "to",
-    "cpu", "cuda", "register_hook", "is_floating_point", "element_size", "nelement",
+    "cpu", "cuda", "register_hook", "register_post_accumulate_grad_hook", "is_floating_point",
+    "element_size", "nelement",
     "fill_", "normal_", "uniform_", "zero_", "copy_", "contiguous", "is_contiguous", "numpy",
     "stride", "storage_offset", "expand", "expand_as", "repeat", "permute", "view_as",
     "reshape_as", "type_as", "new", "new_tensor", "new_zeros", "new_ones", "new_full", "masked_fill",
@@ -215,6 +216,7 @@ OBJECT_ATTRIBUTES: tuple[tuple[type, frozenset[str]], ...] = (
     (LRScheduler, frozenset({"step", "get_last_lr", "last_epoch", "base_lrs", "optimizer"})),
     (Generator, frozenset({"manual_seed", "initial_seed", "seed"})),
     (RemovableHandle, frozenset({"remove", "id"})),
+    (MultiHandle, frozenset({"remove", "handles"})),
     (ReturnType, frozenset({"values", "indices"})),
     (MinMax, frozenset({"min", "max"})),
     (UnpackedDualTensor, frozenset({"primal", "tangent"})),

@@ -17,14 +17,22 @@ from .autograd import backward, backward_all, grad
 from .context import RunContext, current, enable_grad, is_grad_enabled, no_grad, use
 from .functions import FUNCTIONS, LINALG, METHODS, NN_FUNCTIONS, OPERATORS
 from .graph import AccumulateGrad, CopySlices, Node, SavedInfo, install_saved_properties
-from .hooks import RemovableHandle, node_register_hook, node_register_prehook, register_hook
+from .hooks import (
+    RemovableHandle,
+    node_register_hook,
+    node_register_prehook,
+    register_hook,
+    register_post_accumulate_grad_hook,
+)
 from .ops import OPS, Op
 from .tensor import Tensor
 
 
 def _install() -> None:
     for name, fn in {**OPERATORS, **METHODS, "backward": backward,
-                     "register_hook": register_hook, "requires_grad_": requires_grad_,
+                     "register_hook": register_hook,
+                     "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
+                     "requires_grad_": requires_grad_,
                      "detach_": detach_}.items():
         setattr(Tensor, name, fn)
     # ``x.grad = g`` from Python checks what PyTorch checks

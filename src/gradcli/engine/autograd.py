@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import itertools
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +13,7 @@ from . import ops as O
 from .context import current
 from .formulas import TENSOR_FORMULAS
 from .graph import AccumulateGrad, Node, edge
-from .hooks import run_post_hooks, run_pre_hooks, run_tensor_hooks
+from .hooks import run_accumulated_hooks, run_post_hooks, run_pre_hooks, run_tensor_hooks
 from .ops import ArrayFormulas
 from .record import apply
 from .tensor import Tensor
@@ -145,8 +146,9 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     # with targets: a node's mask when it differs from its own (no gradient for an input that
     # leads to no target), None for a node that sends none (a root that leads to no target)
     masks: dict[Node, Any] | None = None
+    will_run: Any = deps
     if targets is not None:
-        needed = _leads_to(order, set(targets))
+        needed = will_run = _leads_to(order, set(targets))
         deps = {}
         masks = {}
         for n in order:
@@ -188,6 +190,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     if tracer is not None:
         tracer.backward_begin(roots, retain_graph, create_graph, targets)
     prev_mode, ctx.grad_enabled = ctx.grad_enabled, create_graph  # GradMode, inline
+    prev_task, ctx.graph_task = ctx.graph_task, GraphTask(will_run, target_set if capture else ())
     n = None
     try:
         while heap or nxt is not None:
@@ -196,47 +199,55 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
             else:
                 n = heappop(heap)[2]
             g = buffers.pop(n)
-            hooks = n.hooks
-            if hooks is not None:
-                g = run_tensor_hooks(n, g, create_graph)
-            if n.retained is not None:  # retain_grad() fires in autograd.grad() too
-                before = _grad_array(n.retained) if tracer is not None else None
-                _retain(n.retained, g, create_graph)
-                if tracer is not None:
-                    tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
-            if capture and n in target_set:
-                captured[n] = (g, adds.get(n, 0))
-            if n.__class__ is AccumulateGrad:
-                if accumulate:
-                    before = _grad_array(n.variable) if tracer is not None else None
-                    _accumulate(n.variable, g, create_graph, adds.get(n, 0))
-                    if tracer is not None:
-                        tracer.accumulate(n.variable, before, _grad_array(n.variable),
-                                          False)
-                continue
-            mask = n.mask
-            if masks is not None and n in masks:
-                mask = masks[n]
+            if g is None:  # a post-hook's None reached n by every path: it sends None on
+                mask = n.mask if masks is None else masks.get(n, n.mask)
                 if mask is None:
-                    if accumulate and not retain_graph:
-                        # NOTE: an input of backward(inputs=) runs, with no output
-                        if tracer is None:
-                            n.free()
-                        else:
-                            _free_traced(n, tracer)
                     continue
-            if hooks is None:
-                if create_graph:
-                    grads_in = _apply(ctx, n, g, mask, True)
-                else:
-                    backend = n.backend
-                    if backend is not fx_backend:
-                        fx_backend, fx = backend, _array_formulas(backend)
-                    grads_in = n.apply(g, mask, fx, False)
+                grads_in = [None] * len(mask)
             else:
-                g = run_pre_hooks(n, g, create_graph)
-                grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
-                                          create_graph)
+                hooks = n.hooks
+                if hooks is not None:
+                    g = run_tensor_hooks(n, g, create_graph)
+                if n.retained is not None:  # retain_grad() fires in autograd.grad() too
+                    before = _grad_array(n.retained) if tracer is not None else None
+                    _retain(n.retained, g, create_graph)
+                    if tracer is not None:
+                        tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
+                if capture and n in target_set:
+                    captured[n] = (g, adds.get(n, 0))
+                if n.__class__ is AccumulateGrad:
+                    if accumulate:
+                        before = _grad_array(n.variable) if tracer is not None else None
+                        _accumulate(n.variable, g, create_graph, adds.get(n, 0))
+                        if tracer is not None:
+                            tracer.accumulate(n.variable, before, _grad_array(n.variable),
+                                              False)
+                        if hooks is not None and hooks.accumulated:
+                            run_accumulated_hooks(n)
+                    continue
+                mask = n.mask
+                if masks is not None and n in masks:
+                    mask = masks[n]
+                    if mask is None:
+                        if accumulate and not retain_graph:
+                            # NOTE: an input of backward(inputs=) runs, with no output
+                            if tracer is None:
+                                n.free()
+                            else:
+                                _free_traced(n, tracer)
+                        continue
+                if hooks is None:
+                    if create_graph:
+                        grads_in = _apply(ctx, n, g, mask, True)
+                    else:
+                        backend = n.backend
+                        if backend is not fx_backend:
+                            fx_backend, fx = backend, _array_formulas(backend)
+                        grads_in = n.apply(g, mask, fx, False)
+                else:
+                    g = run_pre_hooks(n, g, create_graph)
+                    grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
+                                              create_graph)
             if ctx.anomaly and ctx.anomaly_nan:
                 _check_nan(n, grads_in)
             if not retain_graph:
@@ -252,9 +263,9 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 if tracer is not None:
                     tracer.edge(n, i, m, gi)
                 prev = buffers.get(m, _NONE)
-                if prev is _NONE:
+                if prev is _NONE or prev is None:
                     buffers[m] = gi
-                else:
+                elif gi is not None:
                     buffers[m] = prev + gi
                     adds[m] = adds.get(m, 0) + 1
                 left = deps[m] - 1
@@ -275,11 +286,35 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
         raise
     finally:
         ctx.grad_enabled = prev_mode
+        ctx.graph_task = prev_task
         if tracer is not None:
             tracer.backward_end()
     if not capture:
         return []
     return [captured.get(t) for t in targets]
+
+
+class GraphTask:
+    """One backward run, as hooks see it (PyTorch's ``_current_graph_task_id`` and
+    ``_will_engine_execute_node``): an id, and the nodes it will execute (with ``inputs`` or
+    ``autograd.grad``, those that lead to one; else every reachable node)."""
+
+    __slots__ = ("capture", "id", "nodes")
+
+    def __init__(self, nodes: Any, capture: bool) -> None:
+        self.id = next(_TASK_IDS)
+        self.nodes, self.capture = nodes, capture  # an autograd.grad's inputs' nodes
+
+    def will_execute(self, node: Node) -> bool:
+        """Whether the backward will run ``node`` (its tensor hooks among it)."""
+        if node in self.capture and node.__class__ is AccumulateGrad:
+            raise ScriptError("A leaf node was passed to _will_engine_execute_node but we are "
+                              "currently running autograd.grad(). This is currently not "
+                              "supported.")
+        return node in self.nodes
+
+
+_TASK_IDS = itertools.count()
 
 
 def _check_nan(n: Node, grads_in: Sequence[Any]) -> None:

@@ -52,6 +52,9 @@ class RunContext:
     forward: Any = None
     # How many torch.func transforms are running (the outermost one unwraps its results).
     func_depth: int = 0
+    # The running backward (engine.autograd.GraphTask: its id and the nodes it will execute,
+    # for register_multi_grad_hook), None outside one.
+    graph_task: Any = None
     # What a backward stamps on the nodes it frees (the statement's span), for error hints.
     free_tag: Any = None
     # Warnings raised during the run, as (message, category name); None outside a run, where

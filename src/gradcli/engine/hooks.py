@@ -26,13 +26,14 @@ _IDS = itertools.count()  # handle ids only key dicts: their values are never sh
 class NodeHooks:
     """The hooks registered on one node, each kind in registration order."""
 
-    __slots__ = ("owner", "post", "pre", "tensor")
+    __slots__ = ("accumulated", "owner", "post", "pre", "tensor")
 
     def __init__(self) -> None:
         self.owner: Any = None  # a weak reference to the tensor whose hooks these are (traces)
         self.tensor: dict[int, Callable] = {}
         self.pre: dict[int, Callable] = {}
         self.post: dict[int, Callable] = {}
+        self.accumulated: dict[int, Callable] = {}  # a leaf's post-accumulate-grad hooks
 
 
 class RemovableHandle:
@@ -103,8 +104,34 @@ def register_hook(self: Tensor, hook: Any) -> RemovableHandle:
     return handle
 
 
+def register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> RemovableHandle:
+    """``Tensor.register_post_accumulate_grad_hook(fn)``: ``fn(leaf)`` runs after the backward
+    added into the leaf's ``.grad`` (kept on its AccumulateGrad, as its tensor hooks)."""
+    if not self.requires_grad:
+        raise ScriptError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        raise ScriptError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    node = edge(self)
+    handle = add_node_hook(node, "accumulated", hook)
+    self._accumulator = node  # held: its hooks are the leaf's (graph.accumulator)
+    return handle
+
+
+def run_accumulated_hooks(node: Any) -> None:
+    """The post-accumulate-grad hooks of ``node``'s leaf (an AccumulateGrad), after it added
+    into ``.grad``; each must return None (PyTorch's check)."""
+    for fn in list(node.hooks.accumulated.values()):
+        if fn(node.variable) is not None:
+            raise ScriptError("Tensor post accumulate grad hooks should return None.")
+
+
 def _name(fn: Any) -> str:
-    return getattr(fn, "__name__", None) or type(fn).__name__
+    """The hook's ``__name__`` in PyTorch's messages (a script function's own name)."""
+    for attr in ("__name__", "name"):
+        name = getattr(fn, attr, None)
+        if isinstance(name, str):
+            return name
+    return type(fn).__name__
 
 
 def _as_tensor(g: Any, backend: Any) -> Tensor:
