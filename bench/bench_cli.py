@@ -30,6 +30,7 @@ for every process (in a temporary ``PYTHONPYCACHEPREFIX``, filled by one untimed
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import subprocess
@@ -160,6 +161,19 @@ def row(name: str, g: tuple, t: tuple, target: float, same: bool) -> tuple:
             f"<= {target}", verdict)
 
 
+def _grad_numbers(doc: str) -> list[float]:
+    """Every element of W's gradient in ``gradcli grad --format json``'s document (its full
+    precision; the plain form prints tensors as PyTorch does, to 4 decimals)."""
+    out, stack = [], [json.loads(doc)["wrt"]["W"]["data"]]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(reversed(v))
+        else:
+            out.append(float(v))
+    return out
+
+
 def _numbers(text: str) -> list[float]:
     return [float(v) for v in text.split("=", 1)[1].strip(" []\n").replace("]", "")
             .replace("[", "").split(",")]
@@ -232,9 +246,9 @@ def main(argv: list[str] | None = None) -> int:
             gpath, tpath = Path(tmp, "mm.grad"), Path(tmp, "mm.py")
             gpath.write_text(MATMUL_GRAD.format(n=args.size))
             tpath.write_text(MATMUL_TORCH.format(n=args.size))
-            g, t = pair([*base, "grad", str(gpath), "--wrt", "W", "--format", "plain"],
+            g, t = pair([*base, "grad", str(gpath), "--wrt", "W", "--format", "json"],
                         [py, str(tpath)], max(1, args.reps // 2))
-            a, b = _numbers(g[2]), _numbers(t[2])  # float64 sums in two BLAS orders
+            a, b = _grad_numbers(g[2]), _numbers(t[2])  # float64 sums in two BLAS orders
             same = len(a) == len(b) and all(abs(x - y) <= 1e-9 * max(1.0, abs(y))
                                             for x, y in zip(a, b))
             rows.append(row(f"matmul {args.size}x{args.size}, plain grad", g, t, 0.90, same))

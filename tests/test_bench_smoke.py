@@ -108,10 +108,10 @@ def test_cli_bench_matmul_row_parses_gradclis_answer() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     from gradcli import pipeline, views
-    from gradcli.render import plain
+    from gradcli.render import json as json_render
 
-    result = pipeline.run(module.MATMUL_GRAD.format(n=3))
+    result = pipeline.run(module.MATMUL_GRAD.format(n=3), wrt=("W",))
     grads = result.grad("L", ["W"])
-    text = plain.grad("L", {"W": views.tensor_view(grads[0])})
-    values = module._numbers(text)
+    doc = json_render.grad_doc("L", None, {"W": views.tensor_view(grads[0])}, None)
+    values = module._grad_numbers(json_render.dumps(doc))
     assert len(values) == 9 and values == np.asarray(grads[0].data).reshape(-1).tolist()

@@ -160,7 +160,8 @@ def test_the_stepper_walks_forward_then_backward(open_page, pages):
     assert "future" in classes(page, "L") and "future" not in classes(page, "w1")
     for _ in range(10):  # the trace: six ops and four saves; then a backward from L
         page.click("#step-next")
-    assert "backward from L" in page.inner_text("#step-text") and active_names(page) == ["L"]
+    # --wrt w1: the gradient as gradcli grad computes it, torch.autograd.grad from L
+    assert "grad() from L" in page.inner_text("#step-text") and active_names(page) == ["L"]
     page.click("#step-next")
     assert page.locator("g.edge.flow").count() == 1 and "reached" in classes(page, "L")
     while not page.is_disabled("#step-next"):
@@ -171,6 +172,18 @@ def test_the_stepper_walks_forward_then_backward(open_page, pages):
     assert page.input_value("#step-range") == str(int(page.get_attribute("#step-range", "max")) - 1)
     page.click("#step-prev")
     assert not page.is_disabled("#step-next")
+
+
+def test_wrt_shows_the_gradient_in_the_details_and_at_the_last_event(open_page, pages):
+    # chain_rule.grad calls no backward(): the page shows dL/dw1 as gradcli grad computes it
+    page = open_page(pages["chain"]).page
+    node(page, "w1").click()
+    details = page.inner_text("#details")
+    assert "dL/dw1" in details and "-8." in details
+    while not page.is_disabled("#step-next"):
+        page.click("#step-next")
+    assert "AccumulateGrad: dL/dw1 = -8." in page.inner_text("#step-text")
+    assert active_names(page) == ["w1"]
 
 
 def test_search_by_name(open_page, pages):
@@ -222,7 +235,7 @@ def test_rolled_node_lists_its_iterations(open_page, pages):
     assert page.locator("table.members tr").count() == 100
     page.click("text=show all 200")
     assert page.locator("table.members tr").count() == 200
-    assert page.locator("g.edge.back").count() == 8
+    assert page.locator("g.edge.back").count() == 4  # w, b and their sub_ ops (w.grad: a new state each backward)
 
 
 def test_dark_mode_follows_the_system(open_page, pages):

@@ -169,7 +169,7 @@ def test_trace_shows_the_custom_node_and_the_ops_of_its_backward_at_their_lines(
 def test_grad_and_check_run_the_functions_backward() -> None:
     res = runner.invoke(cli.app, ["grad", "-", "--wrt", "w", "--of", "L", "--format", "plain"],
                         input=RELU)
-    assert res.exit_code == 0 and res.stdout.strip() == "dL/dw = [0.0, 16.0, 24.0]"
+    assert res.exit_code == 0 and res.stdout.strip() == "dL/dw = [ 0., 16., 24.]"
     res = runner.invoke(cli.app, ["check", "-", "--wrt", "w", "--of", "L", "--format", "json",
                                   "--dtype", "float64"], input=RELU)
     assert json.loads(res.stdout)["ok"] is True

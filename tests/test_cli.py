@@ -81,7 +81,8 @@ def test_grad_prints_one_line_per_wrt_and_tensors_in_full(script):
     p = script("W = param([[1.0, 2.0], [3.0, 4.0]])\nb = 1\nL = (W * W).sum() + b\n")
     r = invoke("grad", p, "--wrt", "W", "--wrt", "b")
     assert r.exit_code == 0
-    assert r.stdout == "dL/dW = [[2.0, 4.0], [6.0, 8.0]]\ndL/db = 1.0\n"
+    # a tensor as PyTorch prints it, its rows under the first; a number as Python writes it
+    assert r.stdout == "dL/dW = [[2., 4.],\n         [6., 8.]]\ndL/db = 1.0\n"
 
 
 def test_grad_json_exact():
@@ -352,10 +353,10 @@ def test_keyboard_interrupt_exit_130(monkeypatch):
 
 
 # -- graph ----------------------------------------------------------------------------------------
-def _node(i, name, op, fn, inputs, data, rg, leaf, saved=()):
+def _node(i, name, op, fn, inputs, data, rg, leaf, saved=(), d_output=None):
     return {"id": i, "name": name, "op": op, "grad_fn": fn, "inputs": inputs, "shape": [],
             "requires_grad": rg, "is_leaf": leaf, "data": data, "grad": None,
-            "saved": [{"name": s, "freed": False} for s in saved]}
+            "d_output": d_output, "saved": [{"name": s, "freed": False} for s in saved]}
 
 
 def test_graph_json_exact_chain_rule():
@@ -363,7 +364,7 @@ def test_graph_json_exact_chain_rule():
         "gradcli": "1", "output": 10, "error": None, "nodes": [
             _node(0, "x1", None, None, [], 1.0, False, True),
             _node(1, "x2", None, None, [], 2.0, False, True),
-            _node(2, "w1", None, None, [], 1.0, True, True),
+            _node(2, "w1", None, None, [], 1.0, True, True, d_output=-8.0),  # --wrt: dL/dw1
             _node(3, "w2", None, None, [], 2.0, False, True),
             _node(4, "w3", None, None, [], 3.0, False, True),
             _node(5, "x3", "mul", "MulBackward0", [2, 0], 1.0, True, False, ["other"]),
@@ -390,13 +391,16 @@ def test_graph_loop_names(script):
 def test_graph_plain_listing_and_output_marker():
     r = invoke("graph", CHAIN, "--wrt", "w1")
     assert r.exit_code == 0
-    lines = r.stdout.splitlines()
+    printed, *lines = r.stdout.splitlines()  # the script's print(L) comes first
+    assert printed == "tensor(-7., grad_fn=<RsubBackward1>)"
     assert lines[0].split() == ["id", "name", "op", "grad_fn", "inputs", "shape", "flags",
-                                "value", "grad", "saved"]
+                                "value", "grad", "dL/d·", "saved"]  # d·: --wrt's gradients
+    assert lines[3].split()[:2] == ["2", "w1"] and lines[3].split()[-3:] == ["-", "-8.", "-"]
     assert lines[6].split() == ["5", "x3", "mul", "MulBackward0", "2,0", "()", "requires_grad",
-                                "1.", "-", "other"]
+                                "1.", "-", "-", "other"]
     assert lines[11].split()[:4] == ["10*", "L", "rsub", "RsubBackward1"]
-    assert lines[-1] == "* output: node 10"
+    assert lines[-2] == "* output: node 10"
+    assert lines[-1] == "dL/d·: as gradcli grad computes it (.grad is not changed)"
 
 
 def test_graph_after_runtime_error_shows_freed_and_exits_1(script):
@@ -419,7 +423,7 @@ def test_graph_syntax_error_lists_nothing():
 
 
 def test_graph_tree_plain():
-    r = invoke("graph", CHAIN, "--wrt", "w1", "--tree")
+    r = invoke("graph", CHAIN, "--wrt", "w1", "--tree", "-q")  # -q: without print(L)
     assert r.exit_code == 0
     assert r.stdout.splitlines() == [
         "L  shape=()",
@@ -427,7 +431,7 @@ def test_graph_tree_plain():
         "└── #1 AddBackward0 [x5]",
         "    ├── #2 MulBackward0  saves self",
         "    │   └── #3 MulBackward0 [x3]  saves other",
-        "    │       └── #4 AccumulateGrad -> w1 ()",
+        "    │       └── #4 AccumulateGrad -> w1 ()  dL/dw1 = -8.",  # --wrt: its gradient
         "    └── #5 MulBackward0  saves self",
         "        └── #6 MulBackward0 [x4]  saves other",
         "            └── #4 AccumulateGrad (see above)"]
@@ -462,11 +466,13 @@ def test_check_ok():
 
 
 def test_check_mismatch_exit_4():
+    # the whole script re-run: its finite differences go through the detach() autograd cuts
     src = "w = [1.0, 3.0]\nL = (w * w.detach()).sum()\n"
-    r = invoke("check", "-e", src, "--wrt", "w")
+    assert invoke("check", "-e", src, "--wrt", "w").exit_code == 0  # the graph: a constant
+    r = invoke("check", "-e", src, "--wrt", "w", "--rerun")
     assert r.exit_code == 4
     assert "MISMATCH" in r.stdout
-    doc = jdoc("check", "-e", src, "--wrt", "w", code=4)
+    doc = jdoc("check", "-e", src, "--wrt", "w", "--rerun", code=4)
     assert doc["ok"] is False
     assert doc["wrt"]["w"]["max_abs_err"] == pytest.approx(3.0, rel=1e-6)
     assert doc["wrt"]["w"]["max_rel_err"] == pytest.approx(0.5, rel=1e-6)
@@ -495,10 +501,16 @@ def test_check_caps_elements_with_a_note():
 
 
 def test_check_float32_note_and_needs_wrt_and_scalar():
+    # the graph recorded in float32 is replayed in float64; --rerun runs the script in float64
     r = invoke("check", CHAIN, "--wrt", "w1", "--dtype", "float32")
+    assert (r.exit_code, r.stderr) == (0, "")
+    r = invoke("check", CHAIN, "--wrt", "w1", "--dtype", "float32", "--rerun")
     assert r.exit_code == 0 and "float64" in r.stderr
     assert invoke("check", "-e", "w = 2; L = w * w").exit_code == 2  # no --wrt, no header
-    assert invoke("check", "-e", "w = [1.0, 2.0]; L = w * 2", "--wrt", "w").exit_code == 1
+    r = invoke("check", "-e", "w = [1.0, 2.0]; L = w * 2", "--wrt", "w")  # no scalar output
+    assert r.exit_code == 2 and "L (shape (2,), requires grad)" in r.stderr
+    r = invoke("check", "-e", "w = [1.0, 2.0]; L = w * 2", "--wrt", "w", "--of", "L")
+    assert r.exit_code == 2 and "check needs a one-element output; 'L' has shape (2,)" in r.stderr
 
 
 # -- dot ------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from gradcli import cli, pipeline
+from gradcli import cli, pipeline, targets
 from gradcli.analysis import paths as P
 from gradcli.analysis.explain import check_sum, explain
 from gradcli.engine import OPS, RunContext, Tensor, grad, use
@@ -26,6 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "torch"
 OPS_FIXTURE = json.loads((FIXTURES / "ops.json").read_text())["ops"]
 runner = CliRunner()
+
+
+def _targets(result, of: str, wrt: str) -> tuple:
+    """(result, the output, the --wrt tensor) as the command line resolves the names."""
+    return result, targets.output(result, of, need=True), targets.inputs(result, [wrt])[0]
 
 
 # -- every op of the table: the paths through it add up to the gradient ---------------------------
@@ -255,7 +260,7 @@ def test_path_sums_equal_pytorchs_gradient(name):
            f"L = ({name}(a) * u * 0.5).sum() + ({name}(x) * u * 0.5).sum()\n")
     result = pipeline.run(src, record=True)
     assert result.error is None
-    ex = explain(result, "L", "x", 10**6)
+    ex = explain(*_targets(result, "L", "x"), 10**6)
     assert ex.paths_total == 2 and len(ex.paths) == 2
     assert {e.grad_fn for p in ex.paths for e in p.edges} >= {case["float64"]["grad_fn"]}
     total = sum(p.contribution for p in ex.paths)
@@ -279,7 +284,7 @@ def test_path_sums_equal_the_recorded_scripts_gradients(script, of, wrt, expecte
     wrts = [w for ln in head for w in ln.split("wrt=")[1].split()[0].split(",")]
     result = pipeline.run(src, wrt=wrts or [wrt], record=True,
                           base_dir=str((ROOT / script).parent))
-    ex = explain(result, of, wrt, 10**6)
+    ex = explain(*_targets(result, of, wrt), 10**6)
     assert ex.paths_total == len(ex.paths)
     total = sum(np.asarray(p.contribution) for p in ex.paths) if ex.paths else \
         np.zeros_like(np.asarray(expected, dtype=float))
@@ -299,7 +304,7 @@ L = x
 
 def test_a_60_level_diamond_has_2_to_the_60_paths():
     result = pipeline.run(DIAMOND, record=True)
-    ex = explain(result, "L", "w", 3)
+    ex = explain(*_targets(result, "L", "w"), 3)
     assert ex.paths_total == 2**60
     assert len(ex.paths) == 3 and ex.exact
     for p in ex.paths:
@@ -332,13 +337,13 @@ def test_the_top_k_are_the_largest(seed, search, monkeypatch):
     """Against all paths enumerated: the same K largest, by the best-first search as well."""
     src = _random_graph(seed)
     result = pipeline.run(src, record=True)
-    full = explain(result, "L", "w", 10**6)
+    full = explain(*_targets(result, "L", "w"), 10**6)
     assert full.paths_total == len(full.paths) and check_sum(full)
     norms = sorted((p.norm for p in full.paths), reverse=True)
     if search:
         monkeypatch.setattr(P, "ENUMERATE_WORK", 0)
     k = 5
-    ex = explain(result, "L", "w", k)
+    ex = explain(*_targets(result, "L", "w"), k)
     assert ex.paths_total == full.paths_total and ex.exact
     np.testing.assert_allclose([p.norm for p in ex.paths], norms[:k], rtol=1e-9)
     assert ex.bound is None or ex.bound >= norms[k] * (1 - 1e-9)
@@ -353,12 +358,12 @@ g = sigmoid(W @ h)
 L = (h * g).sum() + (W * W).sum()
 """
     result = pipeline.run(src, record=True)
-    full = explain(result, "L", "W", 100)
+    full = explain(*_targets(result, "L", "W"), 100)
     assert check_sum(full)
     norms = sorted((p.norm for p in full.paths), reverse=True)
     if search:
         monkeypatch.setattr(P, "ENUMERATE_WORK", 0)
-    ex = explain(result, "L", "W", 2)
+    ex = explain(*_targets(result, "L", "W"), 2)
     assert ex.exact
     np.testing.assert_allclose([p.norm for p in ex.paths], norms[:2], rtol=1e-9)
     for p in ex.paths:
@@ -370,14 +375,14 @@ def test_search_budget_is_reported(monkeypatch):
     monkeypatch.setattr(P, "ENUMERATE_WORK", 0)
     monkeypatch.setattr(P, "SEARCH_POPS", 3)
     result = pipeline.run(DIAMOND, record=True)
-    ex = explain(result, "L", "w", 5)
+    ex = explain(*_targets(result, "L", "w"), 5)
     assert not ex.exact and ex.bound is not None and len(ex.paths) < 5
 
 
 def test_local_derivatives_and_lines_of_the_walkthrough():
     result = pipeline.run((ROOT / "samples" / "chain_rule.grad").read_text(), wrt=["w1"],
                           record=True)
-    ex = explain(result, "L", "w1")
+    ex = explain(*_targets(result, "L", "w1"))
     assert [float(p.contribution) for p in ex.paths] == [-6.0, -2.0]
     p = ex.paths[1]
     assert p.nodes == ["L", "x5", "w2*x3", "x3", "w1"]
@@ -389,7 +394,7 @@ def test_local_derivatives_and_lines_of_the_walkthrough():
 
 def test_tensor_edges_carry_their_jacobian():
     src = "w = param([1.0, 2.0])\ny = w * w\nL = y.sum()\n"
-    ex = explain(pipeline.run(src, record=True), "L", "w")
+    ex = explain(*_targets(pipeline.run(src, record=True), "L", "w"))
     jac = ex.paths[0].edges[1].local
     assert ex.paths[0].edges[1].local_shape == [2, 2]
     np.testing.assert_array_equal(jac, [[1.0, 0.0], [0.0, 2.0]])
@@ -405,13 +410,17 @@ def test_tensor_edges_carry_their_jacobian():
      ["every path crosses a zero local derivative"]),
     ("w = param(1.0)\nc = param(4.0)\nm = maximum(w, c)\nL = m * 2\n",
      ["maximum that picked the other input", "line 3"]),
-    ("w = param(2.0)\ny = w.detach() * 3\nL = y + 1\n", ["detach()", "line 2"]),
-    ("w = param(2.0)\nwith no_grad():\n    y = w * 3\nL = y + 1\n", ["no_grad", "line 3"]),
+    ("w = param(2.0)\nu = param(1.0)\ny = w.detach() * 3\nL = y + u\n",
+     ["cut by detach() on line 3: w.detach() is a constant"]),
+    ("w = param(2.0)\nu = param(1.0)\nwith no_grad():\n    y = w * 3\nL = y + u\n",
+     ["no_grad", "line 4"]),
+    ("w = param(2.0)\nu = param(1.0)\nL = (w * 3).argmax() * u\n",
+     ["w is on a path to L only through a non-differentiable op (argmax on line 3)"]),
     ("w = param(2.0)\nu = param(1.0)\nL = u * 3\n", ["does not depend on w"]),
     ("w = param(2.0)\nL = w - w\n", ["cancel out"]),
 ])
 def test_zero_gradient_reasons(src, words):
-    ex = explain(pipeline.run(src, record=True), "L", "w")
+    ex = explain(*_targets(pipeline.run(src, record=True), "L", "w"))
     assert not np.any(ex.grad)
     assert ex.zero_reason is not None
     for word in words:
@@ -419,7 +428,7 @@ def test_zero_gradient_reasons(src, words):
 
 
 def test_a_nonzero_gradient_has_no_zero_reason():
-    ex = explain(pipeline.run("w = param(2.0)\nL = w * w\n", record=True), "L", "w")
+    ex = explain(*_targets(pipeline.run("w = param(2.0)\nL = w * w\n", record=True), "L", "w"))
     assert ex.zero_reason is None and float(ex.grad) == 4.0
 
 

@@ -251,7 +251,7 @@ def test_grad_mode_forward_needs_a_scalar_output():
     from gradcli import cli
 
     r = RUNNER.invoke(cli.app, ["grad", "-e", "x = [1.0, 2.0]\ny = x * 2\n", "--wrt", "x",
-                                "--mode", "forward"])
+                                "--of", "y", "--mode", "forward"])  # no scalar to default to
     assert r.exit_code != 0 and "grad can be implicitly created only for scalar outputs" in \
         r.stderr
 

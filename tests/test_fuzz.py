@@ -31,7 +31,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradcli import pipeline, views
+from gradcli import pipeline, targets, views
 from gradcli.errors import GradcliError, ScriptSyntaxError
 from gradcli.render import json as jsonr
 
@@ -106,8 +106,8 @@ def check_result(text: str, result: Any) -> None:
     doc = jsonr.run_doc(views.bindings_view(result), result.prints, result.warnings, err)
     json.loads(jsonr.dumps(doc), parse_constant=_no_bare_constants)
     if result.records is not None:
-        of = result.last_assigned if result.last_assigned in result.bindings else None
-        view = views.graph_view(result, of)
+        out = targets.output(result, None, need=False)  # as the commands choose it
+        view = views.graph_view(result, out)
         json.loads(jsonr.dumps(jsonr.graph_doc(view, err)), parse_constant=_no_bare_constants)
 
 

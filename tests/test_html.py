@@ -102,7 +102,7 @@ def test_rolled_page_lists_the_iterations(tmp_path):
     pred = next(n for n in d["nodes"].values() if n["name"] == "pred")
     assert len(pred["members"]) == 200 and pred["members"][0][1] == "pred#1"
     assert len(nodes(page)) == 16
-    assert sum("back" in e[3] for e in d["edges"]) == 8
+    assert sum("back" in e[3] for e in d["edges"]) == 4  # w, b and their sub_ ops
 
 
 def test_lines_scope_the_page_and_its_events(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 
 from gradcli import pipeline
 from gradcli.engine import Tensor
-from gradcli.errors import UsageError
+from gradcli.errors import ScriptError, UsageError
 from gradcli.render.plain import source_excerpt
 
 
@@ -33,10 +33,14 @@ def test_wrt_marks_leaves_at_binding_time_even_intermediates():
 
 
 def test_wrt_does_not_mark_bindings_inside_functions_and_unused_gets_zero():
-    src = "def f():\n    w = 2\n    return w * 3\nw = 5\ny = f()\n"
+    src = "def f():\n    w = 2\n    return w * 3\nw = 5\ny = f()\nz = w * 0 + y\n"
     r = run(src, wrt=("w",))
     assert not r.bindings["y"].requires_grad
-    assert [t.item() for t in r.grad("y", ["w"])] == [0.0]
+    # an output that does not require grad is PyTorch's error, never zeros (issue 23)
+    with pytest.raises(ScriptError, match="element 0 of tensors does not require grad"):
+        r.grad("y", ["w"])
+    assert [t.item() for t in r.grad("z", ["w"])] == [0.0]
+    assert [t.item() for t in r.grad("z", ["y"])] == [0.0]  # unused: zero (SPEC §3)
 
 
 def test_set_replaces_the_literal_and_unknown_names_are_usage_errors():

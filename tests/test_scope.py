@@ -11,10 +11,20 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gradcli import cli, pipeline, rolling, scope, steps, views
+from gradcli import cli, pipeline, rolling, scope, steps, targets, views
 from gradcli.engine import Node, autograd
 from gradcli.errors import UsageError
 from gradcli.render import dot as dotr
+
+
+def _out(result, of):
+    """The output named ``of`` as the command line resolves it (targets.py)."""
+    return targets.output(result, of, need=False)
+
+
+def _backward(result, of):
+    return views.backward_view(result, _out(result, of))
+
 
 ROOT = Path(__file__).resolve().parents[1]
 GD = ROOT / "samples" / "gradient_descent.grad"
@@ -29,7 +39,7 @@ def run(src: str, **kw):
 
 def forward(src: str, of: str | None = None, **kw) -> views.GraphView:
     r = run(src, **kw)
-    return views.graph_view(r, of or r.last_assigned)
+    return views.graph_view(r, _out(r, of))
 
 
 def invoke(*args: str):
@@ -78,7 +88,7 @@ def test_lines_that_hold_no_node_say_which_do():
 
 def test_backward_view_scoped_by_lines():
     r = run(CHAIN.read_text(), wrt=["w1"])
-    b = scope.scope(views.backward_view(r, "L"), lines=scope.parse_lines("8-9"))
+    b = scope.scope(views.backward_view(r, _out(r, "L")), lines=scope.parse_lines("8-9"))
     assert {n.name for n in b.nodes} == {"RsubBackward1", "AddBackward0", "MulBackward0"}
     assert {n.tensor for n in b.context} == {"x3", "x4"} and b.root == 0
 
@@ -139,7 +149,7 @@ def test_a_one_statement_loop_rolls_into_one_node_with_a_back_edge():
     assert len(v.nodes) == 2
     h = v.nodes[1]
     assert folds.count(h.id) == 2000 and (h.id, h.id) in folds.back and h.name == "h"
-    b, bf = rolling.roll_backward(views.backward_view(run(src), "h"))
+    b, bf = rolling.roll_backward(_backward(run(src), "h"))
     assert [(n.name, bf.count(n.id)) for n in b.nodes] == [("AccumulateGrad", 1),
                                                            ("TanhBackward0", 2000)]
     tanh = b.nodes[1]
@@ -158,7 +168,9 @@ def test_function_bodies_roll_across_calls():
 def test_dot_rolled_marks_counts_and_back_edges():
     r = invoke("dot", str(GD), "--rolled")
     assert r.exit_code == 0
-    assert r.stdout.count("×200") == 9 and r.stdout.count("constraint=false") == 8
+    # w, b, pred, loss, their two ops, the grads read (a state each: backward() wrote them)
+    # and their zero_(); back edges: w and b updated in place, and their sub_ ops
+    assert r.stdout.count("×200") == 11 and r.stdout.count("constraint=false") == 4
     proc = subprocess.run(["dot", "-Tsvg"], input=r.stdout, capture_output=True, text=True,
                           timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -177,7 +189,7 @@ def test_big_drawings_repeat_much_read_nodes_as_reference_tags():
 # -- derived events -------------------------------------------------------------------------------
 def test_derived_events_list_the_ops_in_order_then_the_backward():
     r = run(CHAIN.read_text(), wrt=["w1"])
-    evs = steps.events(r, "L")
+    evs = steps.events(r, _out(r, "L"))
     fwd = [e for e in evs if e["phase"] == "forward"]
     assert [e["id"] for e in fwd] == [5, 6, 7, 8, 9, 10]
     assert fwd[0] == {"seq": 0, "phase": "forward", "kind": "op", "line": 6, "node": "x3",

@@ -200,8 +200,30 @@ def test_profile_command(fmt):
         assert doc["nodes"] == 20 and 0 < doc["record_share"] < 1
     elif fmt == "plain":
         assert "20 graph nodes created" in r.stdout
-    else:
-        assert "█" in r.stdout or "▏" in r.stdout
+    else:  # rich, at 80 columns: every line fits, the share as a number
+        assert max(map(len, r.stdout.splitlines())) <= 80
+        assert "share" in r.stdout and "warm" in r.stdout
+        wide = runner.invoke(cli.app, ["profile", str(ROOT / "samples" / "growing_graph.grad"),
+                                       "--format", fmt], env={"COLUMNS": "140"})
+        assert "█" in wide.stdout or "▏" in wide.stdout  # with room, a bar too
+
+
+def test_profile_keeps_the_scripts_prints_and_puts_warm_up_apart():
+    src = "w = param([1.0, 2.0])\nfor i in range(3):\n    y = (w * w).sum()\nprint('y is', y)\n"
+    r = runner.invoke(cli.app, ["profile", "-e", src, "--format", "plain"])
+    assert r.exit_code == 0 and r.stdout.startswith("y is tensor(5., grad_fn=<SumBackward0>)\n")
+    head = r.stdout.splitlines()[1].split("  ")
+    assert [h.strip() for h in head if h.strip()] == [
+        "line", "hits", "time ms", "share", "warm ms", "bwd ms", "rec ms", "nodes", "saved",
+        "source"]
+    assert "y is tensor" not in runner.invoke(cli.app, ["profile", "-e", src, "-q"]).stdout
+    prof = Profiler()
+    result = pipeline.run(src, tracer=prof)
+    prof.first[3] += 0.5  # a first run half a second slower than the others: warm-up
+    prof.seconds[3] += 0.5
+    p = prof.finish(result)
+    line = {c.line: c for c in p.lines}[3]
+    assert line.warmup_seconds >= 0.5 and p.warmup_seconds == line.warmup_seconds
 
 
 def test_json_items_one_per_line_whatever_their_strings_hold():

@@ -1,8 +1,9 @@
-"""Write the README's list of built-ins from the op table and the PyTorch surface.
+"""Write the list of built-ins from the op table and the PyTorch surface into README.md and
+docs/language.md.
 
 Usage: ``PYTHONPATH=src python tools/gen_reference.py [--check]``.  The list sits between
-``<!-- builtins:start -->`` and ``<!-- builtins:end -->`` in README.md; ``--check`` exits 1
-when it is out of date (tests/test_ops_table.py runs the same check).
+``<!-- builtins:start -->`` and ``<!-- builtins:end -->`` in each file; ``--check`` exits 1
+when one is out of date (tests/test_ops_table.py runs the same check).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from gradcli.script.builtins import BUILTINS
 from gradcli.script.exceptions import EXCEPTIONS
 from gradcli.script.pybuiltins import PY_BUILTINS
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+FILES = (README, ROOT / "docs" / "language.md")  # each holds the list between the markers
 START, END = "<!-- builtins:start -->", "<!-- builtins:end -->"
 
 
@@ -44,7 +47,7 @@ def reference() -> str:
         f"- elementwise, from the op table: {_names(table)}",
         f"- arithmetic, reductions, linear algebra and shapes: {_names(dispatch)}",
         f"- `torch.nn.functional` only: {_names(nn_only)}",
-        f"- `torch.linalg` (in PyTorch programs, SPEC §7): {_names(LINALG)}",
+        f"- `torch.linalg` (in PyTorch programs): {_names(LINALG)}",
         (f"- `torch.nn` (in PyTorch programs): {_names(NN)}; `torch.nn.init`: {_names(NN_INIT)}; "
          f"`torch.nn.utils`: {_names(NN_UTILS)}"),
         (f"- `torch.optim` (in PyTorch programs): {_names(OPTIM)}; `torch.optim.lr_scheduler`: "
@@ -68,12 +71,19 @@ def updated(text: str) -> str:
 
 
 def main() -> int:
-    text = README.read_text()
-    new = updated(text)
+    stale = []
+    for path in FILES:
+        text = path.read_text()
+        new = updated(text)
+        if new == text:
+            continue
+        stale.append(path.relative_to(ROOT))
+        if "--check" not in sys.argv[1:]:
+            path.write_text(new)
     if "--check" in sys.argv[1:]:
-        print("README built-ins: " + ("up to date" if new == text else "out of date"))
-        return 0 if new == text else 1
-    README.write_text(new)
+        print("built-ins: " + ("up to date" if not stale else
+                               "out of date in " + ", ".join(map(str, stale))))
+        return 1 if stale else 0
     return 0
 
 

@@ -8,6 +8,7 @@ Library use::
     result.grad("y", ["w"])         # [tensor(4.)]
     result                          # in Jupyter: the interactive graph viewer
     result.graph(backward=True).save("g.html")
+    gradcli.run_file("train.py").grad(wrt=["model"])   # d(loss)/d(each parameter)
 """
 
 from __future__ import annotations
@@ -19,16 +20,27 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 
-def run(source: str, *, wrt: Any = (), backend: str = "numpy", dtype: str | None = None,
+def run(source: Any, *, wrt: Any = (), backend: str = "numpy", dtype: str | None = None,
         seed: int = 0, overrides: dict[str, Any] | None = None, record: bool = True,
-        filename: str = "<script>") -> Any:
-    """Run a grad script or a PyTorch program (one that imports torch first, or a ``filename``
-    ending in .py); returns a RunResult (bindings, prints, warnings, error, ``grad()``) that
-    shows its graph in Jupyter (``record=False``: faster, no graph to show). ``dtype`` None is
-    float64 for a grad script and float32 for a PyTorch program."""
-    from .notebook import Result
-    from .pipeline import run as _run
+        filename: str | None = None, raise_error: bool = False) -> Any:
+    """Run a grad script or a PyTorch program and return its ``Result`` (bindings, prints,
+    warnings, error; ``grad()``, ``graph()``; the graph viewer in Jupyter).
 
-    return Result.wrap(_run(source, filename=filename, wrt=tuple(wrt), backend=backend,
-                            dtype=dtype, seed=seed, overrides=overrides, keep_freed=True,
-                            record=record))
+    ``source`` is the script's text, a ``pathlib.Path`` or the path of an existing file (read;
+    a ``.py`` file is a PyTorch program, as is text that imports torch first).  ``wrt`` names
+    the tensors ``grad()`` and the viewer differentiate by (``w``, ``model.0.weight``, a
+    module); ``dtype`` None is float64 for a grad script and float32 for a PyTorch program;
+    ``record=False`` runs faster and keeps no graph to show.  The script's own error is
+    ``result.error``, or raised with ``raise_error=True``; a wrong argument is a TypeError or
+    ValueError."""
+    from .library import run as _run
+
+    return _run(source, wrt=wrt, backend=backend, dtype=dtype, seed=seed, overrides=overrides,
+                record=record, filename=filename, raise_error=raise_error)
+
+
+def run_file(path: Any, **options: Any) -> Any:
+    """``run`` of the file at ``path`` (a str or a ``pathlib.Path``), with the same options."""
+    from .library import run_file as _run_file
+
+    return _run_file(path, **options)

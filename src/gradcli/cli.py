@@ -50,9 +50,12 @@ Eval = Annotated[str | None, typer.Option(
     "-e", "--eval", metavar="TEXT", help="Give the script inline instead of SCRIPT.")]
 Wrt = Annotated[list[str] | None, typer.Option(
     "--wrt", metavar="NAME", show_default=False,
-    help="A tensor name to differentiate with respect to (repeatable); made to require grad.")]
+    help="A tensor to differentiate with respect to (repeatable): w (made to require grad "
+    "where the script binds it), model.0.weight, net.layers[2].weight, "
+    "opt.param_groups[0], or a module (all its parameters).")]
 Of = Annotated[str | None, typer.Option(
-    "--of", metavar="NAME", help="The output tensor [default: the last name assigned].")]
+    "--of", metavar="NAME", help="The output tensor [default: the tensor the script last "
+    "called backward() on, else the last scalar that requires grad].")]
 BackendOpt = Annotated[BackendName, typer.Option(
     "--backend", envvar="GRADCLI_BACKEND", case_sensitive=False, help="Array backend.")]
 DTypeOpt = Annotated[DType | None, typer.Option(
@@ -79,14 +82,18 @@ MaxElements = Annotated[int, typer.Option("--max-elements", metavar="N",
 MaxScriptBytes = Annotated[int, typer.Option("--max-script-bytes", metavar="N",
                                              help="Refuse a script larger than N bytes.")]
 MaxEvals = Annotated[int, typer.Option(
-    "--max-evals", metavar="N", help="Re-run the script at most N times for finite differences "
-    "(two per checked element; larger tensors are checked at evenly spread elements).")]
+    "--max-evals", metavar="N", help="Evaluate the function at most N times for finite "
+    "differences (two per checked element; larger tensors are checked at evenly spread "
+    "elements).")]
 Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of internal errors.")]
 Tree = Annotated[bool, typer.Option("--tree", help="Show the backward (grad_fn) graph as a tree.")]
 Backward = Annotated[bool, typer.Option("--backward", help="Draw the grad_fn graph (torchviz).")]
 ShowValues = Annotated[bool, typer.Option("--show-values", help="Put tensor values in the boxes.")]
 ShowGrads = Annotated[bool, typer.Option("--show-grads", help="Put .grad values in the boxes.")]
 ShowSaved = Annotated[bool, typer.Option("--show-saved", help="Draw saved tensors (orange).")]
+Rerun = Annotated[bool, typer.Option(
+    "--rerun", help="Check the whole script instead of the output's recorded graph: re-run it "
+    "in float64 with each checked element of a top-level --wrt binding moved.")]
 Top = Annotated[int, typer.Option("--top", metavar="K",
                                   help="List the K paths with the largest contributions.")]
 Output = Annotated[str | None, typer.Option(
@@ -189,10 +196,12 @@ def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
           backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None,
           seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
           max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
-          max_evals: MaxEvals = MAX_EVALS,
-        max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
+          max_evals: MaxEvals = MAX_EVALS, rerun: Rerun = False,
+          max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
           debug: Debug = False) -> None:
-    """Compare autograd with central finite differences in float64 (exit 4 on a mismatch)."""
+    """Compare autograd with central finite differences in float64 (exit 4 on a mismatch):
+    the output's recorded graph, replayed from the values its tensors had when they were used
+    (as torch.autograd.gradcheck checks a function); --rerun: the whole script."""
     _execute("check", Options(**locals()))
 
 

@@ -10,11 +10,23 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import GradcliError, UsageError
 from .exit_codes import EXIT_MISMATCH, EXIT_OK
 from .session import Session, _isatty
+
+
+class Scoped(NamedTuple):
+    """What graph, dot and html show: the view, its folds (--rolled), the script's error,
+    the run, the output and the --wrt gradients."""
+
+    view: Any
+    folds: Any
+    error: Any
+    result: Any
+    out: Any
+    grads: list
 
 
 class Command(Session):
@@ -29,7 +41,7 @@ class Command(Session):
         result = self.execute(on_print=None if json_out else self.echo)
         err = result.error
         if err is None and self.wrt:
-            err = self.names(result, need_output=False)[1]
+            err = self.targets(result, need_output=False)[2]
         bindings = views.bindings_view(result)
         if json_out:
             from .render import json
@@ -43,37 +55,46 @@ class Command(Session):
         return self.finish(err)
 
     def cmd_grad(self) -> int:
-        """d(of)/dW for each --wrt W."""
+        """d(output)/dW for each --wrt W."""
         from . import views
 
         self.require_wrt()
         result = self.execute(keep_freed=True)
-        of, err = self.names(result, need_output=True)
+        out, wrt, err = self.targets(result, need_output=True)
         err = result.error or err
         grads: dict[str, Any] = {}
-        out = None
+        value = None
         if err is None:
             try:
-                values = self._forward_grads(result, of) if self.opts.mode.value == "forward" \
-                    else result.grad(of, self.wrt)
+                values = self._forward_grads(result, out, wrt) \
+                    if self.opts.mode.value == "forward" else \
+                    self.gradients(result, out, wrt)
             except GradcliError as exc:
-                err = _explain_grad_error(exc, result, of)
+                err = _explain_grad_error(exc, result, out)
             else:
-                grads = {w: views.tensor_view(g) for w, g in zip(self.wrt, values)}
-                out = views.tensor_view(result.bindings[of])
+                grads = {w.name: views.tensor_view(g) for w, g in zip(wrt, values)}
+                value = views.tensor_view(out.tensor)
+        of = out.name if out is not None else None
         if self.fmt == "json":
             from .render import json
 
-            self.doc(json.grad_doc(of, out, grads, err))
+            self.doc(json.grad_doc(of, value, grads, err))
         elif grads:
             self.emit("grad", of, grads)
         return self.finish(err)
 
-    def _forward_grads(self, result: Any, of: str) -> list:
-        """grad --mode forward: a seeded re-run per element of each --wrt (forward_mode.py)."""
+    def _forward_grads(self, result: Any, out: Any, wrt: list) -> list:
+        """grad --mode forward: a seeded re-run per element of each --wrt (forward_mode.py),
+        which seeds and reads top-level bindings."""
         from . import forward_mode, pipeline
 
         o = self.opts
+        for t in (out, *wrt):
+            if result.bindings.get(t.name) is not t.tensor:
+                raise UsageError(f"grad --mode forward seeds and reads top-level bindings; "
+                                 f"'{t.name}' is not one",
+                                 hint="reverse mode (the default) differentiates it")
+        of = out.name
 
         def rerun(tangent: Any) -> Any:
             return pipeline.run(
@@ -86,13 +107,21 @@ class Command(Session):
         with self.progress("forward mode", total) as tick:
             return forward_mode.grads(result, of, self.wrt, rerun, tick)
 
-    def _graph_view(self) -> tuple[Any, Any]:
-        view, _, err, _ = self._scoped_view()
-        return view, err
+    @staticmethod
+    def gradients(result: Any, out: Any, wrt: list) -> list:
+        """d(out)/dW for each target W, or PyTorch's error for an output that has no gradient."""
+        from . import targets
 
-    def _scoped_view(self, tracer: Any = None) -> tuple[Any, Any, Any, Any]:
-        """(view, folds, error, result): the graph of the run, scoped by --of/--lines and
-        rolled by --rolled (SPEC §8)."""
+        targets.differentiable(result, out, wrt)
+        return result.gradients(out.tensor, [w.tensor for w in wrt])
+
+    def _graph_view(self) -> tuple[Any, Any]:
+        scoped = self._scoped_view()
+        return scoped.view, scoped.error
+
+    def _scoped_view(self, tracer: Any = None) -> Scoped:
+        """The graph of the run, scoped by --of/--lines and rolled by --rolled (SPEC §8), with
+        d(output)/dW on the nodes of each --wrt W, computed as ``grad`` computes it."""
         from . import rolling, scope, views
 
         o = self.opts
@@ -101,18 +130,35 @@ class Command(Session):
             raise UsageError("--lines applies to the listing, not to --tree",
                              hint="gradcli dot --backward --lines A-B draws that part of the "
                              "grad_fn graph")
-        result = self.execute(record=True, tracer=tracer)
-        of, err = self.names(result, need_output=False)
+        # graph shows what the script prints first (dot and html write documents to stdout)
+        echo = self.prints() if self.command == "graph" else None
+        result = self.execute(record=True, tracer=tracer, keep_freed=bool(self.wrt),
+                              on_print=echo)
+        out, wrt, err = self.targets(result, need_output=False)
         if err is not None:
-            return None, None, err, result
+            return Scoped(None, None, err, result, out, [])
         backward = o.tree or o.backward
-        view = views.backward_view(result, of) if backward else views.graph_view(result, of)
+        view = views.backward_view(result, out) if backward else views.graph_view(result, out)
+        grads = self._view_gradients(result, out, wrt)
+        if grads:
+            view = views.with_gradients(view, result, out, grads)
         view = scope.scope(view, of=o.of is not None, lines=lines)
         folds = None
         if o.rolled:
             view, folds = (rolling.roll_backward(view) if backward
                            else rolling.roll_graph(view))
-        return view, folds, result.error, result
+        return Scoped(view, folds, result.error, result, out, grads)
+
+    def _view_gradients(self, result: Any, out: Any, wrt: list) -> list[tuple[Any, Any]]:
+        """(target, d(out)/d(target)) for each --wrt, or none (with a note saying why)."""
+        if not wrt or out is None or result.error is not None:
+            return []
+        try:
+            grads = self.gradients(result, out, wrt)
+        except GradcliError as exc:
+            self.note(f"d{out.name}/d{wrt[0].name} is not shown: {exc.message}")
+            return []
+        return list(zip(wrt, grads))
 
     def cmd_graph(self) -> int:
         """Every recorded node (or, with --tree, the backward graph)."""
@@ -131,7 +177,7 @@ class Command(Session):
         from .render import dot
 
         o = self.opts
-        view, folds, err, _ = self._scoped_view()
+        view, folds, err = self._scoped_view()[:3]
         text = None
         if view is not None:
             if o.backward:
@@ -166,16 +212,18 @@ class Command(Session):
             raise UsageError(f"-o {o.output}: the viewer is an HTML page; name it .html")
         dot.require_graphviz("cannot draw the graph")  # before a long run, not after
         tracer = Tracer()  # the stepper walks the run's trace events (SPEC §8)
-        view, folds, err, result = self._scoped_view(tracer)
+        view, folds, err, result, out, grads = self._scoped_view(tracer)
         count = events = None
         if view is not None:
-            of = self.names(result, need_output=False)[0]
             evs = analysis_json.trace_doc(tracer.finish(result), result.backend.dtype_name,
                                           None, text=True)["events"]
-            if not any(e["phase"] == "backward" for e in evs):  # show what one would do
-                evs += steps.backward_events(result, of, len(evs))
+            if grads:  # the gradients as grad computes them, edge by edge
+                evs += steps.gradient_events(result, out, grads, len(evs))
+            elif not any(e["phase"] == "backward" for e in evs):  # show what one would do
+                evs += steps.backward_events(result, out, len(evs))
             text = html.render(view, folds=folds, events=evs, source=self.source or "",
-                               filename=self.filename, output=of,
+                               filename=self.filename,
+                               output=out.name if out is not None else None,
                                error=json_error(result.error))
             count, events = len(view.nodes), len(evs)
             if to_stdout:
@@ -191,36 +239,15 @@ class Command(Session):
 
     def cmd_check(self) -> int:
         """Autograd against central differences; exit 4 on a mismatch."""
-        from . import gradcheck as checking
-        from . import pipeline
 
         o = self.opts
         self.require_wrt()
-        if o.dtype is not None and o.dtype.value != "float64":
-            self.note("check computes in float64; --dtype is ignored")
-        result = self.execute(dtype="float64", keep_freed=True)
-        of, err = self.names(result, need_output=True)
-        err = result.error or err
-        report = None
-
         if o.max_evals < 2:
             raise UsageError(f"--max-evals must be at least 2, got {o.max_evals}")
-
-        def rerun(backend: Any, perturb: Any) -> Any:
-            return pipeline.run(
-                self.source, filename=self.filename, wrt=self.wrt, backend=backend,
-                dtype="float64", seed=o.seed, overrides=self.overrides,
-                max_steps=o.max_steps, max_elements=o.max_elements, base_dir=self.base_dir,
-                perturb=perturb, program=result.program)
-
-        if err is None:
-            try:
-                with self.progress("finite differences",
-                                   checking.elements(result, self.wrt, o.max_evals)) as tick:
-                    report = checking.check(result, of, self.wrt, rerun, o.backend.value,
-                                            o.seed, tick, o.max_evals)
-            except GradcliError as exc:
-                err = _explain_grad_error(exc, result, of)
+        if o.rerun:
+            report, err = self._check_rerun()
+        else:
+            report, err = self._check_graph()
         if self.fmt == "json":
             from .render import json
 
@@ -229,17 +256,84 @@ class Command(Session):
             self.emit("check", report)
         for text in report.notes if report is not None else ():
             self.note(text)
-        if report is not None and not report.ok and _cuts_the_graph(self.source or ""):
+        if report is not None and not report.ok and o.rerun and \
+                _cuts_the_graph(self.source or ""):
             self.note("the script uses detach(), no_grad or requires_grad=False: autograd does "
-                      "not differentiate through them, finite differences do, so a mismatch "
-                      "is expected there")
+                      "not differentiate through them, finite differences of the whole script "
+                      "do, so a mismatch is expected there (check without --rerun checks the "
+                      "graph autograd recorded)")
         if err is not None:
             return self.finish(err)
         return EXIT_OK if report.ok else EXIT_MISMATCH
 
+    def _check_graph(self) -> tuple[Any, Any]:
+        """``check``: the output's recorded graph replayed in float64 (replay.py)."""
+        from . import gradcheck as checking
+        from . import targets
+        from .replay import Replay
+
+        o = self.opts
+        result = self.execute(record=True)
+        out, wrt, err = self.targets(result, need_output=True)
+        err = result.error or err
+        if err is not None:
+            return None, err
+        try:
+            targets.differentiable(result, out, wrt)
+            if out.tensor.numel() != 1:
+                raise UsageError(f"check needs a one-element output; '{out.name}' has shape "
+                                 f"{tuple(out.tensor.shape)}",
+                                 hint="choose a scalar output with --of")
+            replay = Replay(result, out, wrt, o.backend.value, o.seed)
+            sizes = [w.tensor.numel() for w in wrt]
+            with self.progress("finite differences",
+                               checking.elements(sizes, o.max_evals)) as tick:
+                return checking.check_graph(replay, out.name, [w.name for w in wrt], tick,
+                                            o.max_evals), None
+        except GradcliError as exc:
+            return None, _explain_grad_error(exc, result, out)
+
+    def _check_rerun(self) -> tuple[Any, Any]:
+        """``check --rerun``: the whole script re-run in float64 with a top-level binding
+        moved, against the gradient of its final output."""
+        from . import gradcheck as checking
+        from . import pipeline
+
+        o = self.opts
+        if o.dtype is not None and o.dtype.value != "float64":
+            self.note("check --rerun computes in float64; --dtype is ignored")
+        result = self.execute(dtype="float64", keep_freed=True)
+        out, wrt, err = self.targets(result, need_output=True)
+        err = result.error or err
+        if err is not None:
+            return None, err
+        for name in [out.name, *(w.name for w in wrt)]:
+            if result.bindings.get(name) is not (out.tensor if name == out.name else
+                                                 next(w.tensor for w in wrt if w.name == name)):
+                return None, UsageError(
+                    f"check --rerun moves and reads top-level bindings; '{name}' is not one",
+                    hint="check without --rerun replays the recorded graph instead")
+
+        def rerun(backend: Any, perturb: Any) -> Any:
+            return pipeline.run(
+                self.source, filename=self.filename, wrt=self.wrt, backend=backend,
+                dtype="float64", seed=o.seed, overrides=self.overrides,
+                max_steps=o.max_steps, max_elements=o.max_elements, base_dir=self.base_dir,
+                perturb=perturb, program=result.program)
+
+        try:
+            sizes = [w.tensor.numel() for w in wrt]
+            with self.progress("finite differences",
+                               checking.elements(sizes, o.max_evals)) as tick:
+                return checking.check_rerun(result, out.name, wrt, rerun, o.backend.value,
+                                            o.seed, tick, o.max_evals), None
+        except GradcliError as exc:
+            return None, _explain_grad_error(exc, result, out)
+
     def cmd_explain(self) -> int:
         """dL/dW as a sum over chain-rule paths (SPEC §8)."""
-        from .analysis.explain import Keeper, explain
+        from . import targets
+        from .analysis.explain import Keeper, explain, nondifferentiable
 
         o = self.opts
         self.require_wrt()
@@ -249,18 +343,23 @@ class Command(Session):
             raise UsageError(f"--top must be at least 0, got {o.top}")
         keeper = Keeper()
         result = self.execute(record=True, tracer=keeper)
-        of, err = self.names(result, need_output=True)
+        out, wrt, err = self.targets(result, need_output=True)
         err = result.error or err
+        if err is None and len(wrt) > 1:
+            err = UsageError(f"--wrt {self.wrt[0]} names {len(wrt)} tensors; explain takes one",
+                             hint="name one: " + ", ".join(w.name for w in wrt[:4]))
         ex = None
         if err is None:
             try:
-                ex = explain(result, of, self.wrt[0], o.top, keeper.kept)
+                targets.differentiable(result, out, wrt, nondifferentiable(result, out, wrt))
+                ex = explain(result, out, wrt[0], o.top, keeper.kept)
             except GradcliError as exc:
-                err = _explain_grad_error(exc, result, of)
+                err = _explain_grad_error(exc, result, out)
         if self.fmt == "json":
             from .render import analysis_json
 
-            self.doc(analysis_json.explain_doc(ex, of, self.wrt[0], err))
+            self.doc(analysis_json.explain_doc(ex, out.name if out is not None else None,
+                                               wrt[0].name if wrt else self.wrt[0], err))
         elif ex is not None:
             self.emit_analysis("explain", ex)
         return self.finish(err)
@@ -271,8 +370,10 @@ class Command(Session):
         from .engine.context import process_guard
 
         tracer = Tracer()
-        result = self.execute(record=True, tracer=tracer)
-        err = result.error or self.names(result, need_output=False)[1]
+        echo = self.prints()
+        result = self.execute(record=True, tracer=tracer, on_print=None if echo is None else
+                              tracer.printed)
+        err = result.error or self.targets(result, need_output=False)[2]
         # naming and writing up to 10^5 events: no collector passes over the run's graph
         with process_guard():
             tr = tracer.finish(result)
@@ -289,9 +390,9 @@ class Command(Session):
         from .analysis.profile import Profiler
 
         profiler = Profiler()
-        result = self.execute(tracer=profiler)
+        result = self.execute(tracer=profiler, on_print=self.prints())
         prof = profiler.finish(result)
-        err = result.error or self.names(result, need_output=False)[1]
+        err = result.error or self.targets(result, need_output=False)[2]
         if self.fmt == "json":
             from .render import analysis_json
 
@@ -344,13 +445,13 @@ def _cuts_the_graph(source: str) -> bool:
                                             "requires_grad_(False)"))
 
 
-def _explain_grad_error(err: GradcliError, result: Any, of: str) -> GradcliError:
+def _explain_grad_error(err: GradcliError, result: Any, out: Any) -> GradcliError:
     """Position an error of gradcli's own after-the-run gradient, and say why it happened.
 
-    The gradient is taken once the script has ended, through the graph ``of`` has then; the
-    statement to point at is the one that bound ``of``.
+    The gradient is taken once the script has ended, through the graph the output has then;
+    the statement to point at is the one that bound the output (or called its backward()).
     """
-    span = result.binding_spans.get(of)
+    of, span = out.name, out.span
     freed_by = getattr(err, "freed_by", None)
     if freed_by is not None and not err.hint:
         err.hint = (f"the backward() on line {freed_by.line} freed the saved tensors; pass "
@@ -359,9 +460,9 @@ def _explain_grad_error(err: GradcliError, result: Any, of: str) -> GradcliError
             and not err.hint:
         line = f" on line {span.line}" if span is not None else ""
         err.hint = (f"gradcli differentiates '{of}' after the script has run, and a tensor "
-                    f"that '{of}' (bound{line}) saved for backward was changed in place later; "
-                    "choose an output computed after that update with --of, or update a "
-                    "clone()")
+                    f"that '{of}' (made{line}) saved for backward was changed in place later "
+                    "with grad on; choose an output computed after that update with --of, or "
+                    "update a clone()")
     return err.at(span)
 
 

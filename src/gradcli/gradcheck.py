@@ -1,8 +1,14 @@
 """``gradcli check``: autograd's gradients against central finite differences, in float64.
 
-For each ``--wrt W`` the analytic gradient is ``result.grad(of, [W])``; the numeric one re-runs
-the script (parsed once) twice per checked element, adding ``±h`` to that element of W's last
-top-level binding, and takes ``(f(x+h) - f(x-h)) / 2h``.
+By default (``check_graph``) the function checked is the one autograd differentiated: the
+output's recorded graph, replayed in float64 from the values its leaves had when they were
+used (``replay.py``), as ``torch.autograd.gradcheck`` checks a function; the analytic gradient
+is autograd's through the replay, the numeric one ``(f(x+h) - f(x-h)) / 2h`` of the replay
+with one element of a ``--wrt`` tensor moved.  Random draws, a training loop before the
+output and an optimizer's steps after it take no part.  ``check --rerun`` (``check_rerun``)
+checks the whole script instead: it re-runs it (parsed once) twice per checked element,
+adding ``±h`` to that element of W's last top-level binding, against the gradient of the
+final output.
 
 The step follows the dtype and the element's magnitude: ``h = cbrt(eps) * max(1, |x|)`` (the
 step that balances the central difference's truncation error, ~h², against its rounding error,
@@ -14,9 +20,9 @@ so a sum over 10,000 elements is not a false mismatch.  The elements agree when
 element is ``|a - n| / max(|a|, |n|)``, counted only where that scale is at least
 ``atol / rtol``.
 
-Work is bounded: at most ``max_evals`` re-runs in all (two per element), shared between the
-``--wrt`` names; a tensor with more elements is checked at evenly spread elements, and a note
-says how many.
+Work is bounded: at most ``max_evals`` evaluations in all (two per element), shared between
+the ``--wrt`` names; a tensor with more elements is checked at evenly spread elements, and a
+note says how many.
 """
 
 from __future__ import annotations
@@ -110,9 +116,9 @@ def budget(sizes: list[int], max_evals: int) -> list[int]:
     return counts
 
 
-def elements(result: Any, wrt: list[str], max_evals: int = MAX_EVALS) -> int:
-    """How many elements ``check`` will perturb (two re-runs each)."""
-    return sum(budget([result.bindings[w].numel() for w in wrt], max_evals))
+def elements(sizes: list[int], max_evals: int = MAX_EVALS) -> int:
+    """How many elements ``check`` will move (two evaluations each)."""
+    return sum(budget(sizes, max_evals))
 
 
 def spread(total: int, count: int) -> Any:
@@ -128,43 +134,76 @@ def steps(x: Any, eps: float) -> Any:
     return (x + h) - x
 
 
-def check(result: Any, of: str, wrt: list[str], rerun: Callable[..., Any],
-          backend: str | None, seed: int, progress: Callable[[int], None] | None = None,
-          max_evals: int = MAX_EVALS) -> CheckReport:
-    """Compare autograd with central differences for each name in ``wrt``.
+def check_graph(replay: Any, of: str, names: list[str],
+                progress: Callable[[int], None] | None = None,
+                max_evals: int = MAX_EVALS) -> CheckReport:
+    """Compare autograd with central differences on the replayed graph (``replay.Replay``)."""
+    from .replay import scalar
+
+    zeros = [np.zeros(shape) for shape in replay.shapes]
+    _, analytic = replay(zeros, differentiate=True)
+
+    def f(k: int, index: int, step: float) -> float:
+        moved = list(zeros)
+        moved[k] = zeros[k].copy()
+        moved[k].reshape(-1)[index] = step
+        return scalar(replay(moved)[0], of)
+
+    sizes = [int(np.prod(shape)) for shape in replay.shapes]
+    return _compare_all(of, names, [a.reshape(-1) for a in analytic], replay.values,
+                        [lambda i, h, k=k: f(k, i, h) for k in range(len(names))], sizes,
+                        progress, max_evals, "evaluations")
+
+
+def check_rerun(result: Any, of: str, wrt: list, rerun: Callable[..., Any],
+                backend: str | None, seed: int, progress: Callable[[int], None] | None = None,
+                max_evals: int = MAX_EVALS) -> CheckReport:
+    """Compare autograd with central differences of the whole script (``check --rerun``).
 
     ``rerun(backend=, perturb=)`` runs the script again (same program and options) and
     returns its RunResult; ``backend`` and ``seed`` make a fresh float64 backend per re-run,
     so random draws repeat exactly.  ``progress(n)`` is told after each element.
     """
+    out = result.bindings[of]
+    analytic = [to_host(g.data).astype(np.float64).reshape(-1)
+                for g in result.gradients(out, [w.tensor for w in wrt])]
+    values = [to_host(w.tensor.data).astype(np.float64) for w in wrt]
+
+    def f(w: Any, x: Any, index: int, step: float) -> float:
+        be = get_backend(backend, "float64", seed)
+        bump = np.zeros(x.size, dtype=np.float64)
+        bump[index] = step
+        delta = Tensor(be.asarray(bump.reshape(x.shape)), be)
+        k = result.binding_counts[w.name] - 1
+        return _scalar(rerun(backend=be, perturb=(w.name, k, delta)), of)
+
+    sizes = [x.size for x in values]
+    return _compare_all(of, [w.name for w in wrt], analytic, values,
+                        [lambda i, h, w=w, x=x: f(w, x, i, h) for w, x in zip(wrt, values)],
+                        sizes, progress, max_evals, "re-runs")
+
+
+def _compare_all(of: str, names: list[str], analytic: list, values: list, fs: list,
+                 sizes: list[int], progress: Callable[[int], None] | None, max_evals: int,
+                 unit: str) -> CheckReport:
+    """Each name's analytic gradient against ``fs[k](index, ±h)``'s central differences."""
     report = CheckReport(of)
     done = 0
     eps = float(np.finfo(np.float64).eps)
-    counts = budget([result.bindings[w].numel() for w in wrt], max_evals)
-    for name, count in zip(wrt, counts):
-        [g] = result.grad(of, [name])
-        analytic = to_host(g.data).astype(np.float64).reshape(-1)
-        x = to_host(result.bindings[name].data).astype(np.float64)
-        k = result.binding_counts[name] - 1
+    for name, a_all, x, f, count in zip(names, analytic, values, fs, budget(sizes, max_evals)):
         total = x.size
         picked = spread(total, count)
         h = steps(x.reshape(-1)[picked], eps)
         fp, fm = np.zeros(len(picked)), np.zeros(len(picked))
-        bump = np.zeros(total, dtype=np.float64)
         for j, (index, step) in enumerate(zip(picked.tolist(), h.tolist())):
-            for sign, out in ((1.0, fp), (-1.0, fm)):
-                be = get_backend(backend, "float64", seed)
-                bump[index] = sign * step
-                delta = Tensor(be.asarray(bump.reshape(x.shape)), be)
-                out[j] = _scalar(rerun(backend=be, perturb=(name, k, delta)), of)
-            bump[index] = 0.0
+            fp[j], fm[j] = f(index, step), f(index, -step)
             done += 1
             if progress is not None:
                 progress(done)
         with np.errstate(all="ignore"):
             numeric = (fp - fm) / (2 * h)
             noise = NOISE_SAFETY * eps * (np.abs(fp) + np.abs(fm)) / (2 * h)
-        a = analytic[picked]
+        a = a_all[picked]
         abs_err, rel_err, ok = compare(a, numeric, noise)
         check_ = WrtCheck(name, abs_err, rel_err, ok, len(picked), total, a, numeric)
         if not ok:
@@ -173,8 +212,7 @@ def check(result: Any, of: str, wrt: list[str], rerun: Callable[..., Any],
         if len(picked) < total:
             report.notes.append(
                 f"checked {len(picked):,} of {total:,} elements of {name}, evenly spread (two "
-                f"re-runs each; --max-evals {max_evals:,} bounds the re-runs, raise it to "
-                "check more)")
+                f"{unit} each; --max-evals {max_evals:,} bounds them, raise it to check more)")
     return report
 
 

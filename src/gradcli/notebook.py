@@ -1,9 +1,10 @@
-"""Jupyter display: a run's result and its graph show themselves (SPEC §8 ``html``).
+"""Jupyter display: a run's graph shows itself (SPEC §8 ``html``).
 
-``gradcli.run(src)`` in a notebook cell shows the interactive viewer (``_repr_html_``, the
-page of ``gradcli html`` in an isolated ``iframe``) and, where a frontend cannot run it, the
-static Graphviz drawing (``_repr_svg_``).  ``result.graph(...)`` picks the view: forward or
-``backward``, ``of`` an output, ``lines`` and ``rolled`` as on the command line.
+``gradcli.run(src)`` in a notebook cell (``library.Result``) shows the interactive viewer
+(``_repr_html_``, the page of ``gradcli html`` in an isolated ``iframe``) and, where a
+frontend cannot run it, the static Graphviz drawing (``_repr_svg_``).  ``result.graph(...)``
+picks the view: forward or ``backward``, ``of`` an output, ``wrt`` the tensors whose
+gradients it shows, ``lines`` and ``rolled`` as on the command line.
 """
 
 from __future__ import annotations
@@ -12,55 +13,34 @@ import html as _html
 from typing import Any
 
 from .errors import GradcliError
-from .script.interpreter import RunResult
+from .script.result import RunResult
 
 FRAME_HEIGHT = 640  # pixels: the viewer's iframe in a notebook
-
-
-class Result(RunResult):
-    """A ``RunResult`` that displays itself in Jupyter."""
-
-    @classmethod
-    def wrap(cls, result: RunResult) -> Result:
-        """The same result, with display methods (its fields are shared, not copied)."""
-        out = cls.__new__(cls)
-        out.__dict__.update(result.__dict__)
-        return out
-
-    def graph(self, of: str | None = None, *, backward: bool = False, rolled: bool = False,
-              lines: str | None = None) -> Graph:
-        """The graph of ``of`` (default: the last name assigned), to display or save."""
-        return Graph(self, of, backward=backward, rolled=rolled, lines=lines)
-
-    def _repr_html_(self) -> str:
-        return self.graph()._repr_html_()
-
-    def _repr_svg_(self) -> str | None:
-        return self.graph()._repr_svg_()
 
 
 class Graph:
     """One view of a run's graph: ``_repr_html_`` is the viewer, ``_repr_svg_`` the drawing."""
 
-    def __init__(self, result: RunResult, of: str | None = None, *, backward: bool = False,
-                 rolled: bool = False, lines: str | None = None) -> None:
-        self.result, self.of, self.backward = result, of, backward
+    def __init__(self, result: RunResult, of: str | None = None, *, wrt: Any = (),
+                 backward: bool = False, rolled: bool = False, lines: str | None = None) -> None:
+        self.result, self.of, self.wrt, self.backward = result, of, tuple(wrt), backward
         self.rolled, self.lines = rolled, lines
+        self.grads: list = []
 
-    def _view(self) -> tuple[Any, Any, str | None]:
-        from . import rolling, scope, views
-        from .engine import Tensor
-        from .pipeline import resolve_names
+    def _view(self) -> tuple[Any, Any, Any]:
+        from . import rolling, scope, targets, views
 
         r = self.result
         if r.records is None:
             raise GradcliError("this run kept no graph records; run it with record=True",
                                kind="UsageError")
-        if self.of is not None:
-            of = resolve_names(r, [], self.of)
-        else:  # as the command line: the last name assigned, when it is a tensor
-            of = r.last_assigned if isinstance(r.bindings.get(r.last_assigned), Tensor) else None
+        of = targets.output(r, self.of, need=False)  # as the command line
         view = views.backward_view(r, of) if self.backward else views.graph_view(r, of)
+        self.grads = []
+        if self.wrt and of is not None and r.error is None and of.tensor.requires_grad:
+            wrt = targets.inputs(r, list(self.wrt))
+            self.grads = list(zip(wrt, r.gradients(of.tensor, [w.tensor for w in wrt])))
+            view = views.with_gradients(view, r, of, self.grads)
         view = scope.scope(view, of=self.of is not None,
                            lines=scope.parse_lines(self.lines) if self.lines else None)
         folds = None
@@ -76,8 +56,12 @@ class Graph:
 
         view, folds, of = self._view()
         program = self.result.program
-        return html.render(view, folds=folds, events=steps.events(self.result, of),
-                           source=program.source, filename=program.filename, output=of,
+        events = steps.events(self.result, None if self.grads else of)
+        if self.grads:  # the gradients as grad computes them, edge by edge
+            events += steps.gradient_events(self.result, of, self.grads, len(events))
+        return html.render(view, folds=folds, events=events,
+                           source=program.source, filename=program.filename,
+                           output=of.name if of is not None else None,
                            error=json.error(self.result.error))
 
     def svg(self) -> str:

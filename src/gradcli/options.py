@@ -79,6 +79,7 @@ class Options:
     top: int = 10
     lines: str | None = None
     rolled: bool = False
+    rerun: bool = False
     mode: Any = Mode.reverse
 
     def __init__(self, **given: Any) -> None:
@@ -114,7 +115,7 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--backward": ("backward", "flag"), "--show-values": ("show_values", "flag"),
     "--show-grads": ("show_grads", "flag"), "--show-saved": ("show_saved", "flag"),
     "-o": ("output", "text"), "--output": ("output", "text"), "--top": ("top", "int"),
-    "--lines": ("lines", "text"), "--rolled": ("rolled", "flag"),
+    "--lines": ("lines", "text"), "--rolled": ("rolled", "flag"), "--rerun": ("rerun", "flag"),
     "--mode": ("mode", Mode),
 }
 
@@ -127,7 +128,7 @@ COMMANDS: dict[str, frozenset[str]] = {name: frozenset(_SHARED + extra) for name
     "dot": ("--of", "--backward", "--show-values", "--show-grads", "--show-saved", "-o",
             "--output", "--lines", "--rolled", "--max-script-bytes"),
     "html": ("--of", "--lines", "--backward", "--rolled", "-o", "--output"),
-    "check": ("--of", "--max-evals", "--max-script-bytes"),
+    "check": ("--of", "--max-evals", "--rerun", "--max-script-bytes"),
     "explain": ("--of", "--top"),
     "trace": (),
     "profile": (),

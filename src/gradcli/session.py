@@ -143,23 +143,21 @@ class Session:
         if getattr(o, "of", None) is None and header["of"] is not None:
             o.of = header["of"]
 
-    def names(self, result: Any, need_output: bool) -> tuple[str | None, GradcliError | None]:
-        """The output name and a UsageError for unknown --wrt/--of names (None if all good)."""
-        from .engine import Tensor
-        from .pipeline import resolve_names
+    def targets(self, result: Any, need_output: bool) -> tuple[Any, list, GradcliError | None]:
+        """(the output, the --wrt tensors, a UsageError for a name that names nothing) of a
+        finished run (``targets.py``); the output is None when there is none to show."""
+        from . import targets
 
         if result.error is not None:  # show what exists; the script's error is reported
-            of = self.opts.of if self.opts.of is not None else result.last_assigned
-            return (of if isinstance(result.bindings.get(of), Tensor) else None), None
+            try:
+                return targets.output(result, self.opts.of, need=False), [], None
+            except UsageError:
+                return None, [], None
         try:
-            if self.opts.of is not None or need_output:
-                return resolve_names(result, self.wrt, self.opts.of), None
-            of = result.last_assigned
-            if self.wrt:
-                resolve_names(result, self.wrt, self.wrt[0])
-            return (of if isinstance(result.bindings.get(of), Tensor) else None), None
+            out = targets.output(result, self.opts.of, need=need_output)
+            return out, targets.inputs(result, self.wrt), None
         except UsageError as err:
-            return None, err
+            return None, [], err
 
     def require_wrt(self) -> None:
         """``grad`` and ``check`` need at least one --wrt (or a ``# gradcli: wrt=`` header)."""
@@ -205,6 +203,12 @@ class Session:
         except OSError as exc:
             raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") \
                 from None
+
+    def prints(self) -> Any:
+        """Where a listing command (graph, profile, trace) sends the script's print() output:
+        ``echo``, ahead of the listing; None with --quiet or --format json (stdout holds the
+        document alone)."""
+        return None if self.opts.quiet or self.fmt == "json" else self.echo
 
     def echo(self, text: str) -> None:
         """What the script's print() writes (its ``end`` included), as it happens."""

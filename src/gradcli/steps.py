@@ -17,18 +17,20 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
+from .engine.backend import to_host
 from .views import record_names
 
 
-def events(result: Any, of: str | None) -> list[dict[str, Any]]:
-    """The run's forward ops in order, then a backward from ``of`` in PyTorch's order."""
+def events(result: Any, out: Any) -> list[dict[str, Any]]:
+    """The run's forward ops in order, then a backward from the output (``targets.Target``)
+    in PyTorch's order."""
     records = result.records or []
     names = record_names(result)
 
     def label(rid: int | None) -> str:
         return "?" if rid is None else names.get(rid) or f"#{rid}"
 
-    out: list[dict[str, Any]] = []
+    evs: list[dict[str, Any]] = []
     for rid, r in enumerate(records):
         if r.op is None:
             continue
@@ -41,18 +43,18 @@ def events(result: Any, of: str | None) -> list[dict[str, Any]]:
         saves = list(r.node.saved) if r.node is not None and r.node.saved else []
         if saves:
             text += f", saves {', '.join(saves)}"
-        out.append({"phase": "forward", "kind": "op", "line": _line(records, rid),
+        evs.append({"phase": "forward", "kind": "op", "line": _line(records, rid),
                     "node": label(rid), "grad_fn": r.grad_fn, "text": text, "op": r.op,
                     "id": rid, "inputs": inputs, "inplace": inplace})
-    out += backward_events(result, of)
-    for seq, ev in enumerate(out):
+    evs += backward_events(result, out)
+    for seq, ev in enumerate(evs):
         ev["seq"] = seq
-    return out
+    return evs
 
 
-def backward_events(result: Any, of: str | None, first_seq: int = 0) -> list[dict[str, Any]]:
-    """A backward from ``of`` as PyTorch would run it (for runs that call none)."""
-    from .engine import AccumulateGrad, Tensor
+def backward_events(result: Any, target: Any, first_seq: int = 0) -> list[dict[str, Any]]:
+    """A backward from the output as PyTorch would run it (for runs that call none)."""
+    from .engine import AccumulateGrad
 
     records = result.records or []
     names = record_names(result)
@@ -60,9 +62,9 @@ def backward_events(result: Any, of: str | None, first_seq: int = 0) -> list[dic
     def label(rid: int | None) -> str:
         return "?" if rid is None else names.get(rid) or f"#{rid}"
 
-    t = result.bindings.get(of) if of is not None else None
-    if not isinstance(t, Tensor) or t.grad_fn is None:
+    if target is None or target.tensor.grad_fn is None:
         return []
+    of, t = target.name, target.tensor
     owner: dict[int, int] = {}  # id(grad_fn node or leaf tensor) → its first record
     for rid, r in enumerate(records):
         owner.setdefault(id(r.node) if r.node is not None else id(r.tensor), rid)
@@ -90,6 +92,36 @@ def backward_events(result: Any, of: str | None, first_seq: int = 0) -> list[dic
                         "node": label(rid), "grad_fn": n.fn_name, "to": label(to),
                         "to_grad_fn": m.fn_name, "node_id": rid, "to_id": to,
                         "text": f"{n.fn_name} -> {m.fn_name} ({label(rid)} -> {label(to)})"})
+    for seq, ev in enumerate(out, first_seq):
+        ev["seq"] = seq
+    return out
+
+
+def gradient_events(result: Any, target: Any, grads: list, first_seq: int = 0) -> list[dict]:
+    """The backward of ``--wrt``'s gradients as ``grad`` computes them, traced (each edge with
+    its gradient), then each ``--wrt`` tensor with d(output)/dW at its AccumulateGrad."""
+    from .analysis.trace import Tracer
+    from .render import analysis_json, plain
+
+    tracer = Tracer()
+    tracer.records = records = result.records or []
+    tracer.ids = {id(r.tensor): i for i, r in enumerate(records)}
+    tracer.taken = len(records)
+    wrt = [t for t, _ in grads]
+    result.gradients(target.tensor, [t.tensor for t in wrt], tracer=tracer)
+    doc = analysis_json.trace_doc(tracer.finish(result), result.backend.dtype_name, None,
+                                  text=True)
+    out = [e for e in doc["events"] if e["kind"] != "error"]
+    names = record_names(result)
+    for t, g in grads:
+        rid = tracer.ids.get(id(t.tensor))
+        value = plain.short(to_host(g.data))
+        out.append({"phase": "backward", "kind": "accumulate", "line": _line(records, rid),
+                    "node": names.get(rid, t.name) if rid is not None else t.name,
+                    "grad_fn": "AccumulateGrad", "node_id": rid, "before": None,
+                    "after": plain.full(to_host(g.data)) if g.numel() <= 64 else None,
+                    "text": f"AccumulateGrad: d{target.name}/d{t.name} = {value} (as grad "
+                    f"computes it: torch.autograd.grad, {t.name}.grad is not changed)"})
     for seq, ev in enumerate(out, first_seq):
         ev["seq"] = seq
     return out

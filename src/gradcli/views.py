@@ -83,6 +83,7 @@ class GraphNode:
     column: int | None = None
     step: int = 0  # which execution of that statement (the run's statement count then)
     dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
+    d_output: Any = None  # --wrt: d(output)/d(this tensor), as `grad` computes it (host)
 
     @property
     def op_label(self) -> str | None:
@@ -100,6 +101,7 @@ class GraphView:
     output: int | None
     dtype: str
     context: list[GraphNode] = field(default_factory=list)  # inputs a scope left out
+    output_name: str | None = None  # what d_output is the derivative of
 
 
 @dataclass(eq=False, repr=False)
@@ -117,6 +119,7 @@ class BackwardNode:
     line: int | None = None  # where the script created that tensor
     column: int | None = None
     step: int = 0
+    d_output: Any = None  # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
 
 
 @dataclass(eq=False, repr=False)
@@ -208,16 +211,30 @@ def _tensor_names(result: Any, names: dict[int, str]) -> dict[int, str]:
 def record_names(result: Any) -> dict[int, str]:
     """Record id → script name (``y``, ``y#1``, ``g[0]``), per the module docstring.
 
-    Linear in records and bindings: a tensor bound again under the same name adds no state
-    (all of its states were taken the first time), so each (name, tensor) pair is walked once.
+    Top-level names come first, then the modules' parameters (``model.0.weight``, as
+    ``named_parameters()`` and ``--wrt`` say them), then the names functions bound
+    (``f:x``; plain ``x`` in the function the output was made in, main() of a script that
+    works there).  Linear in records and bindings: a tensor bound again under the same name
+    adds no state (all of its states were taken the first time), so each (name, tensor) pair
+    is walked once.
     """
+    from . import targets
+
     records = result.records or []
     states: dict[int, list[int]] = {}  # id(tensor) → its record ids, in order
     for i, r in enumerate(records):
         states.setdefault(id(r.tensor), []).append(i)
+    params: dict[str, list[tuple[str, int]]] = {
+        label: [(label, key)] for key, label in targets.parameter_names(result).items()}
+    home = targets.home(result)
+    local: dict[str, list[tuple[str, int]]] = {}
+    for label, entries in (result.local or {}).items():
+        fn, _, name = label.partition(":")
+        shown = name if fn == home else label
+        local.setdefault(shown, []).extend((shown, key) for _, key in entries)
     best: dict[int, tuple] = {}
     order = 0
-    for bound in (result.bound or {}).values():
+    for bound in [*(result.bound or {}).values(), *params.values(), *local.values()]:
         walked: set[int] = set()
         per_label: dict[str, list[int]] = {}
         for label, key in bound:
@@ -238,20 +255,31 @@ def record_names(result: Any) -> dict[int, str]:
     return {rid: key[2] for rid, key in best.items()}
 
 
-def output_record(result: Any, of: str | None) -> int | None:
-    """The record id of the tensor bound to ``of`` (its latest state)."""
-    if of is None or not result.records:
+def output_record(result: Any, out: Any) -> int | None:
+    """The record id of the output's tensor (``targets.Target``; its latest state)."""
+    if out is None or not result.records:
         return None
-    t = result.bindings.get(of)
-    if not isinstance(t, Tensor):
-        return None
+    t = out.tensor
     for i in range(len(result.records) - 1, -1, -1):
         if result.records[i].tensor is t:
             return i
     return None
 
 
-def graph_view(result: Any, of: str | None) -> GraphView:
+def state_data(result: Any, r: Any) -> Any:
+    """The values of a recorded tensor state: kept when an in-place update overwrote them
+    (the record's copy, or engine/history.py's for an optimizer's step), else the tensor's."""
+    if r.data is not None:
+        return r.data
+    t = r.tensor
+    if r.version != t._vc[0] and result.history is not None:
+        old = result.history.value(t._vc, r.version, t)
+        if old is not None:
+            return old
+    return t.data
+
+
+def graph_view(result: Any, out: Any) -> GraphView:
     """Every recorded tensor state as a numbered node (SPEC §3.2 ``graph``)."""
     records = result.records or []
     names = record_names(result)
@@ -266,8 +294,7 @@ def graph_view(result: Any, of: str | None) -> GraphView:
         inputs = [j for j in r.inputs if j is not None]
         inplace = bool(r.inputs) and r.inputs[0] is not None and \
             records[r.inputs[0]].tensor is t
-        data = getattr(r, "data", None)
-        data = t.data if data is None else data
+        data = state_data(result, r)
         dtype = t.backend.dtype_of(data).name
         data = to_host(data)
         is_leaf = r.grad_fn is None
@@ -282,14 +309,15 @@ def graph_view(result: Any, of: str | None) -> GraphView:
             line=r.span.line if r.span else None, column=r.span.column if r.span else None,
             step=r.step, dtype=dtype))
     dtype = result.backend.dtype_name if result.backend is not None else "float64"
-    return GraphView(nodes, output_record(result, of), dtype)
+    return GraphView(nodes, output_record(result, out), dtype)
 
 
-def backward_view(result: Any, of: str | None) -> BackwardView:
-    """The output's grad_fn graph: nodes reached through ``next_functions``, numbered."""
-    out = result.bindings.get(of) if of is not None else None
-    if not isinstance(out, Tensor):
-        return BackwardView([], of, None, None)
+def backward_view(result: Any, target: Any) -> BackwardView:
+    """The output's (``targets.Target``) grad_fn graph: nodes reached through
+    ``next_functions``, numbered."""
+    if target is None:
+        return BackwardView([], None, None, None)
+    of, out = target.name, target.tensor
     names = record_names(result)
     by_tensor = _tensor_names(result, names)
     node_names: dict[int, str] = {}
@@ -306,16 +334,7 @@ def backward_view(result: Any, of: str | None) -> BackwardView:
     root = out.grad_fn
     if root is None:
         return BackwardView([], of, tensor_view(out), None)
-    reached: list[Node] = []  # depth-first preorder along next_functions (the tree's order)
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        reached.append(n)
-        stack.extend(m for m in reversed(n.edges) if m is not None)
+    reached = _reached(root)  # depth-first preorder along next_functions (the tree's order)
     number = {id(n): i for i, n in enumerate(reached)}
     nodes = []
     for i, n in enumerate(reached):
@@ -333,6 +352,48 @@ def backward_view(result: Any, of: str | None) -> BackwardView:
             bn.line, bn.column = (span.line, span.column) if span else (None, None)
         nodes.append(bn)
     return BackwardView(nodes, of, tensor_view(out), 0)
+
+
+def with_gradients(view: Any, result: Any, out: Any, grads: list[tuple[Any, Any]]) -> Any:
+    """``view`` with d(out)/dW on the nodes of each (target, gradient) of ``grads`` (``--wrt``
+    on graph, dot and html): a tensor's latest state, a leaf's AccumulateGrad, a non-leaf's
+    grad_fn."""
+    latest: dict[int, int] = {}
+    for i, r in enumerate(result.records or ()):
+        latest[id(r.tensor)] = i
+    by_record = {latest[id(t.tensor)]: to_host(g.data) for t, g in grads
+                 if id(t.tensor) in latest}
+    by_node = {id(t.tensor.grad_fn): to_host(g.data) for t, g in grads
+               if t.tensor.grad_fn is not None}
+    if isinstance(view, GraphView):
+        view.output_name = out.name
+        for n in view.nodes:
+            if n.id in by_record:
+                n.d_output = by_record[n.id]
+        return view
+    leaves = {id(t.tensor): to_host(g.data) for t, g in grads}
+    for n, node in zip(view.nodes, _reached(out.tensor.grad_fn)):
+        if isinstance(node, AccumulateGrad):
+            n.d_output = leaves.get(id(node.variable))
+        else:
+            n.d_output = by_node.get(id(node))
+    return view
+
+
+def _reached(root: Any) -> list[Node]:
+    """The grad_fn nodes from ``root`` in ``backward_view``'s numbering (depth-first
+    preorder along next_functions)."""
+    reached: list[Node] = []
+    seen: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        reached.append(n)
+        stack.extend(m for m in reversed(n.edges) if m is not None)
+    return reached
 
 
 def span_dict(span: Any) -> dict[str, int | None]:

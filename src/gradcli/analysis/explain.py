@@ -84,33 +84,35 @@ class Keeper:
         interp.ctx.tracer = None
 
 
-def explain(result: Any, of: str, wrt: str, top: int = DEFAULT_TOP,
+def explain(result: Any, output: Any, target: Any, top: int = DEFAULT_TOP,
             kept: dict | None = None) -> Explanation:
-    """Decompose d(of)/d(wrt) of a recorded run (``record=True``) over its paths.
+    """Decompose d(output)/d(target) (``targets.Target``s) of a recorded run
+    (``record=True``) over its paths.
 
     ``kept``: a ``Keeper``'s values, so a run whose script called backward() is explained too.
     """
-    with restored_saved(kept):
-        return _explain(result, of, wrt, top)
+    with restored_saved(kept, result.history, (output.tensor.grad_fn,)):
+        return _explain(result, output, target, top)
 
 
-def _explain(result: Any, of: str, wrt: str, top: int) -> Explanation:
-    out, w = result.bindings[of], result.bindings[wrt]
-    grad = result.grad(of, [wrt])[0]
+def _explain(result: Any, output: Any, target: Any, top: int) -> Explanation:
+    of, wrt = output.name, target.name
+    out, w = output.tensor, target.tensor
+    grad = result.gradients(out, [w])[0]
     ex = Explanation(of, wrt, to_host(grad.data), grad.dtype.name, top=top)
     for read in result.none_grads:
         why = (read.span.line, read.text, none_grad_reason(read))
         if (read.tensor is w or read.text == wrt) and why not in ex.none_grads:
             ex.none_grads.append(why)  # a loop reads it again and again: once per reason
-    names = _Names(result)
-    target = _target(w)
-    if out.grad_fn is None or target is None:
-        ex.zero_reason = _cut_reason(result, names, of, wrt)
+    names = _Names(result, parameters=True)
+    node = _target(w)
+    if out.grad_fn is None or node is None:
+        ex.zero_reason = _cut_reason(result, names, output, target)
         return ex
     with use(RunContext(result.backend)), quiet():
-        walker = Walker(out.grad_fn, out.shape, target)
+        walker = Walker(out.grad_fn, out.shape, node)
         if not walker.connected:
-            ex.zero_reason = _cut_reason(result, names, of, wrt)
+            ex.zero_reason = _cut_reason(result, names, output, target)
             return ex
         dec = decompose(walker, top)
         ex.paths_total, ex.exact, ex.bound = dec.paths_total, dec.exact, dec.bound
@@ -214,11 +216,12 @@ def _paths_word(total: int) -> str:
     return f"{total:,} paths'" if total != 1 else "path's"
 
 
-def _cut_reason(result: Any, names: _Names, of: str, wrt: str) -> str:
-    """Why no path leads from L back to W: W unused, or the dependency cut, naming the line."""
-    w = result.bindings[wrt]
+def _cut_reason(result: Any, names: _Names, output: Any, target: Any) -> str:
+    """Why no path leads from L back to W: W unused, or the dependency cut (a detach, no_grad,
+    a non-differentiable op), naming the line."""
+    of, wrt, w = output.name, target.name, target.tensor
     records = names.records
-    lid = output_record(result, of)
+    lid = output_record(result, output)
     if lid is None or not records:
         return f"{of} does not depend on {wrt}"
     dep = [False] * len(records)  # the record depends on W (forward, ignoring grad)
@@ -236,8 +239,9 @@ def _cut_reason(result: Any, names: _Names, of: str, wrt: str) -> str:
     if not dep[lid]:
         return f"{wrt} is not on any path: {of} does not depend on {wrt}"
     cuts: list[str] = []
+    opaque: list[str] = []  # non-differentiable ops on the way (argmax on line 28)
     seen, stack = {lid}, [lid]
-    while stack and len(cuts) < 3:
+    while stack and len(cuts) + len(opaque) < 3:
         i = stack.pop()
         r = records[i]
         line = names.rec_line(i)
@@ -248,11 +252,19 @@ def _cut_reason(result: Any, names: _Names, of: str, wrt: str) -> str:
             continue
         if via_detach[i]:
             origin = names.rec_label(counters[id(r.tensor._vc)], 2)
-            cuts.append(f"cut by detach() {where}: {origin}.detach() is a constant")
+            cuts.append(f"cut by detach() {where}: {names.operand(origin)}.detach() is a "
+                        "constant")
             continue
         if r.op is not None and r.node is None and not r.grad_enabled:
             cuts.append(f"cut by no_grad {where}: {label} was computed without recording the "
                         "graph")
+            continue
+        if r.op is not None and r.node is None and any(
+                j is not None and dep[j] and _requires_grad(records[j]) for j in r.inputs):
+            if r.op == "detach":
+                cuts.append(f"cut by detach() {where}: {label} is a constant")
+            else:
+                opaque.append(f"{r.op} {where}")
             continue
         for k, j in enumerate(r.inputs):
             if j is None or not dep[j] or j in seen:
@@ -263,9 +275,31 @@ def _cut_reason(result: Any, names: _Names, of: str, wrt: str) -> str:
                 continue
             seen.add(j)
             stack.append(j)
+    through = ", ".join(dict.fromkeys(opaque))
+    if opaque and not cuts:
+        return (f"{wrt} is on a path to {of} only through a non-differentiable op ({through}), "
+                "which passes no gradient")
+    if opaque:
+        cuts.append(f"through a non-differentiable op ({through})")
     if not cuts:
         return f"{wrt} is not on any path from {of}"
     return f"{wrt} is not on any path from {of}: " + "; ".join(dict.fromkeys(cuts))
+
+
+def _requires_grad(r: Any) -> bool:
+    """Whether a recorded state required grad when it was made."""
+    return r.node is not None or (r.op is None and r.tensor.requires_grad)
+
+
+def nondifferentiable(result: Any, output: Any, wrt: list) -> str | None:
+    """Why an output that does not require grad depends on ``wrt`` only through ops that pass
+    no gradient (``argmax on line 28``), from the graph records; None when it does not."""
+    names = _Names(result)
+    for target in wrt:
+        why = _cut_reason(result, names, output, target)
+        if "non-differentiable" in why:
+            return why
+    return None
 
 
 def check_sum(ex: Explanation) -> bool:

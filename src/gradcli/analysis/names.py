@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..engine import AccumulateGrad, Node
@@ -18,13 +19,19 @@ SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "pow_ten
 class Names:
     """Script names, readable labels and lines of the backward graph's nodes."""
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: Any, parameters: bool = False) -> None:
         self.result = result
+        # explain: a parameter (a leaf that requires grad) goes by its name in every state, so
+        # a path after an optimizer's steps reads w*x <- w, not w#200*x <- w#1
+        self.parameters = parameters
         self.records = result.records or []
         self.names = record_names(result)
         self.by_node: dict[int, int] = {}
         self.by_leaf: dict[int, int] = {}
         self.latest: dict[int, int] = {}
+        # a leaf that shares its version counter with an op's result is its detach()
+        self.detached: dict[int, int] = {}
+        made: dict[int, int] = {}  # id(version counter) -> the first op result with it
         by_node, by_leaf, latest = self.by_node, self.by_leaf, self.latest
         for i, r in enumerate(self.records):  # one pass: a trace names 10^4 records
             if r.node is not None:
@@ -33,7 +40,12 @@ class Names:
             elif r.op is None and id(r.tensor) not in by_leaf:
                 by_leaf[id(r.tensor)] = i
             latest[id(r.tensor)] = i
-        self._labels: dict[int, str] = {}
+            if r.op is not None:
+                made.setdefault(id(r.tensor._vc), i)
+            elif id(r.tensor._vc) in made and r.tensor is not self.records[
+                    made[id(r.tensor._vc)]].tensor:
+                self.detached[i] = made[id(r.tensor._vc)]
+        self._labels: dict[int, tuple[str, int]] = {}
         self._node_labels: dict[int, str] = {}
         # node -> (label, line, grad_fn name, record id), worked out on first use (a trace asks
         # 10^4 times)
@@ -63,45 +75,71 @@ class Names:
         text = self._node_labels.get(id(n))
         if text is None:
             rid = self.record(n)
+            if isinstance(n, AccumulateGrad):  # the leaf as it is now: its .grad is there
+                rid = self.latest.get(id(n.variable), rid)
             text = f"<{n.fn_name}>" if rid is None else self.rec_label(rid, 2)
             self._node_labels[id(n)] = text
         return text
 
     def rec_label(self, rid: int, depth: int) -> str:
         """The label of a record; unnamed ones as their op over their inputs' labels."""
+        return self._label(rid, depth)[0]
+
+    def _label(self, rid: int, depth: int) -> tuple[str, int]:
+        """(label, precedence): names and calls bind tightest (ATOM), ``a + b`` loosest."""
+        if self.parameters:
+            t = self.records[rid].tensor
+            if t.grad_fn is None and t.requires_grad:
+                rid = self.latest.get(id(t), rid)
         name = self.names.get(rid)
         if name is not None:
-            return name
-        text = self._labels.get(rid)
-        if text is not None:
+            return name, ATOM
+        got = self._labels.get(rid)
+        if got is not None:
             # NOTE: a label nests its inputs' labels; an input's past LABEL_CHARS is its record
             # id, or a tensor updated in place 10^4 times would get a 10^4-deep label
-            return text if depth >= 2 or len(text) <= LABEL_CHARS else f"#{rid}"
+            return got if depth >= 2 or len(got[0]) <= LABEL_CHARS else (f"#{rid}", ATOM)
         r = self.records[rid]
+        if r.op is None and rid in self.detached and depth > 0:
+            source = self._label(self.detached[rid], depth - 1)[0]
+            got = self._labels[rid] = (f"{self.operand(source)}.detach()", ATOM)
+            return got
         if r.op is None or depth == 0:
-            return f"#{rid}"
-        text = self.expr(rid, depth)
-        self._labels[rid] = text = f"({text})" if " " in text else text
-        return text
+            return f"#{rid}", ATOM
+        got = self._labels[rid] = self._expr(rid, depth)
+        return got
 
     def expr(self, rid: int, depth: int = 1) -> str:
-        """The op over its inputs' labels: ``w2*x3``, ``1 - x5``, ``tanh(h)``."""
-        r = self.records[rid]
-        if r.op is None:
+        """The op over its inputs' labels: ``w2*x3``, ``1 - x5``, ``tanh(h)``, ``(a + b)*c``."""
+        if self.records[rid].op is None:
             return "leaf"
-        args = [self.rec_label(i, depth - 1) if i is not None else _num(v)
+        return self._expr(rid, depth)[0]
+
+    def _expr(self, rid: int, depth: int) -> tuple[str, int]:
+        r = self.records[rid]
+        if r.op == "detach" and r.inputs and r.inputs[0] is not None:  # a built-in's record
+            return f"{self.operand(self._label(r.inputs[0], depth)[0])}.detach()", ATOM
+        args = [self._label(i, depth - 1) if i is not None else (_num(v), ATOM)
                 for i, v in zip(r.inputs, r.numbers or (None,) * len(r.inputs))]
         params = getattr(r.node, "params", None) or {}
         if r.op == "pow" and "exponent" in params and args:
-            return f"{args[0]}**{_num(params['exponent'])}"
+            args = [args[0], (_num(params["exponent"]), ATOM)]
+            return _binary("**", args, POWER)
         sym = SYMBOLS.get(r.op)
         if r.op == "rsub" and len(args) == 2:
-            return f"{args[1]} - {args[0]}"
+            return _binary(" - ", args[::-1], SUM)
         if sym is not None and len(args) == 2:
-            return f"{args[0]}{sym}{args[1]}" if sym in "*/" else f"{args[0]} {sym} {args[1]}"
+            if sym == "**":
+                return _binary("**", args, POWER)
+            return _binary(sym, args, PRODUCT) if sym in "*/@" else \
+                _binary(f" {sym} ", args, SUM)
         if r.op == "neg" and args:
-            return f"-{args[0]}"
-        return f"{r.op}({', '.join(args)})"
+            return "-" + _wrap(args[0], UNARY), UNARY
+        return f"{r.op}({', '.join(a for a, _ in args)})", ATOM
+
+    def operand(self, label: str) -> str:
+        """A label as the operand of a method call (``(w*3).detach()``)."""
+        return label if _ATOMIC.fullmatch(label) or _CALL.fullmatch(label) else f"({label})"
 
     def tensor_label(self, t: Any) -> str:
         """The label of a tensor's latest recorded state."""
@@ -131,6 +169,26 @@ class _About(dict):
         got = self[n] = (names.rec_label(rid, 2), span.line if span is not None else None,
                          n.fn_name, rid)
         return got
+
+
+# precedence, as Python's: a + b < a*b < -a < a**b < names, calls
+SUM, PRODUCT, UNARY, POWER, ATOM = 1, 2, 3, 4, 5
+_ATOMIC = re.compile(r"[\w.:#\[\]'-]+")  # w, model.0.weight, f:x, y#2, g[0], 3, -2
+_CALL = re.compile(r"\w+\((?:[^()]|\([^()]*\))*\)")  # tanh(h), sum(a*(b + c))
+
+
+def _wrap(arg: tuple[str, int], need: int) -> str:
+    text, prec = arg
+    return text if prec >= need else f"({text})"
+
+
+def _binary(sym: str, args: list[tuple[str, int]], prec: int) -> tuple[str, int]:
+    """``a*b``: a left operand of lower precedence in parentheses, a right one of the same
+    too (``a - (b - c)``); ``**`` groups the other way (``(a**b)**c``, ``a**-b``)."""
+    left, right = args
+    if prec == POWER:
+        return f"{_wrap(left, POWER + 1)}**{_wrap(right, UNARY)}", POWER
+    return f"{_wrap(left, prec)}{sym}{_wrap(right, prec + 1)}", prec
 
 
 def _num(v: Any) -> str:

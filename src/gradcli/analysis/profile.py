@@ -1,6 +1,13 @@
 """``profile``: per script line, wall time, graph nodes created, saved bytes still held at the
-end (by the graphs the final bindings reach), backward time; and the share of the run spent
-recording the graph.
+end (by the graphs the final bindings reach), backward time; the share of the run spent
+recording the graph; and the one-time warm-up, apart.
+
+Warm-up is what a line's first run costs beyond its later runs: MKL's set-up on its first
+call (loading the library, starting its threads), a kernel's first use, a backward's first
+formulas.  It is measured, not guessed: for a line that ran more than once, the excess of its
+first run over the mean of the others, when that excess is over ``WARMUP_MIN`` seconds and
+the first run took over ``WARMUP_RATIO`` times as long.  It is moved out of the line's time
+into ``warmup_seconds``; a line that ran once keeps all of its time.
 
 The profiler is an ``EventSink`` (``RunContext.tracer``) that also wraps the interpreter's
 ``exec_stmt`` (an instance attribute, so runs without a profiler pay nothing).  Times are
@@ -18,6 +25,9 @@ from typing import Any
 
 from ..engine.context import EventSink, current
 
+WARMUP_MIN = 1e-3  # seconds a first run must exceed the others' mean by to count as warm-up
+WARMUP_RATIO = 3.0
+
 
 @dataclass
 class LineCost:
@@ -31,6 +41,7 @@ class LineCost:
     saved_bytes: int = 0  # bytes of saved tensors its nodes still hold at the end
     backward_seconds: float = 0.0
     record_seconds: float = 0.0  # creating nodes and saving tensors
+    warmup_seconds: float = 0.0  # one-time cost of its first run, not in ``seconds``
 
 
 @dataclass
@@ -43,6 +54,7 @@ class Profile:
     backward_seconds: float = 0.0
     nodes: int = 0
     saved_bytes: int = 0
+    warmup_seconds: float = 0.0  # in total_seconds, in no line's seconds
     error: Any = None
 
     @property
@@ -58,6 +70,7 @@ class Profiler(EventSink):
 
     def __init__(self) -> None:
         self.seconds: dict[int, float] = defaultdict(float)
+        self.first: dict[int, float] = {}  # each line's first run (warm-up is its excess)
         self.hits: dict[int, int] = defaultdict(int)
         self.nodes: dict[int, int] = defaultdict(int)
         self.record: dict[int, float] = defaultdict(float)
@@ -71,7 +84,7 @@ class Profiler(EventSink):
     def attach(self, interp: Any) -> None:
         """Time every statement and count the nodes each one creates."""
         run_stmt = interp.exec_stmt
-        seconds, hits, children = self.seconds, self.hits, self._children
+        seconds, hits, children, first = self.seconds, self.hits, self._children, self.first
 
         def timed(s: Any, scope: dict, top: bool) -> None:
             t0 = perf_counter()
@@ -81,7 +94,10 @@ class Profiler(EventSink):
             finally:
                 dt = perf_counter() - t0
                 line = s.span.line
-                seconds[line] += dt - children.pop()
+                own = dt - children.pop()
+                seconds[line] += own
+                if line not in first:
+                    first[line] = own
                 hits[line] += 1
                 if children:
                     children[-1] += dt
@@ -128,15 +144,27 @@ class Profiler(EventSink):
         lines = sorted(set(self.hits) | set(self.nodes))
         prof = Profile(total_seconds=total, error=result.error)
         for ln in lines:
+            hits, seconds = self.hits.get(ln, 0), self.seconds.get(ln, 0.0)
+            warmup = _warmup(self.first.get(ln, 0.0), seconds, hits)
             prof.lines.append(LineCost(
-                ln, text[ln - 1].strip() if 0 < ln <= len(text) else "", self.hits.get(ln, 0),
-                self.seconds.get(ln, 0.0), self.nodes.get(ln, 0), held.get(ln, 0),
-                self.backward.get(ln, 0.0), self.record.get(ln, 0.0)))
+                ln, text[ln - 1].strip() if 0 < ln <= len(text) else "", hits,
+                seconds - warmup, self.nodes.get(ln, 0), held.get(ln, 0),
+                self.backward.get(ln, 0.0), self.record.get(ln, 0.0), warmup))
+        prof.warmup_seconds = sum(c.warmup_seconds for c in prof.lines)
         prof.record_seconds = sum(self.record.values())
         prof.backward_seconds = sum(self.backward.values())
         prof.nodes = sum(self.nodes.values())
         prof.saved_bytes = sum(held.values())
         return prof
+
+
+def _warmup(first: float, total: float, hits: int) -> float:
+    """The excess of a line's first run over its other runs' mean (see the module docstring)."""
+    if hits < 2:
+        return 0.0
+    rest = (total - first) / (hits - 1)
+    excess = first - rest
+    return excess if excess > WARMUP_MIN and first > WARMUP_RATIO * rest else 0.0
 
 
 def _reachable(values: Any) -> set[int]:

@@ -38,7 +38,8 @@ class Event(NamedTuple):
 
     seq: int
     phase: str  # "forward" | "backward"
-    kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, tangent,
+    kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, print,
+    # tangent,
     # error
     line: int | None  # the statement that did it
     node: str | None  # the label of the tensor or backward node concerned
@@ -70,6 +71,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "hook": ("grad", "result", "node_id"),
     "error": ("type", "message", "root_cause"),
     "none_grad": ("tensor", "warned", "reason", "node_id"),
+    "print": ("printed",),  # what the script's print() wrote, end included
     "tangent": ("tangent", "node_id"),
 }
 ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result"),
@@ -143,6 +145,8 @@ class Trace:
             elif kind == "hook":
                 t, rid, g, r = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r, rid)))
+            elif kind == "print":
+                yield new(E, (seq, phase, kind, line, None, None, (item[3],)))
             elif kind == "tangent":
                 t, rid, tan = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (tan, rid)))
@@ -297,6 +301,14 @@ class Tracer(EventSink):
         self.raw.append(("none_grad", self.phase, self.ctx.free_tag, read,
                          self.ids.get(id(read.tensor))))
 
+    def printed(self, text: str) -> None:
+        """The script's print() wrote ``text`` (told by the command, not by the engine): an
+        event per line written, its newline included (joined, they are the output)."""
+        if len(self.records) != self.taken:
+            self._take_ops()
+        span = self.ctx.free_tag if self.ctx is not None else None
+        for line in text.splitlines(keepends=True):
+            self.raw.append(("print", self.phase, span, line))
     def tangent(self, tensor: Any, tangent: Any) -> None:
         if len(self.records) != self.taken:
             self._take_ops()
@@ -345,6 +357,13 @@ def host_value(a: Any) -> Any:
     """An array as a host array (small) or ``{"shape", "norm"}`` (large); None stays None."""
     if a is None:
         return None
+    if isinstance(a, dict):  # a custom Function's gradients by output (custom.Parts)
+        parts = [host_value(v) for _, v in sorted(a.items())]
+        if len(parts) == 1:
+            return parts[0]
+        arrays = [np.asarray(p, dtype=float) for p in parts if isinstance(p, np.ndarray)]
+        norm = float(np.sqrt(sum(np.sum(x ** 2) for x in arrays)))
+        return {"shape": [len(parts)], "norm": norm}
     if isinstance(a, Tensor):
         a = a.data
     h = np.asarray(to_host(a))

@@ -29,6 +29,7 @@ from ..engine.dtypes import ALIASES, DType
 from ..engine.dtypes import DTYPES as ALL_DTYPES
 from ..engine.tensor import Tensor
 from . import (
+    anomaly,
     autograd,
     creation,
     functional,
@@ -68,6 +69,7 @@ GRAD_MODE: dict[str, Callable[..., Any]] = {
     "is_grad_enabled": is_grad_enabled, "inference_mode": inference_mode,
     # NOTE: inference mode is no_grad here (no inference tensors), so it is on when grad is off
     "is_inference_mode_enabled": lambda: not is_grad_enabled(),
+    **anomaly.TORCH,
 }
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **CREATION, **ENGINE_FUNCTIONS, "grad": autograd.grad_list, "no_grad": no_grad,
@@ -76,7 +78,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 AUTOGRAD: dict[str, Any] = {
     "grad": autograd.grad, "backward": autograd.backward, "Variable": autograd.Variable,
     "Function": autograd.FUNCTION, "gradcheck": gradchecks.gradcheck,
-    "gradgradcheck": gradchecks.gradgradcheck,
+    "gradgradcheck": gradchecks.gradgradcheck, **anomaly.AUTOGRAD,
     **{k: GRAD_MODE[k] for k in ("no_grad", "enable_grad", "set_grad_enabled",
                                  "inference_mode")},
 }

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..engine.context import GradMode
+from ..engine.context import GradMode, current
 from ..engine.kernels import add_scaled, fused_add, unary
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
@@ -139,6 +139,9 @@ def _number(name: str, value: Any, lower: float = 0.0, label: str | None = None)
 
 def _write(p: Tensor, new: Any) -> None:
     """Store an update into ``p`` in place (one version bump, as one in-place op)."""
+    history = current().history
+    if history is not None:  # the values the last graph saved (engine/history.py)
+        history.keep(p)
     p.data = p.backend.writable(p.data)
     p.data[...] = new
     p._vc[0] += 1

@@ -7,7 +7,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import ScriptError
+from ..errors import GradcliError, ScriptError
 from . import ops as O
 from .context import current
 from .formulas import TENSOR_FORMULAS
@@ -34,8 +34,11 @@ def backward_all(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None =
     made to retain its grad first, as PyTorch does).
     """
     roots, grads = _roots(tensors, grad_tensors, create_graph)
+    ctx = current()
+    if ctx.on_backward is not None:
+        ctx.on_backward(tensors)
     if create_graph:
-        current().warn_once(CREATE_GRAPH_MSG)
+        ctx.warn_once(CREATE_GRAPH_MSG)
     targets = None
     if inputs is not None:
         for t in inputs:
@@ -185,6 +188,7 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     if tracer is not None:
         tracer.backward_begin(roots, retain_graph, create_graph, targets)
     prev_mode, ctx.grad_enabled = ctx.grad_enabled, create_graph  # GradMode, inline
+    n = None
     try:
         while heap or nxt is not None:
             if nxt is not None:
@@ -233,6 +237,8 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 g = run_pre_hooks(n, g, create_graph)
                 grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
                                           create_graph)
+            if ctx.anomaly and ctx.anomaly_nan:
+                _check_nan(n, grads_in)
             if not retain_graph:
                 if tracer is None:
                     n.free()
@@ -263,6 +269,10 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                             heappush(heap, (nxt.prio, nxt.seq, nxt))
                             nxt = None
                         heappush(heap, (m.prio, m.seq, m))
+    except GradcliError:
+        if ctx.anomaly and n is not None:
+            _anomaly_warning(ctx, n)
+        raise
     finally:
         ctx.grad_enabled = prev_mode
         if tracer is not None:
@@ -270,6 +280,27 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     if not capture:
         return []
     return [captured.get(t) for t in targets]
+
+
+def _check_nan(n: Node, grads_in: Sequence[Any]) -> None:
+    """Anomaly mode's check of a node's gradients: PyTorch's error for a NaN in one."""
+    xp = n.backend.xp
+    for i, g in enumerate(grads_in):
+        data = g.data if isinstance(g, Tensor) else g
+        if data is not None and hasattr(data, "dtype") and xp.any(xp.isnan(data)):
+            raise ScriptError(f"Function '{n.fn_name}' returned nan values in its {i}th output.")
+
+
+def _anomaly_warning(ctx: Any, n: Node) -> None:
+    """Anomaly mode's warning for the node whose backward failed: the forward frames that
+    made it (recorded while anomaly mode was on), as Python's traceback shows them."""
+    frames = ctx.anomaly_traces.get(n.seq)
+    if not frames:
+        ctx.warn(f"Error detected in {n.fn_name}. No forward pass information available. "
+                 "Enable detect anomaly during forward pass for more information.")
+        return
+    ctx.warn(f"Error detected in {n.fn_name}. Traceback of forward call that caused the error:\n"
+             + "".join(frames).rstrip("\n"))
 
 
 def _free_traced(n: Node, tracer: Any) -> None:

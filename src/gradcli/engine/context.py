@@ -67,6 +67,20 @@ class RunContext:
     # gradcli's after-the-run gradient). A WeakKeyDictionary for grad/check, so a training
     # loop's old graphs still go away. None: not kept.
     kept: Any = None
+    # grad, check, explain and recording runs: the values no_grad in-place updates of leaves
+    # overwrote (an optimizer's step), so those gradients see the graph as it was recorded
+    # (engine/history.py). None: not kept.
+    history: Any = None
+    # Told the tensors each backward() starts from (Tensor.backward, torch.autograd.backward):
+    # the interpreter notes the last one, the output the commands differentiate by default.
+    on_backward: Callable | None = None
+    # torch.autograd.detect_anomaly / set_detect_anomaly: nodes keep the forward frames that
+    # made them (node seq -> frames, from anomaly_frames: the interpreter's call stack), a
+    # failing backward node warns with them, and with anomaly_nan a NaN gradient is an error.
+    anomaly: bool = False
+    anomaly_nan: bool = True
+    anomaly_frames: Callable | None = None
+    anomaly_traces: dict = field(default_factory=dict)
     # An EventSink told what the engine does (``trace``, ``profile``); None costs nothing.
     tracer: EventSink | None = None
     # torch.set_printoptions's: how the run's tensors print (PyTorch keeps them per process)

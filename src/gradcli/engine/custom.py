@@ -45,8 +45,8 @@ class Parts(dict):
 class FunctionNode(Node):
     """The node (and ``ctx``) of one call of a custom Function: ``<Name>Backward``."""
 
-    __slots__ = ("attrs", "backward", "dirty", "inputs", "materialize", "name_", "non_diff",
-                 "outputs", "saved_order", "saved_outputs", "slots", "to_save")
+    __slots__ = ("attrs", "backward", "call", "dirty", "inputs", "materialize", "name_",
+                 "non_diff", "outputs", "saved_order", "saved_outputs", "slots", "to_save")
 
     def __init__(self, name: str, backward: Callable[..., Any], backend: Any) -> None:
         super().__init__(None, (), {}, _EMPTY, (), backend, ())
@@ -62,6 +62,9 @@ class FunctionNode(Node):
         self.dirty: tuple = ()
         self.non_diff: tuple = ()
         self.materialize = True
+        # recording runs: (forward, setup_context, args, kwargs) of the call, so `check` can
+        # call the Function again on its replayed inputs (replay.py)
+        self.call: tuple | None = None
 
     @property
     def fn_name(self) -> str:
@@ -326,6 +329,7 @@ def run_function(name: str, forward: Callable[..., Any], backward: Callable[...,
         _save(node, args, outputs)
     node.to_save = None
     if ctx.recorder is not None:
+        node.call = (forward, setup_context, args, kwargs)
         for out in outputs:
             if isinstance(out, Tensor):
                 ctx.recorder(out, CustomOp(name), tuple(tensors), False)

@@ -35,6 +35,11 @@ ANOMALY_HINT = (
     "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
 
+ANOMALY_ON_HINT = (
+    "Hint: the backtrace further above shows the operation that failed to compute its "
+    "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+)
+
 
 # ---------------------------------------------------------------------------------------------
 # Graph nodes
@@ -197,7 +202,10 @@ class Node:
         self.hooks: Any = None
         self.freed = False
         self.freed_by: Any = None
-        self.seq = seq = next((current() if ctx is None else ctx).seq)
+        c = current() if ctx is None else ctx
+        self.seq = seq = next(c.seq)
+        if c.anomaly and c.anomaly_frames is not None:  # detect_anomaly: where it was made
+            c.anomaly_traces[seq] = c.anomaly_frames()
         self.prio = -seq  # the backward runs the newest ready node first, as PyTorch
         self.mask = mask if mask is not None else tuple(m is not None for m in edges)
 
@@ -402,18 +410,55 @@ class AccumulateGrad(Node):
 
 
 @contextlib.contextmanager
-def restored_saved(kept: Any) -> Iterator[None]:
+def restored_saved(kept: Any, history: Any = None, roots: Any = ()) -> Iterator[None]:
     """The nodes of ``kept`` (RunContext.kept: node -> what it saved) as they were before the
     script's own backward freed them, for gradcli's after-the-run gradients (``grad``,
-    ``check``, ``explain``); freed again afterwards, so listings still say freed."""
+    ``check``, ``explain``); freed again afterwards, so listings still say freed.  With a
+    ``history``, the nodes reached from ``roots`` also get back the saved values an
+    optimizer's step overwrote."""
     state = [(n, n.freed, n.saved, saved) for n, saved in list((kept or {}).items())]
     for n, _, _, saved in state:
         n.freed, n.saved = False, saved
+    patched = _as_recorded(roots, history) if history is not None else []
     try:
         yield
     finally:
+        for n, saved in reversed(patched):
+            n.saved = saved
         for n, freed, now, _ in state:
             n.freed, n.saved = freed, now
+
+
+def _as_recorded(roots: Any, history: Any) -> list[tuple[Node, dict]]:
+    """Give the saved tensors an optimizer's step overwrote since (``engine/history.py``) the
+    values they were saved with, in every node reached from ``roots``; returns each patched
+    node's saved dict as it was."""
+    patched = []
+    seen: set[int] = set()
+    stack = [n for n in roots if n is not None]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.extend(m for m in n.edges if m is not None)
+        if n.freed or not n.saved:
+            continue
+        new = None
+        for nm, entry in n.saved.items():
+            value, tensor, counter, version, producer, is_output = entry
+            if counter is None or counter[0] == version:
+                continue
+            old = history.value(counter, version, tensor)
+            if old is None or getattr(old, "shape", ()) != getattr(value, "shape", ()):
+                continue
+            if new is None:
+                new = dict(n.saved)
+            new[nm] = (old, Tensor(old, n.backend), counter, counter[0], producer, is_output)
+        if new is not None:
+            patched.append((n, n.saved))
+            n.saved = new
+    return patched
 
 
 def _version_message(value: Any, now: int, expected: int, producer: Node | None,
@@ -424,7 +469,8 @@ def _version_message(value: Any, now: int, expected: int, producer: Node | None,
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{kind} {shape}]{where} is at version {now}; "
-        f"expected version {expected} instead. {ANOMALY_HINT}"
+        f"expected version {expected} instead. "
+        f"{ANOMALY_ON_HINT if current().anomaly else ANOMALY_HINT}"
     )
 
 

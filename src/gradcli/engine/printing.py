@@ -342,12 +342,13 @@ def format_tensor(
 
 
 def format_values(data: np.ndarray, dtype: str = "float64", *, linewidth: int = 80,
-                  threshold: int = 1000) -> str:
+                  threshold: int = 1000, indent: int = 0) -> str:
     """A tensor's contents as ``repr`` shows them between ``tensor(`` and the suffixes, for
     listings: PyTorch's precision, scientific switch and summarisation, rows wrapped at
-    ``linewidth`` and summarised past ``threshold`` elements (``[[1.], [2.]]``, ``1.3713e-07``)."""
+    ``linewidth`` and summarised past ``threshold`` elements (``[[1.], [2.]]``, ``1.3713e-07``);
+    continuation lines start ``indent`` columns in (as ``tensor(``'s 7), within ``linewidth``."""
     opts = DEFAULT_OPTIONS._replace(linewidth=linewidth, threshold=threshold)
-    return _tensor_str(_as_dtype(data, dtype), 0, opts)
+    return _tensor_str(_as_dtype(data, dtype), indent, opts)
 
 
 def format_scalar(value: object) -> str:

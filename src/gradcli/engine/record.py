@@ -289,6 +289,8 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
                               "in-place operation.")
         return _inplace_on_view(op, target, base, args, params, ctx.recorder)
     result = _inplace_result(op, target, args, params)
+    if ctx.history is not None and not grad_enabled:  # an optimizer-style update (history.py)
+        ctx.history.keep(target)
     target.data = target.backend.writable(target.data)
     if tuple(result.data.shape) != tuple(target.data.shape):
         raise ScriptError(

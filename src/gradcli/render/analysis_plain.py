@@ -56,13 +56,12 @@ def elide(items: list, keep: int = LONG_PATH) -> tuple[list, list, int]:
     return items[:half], items[-half:], len(items) - 2 * half
 
 
-def local_text(e: Any) -> str:
-    """An edge's local derivative: the number, or the Jacobian's shape and values."""
+def local_text(e: Any, width: int = plain.WIDTH) -> str:
+    """An edge's local derivative: the number, a small Jacobian in full, a large one as its
+    shape, norm and largest entries (``width`` columns to fill)."""
     if e.local is None:
         return f"Jacobian {plain.shape(e.local_shape)} (too large to show)"
-    if np.size(e.local) == 1:
-        return fmt(e.local)
-    return f"Jacobian {plain.shape(e.local_shape)} {plain.short(e.local)}"
+    return plain.jacobian(e.local, width)
 
 
 def none_grad_note(line: int, text: str, reason: str) -> str:
@@ -86,37 +85,49 @@ def ranking_note(ex: Any) -> str:
             f"budget ran out; every unlisted path <= {fmt(ex.bound)}")
 
 
-def explain(ex: Any) -> str:
-    """The gradient, then each listed path with its factors and edges."""
-    lines = [f"d{ex.of}/d{ex.wrt} = {plain.full(ex.grad, ex.dtype)}   ({ranking_note(ex)})"]
+def explain(ex: Any, width: int = plain.WIDTH) -> str:
+    """The gradient, then each listed path with its factors and edges, in ``width`` columns."""
+    head = f"d{ex.of}/d{ex.wrt} = "
+    value = plain.block(ex.grad, ex.dtype, len(head), width)
+    note = f"({ranking_note(ex)})"
+    if "\n" in value or len(head + value) + 3 + len(note) > width:
+        lines = [head + value, note]
+    else:
+        lines = [f"{head}{value}   {note}"]
     if ex.zero_reason:
-        lines.append(f"zero gradient: {ex.zero_reason}")
-    lines.extend(none_grad_note(*why) for why in ex.none_grads)
+        lines.append(plain.wrap(f"zero gradient: {ex.zero_reason}", 2, width))
+    lines.extend(plain.wrap(none_grad_note(*why), 2, width) for why in ex.none_grads)
     for k, p in enumerate(ex.paths, 1):
         lines.append("")
-        lines.append(f"path {k}: {' <- '.join(p.nodes)}")
-        lines.append(f"  {factor_line(p)}")
-        lines.append(f"  contribution: {plain.full(p.contribution, ex.dtype)}")
-        head, tail, skipped = elide(p.edges)
-        for e in head:
-            lines.append("  " + _edge(e, ex))
+        lines.append(plain.wrap(f"path {k}: {' <- '.join(p.nodes)}", 4, width))
+        lines.append(plain.wrap(f"  {factor_line(p)}", 4, width))
+        lines.append("  contribution: " + plain.block(p.contribution, ex.dtype, 16, width))
+        head_edges, tail, skipped = elide(p.edges)
+        for e in head_edges:
+            lines.extend(_edge(e, ex, width))
         if skipped:
             lines.append(f"  … {skipped} more edges …")
         for e in tail:
-            lines.append("  " + _edge(e, ex))
+            lines.extend(_edge(e, ex, width))
     if ex.paths and len(ex.paths) == ex.paths_total:
         lines.append("")
         total = sum(np.asarray(p.contribution, dtype=np.float64) for p in ex.paths)
-        lines.append(f"sum of the {len(ex.paths)} contributions = "
-                     f"{plain.full(np.asarray(total), ex.dtype)}")
+        head = f"sum of the {len(ex.paths)} contributions = "
+        lines.append(head + plain.block(np.asarray(total), ex.dtype, len(head), width))
     return "\n".join(lines) + "\n"
 
 
-def _edge(e: Any, ex: Any) -> str:
+def _edge(e: Any, ex: Any, width: int) -> list[str]:
+    """``line 9   [rsub, RsubBackward1]  L = 1 - x5`` (the source cut to fit), then the
+    factor: ``dL/dx5 = -1``, or a Jacobian wrapped under it."""
     where = f"line {e.line}" if e.line is not None else "line ?"
     src = ex.sources.get(e.line, "") if e.line is not None else ""
-    return (f"{where:<8} {derivative(e.output, e.input)} = {local_text(e)}   "
-            f"[{e.op}, {e.grad_fn}]" + (f"   {src}" if src else ""))
+    first = f"  {where:<8} [{e.op}, {e.grad_fn}]"
+    if src:
+        room = width - len(first) - 3
+        first += "  " + (src if len(src) <= room else src[:max(room - 1, 10)] + "…")
+    factor = f"    {derivative(e.output, e.input)} = "
+    return [first, plain.wrap(factor + local_text(e, width - len(factor)), 6, width)]
 
 
 _NUMPY = (np.ndarray, np.generic)
@@ -200,10 +211,16 @@ def _says_error(tr: Any, e: Any) -> str:
     return f"{kind}: {text}" + (f" -- root cause: {cause}" if cause else "")
 
 
+def _says_print(tr: Any, e: Any) -> str:
+    text = e.info[0]
+    return "prints: " + text.removesuffix("\n")
+
+
 EVENT_TEXT = {"op": _says_op, "save": _says_save, "version": _says_version,
               "backward": _says_backward, "edge": _says_edge, "free": _says_free,
               "accumulate": _says_accumulate, "hook": _says_hook, "none_grad": _says_none_grad,
-              "tangent": _says_tangent, "error": _says_error}
+              "print": _says_print, "tangent": _says_tangent,
+              "error": _says_error}
 
 
 def event_text(tr: Any, e: Any) -> str:
@@ -242,25 +259,47 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.3f}"
 
 
+def ms_short(seconds: float) -> str:
+    """Milliseconds to three significant digits (``0.284``, ``56.7``, ``149``): a column."""
+    v = seconds * 1000
+    return f"{v:.0f}" if v >= 99.95 else f"{v:.1f}" if v >= 9.995 else \
+        f"{v:.2f}" if v >= 0.9995 else f"{v:.3f}"
+
+
 def profile_summary(prof: Any) -> str:
     """The totals line."""
-    return (f"total {ms(prof.total_seconds)} ms; recording the graph {ms(prof.record_seconds)} "
-            f"ms ({prof.record_share:.1%}); backward {ms(prof.backward_seconds)} ms; "
-            f"{prof.nodes:,} graph nodes created; {size(prof.saved_bytes)} of saved tensors "
-            "still held")
+    warm = f"; one-time warm-up {ms(prof.warmup_seconds)} ms" if prof.warmup_seconds else ""
+    return (f"total {ms(prof.total_seconds)} ms{warm}; recording the graph "
+            f"{ms(prof.record_seconds)} ms ({prof.record_share:.1%}); backward "
+            f"{ms(prof.backward_seconds)} ms; {prof.nodes:,} graph nodes created; "
+            f"{size(prof.saved_bytes)} of saved tensors still held")
+
+
+# the columns of profile, in every format (rich draws the share as a bar too)
+PROFILE_COLUMNS = ("line", "hits", "time ms", "share", "warm ms", "bwd ms", "rec ms", "nodes",
+                   "saved", "source")
+PROFILE_NOTE = ("time: the line's own, its first run's one-time warm-up (MKL's set-up, a first "
+                "call) apart in warm; share: of the total; bwd: backward; rec: recording the "
+                "graph; saved: saved tensors its nodes still hold")
+
+
+def profile_cells(prof: Any, c: Any) -> tuple[str, ...]:
+    """One line's cells, in PROFILE_COLUMNS' order ("-" for none)."""
+    total = prof.total_seconds or 1.0
+    return (str(c.line), f"{c.hits:,}", ms_short(c.seconds), f"{c.seconds / total:.0%}",
+            ms_short(c.warmup_seconds) if c.warmup_seconds else "-",
+            ms_short(c.backward_seconds) if c.backward_seconds else "-",
+            ms_short(c.record_seconds) if c.record_seconds else "-",
+            f"{c.nodes:,}" if c.nodes else "-",
+            size(c.saved_bytes) if c.saved_bytes else "-", c.source)
 
 
 def profile(prof: Any) -> str:
-    """One row per script line that ran."""
-    rows = [("line", "hits", "time ms", "backward ms", "record ms", "nodes", "saved held",
-             "source")]
-    for c in prof.lines:
-        rows.append((str(c.line), f"{c.hits:,}", ms(c.seconds),
-                     ms(c.backward_seconds) if c.backward_seconds else "-",
-                     ms(c.record_seconds) if c.record_seconds else "-",
-                     f"{c.nodes:,}" if c.nodes else "-",
-                     size(c.saved_bytes) if c.saved_bytes else "-", c.source))
-    widths = [max(len(r[i]) for r in rows) for i in range(7)]
-    out = ["  ".join(r[i].rjust(widths[i]) for i in range(7)) + "  " + r[7] for r in rows]
+    """One row per script line that ran, then the totals and what the times mean."""
+    rows = [PROFILE_COLUMNS] + [profile_cells(prof, c) for c in prof.lines]
+    n = len(PROFILE_COLUMNS) - 1
+    widths = [max(len(r[i]) for r in rows) for i in range(n)]
+    out = ["  ".join(r[i].rjust(widths[i]) for i in range(n)) + "  " + r[n] for r in rows]
     out.append(profile_summary(prof))
+    out.append(PROFILE_NOTE)
     return "\n".join(out) + "\n"

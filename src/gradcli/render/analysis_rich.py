@@ -20,49 +20,57 @@ from .rich import DIM, GRAD_FN, NAME
 
 def explain(out: Console, ex: Any) -> None:
     """The gradient as a tree: each path, its factors written out, and its edges by line."""
-    head = Text.assemble((f"d{ex.of}/d{ex.wrt}", "bold"), (" = ", DIM),
-                         (plain.full(ex.grad, ex.dtype) if np.size(ex.grad) <= 12
-                          else plain.short(ex.grad, one_line=False), "green"),
-                         (f"   {ap.ranking_note(ex)}", DIM))
+    width = out.width
+    lead = f"d{ex.of}/d{ex.wrt} = "
+    value = plain.block(ex.grad, ex.dtype, len(lead), width)
+    head = Text.assemble((f"d{ex.of}/d{ex.wrt}", "bold"), (" = ", DIM), (value, "green"),
+                         ("\n" if "\n" in value else "   ", ""),
+                         (f"{ap.ranking_note(ex)}", DIM))
     tree = Tree(head)
     if ex.zero_reason:
         tree.add(Text.assemble(("zero gradient: ", "bold yellow"), (ex.zero_reason, "yellow")))
     for why in ex.none_grads:
         tree.add(Text(ap.none_grad_note(*why), "yellow"))
+    inner = max(width - 8, 40)  # a path's branches sit two guides in
     for k, p in enumerate(ex.paths, 1):
         label = Text.assemble((f"path {k}", "bold"), ("  ", ""),
                               (" ← ".join(p.nodes), NAME))
         branch = tree.add(label)
         branch.add(Text(ap.factor_line(p), style="bold"))
         branch.add(Text.assemble(("contribution ", DIM),
-                                 (plain.full(p.contribution, ex.dtype)
-                                  if np.size(p.contribution) <= 12 else
-                                  plain.short(p.contribution, one_line=False), "green")))
+                                 (plain.block(p.contribution, ex.dtype, 13, inner), "green")))
         head_edges, tail, skipped = ap.elide(p.edges)
         for e in head_edges:
-            branch.add(_edge(e, ex))
+            branch.add(_edge(e, ex, inner))
         if skipped:
             branch.add(Text(f"… {skipped} more edges …", DIM))
         for e in tail:
-            branch.add(_edge(e, ex))
+            branch.add(_edge(e, ex, inner))
     if ex.paths and len(ex.paths) == ex.paths_total:
         total = sum(np.asarray(p.contribution, dtype=np.float64) for p in ex.paths)
-        tree.add(Text.assemble((f"sum of the {len(ex.paths)} contributions = ", DIM),
-                               (plain.full(np.asarray(total), ex.dtype), "green")))
+        lead = f"sum of the {len(ex.paths)} contributions = "
+        tree.add(Text.assemble((lead, DIM), (plain.block(np.asarray(total), ex.dtype, len(lead),
+                                                         width - 4), "green")))
     out.print(tree)
 
 
-def _edge(e: Any, ex: Any) -> Text:
+def _edge(e: Any, ex: Any, width: int) -> Text:
     src = ex.sources.get(e.line, "") if e.line is not None else ""
-    return Text.assemble((f"line {e.line if e.line is not None else '?'}", "cyan"), "  ",
-                         (ap.derivative(e.output, e.input), "bold"), " = ",
-                         (ap.local_text(e), "green"), "  ", (e.grad_fn, GRAD_FN),
-                         (f"  {src}" if src else "", DIM))
+    where = f"line {e.line if e.line is not None else '?'}"
+    room = width - len(where) - len(e.grad_fn) - 4
+    if len(src) > room:
+        src = src[:max(room - 1, 10)] + "…"
+    name = ap.derivative(e.output, e.input)
+    return Text.assemble((where, "cyan"), "  ", (e.grad_fn, GRAD_FN), (f"  {src}" if src else "",
+                                                                      DIM), "\n",
+                         (name, "bold"), " = ",
+                         (ap.local_text(e, width - len(name) - 3), "green"))
 
 
 KIND_STYLE = {"op": "cyan", "save": "yellow", "free": "red", "backward": "bold magenta",
               "edge": "magenta", "accumulate": "green", "hook": "blue", "version": "bold yellow",
-              "none_grad": "yellow", "tangent": "blue", "error": "bold red"}
+              "none_grad": "yellow", "print": "bold", "tangent": "blue",
+              "error": "bold red"}
 
 
 CHUNK = 2000  # events per printed piece: output starts at once and memory stays flat
@@ -131,29 +139,39 @@ def _fold(text: str, width: int) -> list[str]:
 
 
 def profile(out: Console, prof: Any) -> None:
-    """A table per line with a bar of its share of the run's time."""
+    """A table per line (plain's columns; the share with a bar when there is room), then the
+    totals; within the terminal's width, the source cut to fit."""
     from rich import box
     from rich.table import Table
 
-    t = Table(box=box.SIMPLE_HEAVY, header_style="bold", pad_edge=False)
-    for name, kw in (("line", {"justify": "right", "style": "cyan"}),
-                     ("hits", {"justify": "right"}), ("time ms", {"justify": "right"}),
-                     ("share", {}), ("backward", {"justify": "right"}),
-                     ("nodes", {"justify": "right"}), ("saved held", {"justify": "right"}),
-                     ("source", {"overflow": "ellipsis", "style": DIM, "max_width": 36})):
-        width = BAR + 5 if name == "share" else 8 if name == "source" else len(name)
-        t.add_column(name, no_wrap=True, min_width=width, **kw)
+    bars = out.width >= WIDE
+    rows = [ap.profile_cells(prof, c) for c in prof.lines]
+    t = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, padding=(0, 1),
+              collapse_padding=True)
+    for k, name in enumerate(ap.PROFILE_COLUMNS):
+        head = name.replace(" ", "\n")  # two-line headers: narrow columns
+        if name == "source":
+            t.add_column(head, no_wrap=True, overflow="ellipsis", style=DIM, min_width=12)
+        elif name == "share" and bars:
+            t.add_column(head, no_wrap=True, min_width=BAR + 5)
+        else:  # numbers never cut: as wide as their widest cell
+            least = max([len(r[k]) for r in rows] + [len(w) for w in name.split()])
+            t.add_column(head, no_wrap=True, justify="right", min_width=least,
+                         style="cyan" if name == "line" else None)
     total = prof.total_seconds or 1.0
-    for c in prof.lines:
-        share = c.seconds / total
-        bar = Text("█" * round(share * BAR) + "▏" * (0 < share * BAR < 0.5), "green")
-        bar.append(f" {share:.0%}", DIM)
-        t.add_row(str(c.line), f"{c.hits:,}", ap.ms(c.seconds), bar,
-                  ap.ms(c.backward_seconds) if c.backward_seconds else Text("-", DIM),
-                  f"{c.nodes:,}" if c.nodes else Text("-", DIM),
-                  ap.size(c.saved_bytes) if c.saved_bytes else Text("-", DIM), c.source)
+    for c, row in zip(prof.lines, rows):
+        cells: list[Any] = [Text(x, DIM) if x == "-" else x for x in row]
+        if bars:
+            share = c.seconds / total
+            bar = Text("█" * round(share * BAR) + "▏" * (0 < share * BAR < 0.5), "green")
+            bar.append(f" {share:.0%}", DIM)
+            cells[3] = bar
+        t.add_row(*cells)
     out.print(t)
     out.print(Text(ap.profile_summary(prof), DIM))
+    out.print(Text(ap.PROFILE_NOTE, DIM))
 
 
+
+WIDE = 120  # columns from which profile draws its share bars
 BAR = 10

@@ -96,11 +96,15 @@ def _array_rows(data: Any, color: str, prefix: str = "") -> list[str]:
 
 
 def _value_lines(data: Any, grad: Any, show_values: bool, show_grads: bool,
-                 wants_grad: bool) -> list[str]:
+                 wants_grad: bool, d_output: Any = None, label: str = "") -> list[str]:
+    """Value and grad rows; ``d_output`` (``--wrt``: d(output)/d(this tensor), as ``grad``
+    computes it, ``label`` ``dL/dw1``) is drawn where ``.grad`` is None."""
     rows = []
     if show_values:
         rows += _array_rows(data, "#222222")
-    if show_grads and (grad is not None or wants_grad):
+    if show_grads and grad is None and d_output is not None:
+        rows += _array_rows(d_output, "#b03a2e", f"{label} = ")
+    elif show_grads and (grad is not None or wants_grad):
         rows += _array_rows(grad, "#b03a2e", "grad ") if grad is not None \
             else [_small("grad None", "#b03a2e", 10)]
     return rows
@@ -280,7 +284,8 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
         if n.shape or not n.name:
             rows.append(_small(shape(n.shape)))
         rows += _value_lines(n.data, n.grad, show_values, show_grads,
-                             n.is_leaf and n.requires_grad)
+                             n.is_leaf and n.requires_grad, n.d_output,
+                             _d_label(view.output_name, n.name))
         kind = "output" if n.id == view.output else (
             "leaf" if n.is_leaf and n.requires_grad else "const" if n.is_leaf else "result")
         fill = OUTPUT if kind == "output" else LEAF if kind == "leaf" else CONST
@@ -310,11 +315,18 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
     return d
 
 
+def _d_label(of: str | None, name: str | None) -> str:
+    """``dL/dw1``: what a box's --wrt gradient is the derivative of."""
+    return f"d{of or 'output'}/d{name or '·'}"
+
+
 def _tensor_box(v: TensorView, name: str | None, fill: str, show_values: bool,
-                show_grads: bool, count: int = 1) -> str:
+                show_grads: bool, count: int = 1, d_output: Any = None,
+                of: str | None = None) -> str:
     rows = [(f"<B>{html(name)}</B>" if name else _small("(unnamed)", MUTED, 10)) + _times(count),
             _small(shape(v.shape), "#333333", 10)]
-    rows += _value_lines(v.data, v.grad, show_values, show_grads, v.is_leaf)
+    rows += _value_lines(v.data, v.grad, show_values, show_grads, v.is_leaf, d_output,
+                         _d_label(of, name))
     return _attrs(label=_label(rows), fillcolor=fill)
 
 
@@ -356,7 +368,8 @@ def draw_backward(view: BackwardView, *, show_values: bool = False, show_grads: 
                n.id, ["grad-fn"] + (["rolled"] if count > 1 else []), short_name.strip())
         if n.variable is not None:
             d.node(f"v{n.id}", _tensor_box(n.variable, n.variable_name, LEAF, show_values,
-                                           show_grads), "variable", n.id, ["leaf"],
+                                           show_grads, 1, n.d_output, view.output),
+                   "variable", n.id, ["leaf"],
                    n.variable_name)
             d.edge(f"v{n.id}", f"f{n.id}")
         for k, s in enumerate(tensors if show_saved else ()):

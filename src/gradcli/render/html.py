@@ -138,7 +138,8 @@ def _forward_node(n: GraphNode, folds: Folds | None, is_output: bool) -> dict:
     return {"birth": _birth(folds, n.id, n.id),
         "kind": "tensor", "id": n.id, "name": n.name, "op": n.op, "inplace": n.inplace,
         "grad_fn": n.grad_fn, "shape": shape(n.shape), "dtype": n.dtype,
-        "value": _text(n.data), "grad": _text(n.grad), "requires_grad": n.requires_grad,
+        "value": _text(n.data), "grad": _text(n.grad), "d_output": _text(n.d_output),
+        "requires_grad": n.requires_grad,
         "is_leaf": n.is_leaf, "retains_grad": n.retains_grad, "output": is_output,
         "saved": _saved(n.saved), "line": n.line, "inputs": list(n.inputs),
         "members": _members(folds, n.id)}
@@ -148,6 +149,7 @@ def _backward_node(n: BackwardNode, folds: Folds | None) -> dict:
     return {"birth": _birth(folds, n.id, n.record),
         "kind": "grad_fn", "id": n.id, "name": n.name, "tensor": n.tensor,
         "variable_name": n.variable_name, "variable": _tensor(n.variable),
+        "d_output": _text(n.d_output),
         "saved": _saved(n.saved), "line": n.line, "next": [m for m in n.next if m is not None],
         "members": _members(folds, n.id)}
 

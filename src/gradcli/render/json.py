@@ -105,6 +105,7 @@ def graph_doc(view: GraphView | None, err: Any) -> dict[str, Any]:
             "requires_grad": n.requires_grad, "is_leaf": n.is_leaf,
             "data": data(n.data, n.dtype),
             "grad": data(n.grad, n.dtype) if n.grad is not None else None,
+            "d_output": data(n.d_output, n.dtype) if n.d_output is not None else None,
             "saved": [{"name": s.name, "freed": s.freed} for s in n.saved]})
     return {"gradcli": SCHEMA, "output": view.output if view is not None else None,
             "nodes": nodes, "error": error(err)}
@@ -116,6 +117,7 @@ def backward_doc(view: BackwardView | None, err: Any) -> dict[str, Any]:
     for n in (view.nodes if view is not None else ()):
         nodes.append({"id": n.id, "name": n.name, "tensor": n.tensor, "next": list(n.next),
                       "variable": n.variable_name if n.variable is not None else None,
+                      "d_output": data(n.d_output) if n.d_output is not None else None,
                       "saved": [{"name": s.name, "freed": s.freed} for s in n.saved]})
     return {"gradcli": SCHEMA, "output": view.output if view is not None else None,
             "root": view.root if view is not None else None, "nodes": nodes,

@@ -7,6 +7,7 @@ no box drawing in listings, one record per line.
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -81,6 +82,49 @@ def short(data: Any, threshold: int = SUMMARY_THRESHOLD, one_line: bool = True,
             text = np.array2string(a, threshold=threshold, separator=", ",
                                    max_line_width=width)
     return _one_line(text) if one_line else text
+
+
+WIDTH = 80  # columns of the plain form (PyTorch's own linewidth)
+
+
+def block(data: Any, dtype: str = "float64", indent: int = 0, width: int = WIDTH) -> str:
+    """A value after a label ``indent`` columns wide: a single number as Python writes it
+    (``-8.0``), a tensor as PyTorch prints its contents (its precision and summarisation),
+    rows wrapped within ``width`` and continued under the first."""
+    a = np.asarray(data)
+    if a.ndim == 0:
+        return number(a, dtype)
+    if a.dtype.name not in ("float16", "float32", "float64"):
+        return short(a, one_line=False, width=max(width - indent, 20)).replace(
+            "\n", "\n" + " " * indent)
+    return format_values(a, a.dtype.name, linewidth=max(width, indent + 20), indent=indent)
+
+
+def jacobian(local: Any, width: int = WIDTH) -> str:
+    """A local derivative in ``width`` columns: the number, a small Jacobian in PyTorch's form
+    on one line, else its shape, norm, non-zero count and largest entries."""
+    a = np.asarray(local, dtype=np.float64)
+    if a.size == 1:
+        return f"{float(a.reshape(())):.6g}"
+    text = short(a)
+    if len(text) + 20 <= width:
+        return f"Jacobian {shape(list(a.shape))} {text}"
+    flat = np.abs(a).reshape(-1)
+    with np.errstate(all="ignore"):
+        norm = float(np.sqrt(np.sum(a * a)))
+    nonzero = int(np.count_nonzero(a))
+    top = [int(i) for i in np.argsort(-flat, kind="stable")[:3] if flat[i] > 0]
+    largest = ", ".join(f"{a.reshape(-1)[i]:.4g} at "
+                        f"[{','.join(str(int(k)) for k in np.unravel_index(i, a.shape))}]"
+                        for i in top)
+    return (f"Jacobian {shape(list(a.shape))}: {nonzero:,} of {a.size:,} entries non-zero, "
+            f"norm {norm:.4g}" + (f"; largest {largest}" if largest else ""))
+
+
+def wrap(text: str, indent: int, width: int = WIDTH) -> str:
+    """``text`` broken at spaces into lines of ``width``, continued ``indent`` columns in."""
+    return "\n".join(textwrap.wrap(text, width=width, subsequent_indent=" " * indent,
+                                    break_long_words=False, break_on_hyphens=False)) or text
 
 
 def _one_line(text: str) -> str:
@@ -200,8 +244,13 @@ def run(bindings: dict[str, Any]) -> str:
 
 
 def grad(of: str, grads: dict[str, TensorView]) -> str:
-    """One line per --wrt name: ``dL/dw1 = -8.0``, tensors in full."""
-    return "".join(f"d{of}/d{name} = {full(g.data, g.dtype)}\n" for name, g in grads.items())
+    """One entry per --wrt name: ``dL/dw1 = -8.0``; a tensor as PyTorch prints it, its rows
+    continued under the first (full precision is in ``--format json``)."""
+    out = []
+    for name, g in grads.items():
+        head = f"d{of}/d{name} = "
+        out.append(head + block(g.data, g.dtype, len(head)) + "\n")
+    return "".join(out)
 
 
 def saved_text(saved: list) -> str:
@@ -213,8 +262,9 @@ def saved_text(saved: list) -> str:
 
 def graph(view: GraphView) -> str:
     """Every recorded node, one per line, in topological order; the output is marked ``*``."""
+    wrt = any(n.d_output is not None for n in view.nodes)  # --wrt: d(output)/dW too
     rows = [["id", "name", "op", "grad_fn", "inputs", "shape", "flags", "value", "grad",
-             "saved"]]
+             *([f"d{view.output_name}/d·"] if wrt else []), "saved"]]
     for n in view.nodes:
         rows.append([
             f"{n.id}{'*' if n.id == view.output else ''}", n.name or "-",
@@ -222,10 +272,13 @@ def graph(view: GraphView) -> str:
             ",".join(map(str, n.inputs)) or "-", shape(n.shape),
             flags(n.requires_grad, n.is_leaf, n.retains_grad), short(n.data),
             short(n.grad) if n.grad is not None else "-",
+            *([short(n.d_output) if n.d_output is not None else "-"] if wrt else []),
             saved_text(n.saved)])
     out = columns(rows)
     if view.output is not None:
         out += f"* output: node {view.output}\n"
+    if wrt:
+        out += f"d{view.output_name}/d·: as gradcli grad computes it (.grad is not changed)\n"
     return out
 
 
@@ -264,6 +317,8 @@ def node_label(view: BackwardView, i: int) -> str:
         label += f" -> {n.variable_name or 'leaf'} {shape(n.variable.shape)}"
     elif n.tensor:
         label += f" [{n.tensor}]"
+    if n.d_output is not None:
+        label += f"  d{view.output}/d{n.variable_name or n.tensor or '·'} = {short(n.d_output)}"
     if n.saved:
         label += "  saves " + saved_text(n.saved)
     return label

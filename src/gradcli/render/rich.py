@@ -122,12 +122,16 @@ def _fit(out: Console, headers: list[str], columns: list[list[Any]],
     return need if out.width - overhead - sum(least) >= need else 0
 
 
-def _value_and_grad(data: Any, grad: Any, width: int) -> Text:
+def _value_and_grad(data: Any, grad: Any, width: int, d_output: Any = None,
+                    d_label: str = "") -> Text:
+    """The value, ``.grad`` and (--wrt) ``dL/dw``, each under its label."""
     value = _values(data, width)
-    if grad is not None:
-        grad_text = _values(grad, width)
-        sep = " " if "\n" not in grad_text.plain and grad_text.cell_len + 5 <= width else "\n"
-        value.append_text(Text("\ngrad" + sep, "bold yellow") + grad_text)
+    for label, v in (("grad", grad), (d_label, d_output)):
+        if v is not None:
+            text = _values(v, width)
+            sep = " " if "\n" not in text.plain and text.cell_len + len(label) + 1 <= width \
+                else "\n"
+            value.append_text(Text("\n" + label + sep, "bold yellow") + text)
     return value
 
 
@@ -168,17 +172,15 @@ def _narrow(out: Console) -> None:
 
 
 def grad(out: Console, of: str, grads: dict[str, TensorView]) -> None:
-    """``dL/dw = value`` per --wrt name, as the plain form, with colour and the shape."""
+    """``dL/dw = value`` per --wrt name, as the plain form (PyTorch's format of the contents,
+    rows continued under the first, within the terminal's width), with colour and the
+    shape."""
     width = max(len(f"d{of}/d{name}") for name in grads)
     for name, g in grads.items():
-        size = 1
-        for d in g.shape:
-            size *= d
-        pad = " " * (width + 3)
-        value = plain.full(g.data, g.dtype) if size <= plain.SUMMARY_THRESHOLD else \
-            plain.short(g.data, one_line=False, width=max(out.width - len(pad), 20))
+        lead = width + 3
+        value = plain.block(g.data, g.dtype, lead, max(out.width, lead + 20))
         line = Text.assemble((f"d{of}/d{name}".ljust(width), "bold"), (" = ", DIM),
-                             (value.replace("\n", "\n" + pad), "green"))
+                             (value, "green"))
         if g.shape:
             line.append(f"  shape {plain.shape(g.shape)}", style=DIM)
         out.print(line)
@@ -212,7 +214,8 @@ def graph(out: Console, view: GraphView) -> None:
                      _flags(n.requires_grad, n.is_leaf, n.retains_grad), _saved_text(n.saved)))
     headers = ["id", "name", "grad_fn / op", "inputs", "shape", "flags", "saved"]
     width = _fit(out, headers, [[r[k] for r in rows] for k in range(len(headers))],
-                 _natural([(n.data, n.grad) for n in view.nodes]))
+                 _natural([(n.data, n.grad if n.d_output is None else n.d_output)
+                           for n in view.nodes]))
     cols: list[tuple[str, dict]] = [(h, {"justify": "right"} if h == "id" else
                                      {"no_wrap": h not in WRAPS}) for h in headers]
     if width:
@@ -221,7 +224,8 @@ def graph(out: Console, view: GraphView) -> None:
     for n, row in zip(view.nodes, rows):
         cells = list(row)
         if width:
-            cells.insert(6, _value_and_grad(n.data, n.grad, width))
+            cells.insert(6, _value_and_grad(n.data, n.grad, width, n.d_output,
+                                            f"d{view.output_name}/d{n.name or '·'}"))
         t.add_row(*cells, style="bold" if n.id == view.output else None)
     out.print(t)
     if not width:
@@ -270,6 +274,10 @@ def _tree_label(view: BackwardView, entry: Any) -> Text:
     if n.variable is not None:
         label.append_text(Text.assemble(("  → ", DIM), (n.variable_name or "leaf", NAME),
                                         (" " + plain.shape(n.variable.shape), DIM)))
+    if n.d_output is not None:
+        label.append_text(Text.assemble(
+            (f"  d{view.output}/d{n.variable_name or n.tensor or '·'} = ", "bold yellow"),
+            plain.short(n.d_output)))
     elif n.tensor:
         label.append_text(Text.assemble(("  [", DIM), (n.tensor, NAME), ("]", DIM)))
     for s in n.saved:

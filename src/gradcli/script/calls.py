@@ -14,6 +14,7 @@ from numpy import ndarray
 from ..api.namespace import import_module
 from ..api.types import TypeObject
 from ..engine.backend import NUMPY_CLASSES
+from ..engine.tensor import Tensor
 from ..errors import ScriptError
 from ..language import program as P
 from ..limits import MAX_DIMS
@@ -46,9 +47,10 @@ def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> 
         if not _NUMPY_NAMES.keys().isdisjoint(kwargs):
             kwargs = _pytorch_names(fn, kwargs)
     try:
-        if needs_interp:
-            return fn(interp, *args, **kwargs)
-        return fn(*args, **kwargs)
+        out = fn(interp, *args, **kwargs) if needs_interp else fn(*args, **kwargs)
+        if interp.recorder is not None and out.__class__ is Tensor:
+            interp.recorder.opaque(out, fn, args)
+        return out
     except _MAPPED as exc:
         # Argument-binding errors and Python's own methods' errors (lst.index(9)): built-ins
         # raise ScriptError for bad values themselves.

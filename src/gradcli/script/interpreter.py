@@ -24,6 +24,7 @@ from ..engine import RunContext, Tensor, no_grad, use
 from ..engine.backend import quiet
 from ..engine.context import process_guard
 from ..engine.forward import seed_tangent
+from ..engine.history import History
 from ..engine.tensor import NONLEAF_GRAD_MSG
 from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
@@ -40,7 +41,7 @@ from .hints import NoneGrad, hint_for, none_grad_reason
 from .printing import Printer, type_name
 from .pyprotocols import items_of, materialise, truth
 from .recorder import Record, Recorder
-from .result import RunResult, Warning_
+from .result import BackwardCall, RunResult, Warning_
 from .stdlib import PER_RUN
 from .values import literal
 
@@ -90,6 +91,7 @@ class Interpreter(Definitions, Evaluator):
         self.reruns = (perturb, tangent) if perturb is not None or tangent is not None else None
         self.globals: dict[str, Any] = {"__name__": "__main__"}
         self.result = RunResult(program, backend, mode=mode)
+        self.result.wrt = tuple(wrt)
         self.span: Span | None = None
         self.last_backward: tuple[Span, Tensor] | None = None  # for why a .grad is None
         self.nonleaf_reads: list[NoneGrad] = []  # this statement's, for the warning's hint
@@ -98,12 +100,15 @@ class Interpreter(Definitions, Evaluator):
         self.warned: set[tuple[str, str, int | None]] = set()
         self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.calls: list[Span | None] = []  # the call sites of the functions running now
+        self.fns: list[str] = []  # and the names of those functions (anomaly mode's frames)
+        self._frame_texts: dict[tuple, tuple[str, ...]] = {}  # _frames' texts by call stack
         self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
         self.printer = Printer()
         self.recorder = Recorder(self) if record else None
         if record:
             self.result.records = self.recorder.records
             self.result.bound = self.recorder.bound
+            self.result.local = self.recorder.local
         # a grad script's tensors are floating point (SPEC §2.4); a PyTorch program's
         # torch.tensor([1, 2]) is int64, as in PyTorch
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
@@ -111,10 +116,16 @@ class Interpreter(Definitions, Evaluator):
                               recorder=self.recorder.record if self.recorder else None)
         if keep_freed:  # grad/check after the script's own backward(): see RunResult.grad
             self.ctx.kept = weakref.WeakKeyDictionary()
+        if keep_freed or record:  # the graph as recorded, after an optimizer's step
+            self.ctx.history = History()
+        self.frame = self.globals  # the scope of the function running now
+        self.ctx.on_backward = self._backward_called
+        self.ctx.anomaly_frames = self._frames
         if tracer is not None:  # trace and profile: the engine's events (engine.context)
             self.ctx.tracer = tracer
             tracer.attach(self)
         self.result.kept = self.ctx.kept
+        self.result.history = self.ctx.history
 
     # -- running --------------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -136,7 +147,34 @@ class Interpreter(Definitions, Evaluator):
                     raise
                 self.result.error = too_many_dims(exc).at(self.span)
             self._drain()
+        # the context's hooks back into the interpreter: no cycle outlives the run (its
+        # program and objects go by reference counting, with the collector paused)
+        self.ctx.on_backward = self.ctx.anomaly_frames = None
         return self.result
+
+    def _backward_called(self, tensors: list) -> None:
+        """The engine starts a backward() from ``tensors``: the default output (targets.py),
+        with the scope its names are looked up in."""
+        if tensors:
+            self.result.backward_call = BackwardCall(tensors[0], self.span, self.frame)
+
+    def _frames(self) -> tuple[str, ...]:
+        """Where the running statement was called from, outermost first, as Python's
+        ``traceback.format_stack`` writes frames (anomaly mode keeps them per node)."""
+        key = (*self.calls, self.span)
+        got = self._frame_texts.get(key)
+        if got is not None:  # a loop makes many nodes at the same place
+            return got
+        lines = self.program.source.splitlines()
+        out = []
+        for name, span in zip(["<module>", *self.fns], [*self.calls, self.span]):
+            if span is None:
+                continue
+            text = lines[span.line - 1].strip() if 0 < span.line <= len(lines) else ""
+            out.append(f'  File "{self.program.filename}", line {span.line}, in {name}\n'
+                       + (f"    {text}\n" if text else ""))
+        got = self._frame_texts[key] = tuple(out)
+        return got
 
     def _drain(self) -> None:
         reads = self.nonleaf_reads
@@ -230,6 +268,8 @@ class Interpreter(Definitions, Evaluator):
             fn = scope.get(FUNCTION_KEY)
             if fn is None or name not in fn.globals:
                 scope[name] = value
+                if self.recorder is not None and value.__class__ is Tensor:
+                    self.recorder.bind_local(fn, name, value)
                 return
             scope, top = self.globals, True  # `global name` inside a function
         count = self.result.binding_counts.get(name, 0)
@@ -401,6 +441,8 @@ class Interpreter(Definitions, Evaluator):
             raise ScriptError(f"'{type_name(ctx)}' object does not support the context "
                               "manager protocol", kind="TypeError")
         value = ctx.__enter__()
+        if self.ctx.warnings:  # the header's (detect_anomaly()), not its first statement's
+            self._drain()
         try:
             if s.target is not None:
                 self.assign(s.target, value, scope, top)
@@ -504,6 +546,10 @@ class Interpreter(Definitions, Evaluator):
         """Call a script's function."""
         scope = bind_arguments(fn, args, kwargs)
         scope[FUNCTION_KEY] = fn
+        if self.recorder is not None:  # listings name what a function's parameters hold
+            for name, value in scope.items():
+                if value.__class__ is Tensor:
+                    self.recorder.bind_local(fn, name, value)
         if self.depth >= MAX_CALL_DEPTH:
             raise ScriptError("maximum recursion depth exceeded", kind="RecursionError",
                               hint=f"gradcli allows {MAX_CALL_DEPTH} nested calls; is there a "
@@ -514,7 +560,11 @@ class Interpreter(Definitions, Evaluator):
         if self.ctx.warnings:
             self._drain()
         self.calls.append(caller)
+        self.fns.append(fn.name)
+        if not self.depth:  # called by the top level (main()): its names outlive the call
+            self.result.last_call = scope
         self.depth += 1
+        frame, self.frame = self.frame, scope
         try:
             if fn.node.__class__ is P.Lambda:
                 return self._lambda_body(fn.node.body, scope)
@@ -525,7 +575,9 @@ class Interpreter(Definitions, Evaluator):
             if self.ctx.warnings:
                 self._drain()
             self.depth -= 1
+            self.frame = frame
             self.calls.pop()
+            self.fns.pop()
             self.span = caller
             self.ctx.free_tag = caller
         return None

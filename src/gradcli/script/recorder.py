@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import Tensor
+from ..engine.context import current
 from ..errors import Span
 
 
@@ -27,6 +28,7 @@ class Record:
     numbers: tuple = ()  # the plain-number arguments, by position (None for a tensor)
     grad_enabled: bool = True  # grad mode when the op ran (explain names no_grad cuts)
     step: int = 0  # statements executed so far: tells one execution of a line from the next
+    version: int = 0  # the tensor's version counter for this state
 
 
 class Recorder:
@@ -39,6 +41,8 @@ class Recorder:
         # name -> (label, id(tensor)) for each tensor a top-level binding bound, in order: enough
         # to name older states (``y#1``) without keeping the bound values themselves
         self.bound: dict[str, list[tuple[str, int]]] = {}
+        # the same for the names functions bind (their parameters too), by "function:name"
+        self.local: dict[str, list[tuple[str, int]]] = {}
 
     def ensure(self, t: Tensor) -> int:
         """The record id of ``t``'s current state, adding a leaf record if it has none."""
@@ -60,35 +64,78 @@ class Recorder:
                 if isinstance(item, Tensor):
                     entries.append((f"{name}[{j}]", id(item)))
 
+    def bind_local(self, fn: Any, name: str, t: Tensor) -> None:
+        """A function's binding of a tensor (a parameter too): named ``f:name`` in listings.
+        Not while grad is off (a custom Function's forward and backward: ``Square(w*3)``, not
+        ``Square(forward:x)``), nor after the run (gradcli's own gradients call backward)."""
+        ctx = current()
+        if ctx is not self.interp.ctx or not ctx.grad_enabled:
+            return
+        if fn is not None and not hasattr(fn, "name"):  # a comprehension's loop variable
+            return
+        self.ensure(t)
+        key = f"{fn.name}:{name}" if fn is not None else name
+        self.local.setdefault(key, []).append((key, id(t)))
+
+    def opaque(self, out: Tensor, fn: Any, args: list) -> None:
+        """A built-in's tensor that no recorded op made (``argmax``, ``nonzero``): a state of
+        its own over the recorded tensors it read, so explain can name a non-differentiable
+        op on the way (PyTorch records no node for it either)."""
+        if id(out) in self.ids or current() is not self.interp.ctx:  # check's replay calls
+            return
+        owner = getattr(fn, "__self__", None)
+        inputs = tuple(self.ids[id(a)] for a in (owner, *args)
+                       if a.__class__ is Tensor and id(a) in self.ids)
+        if inputs:
+            rec = self.records[self._add(out, _Opaque(getattr(fn, "__name__", "?")), inputs,
+                                         None)]
+            rec.numbers = (None,) * len(inputs)
+            rec.grad_enabled = self.interp.ctx.grad_enabled
+
     def _add(self, t: Tensor, op: Any, inputs: tuple, node: Any) -> int:
         records = self.records
         records.append(Record(t, op.name if op is not None else None,
                               node.fn_name if node is not None else None, inputs, self.interp.span,
-                              node, step=self.interp.steps))
+                              node, step=self.interp.steps, version=t._vc[0]))
         rid = len(records) - 1
         self.ids[id(t)] = rid
         return rid
 
     def record(self, out: Tensor, op: Any, args: tuple, inplace: bool, params: Any = None) -> None:
         """The engine's hook: one op produced ``out`` (or updated it in place) from ``args``."""
-        ids = self.ids
+        ids, records = self.ids, self.records
         inputs: list[int | None] = []
         numbers: list[Any] = []
         for a in args:  # one loop, no generators: a trace records every op (bench_explain)
             if isinstance(a, Tensor):
                 rid = ids.get(id(a))
-                inputs.append(self._add(a, None, (), None) if rid is None else rid)
+                if rid is None or records[rid].version != a._vc[0] and a.grad_fn is None:
+                    # a new leaf, or one updated in place without a record (an optimizer's
+                    # step, .data): a state of its own, used from now on
+                    rid = self._add(a, None, (), None)
+                inputs.append(rid)
                 numbers.append(None)
             else:
                 inputs.append(None)
                 numbers.append(a)
         if inplace:  # keep the values the update is about to overwrite
-            old = self.records[inputs[0]]
+            old = records[inputs[0]]
             old.data = self.interp.backend.xp.asarray(out.data, copy=True)
-        rec = self.records[self._add(out, op, tuple(inputs),
-                                     out.grad_fn if out.requires_grad else None)]
+        rec = records[self._add(out, op, tuple(inputs),
+                                out.grad_fn if out.requires_grad else None)]
+        if inplace:  # recorded before the update bumps the version
+            rec.version += 1
         rec.numbers = tuple(numbers)
         rec.grad_enabled = self.interp.ctx.grad_enabled
+
+
+class _Opaque:
+    """What a record names a built-in outside the op table by (``argmax``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
 def _tensors(value: Any) -> list[Tensor]:

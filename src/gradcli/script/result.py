@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 from ..engine import RunContext, Tensor, grad, use
 from ..engine.backend import quiet
 from ..engine.graph import restored_saved
-from ..errors import GradcliError, Span
+from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from .hints import NoneGrad
 from .recorder import Record
@@ -22,6 +22,15 @@ class Warning_(NamedTuple):
     kind: str = "UserWarning"
     calls: tuple[Span, ...] = ()
     hint: str | None = None  # gradcli's, shown after PyTorch's message
+
+
+class BackwardCall(NamedTuple):
+    """The last backward() the script called: the tensor it started from, the statement, and
+    the scope of the function that called it (the top level's bindings, or main()'s)."""
+
+    tensor: Tensor
+    span: Span | None
+    scope: dict
 
 
 class RunResult:
@@ -42,25 +51,40 @@ class RunResult:
         self.records: list[Record] | None = None
         # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views)
         self.bound: dict[str, list[tuple[str, int]]] | None = None
+        self.local: dict[str, list[tuple[str, int]]] | None = None  # functions' (f:name)
         self.kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
+        self.history: Any = None  # RunContext.history: what optimizer steps overwrote
+        self.backward_call: BackwardCall | None = None  # the last backward() (targets.py)
+        self.last_call: dict | None = None  # the scope of the last call made by the top level
+        self.wrt: tuple[str, ...] = ()  # the names the run was given (--wrt, run(wrt=...))
         self.forward: Any = None  # the dual level a seeded tangent started (engine.forward)
         # .grad reads that gave None (recording runs: trace, explain, graph)
         self.none_grads: list[NoneGrad] = []
 
     def grad(self, of: str, wrt: list[str]) -> list[Tensor]:
-        """d(of)/d(w) for each w, as torch.autograd.grad with retain_graph; zeros if unused."""
-        out = self.bindings[of]
-        inputs = [self.bindings[w] for w in wrt]
-        if not out.requires_grad or not any(t.requires_grad for t in inputs):
-            # nothing connects them: every --wrt gets a zero gradient (SPEC §3)
-            return [Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
+        """d(of)/d(w) for top-level names (``gradients`` of the tensors bound to them)."""
+        return self.gradients(self.bindings[of], [self.bindings[w] for w in wrt])
+
+    def gradients(self, out: Tensor, inputs: list[Tensor], tracer: Any = None) -> list[Tensor]:
+        """d(out)/d(w) for each input, as torch.autograd.grad with retain_graph, through the
+        graph as autograd recorded it: what the script's own backward() freed is put back, and
+        what an optimizer's step overwrote since (engine/history.py); an input the output does
+        not depend on gets zeros (SPEC §3).  An output that does not require grad is PyTorch's
+        error, never zeros.  ``tracer``: an EventSink told the backward's events (the html
+        stepper's)."""
+        if not out.requires_grad:
+            raise ScriptError("element 0 of tensors does not require grad and does not have a "
+                              "grad_fn")
         live = [t for t in inputs if t.requires_grad]
-        # what the script's own backward() freed is put back meanwhile (a run with keep_freed);
-        # inf/nan as PyTorch, no NumPy warnings
-        with restored_saved(self.kept), use(RunContext(self.backend)), quiet():
-            grads = iter(grad(out, live, retain_graph=True, materialize_grads=True))
+        grads = iter(())
+        if live:
+            ctx = RunContext(self.backend, tracer=tracer)
+            if tracer is not None:
+                tracer.ctx = ctx  # the statement its events name (none: after the run)
+            # inf/nan as PyTorch, no NumPy warnings
+            with restored_saved(self.kept, self.history, (out.grad_fn,)), use(ctx), quiet():
+                grads = iter(grad(out, live, retain_graph=True, materialize_grads=True))
         return [next(grads) if t.requires_grad else
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
-
 
 __all__ = ["RunResult", "Warning_"]

@@ -100,6 +100,10 @@
     return text === null || text === undefined ? h("span", { cls: "none" }, "None") :
       h("pre", { cls: "value" + (grad ? " grad" : "") }, text);
   }
+  function dOutput(name) {  /* --wrt: the gradient of the output, as gradcli grad computes it */
+    return h("span", { title: "computed as gradcli grad computes it (torch.autograd.grad); " +
+      ".grad is not changed" }, "d" + (D.output || "output") + "/d" + name);
+  }
   function gradNone(d) {
     if (!d.requires_grad) return "None — does not require grad";
     if (!d.is_leaf && !d.retains_grad) return "None — not a leaf (call retain_grad() to keep it)";
@@ -184,6 +188,7 @@
         ["shape", d.shape], ["dtype", d.dtype],
         ["value", value(d.value)],
         ["grad", d.grad === null ? h("span", { cls: "none" }, gradNone(d)) : value(d.grad, true)],
+        d.d_output != null ? [dOutput(d.name || "#" + d.id), value(d.d_output, true)] : null,
         d.op ? ["saved", savedList(d.saved)] : null,
         ["line", srcLine(d.line) || h("span", { cls: "none" }, "unknown")],
         ["inputs", links(neighbours(id, inEdges))],
@@ -202,6 +207,7 @@
         v ? ["shape", v.shape] : null, v ? ["dtype", v.dtype] : null,
         v ? ["value", value(v.value)] : null,
         v ? ["grad", v.grad === null ? h("span", { cls: "none" }, "None") : value(v.grad, true)] : null,
+        d.d_output != null ? [dOutput(d.variable_name || d.tensor || "·"), value(d.d_output, true)] : null,
         ["saved", savedList(d.saved)],
         ["line", srcLine(d.line) || h("span", { cls: "none" }, "unknown")],
         ["next", links(neighbours(mainOf(id), inEdges))],
