@@ -80,6 +80,18 @@ GRADCHECKS = {
              "x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)\n"
              "h = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)\n"
              "f = lambda x, h: (cs[0](x, h), cs[1](x, h), cs[2](x, (h, h * h))[1])",
+    # randn draws keep every term away from the clamp's kink at 0
+    "margin_ranking_loss": "a = torch.randn(6, dtype=torch.float64, requires_grad=True)\n"
+                           "b = torch.randn(6, dtype=torch.float64, requires_grad=True)\n"
+                           "t = torch.tensor([1., -1., 1., -1., 1., -1.], dtype=torch.float64)\n"
+                           "f = lambda a, b: (F.margin_ranking_loss(a, b, t, 10.0, "
+                           "reduction='none'), nn.MarginRankingLoss(0.5)(a, b, t))",
+    "triplet_margin_loss": "a = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"
+                           "p = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"
+                           "n = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"
+                           "f = lambda a, p, n: (F.triplet_margin_loss(a, p, n, 20.0, "
+                           "reduction='none'), F.triplet_margin_loss(a, p, n, 20.0, p=3, swap=True), "
+                           "nn.TripletMarginLoss(margin=20.0, p=1)(a, p, n))",
 }
 
 # second derivatives: the convolution's and the pools' backward ops are themselves recorded

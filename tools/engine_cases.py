@@ -1501,3 +1501,23 @@ CASES.update({
     "err_rnn_hidden_size": "torch.nn.GRU(3, 4)(torch.ones(2, 1, 3), torch.ones(2, 1, 4))",
     "err_rnn_cell_dims": "torch.nn.RNNCell(3, 4)(torch.ones(2, 2, 3))",
 })
+
+# --- ranking losses (ATen's compositions: ClampMin over Add/Mul/Sub, Norm for the distances) ---
+CASES.update({
+    "nn_margin_ranking_loss": _FX + " y = x.flip(1) * 0.5; t = torch.tensor([1., -1., 1., -1., 1., 1.]);"
+                              " ys = [F.margin_ranking_loss(x[0], y[0], t), F.margin_ranking_loss(x, y, t.expand(2, 6), 0.5, reduction='sum'),"
+                              " F.margin_ranking_loss(x[1], x[0], -t, margin=1., reduction='none'), torch.nn.MarginRankingLoss(0.25)(x[0], y[1], t)];"
+                              " g = [graph(y) for y in ys]; gs = [G(y, x) for y in ys];"
+                              " result = ys + g + gs + [torch.nn.MarginRankingLoss(0.5), torch.nn.MarginRankingLoss().margin]",
+    "nn_triplet_margin_loss": _FX + " p = torch.linspace(-1., 2., 12).reshape(2, 6); n = x.detach() * 0.75 + 0.5;"
+                              " ys = [F.triplet_margin_loss(x, p, n), F.triplet_margin_loss(x, p, n, margin=3., p=1, reduction='sum'),"
+                              " F.triplet_margin_loss(x, p, n, swap=True, reduction='none'), F.triplet_margin_loss(p, x, n * 2, swap=True),"
+                              " torch.nn.TripletMarginLoss(margin=2., eps=0.1)(x, n, p)];"
+                              " g = [graph(y) for y in ys]; gs = [G(y, x) for y in ys];"
+                              " result = ys + g + gs + [torch.nn.TripletMarginLoss(p=3, swap=True)]",
+    "err_margin_ranking_dims": "F.margin_ranking_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2, 3))",
+    "err_triplet_dims": "F.triplet_margin_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2, 3))",
+    "err_triplet_margin": "F.triplet_margin_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 3), margin=0.)",
+    "err_triplet_module_margin": "torch.nn.TripletMarginLoss(margin=-1.)",
+    "err_margin_ranking_reduction": "F.margin_ranking_loss(torch.ones(2), torch.ones(2), torch.ones(2), reduction='avg')",
+})

@@ -341,8 +341,24 @@ class _Loss(Module):
 _LEGACY = ("size_average", "reduce", "reduction")
 
 
+def _forward3(a: str, b: str, c: str) -> Any:
+    """A loss's ``forward`` over three tensors with PyTorch's parameter names."""
+    def forward(self: _Loss, *args: Any, **kwargs: Any) -> Tensor:
+        bound = dict(zip((a, b, c), args), **kwargs)
+        missing = [k for k in (a, b, c) if k not in bound]
+        if missing or len(args) > 3 or set(bound) - {a, b, c}:
+            raise ScriptError(f"{type(self).__name__}.forward() takes exactly the arguments "
+                              f"{a}, {b}, {c}", kind="TypeError")
+        keywords = {k: getattr(self, k) for k in self._keywords}
+        return NN_FUNCTIONS[self._function](bound[a], bound[b], bound[c],
+                                            reduction=self.reduction, **keywords)
+
+    return forward
+
+
 def _loss(name: str, function: str, signature: tuple[str, ...] = _LEGACY,
-          init: str | None = None, **settings: Any) -> type:
+          init: str | None = None, three: tuple[str, str, str] | None = None,
+          **settings: Any) -> type:
     """A loss module over ``F.<function>``: ``signature`` is PyTorch's ``__init__`` parameters
     in order, ``settings`` the defaults of those beyond the legacy three (passed on to the
     function), ``init`` the class whose ``__init__`` it inherits in PyTorch (for messages)."""
@@ -361,6 +377,9 @@ def _loss(name: str, function: str, signature: tuple[str, ...] = _LEGACY,
                 raise ScriptError(f"{owner} got an unexpected keyword argument '{k}'",
                                   kind="TypeError")
             given[k] = v
+        if name == "TripletMarginLoss" and given.get("margin", 1.0) <= 0:
+            raise ScriptError(f"TripletMarginLoss: expected margin to be greater than 0, got "
+                              f"{given['margin']} instead", kind="ValueError")
         _Loss.__init__(self, *(given.pop(k, None) for k in _LEGACY[:2]),
                        given.pop("reduction", "mean"))
         for k, default in settings.items():
@@ -371,8 +390,11 @@ def _loss(name: str, function: str, signature: tuple[str, ...] = _LEGACY,
                                   "(torch Tensor or None required)", kind="TypeError")
             object.__setattr__(self, k, value)
 
-    def forward(self: _Loss, input: Any, target: Any) -> Tensor:
-        return _Loss.forward(self, input, target)
+    if three is None:
+        def forward(self: _Loss, input: Any, target: Any) -> Tensor:
+            return _Loss.forward(self, input, target)
+    else:  # the ranking losses: three tensors, named as PyTorch names them
+        forward = _forward3(*three)
 
     forward.__qualname__ = f"{name}.forward"  # Python's binding messages name it
     return type(name, (_Loss,), {
@@ -399,6 +421,12 @@ BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", "binary_cross_entropy_with_logits
 HuberLoss = _loss("HuberLoss", "huber_loss", ("reduction", "delta"), delta=1.0)
 KLDivLoss = _loss("KLDivLoss", "kl_div", (*_LEGACY, "log_target"), log_target=False)
 SoftMarginLoss = _loss("SoftMarginLoss", "soft_margin_loss", init="_Loss")
+MarginRankingLoss = _loss("MarginRankingLoss", "margin_ranking_loss", ("margin", *_LEGACY),
+                          three=("input1", "input2", "target"), margin=0.0)
+TripletMarginLoss = _loss("TripletMarginLoss", "triplet_margin_loss",
+                          ("margin", "p", "eps", "swap", *_LEGACY),
+                          three=("anchor", "positive", "negative"), margin=1.0, p=2.0, eps=1e-6,
+                          swap=False)
 
 
 # -- the classes as a script sees them ------------------------------------------------------------------
@@ -411,7 +439,7 @@ _PLACES = {
                                  "LogSoftmax", "Tanh", "Sigmoid", "SiLU", "LogSigmoid")},
     **{n: "loss" for n in ("MSELoss", "L1Loss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
                            "BCELoss", "BCEWithLogitsLoss", "HuberLoss", "KLDivLoss",
-                           "SoftMarginLoss")},
+                           "SoftMarginLoss", "MarginRankingLoss", "TripletMarginLoss")},
 }
 _PLACES.update(nn_layers.PLACES)
 _PLACES.update(nn_conv.PLACES)

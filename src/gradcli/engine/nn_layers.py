@@ -17,7 +17,7 @@ from .args import broadcast_shape, check_numel, dim_arg, tensor_arg, type_name
 from .backend import memory_order, to_host
 from .context import GradMode
 from .joins import expand_as
-from .nn_functional import _cast
+from .nn_functional import _cast, _reduction
 from .record import apply, apply_inplace
 from .reductions import norm, vector_norm
 from .shape import _expand
@@ -356,9 +356,58 @@ def _renorm(w: Tensor, idx: Tensor, max_norm: float, norm_type: float) -> None:
     w._vc[0] += 1
 
 
+# --- ranking losses (ATen's compositions in Loss.cpp) ------------------------------------------
+def _reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return apply(O.MEAN, (loss,))
+    return apply(O.SUM, (loss,)) if reduction == "sum" else loss
+
+
+def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                        size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """``(-target * (input1 - input2) + margin).clamp_min_(0)`` reduced, as ATen records it."""
+    a = tensor_arg(input1, "margin_ranking_loss", "input1")
+    b = tensor_arg(input2, "margin_ranking_loss", "input2", 2)
+    t = tensor_arg(target, "margin_ranking_loss", "target", 3)
+    reduction = _reduction(reduction, size_average, reduce)
+    if a.ndim != b.ndim or a.ndim != t.ndim:
+        raise ScriptError("margin_ranking_loss : All input tensors should have same dimension "
+                          f"but got sizes: input1: {Size(a.shape)}, input2: {Size(b.shape)}, "
+                          f"target: {Size(t.shape)} ")
+    loss = apply(O.ADD_SCALAR, (apply(O.MUL, (apply(O.NEG, (t,)), apply(O.SUB, (a, b)))),),
+                 {"other": margin})
+    apply_inplace(O.CLAMP_MIN, loss, (), {"min": 0})
+    return _reduce_loss(loss, reduction)
+
+
+def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """``clamp_min(margin + d(a, p) - d(a, n), 0)`` reduced, ``d`` the pairwise distance (with
+    ``swap``, ``d(a, n)`` is ``minimum(d(a, n), d(p, n))``)."""
+    a = tensor_arg(anchor, "triplet_margin_loss", "anchor")
+    pos = tensor_arg(positive, "triplet_margin_loss", "positive", 2)
+    neg = tensor_arg(negative, "triplet_margin_loss", "negative", 3)
+    reduction = _reduction(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ScriptError(f"margin must be greater than 0, got {margin}", kind="ValueError")
+    if not a.ndim == pos.ndim == neg.ndim:
+        raise ScriptError("The anchor, positive, and negative tensors are expected to have the "
+                          f"same number of dimensions, but got: anchor {a.ndim}D, positive "
+                          f"{pos.ndim}D, and negative {neg.ndim}D inputs")
+    d_pos = pairwise_distance(a, pos, p, eps)
+    d_neg = pairwise_distance(a, neg, p, eps)
+    if swap:
+        d_neg = apply(O.MINIMUM, (d_neg, pairwise_distance(pos, neg, p, eps)))
+    loss = apply(O.SUB, (apply(O.ADD_SCALAR, (d_pos,), {"other": margin}), d_neg))
+    return _reduce_loss(apply(O.CLAMP_MIN, (loss,), {"min": 0}), reduction)
+
+
 LAYERS: dict[str, Any] = {fn.__name__: fn for fn in (
     normalize, cosine_similarity, pairwise_distance, layer_norm, batch_norm, pad, dropout,
-    embedding)}
+    embedding, margin_ranking_loss, triplet_margin_loss)}
 # torch.<name> of the same functions
 TORCH_LAYERS = {fn.__name__: fn for fn in (
     cosine_similarity, pairwise_distance, layer_norm, constant_pad_nd)}
