@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from bench_cli import once  # one run, timed: wall and CPU seconds and its stdout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,19 +95,6 @@ PROGRAMS = {
     "m": ("makemore MLP", MLP, 500, 3000),
     "a": ("Sequential + Adam", ADAM, 200, 2000),
 }
-
-
-def once(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds (user + system) of one run of ``cmd``, and its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=cwd, env=env)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc.stdout
 
 
 def main(argv: list[str] | None = None) -> int:
