@@ -55,6 +55,8 @@ class RunContext:
     # The running backward (engine.autograd.GraphTask: its id and the nodes it will execute,
     # for register_multi_grad_hook), None outside one.
     graph_task: Any = None
+    # The entered allow_mutation_on_saved_tensors context (api.graph_hooks), None outside one.
+    allow_mutation: Any = None
     # What a backward stamps on the nodes it frees (the statement's span), for error hints.
     free_tag: Any = None
     # Warnings raised during the run, as (message, category name); None outside a run, where

@@ -47,13 +47,15 @@ class Packed(tuple):
 class SavedHooks:
     """The (pack, unpack) pair of one ``saved_tensors_hooks`` block (module docstring)."""
 
-    __slots__ = ("disabled", "pack", "prev", "unpack")
+    __slots__ = ("disabled", "on_write", "pack", "prev", "unpack")
 
     def __init__(self, pack: Callable | None, unpack: Callable | None,
-                 disabled: str | None = None) -> None:
+                 disabled: str | None = None, on_write: Callable | None = None) -> None:
         self.pack = pack
         self.unpack = unpack
         self.disabled = disabled  # disable_saved_tensors_hooks's message
+        # allow_mutation_on_saved_tensors: told of each in-place write before it is made
+        self.on_write = on_write
         self.prev: Any = None
 
     def enter(self) -> None:
@@ -75,6 +77,15 @@ class SavedHooks:
                  params: dict = _EMPTY) -> None:
         if self.prev is not None:
             self.prev(out, op, args, inplace, params)
+        if inplace and self.on_write is not None:
+            self.on_write(out, True)  # before the write: a saved original is cloned
+            self._pack_node(out, op)
+            self.on_write(out, False)
+        else:
+            self._pack_node(out, op)
+
+    def _pack_node(self, out: Tensor, op: Any) -> None:
+        """Pack what the node that made ``out`` saved, in its saving order."""
         node = out.grad_fn
         if self.disabled is not None or node is None or getattr(node, "op", None) is not op \
                 or not node.saved or node.freed:
