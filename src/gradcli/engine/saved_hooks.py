@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScriptError
-from .context import current
+from .context import current, no_grad
 from .tensor import Tensor
 
 _EMPTY: dict = {}
@@ -94,12 +94,29 @@ class SavedHooks:
         for nm, entry in list(saved.items()):
             if entry.__class__ is Packed or entry[0] is None:
                 continue
-            value, tensor, _, _, producer, is_output = entry
+            tensor, is_output = entry[1], entry[5]
             if is_output:
                 tensor = out
             elif tensor is None:  # a wrapped number: PyTorch keeps it as it is
                 continue
-            entry = Packed((value, None, _FORCE, 0, producer, is_output))
-            entry.hooks, entry.requires, entry.node = self, tensor.requires_grad, node
-            entry.packed = self.pack(tensor)
-            saved[nm] = entry
+            saved[nm] = self.packed(entry, tensor, node)
+
+    def packed(self, entry: tuple, tensor: Tensor, node: Any) -> Packed:
+        """``entry``'s tensor given to the pack hook, under no_grad as PyTorch's
+        ``SavedVariable`` calls it."""
+        packed = Packed((entry[0], None, _FORCE, 0, entry[4], entry[5]))
+        packed.hooks, packed.requires, packed.node = self, tensor.requires_grad, node
+        with no_grad():
+            packed.packed = self.pack(tensor)
+        return packed
+
+
+def active_hooks() -> SavedHooks | None:
+    """The hooks in force (the innermost block's), found along the recorders' chain; None
+    outside every block."""
+    r = current().recorder
+    while r is not None:
+        if r.__class__ is SavedHooks:
+            return r
+        r = getattr(r, "prev", None)
+    return None
