@@ -45,6 +45,7 @@ class save_on_cpu(saved_tensors_hooks):
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
         super().__init__(_copy if pin_memory else _keep, _give_back)
+        self.hooks.origin = "save_on_cpu"
 
 
 def _keep(t: Tensor) -> tuple:
@@ -90,6 +91,7 @@ class AllowMutationContext:
         self.tid_to_weakhandle: MutableMapping[tuple, _Handle] = WeakValueDictionary()
         self.sid_to_tid: dict[tuple, set[tuple]] = defaultdict(set)
         self.hooks = SavedHooks(self.pack_hook, self.unpack_hook, on_write=self.on_write)
+        self.hooks.origin = "allow_mutation_on_saved_tensors"
         self.writing: Tensor | None = None  # an in-place op's target, saved before its write
         self.previous: Any = None
 

@@ -161,6 +161,13 @@ class EventSink:
     def tangent(self, tensor: Any, tangent: Any) -> None:
         """A dual level carried a tangent to ``tensor`` (forward-mode AD)."""
 
+    def pack(self, node: Any, name: str, tensor: Any, hook: Any, packed: Any) -> None:
+        """A pack hook (``hook``: the function, or the context manager's name) took what
+        ``node`` saved as ``name`` (``tensor``) and returned ``packed``."""
+
+    def unpack(self, node: Any, name: str, hook: Any, result: Any) -> None:
+        """An unpack hook gave back what ``node`` saved as ``name``."""
+
 
 _CURRENT: ContextVar[RunContext] = ContextVar("gradcli_run_context")
 

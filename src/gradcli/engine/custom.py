@@ -362,6 +362,9 @@ def run_function(name: str, forward: Callable[..., Any], backward: Callable[...,
         for out in outputs:
             if isinstance(out, Tensor):
                 ctx.recorder(out, CustomOp(name), tuple(tensors), False)
+        hooks = active_hooks()  # (after the reports: a trace lists the op, then the packs)
+        if executable and node.saved and hooks is not None and hooks.disabled is None:
+            _pack(hooks, node, outputs)
     return outputs[0] if single else outputs
 
 
@@ -472,9 +475,6 @@ def _save(node: FunctionNode, args: tuple, outputs: tuple) -> None:
         order.append(nm)
     node.saved = entries
     node.saved_order = tuple(order)
-    hooks = active_hooks()
-    if hooks is not None and hooks.disabled is None:
-        _pack(hooks, node, outputs)
 
 
 def _pack(hooks: SavedHooks, node: FunctionNode, outputs: tuple) -> None:
@@ -491,7 +491,7 @@ def _pack(hooks: SavedHooks, node: FunctionNode, outputs: tuple) -> None:
             i = node.saved_outputs[nm]
             owner = node if node.slots is None else node.slots[i]
             tensor = outputs[i]
-        saved[nm] = hooks.packed(entry, tensor, owner)
+        saved[nm] = hooks.packed(entry, nm, tensor, owner)
 
 
 __all__ = ["ErrorNode", "FunctionNode", "OutputSlot", "Parts", "once_differentiable",

@@ -28,12 +28,18 @@ class Packed(tuple):
     packed: Any
     requires: bool  # the saved tensor's requires_grad
     node: Any  # the node that saved it
+    name: str  # its saved name (``self``, ``saved_tensors[0]``)
+    source: Any  # the tensor the pack hook was given (what trace names)
 
     def value(self, tensor_mode: bool) -> Any:
         """The unpack hook's values with the saved tensor's autograd identity (PyTorch's
         SavedVariable::unpack: its grad_fn, or a leaf's requires_grad); an array when the
         backward runs on arrays."""
-        out = self.hooks.unpack(self.packed)
+        hooks = self.hooks
+        out = hooks.unpack(self.packed)
+        tracer = current().tracer
+        if tracer is not None:
+            tracer.unpack(self.node, self.name, hooks.origin or hooks.unpack, out)
         if not isinstance(out, Tensor):
             raise ScriptError("Output of saved tensor unpack_hook expected to be a Tensor but "
                               f"got result of type {type(out).__name__}", kind="TypeError")
@@ -47,7 +53,7 @@ class Packed(tuple):
 class SavedHooks:
     """The (pack, unpack) pair of one ``saved_tensors_hooks`` block (module docstring)."""
 
-    __slots__ = ("disabled", "on_write", "pack", "prev", "unpack")
+    __slots__ = ("disabled", "on_write", "origin", "pack", "prev", "unpack")
 
     def __init__(self, pack: Callable | None, unpack: Callable | None,
                  disabled: str | None = None, on_write: Callable | None = None) -> None:
@@ -56,6 +62,8 @@ class SavedHooks:
         self.disabled = disabled  # disable_saved_tensors_hooks's message
         # allow_mutation_on_saved_tensors: told of each in-place write before it is made
         self.on_write = on_write
+        # the context manager's name when gradcli gives the hooks (save_on_cpu), for trace
+        self.origin: str | None = None
         self.prev: Any = None
 
     def enter(self) -> None:
@@ -99,15 +107,19 @@ class SavedHooks:
                 tensor = out
             elif tensor is None:  # a wrapped number: PyTorch keeps it as it is
                 continue
-            saved[nm] = self.packed(entry, tensor, node)
+            saved[nm] = self.packed(entry, nm, tensor, node)
 
-    def packed(self, entry: tuple, tensor: Tensor, node: Any) -> Packed:
+    def packed(self, entry: tuple, name: str, tensor: Tensor, node: Any) -> Packed:
         """``entry``'s tensor given to the pack hook, under no_grad as PyTorch's
         ``SavedVariable`` calls it."""
         packed = Packed((entry[0], None, _FORCE, 0, entry[4], entry[5]))
         packed.hooks, packed.requires, packed.node = self, tensor.requires_grad, node
+        packed.name, packed.source = name, tensor
         with no_grad():
             packed.packed = self.pack(tensor)
+        tracer = current().tracer
+        if tracer is not None:
+            tracer.pack(node, name, tensor, self.origin or self.pack, packed.packed)
         return packed
 
 
