@@ -146,6 +146,12 @@ class AllowMutationContext:
         if not before:
             self.writing = None
             return
+        self.clone_saved(target)
+        self.writing = target
+
+    def clone_saved(self, target: Tensor) -> None:
+        """Clone every saved tensor that shares ``target``'s storage and version (before a
+        write to it: ``_CloneArgBeforeMutateMode``'s ``maybe_clone``)."""
         _, sid = self._ids(target)
         for tid in self.sid_to_tid.get(sid, ()):
             handle = self.tid_to_weakhandle.get(tid)
@@ -153,7 +159,6 @@ class AllowMutationContext:
                 continue
             t = self.original.pop(handle)
             self.cloned[handle] = Tensor(t.backend.xp.asarray(t.data, copy=True), t.backend)
-        self.writing = target
 
     def __repr__(self) -> str:
         return f"<torch.autograd.graph._AllowMutationOnSavedContext object at {id(self):#x}>"

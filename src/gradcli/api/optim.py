@@ -17,6 +17,7 @@ from typing import Any
 
 from ..engine.context import GradMode, current
 from ..engine.kernels import add_scaled, fused_add, unary
+from ..engine.saved_hooks import before_write
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 
@@ -142,6 +143,7 @@ def _write(p: Tensor, new: Any) -> None:
     history = current().history
     if history is not None:  # the values the last graph saved (engine/history.py)
         history.keep(p)
+    before_write(p)
     p.data = p.backend.writable(p.data)
     p.data[...] = new
     p._vc[0] += 1

@@ -85,7 +85,9 @@ class SavedHooks:
                  params: dict = _EMPTY) -> None:
         if self.prev is not None:
             self.prev(out, op, args, inplace, params)
-        if inplace and self.on_write is not None:
+        if inplace and self.on_write is not None and op.name != "copy_slices":
+            # (a view's write reaches its base as copy_slices: PyTorch clones by the view's
+            # own data pointer, so a base saved at another address is not cloned)
             self.on_write(out, True)  # before the write: a saved original is cloned
             self._pack_node(out, op)
             self.on_write(out, False)
@@ -132,3 +134,11 @@ def active_hooks() -> SavedHooks | None:
             return r
         r = getattr(r, "prev", None)
     return None
+
+
+def before_write(t: Tensor) -> None:
+    """An in-place write outside the op table (an optimizer's step, an embedding's renorm)
+    is about to change ``t``: allow_mutation_on_saved_tensors clones what saved it."""
+    guard = current().allow_mutation
+    if guard is not None:
+        guard.clone_saved(t)
