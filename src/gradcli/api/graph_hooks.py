@@ -16,6 +16,7 @@ from ..engine.hooks import RemovableHandle
 from ..engine.saved_hooks import SavedHooks
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
+from .types import TypeObject
 
 
 class saved_tensors_hooks:
@@ -174,6 +175,10 @@ def _data_ptr(data: Any) -> int:
     return face["data"][0] if face is not None else data.data.ptr
 
 
+AllowMutationContext.script_class = TypeObject(  # type(ctx), as Python prints it
+    "torch.autograd.graph._AllowMutationOnSavedContext", (AllowMutationContext,))
+
+
 def allow_mutation_on_saved_tensors() -> AllowMutationContext:
     """``with torch.autograd.graph.allow_mutation_on_saved_tensors():``."""
     return AllowMutationContext()
@@ -239,6 +244,8 @@ def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -
     wrapped_fn.__name__ = getattr(fn, "__name__", "wrapped_fn")
     return MultiHandle(tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad))
 
+
+MultiHandle.script_class = TypeObject("torch.autograd.graph._MultiHandle", (MultiHandle,))
 
 GRAPH: dict[str, Any] = {
     "saved_tensors_hooks": saved_tensors_hooks, "save_on_cpu": save_on_cpu,
