@@ -350,9 +350,10 @@ def run_function(name: str, forward: Callable[..., Any], backward: Callable[...,
         node.mask = tuple(e is not None for e in node.edges)
         node.shapes = tuple(t.data.shape for t in tensors)
         node.dtypes = tuple(t.data.dtype for t in tensors)
+    raw = outputs
     outputs = _wrap_outputs(node, every, outputs, executable)
     if fw is not None and jvp is not None:
-        _forward_mode(fw, node, jvp, every, outputs)
+        _forward_mode(fw, node, jvp, every, raw, outputs)
     node.for_forward = None
     if executable:
         _save(node, args, outputs)
@@ -399,7 +400,7 @@ def _wrap_outputs(node: FunctionNode, args: tuple, outputs: tuple, executable: b
             if o.requires_grad and o.grad_fn is None and executable:
                 raise ScriptError(LEAF_DIRTY_MSG)
             o._vc[0] += 1
-        elif id(o) in inputs and executable:  # an input returned as it is: an alias
+        elif id(o) in inputs:  # an input returned as it is: an alias (PyTorch's view_as)
             o = o.detach()
         if differentiable:
             slot = OutputSlot(node, i) if several else node
@@ -414,13 +415,17 @@ def _wrap_outputs(node: FunctionNode, args: tuple, outputs: tuple, executable: b
 
 
 def _forward_mode(fw: Any, node: FunctionNode, jvp: Callable[..., Any], args: tuple,
-                  outputs: tuple) -> None:
+                  raw: tuple, outputs: tuple) -> None:
     """PyTorch's ``_process_forward_mode_AD``: when an input carries a tangent, ``jvp(ctx,
     *tangents)`` (zeros for a floating input without one, None for the other arguments) gives
-    one tangent (or None) per output."""
-    tans = [fw.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
-    if all(t is None for t in tans):
+    one tangent (or None) per output, checked as PyTorch checks it: an input modified in place
+    must have its tangent modified in place and returned as it is, an input returned as it is
+    a view of its tangent."""
+    given = [fw.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in given):
         return
+    versions = [t.version if t is not None else None for t in given]
+    tans = list(given)
     for i, (a, t) in enumerate(zip(args, tans)):
         if t is None and node.materialize and isinstance(a, Tensor) and \
                 a.dtype.is_floating_point:
@@ -436,23 +441,62 @@ def _forward_mode(fw: Any, node: FunctionNode, jvp: Callable[..., Any], args: tu
     if len(got) != len(outputs):
         raise ScriptError("Function's jvp returned an invalid number of forward gradients "
                           f"(expected {len(outputs)} but got {len(got)})")
-    for i, (out, tan) in enumerate(zip(outputs, got)):
-        if tan is None:
-            continue
-        if not isinstance(tan, Tensor):
+    position = {id(a): i for i, a in enumerate(args) if isinstance(a, Tensor)}
+    dirty = {id(t) for t in node.dirty}
+    non_diff = {id(t) for t in node.non_diff}
+    for i, (r, out, tan) in enumerate(zip(raw, outputs, got)):
+        if tan is not None and not isinstance(tan, Tensor):
             raise ScriptError(f"expected Variable or None (got {type(tan).__name__}) for grad "
                               f"output {i}.")
-        if not isinstance(out, Tensor):
+        if not isinstance(r, Tensor):
+            continue
+        if id(r) in non_diff or not r.dtype.is_floating_point:
+            if tan is not None:
+                raise ScriptError(f"Function's jvp returned a gradient at position {i}, but  the "
+                                  "corresponding forward output is not a differentiable Tensor."
+                                  "You should return None at that position instead.")
+            continue
+        if tan is None:
             continue
         if tuple(tan.shape) != tuple(out.shape):
             raise ScriptError("Trying to set a forward gradient that has a different size than "
                               "that of the original Tensor, this is not supported. Tensor is of "
                               f"size {list(out.shape)} while the given forward gradient is of "
                               f"size {list(tan.shape)}.")
+        k = position.get(id(r))
+        if k is not None and given[k] is not None:
+            _check_aliasing(tan, given[k], versions[k], id(r) in dirty)
         fw.set(out, tan)
         tracer = current().tracer
         if tracer is not None:
             tracer.tangent(out, tan.data)
+
+
+def _check_aliasing(tan: Tensor, given: Tensor, version: int, modified: bool) -> None:
+    """PyTorch's checks of the tangent of an output that is an input: modified in place (its
+    tangent too, returned as it is) or returned as it is (a view of the input's tangent)."""
+    if modified:
+        if tan.version == version:
+            raise ScriptError("An inplace custom Function is not modifying the forward mode "
+                              "gradients inplace. If the forward is modifying an input inplace, "
+                              "then the jvp function must modify the corresponding gradient "
+                              "inplace.")
+        if tan is not given:
+            raise ScriptError("An inplace custom Function is not returning the forward mode "
+                              "gradients as-is. If the forward is modifying an input inplace, "
+                              "then the jvp function must modify the gradient inplace and "
+                              "return it as-is.")
+        return
+    if tan._base is None:
+        raise ScriptError("A custom Function's forward is returning a view (or an input as-is) "
+                          "but the jvp is not returning a view.")
+    if given._base is not None:
+        if tan._base is not given._base:
+            raise ScriptError("A custom Function is returning a view but the jvp is not "
+                              "returning a view of the same base as the given grad input.")
+    elif tan._base is not given:
+        raise ScriptError("A custom Function is returning a view but the jvp is not returning a "
+                          "view of the given grad input.")
 
 
 def _save(node: FunctionNode, args: tuple, outputs: tuple) -> None:
