@@ -132,8 +132,9 @@ class Command(Session):
                              "grad_fn graph")
         # graph shows what the script prints first (dot and html write documents to stdout)
         echo = self.prints() if self.command == "graph" else None
+        seeded = self._forward_seed() if o.mode.value == "forward" else None
         result = self.execute(record=True, tracer=tracer, keep_freed=bool(self.wrt),
-                              on_print=echo)
+                              on_print=echo, tangent=seeded)
         out, wrt, err = self.targets(result, need_output=False)
         if err is not None:
             return Scoped(None, None, err, result, out, [])
@@ -142,12 +143,49 @@ class Command(Session):
         grads = self._view_gradients(result, out, wrt)
         if grads:
             view = views.with_gradients(view, result, out, grads)
+        if seeded is not None and not backward:
+            view.seeded = seeded[0]
         view = scope.scope(view, of=o.of is not None, lines=lines)
         folds = None
         if o.rolled:
             view, folds = (rolling.roll_backward(view) if backward
                            else rolling.roll_graph(view))
         return Scoped(view, folds, result.error, result, out, grads)
+
+    def _forward_seed(self, element: int | None = None) -> tuple[str, int, Any] | None:
+        """``--mode forward``: (the one --wrt, its last binding, its tangent): ones, or the
+        basis vector e_element; None when the script fails before (the run reports it)."""
+        import numpy as np
+
+        from . import pipeline
+        from .engine import Tensor
+        from .engine.backend import to_host
+
+        o = self.opts
+        self.require_wrt()
+        if len(self.wrt) > 1:
+            raise UsageError("--mode forward seeds one --wrt NAME", hint="run it once per name")
+        name = self.wrt[0]
+        if self._probe is None:  # which binding to seed: the name's last (as check perturbs)
+            self._probe = pipeline.run(
+                self.source, filename=self.filename, wrt=self.wrt, backend=o.backend.value,
+                dtype=o.dtype.value if o.dtype is not None else None, seed=o.seed,
+                overrides=self.overrides, max_steps=o.max_steps, max_elements=o.max_elements,
+                base_dir=self.base_dir)
+        probe = self._probe
+        if probe.error is not None:
+            return None
+        x = probe.bindings.get(name)
+        if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
+            raise UsageError(f"--mode forward seeds a top-level binding that holds a floating "
+                             f"point tensor; '{name}' is not one",
+                             hint="reverse mode (the default) differentiates it")
+        host = to_host(x.data)
+        seed = np.ones_like(host) if element is None else np.zeros_like(host)
+        if element is not None:
+            seed.reshape(-1)[element] = 1
+        be = probe.backend
+        return name, probe.binding_counts[name] - 1, Tensor(be.asarray(seed), be)
 
     def _view_gradients(self, result: Any, out: Any, wrt: list) -> list[tuple[Any, Any]]:
         """(target, d(out)/d(target)) for each --wrt, or none (with a note saying why)."""
