@@ -139,7 +139,7 @@ def _forward_node(n: GraphNode, folds: Folds | None, is_output: bool) -> dict:
         "kind": "tensor", "id": n.id, "name": n.name, "op": n.op, "inplace": n.inplace,
         "grad_fn": n.grad_fn, "shape": shape(n.shape), "dtype": n.dtype,
         "value": _text(n.data), "grad": _text(n.grad), "d_output": _text(n.d_output),
-        "requires_grad": n.requires_grad,
+        "tangent": _text(n.tangent), "requires_grad": n.requires_grad,
         "is_leaf": n.is_leaf, "retains_grad": n.retains_grad, "output": is_output,
         "saved": _saved(n.saved), "line": n.line, "inputs": list(n.inputs),
         "members": _members(folds, n.id)}
