@@ -173,8 +173,8 @@ class Command(Session):
                 overrides=self.overrides, max_steps=o.max_steps, max_elements=o.max_elements,
                 base_dir=self.base_dir)
         probe = self._probe
-        if probe.error is not None:
-            return None
+        if probe.error is not None or name not in probe.bindings:
+            return None  # the run reports the script's error, or the name it does not bind
         x = probe.bindings.get(name)
         if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
             raise UsageError(f"--mode forward seeds a top-level binding that holds a floating "

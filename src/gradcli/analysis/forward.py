@@ -30,7 +30,9 @@ from .explain import DEFAULT_TOP, Explanation, _target, explain
 from .names import Names
 from .paths import Walker
 
-RESIDUAL = 1e-9  # relative: tangent out agrees with the sum of local x tangent in
+# relative, by dtype: tangent out agrees with the sum of local x tangent in (the sum is
+# formed in float64 from the run's values, the tangent in the run's dtype)
+RESIDUAL = {"float64": 1e-9, "float32": 1e-5}
 
 
 @dataclass
@@ -56,6 +58,7 @@ class StepView:
     terms: list[TermView]
     tangent: Any  # the node's tangent as the dual level computed it, d(node)/dW
     residual: float | None = None  # max |sum of local x tangent in - tangent out| (None: unknown)
+    tolerance: float = RESIDUAL["float64"]  # relative, for ``consistent``
 
     @property
     def consistent(self) -> bool | None:
@@ -63,7 +66,7 @@ class StepView:
         if self.residual is None:
             return None
         scale = max(1.0, float(np.max(np.abs(self.tangent)))) if np.size(self.tangent) else 1.0
-        return self.residual <= RESIDUAL * scale
+        return self.residual <= self.tolerance * scale
 
 
 @dataclass
@@ -156,7 +159,7 @@ def explain_forward(runs: list[Any], output: Any, target: Any, top: int = DEFAUL
                 float(np.max(np.abs(total - tangent), initial=0.0))
             fx.steps.append(StepView(names.label(m), names.ident(m), m.op_name(), m.fn_name,
                                      names.line(m), node_shape, terms, _shown(tangent, shape),
-                                     residual))
+                                     residual, RESIDUAL.get(ex.dtype, 1e-2)))
     return fx
 
 

@@ -306,13 +306,12 @@ def profile(prof: Any) -> str:
 
 
 # -- explain --mode forward -----------------------------------------------------------------------
-FORWARD_TITLE = "the tangent, node by node (tangent out = the sum of local derivative x tangent in):"
+FORWARD_TITLE = "the tangent node by node (tangent out = sum of local derivative x tangent in):"
 
 
 def forward_head(fx: Any) -> tuple[str, str]:
     """``dL/dw1 = -8.0`` by forward mode, and what was seeded (and how many re-runs)."""
-    how = (f"{fx.wrt}'s tangent 1 carried forward to {fx.of}" if fx.seeds == 1 and
-           not fx.wrt_shape else
+    how = (f"{fx.wrt}'s tangent 1 carried forward to {fx.of}" if fx.seeds == 1 else
            f"{fx.seeds:,} re-runs, {fx.wrt}'s tangent e_i for each of its elements, carried "
            f"forward to {fx.of}")
     return f"d{fx.of}/d{fx.wrt} = ", f"by forward mode: {how}"

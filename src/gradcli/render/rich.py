@@ -216,13 +216,13 @@ def graph(out: Console, view: GraphView) -> None:
     headers = ["id", "name", "grad_fn / op", "inputs", "shape", "flags", "saved"]
     width = _fit(out, headers, [[r[k] for r in rows] for k in range(len(headers))],
                  _natural([(n.data, n.grad if n.d_output is None else n.d_output)
-                           for n in view.nodes]))
+                           for n in view.nodes] +
+                          [(n.tangent, None) for n in view.nodes if n.tangent is not None]))
     cols: list[tuple[str, dict]] = [(h, {"justify": "right"} if h == "id" else
                                      {"no_wrap": h not in WRAPS}) for h in headers]
     fwd = any(n.tangent is not None for n in view.nodes)
     if width:
-        cols.insert(6, ("value / tangent / grad" if fwd else "value / grad",
-                        {"width": width, "no_wrap": False}))
+        cols.insert(6, ("value / grad", {"width": width, "no_wrap": False}))
     t = _table("graph (forward, topological order)", *cols)
     for n, row in zip(view.nodes, rows):
         cells = list(row)
