@@ -259,3 +259,39 @@ def test_explain_forward_after_the_scripts_own_backward():
     ww = doc["nodes"][1]
     assert [t["input"] for t in ww["inputs"]] == ["w", "w"]  # x * x: two edges
     assert ww["tangent_out"] == [[2.0, 0.0], [0.0, 4.0]]
+
+
+# -- PyTorch's tangents (tools/record_forward_views.py) --------------------------------------------
+FORWARD_VIEWS = json.loads((ROOT / "tests" / "fixtures" / "torch" / "forward_views.json")
+                           .read_text())
+
+
+def _tangents_against_pytorch(doc: dict, key: str, dtype: type) -> dict[str, float]:
+    """Each node's tangent_out against PyTorch's, in units in the last place (max)."""
+    nodes = {n["node"]: n for n in doc["nodes"]}
+    ulps = {}
+    for label, per_seed in FORWARD_VIEWS[key].items():
+        want = np.asarray(per_seed).astype(dtype)
+        got = np.asarray(nodes[label]["tangent_out"]).astype(dtype).reshape(want.shape)
+        spacing = np.spacing(np.maximum(np.abs(want), np.finfo(dtype).tiny))
+        ulps[label] = float(np.max(np.abs(got - want) / spacing))
+    return ulps
+
+
+def test_explain_forward_tangents_are_pytorchs_on_a_pytorch_network(tmp_path):
+    prog = tmp_path / "mlp.py"
+    prog.write_text(TORCH_MLP)
+    doc = jdoc("explain", str(prog), "--wrt", "W1", "--mode", "forward")
+    assert _tangents_against_pytorch(doc, "torch_mlp", np.float32) == {
+        "x@W1": 0.0, "h": 0.0, "out": 0.0, "loss": 0.0}
+
+
+def test_explain_forward_tangents_are_pytorchs_on_tiny_mlp():
+    doc = jdoc("explain", MLP, "--wrt", "W1", "--mode", "forward")
+    ulps = _tangents_against_pytorch(doc, "tiny_mlp", np.float64)
+    assert ulps["x@W1"] == ulps["x@W1 + b1"] == 0.0
+    # NOTE: from tanh on, 1 ulp: the differentiable tangent is formed by formulas.py's
+    # grad * (1 - y * y) of recorded ops, where PyTorch's tanh_backward kernel fuses
+    # 1 - y * y into one FMA (engine/exact/unary.py has the fused form)
+    assert max(ulps.values()) <= 1.0
+
