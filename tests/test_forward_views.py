@@ -295,3 +295,17 @@ def test_explain_forward_tangents_are_pytorchs_on_tiny_mlp():
     # 1 - y * y into one FMA (engine/exact/unary.py has the fused form)
     assert max(ulps.values()) <= 1.0
 
+
+
+def test_a_view_of_an_initialised_parameter_shows_its_values(tmp_path):
+    """A view made after a no_grad in-place init (nn.init, as make_dual of a module's weight):
+    its state is the base's current version, not the zeros before the init."""
+    prog = tmp_path / "init.py"
+    prog.write_text("import torch\nimport torch.autograd.forward_ad as fwAD\n"
+                    "p = torch.nn.Parameter(torch.zeros(2))\n"
+                    "with torch.no_grad():\n    p.add_(3.0)\n"
+                    "with fwAD.dual_level():\n    d = fwAD.make_dual(p, torch.ones(2))\n"
+                    "    e = d * 2\n")
+    nodes = by_name(jdoc("graph", str(prog)))
+    assert nodes["d"]["data"] == [3.0, 3.0] and nodes["d"]["tangent"] == [1.0, 1.0]
+    assert nodes["e"]["data"] == [6.0, 6.0] and nodes["e"]["tangent"] == [2.0, 2.0]

@@ -137,6 +137,10 @@ class Recorder:
                                 out.grad_fn if out.requires_grad else None)]
         if inplace:  # recorded before the update bumps the version
             rec.version += 1
+        elif getattr(op, "kind", None) == "view" and args[0].__class__ is Tensor:
+            # a view is recorded before it takes its base's version counter (shape._view):
+            # its state is the base's current version, not 0 of the counter it had then
+            rec.version = args[0]._vc[0]
         rec.numbers = tuple(numbers)
         rec.grad_enabled = self.interp.ctx.grad_enabled
 
