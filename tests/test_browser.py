@@ -148,6 +148,7 @@ def test_a_forward_mode_run_shows_each_tangent_beside_its_value(open_page, pages
     """--mode forward: each box draws its value and, in the tangent's colour, its tangent; the
     details panel lists the tangent; the screenshot is kept for a look."""
     page = open_page(pages["forward"]).page
+    assert "forward mode: tangents d·/dw1" in page.inner_text("header")
     texts = node(page, "L").locator("text").all_text_contents()
     assert texts[texts.index("-7.") + 1] == "tangent -8."
     colour = page.eval_on_selector(

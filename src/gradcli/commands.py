@@ -143,13 +143,13 @@ class Command(Session):
         grads = self._view_gradients(result, out, wrt)
         if grads:
             view = views.with_gradients(view, result, out, grads)
-        if seeded is not None and not backward:
-            view.seeded = seeded[0]
         view = scope.scope(view, of=o.of is not None, lines=lines)
         folds = None
         if o.rolled:
             view, folds = (rolling.roll_backward(view) if backward
                            else rolling.roll_graph(view))
+        if seeded is not None and not backward:
+            view.seeded = seeded[0]
         return Scoped(view, folds, result.error, result, out, grads)
 
     def _forward_seed(self, element: int | None = None) -> tuple[str, int, Any] | None:

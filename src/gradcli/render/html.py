@@ -61,6 +61,11 @@ def page(view: GraphView | BackwardView, drawing: dot.Drawing, svg: str, *,
     count = len(view.nodes)
     what = ("backward (grad_fn) graph" if backward else "forward graph") + \
         (f" of {output}" if output else "") + (", loops rolled" if folds is not None else "")
+    seeded = getattr(view, "seeded", None)
+    if seeded is not None:  # --mode forward
+        what += f", forward mode: tangents d·/d{seeded}"
+    elif not backward and any(n.tangent is not None for n in view.nodes):
+        what += ", with forward-mode tangents"
     title = f"{filename} — {what}"
     return TEMPLATE.format(
         title=_esc(title), file=_esc(filename), what=_esc(what),
