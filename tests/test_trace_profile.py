@@ -221,9 +221,12 @@ def test_profile_keeps_the_scripts_prints_and_puts_warm_up_apart():
     result = pipeline.run(src, tracer=prof)
     prof.first[3] += 0.5  # a first run half a second slower than the others: warm-up
     prof.seconds[3] += 0.5
+    # (the measured first run may itself be a little faster than the others' mean)
+    excess = prof.first[3] - (prof.seconds[3] - prof.first[3]) / 2
     p = prof.finish(result)
     line = {c.line: c for c in p.lines}[3]
-    assert line.warmup_seconds >= 0.5 and p.warmup_seconds == line.warmup_seconds
+    assert line.warmup_seconds == pytest.approx(excess) and excess > 0.45
+    assert p.warmup_seconds == line.warmup_seconds
 
 
 def test_json_items_one_per_line_whatever_their_strings_hold():
