@@ -1481,6 +1481,28 @@ CASES.update({
                             " ms[4](x, t.sign())]; result = ms + ys + [graph(y) for y in ys] + [G(y, x) for y in ys] + [ms[1].delta, ms[3].log_target]",
 })
 
+# --- LazyLinear: UninitializedParameters materialised in place by the first forward --------------
+CASES.update({
+    "nn_lazy_linear": _C + " m = nn.LazyLinear(3); w = m.weight; ps = list(m.parameters()); opt = torch.optim.SGD(m.parameters(), lr=0.5);"
+                      " r = [repr(v) for v in (m, w, m.bias, ps, m.state_dict(), m.in_features, w.requires_grad, w.dtype, w.size(), w.ndim,"
+                      " w.is_leaf, w.grad)];"
+                      " x = torch.randn(2, 4, requires_grad=True); y = m(x); r += [m, m.in_features, w, m.bias, y, graph(y),"
+                      " w is m.weight, ps[0] is m.weight, m.weight.shape, len(m._forward_pre_hooks), G(y * y, x, m.weight, m.bias)]; opt.step();"
+                      " r += [m.weight, m.bias, opt.param_groups[0]['params'][0] is m.weight, torch.randn(2)];"
+                      " d = nn.LazyLinear(2, bias=False, dtype=torch.float64); z = d(torch.ones(3, 5, dtype=torch.float64));"
+                      " e = nn.LazyLinear(-2); e2 = nn.LazyLinear(2); e2(torch.ones(4, 0));"
+                      " result = r + [nn.LazyLinear(2, bias=False), d, d.weight, d.bias, z, e, e2, e2.weight]",
+    "nn_lazy_linear_seq": _C + " net = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(1)); r = [repr(net), repr(net.state_dict())];"
+                          " x = torch.randn(5, 3); y = net(x); result = r + [net, y, graph(y), list(net.state_dict()), net(x[:2]), net[2].weight]",
+    "err_lazy_linear_int_input": "torch.nn.LazyLinear(2)(5)",
+    "err_lazy_linear_0d_input": "torch.nn.LazyLinear(2)(torch.ones(()))",
+    "err_lazy_linear_shape": "torch.nn.LazyLinear(2).weight.shape",
+    "err_lazy_linear_method": "torch.nn.LazyLinear(2).weight.sum()",
+    "err_lazy_linear_operator": "torch.nn.LazyLinear(2).bias * 2",
+    "err_lazy_linear_init": "torch.nn.init.zeros_(torch.nn.LazyLinear(2).weight)",
+    "err_lazy_linear_dtype": "m = torch.nn.LazyLinear(2); m(torch.ones(1, 3, dtype=torch.float64))",
+})
+
 # --- recurrent layers (RNN.cpp's composition; float32 LSTM is oneDNN's in PyTorch: float64 here) --
 CASES.update({
     "nn_rnn_modules": _C + " ms = [nn.RNN(3, 4, num_layers=2, dtype=torch.float64), nn.GRU(3, 4, dtype=torch.float64),"
