@@ -75,6 +75,16 @@ GRADCHECKS = {
                  "dtype=torch.float64), nn.LSTM(3, 4, dtype=torch.float64)]\n"
                  "x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True)\n"
                  "f = lambda x: (ms[0](x)[0], ms[1](x)[1], ms[2](x)[1][1])",
+    "recurrent_bidirectional": "ms = [nn.RNN(3, 2, 2, bidirectional=True, dtype=torch.float64), "
+                               "nn.GRU(3, 2, 2, bidirectional=True, batch_first=True, dtype=torch.float64), "
+                               "nn.LSTM(3, 2, 2, bidirectional=True, dtype=torch.float64)]\n"
+                               "x = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True)\n"
+                               "f = lambda x: (ms[0](x)[0], ms[1](x)[1], ms[2](x)[1][1], ms[2](x)[0])",
+    "lstm_projections": "ms = [nn.LSTM(3, 4, 2, proj_size=2, dtype=torch.float64), nn.LSTM(3, 3, "
+                        "proj_size=1, bidirectional=True, batch_first=True, dtype=torch.float64)]\n"
+                        "x = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True)\n"
+                        "h = torch.randn(2, 3, 1, dtype=torch.float64, requires_grad=True)\n"
+                        "f = lambda x, h: (ms[0](x)[0], ms[0](x)[1][1], ms[1](x, (h, h.expand(2, 3, 3)))[0])",
     "cells": "cs = [nn.RNNCell(3, 4, dtype=torch.float64), nn.GRUCell(3, 4, dtype=torch.float64), "
              "nn.LSTMCell(3, 4, dtype=torch.float64)]\n"
              "x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)\n"
@@ -162,6 +172,9 @@ def test_from_pretrained_is_a_class_method() -> None:
     ("nn.Unflatten(1, 3)", "TypeError"),
     ("nn.Unflatten(1, (2, 2))(torch.ones(2, 3))", "RuntimeError"),
     ("nn.Conv2d(1, 2, 3)(torch.ones(1, 2, 5, 5))", "RuntimeError"),
+    (("nn.LSTM(3, 4, proj_size=2, bidirectional=True)(torch.ones(2, 1, 3))[1][0].sum() + 1 + "
+      "nn.LazyLinear(2).weight"), "ValueError"),
+    ("nn.GRU(3, 4, bidirectional=True)(torch.ones(2, 1, 3), torch.ones(1, 1, 4))", "RuntimeError"),
     ("nn.Conv2d(1, 2, 3, padding='full')", "ValueError"),
     ("nn.MaxPool2d(3)(torch.ones(1, 1, 2, 2))", "RuntimeError"),
     ("F.conv2d(torch.ones(1, 1, 3, 3), 2)", "TypeError"),

@@ -1516,6 +1516,32 @@ CASES.update({
     "nn_rnn_cells": _C + " cs = [nn.RNNCell(3, 4), nn.RNNCell(3, 4, nonlinearity='relu', bias=False), nn.GRUCell(3, 4), nn.LSTMCell(3, 4)];"
                     " x = torch.randn(2, 3, requires_grad=True); h = torch.randn(2, 4); ys = [cs[0](x), cs[1](x, h), cs[2](x, h), cs[3](x, (h, h))[1], cs[3](x[0])[0]];"
                     " result = cs + ys + [graph(y) for y in ys] + [G(y, x) for y in ys]",
+    "nn_rnn_bidirectional": _C + " ms = [nn.RNN(3, 4, 2, bidirectional=True, dtype=torch.float64), nn.GRU(3, 4, 2, bidirectional=True, batch_first=True,"
+                            " dtype=torch.float64), nn.LSTM(3, 4, 2, bidirectional=True, dtype=torch.float64)];"
+                            " x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True); ys = [m(x) for m in ms]; o1, h1 = ys[0]; o2, h2 = ys[1]; o3, (h3, c3) = ys[2];"
+                            " s = x[:2, :1].detach().requires_grad_(); gs = [nn.RNN(3, 2, bidirectional=True, dtype=torch.float64)(s)[0], nn.GRU(3, 2, bidirectional=True, dtype=torch.float64)(s)[1],"
+                            " nn.LSTM(3, 2, bidirectional=True, dtype=torch.float64)(s)[1][1]];"
+                            " result = ms + [o1, h1, o2, h2, o3, h3, c3] + [graph(g) for g in gs] + [G(o1, x), G(h2 * h2, x), G(o3 + c3.sum(), x, ms[2].weight_hh_l1_reverse),"
+                            " [n for n, _ in ms[2].named_parameters()], [[tuple(w.shape) for w in l] for l in ms[1].all_weights], ms[0](x[:, 0]), ms[1](x[0], h2[:, 0] * 0.5),"
+                            " ms[2](x, (h3 * 0.5, c3 * 0.5))[1]]",
+    "nn_rnn_bidirectional_float32": _C + " ms = [nn.RNN(3, 4, 2, bidirectional=True, nonlinearity='relu'), nn.GRU(3, 5, 3, bidirectional=True, bias=False)];"
+                                    " x = torch.randn(5, 2, 3, requires_grad=True); o1, h1 = ms[0](x); o2, h2 = ms[1](x);"
+                                    " result = ms + [o1, h1, o2, h2, graph(nn.RNN(3, 2, bidirectional=True)(x[:2])[1]), G(o1, x, ms[0].weight_ih_l1), G(o2[..., 5:] * h2[-1], x, ms[1].weight_hh_l2_reverse)]",
+    "nn_lstm_projections": _C + " ms = [nn.LSTM(3, 4, 2, proj_size=2, dtype=torch.float64), nn.LSTM(3, 5, 2, proj_size=3, bidirectional=True, batch_first=True,"
+                           " dtype=torch.float64), nn.LSTM(3, 4, proj_size=3, bias=False)]; x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True);"
+                           " o1, (h1, c1) = ms[0](x); o2, (h2, c2) = ms[1](x); z = torch.randn(3, 2, 3, requires_grad=True); o3, (h3, c3) = ms[2](z);"
+                           " s = x[:2, :1].detach().requires_grad_(); q = nn.LSTM(3, 3, proj_size=2, bidirectional=True, batch_first=True, dtype=torch.float64)(s);"
+                           " result = ms + [o1, h1, c1, o2, h2, c2, o3, h3, c3, graph(q[0]), graph(q[1][0]), G(o1 + c1.sum(), x, ms[0].weight_hr_l0), G(o2, x, ms[1].weight_hr_l1_reverse),"
+                           " G(o3 * o3, z, ms[2].weight_hr_l0), [n for n, _ in ms[1].named_parameters()], [[tuple(w.shape) for w in l] for l in ms[1].all_weights],"
+                           " ms[2](z[:, 0])[1], ms[2](z, (h3 * 2, c3 * 2))[0]]",
+    "err_rnn_bidirectional_hidden": "torch.nn.GRU(3, 4, bidirectional=True)(torch.ones(2, 1, 3), torch.ones(1, 1, 4))",
+    "err_lstm_proj_hidden": "torch.nn.LSTM(3, 4, proj_size=2)(torch.ones(2, 1, 3), (torch.ones(1, 1, 4), torch.ones(1, 1, 4)))",
+    "err_lstm_proj_cell": "torch.nn.LSTM(3, 4, proj_size=2)(torch.ones(2, 1, 3), (torch.ones(1, 1, 2), torch.ones(1, 1, 2)))",
+    "err_lstm_proj_size": "torch.nn.LSTM(3, 4, proj_size=4)",
+    "err_lstm_proj_negative": "torch.nn.LSTM(3, 4, proj_size=-1)",
+    "err_lstm_proj_float": "torch.nn.LSTM(3, 4, proj_size=2.5)",
+    "err_gru_proj": "torch.nn.GRU(3, 4, proj_size=2)",
+    "err_rnn_proj": "torch.nn.RNN(3, 4, proj_size=2)",
     "err_rnn_input_dims": "torch.nn.LSTM(3, 4)(torch.ones(1, 2, 3, 3))",
     "err_rnn_input_size": "torch.nn.LSTM(3, 4)(torch.ones(2, 5))",
     "err_rnn_nonlinearity": "torch.nn.RNN(3, 4, nonlinearity='x')",
