@@ -67,6 +67,10 @@ GRADCHECKS = {
     "conv_module": "m = nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect', dtype=torch.float64)\n"
                    "x = torch.randn(3, 2, 4, 4, dtype=torch.float64, requires_grad=True)\n"
                    "f = lambda x: m(x).tanh()",
+    "pad_circular": "x = torch.randn(2, 3, 4, 3, dtype=torch.float64, requires_grad=True)\n"
+                    "m = nn.Conv1d(3, 2, 3, padding=2, padding_mode='circular', dtype=torch.float64)\n"
+                    "f = lambda x: (F.pad(x, (2, 1, -1, 3), mode='circular'), "
+                    "F.pad(x[0], (3, 0), mode='circular'), m(x[:, :, 0]).sin())",
     "pools": "x = torch.randn(2, 3, 7, 6, dtype=torch.float64, requires_grad=True)\n"
              "f = lambda x: (F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, "
              "count_include_pad=False), F.adaptive_avg_pool2d(x, (4, 3)), F.max_pool1d(x[0], 2), "
@@ -96,6 +100,11 @@ GRADCHECKS = {
                            "t = torch.tensor([1., -1., 1., -1., 1., -1.], dtype=torch.float64)\n"
                            "f = lambda a, b: (F.margin_ranking_loss(a, b, t, 10.0, "
                            "reduction='none'), nn.MarginRankingLoss(0.5)(a, b, t))",
+    "cosine_embedding_loss": "a = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)\n"
+                             "b = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)\n"
+                             "t = torch.tensor([1., -1., -1., 1.], dtype=torch.float64)\n"
+                             "f = lambda a, b: (F.cosine_embedding_loss(a, b, t, -2.0, reduction='none'), "
+                             "nn.CosineEmbeddingLoss()(a[0], b[1], torch.tensor(1.)))",
     "triplet_margin_loss": "a = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"
                            "p = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"
                            "n = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"

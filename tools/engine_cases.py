@@ -1006,6 +1006,21 @@ CASES.update({
                                 " F.pad(z, (1, 1, 1, 1, 1, 0), mode=mode), F.pad(z, (2, 0, 1, 1), mode), F.pad(x, (-1, 1), mode=mode),"
                                 " F.pad(x.long(), (1, 1), mode=mode)]\n"
                                 "result = ys + [graph(y) for y in ys] + [G(y * y, x, z) for y in ys if y.requires_grad]",
+    "nn_pad_circular": _G + "torch.manual_seed(0); x = torch.randn(1, 2, 4, requires_grad=True); z = torch.randn(1, 1, 3, 3, dtype=torch.float64, requires_grad=True);"
+                       " w = torch.randn(2, 3, 2, 2, 2, requires_grad=True);"
+                       " ys = [F.pad(x, (2, 1), mode='circular'), F.pad(x, (-1, 2), mode='circular'), F.pad(x, (1, 1, 1, 1), mode='circular'),"
+                       " F.pad(x[0], (3, 4), mode='circular'), F.pad(z, (1, 1, 2, 0), mode='circular'), F.pad(z, (0, -1, 2, -1), mode='circular'),"
+                       " F.pad(w, (1, 0, 0, 1, 1, 1), mode='circular'), F.pad(x, (0, 0), mode='circular'), F.pad(x, (-2, -2), mode='circular')];"
+                       " result = ys + [graph(y) for y in ys[:5]] + [G(y * torch.arange(float(y.shape[-1])).to(y.dtype), x, z, w) for y in ys]",
+    "nn_conv_circular": _G + "torch.manual_seed(0); nn = torch.nn; x = torch.randn(2, 2, 5, requires_grad=True); z = torch.randn(1, 1, 4, 3, dtype=torch.float64, requires_grad=True);"
+                        " c1 = nn.Conv1d(2, 3, 3, padding=1, padding_mode='circular'); c2 = nn.Conv2d(1, 2, 3, padding=(2, 1), padding_mode='circular', dtype=torch.float64);"
+                        " c3 = nn.Conv2d(1, 2, (3, 2), padding='same', padding_mode='circular', dtype=torch.float64); c4 = nn.Conv1d(2, 2, 2, padding=2, dilation=2, padding_mode='circular');"
+                        " ys = [c1(x), c2(z), c3(z), c4(x)]; result = [c1, c2, c3, c4] + ys + [graph(ys[0]), graph(ys[2])] + [G(y * y, x, z) for y in ys]",
+    "err_pad_circular_wrap": "F.pad(torch.ones(1, 2, 3), (4, 0), mode='circular')",
+    "err_pad_circular_empty": "F.pad(torch.ones(1, 2, 3), (-2, -2), mode='circular')",
+    "err_pad_circular_dims": "F.pad(torch.ones(3), (1, 1), mode='circular')",
+    "err_pad_circular_overlap": "F.pad(torch.ones(1, 1, 3, 3), (0, -1, 3, -2), mode='circular')",
+    "err_pad_circular_overlap_right": "F.pad(torch.ones(1, 1, 3), (-2, 3), mode='circular')",
     "err_pad_reflect_size": "F.pad(torch.ones(2, 3), (3, 0), mode='reflect')",
     "err_pad_reflect_size_h": "F.pad(torch.ones(1, 2, 3), (0, 0, 2, 0), mode='reflect')",
     "err_pad_reflect_dims": "F.pad(torch.ones(3), (1, 1), mode='reflect')",
@@ -1563,6 +1578,20 @@ CASES.update({
                               " torch.nn.TripletMarginLoss(margin=2., eps=0.1)(x, n, p)];"
                               " g = [graph(y) for y in ys]; gs = [G(y, x) for y in ys];"
                               " result = ys + g + gs + [torch.nn.TripletMarginLoss(p=3, swap=True)]",
+    "nn_cosine_embedding_loss": _FX + " y = x.flip(1) * 0.5 + 0.25; t = torch.tensor([1., -1.]);"
+                                " ys = [F.cosine_embedding_loss(x, y, t), F.cosine_embedding_loss(x, y, t, 0.2, reduction='none'),"
+                                " F.cosine_embedding_loss(x, -y, torch.tensor([-1, 1]), margin=-0.5, reduction='sum'), F.cosine_embedding_loss(x[0], y[1], torch.tensor(-1.)),"
+                                " F.cosine_embedding_loss(x, y, torch.tensor([1., 0.])), torch.nn.CosineEmbeddingLoss(0.1, reduction='none')(x, y.double(), -t),"
+                                " F.cosine_embedding_loss(x, y, t, size_average=False)];"
+                                " g = [graph(y) for y in ys]; gs = [G(y, x) for y in ys];"
+                                " result = ys + g + gs + [torch.nn.CosineEmbeddingLoss(), torch.nn.CosineEmbeddingLoss(margin=0.5).margin]",
+    "err_cosine_embedding_target_dims": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 1))",
+    "err_cosine_embedding_input_dims": "F.cosine_embedding_loss(torch.ones(3), torch.ones(3), torch.ones(2))",
+    "err_cosine_embedding_input_dims0": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.tensor(1.))",
+    "err_cosine_embedding_sizes": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(1, 3), torch.ones(3))",
+    "err_cosine_embedding_target": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), 1)",
+    "err_cosine_embedding_margin": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2), margin='a')",
+    "err_cosine_embedding_reduction": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2), reduction='x')",
     "err_margin_ranking_dims": "F.margin_ranking_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2, 3))",
     "err_triplet_dims": "F.triplet_margin_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2, 3))",
     "err_triplet_margin": "F.triplet_margin_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 3), margin=0.)",

@@ -477,6 +477,8 @@ KLDivLoss = _loss("KLDivLoss", "kl_div", (*_LEGACY, "log_target"), log_target=Fa
 SoftMarginLoss = _loss("SoftMarginLoss", "soft_margin_loss", init="_Loss")
 MarginRankingLoss = _loss("MarginRankingLoss", "margin_ranking_loss", ("margin", *_LEGACY),
                           three=("input1", "input2", "target"), margin=0.0)
+CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", "cosine_embedding_loss", ("margin", *_LEGACY),
+                            three=("input1", "input2", "target"), margin=0.0)
 TripletMarginLoss = _loss("TripletMarginLoss", "triplet_margin_loss",
                           ("margin", "p", "eps", "swap", *_LEGACY),
                           three=("anchor", "positive", "negative"), margin=1.0, p=2.0, eps=1e-6,
@@ -493,7 +495,8 @@ _PLACES = {
                                  "LogSoftmax", "Tanh", "Sigmoid", "SiLU", "LogSigmoid")},
     **{n: "loss" for n in ("MSELoss", "L1Loss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
                            "BCELoss", "BCEWithLogitsLoss", "HuberLoss", "KLDivLoss",
-                           "SoftMarginLoss", "MarginRankingLoss", "TripletMarginLoss")},
+                           "SoftMarginLoss", "MarginRankingLoss", "TripletMarginLoss",
+                           "CosineEmbeddingLoss")},
 }
 _PLACES.update(nn_layers.PLACES)
 _PLACES.update(nn_conv.PLACES)
