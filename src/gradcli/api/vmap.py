@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..engine.backend import to_host
 from ..engine.batching import VmapLevel
 from ..engine.context import current
 from ..engine.shape import _select
@@ -242,8 +243,9 @@ def _outputs(func: Any, out_dims: Any, outputs: list, level: VmapLevel) -> Any:
     stack = _functions()["stack"]
     result = []
     for j, (value, d) in enumerate(zip(first, dims)):
+        batched = isinstance(value, Tensor) and _batched(level, [o[j] for o in per_sample])
         if d is None:
-            if isinstance(value, Tensor) and level.holds(value):
+            if batched:
                 raise ScriptError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor "
                                   "when out_dim is None", kind="ValueError")
             result.append(value)
@@ -252,7 +254,7 @@ def _outputs(func: Any, out_dims: Any, outputs: list, level: VmapLevel) -> Any:
             raise ScriptError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
                               f"{type(value)}. Did you mean to set out_dims= to None for "
                               "output?", kind="ValueError")
-        if not level.holds(value):  # PyTorch expands an unbatched output (a stride of 0)
+        if not batched:  # PyTorch expands an unbatched output (a stride of 0)
             u = _functions()["unsqueeze"](value, d)
             sizes = [-1] * u.data.ndim
             sizes[d % u.data.ndim] = len(outputs)
@@ -260,6 +262,17 @@ def _outputs(func: Any, out_dims: Any, outputs: list, level: VmapLevel) -> Any:
             continue
         result.append(stack([leaves[j] for leaves in per_sample], dim=d))
     return _unflatten(result, spec)
+
+
+def _batched(level: VmapLevel, values: list) -> bool:
+    """Whether an output is batched: the level marked it, or the samples gave different values
+    (a tensor the marks miss, such as a gradient computed from a saved tensor)."""
+    if level.holds(values[0]):
+        return True
+    first = values[0]
+    host = to_host(first.data).tobytes()
+    return any(not isinstance(v, Tensor) or v.shape != first.shape or v.dtype is not first.dtype
+               or to_host(v.data).tobytes() != host for v in values[1:])
 
 
 def _functions() -> dict:

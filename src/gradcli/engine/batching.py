@@ -40,8 +40,14 @@ class VmapLevel:
         self.ctx = ctx
         self.randomness = randomness
         self.outer = ctx.vmap
+        self.func_depth = ctx.func_depth  # the torch.func transforms running around it
         self.prev = ctx.recorder
         self.batched: dict[int, Tensor] = {}
+        # the arrays of batched tensors (for the kernels that PyTorch's batching rules change:
+        # a product of two batched matrices is a bmm) and the nodes that made batched tensors
+        # (a saved output unpacked by a backward formula is batched too)
+        self.arrays: dict[int, Any] = {}
+        self.nodes: dict[int, Any] = {}
         self.chunk = 1  # the running chunk's size and this sample's place in it
         self.row = 0
         self.draws: list = []  # the chunk's draws, in the order the first sample made them
@@ -88,6 +94,9 @@ class VmapLevel:
     # --- batched tensors --------------------------------------------------------------------
     def mark(self, t: Tensor) -> None:
         self.batched[id(t)] = t
+        self.arrays[id(t.data)] = t.data
+        if t.grad_fn is not None:
+            self.nodes[id(t.grad_fn)] = t.grad_fn
 
     def holds(self, t: Any) -> bool:
         """Whether ``t`` is batched at this level."""
@@ -106,7 +115,7 @@ class VmapLevel:
             if a.__class__ is Tensor and id(a) in batched:
                 if inplace:
                     self._unbatched_write(out, op, args)
-                batched[id(out)] = out
+                self.mark(out)
                 return
 
     def _unbatched_write(self, out: Tensor, op: Any, args: tuple) -> None:

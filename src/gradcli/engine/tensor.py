@@ -33,6 +33,14 @@ ITEM_ERROR = ("vmap: It looks like you're calling .item() on a Tensor. We don't 
 BOOL_ERROR = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
               "control flow. We don't support that yet, please file an issue at "
               "https://github.com/pytorch/pytorch/issues .")
+# .item() or bool() under a torch.func transform that runs inside the vmap
+TRANSFORMED_ERROR = (
+    "vmap: It looks like you're either (1) calling .item() on a Tensor or (2) attempting to use "
+    "a Tensor in some data-dependent control flow or (3) encountering this error in PyTorch "
+    "internals. For (1): we don't support vmap over calling .item() on a Tensor, please try to "
+    "rewrite what you're doing with other operations. For (2): we don't support data-dependent "
+    "control flow in vmap yet, please file an issue at https://github.com/pytorch/pytorch/issues "
+    ". For (3): please file an issue.")
 DATA_ERROR = "Cannot access data pointer of Tensor that doesn't have storage"
 
 
@@ -46,14 +54,37 @@ def in_vmap(t: Any) -> bool:
     return False
 
 
+def _scalar_error(message: str) -> ScriptError:
+    """PyTorch's error for reading a batched tensor's value (``message`` unless a transform
+    entered inside the vmap is running)."""
+    ctx = current()
+    return ScriptError(TRANSFORMED_ERROR if ctx.func_depth > ctx.vmap.func_depth else message)
+
+
 def vmap_from(out: Any, *sources: Any) -> Any:
     """``out`` (made outside the op table from ``sources``), batched where any of them is."""
     level = current().vmap
     while level is not None:
         if any(id(s) in level.batched for s in sources):
-            level.batched[id(out)] = out
+            level.mark(out)
         level = level.outer
     return out
+
+
+def vmap_from_node(out: Any, node: Any) -> Any:
+    """``out`` (a saved output of ``node`` unpacked), batched where the node's outputs are."""
+    level = current().vmap
+    while level is not None:
+        if id(node) in level.nodes:
+            level.mark(out)
+        level = level.outer
+    return out
+
+
+def batched_arrays(*arrays: Any) -> bool:
+    """Whether every one of ``arrays`` belongs to a tensor batched by the innermost vmap."""
+    level = current().vmap
+    return level is not None and all(id(a) in level.arrays for a in arrays)
 
 
 def vmap_follow(src: Any, dst: Any) -> None:
@@ -61,7 +92,7 @@ def vmap_follow(src: Any, dst: Any) -> None:
     level = current().vmap
     while level is not None:
         if id(src) in level.batched:
-            level.batched[id(dst)] = dst
+            level.mark(dst)
         level = level.outer
 
 
@@ -256,7 +287,7 @@ class Tensor:
     def item(self) -> float | int | bool:
         """The single value as a Python number of the dtype's kind (float, int or bool)."""
         if in_vmap(self):
-            raise ScriptError(ITEM_ERROR)
+            raise _scalar_error(ITEM_ERROR)
         n = self.numel()
         if n != 1:
             raise ScriptError(f"a Tensor with {n} elements cannot be converted to Scalar")
@@ -270,7 +301,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if in_vmap(self):
-            raise ScriptError(BOOL_ERROR)
+            raise _scalar_error(BOOL_ERROR)
         n = self.numel()
         if n != 1:
             raise ScriptError(
