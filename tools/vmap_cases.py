@@ -79,6 +79,21 @@ CASES: dict[str, str] = {
     "random_dropout": _case("result = [vmap(lambda a: F.dropout(a, 0.5), randomness='different')(torch.ones(3, 6)),"
                             " vmap(lambda a: F.dropout(a, 0.3), randomness='same')(torch.ones(3, 6)),"
                             " vmap(lambda a: a + torch.randint(0, 5, (4,)), randomness='different')(x)]"),
+    "random_inplace": _case("result = [vmap(lambda a: a.clone().uniform_(), randomness='same')(x),"
+                            " vmap(lambda a: a.clone().normal_(), randomness='different')(x),"
+                            " vmap(lambda a: a.clone().bernoulli_(0.5), randomness='different', chunk_size=2)(x),"
+                            " vmap(lambda a: torch.rand_like(a), randomness='different')(x), torch.rand(3)]"),
+    "random_tensor_parameters": _case("result = [vmap(lambda a: torch.bernoulli(a.sigmoid()), randomness='different')(x),"
+                                      " vmap(lambda a: torch.normal(a, 0.5), randomness='different')(x),"
+                                      " vmap(lambda a: a * torch.bernoulli(v.sigmoid()), randomness='same')(x),"
+                                      " vmap(lambda a: a[torch.randperm(4)], randomness='different')(x),"
+                                      " vmap(lambda a: a[torch.randperm(4)], randomness='same')(x), torch.rand(3)]"),
+    "error_random_same_batched_bernoulli": _case("vmap(lambda a: torch.bernoulli(a.sigmoid()), randomness='same')(x)"),
+    "error_random_same_batched_normal": _case("vmap(lambda a: torch.normal(a, 2.0), randomness='same')(x)"),
+    "error_item_of_different_draw": _case("vmap(lambda a: a * torch.rand(1).item(), randomness='different')(x)"),
+    "item_of_same_draw": _case("result = [vmap(lambda a: a * torch.rand(1).item(), randomness='same')(x)]"),
+    "error_random_inplace_unbatched": _case("vmap(lambda a, b: a + b.uniform_(), in_dims=(0, None),"
+                                            " randomness='different')(x, torch.zeros(4))"),
     # --- with autograd and the other transforms ---
     "vmap_grad": _case("f = lambda a: (a.sin() * a).sum(); result = [vmap(grad(f))(x),"
                        " vmap(grad(lambda a, b: (a * b).exp().sum(), argnums=1), in_dims=(None, 0))(v, x)]"),

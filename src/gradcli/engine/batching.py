@@ -16,13 +16,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from ..errors import ScriptError
+from . import distributions as dist
 from .tensor import Tensor
 
 _EMPTY: dict = {}
 RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
                 "use the 'same' or 'different' randomness flags on vmap or perform the "
                 "randomness operation out of vmap")
+INPLACE_RANDOM_ERROR = (
+    "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear "
+    "like same randomness. If this is necessary for your usage, please file an issue with "
+    "functorch.")
 SETITEM_ERROR = (
     "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor "
     "`other` in extra_args that has more elements than `self`. This happened due to `other` "
@@ -132,30 +139,75 @@ class VmapLevel:
                           f"shape {[self.chunk, *dims]}")
 
     # --- draws ------------------------------------------------------------------------------
-    def draw(self, gen: Any, name: str, args: tuple, kwargs: dict) -> Any:
-        """One of the generator's draws, as this level's randomness makes it."""
-        if self.randomness == "error":
-            raise ScriptError(RANDOM_ERROR)
-        where = _SHAPED.get(name)
-        args = list(args)
-        numbers = [*args[2:4], kwargs.get("mean", 0.0), kwargs.get("std", 0.0)] \
-            if name == "normal" else args[:1] if name == "bernoulli" else []
-        if where is None or len(args) <= where or args[where] is None or \
-                not all(isinstance(v, (int, float)) for v in numbers):
-            # the values depend on more than a shape (a tensor of probabilities, of means)
-            raise ScriptError(f"gradcli does not support randomness='{self.randomness}' for "
-                              "this random operation inside vmap yet",
-                              kind="NotImplementedError")
+    def check_fill(self, t: Tensor) -> None:
+        """PyTorch's refusal of different draws written in place into an unbatched tensor."""
+        if self.randomness == "different" and id(t) not in self.batched:
+            raise ScriptError(INPLACE_RANDOM_ERROR)
+
+    def _take(self, batch: Any, one: Any) -> Any:
+        """This sample's values of its next draw: ``one()`` made once ("same"), or row
+        ``self.row`` of ``batch(chunk)`` made at the chunk's first sample ("different")."""
         k = self.count
         self.count += 1
         if self.randomness == "same":
             if k >= len(self.draws):
-                self.draws.append(getattr(gen, name)(*args, **kwargs))
+                self.draws.append(one())
             return self.draws[k].copy()
-        if k >= len(self.draws):  # the chunk's first sample draws every sample's values
-            args[where] = (self.chunk, *tuple(args[where]))
-            self.draws.append(getattr(gen, name)(*args, **kwargs))
+        if k >= len(self.draws):
+            self.draws.append(batch(self.chunk))
         return self.draws[k][self.row].copy()
+
+    def draw(self, gen: Any, name: str, args: tuple, kwargs: dict) -> Any:
+        """One of the generator's draws, as this level's randomness makes it."""
+        if self.randomness == "error":
+            raise ScriptError(RANDOM_ERROR)
+        args = list(args)
+        if name == "normal":
+            mean = args[2] if len(args) > 2 else kwargs.get("mean", 0.0)
+            std = args[3] if len(args) > 3 else kwargs.get("std", 1.0)
+            if isinstance(mean, numpy.ndarray) and not isinstance(std, numpy.ndarray):
+                # normal(mean tensor, std): normal(0, std) of mean's shape, plus mean
+                dtype = args[1] if len(args) > 1 else kwargs.get("dtype", "float32")
+                base = self._take(
+                    lambda c: gen.normal((c, *mean.shape), dtype, 0.0, std),
+                    lambda: gen.normal(mean.shape, dtype, 0.0, std))
+                return (base + mean.astype(base.dtype)).astype(base.dtype)
+        if name == "bernoulli" and isinstance(args[0], numpy.ndarray):
+            return self._bernoulli(gen, *args, **kwargs)
+        if name == "randperm":
+            return self._take(lambda c: numpy.stack([gen.randperm(*args) for _ in range(c)]),
+                              lambda: gen.randperm(*args))
+        where = _SHAPED.get(name)
+        numbers = [*args[2:4], kwargs.get("mean", 0.0), kwargs.get("std", 0.0)] \
+            if name == "normal" else args[:1] if name == "bernoulli" else []
+        if where is None or len(args) <= where or args[where] is None or \
+                not all(isinstance(v, (int, float)) for v in numbers):
+            raise ScriptError(f"gradcli does not support randomness='{self.randomness}' for "
+                              "this random operation inside vmap yet",
+                              kind="NotImplementedError")
+        shape = tuple(args[where])
+
+        def make(lead: tuple) -> Any:
+            args[where] = (*lead, *shape)
+            return getattr(gen, name)(*args, **kwargs)
+        return self._take(lambda c: make((c,)), lambda: make(()))
+
+    def _bernoulli(self, gen: Any, p: Any, shape: Any = None, dtype: Any = None) -> Any:
+        """bernoulli of a probability array: one uniform per element compared with it (the
+        generator's way), the uniforms drawn as the level's randomness says."""
+        probs = numpy.broadcast_to(p, tuple(shape) if shape is not None else p.shape)
+        flat = probs.reshape(-1)
+        if not ((flat >= 0) & (flat <= 1)).all():
+            return gen.bernoulli(p, shape, dtype)  # its error
+        n = flat.size
+
+        def units(count: int) -> Any:
+            if flat.dtype == numpy.float64:
+                return dist.unit_float64(gen.random64(count))
+            return dist.unit_float32(gen._words(count))
+        u = self._take(lambda c: units(c * n).reshape(c, n), lambda: units(n))
+        low = flat if flat.dtype == numpy.float64 else flat.astype(numpy.float32)
+        return (u < low).astype(dtype or p.dtype).reshape(probs.shape)
 
 
 class _Draws:
