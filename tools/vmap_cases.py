@@ -115,6 +115,39 @@ CASES: dict[str, str] = {
         " params = {k: p.detach() for k, p in conv.named_parameters()};"
         " f = lambda p, im: F.max_pool2d(torch.func.functional_call(conv, p, (im.unsqueeze(0),)).relu(), 2).sum();"
         " g = vmap(grad(f), in_dims=(None, 0))(params, imgs); result = [g['weight'], g['bias']]"),
+    "composites": _case("d = x.double(); f = lambda r: (r.sin() * r.sum()).exp();"
+                        " result = [torch.func.jacrev(vmap(f))(d), torch.func.jacfwd(vmap(f))(d),"
+                        " vmap(lambda r, t: torch.func.jvp(f, (r,), (t,))[1])(d, torch.ones_like(d)),"
+                        " vmap(lambda r: torch.func.vjp(f, r)[1](torch.ones(4, dtype=torch.float64))[0])(d),"
+                        " torch.func.hessian(lambda a: vmap(f)(a).sum())(d[:2]),"
+                        " vmap(vmap(grad(lambda s: s.sin() * s.exp())))(d),"
+                        " vmap(torch.func.jacfwd(f), in_dims=1)(d.t())]"),
+    # --- a sweep over the table's ops ---
+    "sweep_unary": _case("z = torch.randn(5, 7); result = [vmap(getattr(torch, n))(z) for n in ("
+                         "'neg', 'exp', 'expm1', 'log', 'sin', 'cos', 'tan', 'asin',"
+                         " 'atan', 'sinh', 'cosh', 'tanh', 'sigmoid', 'relu', 'square', 'rsqrt',"
+                         " 'reciprocal', 'floor', 'ceil', 'round', 'trunc', 'frac', 'sign', 'erf',"
+                         " 'exp2', 'log1p', 'abs')]"
+                         " + [vmap(getattr(F, n))(z) for n in ('silu', 'softplus', 'elu', 'selu',"
+                         " 'leaky_relu', 'hardtanh', 'logsigmoid', 'tanhshrink', 'softsign')]"),
+    # ops whose kernels gradcli computes within an ulp of PyTorch's, with or without vmap
+    "sweep_inexact_kernels": _case("z = torch.randn(5, 7); u = torch.rand(5, 7) + 0.5; result = ["
+                                   "vmap(getattr(torch, n))(z) for n in ('log2', 'log10', 'asinh')]"
+                                   " + [vmap(F.gelu)(z), vmap(F.mish)(z), vmap(torch.pow)(z, u),"
+                                   " vmap(F.normalize)(torch.randn(5, 3, 6)),"
+                                   " vmap(lambda a: F.layer_norm(a, (6,)))(torch.randn(5, 3, 6))]"),
+    "sweep_binary": _case("z = torch.randn(5, 7); u = torch.rand(5, 7) + 0.5; result = ["
+                          "vmap(getattr(torch, n))(z, u) for n in ('add', 'sub', 'mul', 'div',"
+                          " 'atan2', 'maximum', 'minimum', 'fmod', 'remainder', 'hypot', 'copysign',"
+                          " 'xlogy')] + [vmap(getattr(torch, n), in_dims=(0, None))(z, u[0]) for n in"
+                          " ('add', 'mul', 'div')] + [vmap(F.mse_loss)(z, u), vmap(F.l1_loss)(z, u),"
+                          " vmap(F.smooth_l1_loss)(z, u), vmap(F.binary_cross_entropy)(u.sigmoid(), u - 0.5),"
+                          " vmap(F.cosine_similarity, in_dims=(0, 0))(z[:, None], u[:, None])]"),
+    "sweep_reductions": _case("z = torch.randn(5, 3, 6); result = [vmap(lambda a, n=n: getattr(a, n)())(z) for n in"
+                              " ('sum', 'mean', 'prod', 'std', 'var', 'amax', 'amin', 'norm')] + [vmap(lambda a, n=n: getattr(a, n)(1))(z) for n in"
+                              " ('sum', 'mean', 'std', 'var', 'amax', 'amin', 'cumsum', 'cumprod', 'softmax',"
+                              " 'log_softmax', 'logsumexp', 'argmax', 'argmin')] + [vmap(lambda a: a.max(0))(z)[0],"
+                              " vmap(lambda a: a.sort(1).values)(z), vmap(lambda a: a.topk(2).indices)(z)]"),
     # --- errors ---
     "error_item": _case("vmap(lambda a: a.sum().item())(x)"),
     "error_float": _case("vmap(lambda a: a * float(a[0]))(x)"),

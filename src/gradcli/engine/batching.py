@@ -20,6 +20,7 @@ import numpy
 
 from ..errors import ScriptError
 from . import distributions as dist
+from .exact.iterator import VMAP
 from .tensor import Tensor
 
 _EMPTY: dict = {}
@@ -68,6 +69,7 @@ class VmapLevel:
         ctx = self.ctx
         ctx.vmap = self
         ctx.recorder = self
+        self.token = VMAP.set(self)
         backend = ctx.backend
         self.generator = backend.generator
         backend._generator = _Draws(self, self.generator)
@@ -77,6 +79,7 @@ class VmapLevel:
         ctx = self.ctx
         ctx.vmap = self.outer
         ctx.recorder = self.prev
+        VMAP.reset(self.token)
         ctx.backend._generator = self.generator
 
     def sample(self, index: int, row: int, chunk: int) -> None:
