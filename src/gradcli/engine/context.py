@@ -55,6 +55,8 @@ class RunContext:
     on_tangent: Callable | None = None
     # How many torch.func transforms are running (the outermost one unwraps its results).
     func_depth: int = 0
+    # The innermost running vmap (engine.batching.VmapLevel), None outside one.
+    vmap: Any = None
     # The running backward (engine.autograd.GraphTask: its id and the nodes it will execute,
     # for register_multi_grad_hook), None outside one.
     graph_task: Any = None
