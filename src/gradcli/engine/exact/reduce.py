@@ -14,6 +14,7 @@ vectorised NumPy addition per step of PyTorch's loops, so the results are PyTorc
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -256,7 +257,7 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
         total = np.zeros(x.shape[1], x.dtype) + _kernel(x, x.strides, itemsize)
         return total.reshape(out_shape)
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
-    out_numel = int(np.prod(out_shape, dtype=np.int64))
+    out_numel = math.prod(out_shape)
     if threads is None and x.size > GRAIN_SIZE:
         threads = machine.current().threads
     ranges = thread_ranges(x.size, threads)
