@@ -60,7 +60,11 @@ def fused_add(base: Any, a: Any, b: Any) -> Any:
     a ``base`` that is not an array of at least one dimension)."""
     if base.__class__ is not np.ndarray or not base.ndim:
         return None
-    s = base.astype(F64) + np.multiply(a, b, dtype=F64)
+    s = np.multiply(a, b, dtype=F64)
+    if s.shape == base.shape:
+        np.add(base, s, out=s)  # base + a * b in place, base first (as is a NaN's payload)
+    else:
+        s = base.astype(F64) + s
     with np.errstate(over="ignore"):
         out = s.astype(F32)
     return out if rounds_once(s) else None
