@@ -84,6 +84,7 @@ class GraphNode:
     step: int = 0  # which execution of that statement (the run's statement count then)
     dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
     d_output: Any = None  # --wrt: d(output)/d(this tensor), as `grad` computes it (host)
+    tangent: Any = None  # forward-mode AD: the tangent a dual level carried here (host)
 
     @property
     def op_label(self) -> str | None:
@@ -102,6 +103,7 @@ class GraphView:
     dtype: str
     context: list[GraphNode] = field(default_factory=list)  # inputs a scope left out
     output_name: str | None = None  # what d_output is the derivative of
+    seeded: str | None = None  # --mode forward: the --wrt whose tangent was seeded (a label)
 
 
 @dataclass(eq=False, repr=False)
@@ -307,7 +309,7 @@ def graph_view(result: Any, out: Any) -> GraphView:
             saved=_saved(r.node, by_tensor, names.get(i)),
             inplace=inplace, retains_grad=current and t.retains_grad,
             line=r.span.line if r.span else None, column=r.span.column if r.span else None,
-            step=r.step, dtype=dtype))
+            step=r.step, dtype=dtype, tangent=r.tangent))
     dtype = result.backend.dtype_name if result.backend is not None else "float64"
     return GraphView(nodes, output_record(result, out), dtype)
 

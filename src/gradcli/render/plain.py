@@ -263,7 +263,9 @@ def saved_text(saved: list) -> str:
 def graph(view: GraphView) -> str:
     """Every recorded node, one per line, in topological order; the output is marked ``*``."""
     wrt = any(n.d_output is not None for n in view.nodes)  # --wrt: d(output)/dW too
-    rows = [["id", "name", "op", "grad_fn", "inputs", "shape", "flags", "value", "grad",
+    fwd = any(n.tangent is not None for n in view.nodes)  # forward mode: beside the value
+    rows = [["id", "name", "op", "grad_fn", "inputs", "shape", "flags", "value",
+             *(["tangent"] if fwd else []), "grad",
              *([f"d{view.output_name}/d·"] if wrt else []), "saved"]]
     for n in view.nodes:
         rows.append([
@@ -271,15 +273,28 @@ def graph(view: GraphView) -> str:
             n.op_label or "-", n.grad_fn or "-",
             ",".join(map(str, n.inputs)) or "-", shape(n.shape),
             flags(n.requires_grad, n.is_leaf, n.retains_grad), short(n.data),
+            *([short(n.tangent) if n.tangent is not None else "-"] if fwd else []),
             short(n.grad) if n.grad is not None else "-",
             *([short(n.d_output) if n.d_output is not None else "-"] if wrt else []),
             saved_text(n.saved)])
     out = columns(rows)
     if view.output is not None:
         out += f"* output: node {view.output}\n"
+    if fwd:
+        out += tangent_note(view) + "\n"
     if wrt:
         out += f"d{view.output_name}/d·: as gradcli grad computes it (.grad is not changed)\n"
     return out
+
+
+def tangent_note(view: GraphView) -> str:
+    """What the tangent column holds: forward-mode AD's tangents (seeded by --mode forward,
+    or by the program's make_dual)."""
+    if view.seeded is not None:
+        return (f"tangent: d·/d{view.seeded} carried forward (forward mode, {view.seeded}'s "
+                "tangent seeded with ones)")
+    return "tangent: forward-mode AD's tangent of each dual tensor (make_dual)"
+
 
 
 TREE_DEPTH = 16  # levels drawn before a deeper subtree continues as a block of its own
