@@ -1563,6 +1563,11 @@ STD = defop("std", "StdBackward0", ("self",),
 
 
 def _vector_norm(xp: Any, self: Any, ord: float, dim: tuple | None, keepdim: bool) -> Any:
+    return K.vector_norm(xp, self, ord, dim, keepdim,
+                         lambda xp: _plain_vector_norm(xp, self, ord, dim, keepdim))
+
+
+def _plain_vector_norm(xp: Any, self: Any, ord: float, dim: tuple | None, keepdim: bool) -> Any:
     a = xp.abs(self)
     if ord == math.inf:
         return xp.max(a, axis=dim, keepdims=keepdim)
