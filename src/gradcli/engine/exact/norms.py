@@ -42,7 +42,8 @@ def _add_chain(values: Any, acc: Any) -> Any:
     """``((acc + v[0]) + v[1]) + ...`` along axis 0 (NumPy's accumulate adds in order)."""
     if not values.shape[0]:
         return acc
-    return np.add.accumulate(np.concatenate([acc[None], values]), axis=0)[-1]
+    with np.errstate(all="ignore"):  # overflow to inf, as PyTorch's adds
+        return np.add.accumulate(np.concatenate([acc[None], values]), axis=0)[-1]
 
 
 def _square_chain(terms: Any, acc: Any, fused: bool) -> Any:
@@ -74,7 +75,8 @@ def _terms(a: Any, ord: float) -> Any:
     """What NormOneOps and NormOps add: ``|x|``, ``pow(|x|, p)`` (the C library's)."""
     if ord == 1:
         return a
-    return clib.call("pow", a, np.full(a.shape, ord, a.dtype)) if a.size else a
+    with np.errstate(all="ignore"):  # inf and 0 ** negative: PyTorch's values, no warnings
+        return clib.call("pow", a, np.full(a.shape, ord, a.dtype)) if a.size else a
 
 
 def _project(acc: Any, ord: float) -> Any:
