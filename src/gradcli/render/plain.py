@@ -84,6 +84,20 @@ def short(data: Any, threshold: int = SUMMARY_THRESHOLD, one_line: bool = True,
     return _one_line(text) if one_line else text
 
 
+CELL_WIDTH = 48  # characters of a tensor's preview in a listing's cell (json keeps them all)
+
+
+def cell(data: Any) -> str:
+    """A tensor in a listing's cell: ``short``'s preview when it fits in ``CELL_WIDTH``, else
+    its head, cut after an element and ended by ``…`` (the shape column gives the rest), so a
+    large tensor cannot widen every line of the listing."""
+    text = short(data)
+    if len(text) <= CELL_WIDTH:
+        return text
+    cut = text.rfind(", ", 0, CELL_WIDTH - 1)
+    return (text[:cut + 1] if cut > 0 else text[:CELL_WIDTH - 2]) + " …"
+
+
 WIDTH = 80  # columns of the plain form (PyTorch's own linewidth)
 
 
@@ -235,9 +249,9 @@ def run(bindings: dict[str, Any]) -> str:
     rows = [["name", "type", "value", "grad_fn", "flags", "grad"]]
     for name, v in bindings.items():
         if isinstance(v, TensorView):
-            rows.append([name, type_text(v), short(v.data), v.grad_fn or "-",
+            rows.append([name, type_text(v), cell(v.data), v.grad_fn or "-",
                          flags(v.requires_grad, v.is_leaf, v.retains_grad),
-                         short(v.grad) if v.grad is not None else "-"])
+                         cell(v.grad) if v.grad is not None else "-"])
         else:
             rows.append([name, type_text(v), value_text(v), "-", "-", "-"])
     return columns(rows)
@@ -270,9 +284,9 @@ def graph(view: GraphView) -> str:
             f"{n.id}{'*' if n.id == view.output else ''}", n.name or "-",
             n.op_label or "-", n.grad_fn or "-",
             ",".join(map(str, n.inputs)) or "-", shape(n.shape),
-            flags(n.requires_grad, n.is_leaf, n.retains_grad), short(n.data),
-            short(n.grad) if n.grad is not None else "-",
-            *([short(n.d_output) if n.d_output is not None else "-"] if wrt else []),
+            flags(n.requires_grad, n.is_leaf, n.retains_grad), cell(n.data),
+            cell(n.grad) if n.grad is not None else "-",
+            *([cell(n.d_output) if n.d_output is not None else "-"] if wrt else []),
             saved_text(n.saved)])
     out = columns(rows)
     if view.output is not None:
@@ -318,7 +332,7 @@ def node_label(view: BackwardView, i: int) -> str:
     elif n.tensor:
         label += f" [{n.tensor}]"
     if n.d_output is not None:
-        label += f"  d{view.output}/d{n.variable_name or n.tensor or '·'} = {short(n.d_output)}"
+        label += f"  d{view.output}/d{n.variable_name or n.tensor or '·'} = {cell(n.d_output)}"
     if n.saved:
         label += "  saves " + saved_text(n.saved)
     return label
