@@ -212,7 +212,8 @@ def record_names(result: Any) -> dict[int, str]:
     """Record id → script name (``y``, ``y#1``, ``g[0]``), per the module docstring.
 
     Top-level names come first, then the modules' parameters (``model.0.weight``, as
-    ``named_parameters()`` and ``--wrt`` say them), then the names functions bound
+    ``named_parameters()`` and ``--wrt`` say them), then items of top-level containers
+    (``params[0]``), then the names functions bound
     (``f:x``; plain ``x`` in the function the output was made in, main() of a script that
     works there).  Linear in records and bindings: a tensor bound again under the same name
     adds no state (all of its states were taken the first time), so each (name, tensor) pair
@@ -232,9 +233,14 @@ def record_names(result: Any) -> dict[int, str]:
         fn, _, name = label.partition(":")
         shown = name if fn == home else label
         local.setdefault(shown, []).extend((shown, key) for _, key in entries)
+    # a name the script bound (``w``) first, then a parameter's module path
+    # (``net.conv1.weight``), then an item of a bound container (``params[0]``)
+    top = list((result.bound or {}).values())
+    named = [[e for e in b if e[0].isidentifier()] for b in top]
+    items = [[e for e in b if not e[0].isidentifier()] for b in top]
     best: dict[int, tuple] = {}
     order = 0
-    for bound in [*(result.bound or {}).values(), *params.values(), *local.values()]:
+    for bound in [*named, *params.values(), *items, *local.values()]:
         walked: set[int] = set()
         per_label: dict[str, list[int]] = {}
         for label, key in bound:
