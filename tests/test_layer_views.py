@@ -4,12 +4,15 @@ their module paths, a recurrent layer's time steps rolled into one node (issue 2
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
-from gradcli import cli
+from gradcli import cli, pipeline, rolling, targets, views
 from gradcli.render import plain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,3 +61,73 @@ def test_a_view_of_a_parameter_shows_the_values_it_was_made_from():
     w = next(n for n in doc["nodes"] if n["name"] == "lin.weight")
     t = next(n for n in doc["nodes"] if n["op"] == "t")
     assert np.asarray(t["data"]).tolist() == np.asarray(w["data"]).T.tolist() != [[0, 0]] * 3
+
+
+# -- a recurrent layer rolled ---------------------------------------------------------------------
+TAGGER = CORPUS / "tutorial_lstm_tagger.py"
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
+
+
+def _recurrent(module: str, **kw) -> str:
+    args = ", ".join(["3", "4", *(f"{k}={v}" for k, v in kw.items())])
+    return ("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+            f"rnn = nn.{module}({args})\nx = torch.randn(3, 1, 3)\nout, hn = rnn(x)\n"
+            "loss = out.sum()\nloss.backward()\n")
+
+
+def _views(src: str):
+    r = pipeline.run(src, record=True)
+    out = targets.output(r, None, need=False)
+    return views.graph_view(r, out), views.backward_view(r, out)
+
+
+@pytest.mark.parametrize("module", ["LSTM", "GRU", "RNN"])
+def test_each_layer_of_a_recurrent_module_rolls_into_one_node(module):
+    forward, backward = _views(_recurrent(module, num_layers=2))
+    v, folds = rolling.roll_graph(forward)
+    assert sum(n.rnn_step is not None for n in forward.nodes) >= 2 * 3 * 3  # layers x steps
+    assert sum(n.rnn_step is not None for n in v.nodes) == 2
+    layers = sorted(folds.layers.values(), key=lambda f: f.layer)
+    assert [(f.module, f.layer, f.steps, f.calls, f.path) for f in layers] == [
+        (module, 0, 3, 1, "rnn"), (module, 1, 3, 1, "rnn")]
+    assert layers[0].label() == f"rnn ({module}) layer 0: 3 steps"
+    first, second = sorted(folds.layers)
+    node = {n.id: n for n in v.nodes}
+    assert node[first].op == node[second].op == module and node[second].name == "out"
+    assert first in node[second].inputs  # layer 1 reads layer 0's output
+    assert (first, first) in folds.back and (second, second) in folds.back  # the recurrence
+    weights = {node[j].name for j in node[first].inputs if j in node}
+    assert {"rnn.weight_ih_l0", "rnn.weight_hh_l0", "x"} <= weights
+    b, bfolds = rolling.roll_backward(backward)
+    assert sorted((f.layer, f.steps) for f in bfolds.layers.values()) == [(0, 3), (1, 3)]
+    assert [n.name for n in b.nodes].count(module) == 2 and len(b.nodes) < 20
+
+
+def test_a_loop_over_a_layer_counts_its_calls_and_the_longest_call_s_steps():
+    src = ("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nrnn = nn.GRU(2, 3)\n"
+           "for n in (4, 2, 3):\n    out, h = rnn(torch.randn(n, 1, 2))\n    out.sum().backward()\n")
+    _, folds = rolling.roll_graph(_views(src)[0])
+    [layer] = folds.layers.values()
+    assert (layer.steps, layer.calls) == (4, 3) and folds.count(next(iter(folds.layers))) == 3
+
+
+def test_unrolled_views_keep_every_step_s_nodes():
+    forward, _ = _views(_recurrent("LSTM"))
+    assert sum(n.op == "sigmoid" for n in forward.nodes) == 9  # 3 gates x 3 steps
+    assert all(n.rnn_step is not None for n in forward.nodes if n.op == "sigmoid")
+    assert all(n.rnn_step is None for n in forward.nodes if n.op is None)  # the leaves
+
+
+@needs_dot
+def test_dot_rolled_draws_the_tagger_s_lstm_as_one_node(tmp_path):
+    r = invoke("dot", str(TAGGER), "--rolled")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.count("model.lstm layer 0, 5 steps") == 1
+    assert "sigmoid" not in r.stdout and "unsafe_split" not in r.stdout
+    b = invoke("dot", str(TAGGER), "--rolled", "--backward")
+    assert b.stdout.count("model.lstm layer 0, 4 steps") == 1  # the last sentence's four words
+    assert "SigmoidBackward" not in b.stdout
+    for text in (r.stdout, b.stdout):
+        proc = subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert proc.returncode == 0 and "LSTM" in proc.stdout, proc.stderr

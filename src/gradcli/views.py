@@ -84,6 +84,7 @@ class GraphNode:
     step: int = 0  # which execution of that statement (the run's statement count then)
     dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
     d_output: Any = None  # --wrt: d(output)/d(this tensor), as `grad` computes it (host)
+    rnn_step: tuple | None = None  # (mode, layer, time step): made inside a recurrent layer
 
     @property
     def op_label(self) -> str | None:
@@ -120,6 +121,7 @@ class BackwardNode:
     column: int | None = None
     step: int = 0
     d_output: Any = None  # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
+    rnn_step: tuple | None = None  # (mode, layer, time step): made inside a recurrent layer
 
 
 @dataclass(eq=False, repr=False)
@@ -313,7 +315,7 @@ def graph_view(result: Any, out: Any) -> GraphView:
             saved=_saved(r.node, by_tensor, names.get(i)),
             inplace=inplace, retains_grad=current and t.retains_grad,
             line=r.span.line if r.span else None, column=r.span.column if r.span else None,
-            step=r.step, dtype=dtype))
+            step=r.step, dtype=dtype, rnn_step=r.rnn_step))
     dtype = result.backend.dtype_name if result.backend is not None else "float64"
     return GraphView(nodes, output_record(result, out), dtype)
 
@@ -355,6 +357,8 @@ def backward_view(result: Any, target: Any) -> BackwardView:
         if rid is not None:
             span = result.records[rid].span
             bn.record, bn.step = rid, result.records[rid].step
+            if not isinstance(n, AccumulateGrad):
+                bn.rnn_step = result.records[rid].rnn_step
             bn.line, bn.column = (span.line, span.column) if span else (None, None)
         nodes.append(bn)
     return BackwardView(nodes, of, tensor_view(out), 0)

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from . import ops as O
+from .context import current
 from .joins import stack
 from .linalg import linear
 from .nn_layers import dropout
@@ -83,24 +84,32 @@ def layers(mode: str, input: Tensor, hx: Any, weights: list, num_layers: int, p:
     cs = unbind(hx[1], 0) if mode == "LSTM" else None
     finals_h, finals_c = [], []
     layer_input = input
-    for layer in range(num_layers):
-        w_ih, w_hh, b_ih, b_hh = weights[layer]
-        steps = unbind(linear(layer_input, w_ih, b_ih), 0)
-        h = hs[layer]
-        c = cs[layer] if cs is not None else None
-        outputs = []
-        for x in steps:
-            if mode == "LSTM":
-                h, c = lstm_cell(x, linear(h, w_hh, b_hh), c)
-            elif mode == "GRU":
-                h = gru_cell(x, h, w_hh, b_hh)
-            else:
-                h = rnn_cell(x, linear(h, w_hh, b_hh), relu=mode == "RNN_RELU")
-            outputs.append(h)
-        finals_h.append(h)
-        finals_c.append(c)
-        layer_input = stack(outputs, 0)
-        if p != 0 and training and layer < num_layers - 1:
-            layer_input = dropout(layer_input, p, True)
+    ctx = current()
+    outer = ctx.rnn_step
+    try:
+        for layer in range(num_layers):
+            w_ih, w_hh, b_ih, b_hh = weights[layer]
+            ctx.rnn_step = (mode, layer, -1)  # the records of a layer's steps say so
+            steps = unbind(linear(layer_input, w_ih, b_ih), 0)
+            h = hs[layer]
+            c = cs[layer] if cs is not None else None
+            outputs = []
+            for t, x in enumerate(steps):
+                ctx.rnn_step = (mode, layer, t)
+                if mode == "LSTM":
+                    h, c = lstm_cell(x, linear(h, w_hh, b_hh), c)
+                elif mode == "GRU":
+                    h = gru_cell(x, h, w_hh, b_hh)
+                else:
+                    h = rnn_cell(x, linear(h, w_hh, b_hh), relu=mode == "RNN_RELU")
+                outputs.append(h)
+            finals_h.append(h)
+            finals_c.append(c)
+            layer_input = stack(outputs, 0)
+            ctx.rnn_step = outer
+            if p != 0 and training and layer < num_layers - 1:
+                layer_input = dropout(layer_input, p, True)
+    finally:
+        ctx.rnn_step = outer
     h_n = stack(finals_h, 0)
     return layer_input, ((h_n, stack(finals_c, 0)) if mode == "LSTM" else h_n)

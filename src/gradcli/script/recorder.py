@@ -29,6 +29,7 @@ class Record:
     grad_enabled: bool = True  # grad mode when the op ran (explain names no_grad cuts)
     step: int = 0  # statements executed so far: tells one execution of a line from the next
     version: int = 0  # the tensor's version counter for this state
+    rnn_step: tuple | None = None  # (mode, layer, time step) inside a recurrent layer
 
 
 class Recorder:
@@ -96,7 +97,9 @@ class Recorder:
         records = self.records
         records.append(Record(t, op.name if op is not None else None,
                               node.fn_name if node is not None else None, inputs, self.interp.span,
-                              node, step=self.interp.steps, version=t._vc[0]))
+                              node, step=self.interp.steps, version=t._vc[0],
+                              # a leaf's state met inside a recurrent layer is not the layer's
+                              rnn_step=self.interp.ctx.rnn_step if op is not None else None))
         rid = len(records) - 1
         self.ids[id(t)] = rid
         return rid
