@@ -31,7 +31,7 @@ def test_a_large_tensor_is_a_short_head_in_a_plain_listing_and_whole_in_json():
     lines = r.stdout.splitlines()
     rows = lines[next(i for i, ln in enumerate(lines) if ln.startswith("id ")):-1]
     # before: 23,489 columns (conv2's weight, 2,400 elements, was one cell)
-    assert len(rows) == 105 and max(map(len, rows)) < 300
+    assert len(rows) == 95 and max(map(len, rows)) < 300
     weight = next(ln for ln in rows if " net.conv2.weight " in ln)
     assert "  [[[[5.0887e-02, -6.3925e-02, -1.7271e-02, …  " in weight  # PyTorch's form
     doc = json.loads(invoke("graph", str(LENET), "--format", "json").stdout)
@@ -131,3 +131,14 @@ def test_dot_rolled_draws_the_tagger_s_lstm_as_one_node(tmp_path):
         proc = subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True,
                               timeout=60, check=False)
         assert proc.returncode == 0 and "LSTM" in proc.stdout, proc.stderr
+
+
+def test_a_module_s_initialisation_is_not_in_the_graph_but_a_script_s_no_grad_update_is():
+    doc = json.loads(invoke("graph", str(LENET), "--format", "json").stdout)
+    assert not any(n["op"] in ("uniform_", "normal_") for n in doc["nodes"])
+    first = next(n for n in doc["nodes"] if (n["name"] or "").startswith("net.conv1.weight"))
+    assert np.abs(np.asarray(first["data"])).min() > 0  # the initialised values, not zeros
+    src = ("import torch\nw = torch.zeros(3, requires_grad=True)\nwith torch.no_grad():\n"
+           "    w.uniform_()\ny = (w * 2).sum()\n")
+    doc = json.loads(invoke("graph", "-e", src, "--format", "json").stdout)
+    assert [n["op"] for n in doc["nodes"]] == [None, "uniform_", "mul", "sum"]

@@ -107,6 +107,11 @@ class Recorder:
     def record(self, out: Tensor, op: Any, args: tuple, inplace: bool, params: Any = None) -> None:
         """The engine's hook: one op produced ``out`` (or updated it in place) from ``args``."""
         ids, records = self.ids, self.records
+        if inplace and id(out) not in ids and not self.interp.ctx.grad_enabled:
+            # a tensor nothing recorded yet, filled in place under no_grad (a module's
+            # parameters as its constructor initialises them): no graph can have read what
+            # was overwritten, so the tensor enters the records when it is first used
+            return
         inputs: list[int | None] = []
         numbers: list[Any] = []
         for a in args:  # one loop, no generators: a trace records every op (bench_explain)
