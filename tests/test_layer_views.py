@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from gradcli import cli, pipeline, rolling, targets, views
-from gradcli.render import plain
+from gradcli.render import plain, rich
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
@@ -142,3 +143,45 @@ def test_a_module_s_initialisation_is_not_in_the_graph_but_a_script_s_no_grad_up
            "    w.uniform_()\ny = (w * 2).sum()\n")
     doc = json.loads(invoke("graph", "-e", src, "--format", "json").stdout)
     assert [n["op"] for n in doc["nodes"]] == [None, "uniform_", "mul", "sum"]
+
+
+GD = ROOT / "samples" / "gradient_descent.grad"
+
+
+def test_graph_rolled_lists_the_folds_with_their_counts():
+    doc = json.loads(invoke("graph", str(GD), "--rolled", "--format", "json").stdout)
+    assert len(doc["nodes"]) == 16
+    pred = next(n for n in doc["nodes"] if n["name"] == "pred")
+    assert (pred["count"], pred["layer"]) == (200, None)
+    assert "count" not in next(n for n in doc["nodes"] if n["name"] == "x")
+    unrolled = json.loads(invoke("graph", str(GD), "--format", "json").stdout)["nodes"]
+    assert len(unrolled) > 2000 and not any("count" in n for n in unrolled)
+    r = invoke("graph", str(GD), "--rolled", "--format", "plain")
+    header, *rows = r.stdout[r.stdout.index("id "):].splitlines()
+    assert header.split()[:4] == ["id", "name", "rolled", "op"]
+    assert next(ln for ln in rows if " pred " in ln).split()[1:4] == ["pred", "×200", "add"]
+
+
+def test_graph_rolled_lists_the_tagger_s_lstm_as_one_node():
+    doc = json.loads(invoke("graph", str(TAGGER), "--rolled", "--format", "json").stdout)
+    [lstm] = [n for n in doc["nodes"] if n.get("layer")]
+    assert (lstm["op"], lstm["layer"], lstm["count"]) == (
+        "LSTM", "model.lstm (LSTM) layer 0: 5 steps", 62)
+    assert lstm["id"] in lstm["inputs"]  # the recurrence
+    names = {doc["nodes"][k]["name"] for k in range(len(doc["nodes"]))}
+    assert {"model.lstm.weight_ih_l0", "model.lstm.weight_hh_l0"} <= names
+    r = invoke("graph", str(TAGGER), "--rolled", "--format", "plain")
+    assert "  model.lstm (LSTM) layer 0: 5 steps ×62  LSTM  " in r.stdout
+
+
+def test_graph_rolled_in_a_terminal_and_not_with_tree():
+    view = views.graph_view(pipeline.run(GD.read_text(), record=True), None)
+    rolled, _ = rolling.roll_graph(view)
+    for width in (80, 160):
+        out = Console(width=width, record=True, color_system=None)
+        rich.graph(out, rolled)
+        text = out.export_text()
+        assert "rolled" in text and "×200" in text
+        assert max(map(len, text.splitlines())) <= width
+    r = invoke("graph", str(GD), "--rolled", "--tree")
+    assert r.exit_code == 2 and "--rolled applies to the listing, not to --tree" in r.stderr

@@ -141,10 +141,10 @@ def roll_graph(view: GraphView) -> tuple[GraphView, Folds]:
             _mark_back(folds, rep.get(j, j), r)
     out_nodes, out_context = [], []
     for r in _in_order(rep, everything):
-        node = replace(by_id[r], inputs=inputs.get(r, []))
+        node = replace(by_id[r], inputs=inputs.get(r, []), count=folds.count(r))
         if r in folds.layers:  # the layer's output (its steps' stacked h): no one op made it
             node = replace(node, op=folds.layers[r].module, grad_fn=None, inplace=False,
-                           saved=[])
+                           saved=[], layer=folds.layers[r].label())
         (out_nodes if r in kept else out_context).append(node)
     output = rep.get(view.output) if view.output is not None else None
     return replace(view, nodes=out_nodes, context=out_context, output=output), folds
@@ -177,9 +177,10 @@ def roll_backward(view: BackwardView) -> tuple[BackwardView, Folds]:
     nodes: list[BackwardNode] = []
     context: list[BackwardNode] = []
     for r in _in_order(rep, everything, key=lambda n: order[n.id]):
-        node = replace(by_id[r], next=nexts.get(r, []))
+        node = replace(by_id[r], next=nexts.get(r, []), count=folds.count(r))
         if r in folds.layers:
-            node = replace(node, name=folds.layers[r].module, saved=[])
+            node = replace(node, name=folds.layers[r].module, saved=[],
+                           layer=folds.layers[r].label())
         (nodes if r in kept else context).append(node)
     return replace(view, nodes=nodes, context=context, root=root), folds
 

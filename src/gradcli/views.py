@@ -85,6 +85,8 @@ class GraphNode:
     dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
     d_output: Any = None  # --wrt: d(output)/d(this tensor), as `grad` computes it (host)
     rnn_step: tuple | None = None  # (mode, layer, time step): made inside a recurrent layer
+    count: int = 1  # --rolled: how many nodes (a recurrent layer: calls) this one stands for
+    layer: str | None = None  # --rolled: the recurrent layer it stands for
 
     @property
     def op_label(self) -> str | None:
@@ -122,6 +124,8 @@ class BackwardNode:
     step: int = 0
     d_output: Any = None  # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
     rnn_step: tuple | None = None  # (mode, layer, time step): made inside a recurrent layer
+    count: int = 1  # --rolled: how many nodes (a recurrent layer: calls) this one stands for
+    layer: str | None = None  # --rolled: the recurrent layer it stands for
 
 
 @dataclass(eq=False, repr=False)

@@ -277,12 +277,13 @@ def saved_text(saved: list) -> str:
 def graph(view: GraphView) -> str:
     """Every recorded node, one per line, in topological order; the output is marked ``*``."""
     wrt = any(n.d_output is not None for n in view.nodes)  # --wrt: d(output)/dW too
-    rows = [["id", "name", "op", "grad_fn", "inputs", "shape", "flags", "value", "grad",
-             *([f"d{view.output_name}/d·"] if wrt else []), "saved"]]
+    rolled = any(n.count > 1 or n.layer for n in view.nodes)  # --rolled folded some
+    rows = [["id", "name", *(["rolled"] if rolled else []), "op", "grad_fn", "inputs", "shape",
+             "flags", "value", "grad", *([f"d{view.output_name}/d·"] if wrt else []), "saved"]]
     for n in view.nodes:
         rows.append([
             f"{n.id}{'*' if n.id == view.output else ''}", n.name or "-",
-            n.op_label or "-", n.grad_fn or "-",
+            *([rolled_text(n)] if rolled else []), n.op_label or "-", n.grad_fn or "-",
             ",".join(map(str, n.inputs)) or "-", shape(n.shape),
             flags(n.requires_grad, n.is_leaf, n.retains_grad), cell(n.data),
             cell(n.grad) if n.grad is not None else "-",
@@ -294,6 +295,13 @@ def graph(view: GraphView) -> str:
     if wrt:
         out += f"d{view.output_name}/d·: as gradcli grad computes it (.grad is not changed)\n"
     return out
+
+
+def rolled_text(n: Any) -> str:
+    """``×200`` for a rolled loop's node; ``model.lstm (LSTM) layer 0: 5 steps ×62`` for a
+    recurrent layer's; ``-`` for a node nothing folded into."""
+    times = f"×{n.count}" if n.count > 1 else ""
+    return " ".join(x for x in (n.layer, times) if x) or "-"
 
 
 TREE_DEPTH = 16  # levels drawn before a deeper subtree continues as a block of its own
@@ -327,6 +335,8 @@ def node_label(view: BackwardView, i: int) -> str:
     """``MulBackward0 [x3]`` or ``AccumulateGrad -> w1 (2,)``; saved tensors after ``saves``."""
     n = view.nodes[i]
     label = f"#{n.id} {n.name}"
+    if n.count > 1 or n.layer:
+        label += f" ({rolled_text(n)})"
     if n.variable is not None:
         label += f" -> {n.variable_name or 'leaf'} {shape(n.variable.shape)}"
     elif n.tensor:

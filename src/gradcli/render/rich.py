@@ -207,24 +207,27 @@ def _saved_text(saved: list) -> Text:
 def graph(out: Console, view: GraphView) -> None:
     """Every recorded node, in topological order; the output's row is highlighted."""
     rows = []
+    rolled = any(n.count > 1 or n.layer for n in view.nodes)  # --rolled folded some
     for n in view.nodes:
         rows.append((Text(str(n.id), justify="right"),
-                     Text(n.name, NAME) if n.name else Text("-", DIM), _op(n),
+                     Text(n.name, NAME) if n.name else Text("-", DIM),
+                     *([Text(plain.rolled_text(n), "#8e44ad")] if rolled else []), _op(n),
                      Text(",".join(map(str, n.inputs)) or "-"), Text(plain.shape(n.shape), DIM),
                      _flags(n.requires_grad, n.is_leaf, n.retains_grad), _saved_text(n.saved)))
-    headers = ["id", "name", "grad_fn / op", "inputs", "shape", "flags", "saved"]
+    headers = ["id", "name", *(["rolled"] if rolled else []), "grad_fn / op", "inputs", "shape",
+               "flags", "saved"]
     width = _fit(out, headers, [[r[k] for r in rows] for k in range(len(headers))],
                  _natural([(n.data, n.grad if n.d_output is None else n.d_output)
                            for n in view.nodes]))
     cols: list[tuple[str, dict]] = [(h, {"justify": "right"} if h == "id" else
                                      {"no_wrap": h not in WRAPS}) for h in headers]
     if width:
-        cols.insert(6, ("value / grad", {"width": width, "no_wrap": False}))
+        cols.insert(len(headers) - 1, ("value / grad", {"width": width, "no_wrap": False}))
     t = _table("graph (forward, topological order)", *cols)
     for n, row in zip(view.nodes, rows):
         cells = list(row)
         if width:
-            cells.insert(6, _value_and_grad(n.data, n.grad, width, n.d_output,
+            cells.insert(len(headers) - 1, _value_and_grad(n.data, n.grad, width, n.d_output,
                                             f"d{view.output_name}/d{n.name or '·'}"))
         t.add_row(*cells, style="bold" if n.id == view.output else None)
     out.print(t)
@@ -269,6 +272,8 @@ def _tree_label(view: BackwardView, entry: Any) -> Text:
     i = entry.node
     n = view.nodes[i]
     label = Text.assemble((f"#{i} ", DIM), (n.name, GRAD_FN))
+    if n.count > 1 or n.layer:
+        label.append(f" {plain.rolled_text(n)}", style="#8e44ad")
     if entry.how != "node":
         return label + Text(" (see above)" if entry.how == "seen" else " (continued below)", DIM)
     if n.variable is not None:
