@@ -185,3 +185,19 @@ def test_graph_rolled_in_a_terminal_and_not_with_tree():
         assert max(map(len, text.splitlines())) <= width
     r = invoke("graph", str(GD), "--rolled", "--tree")
     assert r.exit_code == 2 and "--rolled applies to the listing, not to --tree" in r.stderr
+
+
+def test_a_parameter_s_states_and_a_pooling_s_indices_fold_apart():
+    # each step's conv reads the weight's new state, made on the line of the call; the last
+    # calls, under no_grad after the loop, make the pooling's int64 indices there, and the
+    # second of them nothing else
+    src = ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+           "torch.manual_seed(0)\nconv = nn.Conv2d(1, 2, 3)\n"
+           "opt = torch.optim.SGD(conv.parameters(), lr=0.1)\nx = torch.randn(1, 1, 6, 6)\n"
+           "def f(x):\n    return F.max_pool2d(conv(x), 2)\n"
+           "for i in range(3):\n    loss = f(x).sum()\n    opt.zero_grad()\n"
+           "    loss.backward()\n    opt.step()\nwith torch.no_grad():\n    y = f(x)\n    y = f(x)\n")
+    doc = json.loads(invoke("graph", "-e", src, "--rolled", "--format", "json").stdout)
+    by_id = {n["id"]: n for n in doc["nodes"]}
+    for conv in (n for n in doc["nodes"] if n["op"] == "convolution"):
+        assert "conv.weight" in {by_id[i]["name"] for i in conv["inputs"]}

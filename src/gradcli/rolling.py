@@ -121,7 +121,10 @@ def _kind(op: str | None, grad_fn: str | None, inplace: bool = False) -> str:
 def roll_graph(view: GraphView) -> tuple[GraphView, Folds]:
     """The forward view with loop iterations folded (context nodes fold among themselves)."""
     everything = [*view.nodes, *view.context]
-    rep = fold_ids([(n.id, n.id, n.step, n.line, n.column, _kind(n.op, n.grad_fn, n.inplace))
+    # the dtype too: a parameter's new state (float) and a pooling's indices (int64), leaves
+    # made on one line, are not one node
+    rep = fold_ids([(n.id, n.id, n.step, n.line, n.column,
+                     _kind(n.op, n.grad_fn, n.inplace) + "/" + n.dtype)
                     for n in everything if n.rnn_step is None])
     groups = _layer_groups(everything)
     for ids in groups.values():
