@@ -180,10 +180,9 @@ def roll_backward(view: BackwardView) -> tuple[BackwardView, Folds]:
     nodes: list[BackwardNode] = []
     context: list[BackwardNode] = []
     for r in _in_order(rep, everything, key=lambda n: order[n.id]):
-        node = replace(by_id[r], next=nexts.get(r, []), count=folds.count(r))
+        node = replace(by_id[r], next=nexts.get(r, []))
         if r in folds.layers:
-            node = replace(node, name=folds.layers[r].module, saved=[],
-                           layer=folds.layers[r].label())
+            node = replace(node, name=folds.layers[r].module, saved=[])
         (nodes if r in kept else context).append(node)
     return replace(view, nodes=nodes, context=context, root=root), folds
 

@@ -124,8 +124,6 @@ class BackwardNode:
     step: int = 0
     d_output: Any = None  # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
     rnn_step: tuple | None = None  # (mode, layer, time step): made inside a recurrent layer
-    count: int = 1  # --rolled: how many nodes (a recurrent layer: calls) this one stands for
-    layer: str | None = None  # --rolled: the recurrent layer it stands for
 
 
 @dataclass(eq=False, repr=False)

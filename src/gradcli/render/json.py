@@ -124,8 +124,7 @@ def backward_doc(view: BackwardView | None, err: Any) -> dict[str, Any]:
         nodes.append({"id": n.id, "name": n.name, "tensor": n.tensor, "next": list(n.next),
                       "variable": n.variable_name if n.variable is not None else None,
                       "d_output": data(n.d_output) if n.d_output is not None else None,
-                      "saved": [{"name": s.name, "freed": s.freed} for s in n.saved],
-                      **_rolled(n)})
+                      "saved": [{"name": s.name, "freed": s.freed} for s in n.saved]})
     return {"gradcli": SCHEMA, "output": view.output if view is not None else None,
             "root": view.root if view is not None else None, "nodes": nodes,
             "error": error(err)}

@@ -335,8 +335,6 @@ def node_label(view: BackwardView, i: int) -> str:
     """``MulBackward0 [x3]`` or ``AccumulateGrad -> w1 (2,)``; saved tensors after ``saves``."""
     n = view.nodes[i]
     label = f"#{n.id} {n.name}"
-    if n.count > 1 or n.layer:
-        label += f" ({rolled_text(n)})"
     if n.variable is not None:
         label += f" -> {n.variable_name or 'leaf'} {shape(n.variable.shape)}"
     elif n.tensor:

@@ -272,8 +272,6 @@ def _tree_label(view: BackwardView, entry: Any) -> Text:
     i = entry.node
     n = view.nodes[i]
     label = Text.assemble((f"#{i} ", DIM), (n.name, GRAD_FN))
-    if n.count > 1 or n.layer:
-        label.append(f" {plain.rolled_text(n)}", style="#8e44ad")
     if entry.how != "node":
         return label + Text(" (see above)" if entry.how == "seen" else " (continued below)", DIM)
     if n.variable is not None:
