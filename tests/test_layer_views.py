@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from gradcli import cli, pipeline, rolling, targets, views
+from gradcli import cli, pipeline, rolling, scope, targets, views
 from gradcli.render import plain, rich
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -201,3 +201,16 @@ def test_a_parameter_s_states_and_a_pooling_s_indices_fold_apart():
     by_id = {n["id"]: n for n in doc["nodes"]}
     for conv in (n for n in doc["nodes"] if n["op"] == "convolution"):
         assert "conv.weight" in {by_id[i]["name"] for i in conv["inputs"]}
+
+
+def test_a_terminal_listing_shows_a_large_tensor_s_first_lines():
+    r = pipeline.run(LENET.read_text(), record=True, on_print=lambda s: None)
+    view = scope.scope(views.graph_view(r, targets.output(r, "out", need=False)), of=True,
+                       lines=None)
+    out = Console(width=160, record=True, color_system=None)
+    rich.graph(out, view)
+    lines = out.export_text().splitlines()
+    assert len(view.nodes) == 28 and len(lines) < 140  # before: 1,071 lines
+    head = lines.index(next(ln for ln in lines if " net.conv2.weight#1 " in ln))
+    assert "[[[[ 0.0509, -0.0639, -0.0173, -0.0331, -0.0157]," in lines[head]
+    assert "…" in [ln.strip() for ln in lines[head:head + rich.CELL_LINES + 2]]

@@ -63,11 +63,19 @@ def _flags(requires_grad: bool, is_leaf: bool, retains_grad: bool = False) -> Te
     return t or Text("-", style=DIM)
 
 
+CELL_LINES = 6  # lines of a value cell: a large tensor's head, then "…" (the shape column)
+
+
 def _values(data: Any, width: int) -> Text:
-    """A value cell: PyTorch's form of the contents, rows wrapped at the cell's width."""
+    """A value cell: PyTorch's form of the contents, rows wrapped at the cell's width, its
+    first ``CELL_LINES`` lines (the blank ones between blocks left out)."""
     if data is None:
         return Text("-", DIM)
-    return Text(plain.short(data, one_line=False, width=max(width, 8)), overflow="fold")
+    lines = [ln for ln in plain.short(data, one_line=False, width=max(width, 8)).splitlines()
+             if ln.strip()]
+    if len(lines) > CELL_LINES:
+        lines = [*lines[:CELL_LINES - 1], "…"]
+    return Text("\n".join(lines), overflow="fold")
 
 
 def _table(title: str | None, *cols: tuple[str, dict]) -> Table:
