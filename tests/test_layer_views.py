@@ -214,3 +214,12 @@ def test_a_terminal_listing_shows_a_large_tensor_s_first_lines():
     head = lines.index(next(ln for ln in lines if " net.conv2.weight#1 " in ln))
     assert "[[[[ 0.0509, -0.0639, -0.0173, -0.0331, -0.0157]," in lines[head]
     assert "…" in [ln.strip() for ln in lines[head:head + rich.CELL_LINES + 2]]
+
+
+def test_two_recurrent_modules_called_on_one_line_stay_two_nodes():
+    src = ("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+           "a = nn.GRU(3, 4)\nb = nn.GRU(4, 2)\nout, h = b(a(torch.randn(3, 1, 3))[0])\n"
+           "out.sum().backward()\n")
+    _, folds = rolling.roll_graph(_views(src)[0])
+    assert sorted(f.label() for f in folds.layers.values()) == [
+        "a (GRU) layer 0: 3 steps", "b (GRU) layer 0: 3 steps"]

@@ -84,12 +84,13 @@ def fold_ids(items: list[tuple[int, int, int, int | None, int | None, str]]) -> 
 
 
 def _layer_groups(nodes: list) -> dict[tuple, list[int]]:
-    """A recurrent layer's nodes by call site and layer: (line, column, mode, layer) → ids."""
+    """A recurrent layer's nodes by call site, layer and weights (two modules called on one
+    line stay two): (line, column, mode, layer, weights) → ids."""
     groups: dict[tuple, list[int]] = {}
     for n in nodes:
         if n.rnn_step is not None:
-            mode, layer, _ = n.rnn_step
-            groups.setdefault((n.line, n.column, mode, layer), []).append(n.id)
+            mode, layer, _, weights = n.rnn_step
+            groups.setdefault((n.line, n.column, mode, layer, weights), []).append(n.id)
     return groups
 
 
@@ -99,7 +100,7 @@ _WEIGHT = re.compile(r"^(.+)\.weight_ih_l\d+(?:#\d+)?$")
 def _layer_folds(folds: Folds, groups: dict[tuple, list[int]], by_id: dict[int, Any],
                  rep: dict[int, int], names: Any) -> None:
     """Each layer group's LayerFold, keyed by its representative."""
-    for (_, _, mode, layer), ids in groups.items():
+    for (_, _, mode, layer, _), ids in groups.items():
         r = rep[ids[0]]
         steps: dict[int, set[int]] = {}
         path = None

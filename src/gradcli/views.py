@@ -84,7 +84,7 @@ class GraphNode:
     step: int = 0  # which execution of that statement (the run's statement count then)
     dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
     d_output: Any = None  # --wrt: d(output)/d(this tensor), as `grad` computes it (host)
-    rnn_step: tuple | None = None  # (mode, layer, time step): made inside a recurrent layer
+    rnn_step: tuple | None = None  # (mode, layer, time step, weights): in a recurrent layer
     count: int = 1  # --rolled: how many nodes (a recurrent layer: calls) this one stands for
     layer: str | None = None  # --rolled: the recurrent layer it stands for
 
@@ -123,7 +123,7 @@ class BackwardNode:
     column: int | None = None
     step: int = 0
     d_output: Any = None  # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
-    rnn_step: tuple | None = None  # (mode, layer, time step): made inside a recurrent layer
+    rnn_step: tuple | None = None  # (mode, layer, time step, weights): in a recurrent layer
 
 
 @dataclass(eq=False, repr=False)

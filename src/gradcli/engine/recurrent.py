@@ -89,13 +89,14 @@ def layers(mode: str, input: Tensor, hx: Any, weights: list, num_layers: int, p:
     try:
         for layer in range(num_layers):
             w_ih, w_hh, b_ih, b_hh = weights[layer]
-            ctx.rnn_step = (mode, layer, -1)  # the records of a layer's steps say so
+            # the records of a layer's steps say so, and which weights (its module) it has
+            ctx.rnn_step = (mode, layer, -1, id(w_ih))
             steps = unbind(linear(layer_input, w_ih, b_ih), 0)
             h = hs[layer]
             c = cs[layer] if cs is not None else None
             outputs = []
             for t, x in enumerate(steps):
-                ctx.rnn_step = (mode, layer, t)
+                ctx.rnn_step = (mode, layer, t, id(w_ih))
                 if mode == "LSTM":
                     h, c = lstm_cell(x, linear(h, w_hh, b_hh), c)
                 elif mode == "GRU":
