@@ -51,6 +51,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     lstm = folder / "lstm.py"
     lstm.write_text(LSTM)
     specs = {"chain": [CHAIN, "--wrt", "w1"], "backward": [CHAIN, "--wrt", "w1", "--backward"],
+             "forward": [CHAIN, "--wrt", "w1", "--mode", "forward"],
              "rolled": [GD, "--rolled"], "big": [str(big)], "lstm": [str(lstm), "--rolled"]}
     out = {}
     runner = CliRunner()
@@ -147,6 +148,35 @@ def test_click_a_node_shows_its_details(open_page, pages):
     node(page, "w1").click()
     assert active_names(page) == ["w1"] and "leaf" in page.inner_text("#details")
     assert page.eval_on_selector("#source li.current", "e => e.dataset.line") == "5"
+
+
+def test_a_forward_mode_run_shows_each_tangent_beside_its_value(open_page, pages, tmp_path):
+    """--mode forward: each box draws its value and, in the tangent's colour, its tangent; the
+    details panel lists the tangent; the screenshot is kept for a look."""
+    page = open_page(pages["forward"]).page
+    assert "forward mode: tangents d·/dw1" in page.inner_text("header")
+    texts = node(page, "L").locator("text").all_text_contents()
+    assert texts[texts.index("-7.") + 1] == "tangent -8."
+    colour = page.eval_on_selector(
+        'g.node[data-name="L"] text:last-of-type', "e => getComputedStyle(e).fill")
+    assert colour == "rgb(31, 95, 168)"
+    assert node(page, "x1").locator("text").all_text_contents() == ["x1"]  # a constant: none
+    node(page, "x4").click()
+    text = page.inner_text("#details")
+    assert "\nvalue\n2.\ntangent\n2.\ngrad\n" in text
+    shot = tmp_path / "forward.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+
+
+def test_a_forward_mode_run_in_the_dark_theme(open_page, pages):
+    page = open_page(pages["forward"], scheme="dark").page
+    colour = page.eval_on_selector(
+        'g.node[data-name="L"] text:last-of-type', "e => getComputedStyle(e).fill")
+    assert colour == "rgb(116, 192, 252)"
+    node(page, "L").click()
+    assert page.eval_on_selector("pre.value.tangent", "e => getComputedStyle(e).color") == \
+        "rgb(116, 192, 252)"
 
 
 def test_hover_lights_inputs_and_outputs(open_page, pages):

@@ -356,7 +356,8 @@ def test_keyboard_interrupt_exit_130(monkeypatch):
 def _node(i, name, op, fn, inputs, data, rg, leaf, saved=(), d_output=None):
     return {"id": i, "name": name, "op": op, "grad_fn": fn, "inputs": inputs, "shape": [],
             "requires_grad": rg, "is_leaf": leaf, "data": data, "grad": None,
-            "d_output": d_output, "saved": [{"name": s, "freed": False} for s in saved]}
+            "d_output": d_output, "tangent": None,  # forward mode's (none in this run)
+            "saved": [{"name": s, "freed": False} for s in saved]}
 
 
 def test_graph_json_exact_chain_rule():

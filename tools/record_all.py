@@ -33,6 +33,7 @@ RECORDERS = (
     ("torch_oracle.py", ["--all"], True),
     ("record_corpus.py", [], True),
     ("record_exports.py", [], True),
+    ("record_forward_views.py", [], False),
 )
 
 

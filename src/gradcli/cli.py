@@ -73,6 +73,14 @@ ModeOpt = Annotated[Mode, typer.Option(
     "--mode", case_sensitive=False,
     help="reverse: backpropagation; forward: a tangent carried forward from each element of "
          "each --wrt (one re-run each), the same derivative.")]
+ViewModeOpt = Annotated[Mode, typer.Option(
+    "--mode", case_sensitive=False,
+    help="forward: run with the --wrt's tangent seeded with ones (forward-mode AD) and show "
+         "each node's tangent beside its value.")]
+ExplainModeOpt = Annotated[Mode, typer.Option(
+    "--mode", case_sensitive=False,
+    help="forward: the derivative as the tangent carried forward node by node from --wrt "
+         "(one re-run per element), and the paths seen from the input side.")]
 Quiet = Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or notes on stderr; "
                                      "`run` prints only the script's print() output.")]
 MaxSteps = Annotated[int, typer.Option("--max-steps", metavar="N",
@@ -153,6 +161,7 @@ def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of 
              "  gradcli graph samples/chain_rule.grad --wrt w1 --tree")
 def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
           tree: Tree = False, lines: Lines = None, rolled: Rolled = False,
+          mode: ViewModeOpt = Mode.reverse,
           backend: BackendOpt = BackendName.numpy,
           dtype: DTypeOpt = None, seed: Seed = 0, set_: SetOpt = None,
           fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
@@ -168,8 +177,8 @@ def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
 def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
         backward: Backward = False, show_values: ShowValues = False,
         show_grads: ShowGrads = False, show_saved: ShowSaved = False, output: Output = None,
-        lines: Lines = None, rolled: Rolled = False, backend: BackendOpt = BackendName.numpy,
-        dtype: DTypeOpt = None, seed: Seed = 0,
+        lines: Lines = None, rolled: Rolled = False, mode: ViewModeOpt = Mode.reverse,
+        backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None, seed: Seed = 0,
         set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
         max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
         max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
@@ -183,6 +192,7 @@ def dot(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of =
              "\n  gradcli html samples/gradient_descent.grad --rolled -o gd.html")
 def html(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
          lines: Lines = None, backward: Backward = False, rolled: Rolled = False,
+         mode: ViewModeOpt = Mode.reverse,
          output: HtmlOutput = None, backend: BackendOpt = BackendName.numpy,
          dtype: DTypeOpt = None, seed: Seed = 0, set_: SetOpt = None,
          fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
@@ -210,7 +220,8 @@ def check(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of
              epilog="\b\nExample:\n  gradcli explain samples/chain_rule.grad --wrt w1"
              "   # -2 + -6 = -8")
 def explain(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
-            top: Top = 10, backend: BackendOpt = BackendName.numpy,
+            top: Top = 10, mode: ExplainModeOpt = Mode.reverse,
+            backend: BackendOpt = BackendName.numpy,
             dtype: DTypeOpt = None, seed: Seed = 0, set_: SetOpt = None,
             fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,
             max_elements: MaxElements = MAX_ELEMENTS, debug: Debug = False) -> None:

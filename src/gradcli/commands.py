@@ -136,8 +136,9 @@ class Command(Session):
                              "rolled")
         # graph shows what the script prints first (dot and html write documents to stdout)
         echo = self.prints() if self.command == "graph" else None
+        seeded = self._forward_seed() if o.mode.value == "forward" else None
         result = self.execute(record=True, tracer=tracer, keep_freed=bool(self.wrt),
-                              on_print=echo)
+                              on_print=echo, tangent=seeded)
         out, wrt, err = self.targets(result, need_output=False)
         if err is not None:
             return Scoped(None, None, err, result, out, [])
@@ -151,7 +152,44 @@ class Command(Session):
         if o.rolled:
             view, folds = (rolling.roll_backward(view) if backward
                            else rolling.roll_graph(view))
+        if seeded is not None and not backward:
+            view.seeded = seeded[0]
         return Scoped(view, folds, result.error, result, out, grads)
+
+    def _forward_seed(self, element: int | None = None) -> tuple[str, int, Any] | None:
+        """``--mode forward``: (the one --wrt, its last binding, its tangent): ones, or the
+        basis vector e_element; None when the script fails before (the run reports it)."""
+        import numpy as np
+
+        from . import pipeline
+        from .engine import Tensor
+        from .engine.backend import to_host
+
+        o = self.opts
+        self.require_wrt()
+        if len(self.wrt) > 1:
+            raise UsageError("--mode forward seeds one --wrt NAME", hint="run it once per name")
+        name = self.wrt[0]
+        if self._probe is None:  # which binding to seed: the name's last (as check perturbs)
+            self._probe = pipeline.run(
+                self.source, filename=self.filename, wrt=self.wrt, backend=o.backend.value,
+                dtype=o.dtype.value if o.dtype is not None else None, seed=o.seed,
+                overrides=self.overrides, max_steps=o.max_steps, max_elements=o.max_elements,
+                base_dir=self.base_dir)
+        probe = self._probe
+        if probe.error is not None or name not in probe.bindings:
+            return None  # the run reports the script's error, or the name it does not bind
+        x = probe.bindings.get(name)
+        if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
+            raise UsageError(f"--mode forward seeds a top-level binding that holds a floating "
+                             f"point tensor; '{name}' is not one",
+                             hint="reverse mode (the default) differentiates it")
+        host = to_host(x.data)
+        seed = np.ones_like(host) if element is None else np.zeros_like(host)
+        if element is not None:
+            seed.reshape(-1)[element] = 1
+        be = probe.backend
+        return name, probe.binding_counts[name] - 1, Tensor(be.asarray(seed), be)
 
     def _view_gradients(self, result: Any, out: Any, wrt: list) -> list[tuple[Any, Any]]:
         """(target, d(out)/d(target)) for each --wrt, or none (with a note saying why)."""
@@ -346,7 +384,9 @@ class Command(Session):
         if o.top < 0:
             raise UsageError(f"--top must be at least 0, got {o.top}")
         keeper = Keeper()
-        result = self.execute(record=True, tracer=keeper)
+        forward = o.mode.value == "forward"
+        seeded = self._forward_seed(0) if forward else None
+        result = self.execute(record=True, tracer=keeper, tangent=seeded)
         out, wrt, err = self.targets(result, need_output=True)
         err = result.error or err
         if err is None and len(wrt) > 1:
@@ -356,17 +396,50 @@ class Command(Session):
         if err is None:
             try:
                 targets.differentiable(result, out, wrt, nondifferentiable(result, out, wrt))
-                ex = explain(result, out, wrt[0], o.top, keeper.kept)
+                ex = self._explain_forward(result, out, wrt[0], keeper.kept) if forward else \
+                    explain(result, out, wrt[0], o.top, keeper.kept)
             except GradcliError as exc:
                 err = _explain_grad_error(exc, result, out)
         if self.fmt == "json":
             from .render import analysis_json
 
-            self.doc(analysis_json.explain_doc(ex, out.name if out is not None else None,
-                                               wrt[0].name if wrt else self.wrt[0], err))
+            doc = analysis_json.explain_forward_doc if forward else analysis_json.explain_doc
+            self.doc(doc(ex, out.name if out is not None else None,
+                         wrt[0].name if wrt else self.wrt[0], err))
         elif ex is not None:
-            self.emit_analysis("explain", ex)
+            self.emit_analysis("explain_forward" if forward else "explain", ex)
         return self.finish(err)
+
+    def _explain_forward(self, result: Any, out: Any, target: Any, kept: dict) -> Any:
+        """explain --mode forward: the re-runs seeded with e_1, e_2 ... (the first is
+        ``result``), and the tangent carried node by node (analysis/forward.py)."""
+        from . import pipeline
+        from .analysis.forward import explain_forward
+
+        o = self.opts
+        runs = [result]
+        n = target.tensor.numel()
+        with self.progress("forward mode", n) as tick:
+            for i in range(1, n):
+                run = pipeline.run(
+                    self.source, filename=self.filename, wrt=self.wrt,
+                    backend=o.backend.value, dtype=o.dtype.value if o.dtype is not None
+                    else None, seed=o.seed, overrides=self.overrides, record=True,
+                    max_steps=o.max_steps, max_elements=o.max_elements,
+                    base_dir=self.base_dir, program=result.program,
+                    tangent=self._forward_seed(i))
+                if run.error is not None:
+                    err: GradcliError = run.error
+                    err.message = f"while re-running the script for forward mode: {err.message}"
+                    err.args = (err.message,)
+                    raise err
+                if len(run.records) != len(result.records):
+                    raise UsageError("explain --mode forward: a re-run of the script did not "
+                                     "record the same graph as the first one")
+                runs.append(run)
+                if tick is not None:
+                    tick(i + 1)
+        return explain_forward(runs, out, target, o.top, kept)
 
     def cmd_trace(self) -> int:
         """The run's events in order (SPEC §8); the script's own error ends the list."""

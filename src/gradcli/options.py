@@ -124,12 +124,12 @@ _SHARED = ("-e", "--eval", "--wrt", "--backend", "--dtype", "--seed", "--set", "
 COMMANDS: dict[str, frozenset[str]] = {name: frozenset(_SHARED + extra) for name, extra in {
     "run": ("--max-script-bytes",),
     "grad": ("--of", "--mode", "--max-script-bytes"),
-    "graph": ("--of", "--tree", "--lines", "--rolled", "--max-script-bytes"),
+    "graph": ("--of", "--tree", "--lines", "--rolled", "--mode", "--max-script-bytes"),
     "dot": ("--of", "--backward", "--show-values", "--show-grads", "--show-saved", "-o",
-            "--output", "--lines", "--rolled", "--max-script-bytes"),
-    "html": ("--of", "--lines", "--backward", "--rolled", "-o", "--output"),
+            "--output", "--lines", "--rolled", "--mode", "--max-script-bytes"),
+    "html": ("--of", "--lines", "--backward", "--rolled", "--mode", "-o", "--output"),
     "check": ("--of", "--max-evals", "--rerun", "--max-script-bytes"),
-    "explain": ("--of", "--top"),
+    "explain": ("--of", "--top", "--mode"),
     "trace": (),
     "profile": (),
 }.items()}

@@ -42,6 +42,7 @@ class Session:
         self.out_closed = False  # the reader of stdout went away (| head): write nothing more
         self._out: Any = None
         self._err: Any = None
+        self._probe: Any = None  # --mode forward: the run that finds the binding to seed
 
     # -- the guard --------------------------------------------------------------------------------
     def guarded(self) -> int:
@@ -83,7 +84,7 @@ class Session:
     # -- running ----------------------------------------------------------------------------------
     def execute(self, *, record: bool = False, on_print: Any = None,
                 dtype: str | None = None, tracer: Any = None,
-                keep_freed: bool = False) -> Any:
+                keep_freed: bool = False, tangent: Any = None) -> Any:
         """Read the script and run it with the shared options; warnings go to stderr."""
         from . import pipeline
 
@@ -109,7 +110,7 @@ class Session:
                 overrides=self.overrides,
                 record=record, max_steps=o.max_steps, max_elements=o.max_elements,
                 on_print=on_print, base_dir=self.base_dir, on_progress=status.step,
-                tracer=tracer, keep_freed=keep_freed)
+                tracer=tracer, keep_freed=keep_freed, tangent=tangent)
         finally:
             status.stop()
         if not o.quiet:

@@ -87,6 +87,7 @@ class GraphNode:
     rnn_step: tuple | None = None  # (mode, layer, time step, weights): in a recurrent layer
     count: int = 1  # --rolled: how many nodes (a recurrent layer: calls) this one stands for
     layer: str | None = None  # --rolled: the recurrent layer it stands for
+    tangent: Any = None  # forward-mode AD: the tangent a dual level carried here (host)
 
     @property
     def op_label(self) -> str | None:
@@ -105,6 +106,7 @@ class GraphView:
     dtype: str
     context: list[GraphNode] = field(default_factory=list)  # inputs a scope left out
     output_name: str | None = None  # what d_output is the derivative of
+    seeded: str | None = None  # --mode forward: the --wrt whose tangent was seeded (a label)
 
 
 @dataclass(eq=False, repr=False)
@@ -317,7 +319,7 @@ def graph_view(result: Any, out: Any) -> GraphView:
             saved=_saved(r.node, by_tensor, names.get(i)),
             inplace=inplace, retains_grad=current and t.retains_grad,
             line=r.span.line if r.span else None, column=r.span.column if r.span else None,
-            step=r.step, dtype=dtype, rnn_step=r.rnn_step))
+            step=r.step, dtype=dtype, rnn_step=r.rnn_step, tangent=r.tangent))
     dtype = result.backend.dtype_name if result.backend is not None else "float64"
     return GraphView(nodes, output_record(result, out), dtype)
 

@@ -1,4 +1,5 @@
-"""``torch.func``: grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, functional_call.
+"""``torch.func``: grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, functional_call
+(and vmap, api/vmap.py).
 
 The transforms compose as PyTorch's do (``grad(grad(f))``, ``jacrev(jacrev(f))``,
 ``jacfwd(jacrev(f))``, ``jacrev(jacfwd(f))``): each differentiates with the engine's reverse
@@ -21,10 +22,11 @@ from ..engine.context import GradMode, current
 from ..engine.forward import enter, exit_level
 from ..engine.record import apply
 from ..engine.shape import reshape
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, vmap_follow
 from ..errors import ScriptError
 from . import creation
 from .autograd import grad as autograd_grad
+from .vmap import vmap
 
 
 def _call(func: Callable, args: tuple, kwargs: dict) -> Any:
@@ -58,6 +60,7 @@ def _tracked(x: Any, name: str) -> Tensor:
     if x.requires_grad:
         return apply(OPS["alias"], (x,))
     out = Tensor(x.data, x.backend, requires_grad=True)
+    vmap_follow(x, out)
     fw = current().forward
     if fw is not None and fw.tangent_of(x) is not None:
         fw.set(out, fw.tangent_of(x))
@@ -84,7 +87,9 @@ class _Transform:
         if not self.outer:
             return value
         if isinstance(value, Tensor):
-            return Tensor(value.data, value.backend)
+            out = Tensor(value.data, value.backend)
+            vmap_follow(value, out)  # a gradient of a batched input stays batched
+            return out
         if isinstance(value, (tuple, list)):
             return type(value)(self.result(v) for v in value)
         if isinstance(value, dict):
@@ -399,5 +404,5 @@ def _functions() -> dict:
 
 FUNC: dict[str, Any] = {
     "grad": grad, "grad_and_value": grad_and_value, "vjp": vjp, "jvp": jvp, "jacrev": jacrev,
-    "jacfwd": jacfwd, "hessian": hessian, "functional_call": functional_call,
+    "jacfwd": jacfwd, "hessian": hessian, "functional_call": functional_call, "vmap": vmap,
 }

@@ -302,7 +302,7 @@ def _torch() -> dict[str, Any]:
         "Tensor": TENSOR, "Size": SIZE, "device": device, "is_tensor": _is_tensor,
         **LEGACY_TENSORS,
         "reshape": _torch_reshape, "from_numpy": from_numpy, "as_tensor": as_tensor,
-        "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
+        "vmap": FUNC["vmap"], "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
         "nn": _Sub("torch.nn"), "autograd": _Sub("torch.autograd"),
         "optim": _Sub("torch.optim"), "cuda": _Sub("torch.cuda"), "linalg": _Sub("torch.linalg"),
         "backends": _Sub("torch.backends"), "func": _Sub("torch.func"),

@@ -21,7 +21,7 @@ from ..engine.dtypes import to_dtype
 from ..engine.generator import Generator as _Engine
 from ..engine.generator import check_rate
 from ..engine.record import apply_inplace
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, vmap_from
 from ..errors import ScriptError
 from .creation import _float_dtype, _shape, _size, leaf
 
@@ -88,6 +88,27 @@ def _engine(generator: Any, fn: str) -> Any:
                       f"{type_name(generator)}", kind="TypeError")
 
 
+def _drawn(t: Tensor, *inputs: Any) -> Tensor:
+    """A draw made inside a vmap is batched with randomness="different" (PyTorch draws for
+    the whole batch) or when it reads a batched tensor."""
+    level = current().vmap
+    if level is not None:
+        if level.randomness == "different":
+            level.mark(t)
+        else:
+            vmap_from(t, *inputs)
+    return t
+
+
+def _same_randomness(*inputs: Any) -> None:
+    """PyTorch's refusal of randomness="same" for a draw from a batched tensor."""
+    level = current().vmap
+    if level is not None and level.randomness == "same" and \
+            any(level.holds(t) for t in inputs if t.__class__ is Tensor):
+        raise ScriptError("Vmap does not currently support same randomness with a batched "
+                          "tensor input. Please file an issue with functorch")
+
+
 def _to_backend(host: Any, dtype: Any) -> Any:
     be = current().backend
     return be.astype(be.xp.asarray(host), dtype)
@@ -100,7 +121,7 @@ def rand(*shape: Any, size: Any = None, generator: Any = None, dtype: Any = None
     check_device(device)
     dt = _float_dtype(dtype, "check_uniform_bounds")
     host = _engine(generator, "rand").uniform(_size(_shape(shape, size)), dt.name)
-    return leaf(_to_backend(host, dt), requires_grad)
+    return _drawn(leaf(_to_backend(host, dt), requires_grad))
 
 
 def randn(*shape: Any, size: Any = None, generator: Any = None, dtype: Any = None,
@@ -109,7 +130,7 @@ def randn(*shape: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     check_device(device)
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     host = _engine(generator, "randn").normal(_size(_shape(shape, size)), dt.name)
-    return leaf(_to_backend(host, dt), requires_grad)
+    return _drawn(leaf(_to_backend(host, dt), requires_grad))
 
 
 def randint(*args: Any, size: Any = None, generator: Any = None, dtype: Any = None,
@@ -124,7 +145,7 @@ def randint(*args: Any, size: Any = None, generator: Any = None, dtype: Any = No
     low, high = (0, args[0]) if len(args) == 1 else args
     dt = to_dtype(dtype) if dtype is not None else D.INT64
     host = _engine(generator, "randint").randint(int(low), int(high), _size((tuple(size),)))
-    return leaf(_to_backend(host, dt), requires_grad)
+    return _drawn(leaf(_to_backend(host, dt), requires_grad))
 
 
 def randperm(n: Any, generator: Any = None, dtype: Any = None, device: Any = None,
@@ -136,7 +157,8 @@ def randperm(n: Any, generator: Any = None, dtype: Any = None, device: Any = Non
                           kind="TypeError")
     dt = to_dtype(dtype) if dtype is not None else D.INT64
     _size((n,))
-    return leaf(_to_backend(_engine(generator, "randperm").randperm(int(n)), dt), requires_grad)
+    host = _engine(generator, "randperm").randperm(int(n))
+    return _drawn(leaf(_to_backend(host, dt), requires_grad))
 
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
@@ -150,12 +172,14 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
                               "(float, float), but expected a size", kind="TypeError")
         dt = _float_dtype(dtype, "normal_kernel_cpu")
         host = gen.normal(_size((tuple(size),)), dt.name, float(mean), float(std))
-        return leaf(_to_backend(host, dt), requires_grad)
+        return _drawn(leaf(_to_backend(host, dt), requires_grad))
     ref = mean if mean.__class__ is Tensor else tensor_arg(std, "normal", "std", 2)
     dt = ref.dtype
+    _same_randomness(mean, std)
     m = to_host(mean.data) if mean.__class__ is Tensor else float(mean)
     s = to_host(std.data) if std.__class__ is Tensor else float(std)
-    return leaf(_to_backend(gen.normal(None, dt.name, m, s), dt), requires_grad)
+    return _drawn(leaf(_to_backend(gen.normal(None, dt.name, m, s), dt), requires_grad),
+                  mean, std)
 
 
 def _like(input: Any, dtype: Any, name: str) -> tuple[Tensor, D.DType]:
@@ -184,8 +208,9 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     if p is not None:
         host = gen.bernoulli(float(p), x.shape, x.dtype.name)
     else:
+        _same_randomness(x)
         host = gen.bernoulli(to_host(x.data))
-    return leaf(_to_backend(host, x.dtype), False)
+    return _drawn(leaf(_to_backend(host, x.dtype), False), x)
 
 
 def multinomial(input: Any, num_samples: Any, replacement: Any = False, *,
@@ -215,6 +240,9 @@ def _multinomial(x: Tensor, num_samples: Any, replacement: Any, generator: Any,
 def _fill_drawn(op: Any, x: Tensor, draw: Any) -> Tensor:
     """Write ``draw(count, contiguous)``'s values into ``x`` in memory order (as PyTorch fills a
     strided tensor), as the in-place op ``op``."""
+    level = current().vmap
+    if level is not None:
+        level.check_fill(x)
     be = x.backend
     n = x.numel()
     if x._strides is None:

@@ -54,8 +54,13 @@ class RunContext:
     rnn_step: tuple | None = None
     # The entered forward-AD level (engine.forward.DualLevel), None outside one.
     forward: Any = None
+    # Told each tangent a dual level gives a tensor, as on_tangent(tensor, tangent): the graph
+    # records keep it for the views (graph, dot, html, explain --mode forward). None: not told.
+    on_tangent: Callable | None = None
     # How many torch.func transforms are running (the outermost one unwraps its results).
     func_depth: int = 0
+    # The innermost running vmap (engine.batching.VmapLevel), None outside one.
+    vmap: Any = None
     # The running backward (engine.autograd.GraphTask: its id and the nodes it will execute,
     # for register_multi_grad_hook), None outside one.
     graph_task: Any = None

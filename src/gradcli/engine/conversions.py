@@ -14,7 +14,7 @@ from .args import check_device, tensor_arg
 from .backend import to_host
 from .dtypes import DType, to_dtype
 from .record import apply
-from .tensor import Tensor
+from .tensor import DATA_ERROR, Tensor, in_vmap
 
 
 def _convert(x: Tensor, dt: DType, copy: bool = False) -> Tensor:
@@ -71,6 +71,8 @@ NUMPY_GRAD_MSG = ("Can't call numpy() on Tensor that requires grad. Use tensor.d
 def numpy(self: Tensor, *, force: bool = False) -> Any:
     """``x.numpy()``: a new array on the tensor's memory (so updates show both ways, and one
     through the array bumps no version, as PyTorch's); off the CPU backend, a host copy."""
+    if in_vmap(self):
+        raise ScriptError(DATA_ERROR)
     if self.requires_grad and not force:
         raise ScriptError(NUMPY_GRAD_MSG)
     if self.backend.name != "numpy":

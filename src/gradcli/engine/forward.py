@@ -59,6 +59,9 @@ class DualLevel:
             fn = t.grad_fn
             if fn is not None:
                 self.by_fn[id(fn)] = (fn, tan)
+            told = self.ctx.on_tangent
+            if told is not None:  # the graph records keep it (views of a forward-mode run)
+                told(t, tan)
 
     def __call__(self, out: Tensor, op: Any, args: tuple, inplace: bool,
                  params: dict = _EMPTY) -> None:

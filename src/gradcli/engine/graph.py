@@ -18,7 +18,7 @@ from . import kernels
 from .context import current
 from .dtypes import BOOL, FLOAT64, INT64
 from .saved_hooks import Packed
-from .tensor import Tensor
+from .tensor import Tensor, vmap_from_node
 
 _EMPTY: dict = {}
 # PyTorch's C++-only node classes, whose name() is namespaced
@@ -337,7 +337,8 @@ class Node:
         if not tensor_mode:
             return value
         if is_output:
-            return Tensor(value, self.backend, True, self)
+            out = Tensor(value, self.backend, True, self)
+            return out if current().vmap is None else vmap_from_node(out, self)
         return tensor if tensor is not None else value
 
     def apply(self, grad: Any, needed: Sequence[bool], xp: Any, tensor_mode: bool) -> list:

@@ -14,7 +14,7 @@ from .args import broadcast_shape, check_numel, dim_arg, is_number, tensor_arg, 
 from .record import apply, apply_inplace
 from .selection import index_select
 from .shape import _expand, _keyword_dims, flatten, reshape, unsqueeze, view
-from .tensor import Tensor
+from .tensor import Tensor, vmap_from
 
 
 def _tensor_list(tensors: Any, name: str) -> list[Tensor]:
@@ -107,12 +107,12 @@ def nonzero(input: Any, as_tuple: bool = False) -> Any:
     xp, be = x.backend.xp, x.backend
     data = x.data if x.ndim else xp.reshape(x.data, (1,))  # a 0-d tensor counts as one element
     found = xp.nonzero(data)
-    parts = [Tensor(be.astype(xp.asarray(i), D.INT64), be) for i in found]
+    parts = [vmap_from(Tensor(be.astype(xp.asarray(i), D.INT64), be), x) for i in found]
     if as_tuple:
         return tuple(parts)
     if not x.ndim:
         return Tensor(be.astype(xp.zeros((parts[0].shape[0], 0), dtype=xp.int64), D.INT64), be)
-    return Tensor(be.astype(xp.stack([p.data for p in parts], axis=1), D.INT64), be)
+    return vmap_from(Tensor(be.astype(xp.stack([p.data for p in parts], axis=1), D.INT64), be), x)
 
 
 def _sizes(sizes: tuple) -> tuple:

@@ -20,6 +20,7 @@ from typing import Any
 from . import machine
 from .backend import exact_kernels, to_host
 from .exact.select import mode_of, quick_select_index, sort_order, topk_order
+from .tensor import batched_arrays
 
 
 def _exact(xp: Any, *arrays: Any) -> Any:
@@ -213,6 +214,18 @@ def _axes(axis: Any) -> tuple | None:
 
 def matmul(xp: Any, a: Any, b: Any) -> Any:
     """``torch.matmul`` of vectors and matrices: float32 in MKL's order of additions."""
+    if a.ndim <= 2 and b.ndim == 1 or a.ndim == 2 and b.ndim == 2:
+        if batched_arrays(a, b):
+            # NOTE: inside vmap, PyTorch's batching rules make a product of two batched
+            # operands (mm, mv, dot) one bmm, whose sums and zeros differ from mm's and dot's
+            left = a[None] if a.ndim == 2 else a[None, None]
+            right = b[None] if b.ndim == 2 else b[None, :, None]
+            out = bmm(xp, left, right)[0]
+            return out if b.ndim == 2 else out[:, 0] if a.ndim == 2 else out[0, 0]
+        if a.ndim == 1 and (batched_arrays(a) or batched_arrays(b)):
+            # one batched vector: PyTorch's dot of a batch with a vector is an mv
+            rows, vec = (a, b) if batched_arrays(a) else (b, a)
+            return matmul(xp, rows[None], vec)[0]
     ex = _exact(xp, a, b)
     if ex is not None:
         out = ex.matmul(a, b)

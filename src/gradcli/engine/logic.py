@@ -13,7 +13,7 @@ from ..errors import ScriptError
 from . import dtypes as D
 from .args import broadcast_check, is_number, tensor_arg, type_name
 from .reductions import dims_arg, keepdim_arg
-from .tensor import Tensor
+from .tensor import Tensor, vmap_from
 
 
 def _invalid(name: str, args: tuple, overloads: tuple[str, ...]) -> ScriptError:
@@ -26,7 +26,7 @@ def _invalid(name: str, args: tuple, overloads: tuple[str, ...]) -> ScriptError:
 
 def _bool_tensor(x: Tensor, data: Any) -> Tensor:
     be = x.backend
-    return Tensor(be.astype(be.xp.asarray(data), D.BOOL), be)
+    return vmap_from(Tensor(be.astype(be.xp.asarray(data), D.BOOL), be), x)
 
 
 # --- comparisons --------------------------------------------------------------------------------
@@ -38,12 +38,13 @@ def _comparison(name: str, fn: Callable[[Any, Any], Any]) -> tuple[Callable, Cal
     """``torch.<name>(input, other)`` (also ``x.<name>(other)``) and its operator."""
 
     def compare(self: Tensor, other: Any) -> Any:
+        given = other
         if other.__class__ is Tensor:
             broadcast_check(self, other)
             other = other.data
         elif not is_number(other):
             return NotImplemented
-        return Tensor(fn(self.data, other), self.backend)
+        return vmap_from(Tensor(fn(self.data, other), self.backend), self, given)
 
     def function(input: Any, other: Any) -> Tensor:
         if input.__class__ is not Tensor:
@@ -123,7 +124,7 @@ def count_nonzero(input: Any, dim: Any = None) -> Tensor:
     xp = be.xp
     dims = dims_arg("count_nonzero", dim, x.ndim)
     count = xp.sum(xp.astype(xp.asarray(_truth(x)), xp.int64), axis=dims)
-    return Tensor(be.astype(xp.asarray(count), D.INT64), be)
+    return vmap_from(Tensor(be.astype(xp.asarray(count), D.INT64), be), x)
 
 
 def _value_test(name: str, test: str, integral: bool) -> Callable:
@@ -154,6 +155,7 @@ def _bitwise(name: str, fn: Callable[[Any, Any], Any]) -> tuple[Callable, Callab
     """``torch.bitwise_<op>`` and the operator and reflected operator (``&``, ``|``, ``^``)."""
 
     def compute(a: Tensor, b: Any) -> Tensor:
+        given = b
         if b.__class__ is Tensor:
             broadcast_check(a, b)
             _check_bitwise(a, name)
@@ -168,7 +170,7 @@ def _bitwise(name: str, fn: Callable[[Any, Any], Any]) -> tuple[Callable, Callab
         if b.__class__ is int and a.dtype is not D.BOOL:  # in the tensor's dtype, wrapping
             b = xp.astype(xp.asarray(b, dtype=xp.int64), xp.asarray(a.data).dtype)
         out = xp.asarray(fn(be.writable(a.data), b))
-        return Tensor(be.astype(out, be.from_native(out.dtype)), be)
+        return vmap_from(Tensor(be.astype(out, be.from_native(out.dtype)), be), a, given)
 
     def function(input: Any, other: Any) -> Tensor:
         if input.__class__ is not Tensor or (other.__class__ is not Tensor
@@ -198,7 +200,7 @@ def bitwise_not(input: Any) -> Tensor:
     x = tensor_arg(input, "bitwise_not")
     _check_bitwise(x, "bitwise_not")
     be = x.backend
-    return Tensor(be.astype(be.xp.asarray(~be.writable(x.data)), x.dtype), be)
+    return vmap_from(Tensor(be.astype(be.xp.asarray(~be.writable(x.data)), x.dtype), be), x)
 
 
 def _invert(self: Tensor) -> Tensor:

@@ -21,7 +21,7 @@ from .dtypes import to_dtype
 from .kernels import nll_sum
 from .record import apply, apply_inplace
 from .shape import _expand, view
-from .tensor import Size, Tensor
+from .tensor import Size, Tensor, vmap_from
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -430,7 +430,7 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Tensor:
     check_numel((*x.shape, n))
     hot = xp.reshape(x.data, (*x.shape, 1)) == xp.reshape(xp.arange(n, dtype=xp.int64),
                                                           (1,) * x.ndim + (n,))
-    return Tensor(be.astype(hot, D.INT64), be)
+    return vmap_from(Tensor(be.astype(hot, D.INT64), be), x)
 
 
 NN_ONLY: dict[str, Any] = {fn.__name__: fn for fn in (

@@ -12,7 +12,7 @@ from . import ops as O
 from .args import broadcast_shape, dim_arg, tensor_arg, typed_arg
 from .context import current
 from .record import apply
-from .tensor import Tensor
+from .tensor import Tensor, vmap_from
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
@@ -94,7 +94,8 @@ def _indices(x: Tensor, name: str, dim: int, keepdim: bool) -> Tensor:
         raise ScriptError(f"{name}(): Expected reduction dim {dim} to have non-zero size.",
                           kind="IndexError")
     find = xp.argmax if name in ("max", "argmax") else xp.argmin
-    return Tensor(be.astype(xp.asarray(find(x.data, axis=dim, keepdims=keepdim)), D.INT64), be)
+    return vmap_from(Tensor(be.astype(xp.asarray(find(x.data, axis=dim, keepdims=keepdim)),
+                                      D.INT64), be), x)
 
 
 def extreme(op: Any, dim_op: Any, pairwise: Any, name: str, word: str) -> Any:
@@ -237,7 +238,7 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
         close = close | (xp.isfinite(diff) & (diff <= atol + rtol * xp.abs(y)))
     elif rtol or atol:
         close = close | (xp.abs(x - y) <= atol + rtol * xp.abs(y))
-    return Tensor(a.backend.writable(close), a.backend)
+    return vmap_from(Tensor(a.backend.writable(close), a.backend), a, b)
 
 
 def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,

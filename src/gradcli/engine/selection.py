@@ -19,7 +19,7 @@ from . import ops as O
 from .args import broadcast_shape, check_numel, dim_arg, is_number, tensor_arg, type_name
 from .record import apply, apply_inplace
 from .reductions import RETURN_TYPES
-from .tensor import Tensor
+from .tensor import Tensor, vmap_from
 
 
 # --- index checks -------------------------------------------------------------------------------
@@ -275,7 +275,8 @@ def _sort_order(x: Tensor, dim: int, descending: bool, stable: bool) -> Any:
 
 
 def _returned(kind: str, values: Tensor, indices: Any, backend: Any) -> Any:
-    return RETURN_TYPES[kind]((values, Tensor(backend.writable(indices), backend)))
+    return RETURN_TYPES[kind]((values, vmap_from(Tensor(backend.writable(indices), backend),
+                                                  values)))
 
 
 def sort(input: Any, dim: Any = -1, descending: Any = False, *, stable: Any = None) -> Any:
@@ -295,8 +296,8 @@ def argsort(input: Any, dim: Any = -1, descending: Any = False, *, stable: Any =
     """The indices that sort ``input`` along ``dim`` (int64, never differentiable)."""
     x = tensor_arg(input, "argsort")
     d = dim_arg(dim, x.ndim)
-    return Tensor(x.backend.writable(_sort_order(x, d, bool(descending), bool(stable))),
-                  x.backend)
+    return vmap_from(Tensor(x.backend.writable(_sort_order(x, d, bool(descending), bool(stable))),
+                            x.backend), x)
 
 
 def msort(input: Any) -> Tensor:

@@ -32,7 +32,7 @@ def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Te
     of the view needs to rewrite the base's history (CopySlices).
     """
     x.data = x.backend.writable(x.data)  # a view must share the base's memory
-    out = apply(op, (x,), params, record=False)
+    out = apply(op, (x,), params)
     out.data = out.backend.writable(out.data)
     out._vc = x._vc
     out._base = base = x._base if x._base is not None else x
@@ -44,10 +44,7 @@ def _view(op: Any, x: Tensor, params: dict, strides: Sequence[int] | None) -> Te
 
     out._view_fn = replay
     out._strides = None if strides is None else layout.normalise(out.shape, strides)
-    ctx = current()
-    out._creation = x._creation if ctx.grad_enabled else NO_GRAD_VIEW
-    if ctx.recorder is not None:  # recorded once it shares the base's version counter
-        ctx.recorder(out, op, (x,), False, params)
+    out._creation = x._creation if current().grad_enabled else NO_GRAD_VIEW
     return out
 
 

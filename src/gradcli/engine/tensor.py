@@ -26,6 +26,76 @@ SCALAR_CONVERSION_MSG = (
     "Consider using tensor.detach() first."
 )
 
+ITEM_ERROR = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
+              "over calling .item() on a Tensor, please try to rewrite what you're doing with "
+              "other operations. If error is occurring somewhere inside PyTorch internals, "
+              "please file a bug report.")
+BOOL_ERROR = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+              "control flow. We don't support that yet, please file an issue at "
+              "https://github.com/pytorch/pytorch/issues .")
+# .item() or bool() under a torch.func transform that runs inside the vmap
+TRANSFORMED_ERROR = (
+    "vmap: It looks like you're either (1) calling .item() on a Tensor or (2) attempting to use "
+    "a Tensor in some data-dependent control flow or (3) encountering this error in PyTorch "
+    "internals. For (1): we don't support vmap over calling .item() on a Tensor, please try to "
+    "rewrite what you're doing with other operations. For (2): we don't support data-dependent "
+    "control flow in vmap yet, please file an issue at https://github.com/pytorch/pytorch/issues "
+    ". For (3): please file an issue.")
+DATA_ERROR = "Cannot access data pointer of Tensor that doesn't have storage"
+
+
+def in_vmap(t: Any) -> bool:
+    """Whether ``t`` is batched by a running vmap (engine/batching.VmapLevel)."""
+    level = current().vmap
+    while level is not None:
+        if id(t) in level.batched:
+            return True
+        level = level.outer
+    return False
+
+
+def _scalar_error(message: str) -> ScriptError:
+    """PyTorch's error for reading a batched tensor's value (``message`` unless a transform
+    entered inside the vmap is running)."""
+    ctx = current()
+    return ScriptError(TRANSFORMED_ERROR if ctx.func_depth > ctx.vmap.func_depth else message)
+
+
+def vmap_from(out: Any, *sources: Any) -> Any:
+    """``out`` (made outside the op table from ``sources``), batched where any of them is."""
+    level = current().vmap
+    while level is not None:
+        if any(id(s) in level.batched for s in sources):
+            level.mark(out)
+        level = level.outer
+    return out
+
+
+def vmap_from_node(out: Any, node: Any) -> Any:
+    """``out`` (a saved output of ``node`` unpacked), batched where the node's outputs are."""
+    level = current().vmap
+    while level is not None:
+        if id(node) in level.nodes:
+            level.mark(out)
+        level = level.outer
+    return out
+
+
+def batched_arrays(*arrays: Any) -> bool:
+    """Whether every one of ``arrays`` belongs to a tensor batched by the innermost vmap."""
+    level = current().vmap
+    return level is not None and all(id(a) in level.arrays for a in arrays)
+
+
+def vmap_follow(src: Any, dst: Any) -> None:
+    """``dst`` (made from ``src`` outside the op table) is batched wherever ``src`` is."""
+    level = current().vmap
+    while level is not None:
+        if id(src) in level.batched:
+            level.mark(dst)
+        level = level.outer
+
+
 def _tangent_text(t: Tensor) -> str:
     """A tangent as PyTorch's repr writes it (``f"tangent={t}"``): a 0-d one by ``format``,
     which is its Python number's."""
@@ -176,6 +246,11 @@ class Tensor:
     def __repr__(self) -> str:
         name = self.grad_fn.fn_name if self.grad_fn is not None else None
         ctx = current()
+        if ctx.vmap is not None and in_vmap(self):
+            # NOTE: gradcli runs a vmapped function once per sample (api/vmap.py); PyTorch
+            # prints the whole batch there, as BatchedTensor(lvl=..., bdim=..., value=...)
+            raise ScriptError("gradcli does not print a batched tensor inside vmap yet",
+                              kind="NotImplementedError")
         tangent = None
         if ctx.forward is not None:  # a dual tensor prints its tangent
             tangent = ctx.forward.tangent_of(self)
@@ -206,10 +281,13 @@ class Tensor:
         out = Tensor(self.data, self.backend)
         out._vc = self._vc
         out._strides = self._strides
+        vmap_follow(self, out)  # still batched, as in PyTorch
         return out
 
     def item(self) -> float | int | bool:
         """The single value as a Python number of the dtype's kind (float, int or bool)."""
+        if in_vmap(self):
+            raise _scalar_error(ITEM_ERROR)
         n = self.numel()
         if n != 1:
             raise ScriptError(f"a Tensor with {n} elements cannot be converted to Scalar")
@@ -217,9 +295,13 @@ class Tensor:
 
     def tolist(self) -> Any:
         """The values as (nested lists of) Python numbers; a 0-d tensor gives one number."""
+        if in_vmap(self):
+            raise ScriptError(DATA_ERROR)
         return to_host(self.data).tolist()
 
     def __bool__(self) -> bool:
+        if in_vmap(self):
+            raise _scalar_error(BOOL_ERROR)
         n = self.numel()
         if n != 1:
             raise ScriptError(

@@ -40,6 +40,35 @@ def explain_doc(ex: Any, of: str | None, wrt: str | None, err: Any) -> dict[str,
             "error": error_obj(err)}
 
 
+def explain_forward_doc(fx: Any, of: str | None, wrt: str | None, err: Any) -> dict[str, Any]:
+    """``explain --mode forward``: ``explain``'s document with ``"mode": "forward"``, ``grad``
+    being L's tangent, and beyond it ``reverse_grad``, ``seeds`` (re-runs, one per element of
+    W) and ``nodes``: from W to L, each node's ``inputs`` (``local`` derivative, ``tangent_in``)
+    and ``tangent_out``, a tangent being d(node)/dW shaped W's shape + the node's; the paths'
+    ``nodes`` and ``edges`` run from W to L.
+    """
+    if fx is None:
+        doc = explain_doc(None, of, wrt, err)
+        doc.update(mode="forward", reverse_grad=None, seeds=0, nodes=[])
+        return doc
+    doc = explain_doc(fx.reverse, of, wrt, err)
+    dt = fx.dtype
+    for p in doc["paths"]:
+        p["nodes"].reverse()
+        p["edges"].reverse()
+    nodes = [{"node": s.node, "id": s.ident, "op": s.op, "grad_fn": s.grad_fn, "line": s.line,
+              "inputs": [{"input": t.input, "id": t.ident,
+                          "local": data(t.local, dt) if t.local is not None else None,
+                          "tangent_in": data(t.tangent, dt) if t.tangent is not None else None}
+                         for t in s.terms],
+              "tangent_out": data(s.tangent, dt) if s.tangent is not None else None,
+              "consistent": s.consistent}
+             for s in fx.steps]
+    doc.update(mode="forward", grad=data(fx.grad, dt), reverse_grad=data(fx.reverse.grad, dt),
+               agrees=fx.agrees, seeds=fx.seeds, nodes=nodes)
+    return doc
+
+
 def _field(v: Any, dtype: str) -> Any:
     if hasattr(v, "shape") and hasattr(v, "dtype"):
         return data(v, dtype)

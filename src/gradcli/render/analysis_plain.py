@@ -303,3 +303,161 @@ def profile(prof: Any) -> str:
     out.append(profile_summary(prof))
     out.append(PROFILE_NOTE)
     return "\n".join(out) + "\n"
+
+
+# -- explain --mode forward -----------------------------------------------------------------------
+FORWARD_TITLE = "the tangent node by node (tangent out = sum of local derivative x tangent in):"
+
+
+def forward_head(fx: Any) -> tuple[str, str]:
+    """``dL/dw1 = -8.0`` by forward mode, and what was seeded (and how many re-runs)."""
+    how = (f"{fx.wrt}'s tangent 1 carried forward to {fx.of}" if fx.seeds == 1 else
+           f"{fx.seeds:,} re-runs, {fx.wrt}'s tangent e_i for each of its elements, carried "
+           f"forward to {fx.of}")
+    return f"d{fx.of}/d{fx.wrt} = ", f"by forward mode: {how}"
+
+
+def forward_agreement(fx: Any) -> str:
+    """Reverse mode's answer beside forward mode's."""
+    if fx.agrees:
+        return f"reverse mode gives the same: {_value_text(fx.reverse.grad, fx.dtype)}"
+    return f"reverse mode gives {_value_text(fx.reverse.grad, fx.dtype)}: they DIFFER"
+
+
+def _value_text(a: Any, dtype: str) -> str:
+    a = np.asarray(a)
+    if dtype in ("float16", "float32", "float64"):
+        a = a.astype(dtype)
+    return plain.short(a) if a.size != 1 else plain.block(a.reshape(()), dtype, 0, 10**6)
+
+
+def forward_rows(fx: Any) -> list[list[str]]:
+    """The node-by-node table of a scalar forward explanation: line, node, op, input, local
+    derivative, tangent in, tangent out (one row per input the tangent arrives by)."""
+    rows = [["line", "node", "op", "input", "local", "tangent in", "tangent out"]]
+    for s in fx.steps:
+        line = str(s.line) if s.line is not None else "-"
+        if s.op is None:
+            rows.append([line, s.node, "-", "-", "-", "-", f"{fmt(s.tangent)} (seed)"])
+            continue
+        for k, t in enumerate(s.terms):
+            rows.append([line if k == 0 else "", s.node if k == 0 else "",
+                         s.op if k == 0 else "", t.input,
+                         fmt(t.local) if t.local is not None else "?",
+                         fmt(t.tangent) if t.tangent is not None else "?",
+                         _tangent_out(s) if k == 0 else ""])
+    return rows
+
+
+def _tangent_out(s: Any) -> str:
+    text = fmt(s.tangent) if s.tangent is not None else "?"
+    return text if s.consistent is not False else f"{text} (not the sum: {fmt(s.residual)} off)"
+
+
+def forward_paths_title(fx: Any) -> str:
+    n = len(fx.reverse.paths)
+    total = fx.reverse.paths_total
+    which = ("the same path" if n == 1 else f"the same {n} paths") if n == total else \
+        f"{n} of the {total:,} paths"
+    return f"{which}, seen from {fx.wrt}'s side (each path's product of local derivatives):"
+
+
+def forward_path_line(p: Any) -> str:
+    """``w1 -> x4 -> w3*x4 -> x5 -> L``."""
+    return " -> ".join(reversed(p.nodes))
+
+
+def forward_factor_line(p: Any) -> str:
+    """``dx4/dw1 * d(w3*x4)/dx4 * ... = 2 * 3 * 1 * -1 = -6`` (W's side first)."""
+    edges = list(reversed(p.edges))
+    names = " * ".join(derivative(e.output, e.input) for e in edges)
+    if not edges:
+        return f"d{dname(p.nodes[0])}/d{dname(p.nodes[0])} = 1"
+    if all(e.local is not None and np.size(e.local) == 1 for e in edges) \
+            and np.size(p.contribution) == 1:
+        return f"{names} = {' * '.join(fmt(e.local) for e in edges)} = {fmt(p.contribution)}"
+    return names
+
+
+def forward_sum_line(fx: Any) -> str | None:
+    """The paths' sum beside L's tangent, when every path is listed."""
+    ex = fx.reverse
+    if not ex.paths or len(ex.paths) != ex.paths_total:
+        return None
+    total = sum(np.asarray(p.contribution, dtype=np.float64) for p in ex.paths)
+    same = np.allclose(total, np.asarray(fx.grad, dtype=np.float64), rtol=1e-6, atol=1e-12)
+    what = "the path's contribution" if len(ex.paths) == 1 else \
+        f"sum of the {len(ex.paths)} paths"
+    return (f"{what} = {_value_text(total, fx.dtype)}"
+            + (f" = {fx.of}'s tangent" if same else f", but {fx.of}'s tangent is "
+               f"{_value_text(fx.grad, fx.dtype)}"))
+
+
+def explain_forward(fx: Any, width: int = plain.WIDTH) -> str:
+    """``explain --mode forward``: L's tangent, the tangent node by node, the paths from W."""
+    lead, how = forward_head(fx)
+    value = plain.block(fx.grad, fx.dtype, len(lead), width)
+    lines = [lead + value, plain.wrap(how, 2, width), plain.wrap(forward_agreement(fx), 2, width)]
+    if fx.reverse.zero_reason:
+        lines.append(plain.wrap(f"zero derivative: {fx.reverse.zero_reason}", 2, width))
+    if fx.steps:
+        lines += ["", FORWARD_TITLE]
+        if fx.scalar:
+            lines.append(plain.columns(forward_rows(fx)).rstrip("\n"))
+        else:
+            lines.append(plain.wrap(f"(each tangent is d(node)/d{fx.wrt} as a matrix: a row per "
+                                    f"element of {fx.wrt}, a column per element of the node)",
+                                    2, width))
+            for s in fx.steps:
+                lines.extend(_forward_step(s, fx, width))
+    if fx.reverse.paths:
+        lines += ["", forward_paths_title(fx)]
+        for k, p in enumerate(fx.reverse.paths, 1):
+            lines.append(plain.wrap(f"path {k}: {forward_path_line(p)}", 4, width))
+            lines.append(plain.wrap(f"  {forward_factor_line(p)}", 4, width))
+            if np.size(p.contribution) != 1:
+                lines.append("  contribution: " + plain.block(p.contribution, fx.dtype, 16,
+                                                               width))
+        total = forward_sum_line(fx)
+        if total:
+            lines += ["", plain.wrap(total, 2, width)]
+    return "\n".join(lines) + "\n"
+
+
+def _forward_step(s: Any, fx: Any, width: int) -> list[str]:
+    """One node of a tensor forward explanation: where, each input's local derivative and
+    tangent (an earlier node's tangent out, named), and the node's tangent as a matrix."""
+    where = f"line {s.line}" if s.line is not None else "line ?"
+    src = fx.reverse.sources.get(s.line, "") if s.line is not None else ""
+    what = f"[{s.op}, {s.grad_fn}]" if s.op is not None else "(seeded)"
+    first = f"{s.node}  {where}  {what}"
+    if src:
+        room = width - len(first) - 2
+        first += "  " + (src if len(src) <= room else src[:max(room - 1, 10)] + "…")
+    lines = ["", first]
+    for t in s.terms:
+        name = derivative(s.node, t.input)
+        local = plain.jacobian(t.local, width - len(name) - 8) if t.local is not None \
+            else "(too large to show)"
+        lines.append(plain.wrap(f"  from {t.input}: {name} = {local}", 6, width))
+        lines.append(f"    tangent in: {t.input}'s tangent " +
+                     ("(the seed)" if t.input == fx.wrt else "out, above"))
+    if s.op is None:
+        lines.append(f"  tangent: e_i, one per element of {fx.wrt} (the identity)")
+        return lines
+    lines.append(f"  tangent out {plain.shape(list(np.shape(s.tangent)))}, one row per element "
+                 f"of {fx.wrt}:")
+    lines.append("    " + _tangent_block(s.tangent, fx, 4, width))
+    if s.consistent is False:
+        lines.append(f"  (not the sum of local derivative x tangent in: {fmt(s.residual)} off)")
+    return lines
+
+
+def _tangent_block(t: Any, fx: Any, indent: int, width: int) -> str:
+    """d(node)/dW as a matrix: a row per element of W, a column per element of the node."""
+    if t is None:
+        return "?"
+    a = np.asarray(t, dtype=np.float64).reshape(max(fx.seeds, 1), -1)
+    if fx.dtype in ("float16", "float32"):
+        a = a.astype(fx.dtype)
+    return plain.block(a, fx.dtype, indent, width)

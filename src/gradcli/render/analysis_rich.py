@@ -175,3 +175,86 @@ def profile(out: Console, prof: Any) -> None:
 
 WIDE = 120  # columns from which profile draws its share bars
 BAR = 10
+
+
+def explain_forward(out: Console, fx: Any) -> None:
+    """``explain --mode forward``: L's tangent, a table (or a tree, for tensors) of the tangent
+    node by node, and the paths from W's side."""
+    width = out.width
+    lead, how = ap.forward_head(fx)
+    value = plain.block(fx.grad, fx.dtype, len(lead), width)
+    out.print(Text.assemble((lead.rstrip(" ="), "bold"), (" = ", DIM), (value, "green")))
+    out.print(Text(how, DIM))
+    out.print(Text(ap.forward_agreement(fx), "green" if fx.agrees else "bold red"))
+    if fx.reverse.zero_reason:
+        out.print(Text.assemble(("zero derivative: ", "bold yellow"),
+                                (fx.reverse.zero_reason, "yellow")))
+    if fx.steps:
+        out.print()
+        title = "the tangent, node by node (tangent out = Σ local derivative × tangent in)"
+        if fx.scalar:
+            out.print(Text(title, "bold"))
+            out.print(_forward_table(fx))
+        else:
+            tree = Tree(Text(title, "bold"))
+            tree.add(Text(f"each tangent is d(node)/d{fx.wrt} as a matrix: a row per element of "
+                          f"{fx.wrt}, a column per element of the node", DIM))
+            inner = max(width - 8, 40)
+            for s in fx.steps:
+                _forward_node(tree, s, fx, inner)
+            out.print(tree)
+    if fx.reverse.paths:
+        out.print()
+        tree = Tree(Text(ap.forward_paths_title(fx), "bold"))
+        for k, p in enumerate(fx.reverse.paths, 1):
+            branch = tree.add(Text.assemble((f"path {k}", "bold"), "  ",
+                                            (" → ".join(reversed(p.nodes)), NAME)))
+            branch.add(Text(ap.forward_factor_line(p), "bold"))
+            if np.size(p.contribution) != 1:
+                branch.add(Text.assemble(("contribution ", DIM), (plain.block(
+                    p.contribution, fx.dtype, 13, max(width - 8, 40)), "green")))
+        total = ap.forward_sum_line(fx)
+        if total:
+            tree.add(Text(total, "green"))
+        out.print(tree)
+
+
+def _forward_table(fx: Any) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    rows = ap.forward_rows(fx)
+    t = Table(box=box.SIMPLE_HEAVY, show_edge=False, header_style="bold", pad_edge=False,
+              collapse_padding=True)
+    for h in rows[0]:
+        t.add_column(h, justify="right" if h in ("line", "local", "tangent in", "tangent out")
+                     else "left", style=NAME if h in ("node", "input") else None)
+    for r in rows[1:]:
+        t.add_row(*r)
+    return t
+
+
+def _forward_node(tree: Tree, s: Any, fx: Any, width: int) -> None:
+    where = f"line {s.line}" if s.line is not None else "line ?"
+    src = fx.reverse.sources.get(s.line, "") if s.line is not None else ""
+    node = tree.add(Text.assemble((s.node, NAME), "  ", (where, "cyan"), "  ",
+                                  (s.grad_fn or "seeded", GRAD_FN), (f"  {src}", DIM)))
+    if s.op is None:
+        node.add(Text(f"tangent: e_i, one per element of {fx.wrt} (the identity)", "blue"))
+        return
+    for t in s.terms:
+        name = ap.derivative(s.node, t.input)
+        local = plain.jacobian(t.local, width - len(name) - 8) if t.local is not None \
+            else "(too large to show)"
+        node.add(Text.assemble((f"from {t.input}: ", DIM), (name, "bold"), " = ",
+                               (local, "green"), ("\ntangent in: ", DIM),
+                               (f"{t.input}'s tangent " + ("(the seed)" if t.input == fx.wrt
+                                                           else "out, above"), "blue")))
+    a = np.asarray(s.tangent, dtype=np.float64).reshape(max(fx.seeds, 1), -1)
+    head = f"tangent out {plain.shape(list(np.shape(s.tangent)))}, one row per element of {fx.wrt}"
+    node.add(Text.assemble((head + "\n", DIM),
+                           (plain.block(a.astype(fx.dtype) if fx.dtype in ("float32", "float64")
+                                        else a, fx.dtype, 0, width), "blue")))
+    if s.consistent is False:
+        node.add(Text(f"not the sum of local derivative × tangent in: {ap.fmt(s.residual)} off",
+                      "bold red"))

@@ -27,6 +27,7 @@ SAVED = "#ffc27a"  # orange: saved tensors
 SAVED_EDGE = "#c77700"
 FREED = "#fbe3c4"
 MUTED = "#777777"
+TANGENT = "#1f5fa8"  # blue: a forward-mode run's tangents, beside the values
 RENDERED = (".svg", ".png", ".pdf")
 WRITTEN = (".dot", ".gv")
 
@@ -96,12 +97,16 @@ def _array_rows(data: Any, color: str, prefix: str = "") -> list[str]:
 
 
 def _value_lines(data: Any, grad: Any, show_values: bool, show_grads: bool,
-                 wants_grad: bool, d_output: Any = None, label: str = "") -> list[str]:
+                 wants_grad: bool, d_output: Any = None, label: str = "",
+                 tangent: Any = None) -> list[str]:
     """Value and grad rows; ``d_output`` (``--wrt``: d(output)/d(this tensor), as ``grad``
-    computes it, ``label`` ``dL/dw1``) is drawn where ``.grad`` is None."""
+    computes it, ``label`` ``dL/dw1``) is drawn where ``.grad`` is None.  A forward-mode
+    run's ``tangent`` is drawn under the value, which is then drawn too."""
     rows = []
-    if show_values:
+    if show_values or tangent is not None:
         rows += _array_rows(data, "#222222")
+    if tangent is not None:
+        rows += _array_rows(tangent, TANGENT, "tangent ")
     if show_grads and grad is None and d_output is not None:
         rows += _array_rows(d_output, "#b03a2e", f"{label} = ")
     elif show_grads and (grad is not None or wants_grad):
@@ -285,7 +290,7 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
             rows.append(_small(shape(n.shape)))
         rows += _value_lines(n.data, n.grad, show_values, show_grads,
                              n.is_leaf and n.requires_grad, n.d_output,
-                             _d_label(view.output_name, n.name))
+                             _d_label(view.output_name, n.name), n.tangent)
         kind = "output" if n.id == view.output else (
             "leaf" if n.is_leaf and n.requires_grad else "const" if n.is_leaf else "result")
         fill = OUTPUT if kind == "output" else LEAF if kind == "leaf" else CONST

@@ -61,6 +61,11 @@ def page(view: GraphView | BackwardView, drawing: dot.Drawing, svg: str, *,
     count = len(view.nodes)
     what = ("backward (grad_fn) graph" if backward else "forward graph") + \
         (f" of {output}" if output else "") + (", loops rolled" if folds is not None else "")
+    seeded = getattr(view, "seeded", None)
+    if seeded is not None:  # --mode forward
+        what += f", forward mode: tangents d·/d{seeded}"
+    elif not backward and any(n.tangent is not None for n in view.nodes):
+        what += ", with forward-mode tangents"
     title = f"{filename} — {what}"
     return TEMPLATE.format(
         title=_esc(title), file=_esc(filename), what=_esc(what),
@@ -142,7 +147,7 @@ def _forward_node(n: GraphNode, folds: Folds | None, is_output: bool) -> dict:
         "kind": "tensor", "id": n.id, "name": n.name, "op": n.op, "inplace": n.inplace,
         "grad_fn": n.grad_fn, "shape": shape(n.shape), "dtype": n.dtype,
         "value": _text(n.data), "grad": _text(n.grad), "d_output": _text(n.d_output),
-        "requires_grad": n.requires_grad,
+        "tangent": _text(n.tangent), "requires_grad": n.requires_grad,
         "is_leaf": n.is_leaf, "retains_grad": n.retains_grad, "output": is_output,
         "saved": _saved(n.saved), "line": n.line, "inputs": list(n.inputs),
         "members": _members(folds, n.id), "layer": _layer(folds, n.id)}

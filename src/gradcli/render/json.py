@@ -106,6 +106,7 @@ def graph_doc(view: GraphView | None, err: Any) -> dict[str, Any]:
             "data": data(n.data, n.dtype),
             "grad": data(n.grad, n.dtype) if n.grad is not None else None,
             "d_output": data(n.d_output, n.dtype) if n.d_output is not None else None,
+            "tangent": data(n.tangent, n.dtype) if n.tangent is not None else None,
             "saved": [{"name": s.name, "freed": s.freed} for s in n.saved],
             **_rolled(n)})
     return {"gradcli": SCHEMA, "output": view.output if view is not None else None,

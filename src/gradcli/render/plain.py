@@ -278,20 +278,25 @@ def graph(view: GraphView) -> str:
     """Every recorded node, one per line, in topological order; the output is marked ``*``."""
     wrt = any(n.d_output is not None for n in view.nodes)  # --wrt: d(output)/dW too
     rolled = any(n.count > 1 or n.layer for n in view.nodes)  # --rolled folded some
+    fwd = any(n.tangent is not None for n in view.nodes)  # forward mode: beside the value
     rows = [["id", "name", *(["rolled"] if rolled else []), "op", "grad_fn", "inputs", "shape",
-             "flags", "value", "grad", *([f"d{view.output_name}/d·"] if wrt else []), "saved"]]
+             "flags", "value", *(["tangent"] if fwd else []), "grad",
+             *([f"d{view.output_name}/d·"] if wrt else []), "saved"]]
     for n in view.nodes:
         rows.append([
             f"{n.id}{'*' if n.id == view.output else ''}", n.name or "-",
             *([rolled_text(n)] if rolled else []), n.op_label or "-", n.grad_fn or "-",
             ",".join(map(str, n.inputs)) or "-", shape(n.shape),
             flags(n.requires_grad, n.is_leaf, n.retains_grad), cell(n.data),
+            *([cell(n.tangent) if n.tangent is not None else "-"] if fwd else []),
             cell(n.grad) if n.grad is not None else "-",
             *([cell(n.d_output) if n.d_output is not None else "-"] if wrt else []),
             saved_text(n.saved)])
     out = columns(rows)
     if view.output is not None:
         out += f"* output: node {view.output}\n"
+    if fwd:
+        out += tangent_note(view) + "\n"
     if wrt:
         out += f"d{view.output_name}/d·: as gradcli grad computes it (.grad is not changed)\n"
     return out
@@ -302,6 +307,15 @@ def rolled_text(n: Any) -> str:
     recurrent layer's; ``-`` for a node nothing folded into."""
     times = f"×{n.count}" if n.count > 1 else ""
     return " ".join(x for x in (n.layer, times) if x) or "-"
+
+
+def tangent_note(view: GraphView) -> str:
+    """What the tangent column holds: forward-mode AD's tangents (seeded by --mode forward,
+    or by the program's make_dual)."""
+    if view.seeded is not None:
+        return (f"tangent: d·/d{view.seeded} carried forward (forward mode, {view.seeded}'s "
+                "tangent seeded with ones)")
+    return "tangent: forward-mode AD's tangent of each dual tensor (make_dual)"
 
 
 TREE_DEPTH = 16  # levels drawn before a deeper subtree continues as a block of its own

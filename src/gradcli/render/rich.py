@@ -131,10 +131,11 @@ def _fit(out: Console, headers: list[str], columns: list[list[Any]],
 
 
 def _value_and_grad(data: Any, grad: Any, width: int, d_output: Any = None,
-                    d_label: str = "") -> Text:
-    """The value, ``.grad`` and (--wrt) ``dL/dw``, each under its label."""
+                    d_label: str = "", tangent: Any = None) -> Text:
+    """The value, (forward mode) its tangent, ``.grad`` and (--wrt) ``dL/dw``, each under its
+    label."""
     value = _values(data, width)
-    for label, v in (("grad", grad), (d_label, d_output)):
+    for label, v in (("tangent", tangent), ("grad", grad), (d_label, d_output)):
         if v is not None:
             text = _values(v, width)
             sep = " " if "\n" not in text.plain and text.cell_len + len(label) + 1 <= width \
@@ -226,17 +227,20 @@ def graph(out: Console, view: GraphView) -> None:
                "flags", "saved"]
     width = _fit(out, headers, [[r[k] for r in rows] for k in range(len(headers))],
                  _natural([(n.data, n.grad if n.d_output is None else n.d_output)
-                           for n in view.nodes]))
+                           for n in view.nodes] +
+                          [(n.tangent, None) for n in view.nodes if n.tangent is not None]))
     cols: list[tuple[str, dict]] = [(h, {"justify": "right"} if h == "id" else
                                      {"no_wrap": h not in WRAPS}) for h in headers]
+    fwd = any(n.tangent is not None for n in view.nodes)
     if width:
         cols.insert(len(headers) - 1, ("value / grad", {"width": width, "no_wrap": False}))
     t = _table("graph (forward, topological order)", *cols)
     for n, row in zip(view.nodes, rows):
         cells = list(row)
         if width:
-            cells.insert(len(headers) - 1, _value_and_grad(n.data, n.grad, width, n.d_output,
-                                            f"d{view.output_name}/d{n.name or '·'}"))
+            cells.insert(len(headers) - 1, _value_and_grad(
+                n.data, n.grad, width, n.d_output, f"d{view.output_name}/d{n.name or '·'}",
+                n.tangent))
         t.add_row(*cells, style="bold" if n.id == view.output else None)
     out.print(t)
     if not width:
@@ -244,6 +248,8 @@ def graph(out: Console, view: GraphView) -> None:
     notes = []
     if view.output is not None:
         notes.append(Text.assemble(("output: ", DIM), (f"node {view.output}", "bold")))
+    if fwd:
+        notes.append(Text(plain.tangent_note(view), DIM))
     states = {(s.freed, s.stale) for n in view.nodes for s in n.saved}
     if any(freed for freed, _ in states):
         notes.append(Text.assemble(("saved ", DIM), ("struck through", SAVED_FREED),

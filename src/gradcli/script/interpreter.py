@@ -114,6 +114,8 @@ class Interpreter(Definitions, Evaluator):
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
                               integer_tensors=mode == "torch",
                               recorder=self.recorder.record if self.recorder else None)
+        if record:  # a forward-mode run's views show each state's tangent
+            self.ctx.on_tangent = self.recorder.tangent
         if keep_freed:  # grad/check after the script's own backward(): see RunResult.grad
             self.ctx.kept = weakref.WeakKeyDictionary()
         if keep_freed or record:  # the graph as recorded, after an optimizer's step

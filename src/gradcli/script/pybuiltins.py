@@ -20,6 +20,7 @@ from ..api.namespace import PARAMETER, SIZE, TENSOR
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
 from ..engine.backend import NUMPY_CLASSES
+from ..engine.context import current
 from ..engine.tensor import Size
 from ..errors import ScriptError
 from .classes import BUILTINS as CLASS_BUILTINS
@@ -67,7 +68,10 @@ def print_(interp: Any, *args: Any, sep: Any = " ", end: Any = "\n", file: Any =
         raise fail("print(file=...) is not supported: gradcli prints to standard output only")
     sep = " " if sep is None else sep
     end = "\n" if end is None else end
-    interp.emit(sep.join(interp.printer.str(a) for a in args), end)
+    text = sep.join(interp.printer.str(a) for a in args)
+    level = current().vmap
+    if level is None or not level.repeating():  # a vmapped function prints once (api/vmap.py)
+        interp.emit(text, end)
 
 
 @needs_interpreter

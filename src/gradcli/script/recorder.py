@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..engine import Tensor
+from ..engine.backend import to_host
 from ..engine.context import current
 from ..errors import Span
 
@@ -30,6 +33,7 @@ class Record:
     step: int = 0  # statements executed so far: tells one execution of a line from the next
     version: int = 0  # the tensor's version counter for this state
     rnn_step: tuple | None = None  # (mode, layer, time step, weights) in a recurrent layer
+    tangent: Any = None  # forward-mode AD: the tangent a dual level gave this state (host)
 
 
 class Recorder:
@@ -77,6 +81,14 @@ class Recorder:
         self.ensure(t)
         key = f"{fn.name}:{name}" if fn is not None else name
         self.local.setdefault(key, []).append((key, id(t)))
+
+    def tangent(self, t: Tensor, tangent: Tensor) -> None:
+        """The engine's hook (``RunContext.on_tangent``): a dual level gave ``t`` a tangent,
+        kept on its current state (a copy: a tangent may be updated in place later)."""
+        if current() is not self.interp.ctx:  # gradcli's own after-the-run work
+            return
+        rec = self.records[self.ensure(t)]
+        rec.tangent = np.array(to_host(tangent.data), copy=True)
 
     def opaque(self, out: Tensor, fn: Any, args: list) -> None:
         """A built-in's tensor that no recorded op made (``argmax``, ``nonzero``): a state of
@@ -133,6 +145,10 @@ class Recorder:
                                 out.grad_fn if out.requires_grad else None)]
         if inplace:  # recorded before the update bumps the version
             rec.version += 1
+        elif getattr(op, "kind", None) == "view" and args[0].__class__ is Tensor:
+            # a view is recorded before it takes its base's version counter (shape._view):
+            # its state is the base's current version, not 0 of the counter it had then
+            rec.version = args[0]._vc[0]
         rec.numbers = tuple(numbers)
         rec.grad_enabled = self.interp.ctx.grad_enabled
 

@@ -12,12 +12,27 @@ glibc's ``expf``), an element's value depends on its place in this walk.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
 from .. import machine
 from ..machine import GRAIN_SIZE
+
+# The innermost running vmap (engine/batching.VmapLevel: its ``arrays``, ``row``, ``chunk``),
+# set while it runs, as machine.py's run machine is: PyTorch computes a batched op once over
+# the whole chunk, so a kernel given one sample's batched arrays walks them as that chunk's.
+VMAP: ContextVar[Any] = ContextVar("gradcli_vmap", default=None)
+
+
+def batch_place(*arrays: Any) -> tuple[int, int] | None:
+    """(the sample's row, the chunk's size) when every one of ``arrays`` is one sample's part
+    of a tensor batched by the innermost vmap, else None."""
+    level = VMAP.get()
+    if level is None or not all(id(a) in level.arrays for a in arrays):
+        return None
+    return level.row, level.chunk
 
 
 def _should_swap(a: int, b: int, shape: list, ops: list) -> int:

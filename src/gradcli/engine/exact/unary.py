@@ -31,7 +31,7 @@ from .. import machine
 from ..machine import SUM_VECTOR_BYTES
 from . import clib, libm, sleef, vml
 from .fp import fma32, fma64
-from .iterator import vector_mask
+from .iterator import batch_place, vector_mask
 
 F32 = np.float32
 ONE = F32(1)
@@ -54,8 +54,10 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
     rest (the arrays in ``more`` are further inputs of the same shape)."""
     x = np.asarray(x)
     arrays = np.broadcast_arrays(x, *more) if more else [x]
-    mask = vector_mask(arrays[0].shape, [a.strides for a in arrays], x.dtype.itemsize,
-                       _lanes(x, vector_bytes))
+    mask = _batched_mask(x, more, vector_bytes)
+    if mask is None:
+        mask = vector_mask(arrays[0].shape, [a.strides for a in arrays], x.dtype.itemsize,
+                           _lanes(x, vector_bytes))
     out = np.empty(arrays[0].shape, x.dtype)
     if mask.any():
         out[mask] = vec(*[a[mask] for a in arrays])
@@ -63,6 +65,23 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
         rest = ~mask
         out[rest] = scalar(*[a[rest] for a in arrays])
     return out
+
+
+def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
+    """Inside vmap, for one sample's contiguous arrays that are all batched: PyTorch's kernel
+    runs once over the whole chunk, so an element's lane (vector or scalar) follows its place
+    in the chunk's array, row ``row`` of ``chunk``; else None."""
+    arrays = (x, *more)
+    if any(not isinstance(a, np.ndarray) or a.shape != x.shape or not a.flags.c_contiguous
+           for a in arrays):
+        return None
+    place = batch_place(*arrays)
+    if place is None:
+        return None
+    row, chunk = place
+    itemsize = x.dtype.itemsize
+    strides = [(x.size * itemsize, *a.strides) for a in arrays]
+    return vector_mask((chunk, *x.shape), strides, itemsize, _lanes(x, vector_bytes))[row]
 
 
 def vector(name: str, dtype: Any) -> Any:

@@ -188,6 +188,7 @@
         ["grad_fn", d.grad_fn || h("span", { cls: "none" }, "None")],
         ["shape", d.shape], ["dtype", d.dtype],
         ["value", value(d.value)],
+        d.tangent != null ? ["tangent", h("pre", { cls: "value tangent" }, d.tangent)] : null,
         ["grad", d.grad === null ? h("span", { cls: "none" }, gradNone(d)) : value(d.grad, true)],
         d.d_output != null ? [dOutput(d.name || "#" + d.id), value(d.d_output, true)] : null,
         d.op ? ["saved", savedList(d.saved)] : null,
