@@ -223,3 +223,9 @@ def test_two_recurrent_modules_called_on_one_line_stay_two_nodes():
     _, folds = rolling.roll_graph(_views(src)[0])
     assert sorted(f.label() for f in folds.layers.values()) == [
         "a (GRU) layer 0: 3 steps", "b (GRU) layer 0: 3 steps"]
+
+
+def test_a_bidirectional_layer_rolls_into_a_node_per_direction():
+    _, folds = rolling.roll_graph(_views(_recurrent("LSTM", bidirectional=True))[0])
+    assert sorted(f.label() for f in folds.layers.values()) == [
+        "rnn (LSTM) layer 0 reverse: 3 steps", "rnn (LSTM) layer 0: 3 steps"]

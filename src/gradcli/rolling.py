@@ -38,11 +38,16 @@ class LayerFold:
     steps: int  # time steps in its longest call
     calls: int  # how many times it ran
     path: str | None = None  # the module as its weights name it (``model.lstm``)
+    reverse: bool = False  # a bidirectional layer's second direction
+
+    def where(self) -> str:
+        """``layer 0``, ``layer 0 reverse``."""
+        return f"layer {self.layer}" + (" reverse" if self.reverse else "")
 
     def label(self) -> str:
         """``model.lstm (LSTM) layer 0: 5 steps``."""
         what = f"{self.path} ({self.module})" if self.path else self.module
-        return f"{what} layer {self.layer}: {self.steps} step{'s' if self.steps != 1 else ''}"
+        return f"{what} {self.where()}: {self.steps} step{'s' if self.steps != 1 else ''}"
 
 
 @dataclass
@@ -84,35 +89,37 @@ def fold_ids(items: list[tuple[int, int, int, int | None, int | None, str]]) -> 
 
 
 def _layer_groups(nodes: list) -> dict[tuple, list[int]]:
-    """A recurrent layer's nodes by call site, layer and weights (two modules called on one
-    line stay two): (line, column, mode, layer, weights) → ids."""
+    """A recurrent layer's nodes by call site, layer, direction and weights (two modules
+    called on one line stay two): (line, column, mode, layer, direction, weights) → ids."""
     groups: dict[tuple, list[int]] = {}
     for n in nodes:
         if n.rnn_step is not None:
-            mode, layer, _, weights = n.rnn_step
-            groups.setdefault((n.line, n.column, mode, layer, weights), []).append(n.id)
+            mode, layer, direction, _, weights = n.rnn_step
+            groups.setdefault((n.line, n.column, mode, layer, direction, weights),
+                              []).append(n.id)
     return groups
 
 
-_WEIGHT = re.compile(r"^(.+)\.weight_ih_l\d+(?:#\d+)?$")
+_WEIGHT = re.compile(r"^(.+)\.weight_ih_l\d+(?:_reverse)?(?:#\d+)?$")
 
 
 def _layer_folds(folds: Folds, groups: dict[tuple, list[int]], by_id: dict[int, Any],
                  rep: dict[int, int], names: Any) -> None:
     """Each layer group's LayerFold, keyed by its representative."""
-    for (_, _, mode, layer, _), ids in groups.items():
+    for (_, _, mode, layer, direction, _), ids in groups.items():
         r = rep[ids[0]]
         steps: dict[int, set[int]] = {}
         path = None
         for i in ids:
             n = by_id[i]
-            steps.setdefault(n.step, set()).add(n.rnn_step[2])
+            steps.setdefault(n.step, set()).add(n.rnn_step[3])
             for j in names(n):
                 m = _WEIGHT.match(j or "")
                 if m and path is None:
                     path = m.group(1)
         folds.layers[r] = LayerFold(MODULES.get(mode, mode), layer,
-                                    max(len(t - {-1}) for t in steps.values()), len(steps), path)
+                                    max(len(t - {-1}) for t in steps.values()), len(steps), path,
+                                    direction == 1)
 
 
 def _kind(op: str | None, grad_fn: str | None, inplace: bool = False) -> str:

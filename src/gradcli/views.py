@@ -84,7 +84,7 @@ class GraphNode:
     step: int = 0  # which execution of that statement (the run's statement count then)
     dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
     d_output: Any = None  # --wrt: d(output)/d(this tensor), as `grad` computes it (host)
-    rnn_step: tuple | None = None  # (mode, layer, time step, weights): in a recurrent layer
+    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
     count: int = 1  # --rolled: how many nodes (a recurrent layer: calls) this one stands for
     layer: str | None = None  # --rolled: the recurrent layer it stands for
     tangent: Any = None  # forward-mode AD: the tangent a dual level carried here (host)
@@ -125,7 +125,7 @@ class BackwardNode:
     column: int | None = None
     step: int = 0
     d_output: Any = None  # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
-    rnn_step: tuple | None = None  # (mode, layer, time step, weights): in a recurrent layer
+    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
 
 
 @dataclass(eq=False, repr=False)
@@ -144,7 +144,7 @@ def tensor_view(t: Tensor) -> TensorView:
     """A tensor's values and flags on the host."""
     g = t.stored_grad
     return TensorView(
-        shape=list(t.shape), dtype=t.dtype.name, data=to_host(t.data),
+        shape=list(t.data.shape), dtype=t.dtype.name, data=to_host(t.data),
         requires_grad=bool(t.requires_grad), is_leaf=t.is_leaf,
         grad_fn=t.grad_fn.fn_name if t.grad_fn is not None else None,
         grad=to_host(g.data) if g is not None else None, version=t.version,

@@ -326,7 +326,7 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
 
 def _layer_text(layer: Any) -> str:
     """``model.lstm layer 0, 5 steps`` (the module's class is the title)."""
-    return " ".join(x for x in (layer.path, f"layer {layer.layer},",
+    return " ".join(x for x in (layer.path, f"{layer.where()},",
                                 f"{layer.steps} step{'s' if layer.steps != 1 else ''}") if x)
 
 

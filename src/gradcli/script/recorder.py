@@ -32,7 +32,7 @@ class Record:
     grad_enabled: bool = True  # grad mode when the op ran (explain names no_grad cuts)
     step: int = 0  # statements executed so far: tells one execution of a line from the next
     version: int = 0  # the tensor's version counter for this state
-    rnn_step: tuple | None = None  # (mode, layer, time step, weights) in a recurrent layer
+    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
     tangent: Any = None  # forward-mode AD: the tangent a dual level gave this state (host)
 
 
