@@ -115,4 +115,8 @@ def accepts(*arrays: Any) -> bool:
     first = arrays[0]
     if type(first) not in _TYPES or first.dtype not in _FLOATS:
         return False
-    return all(type(a) in _TYPES and a.dtype == first.dtype for a in arrays[1:])
+    dtype = first.dtype
+    for a in arrays[1:]:  # a plain loop: this runs for every op and every gradient
+        if type(a) not in _TYPES or a.dtype != dtype:
+            return False
+    return True
