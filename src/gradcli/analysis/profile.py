@@ -1,6 +1,7 @@
 """``profile``: per script line, wall time, graph nodes created, saved bytes still held at the
-end (by the graphs the final bindings reach), backward time; the share of the run spent
-recording the graph; and the one-time warm-up, apart.
+end (by the graphs the final bindings reach; through a pack hook, what it returned), the new
+memory pack hooks kept (copies), backward time; the share of the run spent recording the
+graph; and the one-time warm-up, apart.
 
 Warm-up is what a line's first run costs beyond its later runs: MKL's set-up on its first
 call (loading the library, starting its threads), a kernel's first use, a backward's first
@@ -24,6 +25,8 @@ from time import perf_counter
 from typing import Any
 
 from ..engine.context import EventSink, current
+from ..engine.saved_hooks import Packed
+from .trace import kept_bytes
 
 WARMUP_MIN = 1e-3  # seconds a first run must exceed the others' mean by to count as warm-up
 WARMUP_RATIO = 3.0
@@ -39,6 +42,7 @@ class LineCost:
     seconds: float = 0.0  # exclusive wall time, backward included
     nodes: int = 0  # graph nodes created
     saved_bytes: int = 0  # bytes of saved tensors its nodes still hold at the end
+    packed_bytes: int = 0  # new memory its pack hooks kept (copies, over the whole run)
     backward_seconds: float = 0.0
     record_seconds: float = 0.0  # creating nodes and saving tensors
     warmup_seconds: float = 0.0  # one-time cost of its first run, not in ``seconds``
@@ -54,6 +58,7 @@ class Profile:
     backward_seconds: float = 0.0
     nodes: int = 0
     saved_bytes: int = 0
+    packed_bytes: int = 0
     warmup_seconds: float = 0.0  # in total_seconds, in no line's seconds
     error: Any = None
 
@@ -75,6 +80,7 @@ class Profiler(EventSink):
         self.nodes: dict[int, int] = defaultdict(int)
         self.record: dict[int, float] = defaultdict(float)
         self.backward: dict[int, float] = defaultdict(float)
+        self.packed: dict[int, int] = defaultdict(int)
         self.live: list[tuple[weakref.ref, int]] = []
         self._children: list[float] = []
         self._backward_started: list[float] = []
@@ -120,6 +126,9 @@ class Profiler(EventSink):
     def recorded(self, seconds: float) -> None:
         self.record[_line()] += seconds
 
+    def pack(self, node: Any, name: str, tensor: Any, hook: Any, packed: Any) -> None:
+        self.packed[_line()] += kept_bytes(packed, tensor)[1]
+
     def backward_begin(self, roots: list, retain_graph: bool, create_graph: bool,
                        targets: list | None) -> None:
         self._backward_started.append(perf_counter())
@@ -138,10 +147,9 @@ class Profiler(EventSink):
             if node is None or node.freed or id(node) in seen or id(node) not in alive:
                 continue
             seen.add(id(node))
-            # a saved Python number is a wrapped 0-d tensor in PyTorch: 8 bytes
-            held[line] += sum(int(getattr(s.value, "nbytes", 8)) for s in node.saved_tensors())
+            held[line] += _held(node)
         text = result.program.source.splitlines()
-        lines = sorted(set(self.hits) | set(self.nodes))
+        lines = sorted(set(self.hits) | set(self.nodes) | set(self.packed))
         prof = Profile(total_seconds=total, error=result.error)
         for ln in lines:
             hits, seconds = self.hits.get(ln, 0), self.seconds.get(ln, 0.0)
@@ -149,13 +157,27 @@ class Profiler(EventSink):
             prof.lines.append(LineCost(
                 ln, text[ln - 1].strip() if 0 < ln <= len(text) else "", hits,
                 seconds - warmup, self.nodes.get(ln, 0), held.get(ln, 0),
-                self.backward.get(ln, 0.0), self.record.get(ln, 0.0), warmup))
+                self.packed.get(ln, 0), self.backward.get(ln, 0.0), self.record.get(ln, 0.0),
+                warmup))
         prof.warmup_seconds = sum(c.warmup_seconds for c in prof.lines)
         prof.record_seconds = sum(self.record.values())
         prof.backward_seconds = sum(self.backward.values())
         prof.nodes = sum(self.nodes.values())
         prof.saved_bytes = sum(held.values())
+        prof.packed_bytes = sum(self.packed.values())
         return prof
+
+
+def _held(node: Any) -> int:
+    """The bytes a node's saved tensors hold: through a pack hook, the tensors of what it
+    returned; a saved Python number is a wrapped 0-d tensor in PyTorch: 8 bytes."""
+    total = 0
+    for entry in node.saved.values():
+        if entry.__class__ is Packed:
+            total += kept_bytes(entry.packed, entry.source)[0]
+        elif entry[0] is not None:
+            total += int(getattr(entry[0], "nbytes", 8))
+    return total
 
 
 def _warmup(first: float, total: float, hits: int) -> float:

@@ -19,6 +19,7 @@ import numpy as np
 from ..engine import Tensor
 from ..engine.backend import to_host
 from ..engine.context import EventSink
+from ..engine.saved_hooks import Packed
 from ..script.hints import none_grad_reason
 from .names import Names
 
@@ -39,7 +40,7 @@ class Event(NamedTuple):
     seq: int
     phase: str  # "forward" | "backward"
     kind: str  # op, save, free, backward, edge, accumulate, hook, version, none_grad, print,
-    # tangent,
+    # tangent, pack, unpack,
     # error
     line: int | None  # the statement that did it
     node: str | None  # the label of the tensor or backward node concerned
@@ -73,6 +74,11 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "none_grad": ("tensor", "warned", "reason", "node_id"),
     "print": ("printed",),  # what the script's print() wrote, end included
     "tangent": ("tangent", "node_id"),
+    # a saved tensor through a pack / unpack hook: the hook's name and the line of its def
+    # (None for a context manager's own: save_on_cpu), the bytes of the tensors the pack
+    # hook returned and how many of them are new memory (a copy, not the saved tensor's)
+    "pack": ("saved", "tensor", "hook", "hook_line", "bytes", "copied", "node_id"),
+    "unpack": ("saved", "hook", "hook_line", "node_id"),
 }
 ARRAYS = {"edge": ("grad",), "accumulate": ("before", "after"), "hook": ("grad", "result"),
           "tangent": ("tangent",)}
@@ -147,6 +153,16 @@ class Trace:
                 yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (g, r, rid)))
             elif kind == "print":
                 yield new(E, (seq, phase, kind, line, None, None, (item[3],)))
+            elif kind == "pack":
+                node, nm, t, rid, hook, hook_line, size, copied = item[3:]
+                src, _, fn, nid = self._node(node)
+                of = "a copy of self" if rid is None and nm == "self" else tensor(t, rid)
+                yield new(E, (seq, phase, kind, line, src, fn,
+                              (nm, of, hook, hook_line, size, copied, nid)))
+            elif kind == "unpack":
+                node, nm, hook, hook_line = item[3:]
+                src, _, fn, nid = self._node(node)
+                yield new(E, (seq, phase, kind, line, src, fn, (nm, hook, hook_line, nid)))
             elif kind == "tangent":
                 t, rid, tan = item[3:]
                 yield new(E, (seq, phase, kind, line, tensor(t, rid), None, (tan, rid)))
@@ -194,7 +210,11 @@ class Trace:
             saved = saved_by.get(rid)
             if saved is None:
                 continue
-            for nm, (value, t, _, _, _, is_output) in saved.items():
+            for nm, entry in saved.items():
+                value, t, _, _, _, is_output = entry
+                if entry.__class__ is Packed and not is_output and any(
+                        j is not None and records[j].tensor is entry.source for j in inputs):
+                    t = entry.source  # the input the pack hook took (else a copy of self)
                 if is_output:
                     of = label
                 elif t is not None:
@@ -212,6 +232,14 @@ class Trace:
                                int(getattr(value, "nbytes", 8)), rid)))
                 seq += 1
         return seq
+
+    def _node(self, node: Any) -> tuple:
+        """(label, line, grad_fn name, record id) of a backward node."""
+        found = self.names.about.get(node)
+        if found is None:
+            main = getattr(node, "main", None)  # an output slot of a custom Function
+            found = self.names.about.get(main) if main is not None else None
+        return found if found is not None else (node.fn_name, None, node.fn_name, None)
 
     def _tensor(self, t: Any, rid: int | None) -> str:
         """A tensor's label: its state when the event happened (else its latest)."""
@@ -309,6 +337,19 @@ class Tracer(EventSink):
         span = self.ctx.free_tag if self.ctx is not None else None
         for line in text.splitlines(keepends=True):
             self.raw.append(("print", self.phase, span, line))
+    def pack(self, node: Any, name: str, tensor: Any, hook: Any, packed: Any) -> None:
+        if len(self.records) != self.taken:
+            self._take_ops()
+        size, copied = kept_bytes(packed, tensor)
+        self.raw.append(("pack", self.phase, self.ctx.free_tag, node, name, tensor,
+                         self.ids.get(id(tensor)), *hook_place(hook), size, copied))
+
+    def unpack(self, node: Any, name: str, hook: Any, result: Any) -> None:
+        if len(self.records) != self.taken:
+            self._take_ops()
+        self.raw.append(("unpack", self.phase, self.ctx.free_tag, node, name,
+                         *hook_place(hook)))
+
     def tangent(self, tensor: Any, tangent: Any) -> None:
         if len(self.records) != self.taken:
             self._take_ops()
@@ -320,6 +361,32 @@ class Tracer(EventSink):
         if len(self.records) != self.taken:
             self._take_ops()
         return Trace(self.raw, self.saved, result)
+
+
+def hook_place(hook: Any) -> tuple[str, int | None]:
+    """A saved-tensor hook's name and the line of its ``def`` (a script's function), or the
+    context manager's name that gave it (``save_on_cpu``) and None."""
+    if isinstance(hook, str):
+        return hook, None
+    name = getattr(hook, "name", None) or getattr(hook, "__name__", "?")
+    span = getattr(getattr(hook, "node", None), "span", None)
+    return name, span.line if span is not None else None
+
+
+def kept_bytes(packed: Any, saved: Any, depth: int = 0) -> tuple[int, int]:
+    """(bytes of the tensors in what a pack hook returned, those of them that are new memory
+    rather than the saved tensor's): a tensor, or tensors in tuples, lists and dicts."""
+    if isinstance(packed, Tensor):
+        size = int(packed.data.nbytes)
+        same = isinstance(saved, Tensor) and np.may_share_memory(
+            np.asarray(to_host(packed.data)), np.asarray(to_host(saved.data))) \
+            if packed.backend.name == "numpy" else packed.data is saved.data
+        return size, 0 if same else size
+    if depth < 4 and isinstance(packed, (tuple, list, dict)):
+        items = packed.values() if isinstance(packed, dict) else packed
+        parts = [kept_bytes(p, saved, depth + 1) for p in items]
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+    return 0, 0
 
 
 def root_cause(err: Any, source: str) -> str | None:

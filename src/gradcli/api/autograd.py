@@ -177,11 +177,24 @@ class Function:
         setup = _static(cls, "setup_context")
         if setup is not None:  # PyTorch binds the arguments to forward's, defaults included
             args, kwargs = forward.positional(args, kwargs), {}
-        backward = _static(cls, "backward") or _static(cls, "vjp") or _no_backward
+        backward, vjp = _static(cls, "backward"), _static(cls, "vjp")
+        backward = _both if backward is not None and vjp is not None else \
+            backward or vjp or _no_backward
         tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
         backend = tensors[0].backend if tensors else current().backend
+        jvp = _static(cls, "jvp") or _no_jvp
         return run_function(_class_name(cls), forward, backward, setup, tuple(args), kwargs,
-                            backend)
+                            backend, jvp)
+
+
+def _both(ctx: Any, *grads: Any) -> Any:
+    raise ScriptError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                      "allowed. You should only implement one of them.")
+
+
+def _no_jvp(ctx: Any, *tangents: Any) -> Any:
+    raise ScriptError("You must implement the jvp function for custom autograd.Function to use "
+                      "it with forward mode AD.", kind="NotImplementedError")
 
 
 def _no_backward(ctx: Any, *grads: Any) -> Any:

@@ -139,9 +139,11 @@ def _number(name: str, value: Any, lower: float = 0.0, label: str | None = None)
 
 def _write(p: Tensor, new: Any) -> None:
     """Store an update into ``p`` in place (one version bump, as one in-place op)."""
-    history = current().history
-    if history is not None:  # the values the last graph saved (engine/history.py)
-        history.keep(p)
+    ctx = current()
+    if ctx.history is not None:  # the values the last graph saved (engine/history.py)
+        ctx.history.keep(p)
+    if ctx.allow_mutation is not None:  # allow_mutation_on_saved_tensors: clone what saved p
+        ctx.allow_mutation.clone_saved(p)
     p.data = p.backend.writable(p.data)
     p.data[...] = new
     p._vc[0] += 1

@@ -64,6 +64,8 @@ class RunContext:
     # The running backward (engine.autograd.GraphTask: its id and the nodes it will execute,
     # for register_multi_grad_hook), None outside one.
     graph_task: Any = None
+    # The entered allow_mutation_on_saved_tensors context (api.graph_hooks), None outside one.
+    allow_mutation: Any = None
     # What a backward stamps on the nodes it frees (the statement's span), for error hints.
     free_tag: Any = None
     # Warnings raised during the run, as (message, category name); None outside a run, where
@@ -167,6 +169,13 @@ class EventSink:
 
     def tangent(self, tensor: Any, tangent: Any) -> None:
         """A dual level carried a tangent to ``tensor`` (forward-mode AD)."""
+
+    def pack(self, node: Any, name: str, tensor: Any, hook: Any, packed: Any) -> None:
+        """A pack hook (``hook``: the function, or the context manager's name) took what
+        ``node`` saved as ``name`` (``tensor``) and returned ``packed``."""
+
+    def unpack(self, node: Any, name: str, hook: Any, result: Any) -> None:
+        """An unpack hook gave back what ``node`` saved as ``name``."""
 
 
 _CURRENT: ContextVar[RunContext] = ContextVar("gradcli_run_context")

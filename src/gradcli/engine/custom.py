@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import ScriptError
 from .context import current, no_grad
 from .graph import _EMPTY, RETAIN_MSG, Node, SavedInfo, edge, sum_to
+from .saved_hooks import SavedHooks, active_hooks
 from .tensor import Tensor
 
 ONCE_MSG = "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -45,8 +46,9 @@ class Parts(dict):
 class FunctionNode(Node):
     """The node (and ``ctx``) of one call of a custom Function: ``<Name>Backward``."""
 
-    __slots__ = ("attrs", "backward", "call", "dirty", "inputs", "materialize", "name_",
-                 "non_diff", "outputs", "saved_order", "saved_outputs", "slots", "to_save")
+    __slots__ = ("attrs", "backward", "call", "dirty", "for_forward", "in_jvp", "inputs",
+                 "materialize", "name_", "non_diff", "outputs", "saved_order", "saved_outputs",
+                 "slots", "to_save")
 
     def __init__(self, name: str, backward: Callable[..., Any], backend: Any) -> None:
         super().__init__(None, (), {}, _EMPTY, (), backend, ())
@@ -56,6 +58,8 @@ class FunctionNode(Node):
         self.inputs: tuple = ()  # the forward's arguments (tensors as placeholders: see _run)
         self.outputs: list = []  # per output: (shape, dtype, differentiable) or None
         self.to_save: tuple | None = None
+        self.for_forward: tuple | None = None  # save_for_forward's, until jvp ran
+        self.in_jvp = False
         self.saved_order: tuple[str | None, ...] = ()
         self.saved_outputs: dict[str, int] = {}  # saved name -> output number, for outputs
         self.slots: dict[int, OutputSlot] | None = None  # when it has several outputs
@@ -93,6 +97,15 @@ class FunctionNode(Node):
                                   f"is of type {type(t).__name__}", kind="TypeError")
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors: Any) -> None:
+        """Keep ``tensors`` (or None) for ``jvp``, where ``ctx.saved_tensors`` gives them."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise ScriptError("save_for_forward expects all arguments to be tensors; you "
+                                  "should save non-tensors as attributes on ctx.",
+                                  kind="AssertionError")
+        self.for_forward = tensors
+
     def mark_dirty(self, *tensors: Any) -> None:
         """Inputs ``forward`` modified in place."""
         self.dirty = tensors
@@ -108,7 +121,10 @@ class FunctionNode(Node):
     @property
     def saved_values(self) -> tuple:
         """``ctx.saved_tensors``: what ``save_for_backward`` saved, checked as PyTorch unpacks
-        it (``saved_tensors()`` is the listing every node has)."""
+        it (``saved_tensors()`` is the listing every node has); in ``jvp``, what
+        ``save_for_forward`` saved (PyTorch saves for backward after jvp ran)."""
+        if self.in_jvp:
+            return tuple(self.for_forward or ())
         if self.to_save is not None:  # still inside forward
             return tuple(self.to_save)
         return tuple(None if nm is None else self.unpack_saved(nm) for nm in self.saved_order)
@@ -119,7 +135,9 @@ class FunctionNode(Node):
             err = ScriptError(RETAIN_MSG)
             err.freed_by = self.freed_by  # type: ignore[attr-defined]
             raise err
-        value, tensor, _, _, _, is_output = self.saved[name]
+        value, tensor, _, _, _, is_output = entry = self.saved[name]
+        if entry.__class__ is not tuple:  # taken by a pack hook: its unpack hook's tensor
+            return self.unpack(name, True)
         self.unpack(name, False)  # its version checks
         if is_output:
             index = self.saved_outputs[name]
@@ -301,8 +319,9 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
 # ---- apply --------------------------------------------------------------------------------------
 def run_function(name: str, forward: Callable[..., Any], backward: Callable[..., Any],
                  setup_context: Callable[..., Any] | None, args: tuple, kwargs: dict,
-                 backend: Any) -> Any:
-    """``Cls.apply(*args)``: forward under no_grad, outputs given the node as history."""
+                 backend: Any, jvp: Callable[..., Any] | None = None) -> Any:
+    """``Cls.apply(*args)``: forward under no_grad (and without forward AD), outputs given the
+    node as history; in a dual level, ``jvp`` gives the outputs their tangents."""
     ctx = current()
     node = FunctionNode(f"{name}Backward", backward, backend)
     grad_on = ctx.grad_enabled
@@ -310,12 +329,19 @@ def run_function(name: str, forward: Callable[..., Any], backward: Callable[...,
     tensors = [a for a in every if isinstance(a, Tensor)]
     node.inputs = tuple((a.requires_grad and grad_on) if isinstance(a, Tensor) else None
                         for a in every)
-    with no_grad():
-        if setup_context is None:
-            result = forward(node, *args, **kwargs)
-        else:
-            result = forward(*args)
-            setup_context(node, tuple(args), result)
+    fw = ctx.forward
+    if fw is not None:
+        fw.paused += 1  # PyTorch runs forward with forward AD off
+    try:
+        with no_grad():
+            if setup_context is None:
+                result = forward(node, *args, **kwargs)
+            else:
+                result = forward(*args)
+                setup_context(node, tuple(args), result)
+    finally:
+        if fw is not None:
+            fw.paused -= 1
     single = not isinstance(result, tuple)
     outputs = (result,) if single else result
     executable = any(a is True for a in node.inputs)
@@ -324,7 +350,11 @@ def run_function(name: str, forward: Callable[..., Any], backward: Callable[...,
         node.mask = tuple(e is not None for e in node.edges)
         node.shapes = tuple(t.data.shape for t in tensors)
         node.dtypes = tuple(t.data.dtype for t in tensors)
+    raw = outputs
     outputs = _wrap_outputs(node, every, outputs, executable)
+    if fw is not None and jvp is not None:
+        _forward_mode(fw, node, jvp, every, raw, outputs)
+    node.for_forward = None
     if executable:
         _save(node, args, outputs)
     node.to_save = None
@@ -333,6 +363,9 @@ def run_function(name: str, forward: Callable[..., Any], backward: Callable[...,
         for out in outputs:
             if isinstance(out, Tensor):
                 ctx.recorder(out, CustomOp(name), tuple(tensors), False)
+        hooks = active_hooks()  # (after the reports: a trace lists the op, then the packs)
+        if executable and node.saved and hooks is not None and hooks.disabled is None:
+            _pack(hooks, node, outputs)
     return outputs[0] if single else outputs
 
 
@@ -367,7 +400,7 @@ def _wrap_outputs(node: FunctionNode, args: tuple, outputs: tuple, executable: b
             if o.requires_grad and o.grad_fn is None and executable:
                 raise ScriptError(LEAF_DIRTY_MSG)
             o._vc[0] += 1
-        elif id(o) in inputs and executable:  # an input returned as it is: an alias
+        elif id(o) in inputs:  # an input returned as it is: an alias (PyTorch's view_as)
             o = o.detach()
         if differentiable:
             slot = OutputSlot(node, i) if several else node
@@ -379,6 +412,91 @@ def _wrap_outputs(node: FunctionNode, args: tuple, outputs: tuple, executable: b
     if several:
         node.slots = {s.index: s for s in slots}
     return tuple(out)
+
+
+def _forward_mode(fw: Any, node: FunctionNode, jvp: Callable[..., Any], args: tuple,
+                  raw: tuple, outputs: tuple) -> None:
+    """PyTorch's ``_process_forward_mode_AD``: when an input carries a tangent, ``jvp(ctx,
+    *tangents)`` (zeros for a floating input without one, None for the other arguments) gives
+    one tangent (or None) per output, checked as PyTorch checks it: an input modified in place
+    must have its tangent modified in place and returned as it is, an input returned as it is
+    a view of its tangent."""
+    given = [fw.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in given):
+        return
+    versions = [t.version if t is not None else None for t in given]
+    tans = list(given)
+    for i, (a, t) in enumerate(zip(args, tans)):
+        if t is None and node.materialize and isinstance(a, Tensor) and \
+                a.dtype.is_floating_point:
+            tans[i] = Tensor(a.backend.xp.zeros_like(a.data), a.backend)
+    node.in_jvp = True
+    fw.paused += 1  # jvp's own ops carry no tangent (PyTorch runs it with forward AD off)
+    try:
+        got = jvp(node, *tans)
+    finally:
+        node.in_jvp = False
+        fw.paused -= 1
+    got = got if isinstance(got, tuple) else (got,)
+    if len(got) != len(outputs):
+        raise ScriptError("Function's jvp returned an invalid number of forward gradients "
+                          f"(expected {len(outputs)} but got {len(got)})")
+    position = {id(a): i for i, a in enumerate(args) if isinstance(a, Tensor)}
+    dirty = {id(t) for t in node.dirty}
+    non_diff = {id(t) for t in node.non_diff}
+    for i, (r, out, tan) in enumerate(zip(raw, outputs, got)):
+        if tan is not None and not isinstance(tan, Tensor):
+            raise ScriptError(f"expected Variable or None (got {type(tan).__name__}) for grad "
+                              f"output {i}.")
+        if not isinstance(r, Tensor):
+            continue
+        if id(r) in non_diff or not r.dtype.is_floating_point:
+            if tan is not None:
+                raise ScriptError(f"Function's jvp returned a gradient at position {i}, but  the "
+                                  "corresponding forward output is not a differentiable Tensor."
+                                  "You should return None at that position instead.")
+            continue
+        if tan is None:
+            continue
+        if tuple(tan.shape) != tuple(out.shape):
+            raise ScriptError("Trying to set a forward gradient that has a different size than "
+                              "that of the original Tensor, this is not supported. Tensor is of "
+                              f"size {list(out.shape)} while the given forward gradient is of "
+                              f"size {list(tan.shape)}.")
+        k = position.get(id(r))
+        if k is not None and given[k] is not None:
+            _check_aliasing(tan, given[k], versions[k], id(r) in dirty)
+        fw.set(out, tan)
+        tracer = current().tracer
+        if tracer is not None:
+            tracer.tangent(out, tan.data)
+
+
+def _check_aliasing(tan: Tensor, given: Tensor, version: int, modified: bool) -> None:
+    """PyTorch's checks of the tangent of an output that is an input: modified in place (its
+    tangent too, returned as it is) or returned as it is (a view of the input's tangent)."""
+    if modified:
+        if tan.version == version:
+            raise ScriptError("An inplace custom Function is not modifying the forward mode "
+                              "gradients inplace. If the forward is modifying an input inplace, "
+                              "then the jvp function must modify the corresponding gradient "
+                              "inplace.")
+        if tan is not given:
+            raise ScriptError("An inplace custom Function is not returning the forward mode "
+                              "gradients as-is. If the forward is modifying an input inplace, "
+                              "then the jvp function must modify the gradient inplace and "
+                              "return it as-is.")
+        return
+    if tan._base is None:
+        raise ScriptError("A custom Function's forward is returning a view (or an input as-is) "
+                          "but the jvp is not returning a view.")
+    if given._base is not None:
+        if tan._base is not given._base:
+            raise ScriptError("A custom Function is returning a view but the jvp is not "
+                              "returning a view of the same base as the given grad input.")
+    elif tan._base is not given:
+        raise ScriptError("A custom Function is returning a view but the jvp is not returning a "
+                          "view of the given grad input.")
 
 
 def _save(node: FunctionNode, args: tuple, outputs: tuple) -> None:
@@ -401,6 +519,23 @@ def _save(node: FunctionNode, args: tuple, outputs: tuple) -> None:
         order.append(nm)
     node.saved = entries
     node.saved_order = tuple(order)
+
+
+def _pack(hooks: SavedHooks, node: FunctionNode, outputs: tuple) -> None:
+    """``save_for_backward``'s tensors through the pack hook, in their order (a saved output
+    with its node); ``ctx.saved_tensors`` then unpacks them. disable_saved_tensors_hooks
+    leaves a Function's saving alone, as PyTorch's."""
+    saved = node.saved
+    for nm in node.saved_order:
+        if nm is None:
+            continue
+        entry = saved[nm]
+        tensor, owner = entry[1], node
+        if entry[5]:
+            i = node.saved_outputs[nm]
+            owner = node if node.slots is None else node.slots[i]
+            tensor = outputs[i]
+        saved[nm] = hooks.packed(entry, nm, tensor, owner)
 
 
 __all__ = ["ErrorNode", "FunctionNode", "OutputSlot", "Parts", "once_differentiable",

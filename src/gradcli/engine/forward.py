@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import ScriptError
 from .backend import view_maps
 from .context import current
+from .custom import CustomOp
 from .formulas import TENSOR_FORMULAS
 from .jvps import differentiable, tangent
 from .ops import COPY
@@ -34,7 +35,7 @@ _CONSTANT_WRITES = frozenset({
 class DualLevel:
     """One entered forward-AD level: the tangents of its dual tensors (module docstring)."""
 
-    __slots__ = ("by_fn", "ctx", "level", "prev", "tangents")
+    __slots__ = ("by_fn", "ctx", "level", "paused", "prev", "tangents")
 
     def __init__(self, ctx: Any, level: int) -> None:
         self.ctx = ctx
@@ -44,11 +45,12 @@ class DualLevel:
         # by the node that made a tensor: a backward formula's saved result is a new tensor
         # of the same node, which must carry the same tangent (forward over reverse)
         self.by_fn: dict[int, tuple[Any, Tensor]] = {}
+        self.paused = 0  # > 0 while a custom Function's forward runs: forward AD is off
 
     def tangent_of(self, t: Any) -> Tensor | None:
         """The tangent of ``t`` at this level, or None."""
         entry = self.tangents.get(id(t))
-        return None if entry is None else entry[1]
+        return None if entry is None or self.paused else entry[1]
 
     def set(self, t: Tensor, tan: Tensor | None) -> None:
         """Make ``tan`` the tangent of ``t`` (None: no tangent)."""
@@ -69,8 +71,8 @@ class DualLevel:
         if self.prev is not None:
             self.prev(out, op, args, inplace, params)
         tangents = self.tangents
-        if not tangents:
-            return
+        if not tangents or self.paused or op.__class__ is CustomOp:
+            return  # (a custom Function's outputs get their tangents from its jvp)
         tans = [self._find(a) if a.__class__ is Tensor else None for a in args]
         if all(t is None for t in tans):
             return

@@ -20,6 +20,7 @@ from .joins import expand_as, where
 from .nn_functional import _cast, _reduction
 from .record import apply, apply_inplace
 from .reductions import norm, vector_norm
+from .saved_hooks import before_write
 from .shape import _expand, _slice
 from .tensor import Size, Tensor
 
@@ -391,6 +392,7 @@ def _renorm(w: Tensor, idx: Tensor, max_norm: float, norm_type: float) -> None:
     flat = to_host(idx.data).reshape(-1)
     if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= w.shape[0]):
         raise ScriptError("index out of range in self", kind="IndexError")
+    before_write(w)
     for k in sorted(set(flat.tolist())):
         with GradMode(False):
             norm = vector_norm(Tensor(w.data[k], be), norm_type).item()

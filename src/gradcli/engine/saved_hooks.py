@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScriptError
-from .context import current
+from .context import current, no_grad
 from .tensor import Tensor
 
 _EMPTY: dict = {}
@@ -28,12 +28,18 @@ class Packed(tuple):
     packed: Any
     requires: bool  # the saved tensor's requires_grad
     node: Any  # the node that saved it
+    name: str  # its saved name (``self``, ``saved_tensors[0]``)
+    source: Any  # the tensor the pack hook was given (what trace names)
 
     def value(self, tensor_mode: bool) -> Any:
         """The unpack hook's values with the saved tensor's autograd identity (PyTorch's
         SavedVariable::unpack: its grad_fn, or a leaf's requires_grad); an array when the
         backward runs on arrays."""
-        out = self.hooks.unpack(self.packed)
+        hooks = self.hooks
+        out = hooks.unpack(self.packed)
+        tracer = current().tracer
+        if tracer is not None:
+            tracer.unpack(self.node, self.name, hooks.origin or hooks.unpack, out)
         if not isinstance(out, Tensor):
             raise ScriptError("Output of saved tensor unpack_hook expected to be a Tensor but "
                               f"got result of type {type(out).__name__}", kind="TypeError")
@@ -47,13 +53,17 @@ class Packed(tuple):
 class SavedHooks:
     """The (pack, unpack) pair of one ``saved_tensors_hooks`` block (module docstring)."""
 
-    __slots__ = ("disabled", "pack", "prev", "unpack")
+    __slots__ = ("disabled", "on_write", "origin", "pack", "prev", "unpack")
 
     def __init__(self, pack: Callable | None, unpack: Callable | None,
-                 disabled: str | None = None) -> None:
+                 disabled: str | None = None, on_write: Callable | None = None) -> None:
         self.pack = pack
         self.unpack = unpack
         self.disabled = disabled  # disable_saved_tensors_hooks's message
+        # allow_mutation_on_saved_tensors: told of each in-place write before it is made
+        self.on_write = on_write
+        # the context manager's name when gradcli gives the hooks (save_on_cpu), for trace
+        self.origin: str | None = None
         self.prev: Any = None
 
     def enter(self) -> None:
@@ -75,6 +85,17 @@ class SavedHooks:
                  params: dict = _EMPTY) -> None:
         if self.prev is not None:
             self.prev(out, op, args, inplace, params)
+        if inplace and self.on_write is not None and op.name != "copy_slices":
+            # (a view's write reaches its base as copy_slices: PyTorch clones by the view's
+            # own data pointer, so a base saved at another address is not cloned)
+            self.on_write(out, True)  # before the write: a saved original is cloned
+            self._pack_node(out, op)
+            self.on_write(out, False)
+        else:
+            self._pack_node(out, op)
+
+    def _pack_node(self, out: Tensor, op: Any) -> None:
+        """Pack what the node that made ``out`` saved, in its saving order."""
         node = out.grad_fn
         if self.disabled is not None or node is None or getattr(node, "op", None) is not op \
                 or not node.saved or node.freed:
@@ -83,12 +104,41 @@ class SavedHooks:
         for nm, entry in list(saved.items()):
             if entry.__class__ is Packed or entry[0] is None:
                 continue
-            value, tensor, _, _, producer, is_output = entry
+            tensor, is_output = entry[1], entry[5]
             if is_output:
                 tensor = out
             elif tensor is None:  # a wrapped number: PyTorch keeps it as it is
                 continue
-            entry = Packed((value, None, _FORCE, 0, producer, is_output))
-            entry.hooks, entry.requires, entry.node = self, tensor.requires_grad, node
-            entry.packed = self.pack(tensor)
-            saved[nm] = entry
+            saved[nm] = self.packed(entry, nm, tensor, node)
+
+    def packed(self, entry: tuple, name: str, tensor: Tensor, node: Any) -> Packed:
+        """``entry``'s tensor given to the pack hook, under no_grad as PyTorch's
+        ``SavedVariable`` calls it."""
+        packed = Packed((entry[0], None, _FORCE, 0, entry[4], entry[5]))
+        packed.hooks, packed.requires, packed.node = self, tensor.requires_grad, node
+        packed.name, packed.source = name, tensor
+        with no_grad():
+            packed.packed = self.pack(tensor)
+        tracer = current().tracer
+        if tracer is not None:
+            tracer.pack(node, name, tensor, self.origin or self.pack, packed.packed)
+        return packed
+
+
+def active_hooks() -> SavedHooks | None:
+    """The hooks in force (the innermost block's), found along the recorders' chain; None
+    outside every block."""
+    r = current().recorder
+    while r is not None:
+        if r.__class__ is SavedHooks:
+            return r
+        r = getattr(r, "prev", None)
+    return None
+
+
+def before_write(t: Tensor) -> None:
+    """An in-place write outside the op table (an optimizer's step, an embedding's renorm)
+    is about to change ``t``: allow_mutation_on_saved_tensors clones what saved it."""
+    guard = current().allow_mutation
+    if guard is not None:
+        guard.clone_saved(t)

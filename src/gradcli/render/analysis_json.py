@@ -118,19 +118,22 @@ def trace_doc(tr: Any, dtype: str, err: Any, text: bool = False) -> dict[str, An
 
 def profile_doc(prof: Any, err: Any) -> dict[str, Any]:
     """``{"gradcli", "lines": [{"line", "source", "hits", "seconds", "backward_seconds",
-    "record_seconds", "warmup_seconds", "nodes", "saved_bytes"}], "total_seconds",
-    "record_seconds", "record_share", "backward_seconds", "warmup_seconds", "nodes",
-    "saved_bytes", "error"}`` (a line's ``seconds`` leave its one-time warm-up out)."""
+    "record_seconds", "warmup_seconds", "nodes", "saved_bytes", "packed_bytes"}],
+    "total_seconds", "record_seconds", "record_share", "backward_seconds", "warmup_seconds",
+    "nodes", "saved_bytes", "packed_bytes", "error"}`` (a line's ``seconds`` leave its
+    one-time warm-up out; ``packed_bytes``: new memory pack hooks kept)."""
     if prof is None:
         return {"gradcli": SCHEMA, "lines": [], "total_seconds": None, "record_seconds": None,
                 "record_share": None, "backward_seconds": None, "warmup_seconds": None,
-                "nodes": 0, "saved_bytes": 0,
+                "nodes": 0, "saved_bytes": 0, "packed_bytes": 0,
                 "error": error_obj(err)}
     lines = [{"line": c.line, "source": c.source, "hits": c.hits, "seconds": c.seconds,
               "backward_seconds": c.backward_seconds, "record_seconds": c.record_seconds,
-              "warmup_seconds": c.warmup_seconds, "nodes": c.nodes, "saved_bytes": c.saved_bytes} for c in prof.lines]
+              "warmup_seconds": c.warmup_seconds, "nodes": c.nodes, "saved_bytes": c.saved_bytes,
+              "packed_bytes": c.packed_bytes} for c in prof.lines]
     return {"gradcli": SCHEMA, "lines": lines, "total_seconds": prof.total_seconds,
             "record_seconds": prof.record_seconds, "record_share": prof.record_share,
             "backward_seconds": prof.backward_seconds,
             "warmup_seconds": prof.warmup_seconds, "nodes": prof.nodes,
-            "saved_bytes": prof.saved_bytes, "error": error_obj(err)}
+            "saved_bytes": prof.saved_bytes, "packed_bytes": prof.packed_bytes,
+            "error": error_obj(err)}

@@ -205,6 +205,21 @@ def _says_tangent(tr: Any, e: Any) -> str:
     return f"tangent of {e.node}: {value(e.info[0])}"
 
 
+def _hook(name: str, line: int | None) -> str:
+    return f"{name} (line {line})" if line is not None else name
+
+
+def _says_pack(tr: Any, e: Any) -> str:
+    _, _, _, _, node, fn, (saved, of, hook, hook_line, kept, copied, _) = e
+    keeps = f"keeps {size(kept)}" + (f" ({size(copied)} new)" if copied else "")
+    return f"{fn} ({node}) packs its saved {saved} = {of} with {_hook(hook, hook_line)}: {keeps}"
+
+
+def _says_unpack(tr: Any, e: Any) -> str:
+    _, _, _, _, node, fn, (saved, hook, hook_line, _) = e
+    return f"{fn} ({node}) unpacks its saved {saved} with {_hook(hook, hook_line)}"
+
+
 def _says_error(tr: Any, e: Any) -> str:
     kind, message, cause = e.info
     text = message.split(". ")[0] + ("." if ". " in message else "")
@@ -219,8 +234,8 @@ def _says_print(tr: Any, e: Any) -> str:
 EVENT_TEXT = {"op": _says_op, "save": _says_save, "version": _says_version,
               "backward": _says_backward, "edge": _says_edge, "free": _says_free,
               "accumulate": _says_accumulate, "hook": _says_hook, "none_grad": _says_none_grad,
-              "print": _says_print, "tangent": _says_tangent,
-              "error": _says_error}
+              "print": _says_print, "tangent": _says_tangent, "pack": _says_pack,
+              "unpack": _says_unpack, "error": _says_error}
 
 
 def event_text(tr: Any, e: Any) -> str:
@@ -272,7 +287,9 @@ def profile_summary(prof: Any) -> str:
     return (f"total {ms(prof.total_seconds)} ms{warm}; recording the graph "
             f"{ms(prof.record_seconds)} ms ({prof.record_share:.1%}); backward "
             f"{ms(prof.backward_seconds)} ms; {prof.nodes:,} graph nodes created; "
-            f"{size(prof.saved_bytes)} of saved tensors still held")
+            f"{size(prof.saved_bytes)} of saved tensors still held"
+            + (f"; pack hooks kept {size(prof.packed_bytes)} of copies"
+               if prof.packed_bytes else ""))
 
 
 # the columns of profile, in every format (rich draws the share as a bar too)
@@ -283,25 +300,44 @@ PROFILE_NOTE = ("time: the line's own, its first run's one-time warm-up (MKL's s
                 "graph; saved: saved tensors its nodes still hold")
 
 
+PACKED_NOTE = "; packed: new memory its pack hooks kept (copies of saved tensors)"
+
+
+def profile_columns(prof: Any) -> tuple[str, ...]:
+    """The columns of this profile: ``packed`` too when a pack hook kept a copy."""
+    if not prof.packed_bytes:
+        return PROFILE_COLUMNS
+    return (*PROFILE_COLUMNS[:-1], "packed", PROFILE_COLUMNS[-1])
+
+
+def profile_note(prof: Any) -> str:
+    """What the columns mean."""
+    return PROFILE_NOTE + (PACKED_NOTE if prof.packed_bytes else "")
+
+
 def profile_cells(prof: Any, c: Any) -> tuple[str, ...]:
-    """One line's cells, in PROFILE_COLUMNS' order ("-" for none)."""
+    """One line's cells, in profile_columns' order ("-" for none)."""
     total = prof.total_seconds or 1.0
-    return (str(c.line), f"{c.hits:,}", ms_short(c.seconds), f"{c.seconds / total:.0%}",
-            ms_short(c.warmup_seconds) if c.warmup_seconds else "-",
-            ms_short(c.backward_seconds) if c.backward_seconds else "-",
-            ms_short(c.record_seconds) if c.record_seconds else "-",
-            f"{c.nodes:,}" if c.nodes else "-",
-            size(c.saved_bytes) if c.saved_bytes else "-", c.source)
+    cells = (str(c.line), f"{c.hits:,}", ms_short(c.seconds), f"{c.seconds / total:.0%}",
+             ms_short(c.warmup_seconds) if c.warmup_seconds else "-",
+             ms_short(c.backward_seconds) if c.backward_seconds else "-",
+             ms_short(c.record_seconds) if c.record_seconds else "-",
+             f"{c.nodes:,}" if c.nodes else "-",
+             size(c.saved_bytes) if c.saved_bytes else "-")
+    if prof.packed_bytes:
+        cells += (size(c.packed_bytes) if c.packed_bytes else "-",)
+    return (*cells, c.source)
 
 
 def profile(prof: Any) -> str:
     """One row per script line that ran, then the totals and what the times mean."""
-    rows = [PROFILE_COLUMNS] + [profile_cells(prof, c) for c in prof.lines]
-    n = len(PROFILE_COLUMNS) - 1
+    columns = profile_columns(prof)
+    rows = [columns] + [profile_cells(prof, c) for c in prof.lines]
+    n = len(columns) - 1
     widths = [max(len(r[i]) for r in rows) for i in range(n)]
     out = ["  ".join(r[i].rjust(widths[i]) for i in range(n)) + "  " + r[n] for r in rows]
     out.append(profile_summary(prof))
-    out.append(PROFILE_NOTE)
+    out.append(profile_note(prof))
     return "\n".join(out) + "\n"
 
 

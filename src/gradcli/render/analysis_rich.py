@@ -70,6 +70,7 @@ def _edge(e: Any, ex: Any, width: int) -> Text:
 KIND_STYLE = {"op": "cyan", "save": "yellow", "free": "red", "backward": "bold magenta",
               "edge": "magenta", "accumulate": "green", "hook": "blue", "version": "bold yellow",
               "none_grad": "yellow", "print": "bold", "tangent": "blue",
+              "pack": "yellow", "unpack": "yellow",
               "error": "bold red"}
 
 
@@ -148,7 +149,7 @@ def profile(out: Console, prof: Any) -> None:
     rows = [ap.profile_cells(prof, c) for c in prof.lines]
     t = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, padding=(0, 1),
               collapse_padding=True)
-    for k, name in enumerate(ap.PROFILE_COLUMNS):
+    for k, name in enumerate(ap.profile_columns(prof)):
         head = name.replace(" ", "\n")  # two-line headers: narrow columns
         if name == "source":
             t.add_column(head, no_wrap=True, overflow="ellipsis", style=DIM, min_width=12)
@@ -169,7 +170,7 @@ def profile(out: Console, prof: Any) -> None:
         t.add_row(*cells)
     out.print(t)
     out.print(Text(ap.profile_summary(prof), DIM))
-    out.print(Text(ap.PROFILE_NOTE, DIM))
+    out.print(Text(ap.profile_note(prof), DIM))
 
 
 

@@ -202,8 +202,8 @@ class Attributes:
 
 
 
-_CTX_ATTRIBUTES = frozenset({"save_for_backward", "saved_tensors", "needs_input_grad",
-                             "mark_dirty", "mark_non_differentiable", "set_materialize_grads"})
+_CTX_ATTRIBUTES = frozenset({"save_for_backward", "save_for_forward", "saved_tensors",
+                             "needs_input_grad", "mark_dirty", "mark_non_differentiable", "set_materialize_grads"})
 
 
 def _ctx_attribute(node: FunctionNode, attr: str) -> Any:
