@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import machine
 from ..machine import SUM_VECTOR_BYTES
-from . import clib, libm, sleef, vml
+from . import clib, libm, sleef, sleef64, vml
 from .fp import fma32, fma64
 from .iterator import batch_place, vector_mask
 
@@ -91,7 +91,8 @@ def vector(name: str, dtype: Any) -> Any:
     whose generic ``Vectorized`` maps ``std::exp`` over its lanes."""
     if machine.current().capability == "DEFAULT":
         return scalar(name, dtype)
-    port = _SLEEF32.get(_numpy_name(name)) if np.dtype(dtype) == F32 else None
+    ports = _SLEEF32 if np.dtype(dtype) == F32 else _SLEEF64
+    port = ports.get(_numpy_name(name))
     return port if port is not None else functools.partial(correctly_rounded, _numpy_name(name))
 
 
@@ -114,6 +115,8 @@ def madd(a: Any, b: Any, c: Any) -> Any:
 # SLEEF's float32 functions ported (sleef.py), by NumPy's name of the C function
 _SLEEF32 = {"exp": sleef.expf, "log": sleef.logf, "log1p": sleef.log1pf, "expm1": sleef.expm1f,
             "exp2": sleef.exp2f, "arctan2": sleef.arctan2f}
+# and the float64 ones (sleef64.py)
+_SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log}
 
 
 def _numpy_name(c_name: str) -> str:

@@ -1,0 +1,172 @@
+"""SLEEF's double-precision functions as PyTorch's AVX2 and AVX512 kernels call them, in NumPy.
+
+``Vectorized<double>::exp()`` is ``Sleef_expd8_u10`` on AVX512 (``Sleef_expd4_u10`` on AVX2),
+``log()`` ``Sleef_logd8_u10`` (SLEEF's ``xlog_u1``), ``log1p()``, ``expm1()``, ``exp2()`` and
+``pow()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
+(both helpers build it with FMA): every float64 operation of the C code is one NumPy float64
+operation here, and every ``vmla``/``vfma`` a correctly rounded ``fma64``, so the results are
+SLEEF's bit for bit.  SLEEF's polynomials (``POLY*``) are Estrin trees of fused multiply-adds;
+pairs (``hi``, ``lo``) are its double-double ``vdouble2`` (dd.h, FMA variants).
+
+Where AVX512F takes a different branch (``vgetexp``/``vgetmant`` for the exponent and
+significand, ``vfixupimm`` for special values) the AVX2 one gives the same values for every
+input those functions see, so one port serves both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .fp import fma64
+
+F64 = np.float64
+I64 = np.int64
+R_LN2 = F64(1.442695040888963407359924681001892137426645954152985934135449406931)
+L2U = F64(.69314718055966295651160180568695068359375)
+L2L = F64(.28235290563031577122588448175013436025525412068e-12)
+LN2 = (F64(0.693147180559945286226764), F64(2.319046813846299558417771e-17))
+INF = F64(np.inf)
+
+
+def _d(x: Any) -> Any:
+    return np.asarray(x, F64)
+
+
+def _poly(x: tuple, coeffs: tuple) -> Any:
+    """SLEEF's ``POLYn(x, x2, x4, x8, c[n-1] ... c0)``: ``x`` the powers (x, x**2, x**4,
+    x**8), ``coeffs`` highest first; the high half (of the largest power of two below n
+    coefficients) times that power of x, fused with the low half."""
+    n = len(coeffs)
+    if n == 1:
+        return F64(coeffs[0])
+    k = 1 << ((n - 1).bit_length() - 1)
+    high, low = _poly(x, coeffs[:n - k]), _poly(x, coeffs[n - k:])
+    return fma64(x[k.bit_length() - 1], high, low)
+
+
+def _rint(x: Any) -> Any:
+    """vrint_vd_vd: round half to even (float64)."""
+    return np.rint(x)
+
+
+def _pow2i(q: Any) -> Any:
+    """vpow2i_vd_vi: 2**q from its exponent bits."""
+    return ((q + I64(0x3FF)) << I64(52)).view(F64)
+
+
+def _ldexp2(d: Any, q: Any) -> Any:
+    """vldexp2_vd_vd_vi: d * 2**(q >> 1) * 2**(q - (q >> 1)), two roundings."""
+    h = q >> I64(1)
+    return (d * _pow2i(h)) * _pow2i(q - h)
+
+
+def _int(u: Any) -> Any:
+    """vrint_vi_vd of an integral float64 (NaN and huge values give 0 here: their lanes are
+    replaced by the special-value selects)."""
+    return np.where(np.abs(u) < 2.0 ** 31, u, 0).astype(I64)
+
+
+# --- the functions -------------------------------------------------------------------------------
+_EXP_POLY = (+0.2081276378237164457e-8, +0.2511210703042288022e-7, +0.2755762628169491192e-6,
+             +0.2755723402025388239e-5, +0.2480158687479686264e-4, +0.1984126989855865850e-3,
+             +0.1388888888914497797e-2, +0.8333333333314938210e-2, +0.4166666666666602598e-1,
+             +0.1666666666666669072e+0)
+
+
+def exp(d: Any) -> Any:
+    """Sleef_expd8_u10 / Sleef_expd4_u10 (xexp, FMA branch)."""
+    d = _d(d)
+    with np.errstate(all="ignore"):
+        u = _rint(d * R_LN2)
+        q = _int(u)
+        s = fma64(u, -L2U, d)
+        s = fma64(u, -L2L, s)
+        s2 = s * s
+        s4 = s2 * s2
+        u = _poly((s, s2, s4, s4 * s4), _EXP_POLY)
+        u = fma64(u, s, F64(0.5))
+        u = fma64(u, s, F64(1))
+        u = fma64(u, s, F64(1))
+        u = _ldexp2(u, q)
+        u = np.where(d > F64(709.78271114955742909217217426), INF, u)
+        u = np.where(d < F64(-1000), F64(0), u)
+        return np.where(np.isnan(d), d, u)
+
+
+# --- double-double arithmetic (SLEEF's dd.h, FMA variants) ---------------------------------------
+def _add2_dd(x: Any, y: Any) -> tuple:
+    """ddadd2_vd2_vd_vd: x + y exactly, as a pair."""
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+def _add_d2_d(x: tuple, y: Any) -> tuple:
+    """ddadd_vd2_vd2_vd (|x| >= |y|)."""
+    s = x[0] + y
+    return s, ((x[0] - s) + y) + x[1]
+
+
+def _add_d2_d2(x: tuple, y: tuple) -> tuple:
+    """ddadd_vd2_vd2_vd2 (|x| >= |y|)."""
+    s = x[0] + y[0]
+    return s, (((x[0] - s) + y[0]) + x[1]) + y[1]
+
+
+def _mul_d2_d(x: tuple, y: Any) -> tuple:
+    """ddmul_vd2_vd2_vd."""
+    s = x[0] * y
+    return s, fma64(x[1], y, fma64(x[0], y, -s))
+
+
+def _div(n: tuple, d: tuple) -> tuple:
+    """dddiv_vd2_vd2_vd2."""
+    t = 1.0 / d[0]
+    s = n[0] * t
+    u = fma64(t, n[0], -s)
+    v = fma64(-d[1], t, fma64(-d[0], t, F64(1)))
+    return s, fma64(s, v, fma64(n[1], t, u))
+
+
+def _getexp(x: Any) -> Any:
+    """vgetexp (vgetexppd): floor(log2|x|) as a float64, subnormals included; -inf for 0, inf
+    for inf, NaN for NaN."""
+    _, e = np.frexp(x)
+    out = (e - 1).astype(F64)
+    out = np.where(x == 0, -INF, out)
+    return np.where(np.isfinite(x), out, np.abs(x))
+
+
+def _getmant(x: Any) -> Any:
+    """vgetmant with _MM_MANT_NORM_p75_1p5: the significand scaled into [0.75, 1.5)."""
+    m, _ = np.frexp(np.abs(x))
+    m = m * 2.0
+    return np.where(m >= 1.5, m * 0.5, m)
+
+
+_LOG_POLY = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937785996e+0,
+             0.2222214519839380009e+0, 0.2857142932794299317e+0, 0.3999999999635251990e+0,
+             0.6666666666667333541e+0)
+
+
+def log(d: Any) -> Any:
+    """Sleef_logd8_u10 / Sleef_logd4_u10 (xlog_u1)."""
+    d = _d(d)
+    with np.errstate(all="ignore"):
+        e = _getexp(d * F64(1.0 / 0.75))
+        e = np.where(e == INF, F64(1024), e)
+        m = _getmant(d)
+        x = _div(_add2_dd(F64(-1), m), _add2_dd(F64(1), m))
+        x2 = x[0] * x[0]
+        x4 = x2 * x2
+        t = _poly((x2, x4, x4 * x4), _LOG_POLY)
+        s = _mul_d2_d(LN2, e)
+        s = _add_d2_d2(s, (x[0] * 2.0, x[1] * 2.0))
+        s = _add_d2_d(s, (x2 * x[0]) * t)
+        r = s[0] + s[1]
+        r = np.where(d == INF, INF, r)
+        r = np.where(d < 0, F64(np.nan), r)
+        r = np.where(d == 0, -INF, r)
+        return np.where(np.isnan(d), d, r)
