@@ -170,3 +170,127 @@ def log(d: Any) -> Any:
         r = np.where(d < 0, F64(np.nan), r)
         r = np.where(d == 0, -INF, r)
         return np.where(np.isnan(d), d, r)
+
+
+def _add_d_d2(x: Any, y: tuple) -> tuple:
+    """ddadd_vd2_vd_vd2 (|x| >= |y|)."""
+    s = x + y[0]
+    return s, ((x - s) + y[0]) + y[1]
+
+
+def _add2_d2_d(x: tuple, y: Any) -> tuple:
+    """ddadd2_vd2_vd2_vd."""
+    s = x[0] + y
+    v = s - x[0]
+    return s, ((x[0] - (s - v)) + (y - v)) + x[1]
+
+
+def _mul_d2_d2(x: tuple, y: tuple) -> tuple:
+    """ddmul_vd2_vd2_vd2."""
+    s = x[0] * y[0]
+    return s, fma64(x[0], y[1], fma64(x[1], y[0], fma64(x[0], y[0], -s)))
+
+
+def _squ(x: tuple) -> tuple:
+    """ddsqu_vd2_vd2."""
+    s = x[0] * x[0]
+    return s, fma64(x[0] + x[0], x[1], fma64(x[0], x[0], -s))
+
+
+def _normalize(x: tuple) -> tuple:
+    s = x[0] + x[1]
+    return s, (x[0] - s) + x[1]
+
+
+def _mulsign(x: Any, y: Any) -> Any:
+    """vmulsign: x with its sign flipped where y's sign bit is set."""
+    sign = np.uint64(1 << 63)
+    return (_d(x).view(np.uint64) ^ (_d(y).view(np.uint64) & sign)).view(F64)
+
+
+_EXP2_POLY = (+0.4434359082926529454e-9, +0.7073164598085707425e-8, +0.1017819260921760451e-6,
+              +0.1321543872511327615e-5, +0.1525273353517584730e-4, +0.1540353045101147808e-3,
+              +0.1333355814670499073e-2, +0.9618129107597600536e-2, +0.5550410866482046596e-1,
+              +0.2402265069591012214e+0)
+
+
+def exp2(d: Any) -> Any:
+    """Sleef_exp2d8_u10 / Sleef_exp2d4_u10 (xexp2, FMA branch)."""
+    d = _d(d)
+    with np.errstate(all="ignore"):
+        u = _rint(d)
+        q = _int(u)
+        s = d - u
+        s2 = s * s
+        s4 = s2 * s2
+        u = _poly((s, s2, s4, s4 * s4), _EXP2_POLY)
+        u = fma64(u, s, F64(+0.6931471805599452862e+0))
+        u = _ldexp2(fma64(u, s, F64(1)), q)
+        u = np.where(d >= 1024, INF, u)
+        u = np.where(d < -2000, F64(0), u)
+        return np.where(np.isnan(d), d, u)
+
+
+_LOGK_POLY = (0.116255524079935043668677, 0.103239680901072952701192, 0.117754809412463995466069,
+              0.13332981086846273921509, 0.153846227114512262845736, 0.181818180850050775676507,
+              0.222222222230083560345903, 0.285714285714249172087875, 0.400000000000000077715612)
+_EXPK_POLY = (2.51069683420950419527139e-08, 2.76286166770270649116855e-07,
+              2.75572496725023574143864e-06, 2.48014973989819794114153e-05,
+              0.000198412698809069797676111, 0.0013888888939977128960529,
+              0.00833333333332371417601081, 0.0416666666665409524128449,
+              0.166666666666666740681535, 0.500000000000000999200722)
+
+
+def _logk(d: Any) -> tuple:
+    """SLEEF's logk (AVX512 branch): log of a positive float64 as a double-double."""
+    e = _getexp(d * F64(1.0 / 0.75))
+    e = np.where(e == INF, F64(1024), e)
+    m = _getmant(d)
+    x = _div(_add2_dd(F64(-1), m), _add2_dd(F64(1), m))
+    x2 = _squ(x)
+    x4 = x2[0] * x2[0]
+    x8 = x4 * x4
+    t = _poly((x2[0], x4, x8, x8 * x8), _LOGK_POLY)
+    c = (F64(0.666666666666666629659233), F64(3.80554962542412056336616e-17))
+    s = _mul_d2_d(LN2, e)
+    s = _add_d2_d2(s, (x[0] * 2.0, x[1] * 2.0))
+    x = _mul_d2_d2(x2, x)
+    s = _add_d2_d2(s, _mul_d2_d2(x, c))
+    x = _mul_d2_d2(x2, x)
+    return _add_d2_d2(s, _mul_d2_d(x, t))
+
+
+def _expk(d: tuple) -> Any:
+    """SLEEF's expk: exp of a double-double, as a float64."""
+    u = (d[0] + d[1]) * R_LN2
+    dq = _rint(u)
+    q = _int(dq)
+    s = _add2_d2_d(d, dq * -L2U)
+    s = _normalize(_add2_d2_d(s, dq * -L2L))
+    s2 = s[0] * s[0]
+    s4 = s2 * s2
+    u = _poly((s[0], s2, s4, s4 * s4), _EXPK_POLY)
+    t = _add_d_d2(F64(1), s)
+    t = _add_d2_d2(t, _mul_d2_d(_squ(s), u))
+    u = _ldexp2(t[0] + t[1], q)
+    return np.where(d[0] < -1000, F64(0), u)
+
+
+def power(x: Any, y: Any) -> Any:
+    """Sleef_powd8_u10 / Sleef_powd4_u10 (xpow), special values included."""
+    x, y = np.broadcast_arrays(_d(x), _d(y))
+    with np.errstate(all="ignore"):
+        yisint = (np.trunc(y) == y) | (np.abs(y) > 2.0 ** 53)
+        half = y * 0.5
+        yisodd = (np.rint(half) != half) & yisint & np.isfinite(y)
+        d = _mul_d2_d(_logk(np.abs(x)), y)
+        r = _expk(d)
+        r = np.where(d[0] > F64(709.78271114955742909217217426), INF, r)
+        sign = np.where(yisint, np.where(yisodd, F64(-1), F64(1)), F64(np.nan))
+        r = r * np.where(x > 0, F64(1), sign)
+        efx = _mulsign(np.abs(x) - 1.0, y)
+        r = np.where(np.isinf(y), np.where(efx < 0, F64(0), np.where(efx == 0, F64(1), INF)), r)
+        edge = np.where(np.signbit(y) ^ (x == 0), F64(0), INF)
+        r = np.where(np.isinf(x) | (x == 0), _mulsign(edge, np.where(yisodd, x, F64(1))), r)
+        r = np.where(np.isnan(x) | np.isnan(y), F64(np.nan), r)
+        return np.where((y == 0) | (x == 1), F64(1), r)

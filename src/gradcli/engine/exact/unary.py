@@ -116,7 +116,7 @@ def madd(a: Any, b: Any, c: Any) -> Any:
 _SLEEF32 = {"exp": sleef.expf, "log": sleef.logf, "log1p": sleef.log1pf, "expm1": sleef.expm1f,
             "exp2": sleef.exp2f, "arctan2": sleef.arctan2f}
 # and the float64 ones (sleef64.py)
-_SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log}
+_SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log, "exp2": sleef64.exp2}
 
 
 def _numpy_name(c_name: str) -> str:
@@ -380,8 +380,8 @@ def sigmoid_backward(grad: Any, y: Any) -> Any:
 def pow_scalar(x: Any, exponent: float) -> Any:
     """pow_tensor_scalar_kernel's special exponents (x * x, x * x * x, sqrt, 1 / x, ...); other
     float32 exponents by SLEEF's powf in the vector lanes (the C library's on DEFAULT) and
-    ``std::pow(float, double)`` (float64 pow, rounded once) in the scalar tail; float64 by the
-    C library's pow (SLEEF's double pow is not ported)."""
+    ``std::pow(float, double)`` (float64 pow, rounded once) in the scalar tail; float64 alike,
+    with SLEEF's double pow in the vector lanes and the C library's ``pow`` in the tail."""
     x = np.asarray(x)
     t = x.dtype.type
     with np.errstate(all="ignore"):
@@ -404,12 +404,13 @@ def pow_scalar(x: Any, exponent: float) -> Any:
         if x.dtype == F32:
             return _split(x, _vector_bytes(), functools.partial(_pow_lanes, F32(exponent)),
                           lambda a: np.power(a.astype(np.float64), float(exponent)).astype(F32))
-        return np.power(x, exponent)
+        return _split(x, _vector_bytes(), functools.partial(_pow_lanes, t(exponent)),
+                      lambda a: clib.call("pow", a, np.full(a.shape, exponent)))
 
 
 def _pow_lanes(exponent: Any, x: Any) -> Any:
-    """``Vectorized<float>::pow`` of a broadcast exponent: SLEEF's powf on AVX2 and AVX512, the
-    C library's ``powf`` lane by lane on DEFAULT."""
+    """``Vectorized<float>::pow`` (``Vectorized<double>``'s) of a broadcast exponent: SLEEF's
+    pow on AVX2 and AVX512, the C library's lane by lane on DEFAULT."""
     if machine.current().capability == "DEFAULT":
-        return clib.call("pow", x, np.full(x.shape, exponent, F32))
-    return sleef.powf(x, exponent)
+        return clib.call("pow", x, np.full(x.shape, exponent, x.dtype))
+    return sleef.powf(x, exponent) if x.dtype == F32 else sleef64.power(x, exponent)
