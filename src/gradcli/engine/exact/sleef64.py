@@ -294,3 +294,66 @@ def power(x: Any, y: Any) -> Any:
         r = np.where(np.isinf(x) | (x == 0), _mulsign(edge, np.where(yisodd, x, F64(1))), r)
         r = np.where(np.isnan(x) | np.isnan(y), F64(np.nan), r)
         return np.where((y == 0) | (x == 1), F64(1), r)
+
+
+def log1p(d: Any) -> Any:
+    """Sleef_log1pd8_u10 / Sleef_log1pd4_u10 (xlog1p).  As PyTorch's build computes it: the
+    scaling by 2**-e exact (2**-1023 subnormal for the largest arguments) and no clamp of
+    arguments above 1e307 to inf (measured against the library itself)."""
+    d = _d(d)
+    with np.errstate(all="ignore"):
+        dp1 = d + 1.0
+        e = _getexp(dp1 * F64(1.0 / 0.75))
+        e = np.where(e == INF, F64(1024), e)
+        t = np.ldexp(F64(1), -_int(e))
+        m = fma64(d, t, t - 1.0)
+        s = _mul_d2_d(LN2, e)
+        two = 2.0 + m
+        x = _div((m, np.zeros_like(m)), (two, (2.0 - two) + m))
+        x2 = x[0] * x[0]
+        x4 = x2 * x2
+        t = _poly((x2, x4, x4 * x4), _LOG_POLY)
+        s = _add_d2_d2(s, (x[0] * 2.0, x[1] * 2.0))
+        s = _add_d2_d(s, (x2 * x[0]) * t)
+        r = s[0] + s[1]
+        r = np.where(d == INF, INF, r)
+        r = np.where((d < -1) | np.isnan(d), F64(np.nan), r)
+        r = np.where(d == -1, -INF, r)
+        r = np.where((d == 0) & np.signbit(d), F64(-0.0), r)
+        return np.where(np.isnan(d), d, r)
+
+
+_EXPK2_POLY = (+0.1602472219709932072e-9, +0.2092255183563157007e-8, +0.2505230023782644465e-7,
+               +0.2755724800902135303e-6, +0.2755731892386044373e-5, +0.2480158735605815065e-4,
+               +0.1984126984148071858e-3, +0.1388888888886763255e-2, +0.8333333333333347095e-2,
+               +0.4166666666666669905e-1)
+
+
+def _expk2(d: tuple) -> tuple:
+    """SLEEF's expk2: exp of a double-double, as a double-double."""
+    u = (d[0] + d[1]) * R_LN2
+    dq = _rint(u)
+    q = _int(dq)
+    s = _add2_d2_d(d, dq * -L2U)
+    s = _add2_d2_d(s, dq * -L2L)
+    s2 = _squ(s)
+    s4 = _squ(s2)
+    u = _poly((s[0], s2[0], s4[0], s4[0] * s4[0]), _EXPK2_POLY)
+    t = _add_d_d2(F64(0.5), _mul_d2_d(s, F64(+0.1666666666666666574e+0)))
+    t = _add_d_d2(F64(1), _mul_d2_d2(t, s))
+    t = _add_d_d2(F64(1), _mul_d2_d2(t, s))
+    t = _add_d2_d2(t, _mul_d2_d(s4, u))
+    low = d[0] < -1000
+    return (np.where(low, F64(0), _ldexp2(t[0], q)), np.where(low, F64(0), _ldexp2(t[1], q)))
+
+
+def expm1(a: Any) -> Any:
+    """Sleef_expm1d8_u10 / Sleef_expm1d4_u10 (xexpm1)."""
+    a = _d(a)
+    with np.errstate(all="ignore"):
+        d = _add2_d2_d(_expk2((a, np.zeros_like(a))), F64(-1.0))
+        x = d[0] + d[1]
+        x = np.where(a > F64(709.782712893383996732223), INF, x)
+        x = np.where(a < F64(-36.736800569677101399113302437), F64(-1), x)
+        x = np.where((a == 0) & np.signbit(a), F64(-0.0), x)
+        return np.where(np.isnan(a), a, x)

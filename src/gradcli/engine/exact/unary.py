@@ -116,7 +116,8 @@ def madd(a: Any, b: Any, c: Any) -> Any:
 _SLEEF32 = {"exp": sleef.expf, "log": sleef.logf, "log1p": sleef.log1pf, "expm1": sleef.expm1f,
             "exp2": sleef.exp2f, "arctan2": sleef.arctan2f}
 # and the float64 ones (sleef64.py)
-_SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log, "exp2": sleef64.exp2}
+_SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log, "exp2": sleef64.exp2,
+            "log1p": sleef64.log1p, "expm1": sleef64.expm1}
 
 
 def _numpy_name(c_name: str) -> str:
