@@ -17,7 +17,8 @@ Three families, by where PyTorch's bits come from:
 
 Backward kernels keep PyTorch's association and the compiler's fused multiply-adds
 (``tanh_backward`` is ``a * (1 - b * b)`` with ``1 - b * b`` contracted to one FMA).
-float64 inputs take the same formulas in float64 (SLEEF's double kernels are not ported).
+float64 inputs take the same formulas in float64, with SLEEF's double functions (sleef64.py:
+exp, log, log1p, expm1, exp2, pow; the correctly rounded stand-in for the others).
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
 
 def vector(name: str, dtype: Any) -> Any:
     """The function PyTorch's vector lanes call for the C name ``name`` (``exp``, ``log1p``
-    ...) on the run's machine: SLEEF's on AVX2 and AVX512, ported for float32 (the correctly
-    rounded stand-in for the rest: SLEEF's double kernels), and the C library's on DEFAULT,
+    ...) on the run's machine: SLEEF's on AVX2 and AVX512, ported for float32 (sleef.py) and
+    float64 (sleef64.py; the correctly rounded stand-in for the functions not ported: asinh,
+    acosh, atanh, atan2, sinh, cosh ...), and the C library's on DEFAULT,
     whose generic ``Vectorized`` maps ``std::exp`` over its lanes."""
     if machine.current().capability == "DEFAULT":
         return scalar(name, dtype)
