@@ -1,7 +1,7 @@
 """SLEEF's double-precision functions (engine/exact/sleef64.py) against PyTorch's own results.
 
 tools/record_sleef64.py recorded PyTorch 2.13's float64 ``log1p``, ``expm1``, ``exp2``,
-``pow`` with a scalar exponent and the softmaxes (their ``exp`` and ``log``) on AVX512, over
+``atan2``, ``pow`` with a scalar exponent and the softmaxes (their ``exp`` and ``log``) on AVX512, over
 inputs with every edge case (huge, tiny, subnormal, infinite, NaN; the arguments where SLEEF's
 functions switch to 0, -1 or inf) and lengths that leave a scalar tail.  Every bit must match.
 """
@@ -26,6 +26,7 @@ OPS = {
     "log1p": unary.log1p,
     "expm1": unary.expm1,
     "exp2": lambda x: unary.library("exp2", x),
+    "atan2": lambda y, x: unary.library("arctan2", y, x),
     "pow(2.5)": lambda x: unary.pow_scalar(x, 2.5),
     "pow(-1.5)": lambda x: unary.pow_scalar(x, -1.5),
     "softmax": lambda x: softmaxes.softmax(x, 1),
@@ -55,7 +56,8 @@ def test_bits_equal_pytorchs(name, avx512):
     case = FIXTURE["cases"][name]
     x = _decode(case["x"], case["shape"])
     want = _decode(case["out"], case["shape"])
-    got = np.asarray(OPS[name](x))
+    more = [_decode(case["other"], case["shape"])] if "other" in case else []
+    got = np.asarray(OPS[name](x, *more))
     assert got.shape == want.shape
     same = (got.view(np.uint64) == want.view(np.uint64)) | (np.isnan(got) & np.isnan(want))
     bad = np.flatnonzero(~same.reshape(-1))
@@ -76,6 +78,22 @@ def test_ports_are_within_one_ulp_of_the_true_values():
         got = fn(y)
         want = np.array([ref(v) for v in y])
         assert np.all(np.abs(got - want) <= np.spacing(np.abs(want)))
+
+
+def test_fma64_rounds_huge_operands_once():
+    """Operands above 2**996 cannot be split exactly: fma64 settles them exactly (atan2 of a
+    tiny angle divides by them), array and scalar alike."""
+    from fractions import Fraction
+
+    from gradcli.engine.exact.fp import fma64
+
+    a = np.array([1.6885723421170134e305, 3.706933812663141e301, 1e308])
+    b = np.array([1 / 1.6885723421170134e305, -1 / 3.706933812663141e301, 10.0])
+    c = np.array([-1.0, 1.0, 0.0])
+    want = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a[:2], b, c)]
+    got = fma64(a, b, c)
+    assert list(got[:2]) == want and got[2] == np.inf
+    assert [fma64(float(x), float(y), float(z)) for x, y, z in zip(a[:2], b, c)] == want
 
 
 def test_power_special_values():

@@ -6,7 +6,7 @@ runs under tools/machines.py's pinned setting (AVX512: ``Sleef_*d8_u10``) and re
 machine.  Each case is an op on a float64 array whose elements exercise the vector lanes and
 the tails (lengths not multiples of the vector's), with the edge cases: huge, tiny, subnormal,
 infinite and NaN inputs, and the arguments where SLEEF's functions switch to 0, -1 or inf.
-The inputs are stored with the outputs (raw little-endian bytes, base64), so the test needs
+``atan2`` stores its second argument as ``other``.  The inputs are stored with the outputs (raw little-endian bytes, base64), so the test needs
 nothing but NumPy and gradcli.
 """
 
@@ -56,6 +56,9 @@ def cases() -> dict:
     x = np.abs(_inputs(rng, 0, 50))
     out["pow(2.5)"] = (x, torch.pow(t(x), 2.5))
     out["pow(-1.5)"] = (x, torch.pow(t(x), -1.5))
+    y = _inputs(rng, -30, 30)
+    x = rng.permutation(_inputs(rng, -30, 30))
+    out["atan2"] = (y, torch.atan2(t(y), t(x)), x)
     # exp and log through the softmaxes: rows of 45 (vector lanes and a tail), spread wide so
     # that exp(x - max) reaches subnormals and 0
     rows = rng.uniform(-800, 30, (23, 45))
@@ -64,8 +67,9 @@ def cases() -> dict:
     out["softmax"] = (rows, torch.softmax(t(rows), 1))
     out["log_softmax"] = (rows, torch.log_softmax(t(rows), 1))
     out["softmax_dim0"] = (rows, torch.softmax(t(rows), 0))
-    return {name: {"shape": list(a.shape), "x": _encode(a), "out": _encode(r.numpy())}
-            for name, (a, r) in out.items()}
+    return {name: {"shape": list(a.shape), "x": _encode(a), "out": _encode(r.numpy()),
+                   **({"other": _encode(more[0])} if more else {})}
+            for name, (a, r, *more) in out.items()}
 
 
 def main() -> None:

@@ -357,3 +357,61 @@ def expm1(a: Any) -> Any:
         x = np.where(a < F64(-36.736800569677101399113302437), F64(-1), x)
         x = np.where((a == 0) & np.signbit(a), F64(-0.0), x)
         return np.where(np.isnan(a), a, x)
+
+
+_ATAN_POLY = (1.06298484191448746607415e-05, -0.000125620649967286867384336,
+              0.00070557664296393412389774, -0.00251865614498713360352999,
+              0.00646262899036991172313504, -0.0128281333663399031014274,
+              0.0208024799924145797902497, -0.0289002344784740315686289,
+              0.0359785005035104590853656, -0.041848579703592507506027,
+              0.0470843011653283988193763, -0.0524914210588448421068719,
+              0.0587946590969581003860434, -0.0666620884778795497194182,
+              0.0769225330296203768654095, -0.0909090442773387574781907)
+_ATAN_TAIL = (0.111111108376896236538123, -0.142857142756268568062339,
+              0.199999999997977351284817, -0.333333333333317605173818)
+
+
+def _atan2k(y: tuple, x: tuple) -> tuple:
+    """SLEEF's atan2k_u1: the angle of (x, y) as a double-double, for y >= 0."""
+    neg = x[0] < 0
+    q = np.where(neg, F64(-2), F64(0))
+    x = (np.where(neg, -x[0], x[0]), np.where(neg, -x[1], x[1]))
+    p = x[0] < y[0]
+    q = np.where(p, q + 1, q)
+    s = (np.where(p, -x[0], y[0]), np.where(p, -x[1], y[1]))
+    t = (np.where(p, y[0], x[0]), np.where(p, y[1], x[1]))
+    s = _div(s, t)
+    t = _normalize(_squ(s))
+    t2 = t[0] * t[0]
+    t4 = t2 * t2
+    u = _poly((t[0], t2, t4, t4 * t4), _ATAN_POLY)
+    for c in _ATAN_TAIL:
+        u = fma64(u, t[0], F64(c))
+    t = _add_d2_d2(s, _mul_d2_d(_mul_d2_d2(s, t), u))
+    half_pi = (F64(1.570796326794896557998982), F64(6.12323399573676603586882e-17))
+    return _add_d2_d2(_mul_d2_d(half_pi, q), t)
+
+
+def _isinf2(d: Any, m: Any) -> Any:
+    """visinf2_vd_vd_vd: m with d's sign bit or-ed in where d is infinite, else 0."""
+    sign = np.uint64(1 << 63)
+    bits = _d(m).view(np.uint64) | (_d(d).view(np.uint64) & sign)
+    return np.where(np.isinf(d), bits.view(F64), F64(0))
+
+
+def arctan2(y: Any, x: Any) -> Any:
+    """Sleef_atan2d8_u10 / Sleef_atan2d4_u10 (xatan2_u1), special values included.  (Not named
+    after the op: the op's name stays in the table.)"""
+    y, x = np.broadcast_arrays(_d(y), _d(x))
+    with np.errstate(all="ignore"):
+        tiny = np.abs(x) < F64(5.5626846462680083984e-309)
+        x = np.where(tiny, x * F64(1 << 53), x)
+        y = np.where(tiny, y * F64(1 << 53), y)
+        zero = np.zeros_like(x)
+        d = _atan2k((np.abs(y), zero), (x, zero))
+        r = _mulsign(d[0] + d[1], x)
+        pi2, pi4 = F64(np.pi / 2), F64(np.pi / 4)
+        r = np.where(np.isinf(x) | (x == 0), pi2 - _isinf2(x, _mulsign(pi2, x)), r)
+        r = np.where(np.isinf(y), pi2 - _isinf2(x, _mulsign(pi4, x)), r)
+        r = np.where(y == 0, np.where(np.signbit(x), F64(np.pi), F64(0)), r)
+        return np.where(np.isnan(x) | np.isnan(y), F64(np.nan), _mulsign(r, y))

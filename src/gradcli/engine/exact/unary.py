@@ -119,7 +119,7 @@ _SLEEF32 = {"exp": sleef.expf, "log": sleef.logf, "log1p": sleef.log1pf, "expm1"
             "exp2": sleef.exp2f, "arctan2": sleef.arctan2f}
 # and the float64 ones (sleef64.py)
 _SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log, "exp2": sleef64.exp2,
-            "log1p": sleef64.log1p, "expm1": sleef64.expm1}
+            "log1p": sleef64.log1p, "expm1": sleef64.expm1, "arctan2": sleef64.arctan2}
 
 
 def _numpy_name(c_name: str) -> str:
