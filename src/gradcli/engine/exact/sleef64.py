@@ -1,8 +1,8 @@
 """SLEEF's double-precision functions as PyTorch's AVX2 and AVX512 kernels call them, in NumPy.
 
 ``Vectorized<double>::exp()`` is ``Sleef_expd8_u10`` on AVX512 (``Sleef_expd4_u10`` on AVX2),
-``log()`` ``Sleef_logd8_u10`` (SLEEF's ``xlog_u1``), ``log1p()``, ``expm1()``, ``exp2()`` and
-``pow()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
+``log()`` ``Sleef_logd8_u10`` (SLEEF's ``xlog_u1``), ``log1p()``, ``expm1()``, ``exp2()``,
+``pow()``, ``atan2()`` and ``atanh()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
 (both helpers build it with FMA): every float64 operation of the C code is one NumPy float64
 operation here, and every ``vmla``/``vfma`` a correctly rounded ``fma64``, so the results are
 SLEEF's bit for bit.  SLEEF's polynomials (``POLY*``) are Estrin trees of fused multiply-adds;
@@ -415,3 +415,44 @@ def arctan2(y: Any, x: Any) -> Any:
         r = np.where(np.isinf(y), pi2 - _isinf2(x, _mulsign(pi4, x)), r)
         r = np.where(y == 0, np.where(np.signbit(x), F64(np.pi), F64(0)), r)
         return np.where(np.isnan(x) | np.isnan(y), F64(np.nan), _mulsign(r, y))
+
+
+def _ilogbk(d: Any) -> Any:
+    """vilogbk_vi_vd: the exponent field of d (of d * 2**300 below 4.9e-91, negative numbers
+    included), unbiased, as an int64."""
+    small = d < F64(4.9090934652977266E-91)
+    d = np.where(small, F64(2.037035976334486E90) * d, d)
+    q = (d.view(np.uint64) >> np.uint64(52)).astype(I64) & I64(0xFFF)
+    return q - np.where(small, I64(300 + 0x3FF), I64(0x3FF))
+
+
+_LOGK2_POLY = (0.13860436390467167910856, 0.131699838841615374240845,
+               0.153914168346271945653214, 0.181816523941564611721589,
+               0.22222224632662035403996, 0.285714285511134091777308,
+               0.400000000000914013309483)
+
+
+def _logk2(d: tuple) -> tuple:
+    """SLEEF's logk2: log of a positive double-double, as a double-double."""
+    e = _ilogbk(d[0] * F64(1.0 / 0.75))
+    m = (_ldexp2(d[0], -e), _ldexp2(d[1], -e))
+    x = _div(_add2_d2_d(m, F64(-1)), _add2_d2_d(m, F64(1)))
+    x2 = _squ(x)
+    x4 = x2[0] * x2[0]
+    t = _poly((x2[0], x4, x4 * x4), _LOGK2_POLY)
+    t = fma64(t, x2[0], F64(0.666666666666664853302393))
+    s = _mul_d2_d(LN2, e.astype(F64))
+    s = _add_d2_d2(s, (x[0] * 2.0, x[1] * 2.0))
+    return _add_d2_d2(s, _mul_d2_d(_mul_d2_d2(x2, x), t))
+
+
+def arctanh(x: Any) -> Any:
+    """Sleef_atanhd8_u10 / Sleef_atanhd4_u10 (xatanh)."""
+    x = _d(x)
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        d = _logk2(_div(_add2_dd(F64(1), y), _add2_dd(F64(1), -y)))
+        y = np.where(y > 1, F64(np.nan), np.where(y == 1, INF, (d[0] + d[1]) * 0.5))
+        y = _mulsign(y, x)
+        y = np.where(np.isinf(x) | np.isnan(y), F64(np.nan), y)
+        return np.where(np.isnan(x), F64(np.nan), y)
