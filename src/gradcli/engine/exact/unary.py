@@ -242,10 +242,6 @@ def logaddexp(a: Any, b: Any) -> Any:
         return fn
 
     with np.errstate(all="ignore"):
-        if a.dtype != F32 and machine.current().capability != "DEFAULT":
-            # SLEEF's double kernels are not ported: MKL's exp is the closer stand-in (measured)
-            return formula(lambda name: (lambda v: mkl("exp", v)) if name == "exp"
-                           else vector(name, a.dtype))(a, b)
         return _split(a, _vector_bytes(), *_lambdas(a.dtype, formula), b)
 
 
