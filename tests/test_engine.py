@@ -241,6 +241,26 @@ CASES = [
                                                     reduction="batchmean"), [DISTINCT, B]),
     ("soft_margin_loss", lambda a: F.NN_FUNCTIONS["soft_margin_loss"](
         a, F.tensor([[1.0, -1.0, 1.0, 1.0]] * 3), reduction="sum"), [DISTINCT]),
+    # the activations' backward kernels, ops of their own under create_graph=True
+    ("tanh_backward", lambda g, y: apply(O.TANH_BACKWARD, (g, y)), [A, B]),
+    ("sigmoid_backward", lambda g, y: apply(O.SIGMOID_BACKWARD, (g, y)), [A, B]),
+    ("softmax_backward", lambda g, y: apply(O.SOFTMAX_BACKWARD, (g, y), {"dim": 1}), [A, B]),
+    ("log_softmax_backward", lambda g, y: apply(O.LOG_SOFTMAX_BACKWARD, (g, y), {"dim": 0}),
+     [A, B]),
+    ("threshold_backward", lambda g, x: apply(O.THRESHOLD_BACKWARD, (g, x), {"threshold": 0.0}),
+     [A, DISTINCT]),
+    ("leaky_relu_backward", lambda g, x: apply(
+        O.LEAKY_RELU_BACKWARD, (g, x), {"negative_slope": 0.1, "self_is_result": False}),
+     [A, DISTINCT]),
+    ("hardtanh_backward", lambda g, x: apply(
+        O.HARDTANH_BACKWARD, (g, x), {"min_val": -1.0, "max_val": 1.0}), [A, DISTINCT]),
+    ("elu_backward", lambda g, x: apply(O.ELU_BACKWARD, (g, x), {
+        "alpha": 1.3, "scale": 1.1, "input_scale": 0.9, "is_result": False}), [A, DISTINCT]),
+    ("elu_backward", lambda g, y: apply(O.ELU_BACKWARD, (g, y), {
+        "alpha": 1.3, "scale": 1.1, "input_scale": 0.9, "is_result": True}), [A, DISTINCT]),
+    ("softplus_backward", lambda g, x: apply(O.SOFTPLUS_BACKWARD, (g, x), {
+        "beta": 2.0, "threshold": 3.0}), [A, DISTINCT]),
+    ("logsigmoid_backward", lambda g, x: apply(O.LOGSIGMOID_BACKWARD, (g, x)), [A, DISTINCT]),
     # embeddings, convolutions, poolings (and the backward ops their formulas record)
     ("embedding", lambda w: F.NN_FUNCTIONS["embedding"](_labels([[0, 2], [2, 1]]), w), [A]),
     ("embedding_dense_backward", lambda g: apply(

@@ -67,6 +67,10 @@ GRADCHECKS = {
     "conv_module": "m = nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect', dtype=torch.float64)\n"
                    "x = torch.randn(3, 2, 4, 4, dtype=torch.float64, requires_grad=True)\n"
                    "f = lambda x: m(x).tanh()",
+    "pad_circular": "x = torch.randn(2, 3, 4, 3, dtype=torch.float64, requires_grad=True)\n"
+                    "m = nn.Conv1d(3, 2, 3, padding=2, padding_mode='circular', dtype=torch.float64)\n"
+                    "f = lambda x: (F.pad(x, (2, 1, -1, 3), mode='circular'), "
+                    "F.pad(x[0], (3, 0), mode='circular'), m(x[:, :, 0]).sin())",
     "pools": "x = torch.randn(2, 3, 7, 6, dtype=torch.float64, requires_grad=True)\n"
              "f = lambda x: (F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, "
              "count_include_pad=False), F.adaptive_avg_pool2d(x, (4, 3)), F.max_pool1d(x[0], 2), "
@@ -75,6 +79,16 @@ GRADCHECKS = {
                  "dtype=torch.float64), nn.LSTM(3, 4, dtype=torch.float64)]\n"
                  "x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True)\n"
                  "f = lambda x: (ms[0](x)[0], ms[1](x)[1], ms[2](x)[1][1])",
+    "recurrent_bidirectional": "ms = [nn.RNN(3, 2, 2, bidirectional=True, dtype=torch.float64), "
+                               "nn.GRU(3, 2, 2, bidirectional=True, batch_first=True, dtype=torch.float64), "
+                               "nn.LSTM(3, 2, 2, bidirectional=True, dtype=torch.float64)]\n"
+                               "x = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True)\n"
+                               "f = lambda x: (ms[0](x)[0], ms[1](x)[1], ms[2](x)[1][1], ms[2](x)[0])",
+    "lstm_projections": "ms = [nn.LSTM(3, 4, 2, proj_size=2, dtype=torch.float64), nn.LSTM(3, 3, "
+                        "proj_size=1, bidirectional=True, batch_first=True, dtype=torch.float64)]\n"
+                        "x = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True)\n"
+                        "h = torch.randn(2, 3, 1, dtype=torch.float64, requires_grad=True)\n"
+                        "f = lambda x, h: (ms[0](x)[0], ms[0](x)[1][1], ms[1](x, (h, h.expand(2, 3, 3)))[0])",
     "cells": "cs = [nn.RNNCell(3, 4, dtype=torch.float64), nn.GRUCell(3, 4, dtype=torch.float64), "
              "nn.LSTMCell(3, 4, dtype=torch.float64)]\n"
              "x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)\n"
@@ -86,6 +100,11 @@ GRADCHECKS = {
                            "t = torch.tensor([1., -1., 1., -1., 1., -1.], dtype=torch.float64)\n"
                            "f = lambda a, b: (F.margin_ranking_loss(a, b, t, 10.0, "
                            "reduction='none'), nn.MarginRankingLoss(0.5)(a, b, t))",
+    "cosine_embedding_loss": "a = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)\n"
+                             "b = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)\n"
+                             "t = torch.tensor([1., -1., -1., 1.], dtype=torch.float64)\n"
+                             "f = lambda a, b: (F.cosine_embedding_loss(a, b, t, -2.0, reduction='none'), "
+                             "nn.CosineEmbeddingLoss()(a[0], b[1], torch.tensor(1.)))",
     "triplet_margin_loss": "a = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"
                            "p = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"
                            "n = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)\n"
@@ -162,6 +181,9 @@ def test_from_pretrained_is_a_class_method() -> None:
     ("nn.Unflatten(1, 3)", "TypeError"),
     ("nn.Unflatten(1, (2, 2))(torch.ones(2, 3))", "RuntimeError"),
     ("nn.Conv2d(1, 2, 3)(torch.ones(1, 2, 5, 5))", "RuntimeError"),
+    (("nn.LSTM(3, 4, proj_size=2, bidirectional=True)(torch.ones(2, 1, 3))[1][0].sum() + 1 + "
+      "nn.LazyLinear(2).weight"), "ValueError"),
+    ("nn.GRU(3, 4, bidirectional=True)(torch.ones(2, 1, 3), torch.ones(1, 1, 4))", "RuntimeError"),
     ("nn.Conv2d(1, 2, 3, padding='full')", "ValueError"),
     ("nn.MaxPool2d(3)(torch.ones(1, 1, 2, 2))", "RuntimeError"),
     ("F.conv2d(torch.ones(1, 1, 3, 3), 2)", "TypeError"),

@@ -1006,6 +1006,21 @@ CASES.update({
                                 " F.pad(z, (1, 1, 1, 1, 1, 0), mode=mode), F.pad(z, (2, 0, 1, 1), mode), F.pad(x, (-1, 1), mode=mode),"
                                 " F.pad(x.long(), (1, 1), mode=mode)]\n"
                                 "result = ys + [graph(y) for y in ys] + [G(y * y, x, z) for y in ys if y.requires_grad]",
+    "nn_pad_circular": _G + "torch.manual_seed(0); x = torch.randn(1, 2, 4, requires_grad=True); z = torch.randn(1, 1, 3, 3, dtype=torch.float64, requires_grad=True);"
+                       " w = torch.randn(2, 3, 2, 2, 2, requires_grad=True);"
+                       " ys = [F.pad(x, (2, 1), mode='circular'), F.pad(x, (-1, 2), mode='circular'), F.pad(x, (1, 1, 1, 1), mode='circular'),"
+                       " F.pad(x[0], (3, 4), mode='circular'), F.pad(z, (1, 1, 2, 0), mode='circular'), F.pad(z, (0, -1, 2, -1), mode='circular'),"
+                       " F.pad(w, (1, 0, 0, 1, 1, 1), mode='circular'), F.pad(x, (0, 0), mode='circular'), F.pad(x, (-2, -2), mode='circular')];"
+                       " result = ys + [graph(y) for y in ys[:5]] + [G(y * torch.arange(float(y.shape[-1])).to(y.dtype), x, z, w) for y in ys]",
+    "nn_conv_circular": _G + "torch.manual_seed(0); nn = torch.nn; x = torch.randn(2, 2, 5, requires_grad=True); z = torch.randn(1, 1, 4, 3, dtype=torch.float64, requires_grad=True);"
+                        " c1 = nn.Conv1d(2, 3, 3, padding=1, padding_mode='circular'); c2 = nn.Conv2d(1, 2, 3, padding=(2, 1), padding_mode='circular', dtype=torch.float64);"
+                        " c3 = nn.Conv2d(1, 2, (3, 2), padding='same', padding_mode='circular', dtype=torch.float64); c4 = nn.Conv1d(2, 2, 2, padding=2, dilation=2, padding_mode='circular');"
+                        " ys = [c1(x), c2(z), c3(z), c4(x)]; result = [c1, c2, c3, c4] + ys + [graph(ys[0]), graph(ys[2])] + [G(y * y, x, z) for y in ys]",
+    "err_pad_circular_wrap": "F.pad(torch.ones(1, 2, 3), (4, 0), mode='circular')",
+    "err_pad_circular_empty": "F.pad(torch.ones(1, 2, 3), (-2, -2), mode='circular')",
+    "err_pad_circular_dims": "F.pad(torch.ones(3), (1, 1), mode='circular')",
+    "err_pad_circular_overlap": "F.pad(torch.ones(1, 1, 3, 3), (0, -1, 3, -2), mode='circular')",
+    "err_pad_circular_overlap_right": "F.pad(torch.ones(1, 1, 3), (-2, 3), mode='circular')",
     "err_pad_reflect_size": "F.pad(torch.ones(2, 3), (3, 0), mode='reflect')",
     "err_pad_reflect_size_h": "F.pad(torch.ones(1, 2, 3), (0, 0, 2, 0), mode='reflect')",
     "err_pad_reflect_dims": "F.pad(torch.ones(3), (1, 1), mode='reflect')",
@@ -1481,6 +1496,28 @@ CASES.update({
                             " ms[4](x, t.sign())]; result = ms + ys + [graph(y) for y in ys] + [G(y, x) for y in ys] + [ms[1].delta, ms[3].log_target]",
 })
 
+# --- LazyLinear: UninitializedParameters materialised in place by the first forward --------------
+CASES.update({
+    "nn_lazy_linear": _C + " m = nn.LazyLinear(3); w = m.weight; ps = list(m.parameters()); opt = torch.optim.SGD(m.parameters(), lr=0.5);"
+                      " r = [repr(v) for v in (m, w, m.bias, ps, m.state_dict(), m.in_features, w.requires_grad, w.dtype, w.size(), w.ndim,"
+                      " w.is_leaf, w.grad)];"
+                      " x = torch.randn(2, 4, requires_grad=True); y = m(x); r += [m, m.in_features, w, m.bias, y, graph(y),"
+                      " w is m.weight, ps[0] is m.weight, m.weight.shape, len(m._forward_pre_hooks), G(y * y, x, m.weight, m.bias)]; opt.step();"
+                      " r += [m.weight, m.bias, opt.param_groups[0]['params'][0] is m.weight, torch.randn(2)];"
+                      " d = nn.LazyLinear(2, bias=False, dtype=torch.float64); z = d(torch.ones(3, 5, dtype=torch.float64));"
+                      " e = nn.LazyLinear(-2); e2 = nn.LazyLinear(2); e2(torch.ones(4, 0));"
+                      " result = r + [nn.LazyLinear(2, bias=False), d, d.weight, d.bias, z, e, e2, e2.weight]",
+    "nn_lazy_linear_seq": _C + " net = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(1)); r = [repr(net), repr(net.state_dict())];"
+                          " x = torch.randn(5, 3); y = net(x); result = r + [net, y, graph(y), list(net.state_dict()), net(x[:2]), net[2].weight]",
+    "err_lazy_linear_int_input": "torch.nn.LazyLinear(2)(5)",
+    "err_lazy_linear_0d_input": "torch.nn.LazyLinear(2)(torch.ones(()))",
+    "err_lazy_linear_shape": "torch.nn.LazyLinear(2).weight.shape",
+    "err_lazy_linear_method": "torch.nn.LazyLinear(2).weight.sum()",
+    "err_lazy_linear_operator": "torch.nn.LazyLinear(2).bias * 2",
+    "err_lazy_linear_init": "torch.nn.init.zeros_(torch.nn.LazyLinear(2).weight)",
+    "err_lazy_linear_dtype": "m = torch.nn.LazyLinear(2); m(torch.ones(1, 3, dtype=torch.float64))",
+})
+
 # --- recurrent layers (RNN.cpp's composition; float32 LSTM is oneDNN's in PyTorch: float64 here) --
 CASES.update({
     "nn_rnn_modules": _C + " ms = [nn.RNN(3, 4, num_layers=2, dtype=torch.float64), nn.GRU(3, 4, dtype=torch.float64),"
@@ -1494,6 +1531,32 @@ CASES.update({
     "nn_rnn_cells": _C + " cs = [nn.RNNCell(3, 4), nn.RNNCell(3, 4, nonlinearity='relu', bias=False), nn.GRUCell(3, 4), nn.LSTMCell(3, 4)];"
                     " x = torch.randn(2, 3, requires_grad=True); h = torch.randn(2, 4); ys = [cs[0](x), cs[1](x, h), cs[2](x, h), cs[3](x, (h, h))[1], cs[3](x[0])[0]];"
                     " result = cs + ys + [graph(y) for y in ys] + [G(y, x) for y in ys]",
+    "nn_rnn_bidirectional": _C + " ms = [nn.RNN(3, 4, 2, bidirectional=True, dtype=torch.float64), nn.GRU(3, 4, 2, bidirectional=True, batch_first=True,"
+                            " dtype=torch.float64), nn.LSTM(3, 4, 2, bidirectional=True, dtype=torch.float64)];"
+                            " x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True); ys = [m(x) for m in ms]; o1, h1 = ys[0]; o2, h2 = ys[1]; o3, (h3, c3) = ys[2];"
+                            " s = x[:2, :1].detach().requires_grad_(); gs = [nn.RNN(3, 2, bidirectional=True, dtype=torch.float64)(s)[0], nn.GRU(3, 2, bidirectional=True, dtype=torch.float64)(s)[1],"
+                            " nn.LSTM(3, 2, bidirectional=True, dtype=torch.float64)(s)[1][1]];"
+                            " result = ms + [o1, h1, o2, h2, o3, h3, c3] + [graph(g) for g in gs] + [G(o1, x), G(h2 * h2, x), G(o3 + c3.sum(), x, ms[2].weight_hh_l1_reverse),"
+                            " [n for n, _ in ms[2].named_parameters()], [[tuple(w.shape) for w in l] for l in ms[1].all_weights], ms[0](x[:, 0]), ms[1](x[0], h2[:, 0] * 0.5),"
+                            " ms[2](x, (h3 * 0.5, c3 * 0.5))[1]]",
+    "nn_rnn_bidirectional_float32": _C + " ms = [nn.RNN(3, 4, 2, bidirectional=True, nonlinearity='relu'), nn.GRU(3, 5, 3, bidirectional=True, bias=False)];"
+                                    " x = torch.randn(5, 2, 3, requires_grad=True); o1, h1 = ms[0](x); o2, h2 = ms[1](x);"
+                                    " result = ms + [o1, h1, o2, h2, graph(nn.RNN(3, 2, bidirectional=True)(x[:2])[1]), G(o1, x, ms[0].weight_ih_l1), G(o2[..., 5:] * h2[-1], x, ms[1].weight_hh_l2_reverse)]",
+    "nn_lstm_projections": _C + " ms = [nn.LSTM(3, 4, 2, proj_size=2, dtype=torch.float64), nn.LSTM(3, 5, 2, proj_size=3, bidirectional=True, batch_first=True,"
+                           " dtype=torch.float64), nn.LSTM(3, 4, proj_size=3, bias=False)]; x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True);"
+                           " o1, (h1, c1) = ms[0](x); o2, (h2, c2) = ms[1](x); z = torch.randn(3, 2, 3, requires_grad=True); o3, (h3, c3) = ms[2](z);"
+                           " s = x[:2, :1].detach().requires_grad_(); q = nn.LSTM(3, 3, proj_size=2, bidirectional=True, batch_first=True, dtype=torch.float64)(s);"
+                           " result = ms + [o1, h1, c1, o2, h2, c2, o3, h3, c3, graph(q[0]), graph(q[1][0]), G(o1 + c1.sum(), x, ms[0].weight_hr_l0), G(o2, x, ms[1].weight_hr_l1_reverse),"
+                           " G(o3 * o3, z, ms[2].weight_hr_l0), [n for n, _ in ms[1].named_parameters()], [[tuple(w.shape) for w in l] for l in ms[1].all_weights],"
+                           " ms[2](z[:, 0])[1], ms[2](z, (h3 * 2, c3 * 2))[0]]",
+    "err_rnn_bidirectional_hidden": "torch.nn.GRU(3, 4, bidirectional=True)(torch.ones(2, 1, 3), torch.ones(1, 1, 4))",
+    "err_lstm_proj_hidden": "torch.nn.LSTM(3, 4, proj_size=2)(torch.ones(2, 1, 3), (torch.ones(1, 1, 4), torch.ones(1, 1, 4)))",
+    "err_lstm_proj_cell": "torch.nn.LSTM(3, 4, proj_size=2)(torch.ones(2, 1, 3), (torch.ones(1, 1, 2), torch.ones(1, 1, 2)))",
+    "err_lstm_proj_size": "torch.nn.LSTM(3, 4, proj_size=4)",
+    "err_lstm_proj_negative": "torch.nn.LSTM(3, 4, proj_size=-1)",
+    "err_lstm_proj_float": "torch.nn.LSTM(3, 4, proj_size=2.5)",
+    "err_gru_proj": "torch.nn.GRU(3, 4, proj_size=2)",
+    "err_rnn_proj": "torch.nn.RNN(3, 4, proj_size=2)",
     "err_rnn_input_dims": "torch.nn.LSTM(3, 4)(torch.ones(1, 2, 3, 3))",
     "err_rnn_input_size": "torch.nn.LSTM(3, 4)(torch.ones(2, 5))",
     "err_rnn_nonlinearity": "torch.nn.RNN(3, 4, nonlinearity='x')",
@@ -1515,6 +1578,20 @@ CASES.update({
                               " torch.nn.TripletMarginLoss(margin=2., eps=0.1)(x, n, p)];"
                               " g = [graph(y) for y in ys]; gs = [G(y, x) for y in ys];"
                               " result = ys + g + gs + [torch.nn.TripletMarginLoss(p=3, swap=True)]",
+    "nn_cosine_embedding_loss": _FX + " y = x.flip(1) * 0.5 + 0.25; t = torch.tensor([1., -1.]);"
+                                " ys = [F.cosine_embedding_loss(x, y, t), F.cosine_embedding_loss(x, y, t, 0.2, reduction='none'),"
+                                " F.cosine_embedding_loss(x, -y, torch.tensor([-1, 1]), margin=-0.5, reduction='sum'), F.cosine_embedding_loss(x[0], y[1], torch.tensor(-1.)),"
+                                " F.cosine_embedding_loss(x, y, torch.tensor([1., 0.])), torch.nn.CosineEmbeddingLoss(0.1, reduction='none')(x, y.double(), -t),"
+                                " F.cosine_embedding_loss(x, y, t, size_average=False)];"
+                                " g = [graph(y) for y in ys]; gs = [G(y, x) for y in ys];"
+                                " result = ys + g + gs + [torch.nn.CosineEmbeddingLoss(), torch.nn.CosineEmbeddingLoss(margin=0.5).margin]",
+    "err_cosine_embedding_target_dims": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 1))",
+    "err_cosine_embedding_input_dims": "F.cosine_embedding_loss(torch.ones(3), torch.ones(3), torch.ones(2))",
+    "err_cosine_embedding_input_dims0": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.tensor(1.))",
+    "err_cosine_embedding_sizes": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(1, 3), torch.ones(3))",
+    "err_cosine_embedding_target": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), 1)",
+    "err_cosine_embedding_margin": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2), margin='a')",
+    "err_cosine_embedding_reduction": "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2), reduction='x')",
     "err_margin_ranking_dims": "F.margin_ranking_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2, 3))",
     "err_triplet_dims": "F.triplet_margin_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2, 3))",
     "err_triplet_margin": "F.triplet_margin_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 3), margin=0.)",

@@ -140,7 +140,7 @@ def tensor_view(t: Tensor) -> TensorView:
     """A tensor's values and flags on the host."""
     g = t.stored_grad
     return TensorView(
-        shape=list(t.shape), dtype=t.dtype.name, data=to_host(t.data),
+        shape=list(t.data.shape), dtype=t.dtype.name, data=to_host(t.data),
         requires_grad=bool(t.requires_grad), is_leaf=t.is_leaf,
         grad_fn=t.grad_fn.fn_name if t.grad_fn is not None else None,
         grad=to_host(g.data) if g is not None else None, version=t.version,

@@ -17,6 +17,7 @@ from typing import Any
 from ..engine import METHODS, Tensor
 from ..engine.custom import OutputSlot
 from ..engine.hooks import RemovableHandle
+from ..engine.lazy import UNINITIALIZED_ALLOWED, UninitializedParameter, uninitialized_use
 from ..engine.reductions import MinMax, ReturnType
 from ..engine.tensor import Size
 from ..errors import ScriptError
@@ -73,6 +74,8 @@ SIZE = TypeObject("torch.Size", (Size,), lambda dims=(): Size(tuple(dims)))
 PARAMETER = TypeObject("torch.nn.parameter.Parameter", (), NN["Parameter"],
                        test=lambda v: isinstance(v, Tensor) and bool(getattr(v, "_is_param",
                                                                              False)))
+UNINITIALIZED_PARAMETER = TypeObject("torch.nn.parameter.UninitializedParameter",
+                                     (UninitializedParameter,), None, parent=PARAMETER)
 VARIABLE = TypeObject("torch.autograd.variable.Variable", (Tensor,), AUTOGRAD["Variable"])
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
                  "lazy, vulkan, mps, meta, hpu, mtia, privateuseone")
@@ -248,6 +251,9 @@ def tensor_attribute(t: Tensor, name: str) -> Any:
     if name in _TENSOR_PLAIN:
         return _TENSOR_PLAIN[name](t)
     if (name in TENSOR_READ or name in TENSOR_CALL) and name != "data" and hasattr(Tensor, name):
+        if t.__class__ is UninitializedParameter and name in TENSOR_CALL \
+                and name not in UNINITIALIZED_ALLOWED:
+            raise uninitialized_use(name)
         value = getattr(t, name)
         if name == "grad_fn" and value.__class__ is OutputSlot:  # output i of a Function
             return value.main
@@ -410,6 +416,7 @@ __all__ = [
     "PARAMETER",
     "SIZE",
     "TENSOR",
+    "UNINITIALIZED_PARAMETER",
     "Device",
     "Module",
     "device",

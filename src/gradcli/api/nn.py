@@ -15,6 +15,7 @@ from ..engine import NN_FUNCTIONS
 from ..engine.args import check_device
 from ..engine.context import current
 from ..engine.dtypes import to_dtype
+from ..engine.lazy import UninitializedParameter
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 from . import nn_conv, nn_init, nn_layers, nn_recurrent
@@ -75,6 +76,59 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class LazyLinear(Linear):
+    """``nn.LazyLinear(out_features, bias=True)``: a ``Linear`` whose ``in_features`` is the
+    first input's last size.  Until then its parameters are ``UninitializedParameter``s; the
+    first call's forward pre-hook (registered first, as PyTorch's ``LazyModuleMixin`` does)
+    materialises them in place, draws them as ``Linear`` does, removes itself and makes the
+    module a ``Linear``."""
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        Module.__init__(self)
+        check_device(device)
+        dt = get_default_dtype() if dtype is None else to_dtype(dtype)
+        self.in_features = 0
+        self.out_features = out_features
+        self._parameters["weight"] = UninitializedParameter(zeros(0, dtype=dt).data)
+        self._parameters["bias"] = UninitializedParameter(zeros(0, dtype=dt).data) if bias else None
+        self._initialize_hook = self.register_forward_pre_hook(_infer_parameters,
+                                                               with_kwargs=True)
+
+    def reset_parameters(self) -> None:
+        """Nothing until the parameters have their shapes (PyTorch's LazyLinear)."""
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def has_uninitialized_params(self) -> bool:
+        """Whether a parameter still waits for the first forward."""
+        return any(p.__class__ is UninitializedParameter for p in self._parameters.values())
+
+    def initialize_parameters(self, input: Any) -> None:
+        """``in_features`` from ``input.shape[-1]``; the parameters materialised and drawn
+        under no_grad."""
+        if not self.has_uninitialized_params():
+            return
+        if not isinstance(input, Tensor):
+            raise ScriptError(f"'{typename(input)}' object has no attribute 'shape'",
+                              kind="AttributeError")
+        if input.ndim == 0:
+            raise ScriptError("tuple index out of range", kind="IndexError")
+        self.in_features = input.shape[-1]
+        self.weight.materialize((self.out_features, self.in_features))
+        if self.bias is not None:
+            self.bias.materialize((self.out_features,))
+        self.reset_parameters()  # nn.init's draws run under no_grad
+
+
+def _infer_parameters(module: LazyLinear, args: tuple, kwargs: dict) -> None:
+    """PyTorch's ``LazyModuleMixin._infer_parameters``: the first call's pre-hook."""
+    module.initialize_parameters(*args, **kwargs)
+    module._initialize_hook.remove()
+    del module._initialize_hook
+    module.__class__ = Linear
 
 
 class Identity(Module):
@@ -423,6 +477,8 @@ KLDivLoss = _loss("KLDivLoss", "kl_div", (*_LEGACY, "log_target"), log_target=Fa
 SoftMarginLoss = _loss("SoftMarginLoss", "soft_margin_loss", init="_Loss")
 MarginRankingLoss = _loss("MarginRankingLoss", "margin_ranking_loss", ("margin", *_LEGACY),
                           three=("input1", "input2", "target"), margin=0.0)
+CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", "cosine_embedding_loss", ("margin", *_LEGACY),
+                            three=("input1", "input2", "target"), margin=0.0)
 TripletMarginLoss = _loss("TripletMarginLoss", "triplet_margin_loss",
                           ("margin", "p", "eps", "swap", *_LEGACY),
                           three=("anchor", "positive", "negative"), margin=1.0, p=2.0, eps=1e-6,
@@ -431,7 +487,7 @@ TripletMarginLoss = _loss("TripletMarginLoss", "triplet_margin_loss",
 
 # -- the classes as a script sees them ------------------------------------------------------------------
 _PLACES = {
-    "Module": "module", "Linear": "linear", "Identity": "linear", "Sequential": "container",
+    "Module": "module", "Linear": "linear", "LazyLinear": "linear", "Identity": "linear", "Sequential": "container",
     "ModuleList": "container", "ModuleDict": "container", "ParameterList": "container",
     "ParameterDict": "container",
     "Flatten": "flatten",
@@ -439,7 +495,8 @@ _PLACES = {
                                  "LogSoftmax", "Tanh", "Sigmoid", "SiLU", "LogSigmoid")},
     **{n: "loss" for n in ("MSELoss", "L1Loss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
                            "BCELoss", "BCEWithLogitsLoss", "HuberLoss", "KLDivLoss",
-                           "SoftMarginLoss", "MarginRankingLoss", "TripletMarginLoss")},
+                           "SoftMarginLoss", "MarginRankingLoss", "TripletMarginLoss",
+                           "CosineEmbeddingLoss")},
 }
 _PLACES.update(nn_layers.PLACES)
 _PLACES.update(nn_conv.PLACES)
@@ -462,5 +519,5 @@ def _classes() -> None:
 _classes()
 
 
-__all__ = ["CLASSES", "Linear", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
+__all__ = ["CLASSES", "LazyLinear", "Linear", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
            "Sequential"]

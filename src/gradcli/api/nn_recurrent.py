@@ -1,5 +1,5 @@
 """``torch.nn``'s recurrent layers: ``RNN``, ``LSTM``, ``GRU`` (stacked layers, batch_first,
-dropout between layers; one direction) and the cells ``RNNCell``, ``LSTMCell``, ``GRUCell``,
+dropout between layers, bidirectional, LSTM's proj_size) and the cells ``RNNCell``, ``LSTMCell``, ``GRUCell``,
 with PyTorch's parameters (``weight_ih_l0`` ...), initialisation, checks and reprs; the
 computation is engine/recurrent.py's.
 """
@@ -13,7 +13,7 @@ from ..engine import recurrent
 from ..engine.args import check_device
 from ..engine.context import current
 from ..engine.dtypes import to_dtype
-from ..engine.shape import transpose_result
+from ..engine.shape import transpose, transpose_result
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 from . import nn_init
@@ -49,13 +49,6 @@ class _RNNBase(Module):
                  dtype: Any = None, nonlinearity: str = "tanh") -> None:
         super().__init__()
         check_device(device)
-        if bidirectional:
-            raise ScriptError("bidirectional recurrent layers are not supported by gradcli",
-                              kind="NotImplementedError",
-                              hint="run two layers, one over the reversed sequence")
-        if proj_size:
-            raise ScriptError("LSTM(proj_size=...) is not supported by gradcli",
-                              kind="NotImplementedError")
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
                 not 0 <= dropout <= 1:
             raise ScriptError("dropout should be a number in range [0, 1] representing the "
@@ -70,6 +63,15 @@ class _RNNBase(Module):
         if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers <= 0:
             raise ScriptError("num_layers must be an integer greater than zero",
                               kind="ValueError")
+        if isinstance(proj_size, bool) or not isinstance(proj_size, int):
+            raise ScriptError("empty(): argument 'size' failed to unpack the object at pos 2 "
+                              "with error \"type must be tuple of ints,but got "
+                              f"{type(proj_size).__name__}\"", kind="TypeError")
+        if proj_size < 0:
+            raise ScriptError("proj_size should be a positive integer or zero to disable "
+                              "projections", kind="ValueError")
+        if proj_size >= hidden_size:
+            raise ScriptError("proj_size has to be smaller than hidden_size", kind="ValueError")
         self.mode = self._mode if self._mode != "RNN" else \
             {"tanh": "RNN_TANH", "relu": "RNN_RELU"}.get(nonlinearity, "")
         if not self.mode:
@@ -78,18 +80,31 @@ class _RNNBase(Module):
         self.nonlinearity = nonlinearity
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
-        self.bidirectional, self.proj_size = False, 0
+        self.bidirectional, self.proj_size = bool(bidirectional), proj_size
         dt = get_default_dtype() if dtype is None else to_dtype(dtype)
         gate = _GATES[self.mode] * hidden_size
+        real = proj_size or hidden_size  # the size of h (the output's, per direction)
+        self._all_weights = []
         for layer in range(num_layers):
-            size_in = input_size if layer == 0 else hidden_size
-            params = self._parameters
-            params[f"weight_ih_l{layer}"] = Parameter(zeros(gate, size_in, dtype=dt))
-            params[f"weight_hh_l{layer}"] = Parameter(zeros(gate, hidden_size, dtype=dt))
-            if bias:
-                params[f"bias_ih_l{layer}"] = Parameter(zeros(gate, dtype=dt))
-                params[f"bias_hh_l{layer}"] = Parameter(zeros(gate, dtype=dt))
+            for suffix in ("", "_reverse")[:self._directions]:
+                size_in = input_size if layer == 0 else real * self._directions
+                params = self._parameters
+                names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
+                params[names[0]] = Parameter(zeros(gate, size_in, dtype=dt))
+                params[names[1]] = Parameter(zeros(gate, real, dtype=dt))
+                if bias:
+                    names += [f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"]
+                    params[names[2]] = Parameter(zeros(gate, dtype=dt))
+                    params[names[3]] = Parameter(zeros(gate, dtype=dt))
+                if proj_size:
+                    names.append(f"weight_hr_l{layer}{suffix}")
+                    params[names[-1]] = Parameter(zeros(proj_size, hidden_size, dtype=dt))
+                self._all_weights.append(names)
         self.reset_parameters()
+
+    @property
+    def _directions(self) -> int:
+        return 2 if self.bidirectional else 1
 
     def reset_parameters(self) -> None:
         """Every parameter uniform in +-1/sqrt(hidden_size), in registration order."""
@@ -98,14 +113,16 @@ class _RNNBase(Module):
             nn_init.uniform_(weight, -stdv, stdv)
 
     def _weights(self) -> list:
-        p = self._parameters
-        return [(p[f"weight_ih_l{k}"], p[f"weight_hh_l{k}"], p.get(f"bias_ih_l{k}"),
-                 p.get(f"bias_hh_l{k}")) for k in range(self.num_layers)]
+        """Per layer, one (w_ih, w_hh, b_ih, b_hh, w_hr) per direction."""
+        p, d = self._parameters, self._directions
+        return [[tuple(p.get(f"{name}_l{k}{suffix}") for name in
+                       ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
+                 for suffix in ("", "_reverse")[:d]] for k in range(self.num_layers)]
 
     @property
     def all_weights(self) -> list:
-        """The parameters per layer, as lists."""
-        return [[w for w in layer if w is not None] for layer in self._weights()]
+        """The parameters per layer and direction, as lists."""
+        return [[self._parameters[n] for n in names] for names in self._all_weights]
 
     def forward(self, input: Any, hx: Any = None) -> tuple:
         """``_VF.<mode>(input, hx, ...)``: the output and the final state(s)."""
@@ -118,30 +135,40 @@ class _RNNBase(Module):
         if x.shape[-1] != self.input_size:
             raise ScriptError(f"input.size(-1) must be equal to input_size. Expected "
                               f"{self.input_size}, got {x.shape[-1]}")
-        expected = (self.num_layers, x.shape[1], self.hidden_size)
+        layers = self.num_layers * self._directions
+        expected = (layers, x.shape[1], self.proj_size or self.hidden_size)
+        cell = (layers, x.shape[1], self.hidden_size)
+        lstm = self.mode == "LSTM"
         if hx is None:
             h0 = zeros(*expected, dtype=x.dtype)
-            hx = (h0, zeros(*expected, dtype=x.dtype)) if self.mode == "LSTM" else h0
+            hx = (h0, zeros(*cell, dtype=x.dtype)) if lstm else h0
         else:
-            states = hx if self.mode == "LSTM" else (hx,)
+            states = hx if lstm else (hx,)
             if not batched:
                 states = tuple(s.unsqueeze(1) for s in states)
-            for s in states:
-                if tuple(s.shape) != expected:
-                    raise ScriptError(f"Expected hidden size {expected}, got {list(s.shape)}")
-            hx = states if self.mode == "LSTM" else states[0]
+            for i, (s, size) in enumerate(zip(states, (expected, cell))):
+                if tuple(s.shape) != size:
+                    what = f"hidden[{i}]" if lstm else "hidden"
+                    raise ScriptError(f"Expected {what} size {size}, got {list(s.shape)}")
+            hx = states if lstm else states[0]
+        if lstm and self.proj_size and x.dtype.name == "float32" and x.numel():
+            # PyTorch's C++ warning, raised at one line of rnn.py: Python shows it once
+            current().warn_once("LSTM with projections is not supported with oneDNN. Using "
+                                "default implementation.")
         out, state = recurrent.layers(self.mode, x, hx, self._weights(), self.num_layers,
                                       self.dropout, self.training)
         if not batched:
             out = out.squeeze(1)
             state = tuple(s.squeeze(1) for s in state) if self.mode == "LSTM" else \
                 state.squeeze(1)
-        elif self.batch_first:
-            out = transpose_result(out, 0, 1)
+        elif self.batch_first:  # RNN.cpp: lstm's result.transpose(0, 1), the others' transpose_
+            out = transpose(out, 0, 1) if lstm else transpose_result(out, 0, 1)
         return out, state
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -150,6 +177,8 @@ class _RNNBase(Module):
             s += f", batch_first={self.batch_first}"
         if self.dropout != 0:
             s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
         return s
 
 
@@ -162,7 +191,8 @@ class RNN(_RNNBase):
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
                  dropout: float = 0.0, bidirectional: bool = False, device: Any = None,
-                 dtype: Any = None) -> None:
+                 dtype: Any = None, **kwargs: Any) -> None:
+        _no_projection(kwargs)
         super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, 0, device, dtype, nonlinearity)
 
@@ -177,6 +207,25 @@ class GRU(_RNNBase):
     """``nn.GRU``."""
 
     _mode = "GRU"
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, device: Any = None, dtype: Any = None,
+                 **kwargs: Any) -> None:
+        _no_projection(kwargs)
+        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, 0, device, dtype)
+
+
+def _no_projection(kwargs: dict) -> None:
+    """RNN's and GRU's keywords beyond their own: PyTorch's error for ``proj_size``,
+    Python's for the rest."""
+    if "proj_size" in kwargs:
+        raise ScriptError("proj_size argument is only supported for LSTM, not RNN or GRU",
+                          kind="ValueError")
+    for name in kwargs:
+        raise ScriptError(f"__init__() got an unexpected keyword argument '{name}'",
+                          kind="TypeError")
 
 
 class _CellBase(Module):

@@ -56,7 +56,8 @@ def state_dict(module: Any, args: tuple, destination: Any, prefix: str,
 def _save(module: Any, destination: Any, prefix: str, keep_vars: bool) -> None:
     for name, p in module._parameters.items():
         if p is not None:
-            destination[prefix + name] = p if keep_vars else p.detach()
+            lazy = p.__class__ is not Tensor  # a lazy module's: kept itself, as PyTorch's
+            destination[prefix + name] = p if keep_vars or lazy else p.detach()
     for name, b in module._buffers.items():
         if b is not None and name not in module._non_persistent_buffers_set:
             destination[prefix + name] = b if keep_vars else b.detach()

@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import ScriptError
 from .backend import NUMPY_CLASSES, numpy_type_name
 from .context import current
+from .lazy import uninitialized_use
 from .tensor import Tensor
 
 
@@ -69,6 +70,8 @@ def typed_arg(fn: str, arg: str, value: Any, kind: type, pos: int | None = None)
 def tensor_arg(x: Any, fn: str, arg: str = "input", pos: int = 1) -> Tensor:
     """``x`` if it is a tensor, else PyTorch's TypeError for argument ``arg`` of ``fn``."""
     if x.__class__ is not Tensor:
+        if isinstance(x, Tensor):  # a lazy module's parameter before its first forward
+            raise uninitialized_use(fn)
         raise ScriptError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not "
                           f"{type_name(x)}", kind="TypeError")
     return x

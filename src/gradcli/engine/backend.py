@@ -350,7 +350,7 @@ def view_geometry(backend: Backend, base_shape: tuple, base_strides: tuple, view
     host = numpy.asarray(to_host(index))
     strides, step = [], 1
     for d in range(len(shape) - 1, -1, -1):
-        if shape[d] > 1:
+        if shape[d] > 1 and host.size:  # an empty view: contiguous strides
             at = [0] * len(shape)
             at[d] = 1
             step = int(host[tuple(at)] - host[(0,) * len(shape)])

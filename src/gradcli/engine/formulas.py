@@ -60,57 +60,12 @@ class TensorFormulas:
         """An array as a constant operand."""
         return Tensor(array, current().backend)
 
-    # PyTorch's backward kernels, composed of recorded ops in the kernels' association (the
-    # fused multiply-add of tanh_backward and the softmax kernels' order of additions round
-    # differently here in the last bit; see engine/kernels.py)
+    # The activations' backward kernels (tanh_backward, softmax_backward ...) are ops of the
+    # table, found by name; silu's gradient is composite in PyTorch too.
     @staticmethod
     def power(x: Tensor, exponent: float) -> Tensor:
         """Differentiable ``x ** exponent``."""
         return pow(x, exponent)
-
-    @staticmethod
-    def sigmoid_backward(grad: Tensor, y: Tensor) -> Tensor:
-        """(grad * (1 - y)) * y."""
-        return (grad * (1 - y)) * y
-
-    @staticmethod
-    def tanh_backward(grad: Tensor, y: Tensor) -> Tensor:
-        """grad * (1 - y * y)."""
-        return grad * (1 - y * y)
-
-    @staticmethod
-    def softmax_backward(grad: Tensor, y: Tensor, dim: int) -> Tensor:
-        """(grad - sum(grad * y)) * y."""
-        return (grad - _reduce(O.SUM, O.SUM_DIM, grad * y, dim, True)) * y
-
-    @staticmethod
-    def log_softmax_backward(grad: Tensor, y: Tensor, dim: int) -> Tensor:
-        """grad - exp(y) * sum(grad)."""
-        return grad - SURFACED["exp"](y) * _reduce(O.SUM, O.SUM_DIM, grad, dim, True)
-
-    @staticmethod
-    def logsigmoid_backward(grad: Tensor, x: Tensor) -> Tensor:
-        """(max_deriv - sign * (b / (1 + b))) * grad with b = exp(-|x|)."""
-        b = SURFACED["exp"](-SURFACED["abs"](x))
-        negative = x.data < 0
-        zeros = _zeros_like(x)
-        max_deriv = TensorFormulas.where(negative, zeros + 1.0, zeros)
-        sign = TensorFormulas.where(negative, zeros + 1.0, zeros - 1.0)
-        return (max_deriv - sign * (b / (b + 1))) * grad
-
-    @staticmethod
-    def softplus_backward(grad: Tensor, x: Tensor, beta: float, threshold: float) -> Tensor:
-        """grad * z / (z + 1) with z = exp(x * beta), grad above the threshold."""
-        z = SURFACED["exp"](x * beta)
-        return TensorFormulas.where(x.data * beta > threshold, grad, grad * z / (z + 1))
-
-    @staticmethod
-    def elu_backward(grad: Tensor, b: Tensor, alpha: float, scale: float, input_scale: float,
-                     is_result: bool) -> Tensor:
-        """grad * scale above 0; below, from the result or the input."""
-        below = grad * input_scale * (b + alpha * scale) if is_result else \
-            grad * (input_scale * alpha * scale) * SURFACED["exp"](b * input_scale)
-        return TensorFormulas.where(b.data > 0, grad * scale, below)
 
     @staticmethod
     def silu_backward(grad: Tensor, x: Tensor) -> Tensor:

@@ -273,6 +273,23 @@ def _log_softmax(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     return t[0] - _logsumexp_jvp(fx, p[0], t[0], params["dim"], True)
 
 
+def _softmax_backward(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # _softmax_backward_data(grad_output_t, output) + the output's tangent through
+    # softmax_double_backward's formula (the kernel is linear in grad_output)
+    dim = params["dim"]
+    go, y = p
+    return (fx.softmax_backward(t[0], y, dim=dim)
+            + t[1] * (go - fx.sum(y * go, dim, True)) - y * fx.sum(t[1] * go, dim, True))
+
+
+def _log_softmax_backward(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+    # _log_softmax_backward_data(grad_output_t, output) - output_t * exp(output) * sum(grad_output)
+    dim = params["dim"]
+    go, y = p
+    return (fx.log_softmax_backward(t[0], y, dim=dim)
+            - t[1] * fx.exp(y) * fx.sum(go, dim, True))
+
+
 def _div(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     return (t[0] - t[1] * result) / p[1]
 
@@ -504,6 +521,7 @@ def _mse(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
 FORMULAS: dict[Op, Callable] = {
     O.MM: _bilinear(O.MM), O.MV: _bilinear(O.MV), O.DOT: _bilinear(O.DOT),
     O.BMM: _bilinear(O.BMM), O.ADDMM: _addmm, O.SOFTMAX: _softmax, O.LOG_SOFTMAX: _log_softmax,
+    O.SOFTMAX_BACKWARD: _softmax_backward, O.LOG_SOFTMAX_BACKWARD: _log_softmax_backward,
     O.DIV: _div, O.MAXIMUM: _maximum,
     O.MINIMUM: lambda fx, t, p, r, params: _maximum(fx, t, p, r, params, -1),
     O.ATAN2: _angle, O.HYPOT: _hypot, O.LOGADDEXP: _logaddexp, O.LERP: _lerp,

@@ -16,11 +16,11 @@ from . import ops as O
 from .args import broadcast_shape, check_numel, dim_arg, tensor_arg, type_name
 from .backend import memory_order, to_host
 from .context import GradMode
-from .joins import expand_as
+from .joins import expand_as, where
 from .nn_functional import _cast, _reduction
 from .record import apply, apply_inplace
 from .reductions import norm, vector_norm
-from .shape import _expand
+from .shape import _expand, _slice
 from .tensor import Size, Tensor
 
 
@@ -173,7 +173,8 @@ def _torch_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, run
 # --- padding and dropout ------------------------------------------------------------------------
 def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
     """``F.pad``: constant padding (ConstantPadNdBackward0; negative amounts crop), or the
-    reflected or replicated edges of the last 1 to 3 dims (ReflectionPad1DBackward0 ...)."""
+    reflected, replicated (ReflectionPad1DBackward0 ...) or circular edges of the last 1 to 3
+    dims."""
     x = tensor_arg(input, "pad")
     amounts = _int_tuple("pad", "pad", pad)
     if mode != "constant" and value is not None:
@@ -198,11 +199,54 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tens
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)",
             kind="NotImplementedError")
     if mode == "circular":
-        raise ScriptError("F.pad(mode='circular') is not supported by gradcli",
-                          hint="mode='constant', 'reflect' and 'replicate' are")
+        return _pad_circular(x, amounts)
     _check_pad_sizes(x, amounts, mode)
     ops = O.REFLECTION_PAD if mode == "reflect" else O.REPLICATION_PAD
     return apply(ops[k], (x,), {"padding": amounts})
+
+
+_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            "operation.")
+
+
+def _pad_circular(x: Tensor, amounts: tuple) -> Tensor:
+    """ATen's ``_pad_circular`` (PadNd.cpp): a new tensor, the input copied into its middle,
+    then each padded dim's ends copied from the other side of the result itself, last dim
+    first (CopySlices over SliceBackward0 views)."""
+    k = len(amounts) // 2
+    lead = x.ndim - k
+    shape = list(x.shape)
+    for i in range(k):
+        left, right = amounts[2 * (k - i - 1)], amounts[2 * (k - i - 1) + 1]
+        size = x.shape[lead + i]
+        shape[lead + i] = size + left + right
+        if left > size or right > size:
+            raise ScriptError("Padding value causes wrapping around more than once.")
+        if shape[lead + i] < 0:
+            raise ScriptError("Negative padding value is resulting in an empty dimension")
+    check_numel(shape)
+    out = Tensor(x.backend.xp.zeros(tuple(shape), dtype=x.data.dtype), x.backend)
+    out_slice, in_slice = out, x
+    for i in range(k):
+        dim = k - i + lead - 1
+        left, right = amounts[2 * i], amounts[2 * i + 1]
+        out_slice = _slice(out_slice, dim, max(left, 0), shape[dim] - max(right, 0), 1)
+        in_slice = _slice(in_slice, dim, max(-left, 0), x.shape[dim] - max(-right, 0), 1)
+    apply_inplace(O.COPY, out_slice, (in_slice,))
+    for i in range(k):
+        dim = k - i + lead - 1
+        left, right = amounts[2 * i], amounts[2 * i + 1]
+        end, start = shape[dim] - max(right, 0), max(left, 0)
+        if (left > 0 and end - left < left) or (right > 0 and start + right > shape[dim] - right):
+            raise ScriptError(_OVERLAP)  # copy_ from the same memory (a negative padding)
+        if left > 0:
+            apply_inplace(O.COPY, _slice(out, dim, 0, left, 1),
+                          (_slice(out, dim, end - left, end, 1),))
+        if right > 0:
+            apply_inplace(O.COPY, _slice(out, dim, shape[dim] - right, shape[dim], 1),
+                          (_slice(out, dim, start, start + right, 1),))
+    return out
 
 
 def _check_pad_sizes(x: Tensor, amounts: tuple, mode: str) -> None:
@@ -381,6 +425,38 @@ def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0
     return _reduce_loss(loss, reduction)
 
 
+def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                          size_average: Any = None, reduce: Any = None,
+                          reduction: str = "mean") -> Tensor:
+    """ATen's composite (Loss.cpp): ``cos = (x1 * x2).sum(d) / ((|x1|^2 + eps) * (|x2|^2 +
+    eps)).sqrt_()``, then ``1 - cos`` where the target is 1 and ``(cos - margin).clamp_min_(0)``
+    where it is -1 (zero elsewhere), reduced."""
+    a = tensor_arg(input1, "cosine_embedding_loss", "input1")
+    b = tensor_arg(input2, "cosine_embedding_loss", "input2", 2)
+    t = tensor_arg(target, "cosine_embedding_loss", "target", 3)
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)):
+        raise ScriptError("cosine_embedding_loss(): argument 'margin' (position 4) must be "
+                          f"float, not {type_name(margin)}", kind="TypeError")
+    reduction = _reduction(reduction, size_average, reduce)
+    d = t.ndim
+    if d not in (0, 1):
+        raise ScriptError("0D or 1D target tensor expected, multi-target not supported")
+    if (a.ndim, b.ndim) != (d + 1, d + 1):
+        raise ScriptError(f"{d}D target tensor expects {d + 1}D input tensors, but found inputs "
+                          f"with sizes {list(a.shape)} and {list(b.shape)}.")
+    prod_sum = (a * b).sum(d)
+    mag_square1 = apply(O.ADD_SCALAR, ((a * a).sum(d),), {"other": 1e-12})
+    mag_square2 = apply(O.ADD_SCALAR, ((b * b).sum(d),), {"other": 1e-12})
+    cos = apply(O.DIV, (prod_sum, apply_inplace(O.SQRT, mag_square1 * mag_square2, ())))
+    zeros = Tensor(cos.backend.xp.zeros(cos.data.shape, dtype=cos.data.dtype), cos.backend)
+    one = Tensor(cos.backend.xp.ones((), dtype=cos.data.dtype), cos.backend)
+    pos = apply(O.SUB, (one, cos))  # 1 - cos: a wrapped number, SubBackward0
+    neg = apply_inplace(O.CLAMP_MIN, apply(O.SUB_SCALAR, (cos,), {"other": margin}), (),
+                        {"min": 0})
+    output = apply(O.ADD, (where(t == 1, pos, zeros), where(t == -1, neg, zeros)))
+    return _reduce_loss(output, reduction)
+
+
 def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: Any = None, reduce: Any = None,
@@ -407,7 +483,7 @@ def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float
 
 LAYERS: dict[str, Any] = {fn.__name__: fn for fn in (
     normalize, cosine_similarity, pairwise_distance, layer_norm, batch_norm, pad, dropout,
-    embedding, margin_ranking_loss, triplet_margin_loss)}
+    embedding, margin_ranking_loss, triplet_margin_loss, cosine_embedding_loss)}
 # torch.<name> of the same functions
 TORCH_LAYERS = {fn.__name__: fn for fn in (
     cosine_similarity, pairwise_distance, layer_norm, constant_pad_nd)}

@@ -430,7 +430,8 @@ def _relu(xp: Any, self: Any) -> Any:
 
 
 RELU = defop("relu", "ReluBackward0", ("self",), _relu,
-             lambda xp, grad, result: xp.where(_raw(result) > 0, grad, 0.0), kind="elementwise",
+             lambda xp, grad, result: xp.threshold_backward(grad, result, threshold=0.0),
+             kind="elementwise",
              surface=(*UNARY, "F"), domain=(-2, 2))
 def _sgn(xp: Any, self: Any) -> Any:
     # PyTorch's sign kernel, (0 < a) - (a < 0): NaN and -0.0 give 0
@@ -560,7 +561,8 @@ def _softplus(xp: Any, self: Any, beta: float = 1.0, threshold: float = 20.0) ->
 # NOTE: above the threshold softplus is the identity, and so is its gradient (as PyTorch).
 SOFTPLUS = defop(
     "softplus", "SoftplusBackward0", ("self",), _softplus,
-    lambda xp, grad, self, beta, threshold: xp.softplus_backward(grad, self, beta, threshold),
+    lambda xp, grad, self, beta, threshold: xp.softplus_backward(grad, self, beta=beta,
+                                                                      threshold=threshold),
     kind="elementwise", surface=NN, domain=(-3, 3), dtype="float_kernel", aten="softplus_cpu")
 # NOTE: PyTorch's CPU kernel also saves a `buffer` it computes in the forward; gradcli's
 # formula needs only `self`, so listings show one saved tensor where PyTorch has two.
@@ -850,8 +852,8 @@ DIST = defop("dist", "DistBackward0", ("self", "other"),
 HARDTANH = defop(
     "hardtanh", "HardtanhBackward0", ("self",),
     lambda xp, self, min_val=-1.0, max_val=1.0: xp.clip(self, min=min_val, max=max_val),
-    lambda xp, grad, self, min_val, max_val: xp.where(
-        (_raw(self) > min_val) & (_raw(self) < max_val), grad, 0.0),
+    lambda xp, grad, self, min_val, max_val: xp.hardtanh_backward(grad, self, min_val=min_val,
+                                                                 max_val=max_val),
     kind="elementwise", surface=NN, domain=(-2, 2))
 
 # --- nn.functional activations (the F ops group) ------------------------------------------------
@@ -911,13 +913,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 SELU = defop("selu", "EluBackward0", ("self",),
              lambda xp, self: K.elu(xp, self, _SELU_ALPHA, _SELU_SCALE, 1.0),
-             lambda xp, grad, self: xp.elu_backward(grad, self, _SELU_ALPHA, _SELU_SCALE, 1.0,
-                                                    False),
+             lambda xp, grad, self: _elu_backward(xp, grad, self, _SELU_ALPHA, _SELU_SCALE, 1.0, False),
              kind="elementwise", surface=("torch", "F"), domain=(-2, 2), dtype="float_kernel",
              aten="elu_cpu")
 SELU_ = defop("selu_", "EluBackward1", ("self",), SELU.forward,
-              lambda xp, grad, result: xp.elu_backward(grad, result, _SELU_ALPHA, _SELU_SCALE,
-                                                       1.0, True),
+              lambda xp, grad, result: _elu_backward(xp, grad, result, _SELU_ALPHA, _SELU_SCALE, 1.0, True),
               kind="elementwise", dtype="float_kernel", aten="elu_cpu")
 def _celu(xp: Any, self: Any, alpha: float = 1.0) -> Any:
     if alpha == 0:
@@ -926,13 +926,11 @@ def _celu(xp: Any, self: Any, alpha: float = 1.0) -> Any:
 
 
 CELU = defop("celu", "CeluBackward0", ("self",), _celu,
-             lambda xp, grad, self, alpha: xp.elu_backward(grad, self, alpha, 1.0, 1.0 / alpha,
-                                                           False),
+             lambda xp, grad, self, alpha: _elu_backward(xp, grad, self, alpha, 1.0, 1.0 / alpha, False),
              kind="elementwise", surface=("torch", "F"), domain=(-2, 2), dtype="float_kernel",
              aten="elu_cpu")
 CELU_ = defop("celu_", "CeluBackward1", ("self",), CELU.forward,
-              lambda xp, grad, result, alpha: xp.elu_backward(grad, result, alpha, 1.0,
-                                                              1.0 / alpha, True),
+              lambda xp, grad, result, alpha: _elu_backward(xp, grad, result, alpha, 1.0, 1.0 / alpha, True),
               kind="elementwise", dtype="float_kernel", aten="elu_cpu")
 # NOTE: inside [-lambd, lambd] softshrink is 0, but -0.0 for a negative x in the elements
 # PyTorch's kernel leaves to its scalar loop (engine/exact/unary.py).
@@ -955,7 +953,7 @@ HARDSHRINK = defop(
 THRESHOLD = defop(
     "threshold", "ThresholdBackward0", ("self",),
     lambda xp, self, threshold, value: xp.where(self <= threshold, value, self),
-    lambda xp, grad, self, threshold: xp.where(_raw(self) <= threshold, 0.0, grad),
+    lambda xp, grad, self, threshold: xp.threshold_backward(grad, self, threshold=threshold),
     kind="elementwise", dtype="promote", wrapped=("threshold", "value"))
 THRESHOLD_ = defop("threshold_", "ThresholdBackward1", ("self",), THRESHOLD.forward,
                    THRESHOLD.formulas[0][0], kind="elementwise", dtype="promote",
@@ -1415,13 +1413,14 @@ ADAPTIVE_AVG_POOL2D = defop(
 LEAKY_RELU = defop(
     "leaky_relu", "LeakyReluBackward0", ("self",),
     lambda xp, self, negative_slope=0.01: xp.where(self > 0, self, self * negative_slope),
-    lambda xp, grad, self, negative_slope: xp.where(_raw(self) > 0, grad, grad * negative_slope),
+    lambda xp, grad, self, negative_slope: xp.leaky_relu_backward(
+        grad, self, negative_slope=negative_slope, self_is_result=False),
     kind="elementwise", surface=NN, domain=(-2, 2), dtype="float_kernel", aten="leaky_relu_cpu")
 # In place (F.leaky_relu(x, inplace=True)) PyTorch saves the result instead of the input.
 LEAKY_RELU_ = defop(
     "leaky_relu_", "LeakyReluBackward1", ("self",), LEAKY_RELU.forward,
-    lambda xp, grad, result, negative_slope: xp.where(_raw(result) > 0, grad,
-                                                      grad * negative_slope),
+    lambda xp, grad, result, negative_slope: xp.leaky_relu_backward(
+        grad, result, negative_slope=negative_slope, self_is_result=True),
     kind="elementwise", dtype="float_kernel", aten="leaky_relu_cpu")
 _SQRT1_2 = math.sqrt(0.5)
 _GELU_PDF = 1.0 / math.sqrt(2.0 * math.pi)
@@ -1457,10 +1456,10 @@ SILU = defop("silu", "SiluBackward0", ("self",), K.silu,
 # NOTE: the negative branch is taken at 0 itself (x <= 0), as PyTorch's elu_backward.
 ELU = defop("elu", "EluBackward0", ("self",),
             lambda xp, self, alpha=1.0: K.elu(xp, self, alpha, 1.0, 1.0),
-            lambda xp, grad, self, alpha: xp.elu_backward(grad, self, alpha, 1.0, 1.0, False),
+            lambda xp, grad, self, alpha: _elu_backward(xp, grad, self, alpha, 1.0, 1.0, False),
             kind="elementwise", surface=NN, domain=(-2, 2), dtype="float_kernel", aten="elu_cpu")
 ELU_ = defop("elu_", "EluBackward1", ("self",), ELU.forward,
-             lambda xp, grad, result, alpha: xp.elu_backward(grad, result, alpha, 1.0, 1.0, True),
+             lambda xp, grad, result, alpha: _elu_backward(xp, grad, result, alpha, 1.0, 1.0, True),
              kind="elementwise", dtype="float_kernel", aten="elu_cpu")
 
 # --- reductions ---------------------------------------------------------------------------------
@@ -1859,10 +1858,11 @@ def _mse_norm(shape: tuple, reduction: str) -> float:
 
 
 SOFTMAX = defop("softmax", "SoftmaxBackward0", ("self",), K.softmax,
-                lambda xp, grad, result, dim: xp.softmax_backward(grad, result, dim),
+                lambda xp, grad, result, dim: xp.softmax_backward(grad, result, dim=dim),
                 dtype="float")
 LOG_SOFTMAX = defop("log_softmax", "LogSoftmaxBackward0", ("self",), K.log_softmax,
-                    lambda xp, grad, result, dim: xp.log_softmax_backward(grad, result, dim),
+                    lambda xp, grad, result, dim: xp.log_softmax_backward(grad, result,
+                                                                                      dim=dim),
                     dtype="float")
 MSE_LOSS = defop("mse_loss", "MseLossBackward0", ("self", "target"), _mse,
                  lambda grad, self, target, self_shape, reduction: _mse_norm(
@@ -2381,16 +2381,127 @@ LINALG_SOLVE = defop("linalg_solve", "LinalgSolveExBackward0", ("A", "B", "LU", 
                          xp, grad, A, result, left, False), None, None, dtype="same")
 
 
+# --- the activations' backward kernels, as ops ---------------------------------------------------
+# PyTorch's formulas call these kernels (tanh_backward, threshold_backward ...), and under
+# create_graph=True each is recorded as an op of its own with its own derivatives
+# (derivatives.yaml: TanhBackwardBackward0 ...), so a gradient penalty or a Hessian through an
+# activation records PyTorch's nodes and rounds as its fused kernels do.  A mask PyTorch
+# multiplies by, ``(x < 0).type_as(grad)``, is a constant here too (MulBackward0).  The
+# log-softmax kernel is not its own adjoint: its grad_output's gradient is composite.
+def _mask(xp: Any, condition: Any, like: Any) -> Any:
+    """``condition.type_as(like)`` as a constant operand."""
+    raw = _raw(like)
+    return xp.const(xp.raw.astype(_raw(condition), raw.dtype))
+
+
+def _elu_backward(xp: Any, grad: Any, b: Any, alpha: float, scale: float, input_scale: float,
+                  is_result: bool) -> Any:
+    return xp.elu_backward(grad, b, alpha=alpha, scale=scale, input_scale=input_scale,
+                           is_result=is_result)
+
+
+def _elu_double_backward(xp: Any, grad: Any, grad_output: Any, b: Any, alpha: float,
+                         scale: float, input_scale: float, is_result: bool) -> Any:
+    """FunctionsManual's elu_double_backward."""
+    negative = _mask(xp, _raw(b) < 0, grad)
+    if is_result:
+        return grad * grad_output * input_scale * negative
+    return _elu_backward(xp, grad * grad_output * input_scale, b, alpha, scale, input_scale,
+                         False) * negative
+
+
+def _softplus_double_backward(xp: Any, grad: Any, self: Any, beta: float,
+                              threshold: float) -> Any:
+    """FunctionsManual's softplus_double_backward: sigmoid_backward(grad, sigmoid(x * beta))
+    where x * beta < threshold, times beta."""
+    x = self * beta
+    return xp.sigmoid_backward(grad, xp.sigmoid(x)) * _mask(xp, _raw(x) < threshold, grad) * beta
+
+
+def _softmax_double_backward(xp: Any, grad: Any, grad_output: Any, dim: int,
+                             output: Any) -> Any:
+    """FunctionsManual's softmax_double_backward."""
+    return (grad_output * grad - xp.sum(output * grad_output, axis=dim, keepdims=True) * grad
+            - grad_output * xp.sum(output * grad, axis=dim, keepdims=True))
+
+
+TANH_BACKWARD = defop(
+    "tanh_backward", "TanhBackwardBackward0", ("grad_output", "output"), K.tanh_backward,
+    lambda xp, grad, output: xp.tanh_backward(grad, output),
+    lambda grad, grad_output, output: grad * (-2 * output * grad_output), kind="elementwise")
+SIGMOID_BACKWARD = defop(
+    "sigmoid_backward", "SigmoidBackwardBackward0", ("grad_output", "output"),
+    K.sigmoid_backward, lambda xp, grad, output: xp.sigmoid_backward(grad, output),
+    lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1),
+    kind="elementwise")
+SOFTMAX_BACKWARD = defop(
+    "softmax_backward", "SoftmaxBackwardDataBackward0", ("grad_output", "output"),
+    lambda xp, grad_output, output, dim: K.softmax_backward(xp, grad_output, output, dim),
+    lambda xp, grad, output, dim: xp.softmax_backward(grad, output, dim=dim),
+    lambda xp, grad, grad_output, output, dim: _softmax_double_backward(
+        xp, grad, grad_output, dim, output), aten="_softmax_backward_data")
+LOG_SOFTMAX_BACKWARD = defop(
+    "log_softmax_backward", "LogSoftmaxBackwardDataBackward0", ("grad_output", "output"),
+    lambda xp, grad_output, output, dim: K.log_softmax_backward(xp, grad_output, output, dim),
+    lambda xp, grad, output, dim: grad - xp.sum(grad * xp.exp(output), axis=dim, keepdims=True),
+    lambda xp, grad, grad_output, output, dim: -xp.sum(grad_output, axis=dim, keepdims=True)
+    * xp.exp(output) * grad, aten="_log_softmax_backward_data")
+THRESHOLD_BACKWARD = defop(
+    "threshold_backward", "ThresholdBackwardBackward0", ("grad_output", "self"),
+    lambda xp, grad_output, self, threshold: xp.where(self <= threshold, 0.0, grad_output),
+    lambda xp, grad, self, threshold: xp.threshold_backward(grad, self, threshold=threshold),
+    lambda xp, grad: xp.zeros_like(grad), kind="elementwise")
+LEAKY_RELU_BACKWARD = defop(
+    "leaky_relu_backward", "LeakyReluBackwardBackward0", ("grad_output", "self"),
+    lambda xp, grad_output, self, negative_slope, self_is_result: xp.where(
+        self > 0, grad_output, grad_output * negative_slope),
+    lambda xp, grad, self, negative_slope: xp.leaky_relu_backward(
+        grad, self, negative_slope=negative_slope, self_is_result=False),
+    lambda xp, grad: xp.zeros_like(grad), kind="elementwise")
+HARDTANH_BACKWARD = defop(
+    "hardtanh_backward", "HardtanhBackwardBackward0", ("grad_output", "self"),
+    lambda xp, grad_output, self, min_val, max_val: xp.where(
+        (self <= min_val) | (self >= max_val), 0.0, grad_output),
+    lambda xp, grad, self, min_val, max_val: xp.hardtanh_backward(grad, self, min_val=min_val,
+                                                                 max_val=max_val),
+    lambda xp, grad: xp.zeros_like(grad), kind="elementwise")
+ELU_BACKWARD = defop(
+    "elu_backward", "EluBackwardBackward0", ("grad_output", "self_or_result"),
+    lambda xp, grad_output, self_or_result, alpha, scale, input_scale, is_result:
+    K.elu_backward(xp, grad_output, self_or_result, alpha, scale, input_scale, is_result),
+    lambda xp, grad, self_or_result, alpha, scale, input_scale, is_result: _elu_backward(
+        xp, grad, self_or_result, alpha, scale, input_scale, is_result),
+    lambda xp, grad, grad_output, self_or_result, alpha, scale, input_scale, is_result:
+    _elu_double_backward(xp, grad, grad_output, self_or_result, alpha, scale, input_scale,
+                         is_result), kind="elementwise")
+SOFTPLUS_BACKWARD = defop(
+    "softplus_backward", "SoftplusBackwardBackward0", ("grad_output", "self"),
+    lambda xp, grad_output, self, beta, threshold: K.softplus_backward(
+        xp, grad_output, self, beta, threshold),
+    lambda xp, grad, self, beta, threshold: xp.softplus_backward(grad, self, beta=beta,
+                                                                 threshold=threshold),
+    lambda xp, grad, grad_output, self, beta, threshold: _softplus_double_backward(
+        xp, grad * grad_output, self, beta, threshold), kind="elementwise")
+LOGSIGMOID_BACKWARD = defop(
+    "logsigmoid_backward", "LogSigmoidBackwardBackward0", ("grad_output", "self"),
+    K.logsigmoid_backward, lambda xp, grad, self: xp.logsigmoid_backward(grad, self),
+    lambda xp, grad, grad_output, self: _logsigmoid_double_backward(xp, grad * grad_output,
+                                                                    self),
+    kind="elementwise", aten="log_sigmoid_backward")
+
+
+def _logsigmoid_double_backward(xp: Any, grad: Any, self: Any) -> Any:
+    """FunctionsManual's log_sigmoid_double_backward: grad * (z - 1) * z, z = sigmoid(x)."""
+    z = xp.sigmoid(self)
+    return grad * (z - 1) * z
+
+
 # --- the formula namespaces ---------------------------------------------------------------------
 # The backend's functions formulas may call; the math (exp, log, sqrt, the trigonometric and
 # hyperbolic functions, tanh, log1p, expm1) resolves to the table's forwards, which round as
 # PyTorch's kernels do (engine.kernels), and so do the methods below.
 FORMULA_NAMES = ("where", "floor", "sign", "reshape", "broadcast_to", "permute_dims",
                  "zeros_like", "count_nonzero", "take", "clip", "abs", "prod")
-KERNEL_NAMES = ("sum", "matmul", "power", "sigmoid_backward", "tanh_backward", "softmax_backward",
-                "log_softmax_backward", "logsigmoid_backward", "softplus_backward",
-                "elu_backward", "silu_backward")
-
 
 class ArrayFormulas:
     """The formulas' ``xp`` for plain backward: the backend's functions, the table's ops by
@@ -2436,35 +2547,6 @@ class ArrayFormulas:
     def power(self, x: Any, exponent: float) -> Any:
         """``x ** exponent`` as PyTorch's pow kernel computes it."""
         return K.power(self._xp, x, exponent)
-
-    def sigmoid_backward(self, grad: Any, y: Any) -> Any:
-        """PyTorch's sigmoid_backward kernel."""
-        return K.sigmoid_backward(self._xp, grad, y)
-
-    def tanh_backward(self, grad: Any, y: Any) -> Any:
-        """PyTorch's tanh_backward kernel."""
-        return K.tanh_backward(self._xp, grad, y)
-
-    def softmax_backward(self, grad: Any, y: Any, dim: int) -> Any:
-        """PyTorch's _softmax_backward_data."""
-        return K.softmax_backward(self._xp, grad, y, dim)
-
-    def log_softmax_backward(self, grad: Any, y: Any, dim: int) -> Any:
-        """PyTorch's _log_softmax_backward_data."""
-        return K.log_softmax_backward(self._xp, grad, y, dim)
-
-    def logsigmoid_backward(self, grad: Any, x: Any) -> Any:
-        """PyTorch's log_sigmoid_backward."""
-        return K.logsigmoid_backward(self._xp, grad, x)
-
-    def softplus_backward(self, grad: Any, x: Any, beta: float, threshold: float) -> Any:
-        """PyTorch's softplus_backward."""
-        return K.softplus_backward(self._xp, grad, x, beta, threshold)
-
-    def elu_backward(self, grad: Any, b: Any, alpha: float, scale: float, input_scale: float,
-                     is_result: bool) -> Any:
-        """PyTorch's elu_backward."""
-        return K.elu_backward(self._xp, grad, b, alpha, scale, input_scale, is_result)
 
     def silu_backward(self, grad: Any, x: Any) -> Any:
         """PyTorch's silu_backward."""

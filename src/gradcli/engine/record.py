@@ -28,6 +28,7 @@ from .dtypes import (
     result_type,
 )
 from .graph import _EMPTY, CopySlices, Node, edge
+from .lazy import uninitialized_use
 from .tensor import Tensor
 
 
@@ -84,6 +85,8 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
                                       f"respect to argument '{op.inputs[i]}'. This input cannot "
                                       "have requires_grad True.")
         else:
+            if isinstance(a, Tensor):  # a lazy module's parameter before its first forward
+                raise uninitialized_use(op.name)
             arrays.append(a)
             needs.append(False)
     out_dt, in_dts = _result_dtype(op, args, params, backend)

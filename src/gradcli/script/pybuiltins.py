@@ -16,7 +16,7 @@ from typing import Any
 
 from numpy import ndarray
 
-from ..api.namespace import PARAMETER, SIZE, TENSOR
+from ..api.namespace import PARAMETER, SIZE, TENSOR, UNINITIALIZED_PARAMETER
 from ..api.types import TypeObject
 from ..engine import Node, Tensor
 from ..engine.backend import NUMPY_CLASSES
@@ -339,6 +339,8 @@ def _type_of(v: Any) -> TypeObject:
         if type(v) in t.classes:
             return t
     if isinstance(v, Tensor):
+        if v.__class__ is not Tensor:
+            return UNINITIALIZED_PARAMETER
         return PARAMETER if PARAMETER.instance(v) else TENSOR
     if isinstance(v, Size):
         return SIZE
