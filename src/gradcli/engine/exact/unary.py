@@ -267,7 +267,8 @@ def logsigmoid_backward(grad: Any, x: Any) -> Any:
 
 
 def softplus(x: Any, beta: float, threshold: float) -> Any:
-    """softplus_kernel (AVX2 lanes): log1p(exp(a * beta)) / beta below the threshold."""
+    """softplus_kernel: log1p(exp(a * beta)) / beta below the threshold (512-bit lanes on
+    AVX512: measured, a row's tail from 16 float64 or 32 float32 elements on)."""
     x = np.asarray(x)
     t = x.dtype.type
     b, th = t(beta), t(threshold)
@@ -276,7 +277,7 @@ def softplus(x: Any, beta: float, threshold: float) -> Any:
         return lambda a: np.where(a * b > th, a, f("log1p")(f("exp")(a * b)) / b)
 
     with np.errstate(all="ignore"):
-        return _split(x, SUM_VECTOR_BYTES, *_lambdas(x.dtype, formula))
+        return _split(x, _vector_bytes(), *_lambdas(x.dtype, formula))
 
 
 def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
@@ -292,7 +293,7 @@ def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
         return fn
 
     with np.errstate(all="ignore"):
-        return _split(x, SUM_VECTOR_BYTES, *_lambdas(x.dtype, formula),
+        return _split(x, _vector_bytes(), *_lambdas(x.dtype, formula),
                       np.asarray(grad, x.dtype))
 
 
