@@ -1,7 +1,7 @@
 """SLEEF's double-precision functions (engine/exact/sleef64.py) against PyTorch's own results.
 
 tools/record_sleef64.py recorded PyTorch 2.13's float64 ``log1p``, ``expm1``, ``exp2``,
-``atan2``, ``pow`` with a scalar exponent and the softmaxes (their ``exp`` and ``log``) on AVX512, over
+``atan2``, ``sinh``, ``cosh``, ``pow`` with a scalar exponent and the softmaxes (their ``exp`` and ``log``) on AVX512, over
 inputs with every edge case (huge, tiny, subnormal, infinite, NaN; the arguments where SLEEF's
 functions switch to 0, -1 or inf) and lengths that leave a scalar tail.  Every bit must match.
 """
@@ -26,6 +26,8 @@ OPS = {
     "log1p": unary.log1p,
     "expm1": unary.expm1,
     "exp2": lambda x: unary.library("exp2", x),
+    "sinh": lambda x: unary.mkl("sinh", x),
+    "cosh": lambda x: unary.mkl("cosh", x),
     "atan2": lambda y, x: unary.library("arctan2", y, x),
     "pow(2.5)": lambda x: unary.pow_scalar(x, 2.5),
     "pow(-1.5)": lambda x: unary.pow_scalar(x, -1.5),

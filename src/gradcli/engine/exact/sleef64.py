@@ -2,7 +2,7 @@
 
 ``Vectorized<double>::exp()`` is ``Sleef_expd8_u10`` on AVX512 (``Sleef_expd4_u10`` on AVX2),
 ``log()`` ``Sleef_logd8_u10`` (SLEEF's ``xlog_u1``), ``log1p()``, ``expm1()``, ``exp2()``,
-``pow()``, ``atan2()`` and ``atanh()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
+``pow()``, ``atan2()``, ``atanh()``, ``sinh()`` and ``cosh()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
 (both helpers build it with FMA): every float64 operation of the C code is one NumPy float64
 operation here, and every ``vmla``/``vfma`` a correctly rounded ``fma64``, so the results are
 SLEEF's bit for bit.  SLEEF's polynomials (``POLY*``) are Estrin trees of fused multiply-adds;
@@ -345,6 +345,42 @@ def _expk2(d: tuple) -> tuple:
     t = _add_d2_d2(t, _mul_d2_d(s4, u))
     low = d[0] < -1000
     return (np.where(low, F64(0), _ldexp2(t[0], q)), np.where(low, F64(0), _ldexp2(t[1], q)))
+
+
+def _rec2(d: tuple) -> tuple:
+    """ddrec_vd2_vd2: 1 / d as a double-double."""
+    t = 1.0 / d[0]
+    return t, t * fma64(-d[1], t, fma64(-d[0], t, F64(1)))
+
+
+def _sub_d2_d2(x: tuple, y: tuple) -> tuple:
+    """ddsub_vd2_vd2_vd2 (|x| >= |y|)."""
+    s = x[0] - y[0]
+    return s, (((x[0] - s) - y[0]) + x[1]) - y[1]
+
+
+def sinh(x: Any) -> Any:
+    """Sleef_sinhd8_u10 / Sleef_sinhd4_u10 (xsinh)."""
+    x = _d(x)
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        d = _expk2((y, np.zeros_like(y)))
+        d = _sub_d2_d2(d, _rec2(d))
+        y = (d[0] + d[1]) * 0.5
+        y = np.where((np.abs(x) > 710) | np.isnan(y), INF, y)
+        return np.where(np.isnan(x), F64(np.nan), _mulsign(y, x))
+
+
+def cosh(x: Any) -> Any:
+    """Sleef_coshd8_u10 / Sleef_coshd4_u10 (xcosh)."""
+    x = _d(x)
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        d = _expk2((y, np.zeros_like(y)))
+        d = _add_d2_d2(d, _rec2(d))
+        y = (d[0] + d[1]) * 0.5
+        y = np.where((np.abs(x) > 710) | np.isnan(y), INF, y)
+        return np.where(np.isnan(x), F64(np.nan), y)
 
 
 def expm1(a: Any) -> Any:

@@ -7,8 +7,8 @@ Three families, by where PyTorch's bits come from:
   and erf.  MKL's algorithms are closed: with the ``mkl`` package installed, vml.py calls the
   library itself (exact); without it these are computed in float64 and rounded once — the
   correctly rounded value, which MKL's result is most of the time (tests/test_numerics.py
-  measures how often per op and holds that share).  sinh and cosh (SLEEF in the vector lanes,
-  glibc after) are not ported and take the same stand-in.
+  measures how often per op and holds that share).  sinh and cosh are SLEEF's in the vector
+  lanes (ported for float64; float32 takes the same stand-in) and glibc's after.
 * SLEEF, for every element (``vml`` kernels without MKL, and kernels that map a whole row
   through ``Vectorized``): ``expm1``, ``log1p``, ``logsigmoid``.  Exact (sleef.py).
 * ``cpu_kernel_vec`` kernels whose vector and scalar lambdas differ (``sigmoid``: SLEEF's
@@ -18,8 +18,8 @@ Three families, by where PyTorch's bits come from:
 Backward kernels keep PyTorch's association and the compiler's fused multiply-adds
 (``tanh_backward`` is ``a * (1 - b * b)`` with ``1 - b * b`` contracted to one FMA).
 float64 inputs take the same formulas in float64, with SLEEF's double functions (sleef64.py:
-exp, log, log1p, expm1, exp2, pow, atan2, atanh; the correctly rounded stand-in for the
-others).  asinh and acosh are the C library's in every lane, float32 and float64 alike.
+exp, log, log1p, expm1, exp2, pow, atan2, atanh, sinh, cosh; the correctly rounded
+stand-in for the others).  asinh and acosh are the C library's in every lane, float32 and float64 alike.
 """
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
 def vector(name: str, dtype: Any) -> Any:
     """The function PyTorch's vector lanes call for the C name ``name`` (``exp``, ``log1p``
     ...) on the run's machine: SLEEF's on AVX2 and AVX512, ported for float32 (sleef.py) and
-    float64 (sleef64.py; the correctly rounded stand-in for the functions not ported: sinh,
-    cosh ...), the C library's for asinh and acosh (``_MAPPED``) and on DEFAULT,
+    float64 (sleef64.py; the correctly rounded stand-in for the functions not ported: float32
+    sinh and cosh ...), the C library's for asinh and acosh (``_MAPPED``) and on DEFAULT,
     whose generic ``Vectorized`` maps ``std::exp`` over its lanes."""
     if machine.current().capability == "DEFAULT" or _numpy_name(name) in _MAPPED:
         return scalar(name, dtype)
@@ -121,7 +121,7 @@ _SLEEF32 = {"exp": sleef.expf, "log": sleef.logf, "log1p": sleef.log1pf, "expm1"
 # and the float64 ones (sleef64.py)
 _SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log, "exp2": sleef64.exp2,
             "log1p": sleef64.log1p, "expm1": sleef64.expm1, "arctan2": sleef64.arctan2,
-            "arctanh": sleef64.arctanh}
+            "arctanh": sleef64.arctanh, "sinh": sleef64.sinh, "cosh": sleef64.cosh}
 # Functions ``Vectorized`` maps the C library's over its lanes on every capability (no SLEEF
 # call): asinh and acosh, float32 and float64 (measured: every bit glibc's on AVX2 and AVX512)
 _MAPPED = frozenset(("arcsinh", "arccosh"))
