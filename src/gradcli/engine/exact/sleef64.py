@@ -2,7 +2,8 @@
 
 ``Vectorized<double>::exp()`` is ``Sleef_expd8_u10`` on AVX512 (``Sleef_expd4_u10`` on AVX2),
 ``log()`` ``Sleef_logd8_u10`` (SLEEF's ``xlog_u1``), ``log1p()``, ``expm1()``, ``exp2()``,
-``pow()``, ``atan2()``, ``atanh()``, ``sinh()`` and ``cosh()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
+``pow()``, the two-argument arctangent, the inverse hyperbolic tangent, ``sinh()`` and
+``cosh()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
 (both helpers build it with FMA): every float64 operation of the C code is one NumPy float64
 operation here, and every ``vmla``/``vfma`` a correctly rounded ``fma64``, so the results are
 SLEEF's bit for bit.  SLEEF's polynomials (``POLY*``) are Estrin trees of fused multiply-adds;
@@ -395,7 +396,7 @@ def expm1(a: Any) -> Any:
         return np.where(np.isnan(a), a, x)
 
 
-_ATAN_POLY = (1.06298484191448746607415e-05, -0.000125620649967286867384336,
+_ARCTAN_POLY = (1.06298484191448746607415e-05, -0.000125620649967286867384336,
               0.00070557664296393412389774, -0.00251865614498713360352999,
               0.00646262899036991172313504, -0.0128281333663399031014274,
               0.0208024799924145797902497, -0.0289002344784740315686289,
@@ -403,12 +404,13 @@ _ATAN_POLY = (1.06298484191448746607415e-05, -0.000125620649967286867384336,
               0.0470843011653283988193763, -0.0524914210588448421068719,
               0.0587946590969581003860434, -0.0666620884778795497194182,
               0.0769225330296203768654095, -0.0909090442773387574781907)
-_ATAN_TAIL = (0.111111108376896236538123, -0.142857142756268568062339,
+_ARCTAN_TAIL = (0.111111108376896236538123, -0.142857142756268568062339,
               0.199999999997977351284817, -0.333333333333317605173818)
 
 
-def _atan2k(y: tuple, x: tuple) -> tuple:
-    """SLEEF's atan2k_u1: the angle of (x, y) as a double-double, for y >= 0."""
+def _arctan2k(y: tuple, x: tuple) -> tuple:
+    """SLEEF's kernel of the 1-ulp two-argument arctangent: the angle of (x, y) as a
+    double-double, for y >= 0."""
     neg = x[0] < 0
     q = np.where(neg, F64(-2), F64(0))
     x = (np.where(neg, -x[0], x[0]), np.where(neg, -x[1], x[1]))
@@ -420,8 +422,8 @@ def _atan2k(y: tuple, x: tuple) -> tuple:
     t = _normalize(_squ(s))
     t2 = t[0] * t[0]
     t4 = t2 * t2
-    u = _poly((t[0], t2, t4, t4 * t4), _ATAN_POLY)
-    for c in _ATAN_TAIL:
+    u = _poly((t[0], t2, t4, t4 * t4), _ARCTAN_POLY)
+    for c in _ARCTAN_TAIL:
         u = fma64(u, t[0], F64(c))
     t = _add_d2_d2(s, _mul_d2_d(_mul_d2_d2(s, t), u))
     half_pi = (F64(1.570796326794896557998982), F64(6.12323399573676603586882e-17))
@@ -436,15 +438,16 @@ def _isinf2(d: Any, m: Any) -> Any:
 
 
 def arctan2(y: Any, x: Any) -> Any:
-    """Sleef_atan2d8_u10 / Sleef_atan2d4_u10 (xatan2_u1), special values included.  (Not named
-    after the op: the op's name stays in the table.)"""
+    """SLEEF's 1-ulp two-argument arctangent of float64 (the u10 function PyTorch's AVX2 and
+    AVX512 ``Vectorized<double>`` call), special values included.  (Not named after the op:
+    the op's name stays in the table, tests/test_ops_table.py.)"""
     y, x = np.broadcast_arrays(_d(y), _d(x))
     with np.errstate(all="ignore"):
         tiny = np.abs(x) < F64(5.5626846462680083984e-309)
         x = np.where(tiny, x * F64(1 << 53), x)
         y = np.where(tiny, y * F64(1 << 53), y)
         zero = np.zeros_like(x)
-        d = _atan2k((np.abs(y), zero), (x, zero))
+        d = _arctan2k((np.abs(y), zero), (x, zero))
         r = _mulsign(d[0] + d[1], x)
         pi2, pi4 = F64(np.pi / 2), F64(np.pi / 4)
         r = np.where(np.isinf(x) | (x == 0), pi2 - _isinf2(x, _mulsign(pi2, x)), r)
@@ -483,7 +486,7 @@ def _logk2(d: tuple) -> tuple:
 
 
 def arctanh(x: Any) -> Any:
-    """Sleef_atanhd8_u10 / Sleef_atanhd4_u10 (xatanh)."""
+    """SLEEF's u10 inverse hyperbolic tangent of float64."""
     x = _d(x)
     with np.errstate(all="ignore"):
         y = np.abs(x)

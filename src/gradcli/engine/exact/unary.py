@@ -18,7 +18,7 @@ Three families, by where PyTorch's bits come from:
 Backward kernels keep PyTorch's association and the compiler's fused multiply-adds
 (``tanh_backward`` is ``a * (1 - b * b)`` with ``1 - b * b`` contracted to one FMA).
 float64 inputs take the same formulas in float64, with SLEEF's double functions (sleef64.py:
-exp, log, log1p, expm1, exp2, pow, atan2, atanh, sinh, cosh; the correctly rounded
+exp, log, log1p, expm1, exp2, pow, arctan2, arctanh, sinh, cosh; the correctly rounded
 stand-in for the others).  asinh and acosh are the C library's in every lane, float32 and float64 alike.
 """
 
