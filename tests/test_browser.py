@@ -28,6 +28,10 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 # 1,000 passes of a two-op loop body: 2,001 graph nodes
 BIG = "h = param(0.5)\nfor i in range(1000):\n    h = tanh(h * 0.9)\n"
+# a two-layer LSTM called three times on 4-step sequences
+LSTM = ("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+        "rnn = nn.LSTM(3, 4, num_layers=2)\nfor i in range(3):\n"
+        "    out, (h, c) = rnn(torch.randn(4, 1, 3))\n    loss = out.sum()\n    loss.backward()\n")
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
                                "(pip install playwright)")
@@ -44,9 +48,11 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("pages")
     big = folder / "big.grad"
     big.write_text(BIG)
+    lstm = folder / "lstm.py"
+    lstm.write_text(LSTM)
     specs = {"chain": [CHAIN, "--wrt", "w1"], "backward": [CHAIN, "--wrt", "w1", "--backward"],
              "forward": [CHAIN, "--wrt", "w1", "--mode", "forward"],
-             "rolled": [GD, "--rolled"], "big": [str(big)]}
+             "rolled": [GD, "--rolled"], "big": [str(big)], "lstm": [str(lstm), "--rolled"]}
     out = {}
     runner = CliRunner()
     for name, args in specs.items():
@@ -266,6 +272,17 @@ def test_rolled_node_lists_its_iterations(open_page, pages):
     page.click("text=show all 200")
     assert page.locator("table.members tr").count() == 200
     assert page.locator("g.edge.back").count() == 4  # w, b and their sub_ ops (w.grad: a new state each backward)
+
+
+def test_a_rolled_recurrent_layer_is_one_node_with_its_steps_and_calls(open_page, pages):
+    page = open_page(pages["lstm"]).page
+    layers = page.locator("g.op", has_text="LSTM")
+    assert layers.count() == 2 and page.locator("g.op", has_text="sigmoid").count() == 0
+    layers.filter(has_text="layer 1, 4 steps").click()
+    text = page.inner_text("#details")
+    assert "rnn (LSTM) layer 1: 4 steps" in text and "×3" in text  # called three times
+    assert page.locator("table.members tr").count() == 3  # its output at each call
+    assert node(page, "out").count() == 1
 
 
 def test_dark_mode_follows_the_system(open_page, pages):

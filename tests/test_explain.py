@@ -126,6 +126,14 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
                                         {"input_shape": (1,) * (k - 1) + (2, 2),
                                          "padding": (1, 0, 0, 0, 0, 0)[:2 * k]})
            for kind in ("reflection", "replication") for k in (1, 2, 3)},
+        # the activations' backward kernels (ops of their own under create_graph=True)
+        "softmax_backward": ((x, e), {"dim": 1}), "log_softmax_backward": ((x, e), {"dim": 1}),
+        "threshold_backward": ((x, e), {"threshold": 1.5}),
+        "leaky_relu_backward": ((x, e - 1.5), {"negative_slope": 0.1, "self_is_result": False}),
+        "hardtanh_backward": ((x, e), {"min_val": -1.0, "max_val": 1.5}),
+        "elu_backward": ((x, e - 1.5), {"alpha": 1.0, "scale": 1.0, "input_scale": 1.0,
+                                        "is_result": False}),
+        "softplus_backward": ((x, e), {"beta": 1.0, "threshold": 20.0}),
         # embeddings, convolutions, poolings, the recurrent cells' pieces
         "embedding": ((e, _ints(x, [[0, 1], [1, 1]])), {"padding_idx": -1,
                                                          "scale_grad_by_freq": False,

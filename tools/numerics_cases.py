@@ -98,6 +98,11 @@ OPS = {
     if dim is None else x.std(dim=tuple(dim), correction=correction, keepdim=keepdim),
     "var": lambda torch, x, dim=None, correction=1, keepdim=False: x.var(correction=correction)
     if dim is None else x.var(dim=tuple(dim), correction=correction, keepdim=keepdim),
+    # torch.norm: linalg.vector_norm for a number p, in PyTorch and in gradcli alike
+    "vector_norm": lambda torch, x, ord=2, dim=None, keepdim=False: torch.norm(
+        x, ord, None if dim is None else tuple(dim), keepdim),
+    "vector_norm_grad": lambda torch, x, ord=2, dim=None, keepdim=False: _grad(
+        torch, lambda a: torch.norm(a, ord, None if dim is None else tuple(dim), keepdim), x),
 }
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "atan", "asin", "acos", "sinh", "cosh",
          "erf", "expm1", "log1p", "sigmoid", "reciprocal")
@@ -387,12 +392,43 @@ def _moment_cases(dtype: str) -> list:
     return out
 
 
+_NORM_ORDS = (2, 1, 3, 0.5, 0, float("inf"), float("-inf"), -1)
+
+
+def _norm_cases(dtype: str) -> list:
+    """linalg.vector_norm: vectors of every length to 100 and longer ones (the order-2 fast
+    path's vectors and tails), (N, C) along each dimension, 3-d and several dimensions, a
+    transposed input; the other orders on a few of them, and the backward."""
+    out = []
+    for n in list(range(1, 101)) + [255, 1000, 1003, 4099, 40000]:
+        out.append(_case("vector_norm", dtype, [recipe((n,), 110 + n)]))
+    shaped = [((16, 20), [0], False), ((16, 20), [1], True), ((64, 33), [0], False),
+              ((64, 33), [1], False), ((5, 6, 7), [1], False), ((5, 6, 7), [0, 2], True),
+              ((5, 6, 7), [0, 1], False), ((5, 6, 7), None, False), ((4, 50, 9), [1, 2], False),
+              ((3, 1, 9), [1], True), ((300, 200), [0], False), ((200, 300), None, False)]
+    for ord in _NORM_ORDS:
+        ords = {"ord": ord}
+        for shape, dims, keepdim in shaped if ord == 2 else shaped[:9]:
+            params = dict(ords) if dims is None else {**ords, "dim": dims, "keepdim": keepdim}
+            out.append(_case("vector_norm", dtype, [recipe(shape, 111)], **params))
+        out.append(_case("vector_norm", dtype, [recipe((20, 16), 112, view="T")], dim=[0],
+                         **ords))
+        if ord != 2:
+            for n in (7, 100, 1003, 40000):
+                out.append(_case("vector_norm", dtype, [recipe((n,), 113 + n)], **ords))
+        if ord not in (0, float("-inf")):
+            out.append(_case("vector_norm_grad", dtype, [recipe((37,), 114)], **ords))
+            out.append(_case("vector_norm_grad", dtype, [recipe((8, 12), 115)], dim=[1],
+                             **ords))
+    return out
+
+
 def cases() -> list[dict]:
     """Every case, float32 then float64."""
     out = []
     for dtype in DTYPES:
         for group in (_sum_cases, _unary_cases, _softmax_cases, _loss_cases, _matmul_cases,
-                      _moment_cases, _group_a_cases, _layer_cases, _conv_cases):
+                      _moment_cases, _group_a_cases, _layer_cases, _conv_cases, _norm_cases):
             out.extend(group(dtype))
     return out
 
@@ -417,4 +453,6 @@ def family(case: dict) -> str:
     op = case["op"]
     if op in ("pow", "pow_grad"):
         op = f"{op}({case['params']['exponent']})"
+    if op in ("vector_norm", "vector_norm_grad"):
+        op = f"{op}({case['params'].get('ord', 2)})"
     return f"{op}/{case['dtype']}"

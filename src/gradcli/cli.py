@@ -160,7 +160,8 @@ def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of 
              epilog="\b\nExamples:\n  gradcli graph samples/chain_rule.grad --wrt w1\n"
              "  gradcli graph samples/chain_rule.grad --wrt w1 --tree")
 def graph(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
-          tree: Tree = False, lines: Lines = None, mode: ViewModeOpt = Mode.reverse,
+          tree: Tree = False, lines: Lines = None, rolled: Rolled = False,
+          mode: ViewModeOpt = Mode.reverse,
           backend: BackendOpt = BackendName.numpy,
           dtype: DTypeOpt = None, seed: Seed = 0, set_: SetOpt = None,
           fmt: FormatOpt = None, quiet: Quiet = False, max_steps: MaxSteps = MAX_STEPS,

@@ -130,6 +130,10 @@ class Command(Session):
             raise UsageError("--lines applies to the listing, not to --tree",
                              hint="gradcli dot --backward --lines A-B draws that part of the "
                              "grad_fn graph")
+        if o.rolled and o.tree:
+            raise UsageError("--rolled applies to the listing, not to --tree",
+                             hint="gradcli dot --backward --rolled draws the grad_fn graph "
+                             "rolled")
         # graph shows what the script prints first (dot and html write documents to stdout)
         echo = self.prints() if self.command == "graph" else None
         seeded = self._forward_seed() if o.mode.value == "forward" else None

@@ -124,7 +124,7 @@ _SHARED = ("-e", "--eval", "--wrt", "--backend", "--dtype", "--seed", "--set", "
 COMMANDS: dict[str, frozenset[str]] = {name: frozenset(_SHARED + extra) for name, extra in {
     "run": ("--max-script-bytes",),
     "grad": ("--of", "--mode", "--max-script-bytes"),
-    "graph": ("--of", "--tree", "--lines", "--mode", "--max-script-bytes"),
+    "graph": ("--of", "--tree", "--lines", "--rolled", "--mode", "--max-script-bytes"),
     "dot": ("--of", "--backward", "--show-values", "--show-grads", "--show-saved", "-o",
             "--output", "--lines", "--rolled", "--mode", "--max-script-bytes"),
     "html": ("--of", "--lines", "--backward", "--rolled", "--mode", "-o", "--output"),

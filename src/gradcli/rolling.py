@@ -11,14 +11,43 @@ An edge between two folded nodes whose source was first created after its target
 member goes from a later iteration to an earlier line: it is a *back edge* (the loop's
 recurrence), drawn as such.  The representative of a fold is its last member: the final
 values, and the name the script's last binding gives it.
+
+A recurrent layer (``nn.LSTM``, ``GRU``, ``RNN``) records its cell's ops once per time step
+(engine/recurrent.py, as ATen composes them on the CPU); rolled, every node one layer of it
+made from a call site folds into one node for the layer (a ``LayerFold``: the time steps, the
+calls, the module its weights name), its recurrence a back edge onto itself.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .views import BackwardNode, BackwardView, GraphView
+
+MODULES = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
+
+
+@dataclass
+class LayerFold:
+    """One layer of a recurrent module, its time steps folded into one node."""
+
+    module: str  # the class: LSTM, GRU, RNN
+    layer: int
+    steps: int  # time steps in its longest call
+    calls: int  # how many times it ran
+    path: str | None = None  # the module as its weights name it (``model.lstm``)
+    reverse: bool = False  # a bidirectional layer's second direction
+
+    def where(self) -> str:
+        """``layer 0``, ``layer 0 reverse``."""
+        return f"layer {self.layer}" + (" reverse" if self.reverse else "")
+
+    def label(self) -> str:
+        """``model.lstm (LSTM) layer 0: 5 steps``."""
+        what = f"{self.path} ({self.module})" if self.path else self.module
+        return f"{what} {self.where()}: {self.steps} step{'s' if self.steps != 1 else ''}"
 
 
 @dataclass
@@ -29,9 +58,13 @@ class Folds:
     back: set[tuple[int, int]] = field(default_factory=set)  # (input, consumer) representatives
     member_nodes: dict[int, Any] = field(default_factory=dict)  # member id → its node
     first: dict[int, Any] = field(default_factory=dict)  # representative → its first's order
+    layers: dict[int, LayerFold] = field(default_factory=dict)  # representative → its layer
 
     def count(self, rep: int) -> int:
-        """How many nodes ``rep`` stands for (1 when nothing folded into it)."""
+        """How many nodes ``rep`` stands for (1 when nothing folded into it); for a recurrent
+        layer, how many times it ran (its steps are in ``layers``)."""
+        if rep in self.layers:
+            return self.layers[rep].calls
         return len(self.members.get(rep, ())) or 1
 
 
@@ -55,6 +88,40 @@ def fold_ids(items: list[tuple[int, int, int, int | None, int | None, str]]) -> 
     return {nid: ids[-1] for ids in groups.values() for nid in ids}
 
 
+def _layer_groups(nodes: list) -> dict[tuple, list[int]]:
+    """A recurrent layer's nodes by call site, layer, direction and weights (two modules
+    called on one line stay two): (line, column, mode, layer, direction, weights) → ids."""
+    groups: dict[tuple, list[int]] = {}
+    for n in nodes:
+        if n.rnn_step is not None:
+            mode, layer, direction, _, weights = n.rnn_step
+            groups.setdefault((n.line, n.column, mode, layer, direction, weights),
+                              []).append(n.id)
+    return groups
+
+
+_WEIGHT = re.compile(r"^(.+)\.weight_ih_l\d+(?:_reverse)?(?:#\d+)?$")
+
+
+def _layer_folds(folds: Folds, groups: dict[tuple, list[int]], by_id: dict[int, Any],
+                 rep: dict[int, int], names: Any) -> None:
+    """Each layer group's LayerFold, keyed by its representative."""
+    for (_, _, mode, layer, direction, _), ids in groups.items():
+        r = rep[ids[0]]
+        steps: dict[int, set[int]] = {}
+        path = None
+        for i in ids:
+            n = by_id[i]
+            steps.setdefault(n.step, set()).add(n.rnn_step[3])
+            for j in names(n):
+                m = _WEIGHT.match(j or "")
+                if m and path is None:
+                    path = m.group(1)
+        folds.layers[r] = LayerFold(MODULES.get(mode, mode), layer,
+                                    max(len(t - {-1}) for t in steps.values()), len(steps), path,
+                                    direction == 1)
+
+
 def _kind(op: str | None, grad_fn: str | None, inplace: bool = False) -> str:
     return f"{op or '-'}{'_' if inplace else ''}/{grad_fn or '-'}"
 
@@ -62,10 +129,18 @@ def _kind(op: str | None, grad_fn: str | None, inplace: bool = False) -> str:
 def roll_graph(view: GraphView) -> tuple[GraphView, Folds]:
     """The forward view with loop iterations folded (context nodes fold among themselves)."""
     everything = [*view.nodes, *view.context]
-    rep = fold_ids([(n.id, n.id, n.step, n.line, n.column, _kind(n.op, n.grad_fn, n.inplace))
-                    for n in everything])
+    # the dtype too: a parameter's new state (float) and a pooling's indices (int64), leaves
+    # made on one line, are not one node
+    rep = fold_ids([(n.id, n.id, n.step, n.line, n.column,
+                     _kind(n.op, n.grad_fn, n.inplace) + "/" + n.dtype)
+                    for n in everything if n.rnn_step is None])
+    groups = _layer_groups(everything)
+    for ids in groups.values():
+        rep.update(dict.fromkeys(ids, max(ids)))
     folds = _folds(rep, {n.id: n for n in everything}, lambda n: n.id)
     by_id = {n.id: n for n in everything}
+    _layer_folds(folds, groups, by_id, rep,
+                 lambda n: [by_id[j].name for j in n.inputs if j in by_id])
     kept = {n.id for n in view.nodes}
     inputs: dict[int, list[int]] = {}
     for n in everything:
@@ -77,7 +152,10 @@ def roll_graph(view: GraphView) -> tuple[GraphView, Folds]:
             _mark_back(folds, rep.get(j, j), r)
     out_nodes, out_context = [], []
     for r in _in_order(rep, everything):
-        node = replace(by_id[r], inputs=inputs.get(r, []))
+        node = replace(by_id[r], inputs=inputs.get(r, []), count=folds.count(r))
+        if r in folds.layers:  # the layer's output (its steps' stacked h): no one op made it
+            node = replace(node, op=folds.layers[r].module, grad_fn=None, inplace=False,
+                           saved=[], layer=folds.layers[r].label())
         (out_nodes if r in kept else out_context).append(node)
     output = rep.get(view.output) if view.output is not None else None
     return replace(view, nodes=out_nodes, context=out_context, output=output), folds
@@ -88,9 +166,14 @@ def roll_backward(view: BackwardView) -> tuple[BackwardView, Folds]:
     everything = [*view.nodes, *view.context]
     order = {n.id: (n.record if n.record is not None else -1, n.id) for n in everything}
     rep = fold_ids([(n.id, order[n.id], n.step, n.line, n.column, n.name)
-                    for n in everything])
+                    for n in everything if n.rnn_step is None])
+    groups = _layer_groups(everything)
+    for ids in groups.values():  # the representative: the one made last (the stack)
+        rep.update(dict.fromkeys(ids, max(ids, key=lambda i: order[i])))
     by_id = {n.id: n for n in everything}
     folds = _folds(rep, by_id, lambda n: order[n.id])
+    _layer_folds(folds, groups, by_id, rep, lambda n: [
+        by_id[m].variable_name for m in n.next if m is not None and m in by_id])
     kept = {n.id for n in view.nodes}
     nexts: dict[int, list[int | None]] = {}
     for n in everything:
@@ -106,6 +189,8 @@ def roll_backward(view: BackwardView) -> tuple[BackwardView, Folds]:
     context: list[BackwardNode] = []
     for r in _in_order(rep, everything, key=lambda n: order[n.id]):
         node = replace(by_id[r], next=nexts.get(r, []))
+        if r in folds.layers:
+            node = replace(node, name=folds.layers[r].module, saved=[])
         (nodes if r in kept else context).append(node)
     return replace(view, nodes=nodes, context=context, root=root), folds
 

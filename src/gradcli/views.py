@@ -84,6 +84,9 @@ class GraphNode:
     step: int = 0  # which execution of that statement (the run's statement count then)
     dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
     d_output: Any = None  # --wrt: d(output)/d(this tensor), as `grad` computes it (host)
+    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
+    count: int = 1  # --rolled: how many nodes (a recurrent layer: calls) this one stands for
+    layer: str | None = None  # --rolled: the recurrent layer it stands for
     tangent: Any = None  # forward-mode AD: the tangent a dual level carried here (host)
 
     @property
@@ -122,6 +125,7 @@ class BackwardNode:
     column: int | None = None
     step: int = 0
     d_output: Any = None  # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
+    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
 
 
 @dataclass(eq=False, repr=False)
@@ -214,7 +218,8 @@ def record_names(result: Any) -> dict[int, str]:
     """Record id → script name (``y``, ``y#1``, ``g[0]``), per the module docstring.
 
     Top-level names come first, then the modules' parameters (``model.0.weight``, as
-    ``named_parameters()`` and ``--wrt`` say them), then the names functions bound
+    ``named_parameters()`` and ``--wrt`` say them), then items of top-level containers
+    (``params[0]``), then the names functions bound
     (``f:x``; plain ``x`` in the function the output was made in, main() of a script that
     works there).  Linear in records and bindings: a tensor bound again under the same name
     adds no state (all of its states were taken the first time), so each (name, tensor) pair
@@ -234,9 +239,14 @@ def record_names(result: Any) -> dict[int, str]:
         fn, _, name = label.partition(":")
         shown = name if fn == home else label
         local.setdefault(shown, []).extend((shown, key) for _, key in entries)
+    # a name the script bound (``w``) first, then a parameter's module path
+    # (``net.conv1.weight``), then an item of a bound container (``params[0]``)
+    top = list((result.bound or {}).values())
+    named = [[e for e in b if e[0].isidentifier()] for b in top]
+    items = [[e for e in b if not e[0].isidentifier()] for b in top]
     best: dict[int, tuple] = {}
     order = 0
-    for bound in [*(result.bound or {}).values(), *params.values(), *local.values()]:
+    for bound in [*named, *params.values(), *items, *local.values()]:
         walked: set[int] = set()
         per_label: dict[str, list[int]] = {}
         for label, key in bound:
@@ -309,7 +319,7 @@ def graph_view(result: Any, out: Any) -> GraphView:
             saved=_saved(r.node, by_tensor, names.get(i)),
             inplace=inplace, retains_grad=current and t.retains_grad,
             line=r.span.line if r.span else None, column=r.span.column if r.span else None,
-            step=r.step, dtype=dtype, tangent=r.tangent))
+            step=r.step, dtype=dtype, rnn_step=r.rnn_step, tangent=r.tangent))
     dtype = result.backend.dtype_name if result.backend is not None else "float64"
     return GraphView(nodes, output_record(result, out), dtype)
 
@@ -351,6 +361,8 @@ def backward_view(result: Any, target: Any) -> BackwardView:
         if rid is not None:
             span = result.records[rid].span
             bn.record, bn.step = rid, result.records[rid].step
+            if not isinstance(n, AccumulateGrad):
+                bn.rnn_step = result.records[rid].rnn_step
             bn.line, bn.column = (span.line, span.column) if span else (None, None)
         nodes.append(bn)
     return BackwardView(nodes, of, tensor_view(out), 0)

@@ -2,9 +2,8 @@
 
 ``clip_grad_norm_`` takes each gradient's ``vector_norm``, the norm of those norms, and scales
 every gradient in place by ``min(max_norm / (total + 1e-6), 1)``; ``clip_grad_value_`` clamps
-each gradient in place.  Both run under ``no_grad`` through the same ops as PyTorch's code.
-NOTE: the engine's float32 ``vector_norm`` is not PyTorch's vectorised kernel bit for bit, so
-a clipped gradient can differ from PyTorch's in its last bit.
+each gradient in place.  Both run under ``no_grad`` through the same ops as PyTorch's code
+(``vector_norm`` is PyTorch's norm kernel bit for bit: engine/exact/norms.py).
 """
 
 from __future__ import annotations

@@ -48,6 +48,10 @@ class RunContext:
     # Called as recorder(output, op, args, inplace, params) for every recorded op (graph
     # listings, a dual level's tangents).
     recorder: Callable | None = None
+    # While a recurrent layer runs (engine/recurrent.py): (mode, layer, direction, step,
+    # id(w_ih)), the step -1 for the input's projection; the recorder tags the records with
+    # it, so --rolled can fold a layer's time steps into one node. None elsewhere.
+    rnn_step: tuple | None = None
     # The entered forward-AD level (engine.forward.DualLevel), None outside one.
     forward: Any = None
     # Told each tangent a dual level gives a tensor, as on_tangent(tensor, tangent): the graph

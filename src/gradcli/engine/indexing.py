@@ -175,7 +175,7 @@ def _rows_at(x: Tensor, key: Tensor) -> Any:
         return None
     shape = x.shape
     size = shape[0]
-    lo, hi = int(arr.min()), int(arr.max())
+    lo, hi = int(numpy.minimum.reduce(arr, axis=None)), int(numpy.maximum.reduce(arr, axis=None))
     if lo < -size or hi >= size:
         return None
     if lo < 0:

@@ -244,6 +244,15 @@ def var_std(xp: Any, x: Any, dim: Any, correction: float, keepdim: bool, take_sq
     return fallback(xp)
 
 
+def vector_norm(xp: Any, x: Any, ord: float, dim: Any, keepdim: bool, fallback: Any) -> Any:
+    """``torch.linalg.vector_norm``: float32 and float64 as PyTorch's norm kernel computes them
+    (its order of additions, fused or not); ``fallback(xp)`` for other arrays."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.vector_norm(x, ord, _axes(dim), keepdim)
+    return fallback(xp)
+
+
 def bmm(xp: Any, a: Any, b: Any) -> Any:
     """``torch.bmm`` of 3-D arrays: float32 and float64 as ATen and MKL compute them."""
     ex = _exact(xp, a, b)

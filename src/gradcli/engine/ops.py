@@ -1562,6 +1562,11 @@ STD = defop("std", "StdBackward0", ("self",),
 
 
 def _vector_norm(xp: Any, self: Any, ord: float, dim: tuple | None, keepdim: bool) -> Any:
+    return K.vector_norm(xp, self, ord, dim, keepdim,
+                         lambda xp: _plain_vector_norm(xp, self, ord, dim, keepdim))
+
+
+def _plain_vector_norm(xp: Any, self: Any, ord: float, dim: tuple | None, keepdim: bool) -> Any:
     a = xp.abs(self)
     if ord == math.inf:
         return xp.max(a, axis=dim, keepdims=keepdim)
@@ -1589,15 +1594,18 @@ def _vector_norm_grad(xp: Any, grad: Any, self: Any, result: Any, ord: float,
     if ord == 2:
         return g * xp.where(zero, 0.0, self / norm)
     if math.isinf(ord):  # the gradient is shared by the elements that reach the max (min)
-        mask = xp.raw.abs(_raw(self)) == _raw(norm)
-        count = xp.raw.sum(xp.raw.astype(mask, _raw(self).dtype), axis=dim, keepdims=True)
-        return xp.sign(self) * xp.where(mask, g / xp.const(count), 0.0)
+        s = _raw(self)
+        mask = (xp.raw.abs(s) == _raw(norm)) | xp.raw.isnan(s)
+        count = xp.raw.sum(xp.raw.astype(mask, s.dtype), axis=dim, keepdims=True)
+        # sgn(self) * ((grad / count) * mask): the zeros keep the signs PyTorch's have
+        return xp.sign(self) * ((g / xp.const(count)) * xp.const(xp.raw.astype(mask, s.dtype)))
     if ord < 1:
-        scaled = xp.where(_raw(self) == 0, 0.0, xp.sign(self) * xp.abs(self) ** (ord - 1))
-        return scaled * g * norm ** (1 - ord)
-    scaled = xp.sign(self) * xp.abs(self) ** (ord - 1) if ord < 2 else \
-        self * xp.abs(self) ** (ord - 2)
-    return scaled * xp.where(zero, 0.0, g / norm ** (ord - 1))
+        scaled = xp.where(_raw(self) == 0, 0.0,
+                          xp.sign(self) * xp.power(xp.abs(self), ord - 1))
+        return scaled * g * xp.power(norm, 1 - ord)
+    scaled = xp.sign(self) * xp.power(xp.abs(self), ord - 1) if ord < 2 else \
+        self * xp.power(xp.abs(self), ord - 2)
+    return scaled * xp.where(zero, 0.0, g / xp.power(norm, ord - 1))
 
 
 VECTOR_NORM = defop("linalg_vector_norm", "LinalgVectorNormBackward0", ("self",), _vector_norm,

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from . import ops as O
+from .context import current
 from .joins import cat, stack
 from .linalg import linear, matmul
 from .nn_layers import dropout
@@ -79,10 +80,13 @@ def cell(mode: str, input: Tensor, hidden: Any, w_ih: Tensor, w_hh: Tensor, b_ih
 
 
 def _direction(mode: str, steps: list, h: Tensor, c: Any, w_hh: Tensor, b_hh: Any,
-               w_hr: Any) -> tuple:
-    """FullLayer over the steps' input projections: the outputs and the final (h, c)."""
+               w_hr: Any, tag: tuple) -> tuple:
+    """FullLayer over the steps' input projections: the outputs and the final (h, c); each
+    step's records tagged (mode, layer, direction, step, weights) for --rolled."""
     outputs = []
-    for x in steps:
+    ctx = current()
+    for step, x in enumerate(steps):
+        ctx.rnn_step = (*tag[:3], step, tag[3])
         if mode == "LSTM":
             h, c = lstm_cell(x, linear(h, w_hh, b_hh), c)
             if w_hr is not None:  # params.matmul_hr: the projection of the output
@@ -108,20 +112,30 @@ def layers(mode: str, input: Tensor, hx: Any, weights: list, num_layers: int, p:
     cs = unbind(hx[1], 0) if mode == "LSTM" else None
     finals_h, finals_c = [], []
     layer_input = input
-    for layer in range(num_layers):
-        outs = []
-        for d, (w_ih, w_hh, b_ih, b_hh, w_hr) in enumerate(weights[layer]):
-            k = layer * len(weights[layer]) + d
-            steps = unbind(linear(layer_input, w_ih, b_ih), 0)
-            if d == 1:
-                steps = steps[::-1]
-            outputs, h, c = _direction(mode, steps, hs[k], cs[k] if cs is not None else None,
-                                       w_hh, b_hh, w_hr)
-            finals_h.append(h)
-            finals_c.append(c)
-            outs.append(stack(outputs[::-1] if d == 1 else outputs, 0))
-        layer_input = outs[0] if len(outs) == 1 else cat(outs, outs[0].ndim - 1)
-        if p != 0 and training and layer < num_layers - 1:
-            layer_input = dropout(layer_input, p, True)
+    ctx = current()
+    outer = ctx.rnn_step
+    try:
+        for layer in range(num_layers):
+            outs = []
+            for d, (w_ih, w_hh, b_ih, b_hh, w_hr) in enumerate(weights[layer]):
+                k = layer * len(weights[layer]) + d
+                # the records of a layer's steps say so, and which weights (its module)
+                tag = (mode, layer, d, id(w_ih))
+                ctx.rnn_step = (mode, layer, d, -1, id(w_ih))
+                steps = unbind(linear(layer_input, w_ih, b_ih), 0)
+                if d == 1:
+                    steps = steps[::-1]
+                outputs, h, c = _direction(mode, steps, hs[k],
+                                           cs[k] if cs is not None else None, w_hh, b_hh,
+                                           w_hr, tag)
+                finals_h.append(h)
+                finals_c.append(c)
+                outs.append(stack(outputs[::-1] if d == 1 else outputs, 0))
+            ctx.rnn_step = outer
+            layer_input = outs[0] if len(outs) == 1 else cat(outs, outs[0].ndim - 1)
+            if p != 0 and training and layer < num_layers - 1:
+                layer_input = dropout(layer_input, p, True)
+    finally:
+        ctx.rnn_step = outer
     h_n = stack(finals_h, 0)
     return layer_input, ((h_n, stack(finals_c, 0)) if mode == "LSTM" else h_n)

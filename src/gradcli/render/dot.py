@@ -304,6 +304,10 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
             continue
         op = n.op_label
         label = html(SYMBOLS.get(n.op, op) + ("=" if n.inplace and n.op in SYMBOLS else ""))
+        layer = folds.layers.get(n.id) if folds is not None else None
+        if layer is not None:  # a recurrent layer's time steps, rolled into one
+            label = "<B>" + html(layer.module) + "</B><BR/>" + _small(html(_layer_text(layer)),
+                                                                      MUTED, 9)
         if n.grad_fn:
             label += "<BR/>" + _small(n.grad_fn, MUTED, 8)
         saved = show_saved and bool(n.saved)
@@ -318,6 +322,12 @@ def draw_forward(view: GraphView, *, show_values: bool = False, show_grads: bool
             d.edge(f"t{j}", f"op{n.id}", attrs, classes)
         d.edge(f"op{n.id}", f"t{n.id}")
     return d
+
+
+def _layer_text(layer: Any) -> str:
+    """``model.lstm layer 0, 5 steps`` (the module's class is the title)."""
+    return " ".join(x for x in (layer.path, f"{layer.where()},",
+                                f"{layer.steps} step{'s' if layer.steps != 1 else ''}") if x)
 
 
 def _d_label(of: str | None, name: str | None) -> str:
@@ -363,6 +373,9 @@ def draw_backward(view: BackwardView, *, show_values: bool = False, show_grads: 
     for n in view.nodes:
         count = _count(folds, n.id)
         rows = [f"<B>{html(n.name)}</B>" + _times(count)]
+        layer = folds.layers.get(n.id) if folds is not None else None
+        if layer is not None:
+            rows.append(_small(html(_layer_text(layer))))
         if n.tensor:
             rows.append(_small(f"→ {_fold_name(folds, n.id, n.tensor)}"))
         tensors = [s for s in n.saved if s.value is None]

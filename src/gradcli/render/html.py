@@ -121,8 +121,11 @@ def _nodes(view: GraphView | BackwardView, folds: Folds | None) -> dict[str, dic
 def _members(folds: Folds | None, nid: int) -> list[list] | None:
     if folds is None or nid not in folds.members:
         return None
+    ids = folds.members[nid]
+    if nid in folds.layers:  # a recurrent layer: its output at each call, not each step's ops
+        ids = list({folds.member_nodes[m].step: m for m in ids}.values())
     rows = []
-    for m in folds.members[nid]:
+    for m in ids:
         node = folds.member_nodes[m]
         value = getattr(node, "data", None)
         rows.append([m, node.name if isinstance(node, GraphNode) else node.tensor,
@@ -147,7 +150,7 @@ def _forward_node(n: GraphNode, folds: Folds | None, is_output: bool) -> dict:
         "tangent": _text(n.tangent), "requires_grad": n.requires_grad,
         "is_leaf": n.is_leaf, "retains_grad": n.retains_grad, "output": is_output,
         "saved": _saved(n.saved), "line": n.line, "inputs": list(n.inputs),
-        "members": _members(folds, n.id)}
+        "members": _members(folds, n.id), "layer": _layer(folds, n.id)}
 
 
 def _backward_node(n: BackwardNode, folds: Folds | None) -> dict:
@@ -156,7 +159,13 @@ def _backward_node(n: BackwardNode, folds: Folds | None) -> dict:
         "variable_name": n.variable_name, "variable": _tensor(n.variable),
         "d_output": _text(n.d_output),
         "saved": _saved(n.saved), "line": n.line, "next": [m for m in n.next if m is not None],
-        "members": _members(folds, n.id)}
+        "members": _members(folds, n.id), "layer": _layer(folds, n.id)}
+
+
+def _layer(folds: Folds | None, nid: int) -> str | None:
+    """A recurrent layer's rolled node: ``model.lstm (LSTM) layer 0: 5 steps``."""
+    layer = folds.layers.get(nid) if folds is not None else None
+    return layer.label() if layer is not None else None
 
 
 # -- the stepper: which elements each event lights up ---------------------------------------------

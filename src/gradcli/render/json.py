@@ -107,9 +107,15 @@ def graph_doc(view: GraphView | None, err: Any) -> dict[str, Any]:
             "grad": data(n.grad, n.dtype) if n.grad is not None else None,
             "d_output": data(n.d_output, n.dtype) if n.d_output is not None else None,
             "tangent": data(n.tangent, n.dtype) if n.tangent is not None else None,
-            "saved": [{"name": s.name, "freed": s.freed} for s in n.saved]})
+            "saved": [{"name": s.name, "freed": s.freed} for s in n.saved],
+            **_rolled(n)})
     return {"gradcli": SCHEMA, "output": view.output if view is not None else None,
             "nodes": nodes, "error": error(err)}
+
+
+def _rolled(n: Any) -> dict[str, Any]:
+    """--rolled: how many nodes it stands for and the recurrent layer it is (absent else)."""
+    return {"count": n.count, "layer": n.layer} if n.count > 1 or n.layer else {}
 
 
 def backward_doc(view: BackwardView | None, err: Any) -> dict[str, Any]:

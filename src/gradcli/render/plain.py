@@ -84,6 +84,20 @@ def short(data: Any, threshold: int = SUMMARY_THRESHOLD, one_line: bool = True,
     return _one_line(text) if one_line else text
 
 
+CELL_WIDTH = 48  # characters of a tensor's preview in a listing's cell (json keeps them all)
+
+
+def cell(data: Any) -> str:
+    """A tensor in a listing's cell: ``short``'s preview when it fits in ``CELL_WIDTH``, else
+    its head, cut after an element and ended by ``…`` (the shape column gives the rest), so a
+    large tensor cannot widen every line of the listing."""
+    text = short(data)
+    if len(text) <= CELL_WIDTH:
+        return text
+    cut = text.rfind(", ", 0, CELL_WIDTH - 1)
+    return (text[:cut + 1] if cut > 0 else text[:CELL_WIDTH - 2]) + " …"
+
+
 WIDTH = 80  # columns of the plain form (PyTorch's own linewidth)
 
 
@@ -235,9 +249,9 @@ def run(bindings: dict[str, Any]) -> str:
     rows = [["name", "type", "value", "grad_fn", "flags", "grad"]]
     for name, v in bindings.items():
         if isinstance(v, TensorView):
-            rows.append([name, type_text(v), short(v.data), v.grad_fn or "-",
+            rows.append([name, type_text(v), cell(v.data), v.grad_fn or "-",
                          flags(v.requires_grad, v.is_leaf, v.retains_grad),
-                         short(v.grad) if v.grad is not None else "-"])
+                         cell(v.grad) if v.grad is not None else "-"])
         else:
             rows.append([name, type_text(v), value_text(v), "-", "-", "-"])
     return columns(rows)
@@ -263,19 +277,20 @@ def saved_text(saved: list) -> str:
 def graph(view: GraphView) -> str:
     """Every recorded node, one per line, in topological order; the output is marked ``*``."""
     wrt = any(n.d_output is not None for n in view.nodes)  # --wrt: d(output)/dW too
+    rolled = any(n.count > 1 or n.layer for n in view.nodes)  # --rolled folded some
     fwd = any(n.tangent is not None for n in view.nodes)  # forward mode: beside the value
-    rows = [["id", "name", "op", "grad_fn", "inputs", "shape", "flags", "value",
-             *(["tangent"] if fwd else []), "grad",
+    rows = [["id", "name", *(["rolled"] if rolled else []), "op", "grad_fn", "inputs", "shape",
+             "flags", "value", *(["tangent"] if fwd else []), "grad",
              *([f"d{view.output_name}/d·"] if wrt else []), "saved"]]
     for n in view.nodes:
         rows.append([
             f"{n.id}{'*' if n.id == view.output else ''}", n.name or "-",
-            n.op_label or "-", n.grad_fn or "-",
+            *([rolled_text(n)] if rolled else []), n.op_label or "-", n.grad_fn or "-",
             ",".join(map(str, n.inputs)) or "-", shape(n.shape),
-            flags(n.requires_grad, n.is_leaf, n.retains_grad), short(n.data),
-            *([short(n.tangent) if n.tangent is not None else "-"] if fwd else []),
-            short(n.grad) if n.grad is not None else "-",
-            *([short(n.d_output) if n.d_output is not None else "-"] if wrt else []),
+            flags(n.requires_grad, n.is_leaf, n.retains_grad), cell(n.data),
+            *([cell(n.tangent) if n.tangent is not None else "-"] if fwd else []),
+            cell(n.grad) if n.grad is not None else "-",
+            *([cell(n.d_output) if n.d_output is not None else "-"] if wrt else []),
             saved_text(n.saved)])
     out = columns(rows)
     if view.output is not None:
@@ -287,6 +302,13 @@ def graph(view: GraphView) -> str:
     return out
 
 
+def rolled_text(n: Any) -> str:
+    """``×200`` for a rolled loop's node; ``model.lstm (LSTM) layer 0: 5 steps ×62`` for a
+    recurrent layer's; ``-`` for a node nothing folded into."""
+    times = f"×{n.count}" if n.count > 1 else ""
+    return " ".join(x for x in (n.layer, times) if x) or "-"
+
+
 def tangent_note(view: GraphView) -> str:
     """What the tangent column holds: forward-mode AD's tangents (seeded by --mode forward,
     or by the program's make_dual)."""
@@ -294,7 +316,6 @@ def tangent_note(view: GraphView) -> str:
         return (f"tangent: d·/d{view.seeded} carried forward (forward mode, {view.seeded}'s "
                 "tangent seeded with ones)")
     return "tangent: forward-mode AD's tangent of each dual tensor (make_dual)"
-
 
 
 TREE_DEPTH = 16  # levels drawn before a deeper subtree continues as a block of its own
@@ -333,7 +354,7 @@ def node_label(view: BackwardView, i: int) -> str:
     elif n.tensor:
         label += f" [{n.tensor}]"
     if n.d_output is not None:
-        label += f"  d{view.output}/d{n.variable_name or n.tensor or '·'} = {short(n.d_output)}"
+        label += f"  d{view.output}/d{n.variable_name or n.tensor or '·'} = {cell(n.d_output)}"
     if n.saved:
         label += "  saves " + saved_text(n.saved)
     return label

@@ -63,11 +63,19 @@ def _flags(requires_grad: bool, is_leaf: bool, retains_grad: bool = False) -> Te
     return t or Text("-", style=DIM)
 
 
+CELL_LINES = 6  # lines of a value cell: a large tensor's head, then "…" (the shape column)
+
+
 def _values(data: Any, width: int) -> Text:
-    """A value cell: PyTorch's form of the contents, rows wrapped at the cell's width."""
+    """A value cell: PyTorch's form of the contents, rows wrapped at the cell's width, its
+    first ``CELL_LINES`` lines (the blank ones between blocks left out)."""
     if data is None:
         return Text("-", DIM)
-    return Text(plain.short(data, one_line=False, width=max(width, 8)), overflow="fold")
+    lines = [ln for ln in plain.short(data, one_line=False, width=max(width, 8)).splitlines()
+             if ln.strip()]
+    if len(lines) > CELL_LINES:
+        lines = [*lines[:CELL_LINES - 1], "…"]
+    return Text("\n".join(lines), overflow="fold")
 
 
 def _table(title: str | None, *cols: tuple[str, dict]) -> Table:
@@ -208,12 +216,15 @@ def _saved_text(saved: list) -> Text:
 def graph(out: Console, view: GraphView) -> None:
     """Every recorded node, in topological order; the output's row is highlighted."""
     rows = []
+    rolled = any(n.count > 1 or n.layer for n in view.nodes)  # --rolled folded some
     for n in view.nodes:
         rows.append((Text(str(n.id), justify="right"),
-                     Text(n.name, NAME) if n.name else Text("-", DIM), _op(n),
+                     Text(n.name, NAME) if n.name else Text("-", DIM),
+                     *([Text(plain.rolled_text(n), "#8e44ad")] if rolled else []), _op(n),
                      Text(",".join(map(str, n.inputs)) or "-"), Text(plain.shape(n.shape), DIM),
                      _flags(n.requires_grad, n.is_leaf, n.retains_grad), _saved_text(n.saved)))
-    headers = ["id", "name", "grad_fn / op", "inputs", "shape", "flags", "saved"]
+    headers = ["id", "name", *(["rolled"] if rolled else []), "grad_fn / op", "inputs", "shape",
+               "flags", "saved"]
     width = _fit(out, headers, [[r[k] for r in rows] for k in range(len(headers))],
                  _natural([(n.data, n.grad if n.d_output is None else n.d_output)
                            for n in view.nodes] +
@@ -222,14 +233,14 @@ def graph(out: Console, view: GraphView) -> None:
                                      {"no_wrap": h not in WRAPS}) for h in headers]
     fwd = any(n.tangent is not None for n in view.nodes)
     if width:
-        cols.insert(6, ("value / grad", {"width": width, "no_wrap": False}))
+        cols.insert(len(headers) - 1, ("value / grad", {"width": width, "no_wrap": False}))
     t = _table("graph (forward, topological order)", *cols)
     for n, row in zip(view.nodes, rows):
         cells = list(row)
         if width:
-            cells.insert(6, _value_and_grad(n.data, n.grad, width, n.d_output,
-                                            f"d{view.output_name}/d{n.name or '·'}",
-                                            n.tangent))
+            cells.insert(len(headers) - 1, _value_and_grad(
+                n.data, n.grad, width, n.d_output, f"d{view.output_name}/d{n.name or '·'}",
+                n.tangent))
         t.add_row(*cells, style="bold" if n.id == view.output else None)
     out.print(t)
     if not width:

@@ -32,6 +32,7 @@ class Record:
     grad_enabled: bool = True  # grad mode when the op ran (explain names no_grad cuts)
     step: int = 0  # statements executed so far: tells one execution of a line from the next
     version: int = 0  # the tensor's version counter for this state
+    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
     tangent: Any = None  # forward-mode AD: the tangent a dual level gave this state (host)
 
 
@@ -108,7 +109,9 @@ class Recorder:
         records = self.records
         records.append(Record(t, op.name if op is not None else None,
                               node.fn_name if node is not None else None, inputs, self.interp.span,
-                              node, step=self.interp.steps, version=t._vc[0]))
+                              node, step=self.interp.steps, version=t._vc[0],
+                              # a leaf's state met inside a recurrent layer is not the layer's
+                              rnn_step=self.interp.ctx.rnn_step if op is not None else None))
         rid = len(records) - 1
         self.ids[id(t)] = rid
         return rid
@@ -116,6 +119,11 @@ class Recorder:
     def record(self, out: Tensor, op: Any, args: tuple, inplace: bool, params: Any = None) -> None:
         """The engine's hook: one op produced ``out`` (or updated it in place) from ``args``."""
         ids, records = self.ids, self.records
+        if inplace and id(out) not in ids and not self.interp.ctx.grad_enabled:
+            # a tensor nothing recorded yet, filled in place under no_grad (a module's
+            # parameters as its constructor initialises them): no graph can have read what
+            # was overwritten, so the tensor enters the records when it is first used
+            return
         inputs: list[int | None] = []
         numbers: list[Any] = []
         for a in args:  # one loop, no generators: a trace records every op (bench_explain)

@@ -7,7 +7,7 @@ reproduces, and how exactly, is said in its module: reduce.py (sum, mean), range
 unary.py (elementwise math and backward kernels), sleef.py and libm.py (the vector and scalar
 math libraries PyTorch calls), vml.py and blas.py (MKL's vector math and matrix products,
 called through libmkl.py as ATen calls them), iterator.py (TensorIterator's walk),
-moments.py (var and std), batchnorm.py (batch_norm's statistics, output and backward), conv.py
+moments.py (var and std), norms.py (vector norms), batchnorm.py (batch_norm's statistics, output and backward), conv.py
 (convolutions by im2col and gemm), select.py (the sorting kernels' order of equal values: libstdc++'s std::sort, partial_sort
 and nth_element, ATen's quick-select; pure Python) and machine.py (the CPU whose results these
 are).
@@ -24,6 +24,7 @@ import numpy as np
 from . import batchnorm, blas, conv, softmaxes, unary
 from .fp import fused_add
 from .moments import var_std
+from .norms import vector_norm
 from .ranges import linspace
 from .reduce import mean, nll_cascade, sum_
 
@@ -89,6 +90,7 @@ __all__ = [
     "sum_",
     "tanh_backward",
     "var_std",
+    "vector_norm",
 ]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -115,4 +117,8 @@ def accepts(*arrays: Any) -> bool:
     first = arrays[0]
     if type(first) not in _TYPES or first.dtype not in _FLOATS:
         return False
-    return all(type(a) in _TYPES and a.dtype == first.dtype for a in arrays[1:])
+    dtype = first.dtype
+    for a in arrays[1:]:  # a plain loop: this runs for every op and every gradient
+        if type(a) not in _TYPES or a.dtype != dtype:
+            return False
+    return True

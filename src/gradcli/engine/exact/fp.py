@@ -27,8 +27,6 @@ F64 = np.float64
 _MID = np.uint64(1 << 28)  # a float64 exactly halfway between two normal float32 values
 _LOW = np.uint64((1 << 29) - 1)
 _TINY = 2.0 ** -126  # below this float32 is subnormal and the midpoint bits move
-_ABS, _ONE = np.uint64((1 << 63) - 1), np.uint64(1)
-_TINY_BITS = np.uint64(np.float64(_TINY).view(np.uint64) - 1)  # 2**-126's bits, less one
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
 _TINY64 = 2.0 ** -916  # below this a product's split parts may underflow (2**-1022 * 2**106)
 
@@ -62,7 +60,11 @@ def fused_add(base: Any, a: Any, b: Any) -> Any:
     a ``base`` that is not an array of at least one dimension)."""
     if base.__class__ is not np.ndarray or not base.ndim:
         return None
-    s = base.astype(F64) + np.multiply(a, b, dtype=F64)
+    s = np.multiply(a, b, dtype=F64)
+    if s.shape == base.shape:
+        np.add(base, s, out=s)  # base + a * b in place, base first (as is a NaN's payload)
+    else:
+        s = base.astype(F64) + s
     with np.errstate(over="ignore"):
         out = s.astype(F32)
     return out if rounds_once(s) else None
@@ -91,17 +93,23 @@ def rounds_once(s: Any) -> bool:
     """True when rounding the float64 sums ``s`` (exact products plus float32 addends) to
     float32 gives the fused results everywhere: no sum lies exactly on a float32 midpoint
     (where the float64 rounding may have moved the tie) nor in float32's subnormal range
-    (where float32 rounds at a coarser bit).  Most arrays pass; four whole-array operations."""
-    bits = np.asarray(s).reshape(-1).view(np.uint64)
-    if not bits.size:
+    (where float32 rounds at a coarser bit).  Most arrays pass; four whole-array operations
+    (the nonzero magnitudes looked at again only when some sum is zero)."""
+    s = np.asarray(s).reshape(-1)
+    if not s.size:
         return True
-    low = bits & _LOW
+    low = s.view(np.uint64) & _LOW
     low ^= _MID  # zero on a midpoint
     if np.count_nonzero(low) != low.size:
         return False
-    mag = bits & _ABS
-    mag -= _ONE  # zero wraps to the top: only nonzero magnitudes below 2**-126 stay below
-    return bool(np.minimum.reduce(mag) >= _TINY_BITS)
+    mag = np.abs(s)
+    smallest = np.minimum.reduce(mag)  # NaN if some sum is NaN
+    if smallest >= _TINY:
+        return True
+    if 0 < smallest:  # a nonzero sum in the subnormal range
+        return False
+    # a zero or a NaN among the sums: the nonzero magnitudes below the smallest normal
+    return not np.count_nonzero((mag < _TINY) & (mag != 0))
 
 
 class Fused:

@@ -12,6 +12,7 @@ glibc's ``expf``), an element's value depends on its place in this walk.
 
 from __future__ import annotations
 
+import math
 from contextvars import ContextVar
 from typing import Any
 
@@ -101,7 +102,7 @@ def vector_mask(shape: tuple, strides: list, itemsize: int, lanes: int) -> Any:
     """Where ``cpu_kernel_vec`` uses the vector lambda, for inputs of ``shape`` with these
     byte ``strides`` (0 for a broadcast dimension); False elements take the scalar lambda."""
     shape = tuple(shape)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     if n == 0:
         return np.zeros(shape, bool)
     perm = permutation(shape, [(list(s), False) for s in strides]) if len(shape) > 1 else \

@@ -14,6 +14,7 @@ vectorised NumPy addition per step of PyTorch's loops, so the results are PyTorc
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -36,8 +37,39 @@ def _seq(x: Any, zero: Any) -> Any:
     return acc
 
 
+def _in_order(x: Any, axis: int) -> Any:
+    """``x`` (3-D) summed along ``axis`` (0 or 1) from zero, one row after another, by one
+    NumPy reduction, or None where NumPy might sum in another order.
+
+    NumPy's pairwise summation (and its unrolled partial sums) runs only when the reduced axis
+    is the iterator's inner loop, which it is not while the last axis is at least two elements
+    long and the only one of unit stride: each output element then accumulates its rows in
+    index order, starting from ``initial`` (0, as the kernels' accumulators start; NumPy would
+    start from the first row, which differs for a sum of negative zeros)."""
+    item = x.itemsize
+    s = x.strides
+    if x.shape[2] < 2 or s[2] != item or s[axis] <= item or (axis == 0 and s[1] <= item) or \
+            x.shape[axis] < 2:
+        return None
+    return np.add.reduce(x, axis=axis, initial=x.dtype.type(0))
+
+
+def _seq0(x: Any, zero: Any) -> Any:
+    """``_seq(x, zero)`` for an all-zero ``zero`` of x's lane shape."""
+    if x.ndim >= 2 and x.shape[0] > 1:
+        out = _in_order(x.reshape((1,) + x.shape[:1] + (-1,)), 1)
+        if out is not None:
+            return out.reshape(x.shape[1:])
+    return _seq(x, zero)
+
+
 def _block_sums(blocks: Any) -> Any:
     """Sequential sums along axis 1 of (blocks, step, lanes...): every block's chunk sum."""
+    if blocks.ndim >= 3:
+        flat = blocks.reshape(blocks.shape[:2] + (-1,))
+        out = _in_order(flat, 1)
+        if out is not None:
+            return out.reshape((blocks.shape[0],) + blocks.shape[2:])
     acc = np.zeros((blocks.shape[0],) + blocks.shape[2:], blocks.dtype)
     for k in range(blocks.shape[1]):  # in place: this loop touches every element of a sum once
         np.add(acc, blocks[:, k], out=acc)
@@ -49,7 +81,7 @@ def _groups(vals: Any, step: int, zero: Any) -> tuple[Any, Any]:
     ng = vals.shape[0] // step
     full = _block_sums(vals[: ng * step].reshape((ng, step) + vals.shape[1:])) if ng else \
         vals[:0]
-    return full, _seq(vals[ng * step:], zero)
+    return full, _seq0(vals[ng * step:], zero)
 
 
 def cascade(s: Any) -> Any:
@@ -64,8 +96,8 @@ def cascade(s: Any) -> Any:
         chunks = _block_sums(s[: nb * step].reshape((nb, step) + lanes))
         level2, acc1 = _groups(chunks, step, zero)  # level 1 flushes every step chunks
         level3, acc2 = _groups(level2, step, zero)
-        acc3 = _seq(level3, zero)
-    rest = _seq(s[nb * step:], zero)
+        acc3 = _seq0(level3, zero)
+    rest = _seq0(s[nb * step:], zero)
     return ((rest + acc1) + acc2) + acc3
 
 
@@ -225,7 +257,7 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
         total = np.zeros(x.shape[1], x.dtype) + _kernel(x, x.strides, itemsize)
         return total.reshape(out_shape)
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
-    out_numel = int(np.prod(out_shape, dtype=np.int64))
+    out_numel = math.prod(out_shape)
     if threads is None and x.size > GRAIN_SIZE:
         threads = machine.current().threads
     ranges = thread_ranges(x.size, threads)

@@ -178,9 +178,12 @@ def _expf_fused(d: Any) -> Any:
     them needs settling.  ``vrint`` as a float, and ``vldexp2``'s two scalings by ldexp: the
     same values wherever the result is not replaced by 0 or inf (|q| <= 150)."""
     qf = np.rint(d * R_LN2)
-    f = Fused(d.shape, 9)
-    s = f.fma(qf, -L2U, d)
-    s = f.fma(qf, -L2L, s)
+    f = Fused(d.shape, 8)
+    # NOTE: the first FMA is exact, so two float32 operations give its result: L2U has 15
+    # significant bits and |qf| <= 151 here (8), so qf * L2U is a float32; and d lies within
+    # a factor of two of it (Sterbenz: |d / ln2 - qf| <= 1/2 and L2U < ln2), so the
+    # difference is exact too (d itself for qf = 0)
+    s = f.fma(qf, -L2L, d - qf * L2U)
     u = F32(0.000198527617612853646278381)
     for c in _EXPF_POLY:
         u = f.fma(u, s, c)
@@ -301,9 +304,17 @@ def _logf(d: Any, fma: Any, fma_v: Any) -> Any:
     a multiple of 2**-49 below 2**-24: both sums are exact in float64, so rounding them to
     float32 is the fused result (Fused.fma_exact) wherever the result is not replaced by a
     special value."""
-    e = _getexp(d * F32(1.0 / 0.75))
-    e = np.where(e == INF, F32(128), e)
-    m = _getmant(d)
+    if d.size and np.minimum.reduce(d, axis=None) >= F32(2.0 ** -126) \
+            and np.maximum.reduce(d, axis=None) < F32(2.0 ** 127):  # NaN fails both
+        # positive normal numbers, d / 0.75 finite: vgetexp is frexp's exponent less one
+        # and vgetmant frexp's fraction doubled (exact), halved from 1.5 up
+        e = (np.frexp(d * F32(1.0 / 0.75))[1] - 1).astype(F32)
+        m = np.frexp(d)[0] * TWO
+        m = np.where(m >= F32(1.5), m * F32(0.5), m)
+    else:
+        e = _getexp(d * F32(1.0 / 0.75))
+        e = np.where(e == INF, F32(128), e)
+        m = _getmant(d)
     x = _div(_add2_ff(F32(-1), m), _add2_ff(ONE, m), fma, fma_v)
     x2 = x[0] * x[0]
     t = F32(0.3027294874)

@@ -12,6 +12,7 @@ the threads with no grain, the split moves the leftovers.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -77,8 +78,8 @@ def _fold_lanes(acc: Any) -> Any:
 def _rows(x: Any, dim: int) -> tuple[Any, int, int, int]:
     """``x`` as (outer, dim, inner) and those sizes."""
     shape = x.shape
-    outer = int(np.prod(shape[:dim], dtype=np.int64))
-    inner = int(np.prod(shape[dim + 1:], dtype=np.int64))
+    outer = math.prod(shape[:dim])
+    inner = math.prod(shape[dim + 1:])
     return np.ascontiguousarray(x).reshape(outer, shape[dim], inner), outer, shape[dim], inner
 
 

@@ -373,7 +373,21 @@ def tanh_backward(grad: Any, y: Any) -> Any:
     """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA (in
     float32 and float64 lanes alike) on AVX2 and AVX512."""
     one = y.dtype.type(1)
+    if y.dtype == F32 and y.ndim and machine.current().fma:
+        # NOTE: 1 - y * y is never subnormal for a float32 y (0, or at least 2**-46 in
+        # magnitude: y * y is a multiple of 2**-46 from 1 up, and at most (1 - 2**-24)**2
+        # below), so the float64 sum rounds to the fused result wherever it is not on a float32
+        # midpoint: fp.rounds_once's midpoint test alone decides
+        s = np.multiply(-y, y, dtype=np.float64)  # as fma32 forms it (a NaN's sign too)
+        s += 1.0
+        low = s.reshape(-1).view(np.uint64) & _LOW29
+        low ^= _MID28
+        if np.count_nonzero(low) == low.size:
+            return np.asarray(grad, y.dtype) * s.astype(F32)
     return np.asarray(grad, y.dtype) * madd(-y, y, one)
+
+
+_LOW29, _MID28 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)  # see fp.rounds_once
 
 
 def sigmoid_backward(grad: Any, y: Any) -> Any:

@@ -184,6 +184,7 @@
       details.appendChild(badges);
       details.appendChild(props([
         ["op", d.op ? d.op + (d.inplace ? "_ (in place)" : "") : h("span", { cls: "none" }, "leaf")],
+        d.layer ? ["layer", d.layer] : null,
         ["grad_fn", d.grad_fn || h("span", { cls: "none" }, "None")],
         ["shape", d.shape], ["dtype", d.dtype],
         ["value", value(d.value)],
@@ -203,6 +204,7 @@
       details.appendChild(badges);
       details.appendChild(props([
         kind === "grad_fn" ? ["grad_fn", d.name] : null,
+        d.layer ? ["layer", d.layer] : null,
         d.tensor ? ["tensor", d.tensor] : null,
         v ? ["variable", d.variable_name || "(unnamed)"] : null,
         v ? ["shape", v.shape] : null, v ? ["dtype", v.dtype] : null,
