@@ -204,6 +204,14 @@ def _op(n: Any) -> Text:
     return Text.assemble((n.grad_fn, GRAD_FN), (" (in-place)" if n.inplace else "", DIM))
 
 
+def _inputs_text(inputs: list) -> Text:
+    """The input nodes' ids; past four (a recurrent layer's node reads dozens), the first three
+    and how many more (--format plain and json list them all)."""
+    if len(inputs) <= 4:
+        return Text(",".join(map(str, inputs)) or "-")
+    return Text.assemble(",".join(map(str, inputs[:3])), (f",… +{len(inputs) - 3}", DIM))
+
+
 def _saved_text(saved: list) -> Text:
     """Saved tensors by PyTorch's names: live orange, freed dim and struck, stale red."""
     t = Text()
@@ -221,7 +229,7 @@ def graph(out: Console, view: GraphView) -> None:
         rows.append((Text(str(n.id), justify="right"),
                      Text(n.name, NAME) if n.name else Text("-", DIM),
                      *([Text(plain.rolled_text(n), "#8e44ad")] if rolled else []), _op(n),
-                     Text(",".join(map(str, n.inputs)) or "-"), Text(plain.shape(n.shape), DIM),
+                     _inputs_text(n.inputs), Text(plain.shape(n.shape), DIM),
                      _flags(n.requires_grad, n.is_leaf, n.retains_grad), _saved_text(n.saved)))
     headers = ["id", "name", *(["rolled"] if rolled else []), "grad_fn / op", "inputs", "shape",
                "flags", "saved"]
