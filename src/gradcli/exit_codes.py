@@ -1,4 +1,4 @@
-"""The exit codes of SPEC §3 that no error class carries (``errors.GradcliError`` and its
+"""The exit codes of docs/commands.md that no error class carries (``errors.GradcliError`` and its
 subclasses carry 1, 2 and 3).
 
 A module of its own, importing nothing: ``interrupts`` needs ``EXIT_INTERRUPTED`` before the

@@ -3,7 +3,7 @@
 A plain command line (``options.read``) goes straight to its ``commands.Command``; anything
 else (help, completion, a usage error) goes to ``cli.py``'s Typer app, which says what is wrong.
 Typer, Rich, NumPy and the engine are imported only by what needs them, so ``--version`` and a
-small script start fast. Every exception ends here as an exit code (SPEC §3), never a
+small script start fast. Every exception ends here as an exit code (docs/commands.md), never a
 traceback.
 
 The entry point pauses the cyclic collector while the process starts (``gc_paused``): imports

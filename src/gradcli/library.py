@@ -1,5 +1,5 @@
 """The library: ``gradcli.run`` and ``gradcli.run_file``, their arguments checked, and the
-``Result`` they return (SPEC §4).
+``Result`` they return (docs/library.md).
 
 ``run`` takes script text, a ``pathlib.Path`` or the path of an existing file (read, its
 name deciding a PyTorch program by ``.py`` and its folder the one ``load()`` reads from).  A

@@ -1,4 +1,4 @@
-"""The default limits of SPEC §6, in one place (imported by the command line at start-up, so
+"""The default limits of docs/commands.md, in one place (imported by the command line at start-up, so
 this module imports nothing)."""
 
 MAX_ELEMENTS = 50_000_000  # elements of one tensor (--max-elements)

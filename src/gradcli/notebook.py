@@ -1,4 +1,4 @@
-"""Jupyter display: a run's graph shows itself (SPEC §8 ``html``).
+"""Jupyter display: a run's graph shows itself (docs/commands.md ``html``).
 
 ``gradcli.run(src)`` in a notebook cell (``library.Result``) shows the interactive viewer
 (``_repr_html_``, the page of ``gradcli html`` in an isolated ``iframe``) and, where a

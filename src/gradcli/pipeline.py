@@ -168,7 +168,7 @@ def run(source: str, *, filename: str = "<script>", wrt: tuple[str, ...] | list[
         perturb: tuple[str, int, Any] | None = None, tracer: Any = None,
         keep_freed: bool = False, program: P.Program | None = None,
         tangent: tuple[str, int, Any] | None = None) -> RunResult:
-    """Parse and execute a script: a grad script, or a PyTorch program (SPEC §7: a ``.py``
+    """Parse and execute a script: a grad script, or a PyTorch program (docs/language.md: a ``.py``
     file, or one that imports torch first), whose default dtype is float32 (``dtype``, when
     given, wins in both modes).
 

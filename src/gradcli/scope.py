@@ -1,4 +1,4 @@
-"""Scoping big graphs (SPEC §8): ``--of L`` keeps what L depends on, ``--lines A-B`` the nodes
+"""Scoping big graphs (docs/commands.md): ``--of L`` keeps what L depends on, ``--lines A-B`` the nodes
 created on those script lines.  One function serves ``graph``, ``dot`` and ``html``.
 
 A scoped view keeps its nodes' ids (listings and drawings still name ``pred#3`` and node 17),

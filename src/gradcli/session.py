@@ -46,7 +46,7 @@ class Session:
 
     # -- the guard --------------------------------------------------------------------------------
     def guarded(self) -> int:
-        """Run the command; map every outcome to an exit code (SPEC §3)."""
+        """Run the command; map every outcome to an exit code (docs/commands.md)."""
         try:
             return self._guarded()
         except OutputError as err:  # raised again while reporting an error: stdout is unusable

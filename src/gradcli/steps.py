@@ -1,6 +1,6 @@
 """The events the HTML viewer's stepper walks when the run was not traced.
 
-``gradcli html`` traces its run and steps over the ``trace`` events (SPEC §8).  A result made
+``gradcli html`` traces its run and steps over the ``trace`` events (docs/commands.md).  A result made
 without a tracer (``gradcli.run`` in a notebook) gets events derived from its graph records
 instead, in the same shape: each recorded op in order (its line, node, ``grad_fn`` and what
 it saved), then one backward from the output in the order PyTorch's engine runs it (the

@@ -3,7 +3,7 @@
 Nothing here imports Rich or Typer, and nothing keeps a reference to a device array: values are
 NumPy arrays (through ``backend.to_host``), so renderers only format.
 
-Naming (SPEC §2.2): every tensor *state* the run recorded gets the name of the top-level
+Naming (docs/language.md): every tensor *state* the run recorded gets the name of the top-level
 binding it belongs to.  The states of one name are its bindings in order, and within a binding
 the tensor's in-place updates in order; the last state is ``y``, earlier ones ``y#1``, ``y#2`` …
 (so ``h = x * 2; h += 1`` lists ``h#1`` for ``MulBackward0`` and ``h`` for ``AddBackward0``).
@@ -29,7 +29,7 @@ from .script.printing import Printer, node_name, type_name
 
 @dataclass(eq=False, repr=False)
 class TensorView:
-    """A tensor's host-side state, as SPEC §3.2 describes it."""
+    """A tensor's host-side state, as docs/commands.md describes it."""
 
     shape: list[int]
     dtype: str
@@ -64,7 +64,7 @@ class SavedView:
 
 @dataclass(eq=False, repr=False)
 class GraphNode:
-    """One recorded tensor state (SPEC §3.2 ``graph`` node)."""
+    """One recorded tensor state (docs/commands.md ``graph`` node)."""
 
     id: int
     name: str | None
@@ -292,7 +292,7 @@ def state_data(result: Any, r: Any) -> Any:
 
 
 def graph_view(result: Any, out: Any) -> GraphView:
-    """Every recorded tensor state as a numbered node (SPEC §3.2 ``graph``)."""
+    """Every recorded tensor state as a numbered node (docs/commands.md ``graph``)."""
     records = result.records or []
     names = record_names(result)
     by_tensor = _tensor_names(result, names)

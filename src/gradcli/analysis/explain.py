@@ -50,7 +50,7 @@ class PathView:
 
 @dataclass
 class Explanation:
-    """dL/dW decomposed over the paths of the graph (SPEC §8)."""
+    """dL/dW decomposed over the paths of the graph (docs/commands.md)."""
 
     of: str
     wrt: str

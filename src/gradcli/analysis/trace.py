@@ -28,7 +28,7 @@ _OPS = "ops"  # a raw entry standing for graph records lo..hi (op and save event
 
 
 class Event(NamedTuple):
-    """One thing the run did (SPEC §8 ``trace``): the common fields and kind-specific ``info``.
+    """One thing the run did (docs/commands.md ``trace``): the common fields and kind-specific ``info``.
 
     ``info`` is a tuple that starts with the entries ``FIELDS`` names per kind (an op's also
     says whether a script name is bound to it, for its text); ``fields`` is that start as a
@@ -59,7 +59,7 @@ class Event(NamedTuple):
 _new = tuple.__new__  # _new(Event, (...)): a NamedTuple without its Python-level __new__
 
 
-# the names of each kind's ``info`` entries (JSON field names, SPEC §8 "…"); ``id``, ``node_id``
+# the names of each kind's ``info`` entries (JSON field names, docs/commands.md "…"); ``id``, ``node_id``
 # and ``to_id`` are graph record ids (the html stepper lights those nodes up)
 FIELDS: dict[str, tuple[str, ...]] = {
     "op": ("op", "id", "inputs", "inplace"),

@@ -97,7 +97,7 @@ def _check_outputs(outs: tuple, grads: list) -> None:
 def grad_list(outputs: Any, inputs: Any, grad_outputs: Any = None,
               retain_graph: bool | None = None, create_graph: bool = False,
               allow_unused: bool | None = None, materialize_grads: bool = False) -> list:
-    """A grad script's ``grad(...)``: ``torch.autograd.grad`` returning a list (SPEC §2.5)."""
+    """A grad script's ``grad(...)``: ``torch.autograd.grad`` returning a list (docs/language.md)."""
     for v in (outputs, inputs):
         items = v if isinstance(v, list) else [v]
         if not items or not all(isinstance(t, Tensor) for t in items):

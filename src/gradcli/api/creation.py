@@ -2,7 +2,7 @@
 
 They build arrays on the run's backend (``engine.context``), in the dtype PyTorch would choose
 (``dtype=``, else inferred from the data: bool, int64 or the default float dtype; a grad script
-makes every tensor floating, SPEC §2.6), within the run's element limit, and draw random numbers
+makes every tensor floating, docs/language.md), within the run's element limit, and draw random numbers
 from the run's generator.
 """
 

@@ -160,6 +160,6 @@ class CosineAnnealingLR(LRScheduler):
                 * (lr - low) + low for lr in self._current()]
 
 
-# The base is PyTorch's to subclass, and classes are outside SPEC §7: scripts get the schedules.
+# The schedules a script can build (the LRScheduler base is not offered for subclassing).
 SCHEDULERS = {cls.__name__: cls for cls in (StepLR, MultiStepLR, ExponentialLR, LambdaLR,
                                             CosineAnnealingLR)}

@@ -1,7 +1,7 @@
 """The ``numpy`` module a script imports (``import numpy as np``), ``numpy.linalg`` and
 ``numpy.fft``: the installed NumPy's functions that real programs use to make, transform and
 reshape data, each through the gate of ``numpy_values`` with a rule for how large its result
-may be (SPEC §6), and nothing that reaches files, pickles or Python objects (``np.load``,
+may be (docs/commands.md), and nothing that reaches files, pickles or Python objects (``np.load``,
 ``np.save``, ``np.lib`` ...: a clear refusal). ``numpy.random`` is ``numpy_random``'s.
 
 A name NumPy has that is not here says "not supported yet"; a name NumPy does not have (or no

@@ -1,4 +1,4 @@
-"""NumPy's arrays and scalars as a script's values (SPEC §7: ``import numpy as np``).
+"""NumPy's arrays and scalars as a script's values (docs/language.md: ``import numpy as np``).
 
 A script holds real NumPy objects (``numpy.ndarray``, ``numpy.float64`` ...), so their math,
 printing and seeded draws are the installed NumPy's own, whatever its version prints
@@ -138,7 +138,7 @@ def _not_numeric(dt: np.dtype) -> ScriptError:
 
 
 def check_elements(name: str, n: int, per_element: int = 1) -> None:
-    """Refuse, before NumPy allocates it, an array over the run's element limit (SPEC §6);
+    """Refuse, before NumPy allocates it, an array over the run's element limit (docs/commands.md);
     ``per_element``: elements' worth of memory each one takes (a string of 10 characters
     takes 5 float64s')."""
     limit = current().max_elements

@@ -13,7 +13,7 @@ from .tensor import Tensor
 
 
 def check_numel(shape: Sequence[int]) -> None:
-    """Refuse a tensor over the run's element limit (SPEC §6)."""
+    """Refuse a tensor over the run's element limit (docs/commands.md)."""
     n = 1
     for d in shape:
         n *= d

@@ -40,7 +40,7 @@ class RunContext:
     max_elements: int = MAX_ELEMENTS
     grad_enabled: bool = True
     # PyTorch makes int64 tensors from integer data (``torch.tensor([1, 2])``, ``arange(3)``);
-    # a grad script makes every constructed tensor floating (SPEC §2.6, deviation 1).
+    # a grad script makes every constructed tensor floating (docs/language.md).
     integer_tensors: bool = True
     # True while derivative formulas run under create_graph=True: ``tensor * number`` there is
     # PyTorch's C++ Scalar overload (MulBackward1), not Python's wrapped number (MulBackward0).

@@ -48,8 +48,8 @@ class Machine:
         self.explicit_threads = threads is not None
         self._threads = threads
         # Kernels registered with ALSO_REGISTER_AVX512_DISPATCH (exp, log1p, expm1, sigmoid,
-        # softmax ...) run 512-bit vectors on AVX512; plain REGISTER_DISPATCH ones (sum, sqrt,
-        # softplus ...) run their AVX2 code there: SUM_VECTOR_BYTES.  DEFAULT's generic
+        # softmax, softplus ...) run 512-bit vectors on AVX512; plain REGISTER_DISPATCH ones
+        # (sum, sqrt ...) run their AVX2 code there: SUM_VECTOR_BYTES.  DEFAULT's generic
         # Vectorized is 32 bytes too.
         self.vector_bytes = 64 if capability == "AVX512" else 32
         self.fma = capability != "DEFAULT"

@@ -1,4 +1,4 @@
-"""``gradcli export``: a grad script as the standalone PyTorch program it means (SPEC §2.7, §7).
+"""``gradcli export``: a grad script as the standalone PyTorch program it means (docs/language.md).
 
 The program is written from the compiled ``language/program.py`` nodes and the script's
 own text: every expression that needs no translation is copied from the source as written
@@ -8,7 +8,7 @@ rewrite a call or an attribute, so no operator precedence changes:
 - a bare-literal assignment ``x = 1`` makes a leaf, ``torch.tensor(1, dtype=torch.float64)``
   (``requires_grad=True`` when ``--wrt`` names it);
 - a built-in is PyTorch's function, ``tanh(x)`` → ``torch.tanh(x)``, ``softmax`` →
-  ``F.softmax``; ``param``, ``tensor``, ``arange``, ``full``, ``grad``, ``seed`` as SPEC §2.7
+  ``F.softmax``; ``param``, ``tensor``, ``arange``, ``full``, ``grad``, ``seed`` as docs/language.md
   says; ``sum``/``max``/``min``/``round`` are PyTorch's for a tensor and Python's otherwise,
   so they become ``torch.sum`` or stay Python's where the argument's kind is known from the
   script, and a small helper decides at run time where it is not;

@@ -3,7 +3,7 @@
 Which names each scope binds (so a built-in's name that the script rebinds is the script's),
 the values bound to each, and from them whether an expression is surely a tensor, surely
 not, or either.  ``sum(x)`` is PyTorch's sum when ``x`` is a tensor and Python's otherwise
-(SPEC §2.5); where the kind is known the program calls the one meant, elsewhere it tests at
+(docs/language.md); where the kind is known the program calls the one meant, elsewhere it tests at
 run time, so a kind may be unknown but never wrong.
 """
 

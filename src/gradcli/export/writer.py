@@ -17,7 +17,7 @@ from ..language import program as P
 from ..language.checks import subexprs, target_names
 from .kinds import DUAL, PYTHON, TENSOR, UNKNOWN, Kinds, Scope, is_range, param_names, scan
 
-# Built-ins whose translation is not "prefix torch." (SPEC §2.7), handled in `Writer.call`.
+# Built-ins whose translation is not "prefix torch." (docs/language.md), handled in `Writer.call`.
 _SPECIAL = frozenset({"param", "tensor", "arange", "full", "grad", "seed", "load", "reshape",
                       "view"})
 _METHODS = frozenset({"reshape", "view"})  # reshape(x, 2, 3): torch.reshape takes one tuple
@@ -522,7 +522,7 @@ class Writer:
         return f"torch.manual_seed({self.expr(e.args[0], scope)})"
 
     def leaf(self, value: Any, requires_grad: bool) -> str:
-        """``torch.tensor(<literal>, dtype=...)`` for a bare-literal assignment (SPEC §2.4)."""
+        """``torch.tensor(<literal>, dtype=...)`` for a bare-literal assignment (docs/language.md)."""
         text = self.literal(value)
         grad = ", requires_grad=True" if requires_grad else ""
         return f"torch.tensor({text}, dtype={self.dtype}{grad})"

@@ -397,7 +397,7 @@ def overridable(s: Any) -> bool:
 
 
 def is_literal(e: Any) -> bool:
-    """True for a number or a (nested) list of numbers, with unary signs (SPEC §2.4).
+    """True for a number or a (nested) list of numbers, with unary signs (docs/language.md).
 
     Iterative: it runs before the depth check, on expressions of any depth.
     """

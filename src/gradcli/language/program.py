@@ -9,7 +9,7 @@ compiler and ``nodes.py`` build them.
 
 Nothing here knows Lark. Every node carries a ``span`` (1-based line/column, end exclusive) that
 covers the whole expression or statement, parentheses included. Guarantees the compiler gives
-(SPEC §6): every expression tree is at most ``MAX_EXPR_DEPTH`` deep and blocks nest at most
+(docs/commands.md): every expression tree is at most ``MAX_EXPR_DEPTH`` deep and blocks nest at most
 ``MAX_BLOCK_DEPTH`` deep, so passes that recurse over a program stay far from Python's limit.
 """
 
@@ -378,7 +378,7 @@ Expr = (
 
 @node
 class Assign(_Node):
-    """``name = value``; ``literal`` marks a bare numeric literal right side (SPEC §2.4)."""
+    """``name = value``; ``literal`` marks a bare numeric literal right side (docs/language.md)."""
 
     target: str
     value: Expr

@@ -22,7 +22,7 @@ _NO_STATEMENT = {
     "await": "async",
 }
 RESERVED_WORDS = frozenset(_NO_STATEMENT)
-# The sandbox (SPEC §2.1, §6): the names that reach the interpreter's internals, and the parts of
+# The sandbox (docs/language.md and docs/commands.md): the names that reach the interpreter's internals, and the parts of
 # Python's object machinery gradcli does not have, refused wherever a script names them (the
 # lexer) or asks for one by a string (getattr, str.format's fields: script/classes.refuse).
 _INTERNALS = frozenset({

@@ -1,4 +1,4 @@
-"""The built-in names of each mode: a grad script's (SPEC §2.5) and a PyTorch program's (§7).
+"""The built-in names of each mode: a grad script's (docs/language.md) and a PyTorch program's (§7).
 
 A grad script has the PyTorch surface under bare names (``api``, generated from the op table)
 plus Python's built-ins; ``sum``, ``max``, ``min`` and ``abs`` of a tensor are PyTorch's

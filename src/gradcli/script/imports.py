@@ -1,6 +1,6 @@
 """What a script imports, checked before it runs, and which mode it runs in.
 
-A PyTorch program (SPEC §7) may import the modules of ``api.namespace`` (torch's, math, and
+A PyTorch program (docs/language.md) may import the modules of ``api.namespace`` (torch's, math, and
 the standard modules ``script.stdlib`` registers there) and nothing else;
 anything else is refused before a single statement runs, positioned at the import, naming
 what is supported. A script is a PyTorch program when its file name ends in ``.py`` or its
@@ -16,7 +16,7 @@ from ..language.checks import blocks
 
 
 def is_torch_program(program: P.Program, filename: str) -> bool:
-    """Whether the script runs as a PyTorch program (SPEC §7)."""
+    """Whether the script runs as a PyTorch program (docs/language.md)."""
     if filename.endswith(".py"):
         return True
     for s in program.body:

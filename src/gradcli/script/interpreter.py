@@ -1,7 +1,7 @@
 """Execute a compiled program on the engine: statements, scopes, bindings, calls, limits,
 prints, warnings and errors.
 
-Two modes (SPEC §2 and §7): a grad script has gradcli's bare built-ins and makes a leaf tensor
+Two modes (docs/language.md and §7): a grad script has gradcli's bare built-ins and makes a leaf tensor
 of each bare-literal assignment; a PyTorch program ("torch") has Python's built-ins and the
 modules it imports, and its literals stay Python numbers. The runtime never formats for a
 terminal; it returns a ``RunResult`` that holds the final bindings, how often each name was
@@ -76,7 +76,7 @@ class Interpreter(Definitions, Evaluator):
         self.program = program
         self.backend = backend
         self.mode = mode
-        self.leaves = mode == "grad"  # bare literals make leaf tensors (SPEC §2.4)
+        self.leaves = mode == "grad"  # bare literals make leaf tensors (docs/language.md)
         self.builtins = GRAD_BUILTINS if mode == "grad" else TORCH_BUILTINS
         self.wrt = frozenset(wrt)
         self.overrides = overrides or {}
@@ -109,7 +109,7 @@ class Interpreter(Definitions, Evaluator):
             self.result.records = self.recorder.records
             self.result.bound = self.recorder.bound
             self.result.local = self.recorder.local
-        # a grad script's tensors are floating point (SPEC §2.4); a PyTorch program's
+        # a grad script's tensors are floating point (docs/language.md); a PyTorch program's
         # torch.tensor([1, 2]) is int64, as in PyTorch
         self.ctx = RunContext(backend, max_elements=max_elements, warnings=[],
                               integer_tensors=mode == "torch",

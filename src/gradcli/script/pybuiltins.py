@@ -2,7 +2,7 @@
 
 Each loops in Python over what it consumes, one step of the run's step limit per item, so
 ``sum(range(10**12))`` meets ``--max-steps`` instead of running for hours; what it builds is
-bounded as lists are (SPEC §6). Built-ins that need the running interpreter (to print, to
+bounded as lists are (docs/commands.md). Built-ins that need the running interpreter (to print, to
 count steps, to call a script's function) are marked ``needs_interpreter`` and get it first.
 The number built-ins (``int``, ``abs``, ``round`` ...) are ``pynumbers``'s, the iteration they
 share with the interpreter ``pyprotocols``'s; ``PY_BUILTINS`` and ``TYPES`` name them all.

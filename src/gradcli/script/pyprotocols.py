@@ -1,6 +1,6 @@
 """Python's protocols as a script's values follow them, for the interpreter and the built-ins:
 iteration (``items_of``; ``counted`` and ``materialise`` take a step of the run per item and
-bound what they build as lists are, SPEC §6), ``operator.index`` and truth; and how a built-in
+bound what they build as lists are, docs/commands.md), ``operator.index`` and truth; and how a built-in
 is declared (``needs_interpreter``, its name, ``fail`` for Python's errors).
 """
 

@@ -70,7 +70,7 @@ class RunResult:
         """d(out)/d(w) for each input, as torch.autograd.grad with retain_graph, through the
         graph as autograd recorded it: what the script's own backward() freed is put back, and
         what an optimizer's step overwrote since (engine/history.py); an input the output does
-        not depend on gets zeros (SPEC §3).  An output that does not require grad is PyTorch's
+        not depend on gets zeros (docs/commands.md).  An output that does not require grad is PyTorch's
         error, never zeros.  ``tracer``: an EventSink told the backward's events (the html
         stepper's)."""
         if not out.requires_grad:

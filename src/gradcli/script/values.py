@@ -1,7 +1,7 @@
 """A script's values: Python's operators on numbers, strings, containers and tensors.
 
 Plain values follow Python, tensors PyTorch (through their operators); both with the limits of
-SPEC §6 on what a script may build (huge ints, long lists) and script-level errors. How values
+docs/commands.md on what a script may build (huge ints, long lists) and script-level errors. How values
 print is ``printing.py``.
 """
 
@@ -134,7 +134,7 @@ _DUNDERS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv"
 
 
 def check_operands(op: str, a: Any, b: Any) -> None:
-    """Refuse, before computing it, an int, string or list too large to use (SPEC §6)."""
+    """Refuse, before computing it, an int, string or list too large to use (docs/commands.md)."""
     if op == "*" and a.__class__ is int and b.__class__ is int:
         if a.bit_length() + b.bit_length() - 1 > MAX_INT_BITS:
             raise _int_too_large()
@@ -170,7 +170,7 @@ def too_long(n: int) -> ScriptError:
 
 
 def check_list(value: list) -> list:
-    """Bound the nesting depth and the flattened size of a list built at run time (SPEC §6).
+    """Bound the nesting depth and the flattened size of a list built at run time (docs/commands.md).
 
     Lists inside ``value`` were checked when they were built, so the walk recurses at most
     ``MAX_LIST_DEPTH`` deep; it visits each distinct list once, however often it is shared.
@@ -231,7 +231,7 @@ def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
 
 
 def literal(e: Any) -> Any:
-    """The numbers of a bare literal (SPEC §2.4); a leading minus negates every element."""
+    """The numbers of a bare literal (docs/language.md); a leading minus negates every element."""
     if e.__class__ is P.Number:
         return e.value
     if e.__class__ is P.Unary:

@@ -236,10 +236,18 @@ def fma64(a: Any, b: Any, c: Any) -> Any:
             v = v.copy()
             v[even] = np.nextafter(v[even], np.where(err[even] > 0, np.inf, -np.inf))
         out = np.asarray(th + v)
-        # products too large to split (|a*b| near 2**996) or non-finite inputs: plain arithmetic
+        # non-finite inputs: plain arithmetic; operands too large to split (above 2**996):
+        # exactly, one by one (rare)
         bad = ~np.isfinite(out) | ~np.isfinite(ul)
         if bad.any():
             out[bad] = a[bad] * b[bad] + c[bad]
+            huge = bad & np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
+            if huge.any():
+                out = out.reshape(-1) if out.ndim else out.reshape(1)
+                flat = [v.reshape(-1) for v in (a, b, c)]
+                for i in np.flatnonzero(huge):
+                    out[i] = _exact64(*(float(v[i]) for v in flat))
+                out = out.reshape(a.shape)
         # products so small that the split's partial products underflow: exactly, one by one
         tiny = (np.abs(uh) < _TINY64) & (a != 0) & (b != 0) & np.isfinite(c)
         if tiny.any():
@@ -256,7 +264,10 @@ def _exact64(a: float, b: float, c: float) -> float:
     correctly, subnormals included)."""
     from fractions import Fraction  # rare (products below 2**-916): not at every start-up
 
-    return float(Fraction(a) * Fraction(b) + Fraction(c))
+    try:
+        return float(Fraction(a) * Fraction(b) + Fraction(c))
+    except OverflowError:  # beyond the largest float64: the infinity a * b + c rounds to
+        return a * b + c
 
 
 def _fma64_scalar(a: float, b: float, c: float) -> float:
@@ -268,7 +279,8 @@ def _fma64_scalar(a: float, b: float, c: float) -> float:
         v = math.nextafter(v, math.inf if err > 0 else -math.inf)
     out = th + v
     if not (math.isfinite(out) and math.isfinite(ul)):
-        return a * b + c
+        finite = math.isfinite(a) and math.isfinite(b) and math.isfinite(c)
+        return _exact64(a, b, c) if finite else a * b + c
     if abs(uh) < _TINY64 and a != 0 and b != 0 and math.isfinite(c):
         return _exact64(a, b, c)
     return out

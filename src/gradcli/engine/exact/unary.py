@@ -7,8 +7,8 @@ Three families, by where PyTorch's bits come from:
   and erf.  MKL's algorithms are closed: with the ``mkl`` package installed, vml.py calls the
   library itself (exact); without it these are computed in float64 and rounded once — the
   correctly rounded value, which MKL's result is most of the time (tests/test_numerics.py
-  measures how often per op and holds that share).  sinh and cosh (SLEEF in the vector lanes,
-  glibc after) are not ported and take the same stand-in.
+  measures how often per op and holds that share).  sinh and cosh are SLEEF's in the vector
+  lanes (ported for float64; float32 takes the same stand-in) and glibc's after.
 * SLEEF, for every element (``vml`` kernels without MKL, and kernels that map a whole row
   through ``Vectorized``): ``expm1``, ``log1p``, ``logsigmoid``.  Exact (sleef.py).
 * ``cpu_kernel_vec`` kernels whose vector and scalar lambdas differ (``sigmoid``: SLEEF's
@@ -17,7 +17,9 @@ Three families, by where PyTorch's bits come from:
 
 Backward kernels keep PyTorch's association and the compiler's fused multiply-adds
 (``tanh_backward`` is ``a * (1 - b * b)`` with ``1 - b * b`` contracted to one FMA).
-float64 inputs take the same formulas in float64 (SLEEF's double kernels are not ported).
+float64 inputs take the same formulas in float64, with SLEEF's double functions (sleef64.py:
+exp, log, log1p, expm1, exp2, pow, arctan2, arctanh, sinh, cosh; the correctly rounded
+stand-in for the others).  asinh and acosh are the C library's in every lane, float32 and float64 alike.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from .. import machine
 from ..machine import SUM_VECTOR_BYTES
-from . import clib, libm, sleef, vml
+from . import clib, libm, sleef, sleef64, vml
 from .fp import fma32, fma64
 from .iterator import batch_place, vector_mask
 
@@ -86,12 +88,14 @@ def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
 
 def vector(name: str, dtype: Any) -> Any:
     """The function PyTorch's vector lanes call for the C name ``name`` (``exp``, ``log1p``
-    ...) on the run's machine: SLEEF's on AVX2 and AVX512, ported for float32 (the correctly
-    rounded stand-in for the rest: SLEEF's double kernels), and the C library's on DEFAULT,
+    ...) on the run's machine: SLEEF's on AVX2 and AVX512, ported for float32 (sleef.py) and
+    float64 (sleef64.py; the correctly rounded stand-in for the functions not ported: float32
+    sinh and cosh ...), the C library's for asinh and acosh (``_MAPPED``) and on DEFAULT,
     whose generic ``Vectorized`` maps ``std::exp`` over its lanes."""
-    if machine.current().capability == "DEFAULT":
+    if machine.current().capability == "DEFAULT" or _numpy_name(name) in _MAPPED:
         return scalar(name, dtype)
-    port = _SLEEF32.get(_numpy_name(name)) if np.dtype(dtype) == F32 else None
+    ports = _SLEEF32 if np.dtype(dtype) == F32 else _SLEEF64
+    port = ports.get(_numpy_name(name))
     return port if port is not None else functools.partial(correctly_rounded, _numpy_name(name))
 
 
@@ -114,6 +118,13 @@ def madd(a: Any, b: Any, c: Any) -> Any:
 # SLEEF's float32 functions ported (sleef.py), by NumPy's name of the C function
 _SLEEF32 = {"exp": sleef.expf, "log": sleef.logf, "log1p": sleef.log1pf, "expm1": sleef.expm1f,
             "exp2": sleef.exp2f, "arctan2": sleef.arctan2f}
+# and the float64 ones (sleef64.py)
+_SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log, "exp2": sleef64.exp2,
+            "log1p": sleef64.log1p, "expm1": sleef64.expm1, "arctan2": sleef64.arctan2,
+            "arctanh": sleef64.arctanh, "sinh": sleef64.sinh, "cosh": sleef64.cosh}
+# Functions ``Vectorized`` maps the C library's over its lanes on every capability (no SLEEF
+# call): asinh and acosh, float32 and float64 (measured: every bit glibc's on AVX2 and AVX512)
+_MAPPED = frozenset(("arcsinh", "arccosh"))
 
 
 def _numpy_name(c_name: str) -> str:
@@ -231,10 +242,6 @@ def logaddexp(a: Any, b: Any) -> Any:
         return fn
 
     with np.errstate(all="ignore"):
-        if a.dtype != F32 and machine.current().capability != "DEFAULT":
-            # SLEEF's double kernels are not ported: MKL's exp is the closer stand-in (measured)
-            return formula(lambda name: (lambda v: mkl("exp", v)) if name == "exp"
-                           else vector(name, a.dtype))(a, b)
         return _split(a, _vector_bytes(), *_lambdas(a.dtype, formula), b)
 
 
@@ -260,7 +267,8 @@ def logsigmoid_backward(grad: Any, x: Any) -> Any:
 
 
 def softplus(x: Any, beta: float, threshold: float) -> Any:
-    """softplus_kernel (AVX2 lanes): log1p(exp(a * beta)) / beta below the threshold."""
+    """softplus_kernel: log1p(exp(a * beta)) / beta below the threshold (512-bit lanes on
+    AVX512: measured, a row's tail from 16 float64 or 32 float32 elements on)."""
     x = np.asarray(x)
     t = x.dtype.type
     b, th = t(beta), t(threshold)
@@ -269,7 +277,7 @@ def softplus(x: Any, beta: float, threshold: float) -> Any:
         return lambda a: np.where(a * b > th, a, f("log1p")(f("exp")(a * b)) / b)
 
     with np.errstate(all="ignore"):
-        return _split(x, SUM_VECTOR_BYTES, *_lambdas(x.dtype, formula))
+        return _split(x, _vector_bytes(), *_lambdas(x.dtype, formula))
 
 
 def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
@@ -285,7 +293,7 @@ def softplus_backward(grad: Any, x: Any, beta: float, threshold: float) -> Any:
         return fn
 
     with np.errstate(all="ignore"):
-        return _split(x, SUM_VECTOR_BYTES, *_lambdas(x.dtype, formula),
+        return _split(x, _vector_bytes(), *_lambdas(x.dtype, formula),
                       np.asarray(grad, x.dtype))
 
 
@@ -391,8 +399,8 @@ def sigmoid_backward(grad: Any, y: Any) -> Any:
 def pow_scalar(x: Any, exponent: float) -> Any:
     """pow_tensor_scalar_kernel's special exponents (x * x, x * x * x, sqrt, 1 / x, ...); other
     float32 exponents by SLEEF's powf in the vector lanes (the C library's on DEFAULT) and
-    ``std::pow(float, double)`` (float64 pow, rounded once) in the scalar tail; float64 by the
-    C library's pow (SLEEF's double pow is not ported)."""
+    ``std::pow(float, double)`` (float64 pow, rounded once) in the scalar tail; float64 alike,
+    with SLEEF's double pow in the vector lanes and the C library's ``pow`` in the tail."""
     x = np.asarray(x)
     t = x.dtype.type
     with np.errstate(all="ignore"):
@@ -415,12 +423,13 @@ def pow_scalar(x: Any, exponent: float) -> Any:
         if x.dtype == F32:
             return _split(x, _vector_bytes(), functools.partial(_pow_lanes, F32(exponent)),
                           lambda a: np.power(a.astype(np.float64), float(exponent)).astype(F32))
-        return np.power(x, exponent)
+        return _split(x, _vector_bytes(), functools.partial(_pow_lanes, t(exponent)),
+                      lambda a: clib.call("pow", a, np.full(a.shape, exponent)))
 
 
 def _pow_lanes(exponent: Any, x: Any) -> Any:
-    """``Vectorized<float>::pow`` of a broadcast exponent: SLEEF's powf on AVX2 and AVX512, the
-    C library's ``powf`` lane by lane on DEFAULT."""
+    """``Vectorized<float>::pow`` (``Vectorized<double>``'s) of a broadcast exponent: SLEEF's
+    pow on AVX2 and AVX512, the C library's lane by lane on DEFAULT."""
     if machine.current().capability == "DEFAULT":
-        return clib.call("pow", x, np.full(x.shape, exponent, F32))
-    return sleef.powf(x, exponent)
+        return clib.call("pow", x, np.full(x.shape, exponent, x.dtype))
+    return sleef.powf(x, exponent) if x.dtype == F32 else sleef64.power(x, exponent)

@@ -1,4 +1,4 @@
-"""The standard modules a PyTorch program imports for ordinary work (SPEC §7), each with the
+"""The standard modules a PyTorch program imports for ordinary work (docs/language.md), each with the
 parts programs use and nothing that reaches files, the network or the process: ``random``
 (CPython's generator, one per run), ``itertools``, ``functools``, ``collections``, ``typing``,
 ``sys`` (``argv``, ``exit``, ``stdout.write``), ``time`` and ``matplotlib.pyplot`` (accepted,

@@ -4,7 +4,7 @@
 Each is a subclass of CPython's that prints as CPython prints it (its items through the run's
 printer, so tensors inside print as PyTorch's), names the methods a script may call, and keeps
 the script's callables for the interpreter to call (a defaultdict's factory). What a container
-takes from a script's iterable is at most a list's size (SPEC §6); built by the script's call,
+takes from a script's iterable is at most a list's size (docs/commands.md); built by the script's call,
 a step per item.
 """
 

@@ -1,6 +1,6 @@
 """``matplotlib.pyplot`` as a script imports it: every call is accepted and draws nothing, and
 the run's stderr says so once (``gradcli: note: ...``), so that a plot in the middle of a
-program does not stop what follows it (SPEC §7).
+program does not stop what follows it (docs/language.md).
 
 A call returns what the program goes on to use: ``fig, ax = plt.subplots()`` two objects,
 ``line, = plt.plot(x, y)`` one; each of them accepts any method and attribute in turn. Data

@@ -1,5 +1,5 @@
 """Python's ``sys`` as a script imports it: ``argv``, ``exit`` and ``stdout.write``, nothing
-that reaches the process (SPEC §7). Made per run: ``argv`` holds the run's script name."""
+that reaches the process (docs/language.md). Made per run: ``argv`` holds the run's script name."""
 
 from __future__ import annotations
 
