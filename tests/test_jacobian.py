@@ -100,6 +100,16 @@ def test_unused_wrt_gets_zeros_of_the_jacobians_shape():
     assert doc["wrt"]["a"] == {"shape": [2, 2], "data": [[0.0, 0.0], [0.0, 0.0]]}
 
 
+def test_a_leaf_output():
+    """d(w)/dw is the identity; d²(w)/dw² zeros (the gradient of a leaf has no graph)."""
+    for mode in ("reverse", "forward"):
+        doc = _grad("-e", "w = [2.0, 3.0]", "--wrt", "w", "--of", "w", "--jacobian",
+                    "--mode", mode)
+        assert doc["wrt"]["w"] == {"shape": [2, 2], "data": [[1.0, 0.0], [0.0, 1.0]]}
+    doc = _grad("-e", "w = 2.0", "--wrt", "w", "--of", "w", "--hessian")
+    assert doc["wrt"]["w"] == {"shape": [], "data": 0.0}
+
+
 def test_a_scalar_outputs_jacobian_is_its_gradient():
     args = ["-e", "w = [1.0, 2.0]\nL = (w * w * w).sum()\n", "--wrt", "w"]
     grad = _grad(*args)["wrt"]

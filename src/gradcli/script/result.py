@@ -120,7 +120,8 @@ class RunResult:
         found = []
         # the nodes the first backward records are numbered after the graph's (the backward
         # reads sequence numbers as a topological order)
-        ctx = RunContext(be, seq=itertools.count(out.grad_fn.seq + 1))
+        start = out.grad_fn.seq + 1 if out.grad_fn is not None else 0  # None: a leaf
+        ctx = RunContext(be, seq=itertools.count(start))
         with restored_saved(self.kept, self.history, (out.grad_fn,)), use(ctx), quiet():
             for t in inputs:
                 rows = []
