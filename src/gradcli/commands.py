@@ -77,7 +77,10 @@ class Command(Session):
                 elif kind == "gradient":
                     values = self.gradients(result, out, wrt)
                 else:
-                    values = self.second(result, out, wrt, kind)
+                    total = out.tensor.numel() if kind == "jacobian" else \
+                        sum(w.tensor.numel() for w in wrt)
+                    with self.progress(kind, total) as tick:
+                        values = self.second(result, out, wrt, kind, tick)
             except GradcliError as exc:
                 err = _explain_grad_error(exc, result, out)
             else:
@@ -133,15 +136,15 @@ class Command(Session):
             return forward_mode.grads(result, of, self.wrt, rerun, tick, jacobian=jacobian)
 
     @staticmethod
-    def second(result: Any, out: Any, wrt: list, kind: str) -> list:
-        """--jacobian or --hessian by reverse mode, or PyTorch's error for an output that has
-        no gradient."""
+    def second(result: Any, out: Any, wrt: list, kind: str, progress: Any = None) -> list:
+        """--jacobian or --hessian by reverse mode (``progress(k)``: k backwards done), or
+        PyTorch's error for an output that has no gradient."""
         from . import targets
 
         targets.differentiable(result, out, wrt)
         tensors = [w.tensor for w in wrt]
-        return result.jacobian(out.tensor, tensors) if kind == "jacobian" else \
-            result.hessian(out.tensor, tensors)
+        return result.jacobian(out.tensor, tensors, progress) if kind == "jacobian" else \
+            result.hessian(out.tensor, tensors, progress)
 
     @staticmethod
     def gradients(result: Any, out: Any, wrt: list) -> list:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..engine import RunContext, Tensor, grad, use
@@ -88,11 +89,13 @@ class RunResult:
         return [next(grads) if t.requires_grad else
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
 
-    def jacobian(self, out: Tensor, inputs: list[Tensor]) -> list[Tensor]:
+    def jacobian(self, out: Tensor, inputs: list[Tensor],
+                 progress: Callable[[int], None] | None = None) -> list[Tensor]:
         """d(out)/d(w) for each input, shaped (*out.shape, *w.shape), as
         torch.autograd.functional.jacobian computes it: one backward per element of ``out``
         (retain_graph), seeded with that element's one-hot, as its ``out.reshape(-1)[j]`` gives
-        the backward; an input the output does not depend on gets zeros."""
+        the backward; an input the output does not depend on gets zeros.  ``progress(k)``: k
+        backwards done."""
         if not out.requires_grad:
             raise ScriptError("element 0 of tensors does not require grad and does not have a "
                               "grad_fn")
@@ -107,17 +110,22 @@ class RunResult:
                 for k, t in enumerate(inputs):
                     if t.requires_grad:
                         rows[k].append(be.xp.asarray(next(got).data))
+                if progress is not None:
+                    progress(j + 1)
         return [_stacked(be, rows[k], out, t) for k, t in enumerate(inputs)]
 
-    def hessian(self, out: Tensor, inputs: list[Tensor]) -> list[Tensor]:
+    def hessian(self, out: Tensor, inputs: list[Tensor],
+                progress: Callable[[int], None] | None = None) -> list[Tensor]:
         """d²(out)/d(w)² for each input, shaped (*w.shape, *w.shape), as
         torch.autograd.functional.hessian computes it (reverse over reverse): the gradient
-        with create_graph=True, then one backward of it per element of w."""
+        with create_graph=True, then one backward of it per element of w.  ``progress(k)``: k
+        second backwards done."""
         if not out.requires_grad:
             raise ScriptError("element 0 of tensors does not require grad and does not have a "
                               "grad_fn")
         be = self.backend
         found = []
+        done = 0
         # the nodes the first backward records are numbered after the graph's (the backward
         # reads sequence numbers as a topological order)
         start = out.grad_fn.seq + 1 if out.grad_fn is not None else 0  # None: a leaf
@@ -132,6 +140,9 @@ class RunResult:
                         (h,) = grad(g, [t], grad_outputs=_one_hot(g, j), retain_graph=True,
                                     materialize_grads=True)
                         rows.append(be.xp.asarray(h.data))
+                        done += 1
+                        if progress is not None:
+                            progress(done)
                 found.append(_stacked(be, rows, t, t))
         return found
 
