@@ -34,6 +34,7 @@ RECORDERS = (
     ("record_corpus.py", [], True),
     ("record_exports.py", [], True),
     ("record_forward_views.py", [], False),
+    ("record_jacobians.py", [], False),
 )
 
 

@@ -73,6 +73,12 @@ ModeOpt = Annotated[Mode, typer.Option(
     "--mode", case_sensitive=False,
     help="reverse: backpropagation; forward: a tangent carried forward from each element of "
          "each --wrt (one re-run each), the same derivative.")]
+JacobianOpt = Annotated[bool, typer.Option(
+    "--jacobian", help="d(output)/dW for an output of any shape, shaped (*output.shape, "
+    "*W.shape) as torch.autograd.functional.jacobian gives it.")]
+HessianOpt = Annotated[bool, typer.Option(
+    "--hessian", help="d²(output)/dW² for a scalar output, shaped (*W.shape, *W.shape) as "
+    "torch.autograd.functional.hessian gives it.")]
 ViewModeOpt = Annotated[Mode, typer.Option(
     "--mode", case_sensitive=False,
     help="forward: run with the --wrt's tangent seeded with ones (forward-mode AD) and show "
@@ -143,16 +149,20 @@ def run(script: Script = None, eval_text: Eval = None, wrt: Wrt = None,
     _execute("run", Options(**locals()))
 
 
-@app.command(short_help="dL/dW for each --wrt W.",
-             epilog="\b\nExample:\n  gradcli grad samples/chain_rule.grad --wrt w1   # dL/dw1 = -8.0")
+@app.command(short_help="dL/dW for each --wrt W; --jacobian, --hessian.",
+             epilog="\b\nExamples:\n  gradcli grad samples/chain_rule.grad --wrt w1   # dL/dw1 = -8.0"
+             "\n  gradcli grad -e 'w = [1.0, 2.0]; y = w * w' --wrt w --of y --jacobian"
+             "\n  gradcli grad samples/chain_rule.grad --wrt w1 --hessian")
 def grad(script: Script = None, eval_text: Eval = None, wrt: Wrt = None, of: Of = None,
-         mode: ModeOpt = Mode.reverse,
+         mode: ModeOpt = Mode.reverse, jacobian: JacobianOpt = False,
+         hessian: HessianOpt = False,
          backend: BackendOpt = BackendName.numpy, dtype: DTypeOpt = None,
          seed: Seed = 0, set_: SetOpt = None, fmt: FormatOpt = None, quiet: Quiet = False,
          max_steps: MaxSteps = MAX_STEPS, max_elements: MaxElements = MAX_ELEMENTS,
         max_script_bytes: MaxScriptBytes = MAX_SCRIPT_BYTES,
          debug: Debug = False) -> None:
-    """Print d(output)/dW for each --wrt W (torch.autograd.grad; nothing accumulates)."""
+    """Print d(output)/dW for each --wrt W (torch.autograd.grad; nothing accumulates);
+    --jacobian: for an output of any shape; --hessian: the second derivative d²(output)/dW²."""
     _execute("grad", Options(**locals()))
 
 

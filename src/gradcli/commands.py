@@ -55,20 +55,32 @@ class Command(Session):
         return self.finish(err)
 
     def cmd_grad(self) -> int:
-        """d(output)/dW for each --wrt W."""
+        """d(output)/dW for each --wrt W; --jacobian: for an output of any shape; --hessian:
+        d²(output)/dW²."""
         from . import views
 
+        kind = self._derivative()
         self.require_wrt()
         result = self.execute(keep_freed=True)
         out, wrt, err = self.targets(result, need_output=True)
         err = result.error or err
         grads: dict[str, Any] = {}
         value = None
+        if err is None and kind == "hessian" and out.tensor.numel() != 1:
+            err = UsageError(f"--hessian needs a scalar output: '{out.name}' has shape "
+                             f"{tuple(out.tensor.shape)}",
+                             hint="--jacobian differentiates an output of any shape")
         if err is None:
             try:
-                values = self._forward_grads(result, out, wrt) \
-                    if self.opts.mode.value == "forward" else \
-                    self.gradients(result, out, wrt)
+                if self.opts.mode.value == "forward":
+                    values = self._forward_grads(result, out, wrt, jacobian=kind == "jacobian")
+                elif kind == "gradient":
+                    values = self.gradients(result, out, wrt)
+                else:
+                    total = out.tensor.numel() if kind == "jacobian" else \
+                        sum(w.tensor.numel() for w in wrt)
+                    with self.progress(kind, total) as tick:
+                        values = self.second(result, out, wrt, kind, tick)
             except GradcliError as exc:
                 err = _explain_grad_error(exc, result, out)
             else:
@@ -78,12 +90,28 @@ class Command(Session):
         if self.fmt == "json":
             from .render import json
 
-            self.doc(json.grad_doc(of, value, grads, err))
+            doc = json.grad_doc(of, value, grads, err)
+            if kind != "gradient":
+                doc = {"gradcli": doc.pop("gradcli"), "derivative": kind, **doc}
+            self.doc(doc)
         elif grads:
-            self.emit("grad", of, grads)
+            self.emit("grad", of, grads, kind)
         return self.finish(err)
 
-    def _forward_grads(self, result: Any, out: Any, wrt: list) -> list:
+    def _derivative(self) -> str:
+        """"gradient", "jacobian" or "hessian" (--jacobian, --hessian); a UsageError for both,
+        or for --hessian with --mode forward."""
+        o = self.opts
+        if o.jacobian and o.hessian:
+            raise UsageError("--jacobian and --hessian cannot be given together",
+                             hint="--hessian is d²(output)/dW² of a scalar output; --jacobian "
+                             "d(output)/dW of an output of any shape")
+        if o.hessian and o.mode.value == "forward":
+            raise UsageError("--hessian is computed by reverse mode only (reverse over reverse)",
+                             hint="drop --mode forward")
+        return "jacobian" if o.jacobian else "hessian" if o.hessian else "gradient"
+
+    def _forward_grads(self, result: Any, out: Any, wrt: list, jacobian: bool = False) -> list:
         """grad --mode forward: a seeded re-run per element of each --wrt (forward_mode.py),
         which seeds and reads top-level bindings."""
         from . import forward_mode, pipeline
@@ -105,7 +133,18 @@ class Command(Session):
 
         total = sum(result.bindings[w].numel() for w in self.wrt)
         with self.progress("forward mode", total) as tick:
-            return forward_mode.grads(result, of, self.wrt, rerun, tick)
+            return forward_mode.grads(result, of, self.wrt, rerun, tick, jacobian=jacobian)
+
+    @staticmethod
+    def second(result: Any, out: Any, wrt: list, kind: str, progress: Any = None) -> list:
+        """--jacobian or --hessian by reverse mode (``progress(k)``: k backwards done), or
+        PyTorch's error for an output that has no gradient."""
+        from . import targets
+
+        targets.differentiable(result, out, wrt)
+        tensors = [w.tensor for w in wrt]
+        return result.jacobian(out.tensor, tensors, progress) if kind == "jacobian" else \
+            result.hessian(out.tensor, tensors, progress)
 
     @staticmethod
     def gradients(result: Any, out: Any, wrt: list) -> list:
@@ -533,6 +572,10 @@ def _explain_grad_error(err: GradcliError, result: Any, out: Any) -> GradcliErro
     if freed_by is not None and not err.hint:
         err.hint = (f"the backward() on line {freed_by.line} freed the saved tensors; pass "
                     "retain_graph=True there, or drop it: gradcli differentiates by itself")
+    elif err.message == "grad can be implicitly created only for scalar outputs" \
+            and not err.hint:
+        err.hint = (f"'{of}' has shape {tuple(out.tensor.shape)}; --jacobian gives "
+                    f"d({of})/dW for an output of any shape")
     elif err.message.startswith("one of the variables needed for gradient computation") \
             and not err.hint:
         line = f" on line {span.line}" if span is not None else ""

@@ -81,6 +81,8 @@ class Options:
     rolled: bool = False
     rerun: bool = False
     mode: Any = Mode.reverse
+    jacobian: bool = False
+    hessian: bool = False
 
     def __init__(self, **given: Any) -> None:
         for name, value in given.items():
@@ -116,14 +118,14 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--show-grads": ("show_grads", "flag"), "--show-saved": ("show_saved", "flag"),
     "-o": ("output", "text"), "--output": ("output", "text"), "--top": ("top", "int"),
     "--lines": ("lines", "text"), "--rolled": ("rolled", "flag"), "--rerun": ("rerun", "flag"),
-    "--mode": ("mode", Mode),
+    "--mode": ("mode", Mode), "--jacobian": ("jacobian", "flag"), "--hessian": ("hessian", "flag"),
 }
 
 _SHARED = ("-e", "--eval", "--wrt", "--backend", "--dtype", "--seed", "--set", "--format", "-q",
            "--quiet", "--max-steps", "--max-elements", "--debug")
 COMMANDS: dict[str, frozenset[str]] = {name: frozenset(_SHARED + extra) for name, extra in {
     "run": ("--max-script-bytes",),
-    "grad": ("--of", "--mode", "--max-script-bytes"),
+    "grad": ("--of", "--mode", "--jacobian", "--hessian", "--max-script-bytes"),
     "graph": ("--of", "--tree", "--lines", "--rolled", "--mode", "--max-script-bytes"),
     "dot": ("--of", "--backward", "--show-values", "--show-grads", "--show-saved", "-o",
             "--output", "--lines", "--rolled", "--mode", "--max-script-bytes"),

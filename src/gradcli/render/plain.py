@@ -257,14 +257,20 @@ def run(bindings: dict[str, Any]) -> str:
     return columns(rows)
 
 
-def grad(of: str, grads: dict[str, TensorView]) -> str:
-    """One entry per --wrt name: ``dL/dw1 = -8.0``; a tensor as PyTorch prints it, its rows
-    continued under the first (full precision is in ``--format json``)."""
+def grad(of: str, grads: dict[str, TensorView], kind: str = "gradient") -> str:
+    """One entry per --wrt name: ``dL/dw1 = -8.0`` (``d²L/dw1² =`` for --hessian); a tensor as
+    PyTorch prints it, its rows continued under the first (full precision is in
+    ``--format json``)."""
     out = []
     for name, g in grads.items():
-        head = f"d{of}/d{name} = "
+        head = derivative_label(of, name, kind) + " = "
         out.append(head + block(g.data, g.dtype, len(head)) + "\n")
     return "".join(out)
+
+
+def derivative_label(of: str, name: str, kind: str) -> str:
+    """``dL/dw``, or ``d²L/dw²`` for a Hessian."""
+    return f"d²{of}/d{name}²" if kind == "hessian" else f"d{of}/d{name}"
 
 
 def saved_text(saved: list) -> str:

@@ -180,15 +180,16 @@ def _narrow(out: Console) -> None:
                    "names; widen the terminal or use --format plain", DIM))
 
 
-def grad(out: Console, of: str, grads: dict[str, TensorView]) -> None:
+def grad(out: Console, of: str, grads: dict[str, TensorView], kind: str = "gradient") -> None:
     """``dL/dw = value`` per --wrt name, as the plain form (PyTorch's format of the contents,
     rows continued under the first, within the terminal's width), with colour and the
     shape."""
-    width = max(len(f"d{of}/d{name}") for name in grads)
+    labels = {name: plain.derivative_label(of, name, kind) for name in grads}
+    width = max(len(label) for label in labels.values())
     for name, g in grads.items():
         lead = width + 3
         value = plain.block(g.data, g.dtype, lead, max(out.width, lead + 20))
-        line = Text.assemble((f"d{of}/d{name}".ljust(width), "bold"), (" = ", DIM),
+        line = Text.assemble((labels[name].ljust(width), "bold"), (" = ", DIM),
                              (value, "green"))
         if g.shape:
             line.append(f"  shape {plain.shape(g.shape)}", style=DIM)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..engine import RunContext, Tensor, grad, use
@@ -86,5 +88,79 @@ class RunResult:
                 grads = iter(grad(out, live, retain_graph=True, materialize_grads=True))
         return [next(grads) if t.requires_grad else
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
+
+    def jacobian(self, out: Tensor, inputs: list[Tensor],
+                 progress: Callable[[int], None] | None = None) -> list[Tensor]:
+        """d(out)/d(w) for each input, shaped (*out.shape, *w.shape), as
+        torch.autograd.functional.jacobian computes it: one backward per element of ``out``
+        (retain_graph), seeded with that element's one-hot, as its ``out.reshape(-1)[j]`` gives
+        the backward; an input the output does not depend on gets zeros.  ``progress(k)``: k
+        backwards done."""
+        if not out.requires_grad:
+            raise ScriptError("element 0 of tensors does not require grad and does not have a "
+                              "grad_fn")
+        be, n = self.backend, out.numel()
+        rows: list[list[Any]] = [[] for _ in inputs]
+        live = [t for t in inputs if t.requires_grad]
+        with restored_saved(self.kept, self.history, (out.grad_fn,)), \
+                use(RunContext(be)), quiet():
+            for j in range(n if live else 0):
+                got = iter(grad(out, live, grad_outputs=_one_hot(out, j), retain_graph=True,
+                                materialize_grads=True))
+                for k, t in enumerate(inputs):
+                    if t.requires_grad:
+                        rows[k].append(be.xp.asarray(next(got).data))
+                if progress is not None:
+                    progress(j + 1)
+        return [_stacked(be, rows[k], out, t) for k, t in enumerate(inputs)]
+
+    def hessian(self, out: Tensor, inputs: list[Tensor],
+                progress: Callable[[int], None] | None = None) -> list[Tensor]:
+        """d²(out)/d(w)² for each input, shaped (*w.shape, *w.shape), as
+        torch.autograd.functional.hessian computes it (reverse over reverse): the gradient
+        with create_graph=True, then one backward of it per element of w.  ``progress(k)``: k
+        second backwards done."""
+        if not out.requires_grad:
+            raise ScriptError("element 0 of tensors does not require grad and does not have a "
+                              "grad_fn")
+        be = self.backend
+        found = []
+        done = 0
+        # the nodes the first backward records are numbered after the graph's (the backward
+        # reads sequence numbers as a topological order)
+        start = out.grad_fn.seq + 1 if out.grad_fn is not None else 0  # None: a leaf
+        ctx = RunContext(be, seq=itertools.count(start))
+        with restored_saved(self.kept, self.history, (out.grad_fn,)), use(ctx), quiet():
+            for t in inputs:
+                rows = []
+                if t.requires_grad:
+                    (g,) = grad(out, [t], retain_graph=True, create_graph=True,
+                                materialize_grads=True)
+                    for j in range(t.numel() if g.requires_grad else 0):
+                        (h,) = grad(g, [t], grad_outputs=_one_hot(g, j), retain_graph=True,
+                                    materialize_grads=True)
+                        rows.append(be.xp.asarray(h.data))
+                        done += 1
+                        if progress is not None:
+                            progress(done)
+                found.append(_stacked(be, rows, t, t))
+        return found
+
+
+def _one_hot(t: Tensor, j: int) -> Tensor:
+    """A tensor of ``t``'s shape and dtype, 1 at flat index ``j`` and 0 elsewhere."""
+    xp = t.backend.xp
+    flat = xp.zeros(t.numel(), dtype=t.data.dtype)
+    flat[j] = 1
+    return Tensor(t.backend.writable(flat.reshape(tuple(t.shape))), t.backend)
+
+
+def _stacked(be: Any, rows: list, out: Tensor, w: Tensor) -> Tensor:
+    """Rows d(out[j])/dw, one per element of ``out``, as one (*out.shape, *w.shape) tensor;
+    zeros when there are none (w does not reach ``out``)."""
+    shape = (*out.shape, *w.shape)
+    if not rows:
+        return Tensor(be.writable(be.xp.zeros(shape, dtype=w.data.dtype)), be)
+    return Tensor(be.writable(be.xp.stack(rows).reshape(shape)), be)
 
 __all__ = ["RunResult", "Warning_"]
