@@ -32,6 +32,9 @@ from .printing import DEFAULT_OPTIONS, PrintOptions
 RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python
 
 
+_SEQUENCE = itertools.count()
+
+
 @dataclass(eq=False)
 class RunContext:
     """The mutable state of one run (see the module docstring)."""
@@ -72,7 +75,10 @@ class RunContext:
     # they go to Python's warnings module as PyTorch's do.
     warnings: list[tuple[str, str]] | None = None
     warned_once: set[str] = field(default_factory=set)
-    seq: Iterator[int] = field(default_factory=itertools.count)
+    # Node sequence numbers, one counter for the process as PyTorch's sequence_nr: the backward
+    # reads them as a topological order, so a context made after a run (a Hessian, explain's
+    # replays) numbers its nodes after the run's.
+    seq: Iterator[int] = field(default_factory=lambda: _SEQUENCE)
     # Where each version counter was last bumped by an in-place op: id(counter) -> (counter,
     # the statement's span), so a version error can name the in-place line.
     inplace_at: dict[int, tuple[list, Any]] = field(default_factory=dict)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -126,10 +125,7 @@ class RunResult:
         be = self.backend
         found = []
         done = 0
-        # the nodes the first backward records are numbered after the graph's (the backward
-        # reads sequence numbers as a topological order)
-        start = out.grad_fn.seq + 1 if out.grad_fn is not None else 0  # None: a leaf
-        ctx = RunContext(be, seq=itertools.count(start))
+        ctx = RunContext(be)
         with restored_saved(self.kept, self.history, (out.grad_fn,)), use(ctx), quiet():
             for t in inputs:
                 rows = []
