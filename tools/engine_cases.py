@@ -1542,6 +1542,14 @@ CASES.update({
     "nn_rnn_bidirectional_float32": _C + " ms = [nn.RNN(3, 4, 2, bidirectional=True, nonlinearity='relu'), nn.GRU(3, 5, 3, bidirectional=True, bias=False)];"
                                     " x = torch.randn(5, 2, 3, requires_grad=True); o1, h1 = ms[0](x); o2, h2 = ms[1](x);"
                                     " result = ms + [o1, h1, o2, h2, graph(nn.RNN(3, 2, bidirectional=True)(x[:2])[1]), G(o1, x, ms[0].weight_ih_l1), G(o2[..., 5:] * h2[-1], x, ms[1].weight_hh_l2_reverse)]",
+    # float32 at a size where the gates' rows are shorter than two vectors: PyTorch's unsafe_chunk
+    # pieces are strided views, so their in-place sigmoid_/tanh_ run the kernels' scalar loop
+    "nn_gru_float32_strided_gates": _C + " ms = [nn.GRU(8, 16), nn.GRU(8, 16, 2, bidirectional=True),"
+                                    " nn.GRUCell(8, 16), nn.LSTMCell(8, 16)]; x = torch.randn(10, 4, 8, requires_grad=True);"
+                                    " o1, h1 = ms[0](x); o2, h2 = ms[1](x); c = ms[2](x[1], ms[2](x[0])); l = ms[3](x[1], ms[3](x[0]));"
+                                    " gs = G(o1 * o1 + h1.sum(), x, ms[0].weight_hh_l0, ms[0].bias_ih_l0) + G(o2 * o2, x, ms[1].weight_ih_l1_reverse)"
+                                    " + G(c * c + l[1], x, ms[2].weight_hh, ms[3].weight_ih);"
+                                    " result = [o1, c] + [t.tolist() for t in [o1, h1, o2, h2, c, l[0], l[1], *gs]]",
     "nn_lstm_projections": _C + " ms = [nn.LSTM(3, 4, 2, proj_size=2, dtype=torch.float64), nn.LSTM(3, 5, 2, proj_size=3, bidirectional=True, batch_first=True,"
                            " dtype=torch.float64), nn.LSTM(3, 4, proj_size=3, bias=False)]; x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True);"
                            " o1, (h1, c1) = ms[0](x); o2, (h2, c2) = ms[1](x); z = torch.randn(3, 2, 3, requires_grad=True); o3, (h3, c3) = ms[2](z);"

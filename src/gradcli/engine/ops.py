@@ -1755,11 +1755,10 @@ def _piece_backward(xp: Any, grad: Any, self_shape: tuple, dim: int, start: int,
 SPLIT = defop("split", "SplitBackward0", ("self",), _piece, _piece_backward, kind="view")
 SPLIT_WITH_SIZES = defop("split_with_sizes", "SplitWithSizesBackward0", ("self",), _piece,
                          _piece_backward, kind="view")
-# unsafe_split (the recurrent cells' gates): the pieces are not views (in-place updates of
-# them rewrite no history), one copy each
-UNSAFE_SPLIT = defop("unsafe_split", "UnsafeSplitBackward0", ("self",),
-                     lambda xp, self, dim, start, stop: xp.asarray(
-                         _piece(xp, self, dim, start, stop), copy=True),
+# unsafe_split (the recurrent cells' gates): the pieces share the input's memory, as
+# PyTorch's do, but are not views to autograd (in-place updates of them rewrite no history);
+# an elementwise kernel on a piece runs over its strided rows as PyTorch's loops do
+UNSAFE_SPLIT = defop("unsafe_split", "UnsafeSplitBackward0", ("self",), _piece,
                      _piece_backward)
 SLICE = defop("slice", "SliceBackward0", ("self",),
               lambda xp, self, dim, start, stop, step: self[_index(dim, slice(start, stop, step))],

@@ -4,10 +4,14 @@ cell made of recorded ops (``linear`` of the hidden state, an in-place add of th
 projection, the gates from ``unsafe_chunk`` updated in place), the outputs stacked; layers one
 after the other with dropout between them while training, the final states stacked.
 
-The bits are those of the ops composed.  Measured in float32 (a (10, 4, 8) input, hidden size
-16): RNN is PyTorch's bit for bit, one direction or two; GRU and an LSTM with projections are
-not (28-93% of the values and gradients bit for bit, the rest within 1e-6; the recorded small
-cases are exact), a bound not yet traced to its op.  float64 inherits F.linear's bound (MKL's
+The bits are those of the ops composed.  ``unsafe_chunk``'s pieces share the gates' memory as
+PyTorch's do, so an in-place ``sigmoid_``/``tanh_`` on a piece runs over its strided rows and
+takes the vector or the scalar path PyTorch's loop takes for each element.  Measured in float32
+(a (10, 4, 8) input, hidden size 16; values and every gradient): RNN, GRU (one direction or two,
+two layers), GRUCell and LSTMCell are PyTorch's bit for bit (GRU was 30-60% while the pieces
+were copies); an LSTM with projections is but for its projection weight's gradient (half its
+elements within an ulp: the order its steps' gradients are summed in, not traced).  float64
+inherits F.linear's bound (MKL's
 dgemm adds the bias inside the product in an order not reproduced), which reaches a float64
 RNN's values through every step's ``linear``.  PyTorch computes a float32 LSTM without
 projections with oneDNN instead (one ``MkldnnRnnLayerBackward0`` node per layer and
