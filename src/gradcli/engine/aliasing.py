@@ -10,6 +10,7 @@ same graph.)
 from __future__ import annotations
 
 import weakref
+from functools import partial
 from typing import Any
 
 from . import ops as O
@@ -20,13 +21,17 @@ from .tensor import Tensor
 
 
 def track_view(base: Tensor, view: Tensor) -> None:
-    """Remember ``view`` (of the root ``base``) for later in-place updates of the base."""
+    """Remember ``view`` (of the root ``base``) for later in-place updates of the base: in
+    the base's table of live views (insertion-ordered, as the views were made), from which a
+    view's weak reference removes itself when the view dies."""
     views = getattr(base, "_views", None)
     if views is None:
-        views = base._views = []
-    elif len(views) >= 64:  # drop the dead ones now and then: loops make many short-lived views
-        views[:] = [r for r in views if r() is not None]
-    views.append(weakref.ref(view))
+        views = base._views = {}
+    views[weakref.ref(view, partial(_forget, views))] = None
+
+
+def _forget(views: dict, ref: Any) -> None:
+    views.pop(ref, None)
 
 
 def refresh_views(target: Tensor, keep: Tensor | None = None) -> None:
@@ -38,7 +43,7 @@ def refresh_views(target: Tensor, keep: Tensor | None = None) -> None:
     views = getattr(root, "_views", None)
     if not views or not root.requires_grad:
         return
-    for ref in views:
+    for ref in list(views):  # a view dying meanwhile removes its entry
         w = ref()
         if w is None or w is keep:
             continue
