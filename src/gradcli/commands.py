@@ -414,7 +414,7 @@ class Command(Session):
     def cmd_explain(self) -> int:
         """dL/dW as a sum over chain-rule paths (SPEC §8)."""
         from . import targets
-        from .analysis.explain import Keeper, explain, nondifferentiable
+        from .analysis.explain import explain, nondifferentiable
 
         o = self.opts
         self.require_wrt()
@@ -422,10 +422,9 @@ class Command(Session):
             raise UsageError("explain takes one --wrt NAME", hint="run it once per name")
         if o.top < 0:
             raise UsageError(f"--top must be at least 0, got {o.top}")
-        keeper = Keeper()
         forward = o.mode.value == "forward"
         seeded = self._forward_seed(0) if forward else None
-        result = self.execute(record=True, tracer=keeper, tangent=seeded)
+        result = self.execute(record=True, keep_freed=True, tangent=seeded)
         out, wrt, err = self.targets(result, need_output=True)
         err = result.error or err
         if err is None and len(wrt) > 1:
@@ -435,8 +434,8 @@ class Command(Session):
         if err is None:
             try:
                 targets.differentiable(result, out, wrt, nondifferentiable(result, out, wrt))
-                ex = self._explain_forward(result, out, wrt[0], keeper.kept) if forward else \
-                    explain(result, out, wrt[0], o.top, keeper.kept)
+                ex = self._explain_forward(result, out, wrt[0]) if forward else \
+                    explain(result, out, wrt[0], o.top)
             except GradcliError as exc:
                 err = _explain_grad_error(exc, result, out)
         if self.fmt == "json":
@@ -449,7 +448,7 @@ class Command(Session):
             self.emit_analysis("explain_forward" if forward else "explain", ex)
         return self.finish(err)
 
-    def _explain_forward(self, result: Any, out: Any, target: Any, kept: dict) -> Any:
+    def _explain_forward(self, result: Any, out: Any, target: Any) -> Any:
         """explain --mode forward: the re-runs seeded with e_1, e_2 ... (the first is
         ``result``), and the tangent carried node by node (analysis/forward.py)."""
         from . import pipeline
@@ -478,7 +477,7 @@ class Command(Session):
                 runs.append(run)
                 if tick is not None:
                     tick(i + 1)
-        return explain_forward(runs, out, target, o.top, kept)
+        return explain_forward(runs, out, target, o.top)
 
     def cmd_trace(self) -> int:
         """The run's events in order (SPEC §8); the script's own error ends the list."""

@@ -68,30 +68,12 @@ class Explanation:
     none_grads: list[tuple[int, str, str]] = field(default_factory=list)
 
 
-class Keeper:
-    """Pass to ``pipeline.run(tracer=...)``: keeps what the script's own backward frees.
-
-    The script still sees those nodes freed (a second backward fails as in PyTorch); explain
-    puts the values back while it differentiates, so it works after ``L.backward()``.
-    """
-
-    def __init__(self) -> None:
-        self.kept: dict = {}
-
-    def attach(self, interp: Any) -> None:
-        """Called by the interpreter: keep freed tensors in this run (no events wanted)."""
-        interp.ctx.kept = self.kept
-        interp.ctx.tracer = None
-
-
-def explain(result: Any, output: Any, target: Any, top: int = DEFAULT_TOP,
-            kept: dict | None = None) -> Explanation:
+def explain(result: Any, output: Any, target: Any, top: int = DEFAULT_TOP) -> Explanation:
     """Decompose d(output)/d(target) (``targets.Target``s) of a recorded run
-    (``record=True``) over its paths.
-
-    ``kept``: a ``Keeper``'s values, so a run whose script called backward() is explained too.
+    (``record=True``) over its paths.  A run made with ``keep_freed`` is
+    explained after its script's own backward() too.
     """
-    with restored_saved(kept, result.history, (output.tensor.grad_fn,)):
+    with restored_saved(result.history, (output.tensor.grad_fn,)):
         return _explain(result, output, target, top)
 
 

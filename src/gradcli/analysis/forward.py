@@ -106,12 +106,12 @@ class ForwardExplanation:
         return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-12))
 
 
-def explain_forward(runs: list[Any], output: Any, target: Any, top: int = DEFAULT_TOP,
-                    kept: dict | None = None) -> ForwardExplanation:
+def explain_forward(runs: list[Any], output: Any, target: Any,
+                    top: int = DEFAULT_TOP) -> ForwardExplanation:
     """d(output)/d(target) of ``runs`` (recorded re-runs, run i seeded with e_i; ``runs[0]``
     has the ``targets.Target``s) by forward mode, with ``explain``'s paths."""
     result = runs[0]
-    ex = explain(result, output, target, top, kept)
+    ex = explain(result, output, target, top)
     w, out = target.tensor, output.tensor
     shape = list(w.shape)
     n = math.prod(shape)
@@ -123,7 +123,7 @@ def explain_forward(runs: list[Any], output: Any, target: Any, top: int = DEFAUL
     if out.grad_fn is None or node is None:
         return fx
     names = Names(result, parameters=True)
-    with restored_saved(kept, result.history, (out.grad_fn,)), \
+    with restored_saved(result.history, (out.grad_fn,)), \
             use(RunContext(result.backend)), quiet():
         walker = Walker(out.grad_fn, out.shape, node)
         if not walker.connected:

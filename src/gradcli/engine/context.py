@@ -82,11 +82,10 @@ class RunContext:
     # Where each version counter was last bumped by an in-place op: id(counter) -> (counter,
     # the statement's span), so a version error can name the in-place line.
     inplace_at: dict[int, tuple[list, Any]] = field(default_factory=dict)
-    # grad, check, explain: node -> what it saved before a backward freed it (the script still
-    # sees the node freed and fails as PyTorch; graph.restored_saved puts the values back for
-    # gradcli's after-the-run gradient). A WeakKeyDictionary for grad/check, so a training
-    # loop's old graphs still go away. None: not kept.
-    kept: Any = None
+    # grad, check, explain: each node a backward frees keeps what it saved (Node.unfreed; the
+    # script still sees the node freed and fails as PyTorch; graph.restored_saved puts the
+    # values back for gradcli's after-the-run gradient).
+    keep_freed: bool = False
     # grad, check, explain and recording runs: the values no_grad in-place updates of leaves
     # overwrote (an optimizer's step), so those gradients see the graph as it was recorded
     # (engine/history.py). None: not kept.

@@ -186,6 +186,7 @@ class Node:
         "saved",
         "seq",
         "shapes",
+        "unfreed",
     )
 
     def __init__(self, op: Any, edges: tuple, saved: dict, params: dict,
@@ -202,6 +203,7 @@ class Node:
         self.hooks: Any = None
         self.freed = False
         self.freed_by: Any = None
+        self.unfreed: dict | None = None  # what a freed node saved, when the run keeps it
         c = current() if ctx is None else ctx
         self.seq = seq = next(c.seq)
         if c.anomaly and c.anomaly_frames is not None:  # detect_anomaly: where it was made
@@ -392,8 +394,8 @@ class Node:
             ctx = current()
             self.freed = True
             self.freed_by = ctx.free_tag
-            if ctx.kept is not None:
-                ctx.kept[self] = self.saved
+            if ctx.keep_freed:
+                self.unfreed = self.saved
             self.saved = {nm: None if v[0] is None else getattr(v[0], "shape", ())
                           for nm, v in self.saved.items()}
 
@@ -411,30 +413,14 @@ class AccumulateGrad(Node):
 
 
 @contextlib.contextmanager
-def restored_saved(kept: Any, history: Any = None, roots: Any = ()) -> Iterator[None]:
-    """The nodes of ``kept`` (RunContext.kept: node -> what it saved) as they were before the
-    script's own backward freed them, for gradcli's after-the-run gradients (``grad``,
-    ``check``, ``explain``); freed again afterwards, so listings still say freed.  With a
-    ``history``, the nodes reached from ``roots`` also get back the saved values an
-    optimizer's step overwrote."""
-    state = [(n, n.freed, n.saved, saved) for n, saved in list((kept or {}).items())]
-    for n, _, _, saved in state:
-        n.freed, n.saved = False, saved
-    patched = _as_recorded(roots, history) if history is not None else []
-    try:
-        yield
-    finally:
-        for n, saved in reversed(patched):
-            n.saved = saved
-        for n, freed, now, _ in state:
-            n.freed, n.saved = freed, now
-
-
-def _as_recorded(roots: Any, history: Any) -> list[tuple[Node, dict]]:
-    """Give the saved tensors an optimizer's step overwrote since (``engine/history.py``) the
-    values they were saved with, in every node reached from ``roots``; returns each patched
-    node's saved dict as it was."""
-    patched = []
+def restored_saved(history: Any = None, roots: Any = ()) -> Iterator[None]:
+    """The nodes reached from ``roots`` as they were recorded, for gradcli's after-the-run
+    gradients (``grad``, ``check``, ``explain``): what the script's own backward freed put back
+    (``Node.unfreed``, kept when the run's RunContext.keep_freed), and with a ``history`` the
+    saved values an optimizer's step overwrote since; freed and patched again afterwards, so
+    listings still say freed.  A node keeps its own freed values: a training loop's old
+    graphs go away with their nodes."""
+    changed = []  # (node, freed, saved) as they were
     seen: set[int] = set()
     stack = [n for n in roots if n is not None]
     while stack:
@@ -443,23 +429,38 @@ def _as_recorded(roots: Any, history: Any) -> list[tuple[Node, dict]]:
             continue
         seen.add(id(n))
         stack.extend(m for m in n.edges if m is not None)
-        if n.freed or not n.saved:
+        inner = getattr(n, "fn", None)  # a CopySlices: the wrapped op holds the saved tensors
+        for m in (n,) if inner is None else (n, inner):
+            if m.freed and m.unfreed is not None:
+                changed.append((m, m.freed, m.saved))
+                m.freed, m.saved = False, m.unfreed
+            if history is not None and not m.freed and m.saved:
+                saved = _as_recorded(m, history)
+                if saved is not None:
+                    changed.append((m, m.freed, m.saved))
+                    m.saved = saved
+    try:
+        yield
+    finally:
+        for n, freed, saved in reversed(changed):
+            n.freed, n.saved = freed, saved
+
+
+def _as_recorded(n: Node, history: Any) -> dict | None:
+    """``n``'s saved tensors with the values they were saved with where an optimizer's step
+    overwrote them since (``engine/history.py``); None when none was."""
+    new = None
+    for nm, entry in n.saved.items():
+        value, tensor, counter, version, producer, is_output = entry
+        if counter is None or counter[0] == version:
             continue
-        new = None
-        for nm, entry in n.saved.items():
-            value, tensor, counter, version, producer, is_output = entry
-            if counter is None or counter[0] == version:
-                continue
-            old = history.value(counter, version, tensor)
-            if old is None or getattr(old, "shape", ()) != getattr(value, "shape", ()):
-                continue
-            if new is None:
-                new = dict(n.saved)
-            new[nm] = (old, Tensor(old, n.backend), counter, counter[0], producer, is_output)
-        if new is not None:
-            patched.append((n, n.saved))
-            n.saved = new
-    return patched
+        old = history.value(counter, version, tensor)
+        if old is None or getattr(old, "shape", ()) != getattr(value, "shape", ()):
+            continue
+        if new is None:
+            new = dict(n.saved)
+        new[nm] = (old, Tensor(old, n.backend), counter, counter[0], producer, is_output)
+    return new
 
 
 def _version_message(value: Any, now: int, expected: int, producer: Node | None,

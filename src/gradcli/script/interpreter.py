@@ -13,7 +13,6 @@ recorder, which keeps what it records anyway.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -117,7 +116,7 @@ class Interpreter(Definitions, Evaluator):
         if record:  # a forward-mode run's views show each state's tangent
             self.ctx.on_tangent = self.recorder.tangent
         if keep_freed:  # grad/check after the script's own backward(): see RunResult.grad
-            self.ctx.kept = weakref.WeakKeyDictionary()
+            self.ctx.keep_freed = True
         if keep_freed or record:  # the graph as recorded, after an optimizer's step
             self.ctx.history = History()
         self.frame = self.globals  # the scope of the function running now
@@ -126,7 +125,6 @@ class Interpreter(Definitions, Evaluator):
         if tracer is not None:  # trace and profile: the engine's events (engine.context)
             self.ctx.tracer = tracer
             tracer.attach(self)
-        self.result.kept = self.ctx.kept
         self.result.history = self.ctx.history
 
     # -- running --------------------------------------------------------------------------------

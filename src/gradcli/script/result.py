@@ -53,7 +53,6 @@ class RunResult:
         # recording only: name → (label, id(tensor)) per tensor bound, in binding order (views)
         self.bound: dict[str, list[tuple[str, int]]] | None = None
         self.local: dict[str, list[tuple[str, int]]] | None = None  # functions' (f:name)
-        self.kept: Any = None  # RunContext.kept of the run: what its backward() calls freed
         self.history: Any = None  # RunContext.history: what optimizer steps overwrote
         self.backward_call: BackwardCall | None = None  # the last backward() (targets.py)
         self.last_call: dict | None = None  # the scope of the last call made by the top level
@@ -83,7 +82,7 @@ class RunResult:
             if tracer is not None:
                 tracer.ctx = ctx  # the statement its events name (none: after the run)
             # inf/nan as PyTorch, no NumPy warnings
-            with restored_saved(self.kept, self.history, (out.grad_fn,)), use(ctx), quiet():
+            with restored_saved(self.history, (out.grad_fn,)), use(ctx), quiet():
                 grads = iter(grad(out, live, retain_graph=True, materialize_grads=True))
         return [next(grads) if t.requires_grad else
                 Tensor(self.backend.xp.zeros_like(t.data), self.backend) for t in inputs]
@@ -101,7 +100,7 @@ class RunResult:
         be, n = self.backend, out.numel()
         rows: list[list[Any]] = [[] for _ in inputs]
         live = [t for t in inputs if t.requires_grad]
-        with restored_saved(self.kept, self.history, (out.grad_fn,)), \
+        with restored_saved(self.history, (out.grad_fn,)), \
                 use(RunContext(be)), quiet():
             for j in range(n if live else 0):
                 got = iter(grad(out, live, grad_outputs=_one_hot(out, j), retain_graph=True,
@@ -126,7 +125,7 @@ class RunResult:
         found = []
         done = 0
         ctx = RunContext(be)
-        with restored_saved(self.kept, self.history, (out.grad_fn,)), use(ctx), quiet():
+        with restored_saved(self.history, (out.grad_fn,)), use(ctx), quiet():
             for t in inputs:
                 rows = []
                 if t.requires_grad:
