@@ -31,6 +31,7 @@ _LOW = np.uint64((1 << 29) - 1)
 _TINY = 2.0 ** -126  # below this float32 is subnormal and the midpoint bits move
 _SHIFT = np.uint64(35)  # the low 29 bits to an int64's top: the midpoint's are its minimum
 I64_MIN = np.int64(-1 << 63)
+_U64, _I64 = np.dtype(np.uint64), np.dtype(np.int64)
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
 _TINY64 = 2.0 ** -916  # below this a product's split parts may underflow (2**-1022 * 2**106)
 
@@ -47,7 +48,7 @@ def fma_add(p: Any, c: Any) -> Any:
     out = cast32(s)
     if out is not None:  # no sum in float32's subnormal range to settle (cast32)
         low = low_bits(s)
-        if not low.size or np.minimum.reduce(low) != I64_MIN:
+        if not low.size or np.minimum.reduce(low, axis=None) != I64_MIN:
             return out  # nor on a midpoint
         with np.errstate(all="ignore"):
             bb = s - p
@@ -76,11 +77,7 @@ def fused_add(base: Any, a: Any, b: Any) -> Any:
     None (and for a ``base`` that is not an array of at least one dimension)."""
     if base.__class__ is not np.ndarray or not base.ndim:
         return None
-    if a.__class__ is not np.ndarray or a.ndim:
-        s = np.multiply(a, b, dtype=F64)
-    else:  # a 0-d multiplier (the optimizers' coefficients): no buffered cast of it
-        s = b.astype(F64)
-        np.multiply(F64(a), s, out=s)  # a first, as is a NaN's payload
+    s = np.multiply(a, b, dtype=F64)
     if s.shape == base.shape:
         np.add(base, s, out=s)  # base + a * b in place, base first (as is a NaN's payload)
     else:
@@ -114,14 +111,15 @@ def cast32(s: Any) -> Any:
 def _on_midpoint(s: Any) -> bool:
     """Whether some float64 value of ``s`` lies exactly halfway between two normal float32
     values (two whole-array operations: ``low_bits`` and its minimum)."""
-    low = low_bits(s)
-    return bool(low.size) and np.minimum.reduce(low) == I64_MIN
+    return bool(np.size(s)) and np.minimum.reduce(low_bits(s), axis=None) == I64_MIN
 
 
 def low_bits(s: Any) -> Any:
-    """The low 29 bits of the float64 values ``s`` (flat) at the top of int64s: a float32
+    """The low 29 bits of the float64 values ``s`` at the top of int64s: a float32
     midpoint's, ``1 << 28``, is the one that becomes the smallest int64 (``I64_MIN``)."""
-    return (np.asarray(s).reshape(-1).view(np.uint64) << _SHIFT).view(np.int64)
+    if s.__class__ is not np.ndarray or not s.flags.c_contiguous:
+        s = np.ascontiguousarray(s)
+    return (s.view(_U64) << _SHIFT).view(_I64)
 
 
 def _flagged(s: Any) -> Any:

@@ -376,20 +376,20 @@ def tanh_backward(grad: Any, y: Any) -> Any:
     if y.dtype == F32 and y.ndim and y.size and machine.current().fma:
         # NOTE: 1 - y * y is never subnormal for a float32 y (0, or at least 2**-46 in
         # magnitude: y * y is a multiple of 2**-46 from 1 up, and at most (1 - 2**-24)**2
-        # below), so the float64 sum rounds to the fused result wherever it is not on a float32
-        # midpoint.  And it is exact for 1/8 <= |y| <= 1 (y * y a multiple of 2**-52 up to 1),
-        # where a midpoint rounds once too: the saturated values of a trained net's tanh
-        # (1 - 2**-24, whose 1 - y * y = 2**-23 - 2**-48 is one) need no settling
+        # below), so the float64 sum rounds to the fused result wherever it is not an inexact
+        # sum on a float32 midpoint.  For |y| <= 1 (every sum at least 0, NaN not) there is
+        # none: from 1/8 up the sum is exact (y * y a multiple of 2**-52 up to 1), and below
+        # 1/8 no sum lands on a midpoint at all (every float32 checked:
+        # tools/check_tanh_backward.py).  Beyond (an explicit call's y), midpoints settled.
         s = np.multiply(-y, y, dtype=np.float64)  # as fma32 forms it (a NaN's sign too)
         s += 1.0
         out = s.astype(F32)
-        low = fp.low_bits(s)
-        if np.minimum.reduce(low) == fp.I64_MIN:  # some sum on a midpoint
-            at = np.flatnonzero(low == fp.I64_MIN)
-            ys = y.reshape(-1)[at]
-            mag = np.abs(ys)
-            if not (np.minimum.reduce(mag) >= 0.125 and np.maximum.reduce(mag) <= 1):
-                out.reshape(-1)[at] = fma32(-ys, ys, one)  # settled one by one (rare)
+        if not np.minimum.reduce(s, axis=None) >= 0:
+            low = fp.low_bits(s)
+            if np.minimum.reduce(low, axis=None) == fp.I64_MIN:  # some sum on a midpoint
+                at = np.flatnonzero(low == fp.I64_MIN)
+                ys = y.reshape(-1)[at]
+                out.reshape(-1)[at] = fma32(-ys, ys, one)  # settled one by one
         return np.asarray(grad, y.dtype) * out
     return np.asarray(grad, y.dtype) * madd(-y, y, one)
 
