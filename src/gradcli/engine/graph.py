@@ -396,6 +396,8 @@ class Node:
             self.freed_by = ctx.free_tag
             if ctx.keep_freed:
                 self.unfreed = self.saved
+                if ctx.history is not None:
+                    ctx.history.freed += 1
             self.saved = {nm: None if v[0] is None else getattr(v[0], "shape", ())
                           for nm, v in self.saved.items()}
 
@@ -419,7 +421,11 @@ def restored_saved(history: Any = None, roots: Any = ()) -> Iterator[None]:
     (``Node.unfreed``, kept when the run's RunContext.keep_freed), and with a ``history`` the
     saved values an optimizer's step overwrote since; freed and patched again afterwards, so
     listings still say freed.  A node keeps its own freed values: a training loop's old
-    graphs go away with their nodes."""
+    graphs go away with their nodes.  Without a ``history`` (a run that kept neither), or
+    with one that kept no value and saw no node freed, nothing differs: no walk."""
+    if history is None or (not history.values and not history.freed):
+        yield
+        return
     changed = []  # (node, freed, saved) as they were
     seen: set[int] = set()
     stack = [n for n in roots if n is not None]
