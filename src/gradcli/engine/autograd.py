@@ -128,47 +128,33 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     """
     # Dependencies: how many edges (among executed nodes) point into each node.  Roots start
     # at 0, so a root also reached from another root is counted, not pushed again.
-    order: list[Node] = []  # every reachable node; only needed to find the paths to targets
     stack = list(dict.fromkeys(roots))
-    deps: dict[Node, int] = dict.fromkeys(stack, 0)
-    track = targets is not None
-    while stack:
-        n = stack.pop()
-        if track:
-            order.append(n)
-        for m in n.edges:
-            if m is not None:
-                if m in deps:
-                    deps[m] += 1
-                else:
-                    deps[m] = 1
-                    stack.append(m)
     # with targets: a node's mask when it differs from its own (no gradient for an input that
     # leads to no target), None for a node that sends none (a root that leads to no target)
     masks: dict[Node, Any] | None = None
-    will_run: Any = deps
-    if targets is not None:
-        needed = will_run = _leads_to(order, set(targets))
-        deps = {}
-        masks = {}
-        for n in order:
-            mask = None
-            if n in needed:
-                for i, m in enumerate(n.edges):
-                    if m is not None:  # n.mask[i] is True
-                        if m in needed:
-                            deps[m] = deps.get(m, 0) + 1
-                        else:
-                            if mask is None:
-                                mask = list(n.mask)
-                            mask[i] = False
-                if mask is None:
-                    if True in n.mask:
-                        continue
-                elif True in mask:
-                    masks[n] = mask
-                    continue
-            masks[n] = None
+    if targets is None:
+        deps: dict[Node, int] = dict.fromkeys(stack, 0)
+        while stack:
+            n = stack.pop()
+            for m in n.edges:
+                if m is not None:
+                    if m in deps:
+                        deps[m] += 1
+                    else:
+                        deps[m] = 1
+                        stack.append(m)
+        will_run: Any = deps
+    else:  # every reachable node, then which lead to a target and their dependencies
+        order: list[Node] = []
+        seen = set(stack)
+        while stack:
+            n = stack.pop()
+            order.append(n)
+            for m in n.edges:
+                if m is not None and m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+        will_run, deps, masks = _plan(order, set(targets))
     captured: dict[Node, Any] = {}
     buffers: dict[Node, Any] = {}
     adds: dict[Node, int] = {}  # in-place sums into a buffer (PyTorch bumps its version)
@@ -408,20 +394,41 @@ def input_list(inputs: Any, caller: str) -> list[Tensor]:
     return items
 
 
-def _leads_to(order: list[Node], targets: set) -> set:
-    """Nodes from which some target is reachable (targets included).
+def _plan(order: list[Node], targets: set) -> tuple[set, dict, dict]:
+    """For a backward to ``targets`` over the reachable nodes ``order``: (the nodes from which
+    some target is reachable, targets included; how many edges among them point into each;
+    the masks that differ from a node's own, None for a node that sends no gradient).
 
     Sequence numbers are a topological order (a node is numbered after its inputs' nodes), so
     one pass in increasing order decides every node after all of its successors.
     """
     needed = set(targets)
+    deps: dict[Node, int] = {}
+    masks: dict[Node, Any] = {}
     for n in sorted(order, key=_SEQ):
-        if n not in needed:
-            for m in n.edges:
-                if m in needed:  # None never is
-                    needed.add(n)
-                    break
-    return needed
+        found = n in needed
+        mask = None
+        i = -1
+        for m in n.edges:
+            i += 1
+            if m is not None:  # n.mask[i] is True
+                if m in needed:  # then n leads to a target too: count the edge
+                    found = True
+                    deps[m] = deps.get(m, 0) + 1
+                else:
+                    if mask is None:
+                        mask = list(n.mask)
+                    mask[i] = False
+        if found:
+            needed.add(n)
+            if mask is None:
+                if True in n.mask:
+                    continue
+            elif True in mask:
+                masks[n] = mask
+                continue
+        masks[n] = None
+    return needed, deps, masks
 
 
 _SEQ = operator.attrgetter("seq")
