@@ -149,10 +149,14 @@ _from_buffer, _addressof = ctypes.c_char.from_buffer, ctypes.addressof
 
 def _address(x: Any) -> int:
     """The address of ``x``'s first element: through the buffer protocol for a writable
-    row-major array (a quarter of ``x.ctypes.data``'s cost), else ``x.ctypes.data``."""
+    row-major array (a quarter of ``x.ctypes.data``'s cost) or column-major one (its
+    transpose is row-major, at the same address), else ``x.ctypes.data``."""
     flags = x.flags
-    if flags.c_contiguous and flags.writeable:
-        return _addressof(_from_buffer(x))
+    if flags.writeable:
+        if flags.c_contiguous:
+            return _addressof(_from_buffer(x))
+        if flags.f_contiguous:
+            return _addressof(_from_buffer(x.T))
     return x.ctypes.data
 
 
