@@ -167,11 +167,15 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
                                   "Input dtype must be either a floating point or complex dtype. "
                                   f"Got: {SCALAR_NAMES[out.name]}")
     native = backend.xp_dtype(out)
-    dts = tuple(a.data.dtype if a.__class__ is Tensor and typed[i] else None
-                for i, a in enumerate(args))
-    if all(d is None or d is native for d in dts):
+    i = -1
+    for a in args:  # a plain loop: the common case, every input in the result's dtype
+        i += 1
+        if a.__class__ is Tensor and typed[i] and a.data.dtype is not native:
+            break
+    else:
         return out, None
-    return out, dts
+    return out, tuple(a.data.dtype if a.__class__ is Tensor and typed[i] else None
+                      for i, a in enumerate(args))
 
 
 def _same_dtype_message(name: str, dts: list) -> str:
