@@ -208,7 +208,7 @@ def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool, ctx: Any) -
     ra = a.requires_grad and grad_enabled
     rb = b.requires_grad and grad_enabled
     if ra or rb:
-        key = (ra, rb)
+        key = _TT if ra and rb else _TF if ra else _FT  # shared: a backward reads them hot
         saves = op.saves.get(key)
         if saves is None:
             saves = op.saved_names(key)
@@ -216,12 +216,25 @@ def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool, ctx: Any) -
         if saves:
             saved = {nm: _saved_entry(nm, idx, (a, b), out, data) for nm, idx in saves}
         out.grad_fn = Node(op, (edge(a) if ra else None, edge(b) if rb else None), saved, _EMPTY,
-                           (a.data.shape, b.data.shape), backend, key, ctx)
+                           _shared((a.data.shape, b.data.shape)), backend, key, ctx)
         out.requires_grad = True
     return out
 
 
 _BIG = 1 << 53  # a Python int past this takes the general path (its range checks)
+_TT, _TF, _FT = (True, True), (True, False), (False, True)
+_SHAPES: dict[tuple, tuple] = {}
+
+
+def _shared(shapes: tuple) -> tuple:
+    """One tuple object for equal input shapes (a node's ``shapes``): a graph of many nodes
+    of a few shapes keeps a few tuples, which a backward reads from the cache."""
+    got = _SHAPES.get(shapes)
+    if got is None:
+        if len(_SHAPES) >= 1024:  # a program of many shapes: no more kept
+            return shapes
+        _SHAPES[shapes] = got = shapes
+    return got
 
 
 def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) -> Tensor:
@@ -249,7 +262,8 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) ->
             saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
         shape = t.data.shape
         out.grad_fn = Node(op, (edge(t), None) if i == 0 else (None, edge(t)), saved, _EMPTY,
-                           (shape, None) if i == 0 else (None, shape), backend, key, ctx)
+                           _shared((shape, None) if i == 0 else (None, shape)), backend, key,
+                           ctx)
         out.requires_grad = True
     return out
 
@@ -267,7 +281,8 @@ def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
         saved = _EMPTY
         if saves:
             saved = {nm: _saved_entry(nm, idx, (a,), out, data) for nm, idx in saves}
-        out.grad_fn = Node(op, (edge(a),), saved, _EMPTY, (a.data.shape,), backend, key, ctx)
+        out.grad_fn = Node(op, (edge(a),), saved, _EMPTY, _shared((a.data.shape,)), backend,
+                           key, ctx)
         out.requires_grad = True
     return out
 
