@@ -402,6 +402,9 @@ class Node:
                           for nm, v in self.saved.items()}
 
 
+_FIRST = float("-inf")
+
+
 class AccumulateGrad(Node):
     """The sink node of a leaf that requires grad: adds incoming gradients into ``.grad``."""
 
@@ -409,8 +412,8 @@ class AccumulateGrad(Node):
     fn_name = "AccumulateGrad"  # type: ignore[assignment]
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__(None, (), _EMPTY, _EMPTY, (), variable.backend)
-        self.prio = float("-inf")  # NOTE: PyTorch runs AccumulateGrad as soon as it is ready
+        super().__init__(None, (), _EMPTY, _EMPTY, (), variable.backend, ())
+        self.prio = _FIRST  # NOTE: PyTorch runs AccumulateGrad as soon as it is ready
         self.variable = variable
 
 

@@ -56,6 +56,12 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             a = args[0]
             if a.data.dtype in a.backend.float_natives:
                 return _apply_unary(op, a, grad_enabled, ctx)
+    elif recorder is None and len(args) == 1 and args[0].__class__ is Tensor and \
+            _keeps_dtype(op) and \
+            args[0].data.dtype in args[0].backend.float_natives:
+        # one floating tensor and params (view, sum over dims, log_softmax): every dtype rule
+        # but "to" keeps its dtype when no param is a number taking part in the promotion
+        return _apply_unary(op, args[0], grad_enabled, ctx, params)
     elif not params and (ctx.tracer is None or not ctx.tracer.timed):
         # recording for listings or a trace: the fast paths above (the recorder set aside, so
         # the untraced path stays as it is), then the recorder
@@ -222,6 +228,18 @@ def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool, ctx: Any) -
 
 
 _BIG = 1 << 53  # a Python int past this takes the general path (its range checks)
+_KEEPS_DTYPE: dict = {}  # op -> whether a floating input's dtype is the result's, by its rule
+
+
+def _keeps_dtype(op: Any) -> bool:
+    """Whether ``op`` applied to one floating tensor with params gives that tensor's dtype
+    (every dtype rule but "to", with no param taking part in the promotion), and has a
+    formula for it."""
+    got = _KEEPS_DTYPE.get(op)
+    if got is None:
+        got = _KEEPS_DTYPE[op] = (op.dtype_rule != "to" and not op.wrapped
+                                  and op.forward is not None and bool(op.differentiable[0]))
+    return got
 _TT, _TF, _FT = (True, True), (True, False), (False, True)
 _SHAPES: dict[tuple, tuple] = {}
 
@@ -268,10 +286,16 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) ->
     return out
 
 
-def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
-    """``apply`` for one tensor and no params."""
+def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any,
+                 params: dict = _EMPTY) -> Tensor:
+    """``apply`` for one floating tensor, and params that cannot change its dtype."""
     backend = a.backend
-    data = op.forward(backend.xp, a.data)
+    if params:
+        data = op.forward(backend.xp, a.data, **params)
+        if data.dtype is not a.data.dtype:
+            data = backend.astype(data, a.dtype)
+    else:
+        data = op.forward(backend.xp, a.data)
     out = Tensor(data, backend)
     if a.requires_grad and grad_enabled:
         key = (True,)
@@ -281,7 +305,7 @@ def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
         saved = _EMPTY
         if saves:
             saved = {nm: _saved_entry(nm, idx, (a,), out, data) for nm, idx in saves}
-        out.grad_fn = Node(op, (edge(a),), saved, _EMPTY, _shared((a.data.shape,)), backend,
+        out.grad_fn = Node(op, (edge(a),), saved, params, _shared((a.data.shape,)), backend,
                            key, ctx)
         out.requires_grad = True
     return out
