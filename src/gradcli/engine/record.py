@@ -114,7 +114,7 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
+            saved = _saved_dict(saves, args, out, data)
         nexts = []
         shapes = []
         for a, n in zip(args, needs):
@@ -196,14 +196,21 @@ def _same_dtype_message(name: str, dts: list) -> str:
     return f"expected m1 and m2 to have the same dtype, but got: {ca} != {cb}"
 
 
-def _saved_entry(nm: str, idx: int, args: tuple, out: Tensor, data: Any) -> tuple:
-    """What a node keeps for one saved name (see ``Node``)."""
-    if idx < 0:
-        return (data, None, out._vc, 0, None, True)
-    a = args[idx]
-    if a.__class__ is Tensor:
-        return (a.data, a, a._vc, a._vc[0], a.grad_fn, False)
-    return (a, None, None, 0, None, False)
+def _saved_dict(saves: tuple, args: tuple, out: Tensor, data: Any) -> dict:
+    """What a node keeps (see ``Node``) for each of ``saves``: (name, the input's index, or -1
+    for the output)."""
+    saved = {}
+    for nm, idx in saves:
+        if idx < 0:
+            saved[nm] = (data, None, out._vc, 0, None, True)
+        else:
+            a = args[idx]
+            if a.__class__ is Tensor:
+                vc = a._vc
+                saved[nm] = (a.data, a, vc, vc[0], a.grad_fn, False)
+            else:
+                saved[nm] = (a, None, None, 0, None, False)
+    return saved
 
 
 def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
@@ -220,7 +227,7 @@ def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool, ctx: Any) -
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {nm: _saved_entry(nm, idx, (a, b), out, data) for nm, idx in saves}
+            saved = _saved_dict(saves, (a, b), out, data)
         out.grad_fn = Node(op, (edge(a) if ra else None, edge(b) if rb else None), saved, _EMPTY,
                            _shared((a.data.shape, b.data.shape)), backend, key, ctx)
         out.requires_grad = True
@@ -277,7 +284,7 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) ->
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
+            saved = _saved_dict(saves, args, out, data)
         shape = t.data.shape
         out.grad_fn = Node(op, (edge(t), None) if i == 0 else (None, edge(t)), saved, _EMPTY,
                            _shared((shape, None) if i == 0 else (None, shape)), backend, key,
@@ -304,7 +311,7 @@ def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any,
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {nm: _saved_entry(nm, idx, (a,), out, data) for nm, idx in saves}
+            saved = _saved_dict(saves, (a,), out, data)
         out.grad_fn = Node(op, (edge(a),), saved, params, _shared((a.data.shape,)), backend,
                            key, ctx)
         out.requires_grad = True
