@@ -82,7 +82,9 @@ def mv(a: Any, x: Any) -> Any:
     m, k = a.shape
     out = np.zeros(m, a.dtype)
     x = _positive(x) if x.strides[0] else np.ascontiguousarray(x)
-    s0, s1 = _strides(a)
+    size = a.itemsize
+    s0, s1 = a.strides
+    s0, s1 = s0 // size, s1 // size
     if s0 == 1 and (k == 1 or s1 >= max(1, m)):
         trans, rows, cols, lda = "n", m, k, s1
     elif s1 == 1 and (m == 1 or s0 >= max(1, k)):
@@ -92,9 +94,12 @@ def mv(a: Any, x: Any) -> Any:
         trans, rows, cols, lda = "t", k, m, k
     if cols == 1:
         lda = rows  # gemv<float>: if (n == 1) lda = m
-    _fn("cblas_sgemv" if a.dtype == np.float32 else "cblas_dgemv")(
-        _COL_MAJOR, _TRANS if trans == "t" else _NO_TRANS, rows, cols, 1.0, _address(a),
-        max(lda, 1), _address(x), _strides(x)[0] or 1, 0.0, _addressof(_from_buffer(out)), 1)
+    libmkl.configure(machine.current())
+    libmkl.calls += 1
+    fn, one, zero = _GEMV[size]
+    fn(_COL_MAJOR, _TRANS if trans == "t" else _NO_TRANS, rows, cols, one, _P(_address(a)),
+       max(lda, 1), _P(_address(x)), x.strides[0] // size or 1, zero,
+       _P(_addressof(_from_buffer(out))), 1)
     return out
 
 
@@ -160,20 +165,25 @@ def _address(x: Any) -> int:
     return x.ctypes.data
 
 
-class _Gemm(dict):
-    """item size -> (MKL's sgemm or dgemm without argument types, alpha 1 and beta 0 in its
+class _Untyped(dict):
+    """item size -> (MKL's ``cblas_?<name>`` without argument types, alpha 1 and beta 0 in its
     type), made on first use: an untyped ctypes call converts its arguments at C speed (ints
     as C ints, the pointers and scalars given typed), about half a typed call's cost."""
 
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
     def __missing__(self, size: int) -> tuple:
         scalar = _F if size == 4 else _D
-        fn = libmkl.library()["cblas_sgemm" if size == 4 else "cblas_dgemm"]  # its own pointer
+        # the library's item access: a function pointer of its own, not _fn's typed one
+        fn = libmkl.library()[("cblas_s" if size == 4 else "cblas_d") + self.name]
         fn.restype = None
         self[size] = entry = (fn, scalar(1.0), scalar(0.0))
         return entry
 
 
-_GEMM = _Gemm()
+_GEMM, _GEMV = _Untyped("gemm"), _Untyped("gemv")
 
 
 def _operand(x: Any, lead: int, other: int, transpose_c: bool, size: int) -> tuple[Any, bool]:
