@@ -557,9 +557,9 @@ def sum_to(xp: Any, g: Any, shape: tuple) -> Any:
     """Undo broadcasting: sum ``g`` down to ``shape`` (PyTorch's ``sum_to``)."""
     gshape = tuple(g.shape)
     lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1
-    )
+    axes = tuple(range(lead))
+    if 1 in shape:  # a broadcast size-1 dim is summed too, kept
+        axes += tuple(i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1)
     if axes:
         g = kernels.sum(xp, g, axes, True)
     if lead:
