@@ -56,6 +56,7 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 from collections.abc import Callable
@@ -2526,11 +2527,7 @@ class ArrayFormulas:
         op = OPS.get(name)
         if op is None or op.forward is None:
             raise AttributeError(name)
-        xp, forward = self._xp, op.forward
-
-        def fn(*args: Any, **kwargs: Any) -> Any:
-            return forward(xp, *args, **kwargs)
-
+        fn = functools.partial(op.forward, self._xp)  # C-level: no Python frame per call
         setattr(self, name, fn)  # found once per backend
         return fn
 
