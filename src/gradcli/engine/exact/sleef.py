@@ -314,6 +314,12 @@ def logf(d: Any) -> Any:
     """Sleef_logf16_u10 (xlogf_u1, AVX512 branch)."""
     d = _f(d)
     with np.errstate(all="ignore"):
+        flat = d.reshape(-1)
+        if flat.size and np.minimum.reduce(flat) >= F32(2.0 ** -126) \
+                and np.maximum.reduce(flat) < F32(2.0 ** 127):  # NaN fails both
+            r = _logf_lanes(flat)
+            if r is not None:
+                return r.reshape(d.shape)
         f = Fused(d.shape, 7)
         r = _logf(d, f.fma, f.fma_exact)
         if not f.exact():  # some FMA may double-round: each one settled (rare)
@@ -326,6 +332,75 @@ def logf(d: Any) -> Any:
         r = np.where(d == INF, INF, r)
         r = np.where(d < 0, F32(np.nan), r)
         return np.where(np.isnan(d), d, r).astype(F32)
+
+
+_LOGF_T = (F64(F32(0.3027294874)), F64(F32(0.3996108174)), F64(F32(0.6666694880)))
+_LN2_HI64, _LN2_LO64 = F64(LN2_HI), F64(LN2_LO)
+
+
+def _logf_lanes(d: Any) -> Any:
+    """_logf on a flat array of positive normal numbers below 2**127, in float64 lanes holding
+    float32 values as _expf_lanes computes (the fused steps' sums checked together by
+    fp.rounds_once), or None where one of them needs settling.
+
+    vgetmant is frexp's fraction, doubled below 3/4, and vgetexp(d / 0.75) frexp's exponent,
+    less one below 3/4 (the product's rounding never crosses a power of two: checked on every
+    significand).  The double-float steps whose results are exact are plain float64
+    arithmetic: m - 1 (Sterbenz), 1 + m and its error (1 + m exact in float64), the errors of
+    the float32 products n0 * t and LN2_HI * e, and the two FMAs of ``v`` (see _logf)."""
+    n = d.shape[0]
+    buf = np.empty((13, n), F64)
+    sums = buf[:4]  # the fused steps whose float64 sums may round twice
+    m64, e64, den, d0, t64, s64, w64, v64, x2 = buf[4:]
+    m, ex = np.frexp(d)
+    below = m < F32(0.75)
+    np.multiply(m, TWO, out=m, where=below)
+    e64[...] = ex
+    np.subtract(e64, below, out=e64)
+    m64[...] = m
+    np.add(m64, 1.0, out=den)  # 1 + m, exact
+    d0[...] = den.astype(F32)
+    np.subtract(den, d0, out=den)  # its error d1
+    t = ONE / d0.astype(F32)
+    s = (m - ONE) * t
+    t64[...] = t
+    s64[...] = s
+    np.subtract(m64, 1.0, out=m64)  # n0 = m - 1
+    np.multiply(m64, t64, out=m64)
+    np.subtract(m64, s64, out=m64)  # u: the error of n0 * t
+    np.multiply(d0, t64, out=w64)
+    np.subtract(1.0, w64, out=w64)
+    v64[...] = w64.astype(F32)
+    np.multiply(den, t64, out=w64)
+    np.subtract(v64, w64, out=w64)
+    v64[...] = w64.astype(F32)
+    x1 = sums[0]
+    np.multiply(s64, v64, out=x1)
+    np.add(x1, m64, out=x1)
+    x2_32 = s * s
+    x2[...] = x2_32
+    t1, t2 = sums[1], sums[2]
+    np.multiply(x2, _LOGF_T[0], out=t1)
+    np.add(t1, _LOGF_T[1], out=t1)
+    t64[...] = t1.astype(F32)
+    np.multiply(t64, x2, out=t2)
+    np.add(t2, _LOGF_T[2], out=t2)
+    np.multiply(e64, _LN2_HI64, out=w64)  # LN2_HI * e, exact
+    s0 = w64.astype(F32)
+    v64[...] = s0
+    np.subtract(w64, v64, out=w64)  # its error
+    lo = sums[3]
+    np.multiply(e64, _LN2_LO64, out=lo)
+    np.add(lo, w64, out=lo)
+    if not rounds_once(sums):
+        return None
+    x1 = x1.astype(F32)
+    s1 = lo.astype(F32)
+    hi = s0 + TWO * s
+    lo32 = (((s0 - hi) + TWO * s) + s1) + TWO * x1
+    term = (x2_32 * s) * t2.astype(F32)
+    r = hi + term
+    return r + (((hi - r) + term) + lo32)
 
 
 def _logf(d: Any, fma: Any, fma_v: Any) -> Any:
