@@ -45,21 +45,47 @@ def _scalar_exp(x: Any) -> Any:
 def reduce_all_sum(rows: Any) -> Any:
     """vec::reduce_all(+) over the last axis of ``rows`` (all rows at once)."""
     n = rows.shape[-1]
-    w = _lanes(rows)
-    if n < w:  # vec_reduce_all's slow path: lane 0 accumulates the elements in order
+    if n < _lanes(rows):  # vec_reduce_all's slow path: lane 0 accumulates the elements in order
         zero = np.zeros(rows.shape[:-1], rows.dtype)
         acc = rows[..., 0] + zero if n else zero
         for i in range(1, n):
             acc = acc + rows[..., i]
         return acc
+    cols = rows.T.copy() if rows.ndim == 2 else np.array(np.moveaxis(rows, -1, 0), order="C")
+    return _sum_lanes(cols)
+
+
+def _sum_lanes(cols: Any) -> Any:
+    """vec::reduce_all(+) over the first axis of ``cols`` (a row's elements down the axis, one
+    row per other index), summing in place in ``cols``, which the caller gives up.  With the
+    reduced axis first, each step below adds whole contiguous blocks (a strided slice of a
+    row-major array goes through NumPy's buffered iterator, several times slower)."""
+    n = cols.shape[0]
+    w = _lanes(cols)
+    if n < w:  # as reduce_all_sum
+        zero = np.zeros(cols.shape[1:], cols.dtype)
+        acc = cols[0] + zero if n else zero
+        for i in range(1, n):
+            acc = acc + cols[i]
+        return acc
+    cols = np.ascontiguousarray(cols)
     full = n - n % w
-    acc = rows[..., :w].copy()
+    acc = cols[:w]
     for d in range(w, full, w):
-        acc = acc + rows[..., d:d + w]
+        np.add(acc, cols[d:d + w], out=acc)
     if full < n:  # Vec::set: only the first n - full lanes take the tail
         tail = n - full
-        np.add(acc[..., :tail], rows[..., full:], out=acc[..., :tail])
-    return _fold_lanes(acc)
+        np.add(acc[:tail], cols[full:], out=acc[:tail])
+    if acc.dtype == F32 and machine.current().capability != "DEFAULT":  # see _fold_lanes
+        half = w
+        while half > 1:
+            half //= 2
+            np.add(acc[:half], acc[half:2 * half], out=acc[:half])
+        return acc[0]
+    total = acc[0]
+    for lane in range(1, w):
+        total = total + acc[lane]
+    return total
 
 
 def _fold_lanes(acc: Any) -> Any:
@@ -155,7 +181,7 @@ def log_softmax(x: Any, dim: int) -> Any:
 def _log_softmax_last(rows: Any) -> Any:
     with np.errstate(all="ignore"):
         shifted = rows - np.maximum.reduce(rows, axis=-1, keepdims=True)
-        s = reduce_all_sum(_exp(shifted))
+        s = _sum_lanes(_exp(shifted.T))  # the exponentials laid out a row's element first
         return shifted - _log(s)[:, None]
 
 
