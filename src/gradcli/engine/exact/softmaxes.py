@@ -12,6 +12,7 @@ the threads with no grain, the split moves the leftovers.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -31,11 +32,18 @@ def _lanes(x: Any) -> int:
 
 
 def _exp(x: Any) -> Any:
-    return vector("exp", x.dtype)(x)
+    return _vector("exp", x.dtype.char, machine.current().capability)(x)
 
 
 def _log(x: Any) -> Any:
-    return vector("log", x.dtype)(x)
+    return _vector("log", x.dtype.char, machine.current().capability)(x)
+
+
+@functools.cache
+def _vector(name: str, char: str, capability: str) -> Any:
+    """unary.vector's function for ``name`` and a dtype (its character) on a capability (all
+    its choice depends on), looked up once."""
+    return vector(name, np.dtype(char))
 
 
 def _scalar_exp(x: Any) -> Any:
