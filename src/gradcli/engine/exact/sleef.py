@@ -359,9 +359,10 @@ def _logf_lanes(d: Any) -> Any:
     np.subtract(e64, below, out=e64)
     m64[...] = m
     np.add(m64, 1.0, out=den)  # 1 + m, exact
-    d0[...] = den.astype(F32)
+    d0_32 = den.astype(F32)
+    d0[...] = d0_32
     np.subtract(den, d0, out=den)  # its error d1
-    t = ONE / d0.astype(F32)
+    t = ONE / d0_32
     s = (m - ONE) * t
     t64[...] = t
     s64[...] = s
@@ -396,8 +397,9 @@ def _logf_lanes(d: Any) -> Any:
         return None
     x1 = x1.astype(F32)
     s1 = lo.astype(F32)
-    hi = s0 + TWO * s
-    lo32 = (((s0 - hi) + TWO * s) + s1) + TWO * x1
+    s2 = TWO * s
+    hi = s0 + s2
+    lo32 = (((s0 - hi) + s2) + s1) + TWO * x1
     term = (x2_32 * s) * t2.astype(F32)
     r = hi + term
     return r + (((hi - r) + term) + lo32)
