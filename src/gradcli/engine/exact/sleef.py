@@ -185,8 +185,9 @@ def _expf_lanes(d: Any) -> Any:
     is exact, so the float64 sum is off from the exact one by at most one rounding, and
     rounding it to float32 is the fused result wherever ``fp.rounds_once`` passes on the sums
     (one check for all of them, as fp.Fused makes).  ``vrint`` as a float, and ``vldexp2``'s
-    two scalings by one ldexp: the same values wherever the result is not replaced by 0 or
-    inf (|q| <= 150: 2**(q >> 1) times the polynomial's value, in [0.5, 2], is exact)."""
+    two scalings by one ldexp, which rounds once as its second does: the same values wherever
+    the result is not replaced by 0 or inf (|q| <= 150, so the first scaling, of the
+    polynomial's value in [0.5, 2] by 2**(q >> 1), is exact)."""
     n = d.shape[0]
     buf = np.empty((9, n), F64)
     sums = buf[:6]  # the float64 sums of the FMAs after the first
