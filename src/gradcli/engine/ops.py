@@ -1899,8 +1899,8 @@ def _nll(xp: Any, self: Any, target: Any, weight: Any, total_weight: Any, reduct
     t = xp.reshape(target, (-1,))
     valid = t != ignore_index
     safe = xp.where(valid, t, xp.zeros_like(t))
-    picked = xp.reshape(xp.take_along_axis(xp.reshape(self, (-1, c)), xp.reshape(safe, (-1, 1)),
-                                           axis=1), (-1,))
+    rows = xp.arange(t.shape[0], dtype=xp.int64) * c  # each row's first element, flat
+    picked = xp.take(xp.reshape(self, (-1,)), rows + xp.astype(safe, xp.int64))
     if weight is not None:
         picked = picked * xp.take(weight, safe)
     if reduction == "none":
