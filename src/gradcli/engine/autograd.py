@@ -128,61 +128,53 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     """
     # Dependencies: how many edges (among executed nodes) point into each node.  Roots start
     # at 0, so a root also reached from another root is counted, not pushed again.
-    order: list[Node] = []  # every reachable node; only needed to find the paths to targets
     stack = list(dict.fromkeys(roots))
-    deps: dict[Node, int] = dict.fromkeys(stack, 0)
-    track = targets is not None
-    while stack:
-        n = stack.pop()
-        if track:
-            order.append(n)
-        for m in n.edges:
-            if m is not None:
-                if m in deps:
-                    deps[m] += 1
-                else:
-                    deps[m] = 1
-                    stack.append(m)
     # with targets: a node's mask when it differs from its own (no gradient for an input that
     # leads to no target), None for a node that sends none (a root that leads to no target)
     masks: dict[Node, Any] | None = None
-    will_run: Any = deps
-    if targets is not None:
-        needed = will_run = _leads_to(order, set(targets))
-        deps = {}
-        masks = {}
-        for n in order:
-            mask = None
-            if n in needed:
-                for i, m in enumerate(n.edges):
-                    if m is not None:  # n.mask[i] is True
-                        if m in needed:
-                            deps[m] = deps.get(m, 0) + 1
-                        else:
-                            if mask is None:
-                                mask = list(n.mask)
-                            mask[i] = False
-                if mask is None:
-                    if True in n.mask:
-                        continue
-                elif True in mask:
-                    masks[n] = mask
-                    continue
-            masks[n] = None
+    if targets is None:
+        deps: dict[Node, int] = dict.fromkeys(stack, 0)
+        while stack:
+            n = stack.pop()
+            for m in n.edges:
+                if m is not None:
+                    if m in deps:
+                        deps[m] += 1
+                    else:
+                        deps[m] = 1
+                        stack.append(m)
+        will_run: Any = deps
+        order = [n for n in deps if n.__class__ is not AccumulateGrad]
+        order.sort(key=_SEQ, reverse=True)
+    else:  # every reachable node, then which lead to a target and their dependencies
+        order = []
+        seen = set(stack)
+        while stack:
+            n = stack.pop()
+            order.append(n)
+            for m in n.edges:
+                if m is not None and m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+        will_run, deps, masks, order = _plan(order, set(targets), set(roots))
     captured: dict[Node, Any] = {}
     buffers: dict[Node, Any] = {}
     adds: dict[Node, int] = {}  # in-place sums into a buffer (PyTorch bumps its version)
-    heap: list = []
+    # NOTE: PyTorch runs the newest ready node first (its sequence number), an AccumulateGrad
+    # as soon as it is ready.  Every node is numbered after its inputs' nodes, so the newest
+    # node not yet run is always ready: the nodes run in decreasing sequence numbers (``order``),
+    # and only AccumulateGrads count their dependencies, to run at once when they are ready
+    # (``ready``: by sequence number, as PyTorch's queue orders them).
+    ready: list = []
     for n, g in zip(roots, grads):
         if n in buffers:
             buffers[n] = buffers[n] + g
         else:
             buffers[n] = g
-            if deps.get(n, 0) == 0:
-                heapq.heappush(heap, (n.prio, n.seq, n))
+            if n.__class__ is AccumulateGrad and deps.get(n, 0) == 0:
+                heapq.heappush(ready, (n.seq, n))
     target_set = set(targets) if targets is not None else ()
     capture = targets is not None and not accumulate
-    nxt = None  # a ready node that would be popped next anyway: it skips the heap
     fx_backend = fx = None  # the formulas on arrays of the last node's backend
     heappush, heappop = heapq.heappush, heapq.heappop
     ctx = current()
@@ -192,13 +184,19 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     prev_mode, ctx.grad_enabled = ctx.grad_enabled, create_graph  # GradMode, inline
     prev_task, ctx.graph_task = ctx.graph_task, GraphTask(will_run, target_set if capture else ())
     n = None
+    k, count = 0, len(order)
     try:
-        while heap or nxt is not None:
-            if nxt is not None:
-                n, nxt = nxt, None
+        while True:
+            if ready:
+                n = heappop(ready)[1]
+            elif k < count:
+                n = order[k]
+                k += 1
             else:
-                n = heappop(heap)[2]
-            g = buffers.pop(n)
+                break
+            g = buffers.pop(n, _NONE)
+            if g is _NONE:  # sent no gradient (not reached through a needed edge): never ready
+                continue
             if g is None:  # a post-hook's None reached n by every path: it sends None on
                 mask = n.mask if masks is None else masks.get(n, n.mask)
                 if mask is None:
@@ -268,18 +266,11 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 elif gi is not None:
                     buffers[m] = prev + gi
                     adds[m] = adds.get(m, 0) + 1
-                left = deps[m] - 1
-                deps[m] = left
-                if left == 0:
-                    # NOTE: the order is PyTorch's either way: nxt is the least of
-                    # heap + {nxt}.
-                    if nxt is None and (not heap or (m.prio, m.seq) < heap[0][:2]):
-                        nxt = m
-                    else:
-                        if nxt is not None:
-                            heappush(heap, (nxt.prio, nxt.seq, nxt))
-                            nxt = None
-                        heappush(heap, (m.prio, m.seq, m))
+                if m.__class__ is AccumulateGrad:
+                    left = deps[m] - 1
+                    deps[m] = left
+                    if left == 0:
+                        heappush(ready, (m.seq, m))
     except GradcliError:
         if ctx.anomaly and n is not None:
             _anomaly_warning(ctx, n)
@@ -408,20 +399,45 @@ def input_list(inputs: Any, caller: str) -> list[Tensor]:
     return items
 
 
-def _leads_to(order: list[Node], targets: set) -> set:
-    """Nodes from which some target is reachable (targets included).
+def _plan(order: list[Node], targets: set, roots: set) -> tuple[set, dict, dict, list]:
+    """For a backward to ``targets`` over the reachable nodes ``order``: (the nodes from which
+    some target is reachable, targets included; how many edges among them point into each;
+    the masks that differ from a node's own, None for a node that sends no gradient; the
+    nodes that run but AccumulateGrads, the roots and those leading to a target, newest first).
 
     Sequence numbers are a topological order (a node is numbered after its inputs' nodes), so
     one pass in increasing order decides every node after all of its successors.
     """
     needed = set(targets)
-    for n in sorted(order, key=_SEQ):
-        if n not in needed:
-            for m in n.edges:
-                if m in needed:  # None never is
-                    needed.add(n)
-                    break
-    return needed
+    deps: dict[Node, int] = {}
+    masks: dict[Node, Any] = {}
+    ascending = sorted(order, key=_SEQ)
+    for n in ascending:
+        found = n in needed
+        mask = None
+        i = -1
+        for m in n.edges:
+            i += 1
+            if m is not None:  # n.mask[i] is True
+                if m in needed:  # then n leads to a target too: count the edge
+                    found = True
+                    deps[m] = deps.get(m, 0) + 1
+                else:
+                    if mask is None:
+                        mask = list(n.mask)
+                    mask[i] = False
+        if found:
+            needed.add(n)
+            if mask is None:
+                if True in n.mask:
+                    continue
+            elif True in mask:
+                masks[n] = mask
+                continue
+        masks[n] = None
+    run = [n for n in reversed(ascending)
+           if (n in needed or n in roots) and n.__class__ is not AccumulateGrad]
+    return needed, deps, masks, run
 
 
 _SEQ = operator.attrgetter("seq")

@@ -396,8 +396,13 @@ class Node:
             self.freed_by = ctx.free_tag
             if ctx.keep_freed:
                 self.unfreed = self.saved
+                if ctx.history is not None:
+                    ctx.history.freed += 1
             self.saved = {nm: None if v[0] is None else getattr(v[0], "shape", ())
                           for nm, v in self.saved.items()}
+
+
+_FIRST = float("-inf")
 
 
 class AccumulateGrad(Node):
@@ -407,8 +412,8 @@ class AccumulateGrad(Node):
     fn_name = "AccumulateGrad"  # type: ignore[assignment]
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__(None, (), _EMPTY, _EMPTY, (), variable.backend)
-        self.prio = float("-inf")  # NOTE: PyTorch runs AccumulateGrad as soon as it is ready
+        super().__init__(None, (), _EMPTY, _EMPTY, (), variable.backend, ())
+        self.prio = _FIRST  # NOTE: PyTorch runs AccumulateGrad as soon as it is ready
         self.variable = variable
 
 
@@ -419,7 +424,11 @@ def restored_saved(history: Any = None, roots: Any = ()) -> Iterator[None]:
     (``Node.unfreed``, kept when the run's RunContext.keep_freed), and with a ``history`` the
     saved values an optimizer's step overwrote since; freed and patched again afterwards, so
     listings still say freed.  A node keeps its own freed values: a training loop's old
-    graphs go away with their nodes."""
+    graphs go away with their nodes.  Without a ``history`` (a run that kept neither), or
+    with one that kept no value and saw no node freed, nothing differs: no walk."""
+    if history is None or (not history.values and not history.freed):
+        yield
+        return
     changed = []  # (node, freed, saved) as they were
     seen: set[int] = set()
     stack = [n for n in roots if n is not None]
@@ -548,9 +557,9 @@ def sum_to(xp: Any, g: Any, shape: tuple) -> Any:
     """Undo broadcasting: sum ``g`` down to ``shape`` (PyTorch's ``sum_to``)."""
     gshape = tuple(g.shape)
     lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1
-    )
+    axes = tuple(range(lead))
+    if 1 in shape:  # a broadcast size-1 dim is summed too, kept
+        axes += tuple(i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1)
     if axes:
         g = kernels.sum(xp, g, axes, True)
     if lead:

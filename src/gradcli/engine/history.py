@@ -32,6 +32,9 @@ class History:
         self.bytes = 0
         # the counter itself is kept with the copy, so its id cannot be reused meanwhile
         self.values: OrderedDict[tuple[int, int], tuple[list, Any]] = OrderedDict()
+        # nodes a backward of the run freed while keeping what they saved (graph.Node.free):
+        # with none and no values, graph.restored_saved has nothing to put back
+        self.freed = 0
 
     def keep(self, t: Any) -> None:
         """Copy the array of the leaf ``t`` (of its base, for a view: they share a version

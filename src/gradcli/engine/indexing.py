@@ -11,6 +11,7 @@ the backend only ever takes and puts by position.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy
@@ -170,10 +171,18 @@ def _rows_at(x: Tensor, key: Tensor) -> Any:
     dimension it names, in its shape followed by ``x``'s other dimensions), as ``_positions``
     gives them; None for an empty key or an index out of range (the general path, which
     reports it)."""
-    arr = host_index(key.data)
+    arr = key.data
+    if arr.__class__ is not numpy.ndarray:
+        arr = host_index(arr)
     if not arr.size:
         return None
     shape = x.shape
+    if x.numel() <= _GRID_MAX:
+        try:  # NumPy's own take: negative rows wrap, a row out of range raises
+            positions = _grid(shape)[arr]  # a new array, never the key's own memory
+        except IndexError:
+            return None
+        return x.backend.xp.asarray(positions)
     size = shape[0]
     lo, hi = int(numpy.minimum.reduce(arr, axis=None)), int(numpy.maximum.reduce(arr, axis=None))
     if lo < -size or hi >= size:
@@ -189,6 +198,20 @@ def _rows_at(x: Tensor, key: Tensor) -> Any:
         positions = ((arr * inner)[..., None] + numpy.arange(inner, dtype=numpy.int64)
                      ).reshape(arr.shape + shape[1:])
     return x.backend.xp.asarray(positions)
+
+
+_GRID_MAX = 1 << 16  # up to this many elements, positions are taken from a cached grid
+
+
+@functools.lru_cache(maxsize=32)
+def _grid(shape: tuple) -> Any:
+    """The flat positions of an array of ``shape``, in its shape (read-only: shared)."""
+    n = 1
+    for d in shape:
+        n *= d
+    grid = numpy.arange(n, dtype=numpy.int64).reshape(shape)
+    grid.flags.writeable = False
+    return grid
 
 
 def _check_expand(value: Any, shape: tuple) -> None:

@@ -56,6 +56,7 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 from collections.abc import Callable
@@ -1898,8 +1899,8 @@ def _nll(xp: Any, self: Any, target: Any, weight: Any, total_weight: Any, reduct
     t = xp.reshape(target, (-1,))
     valid = t != ignore_index
     safe = xp.where(valid, t, xp.zeros_like(t))
-    picked = xp.reshape(xp.take_along_axis(xp.reshape(self, (-1, c)), xp.reshape(safe, (-1, 1)),
-                                           axis=1), (-1,))
+    rows = xp.arange(t.shape[0], dtype=xp.int64) * c  # each row's first element, flat
+    picked = xp.take(xp.reshape(self, (-1,)), rows + xp.astype(safe, xp.int64))
     if weight is not None:
         picked = picked * xp.take(weight, safe)
     if reduction == "none":
@@ -2526,11 +2527,7 @@ class ArrayFormulas:
         op = OPS.get(name)
         if op is None or op.forward is None:
             raise AttributeError(name)
-        xp, forward = self._xp, op.forward
-
-        def fn(*args: Any, **kwargs: Any) -> Any:
-            return forward(xp, *args, **kwargs)
-
+        fn = functools.partial(op.forward, self._xp)  # C-level: no Python frame per call
         setattr(self, name, fn)  # found once per backend
         return fn
 

@@ -56,6 +56,12 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             a = args[0]
             if a.data.dtype in a.backend.float_natives:
                 return _apply_unary(op, a, grad_enabled, ctx)
+    elif recorder is None and len(args) == 1 and args[0].__class__ is Tensor and \
+            _keeps_dtype(op) and \
+            args[0].data.dtype in args[0].backend.float_natives:
+        # one floating tensor and params (view, sum over dims, log_softmax): every dtype rule
+        # but "to" keeps its dtype when no param is a number taking part in the promotion
+        return _apply_unary(op, args[0], grad_enabled, ctx, params)
     elif not params and (ctx.tracer is None or not ctx.tracer.timed):
         # recording for listings or a trace: the fast paths above (the recorder set aside, so
         # the untraced path stays as it is), then the recorder
@@ -108,7 +114,7 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
+            saved = _saved_dict(saves, args, out, data)
         nexts = []
         shapes = []
         for a, n in zip(args, needs):
@@ -167,11 +173,15 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
                                   "Input dtype must be either a floating point or complex dtype. "
                                   f"Got: {SCALAR_NAMES[out.name]}")
     native = backend.xp_dtype(out)
-    dts = tuple(a.data.dtype if a.__class__ is Tensor and typed[i] else None
-                for i, a in enumerate(args))
-    if all(d is None or d is native for d in dts):
+    i = -1
+    for a in args:  # a plain loop: the common case, every input in the result's dtype
+        i += 1
+        if a.__class__ is Tensor and typed[i] and a.data.dtype is not native:
+            break
+    else:
         return out, None
-    return out, dts
+    return out, tuple(a.data.dtype if a.__class__ is Tensor and typed[i] else None
+                      for i, a in enumerate(args))
 
 
 def _same_dtype_message(name: str, dts: list) -> str:
@@ -186,14 +196,21 @@ def _same_dtype_message(name: str, dts: list) -> str:
     return f"expected m1 and m2 to have the same dtype, but got: {ca} != {cb}"
 
 
-def _saved_entry(nm: str, idx: int, args: tuple, out: Tensor, data: Any) -> tuple:
-    """What a node keeps for one saved name (see ``Node``)."""
-    if idx < 0:
-        return (data, None, out._vc, 0, None, True)
-    a = args[idx]
-    if a.__class__ is Tensor:
-        return (a.data, a, a._vc, a._vc[0], a.grad_fn, False)
-    return (a, None, None, 0, None, False)
+def _saved_dict(saves: tuple, args: tuple, out: Tensor, data: Any) -> dict:
+    """What a node keeps (see ``Node``) for each of ``saves``: (name, the input's index, or -1
+    for the output)."""
+    saved = {}
+    for nm, idx in saves:
+        if idx < 0:
+            saved[nm] = (data, None, out._vc, 0, None, True)
+        else:
+            a = args[idx]
+            if a.__class__ is Tensor:
+                vc = a._vc
+                saved[nm] = (a.data, a, vc, vc[0], a.grad_fn, False)
+            else:
+                saved[nm] = (a, None, None, 0, None, False)
+    return saved
 
 
 def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
@@ -204,20 +221,45 @@ def _apply_binary(op: Any, a: Tensor, b: Tensor, grad_enabled: bool, ctx: Any) -
     ra = a.requires_grad and grad_enabled
     rb = b.requires_grad and grad_enabled
     if ra or rb:
-        key = (ra, rb)
+        key = _TT if ra and rb else _TF if ra else _FT  # shared: a backward reads them hot
         saves = op.saves.get(key)
         if saves is None:
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {nm: _saved_entry(nm, idx, (a, b), out, data) for nm, idx in saves}
+            saved = _saved_dict(saves, (a, b), out, data)
         out.grad_fn = Node(op, (edge(a) if ra else None, edge(b) if rb else None), saved, _EMPTY,
-                           (a.data.shape, b.data.shape), backend, key, ctx)
+                           _shared((a.data.shape, b.data.shape)), backend, key, ctx)
         out.requires_grad = True
     return out
 
 
 _BIG = 1 << 53  # a Python int past this takes the general path (its range checks)
+_KEEPS_DTYPE: dict = {}  # op -> whether a floating input's dtype is the result's, by its rule
+
+
+def _keeps_dtype(op: Any) -> bool:
+    """Whether ``op`` applied to one floating tensor with params gives that tensor's dtype
+    (every dtype rule but "to", with no param taking part in the promotion), and has a
+    formula for it."""
+    got = _KEEPS_DTYPE.get(op)
+    if got is None:
+        got = _KEEPS_DTYPE[op] = (op.dtype_rule != "to" and not op.wrapped
+                                  and op.forward is not None and bool(op.differentiable[0]))
+    return got
+_TT, _TF, _FT = (True, True), (True, False), (False, True)
+_SHAPES: dict[tuple, tuple] = {}
+
+
+def _shared(shapes: tuple) -> tuple:
+    """One tuple object for equal input shapes (a node's ``shapes``): a graph of many nodes
+    of a few shapes keeps a few tuples, which a backward reads from the cache."""
+    got = _SHAPES.get(shapes)
+    if got is None:
+        if len(_SHAPES) >= 1024:  # a program of many shapes: no more kept
+            return shapes
+        _SHAPES[shapes] = got = shapes
+    return got
 
 
 def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) -> Tensor:
@@ -242,18 +284,25 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) ->
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {nm: _saved_entry(nm, idx, args, out, data) for nm, idx in saves}
+            saved = _saved_dict(saves, args, out, data)
         shape = t.data.shape
         out.grad_fn = Node(op, (edge(t), None) if i == 0 else (None, edge(t)), saved, _EMPTY,
-                           (shape, None) if i == 0 else (None, shape), backend, key, ctx)
+                           _shared((shape, None) if i == 0 else (None, shape)), backend, key,
+                           ctx)
         out.requires_grad = True
     return out
 
 
-def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
-    """``apply`` for one tensor and no params."""
+def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any,
+                 params: dict = _EMPTY) -> Tensor:
+    """``apply`` for one floating tensor, and params that cannot change its dtype."""
     backend = a.backend
-    data = op.forward(backend.xp, a.data)
+    if params:
+        data = op.forward(backend.xp, a.data, **params)
+        if data.dtype is not a.data.dtype:
+            data = backend.astype(data, a.dtype)
+    else:
+        data = op.forward(backend.xp, a.data)
     out = Tensor(data, backend)
     if a.requires_grad and grad_enabled:
         key = (True,)
@@ -262,8 +311,9 @@ def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any) -> Tensor:
             saves = op.saved_names(key)
         saved = _EMPTY
         if saves:
-            saved = {nm: _saved_entry(nm, idx, (a,), out, data) for nm, idx in saves}
-        out.grad_fn = Node(op, (edge(a),), saved, _EMPTY, (a.data.shape,), backend, key, ctx)
+            saved = _saved_dict(saves, (a,), out, data)
+        out.grad_fn = Node(op, (edge(a),), saved, params, _shared((a.data.shape,)), backend,
+                           key, ctx)
         out.requires_grad = True
     return out
 

@@ -237,7 +237,7 @@ class Tensor:
     @property
     def dtype(self) -> Any:
         """The element type, as PyTorch's ``torch.float32`` (a ``dtypes.DType``)."""
-        return self.backend.dtype_of(self.data)
+        return self.backend._from_xp[self.data.dtype]  # Backend.dtype_of, inline: read per op
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating one."""

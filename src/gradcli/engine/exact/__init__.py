@@ -112,13 +112,23 @@ def bmm(a: Any, b: Any) -> Any:
 _TYPES = frozenset((np.ndarray, np.float32, np.float64))
 
 
+_F32, _F64 = _FLOATS
+
+
 def accepts(*arrays: Any) -> bool:
     """True when every argument is a NumPy float32/float64 array or scalar of one dtype."""
     first = arrays[0]
-    if type(first) not in _TYPES or first.dtype not in _FLOATS:
+    if type(first) not in _TYPES:
         return False
     dtype = first.dtype
+    # NumPy's native float dtypes are single objects: identity first, equality (a dtype of
+    # another byte order, with metadata) only for the rest
+    if dtype is not _F32 and dtype is not _F64 and dtype not in _FLOATS:
+        return False
     for a in arrays[1:]:  # a plain loop: this runs for every op and every gradient
-        if type(a) not in _TYPES or a.dtype != dtype:
+        if type(a) not in _TYPES:
+            return False
+        d = a.dtype
+        if d is not dtype and d != dtype:
             return False
     return True

@@ -67,7 +67,7 @@ def dot(x: Any, y: Any) -> Any:
     n = x.shape[0]
     incx, incy = (1, 1) if n == 1 else (_strides(x)[0], _strides(y)[0])
     fn = _fn("cblas_sdot" if x.dtype == np.float32 else "cblas_ddot")
-    return x.dtype.type(fn(n, x.ctypes.data, incx, y.ctypes.data, incy))
+    return x.dtype.type(fn(n, _address(x), incx, _address(y), incy))
 
 
 def _positive(v: Any) -> Any:
@@ -82,7 +82,9 @@ def mv(a: Any, x: Any) -> Any:
     m, k = a.shape
     out = np.zeros(m, a.dtype)
     x = _positive(x) if x.strides[0] else np.ascontiguousarray(x)
-    s0, s1 = _strides(a)
+    size = a.itemsize
+    s0, s1 = a.strides
+    s0, s1 = s0 // size, s1 // size
     if s0 == 1 and (k == 1 or s1 >= max(1, m)):
         trans, rows, cols, lda = "n", m, k, s1
     elif s1 == 1 and (m == 1 or s0 >= max(1, k)):
@@ -92,9 +94,12 @@ def mv(a: Any, x: Any) -> Any:
         trans, rows, cols, lda = "t", k, m, k
     if cols == 1:
         lda = rows  # gemv<float>: if (n == 1) lda = m
-    _fn("cblas_sgemv" if a.dtype == np.float32 else "cblas_dgemv")(
-        _COL_MAJOR, _TRANS if trans == "t" else _NO_TRANS, rows, cols, 1.0, a.ctypes.data,
-        max(lda, 1), x.ctypes.data, _strides(x)[0] or 1, 0.0, out.ctypes.data, 1)
+    libmkl.configure(machine.current())
+    libmkl.calls += 1
+    fn, one, zero = _GEMV[size]
+    fn(_COL_MAJOR, _TRANS if trans == "t" else _NO_TRANS, rows, cols, one, _P(_address(a)),
+       max(lda, 1), _P(_address(x)), x.strides[0] // size or 1, zero,
+       _P(_addressof(_from_buffer(out))), 1)
     return out
 
 
@@ -122,19 +127,72 @@ def mm(m1: Any, m2: Any) -> Any:
     lda = sa[1 if transpose_a == transpose_c else 0] // size
     ldb = sb[1 if transpose_b == transpose_c else 0] // size
     ldc = cols if transpose_c else 1  # c's strides (cols, 1), seen as column-major
-    lda, ldb, ldc = _normalize_last_dims(transpose_a, transpose_b, m, n, k, lda, ldb, ldc)
-    _fn("cblas_sgemm" if size == 4 else "cblas_dgemm")(
-        _COL_MAJOR, _TRANS if transpose_a else _NO_TRANS, _TRANS if transpose_b else _NO_TRANS,
-        m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb, 0.0, out.ctypes.data, ldc)
+    # cpublas's normalize_last_dims (_normalize_last_dims), inline: this runs for every product
+    if n == 1:
+        ldc = m
+    if transpose_a:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if transpose_b:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    libmkl.configure(machine.current())
+    libmkl.calls += 1
+    fn, one, zero = _GEMM[size]
+    fn(_COL_MAJOR, _TRANS if transpose_a else _NO_TRANS, _TRANS if transpose_b else _NO_TRANS,
+       m, n, k, one, _P(_address(a)), lda, _P(_address(b)), ldb, zero,
+       _P(_addressof(_from_buffer(out))), ldc)
     return out
+
+
+_from_buffer, _addressof = ctypes.c_char.from_buffer, ctypes.addressof
+
+
+def _address(x: Any) -> int:
+    """The address of ``x``'s first element: through the buffer protocol for a writable
+    row-major array (a quarter of ``x.ctypes.data``'s cost) or column-major one (its
+    transpose is row-major, at the same address), else ``x.ctypes.data``."""
+    flags = x.flags
+    if flags.writeable:
+        if flags.c_contiguous:
+            return _addressof(_from_buffer(x))
+        if flags.f_contiguous:
+            return _addressof(_from_buffer(x.T))
+    return x.ctypes.data
+
+
+class _Untyped(dict):
+    """item size -> (MKL's ``cblas_?<name>`` without argument types, alpha 1 and beta 0 in its
+    type), made on first use: an untyped ctypes call converts its arguments at C speed (ints
+    as C ints, the pointers and scalars given typed), about half a typed call's cost."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def __missing__(self, size: int) -> tuple:
+        scalar = _F if size == 4 else _D
+        # the library's item access: a function pointer of its own, not _fn's typed one
+        fn = libmkl.library()[("cblas_s" if size == 4 else "cblas_d") + self.name]
+        fn.restype = None
+        self[size] = entry = (fn, scalar(1.0), scalar(0.0))
+        return entry
+
+
+_GEMM, _GEMV = _Untyped("gemm"), _Untyped("gemv")
 
 
 def _operand(x: Any, lead: int, other: int, transpose_c: bool, size: int) -> tuple[Any, bool]:
     """(the array to pass, transposed?) for an operand of ``mm`` whose result is seen
     transposed (``transpose_c``) or not: as is when its layout fits, else a row-major copy."""
-    s0, s1 = x.strides
     if transpose_c:
-        s0, s1 = s1, s0
+        s1, s0 = x.strides
+    else:
+        s0, s1 = x.strides
     if s0 == size and s1 // size >= max(1, lead):
         return x, False
     if s1 == size and s0 // size >= max(1, other):

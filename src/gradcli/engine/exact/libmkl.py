@@ -52,26 +52,36 @@ def max_threads() -> int:
 
 _local = threading.local()  # the thread count set in this thread (MKL keeps one per thread)
 _dynamic: list[int] = []  # MKL's dynamic adjustment as last set (process-wide in MKL)
+_changes = [0]  # how often a thread changed _dynamic: another thread's change voids a fast path
 
 
 def configure(machine: Any) -> None:
     """Give MKL the thread count of ``machine`` (an ``engine.machine.Machine``) before a call
     that depends on it: for a count the run set, at::set_num_threads's
     ``mkl_set_num_threads_local(n)`` and ``mkl_set_dynamic(false)``; else MKL's own defaults,
-    which are PyTorch's."""
+    which are PyTorch's.  The same machine as this thread's last call, outside ATen's parallel
+    region and with no other thread's change between, needs nothing (a machine's thread
+    count never changes: ``with_threads`` makes another)."""
+    local = _local
+    if getattr(local, "machine", None) is machine and local.changes == _changes[0]:
+        return
     if machine.explicit_threads:
         threads, dynamic = machine.threads, 0
     else:
         threads, dynamic = 0, _DYNAMIC_DEFAULT  # 0: this thread follows the global setting
     if getattr(_local, "serial", 0):  # inside ATen's parallel region: MKL on one thread
         threads = 1
-    if getattr(_local, "threads", 0) == threads and _dynamic[-1:] == [dynamic]:
-        return
-    lib = library()
-    lib.MKL_Set_Num_Threads_Local(threads)
-    lib.MKL_Set_Dynamic(dynamic)
-    _local.threads = threads
-    _dynamic[:] = [dynamic]
+    if getattr(_local, "threads", 0) != threads or _dynamic[-1:] != [dynamic]:
+        lib = library()
+        lib.MKL_Set_Num_Threads_Local(threads)
+        lib.MKL_Set_Dynamic(dynamic)
+        _local.threads = threads
+        if _dynamic[-1:] != [dynamic]:
+            _changes[0] += 1
+        _dynamic[:] = [dynamic]
+    # the fast path above, unless inside the parallel region (where the count is 1)
+    local.machine = None if getattr(_local, "serial", 0) else machine
+    local.changes = _changes[0]
 
 
 @contextlib.contextmanager
@@ -79,10 +89,12 @@ def single_thread() -> Iterator[None]:
     """MKL on one thread for the calls made inside (ATen's products inside at::parallel_for,
     where OpenMP does not nest)."""
     _local.serial = getattr(_local, "serial", 0) + 1
+    _local.machine = None  # configure's fast path is for the count outside
     try:
         yield
     finally:
         _local.serial -= 1
+        _local.machine = None
 
 
 def _candidates() -> list[str]:

@@ -16,12 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from .fp import Fused, fma32
+from .fp import Fused, fma32, rounds_once
 
 F32 = np.float32
+F64 = np.float64
 I32 = np.int32
 L2U = F32(0.693145751953125)
 L2L = F32(1.428606765330187045e-06)
+_L2U64, _NEG_L2L64 = F64(L2U), -F64(L2L)
 R_LN2 = F32(1.442695040888963407359924681001892137426645954152985934135449406931)
 LN2_HI, LN2_LO = F32(0.69314718246459960938), F32(-1.904654323148236017e-09)
 ONE, TWO, INF = F32(1), F32(2), F32(np.inf)
@@ -158,42 +160,73 @@ def _scale(d: tuple, s: Any) -> tuple:
 
 
 # --- the functions -------------------------------------------------------------------------------
-_EXPF_POLY = tuple(F32(c) for c in (0.00139304355252534151077271, 0.00833336077630519866943359,
-                                    0.0416664853692054748535156, 0.166666671633720397949219,
-                                    0.5))
-
-
 def expf(d: Any) -> Any:
     """Sleef_expf16_u10 (xexpf)."""
     d = _f(d)
     with np.errstate(all="ignore"):
-        out = _expf_fused(d.reshape(-1))
+        out = _expf_lanes(d.reshape(-1))
         if out is None:  # some FMA may double-round: each one settled (rare)
             return _expf(d)
         return out.reshape(d.shape)
 
 
-def _expf_fused(d: Any) -> Any:
-    """xexpf on a flat array with its FMAs checked together (fp.Fused), or None where one of
-    them needs settling.  ``vrint`` as a float, and ``vldexp2``'s two scalings by ldexp: the
-    same values wherever the result is not replaced by 0 or inf (|q| <= 150)."""
+# xexpf's polynomial: its first coefficient, then the addends of its Horner steps
+_EXPF_U0 = F64(0.000198527617612853646278381)
+_EXPF_POLY = tuple(F32(c) for c in (0.00139304355252534151077271, 0.00833336077630519866943359,
+                                    0.0416664853692054748535156, 0.166666671633720397949219,
+                                    0.5))
+_EXPF_POLY64 = tuple(F64(c) for c in _EXPF_POLY)
+
+
+def _expf_lanes(d: Any) -> Any:
+    """xexpf on a flat array, or None where one of its FMAs needs settling.
+
+    Each FMA is computed in float64 lanes holding float32 values: the product of two of them
+    is exact, so the float64 sum is off from the exact one by at most one rounding, and
+    rounding it to float32 is the fused result wherever ``fp.rounds_once`` passes on the sums
+    (one check for all of them, as fp.Fused makes).  ``vrint`` as a float, and ``vldexp2``'s
+    two scalings by one ldexp, which rounds once as its second does: the same values wherever
+    the result is not replaced by 0 or inf (|q| <= 150, so the first scaling, of the
+    polynomial's value in [0.5, 2] by 2**(q >> 1), is exact)."""
+    n = d.shape[0]
+    buf = np.empty((9, n), F64)
+    sums = buf[:6]  # the float64 sums of the FMAs after the first
+    q64, s64, u64 = buf[6], buf[7], buf[8]
+    u32 = np.empty(n, F32)
     qf = np.rint(d * R_LN2)
-    f = Fused(d.shape, 8)
-    # NOTE: the first FMA is exact, so two float32 operations give its result: L2U has 15
-    # significant bits and |qf| <= 151 here (8), so qf * L2U is a float32; and d lies within
-    # a factor of two of it (Sterbenz: |d / ln2 - qf| <= 1/2 and L2U < ln2), so the
-    # difference is exact too (d itself for qf = 0)
-    s = f.fma(qf, -L2L, d - qf * L2U)
-    u = F32(0.000198527617612853646278381)
-    for c in _EXPF_POLY:
-        u = f.fma(u, s, c)
-    u = ONE + f.fma(s * s, u, s)
-    if not f.exact():
+    q64[...] = qf
+    u64[...] = d
+    # NOTE: the first FMA, s = qf * -L2L + (d - qf * L2U), is exact in float64.  L2U has 15
+    # significant bits and |qf| <= 151 here (8), so qf * L2U is exact, and so is d - qf * L2U
+    # (Sterbenz: d lies within a factor of two of qf * L2U, as |d / ln2 - qf| <= 1/2 and
+    # L2U < ln2); either qf = 0 (s = d) or |d| > 1/4 and that difference is a multiple of
+    # 2**-25, and qf * L2L (L2L in [2**-20, 2**-19)) of 2**-43: the sum, below 1/2, has at
+    # most 42 significant bits.  Rounding it to float32 is the fused result.
+    np.multiply(q64, _L2U64, out=s64)
+    np.subtract(u64, s64, out=u64)
+    np.multiply(q64, _NEG_L2L64, out=s64)
+    np.add(s64, u64, out=s64)
+    s32 = s64.astype(F32)
+    s64[...] = s32
+    np.multiply(s64, _EXPF_U0, out=sums[0])
+    for k, c in enumerate(_EXPF_POLY64):
+        u = sums[k]
+        if k:
+            np.multiply(u64, s64, out=u)
+        np.add(u, c, out=u)
+        u32[...] = u
+        u64[...] = u32
+    last = sums[5]
+    np.multiply(s32, s32, out=u32)  # s * s, rounded to float32
+    q64[...] = u32
+    np.multiply(q64, u64, out=last)
+    np.add(last, s64, out=last)
+    if not rounds_once(sums):
         return None
-    q = qf.astype(I32)
-    h = q >> I32(1)
-    u = np.ldexp(np.ldexp(u, h), q - h)
-    if d.size and np.minimum.reduce(d) >= F32(-104) and np.maximum.reduce(d) <= F32(100):
+    u32[...] = last
+    u32 += ONE
+    u = np.ldexp(u32, qf.astype(I32))
+    if n and np.minimum.reduce(d) >= F32(-104) and np.maximum.reduce(d) <= F32(100):
         return u  # no 0, inf or NaN to write (a NaN fails both tests)
     u[d < F32(-104)] = F32(0)
     u[F32(100) < d] = INF
@@ -282,6 +315,12 @@ def logf(d: Any) -> Any:
     """Sleef_logf16_u10 (xlogf_u1, AVX512 branch)."""
     d = _f(d)
     with np.errstate(all="ignore"):
+        flat = d.reshape(-1)
+        if flat.size and np.minimum.reduce(flat) >= F32(2.0 ** -126) \
+                and np.maximum.reduce(flat) < F32(2.0 ** 127):  # NaN fails both
+            r = _logf_lanes(flat)
+            if r is not None:
+                return r.reshape(d.shape)
         f = Fused(d.shape, 7)
         r = _logf(d, f.fma, f.fma_exact)
         if not f.exact():  # some FMA may double-round: each one settled (rare)
@@ -294,6 +333,77 @@ def logf(d: Any) -> Any:
         r = np.where(d == INF, INF, r)
         r = np.where(d < 0, F32(np.nan), r)
         return np.where(np.isnan(d), d, r).astype(F32)
+
+
+_LOGF_T = (F64(F32(0.3027294874)), F64(F32(0.3996108174)), F64(F32(0.6666694880)))
+_LN2_HI64, _LN2_LO64 = F64(LN2_HI), F64(LN2_LO)
+
+
+def _logf_lanes(d: Any) -> Any:
+    """_logf on a flat array of positive normal numbers below 2**127, in float64 lanes holding
+    float32 values as _expf_lanes computes (the fused steps' sums checked together by
+    fp.rounds_once), or None where one of them needs settling.
+
+    vgetmant is frexp's fraction, doubled below 3/4, and vgetexp(d / 0.75) frexp's exponent,
+    less one below 3/4 (the product's rounding never crosses a power of two: checked on every
+    significand).  The double-float steps whose results are exact are plain float64
+    arithmetic: m - 1 (Sterbenz), 1 + m and its error (1 + m exact in float64), the errors of
+    the float32 products n0 * t and LN2_HI * e, and the two FMAs of ``v`` (see _logf)."""
+    n = d.shape[0]
+    buf = np.empty((13, n), F64)
+    sums = buf[:4]  # the fused steps whose float64 sums may round twice
+    m64, e64, den, d0, t64, s64, w64, v64, x2 = buf[4:]
+    m, ex = np.frexp(d)
+    below = m < F32(0.75)
+    np.multiply(m, TWO, out=m, where=below)
+    e64[...] = ex
+    np.subtract(e64, below, out=e64)
+    m64[...] = m
+    np.add(m64, 1.0, out=den)  # 1 + m, exact
+    d0_32 = den.astype(F32)
+    d0[...] = d0_32
+    np.subtract(den, d0, out=den)  # its error d1
+    t = ONE / d0_32
+    s = (m - ONE) * t
+    t64[...] = t
+    s64[...] = s
+    np.subtract(m64, 1.0, out=m64)  # n0 = m - 1
+    np.multiply(m64, t64, out=m64)
+    np.subtract(m64, s64, out=m64)  # u: the error of n0 * t
+    np.multiply(d0, t64, out=w64)
+    np.subtract(1.0, w64, out=w64)
+    v64[...] = w64.astype(F32)
+    np.multiply(den, t64, out=w64)
+    np.subtract(v64, w64, out=w64)
+    v64[...] = w64.astype(F32)
+    x1 = sums[0]
+    np.multiply(s64, v64, out=x1)
+    np.add(x1, m64, out=x1)
+    x2_32 = s * s
+    x2[...] = x2_32
+    t1, t2 = sums[1], sums[2]
+    np.multiply(x2, _LOGF_T[0], out=t1)
+    np.add(t1, _LOGF_T[1], out=t1)
+    t64[...] = t1.astype(F32)
+    np.multiply(t64, x2, out=t2)
+    np.add(t2, _LOGF_T[2], out=t2)
+    np.multiply(e64, _LN2_HI64, out=w64)  # LN2_HI * e, exact
+    s0 = w64.astype(F32)
+    v64[...] = s0
+    np.subtract(w64, v64, out=w64)  # its error
+    lo = sums[3]
+    np.multiply(e64, _LN2_LO64, out=lo)
+    np.add(lo, w64, out=lo)
+    if not rounds_once(sums):
+        return None
+    x1 = x1.astype(F32)
+    s1 = lo.astype(F32)
+    s2 = TWO * s
+    hi = s0 + s2
+    lo32 = (((s0 - hi) + s2) + s1) + TWO * x1
+    term = (x2_32 * s) * t2.astype(F32)
+    r = hi + term
+    return r + (((hi - r) + term) + lo32)
 
 
 def _logf(d: Any, fma: Any, fma_v: Any) -> Any:
