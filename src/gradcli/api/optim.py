@@ -190,8 +190,8 @@ class _Flat:
     parameters into the two flat buffers, ``scatter`` writes the new parameters back.
     """
 
-    __slots__ = ("arrays", "bounds", "dtype", "grads", "params", "shapes", "state", "states",
-                 "tensors", "values", "views")
+    __slots__ = ("arrays", "bounds", "dtype", "grads", "params", "parts", "shapes", "state",
+                 "states", "sums", "tensors", "values", "views")
 
     def __init__(self, params: list[Tensor], state: dict[Tensor, dict[str, Any]]) -> None:
         self.params = list(params)
@@ -204,6 +204,10 @@ class _Flat:
         self.dtype = params[0].data.dtype
         self.grads = np.empty(end, self.dtype)
         self.values = np.empty(end, self.dtype)
+        self.sums = np.empty((2, end), np.float64)  # float32 fused multiply-adds' sums
+        # each parameter's part of ``values``, the buffer the update's addend also goes to
+        self.parts = [self.values[a:b].reshape(shape)
+                      for (a, b), shape in zip(self.bounds, self.shapes)]
         self.state = state
         self.states: list[dict[str, Any]] = []  # the parameters' state dicts, from the first add
         self.arrays: dict[str, Any] = {}
@@ -264,21 +268,23 @@ class _Flat:
         self.tensors[name] = tensors
         return array
 
-    def gather(self, params: list[Tensor]) -> tuple[Any, Any] | None:
-        """The gradients and the parameters, each end to end (the flat's buffers); None when
-        some shape or dtype is no longer the flat's."""
-        grads, values = [], []
+    def gather(self, params: list[Tensor], values: bool = True) -> tuple[Any, Any] | None:
+        """The gradients and (with ``values``, else None) the parameters, each end to end
+        (the flat's buffers); None when some shape or dtype is no longer the flat's."""
+        dtype = self.dtype
         for p, shape in zip(params, self.shapes):
-            d, g = p.data, p._grad.data
-            if d.shape != shape or g.shape != shape:
+            d = p.data
+            if (d.shape != shape or d.dtype != dtype or d.__class__ is not np.ndarray
+                    or p._grad.data.shape != shape):
                 return None
-            values.append(d.reshape(-1))
-            grads.append(g.reshape(-1))
         try:
-            np.concatenate(grads, out=self.grads, casting="no")
-            np.concatenate(values, out=self.values, casting="no")
-        except TypeError:  # another dtype
+            np.concatenate([p._grad.data.reshape(-1) for p in params], out=self.grads,
+                           casting="no")
+        except (TypeError, ValueError):  # another dtype or size
             return None
+        if not values:
+            return self.grads, None
+        np.concatenate([p.data.reshape(-1) for p in params], out=self.values)
         return self.grads, self.values
 
     def prepare(self, names: tuple[str, ...]) -> None:
@@ -293,13 +299,17 @@ class _Flat:
             if ctx.allow_mutation is not None:
                 ctx.allow_mutation.clone_saved(t)
 
-    def scatter(self, new: Any, names: tuple[str, ...], bumps: int = 1) -> None:
-        """Write the new parameters back and bump the versions: ``bumps`` for each
-        parameter, one for each tensor of the states ``names``."""
-        for p, (a, b), shape in zip(self.params, self.bounds, self.shapes):
-            if p.data.__class__ is not np.ndarray:
-                p.data = p.backend.writable(p.data)
-            p.data[...] = new[a:b].reshape(shape)
+    def scatter(self, new: Any, names: tuple[str, ...], bumps: int = 1,
+                add: bool = False) -> None:
+        """Write the new parameters back (with ``add``, add ``new`` to them) and bump the
+        versions: ``bumps`` for each parameter, one for each tensor of the states ``names``."""
+        parts = self.parts if new is self.values else [
+            new[a:b].reshape(shape) for (a, b), shape in zip(self.bounds, self.shapes)]
+        for p, part in zip(self.params, parts):
+            if add:
+                np.add(p.data, part, out=p.data)
+            else:
+                p.data[...] = part
             p._vc[0] += bumps
         for name in names:
             for t in self.tensors[name]:
@@ -459,6 +469,9 @@ class Adam(Optimizer):
         _write(step_t, step_t.data + 1)
 
         def write(name: str, new: Any) -> Any:
+            if name == "param+":
+                _write(p, p.data + new)
+                return p.data
             t = p if name == "param" else state[name]
             _write(t, new)
             return t.data
@@ -480,9 +493,10 @@ class Adam(Optimizer):
         elif any(name not in flat.arrays for name in names):  # amsgrad turned on since
             return False
         steps = flat.arrays["step"]
-        if steps.size > 1 and bool((steps != steps[0]).any()):  # a step tensor changed
+        counts = steps.tolist()
+        if counts.count(counts[0]) != len(counts):  # a step tensor changed
             return False
-        got = flat.gather(params)
+        got = flat.gather(params, values=group["weight_decay"] != 0)  # else never read
         if got is None:
             return False
         grad, value = got
@@ -490,19 +504,23 @@ class Adam(Optimizer):
         flat.prepare(written)
         steps += 1
         arrays = flat.arrays
-        out = [value, 0]  # the new parameters, and how many writes made them
+        out: list[Any] = [None, 0]  # the new parameters, how many writes made them
 
         def write(name: str, new: Any) -> Any:
             if name == "param":
                 out[0] = new
-                out[1] += 1
-                return new
-            arrays[name][...] = new
-            return arrays[name]
+            elif name == "param+":
+                out[0] = new if out[0] is None else out[0] + new
+            else:
+                arrays[name][...] = new
+                return arrays[name]
+            out[1] += 1
+            return new
 
         _adam(params[0].backend.xp, group, float(steps[0]), value, grad, arrays["exp_avg"],
-              arrays["exp_avg_sq"], arrays.get("max_exp_avg_sq"), write, flat=True)
-        flat.scatter(out[0], written, bumps=out[1])
+              arrays["exp_avg_sq"], arrays.get("max_exp_avg_sq"), write, flat=flat)
+        # no write before the last: its addend goes onto each parameter in place
+        flat.scatter(out[0], written, bumps=out[1], add=out[1] == 1)
         return True
 
 
@@ -515,10 +533,11 @@ def _adam_states(group: dict[str, Any]) -> tuple[str, ...]:
 
 def _adam(xp: Any, group: dict[str, Any], step: float, param: Any, grad: Any, exp_avg: Any,
           exp_avg_sq: Any, max_exp_avg_sq: Any, write: Callable[[str, Any], Any],
-          flat: bool = False) -> None:
+          flat: _Flat | None = None) -> None:
     """One Adam update of ``param`` (one parameter's array, or with ``flat`` a group's end to
     end, its states the flat arrays) at the step count ``step``; ``write(name, new)`` stores
-    the parameter's (``"param"``) or a state's new values and returns them."""
+    the parameter's (``"param"``) or a state's new values and returns them; the last
+    update of the parameter is ``write("param+", addend)``, the parameter plus the addend."""
     lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
     weight_decay = group["weight_decay"]
     if group["maximize"]:
@@ -528,7 +547,7 @@ def _adam(xp: Any, group: dict[str, Any], step: float, param: Any, grad: Any, ex
             param = write("param", param * _same(xp, 1 - lr * weight_decay, param))
         else:
             grad = add_scaled(xp, grad, weight_decay, param)
-    if not flat:
+    if flat is None:
         exp_avg = write("exp_avg", _lerp(xp, exp_avg, grad, 1 - beta1))
         scaled = exp_avg_sq * _same(xp, beta2, exp_avg_sq)
         exp_avg_sq = write("exp_avg_sq", _addcmul(xp, scaled, grad, grad, 1 - beta2))
@@ -536,7 +555,7 @@ def _adam(xp: Any, group: dict[str, Any], step: float, param: Any, grad: Any, ex
         scaled = exp_avg_sq * _same(xp, beta2, exp_avg_sq)
         _fused_into(xp, (_lerp_terms(xp, exp_avg, grad, 1 - beta1),
                          _addcmul_terms(xp, scaled, grad, grad, 1 - beta2)),
-                    (exp_avg, exp_avg_sq))
+                    (exp_avg, exp_avg_sq), flat.sums)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     step_size = lr / bias_correction1
@@ -545,9 +564,18 @@ def _adam(xp: Any, group: dict[str, Any], step: float, param: Any, grad: Any, ex
         second = write("max_exp_avg_sq", xp.maximum(max_exp_avg_sq, exp_avg_sq))
     else:
         second = exp_avg_sq
-    denom = unary(xp, "sqrt", second) / _same(xp, bias_correction2_sqrt, second)
-    denom = denom + _same(xp, eps, denom)
-    write("param", _addcdiv(xp, param, exp_avg, denom, -step_size))
+    denom = unary(xp, "sqrt", second)
+    if flat is None:
+        denom = denom / _same(xp, bias_correction2_sqrt, second)
+        denom = denom + _same(xp, eps, denom)
+        write("param+", _addcdiv_addend(xp, exp_avg, denom, -step_size))  # param.addcdiv_
+        return
+    # the same operations in place: denom is sqrt's own result, the addend goes to the
+    # parameters' flat buffer (no longer read: _Flat.scatter adds its parts)
+    np.divide(denom, _same(xp, bias_correction2_sqrt, second), out=denom)
+    np.add(denom, _same(xp, eps, denom), out=denom)
+    addend = np.multiply(_same(xp, -step_size, exp_avg), exp_avg, out=flat.values)
+    write("param+", np.divide(addend, denom, out=addend))
 
 
 def _lerp(xp: Any, start: Any, end: Any, weight: float) -> Any:
@@ -574,9 +602,10 @@ def _addcmul_terms(xp: Any, base: Any, t1: Any, t2: Any, value: float) -> tuple[
     return base, _same(xp, value, t1) * t1, t2
 
 
-def _addcdiv(xp: Any, base: Any, t1: Any, t2: Any, value: float) -> Any:
-    """PyTorch's CPU ``addcdiv``: ``base + (value * t1) / t2``, each step rounded (no fusing)."""
-    return base + (_same(xp, value, t1) * t1) / t2
+def _addcdiv_addend(xp: Any, t1: Any, t2: Any, value: float) -> Any:
+    """What PyTorch's CPU ``addcdiv`` adds to its base: ``(value * t1) / t2``, each step
+    rounded (no fusing; the sum ``base + addend`` rounded again)."""
+    return (_same(xp, value, t1) * t1) / t2
 
 
 def _fused(xp: Any, base: Any, a: Any, b: Any) -> Any:
@@ -586,9 +615,11 @@ def _fused(xp: Any, base: Any, a: Any, b: Any) -> Any:
     return base + a * b
 
 
-def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: tuple[Any, ...]) -> None:
+def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: tuple[Any, ...],
+                sums: Any) -> None:
     """Each ``base + a * b`` of ``terms`` as ``_fused`` gives it, stored into ``outs`` (flat
-    NumPy arrays of the bases' shape and dtype; no term reads an earlier term's out).
+    NumPy arrays of the bases' shape and dtype; no term reads an earlier term's out), the
+    float64 ``sums`` (_Flat.sums) the scratch space.
 
     In float32 the float64 sums (exact products plus addends, base first as exact/fp.fused_add
     adds them) are checked together (exact/fp.rounds_once) and rounded straight into
@@ -601,7 +632,7 @@ def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: tuple[An
         return
     from ..engine.exact.fp import rounds_once  # NumPy's exact kernels: loaded on first use
 
-    sums = np.empty((len(terms), outs[0].size), np.float64)
+    sums = sums[:len(terms)]
     for (base, a, b), s in zip(terms, sums):
         np.multiply(a, b, out=s, dtype=np.float64)
         np.add(base, s, out=s)
