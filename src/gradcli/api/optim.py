@@ -250,10 +250,9 @@ class _Flat:
         """Whether no parameter has a state ``name`` yet (one ``add`` may make)."""
         return all(name not in self.state.get(p, ()) for p in self.params)
 
-    def add(self, name: str, values: Any, backend: Any, scalar: bool = False) -> Any:
-        """Make the state ``name`` of every parameter from a copy of ``values`` (flat; with
-        ``scalar``, one 0-d value per parameter) and return its flat array."""
-        array = np.array(values, copy=True)
+    def add(self, name: str, array: Any, backend: Any, scalar: bool = False) -> Any:
+        """Make the state ``name`` of every parameter a part of ``array`` (flat, the flat's
+        own from now on; with ``scalar``, one 0-d value per parameter) and return it."""
         if scalar:
             views = [array[i:i + 1].reshape(()) for i in range(len(self.params))]
         else:
@@ -388,7 +387,7 @@ class SGD(Optimizer):
             return flat.arrays[name]
 
         def make(values: Any) -> Any:
-            return flat.add("momentum_buffer", values, params[0].backend)
+            return flat.add("momentum_buffer", np.array(values, copy=True), params[0].backend)
 
         _sgd(params[0].backend.xp, group, value, grad, buf if momentum else None, write, make)
         flat.scatter(out[0], written)
@@ -488,8 +487,12 @@ class Adam(Optimizer):
                 return False
             be = params[0].backend
             flat.add("step", np.zeros(len(params), np.float32), be, scalar=True)
-            for name in names:
-                flat.add(name, np.zeros(flat.values.size, flat.dtype), be)
+            # the two moments as the rows of one array: their update writes both at once
+            moments = np.zeros((2, flat.values.size), flat.dtype)
+            flat.add("exp_avg", moments[0], be)
+            flat.add("exp_avg_sq", moments[1], be)
+            if group["amsgrad"]:
+                flat.add("max_exp_avg_sq", np.zeros_like(moments[0]), be)
         elif any(name not in flat.arrays for name in names):  # amsgrad turned on since
             return False
         steps = flat.arrays["step"]
@@ -555,7 +558,7 @@ def _adam(xp: Any, group: dict[str, Any], step: float, param: Any, grad: Any, ex
         scaled = exp_avg_sq * _same(xp, beta2, exp_avg_sq)
         _fused_into(xp, (_lerp_terms(xp, exp_avg, grad, 1 - beta1),
                          _addcmul_terms(xp, scaled, grad, grad, 1 - beta2)),
-                    (exp_avg, exp_avg_sq), flat.sums)
+                    exp_avg.base, flat.sums)  # the flat's moments: rows of one array
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     step_size = lr / bias_correction1
@@ -615,11 +618,11 @@ def _fused(xp: Any, base: Any, a: Any, b: Any) -> Any:
     return base + a * b
 
 
-def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: tuple[Any, ...],
+def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: Any,
                 sums: Any) -> None:
-    """Each ``base + a * b`` of ``terms`` as ``_fused`` gives it, stored into ``outs`` (flat
-    NumPy arrays of the bases' shape and dtype; no term reads an earlier term's out), the
-    float64 ``sums`` (_Flat.sums) the scratch space.
+    """Each ``base + a * b`` of ``terms`` as ``_fused`` gives it, stored into the rows of
+    ``outs`` (a NumPy array: a row per term, each of the bases' shape and dtype; no term reads
+    an earlier term's row), the float64 ``sums`` (_Flat.sums) the scratch space.
 
     In float32 the float64 sums (exact products plus addends, base first as exact/fp.fused_add
     adds them) are checked together (exact/fp.rounds_once) and rounded straight into
@@ -630,8 +633,7 @@ def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: tuple[An
         for (base, a, b), out in zip(terms, outs):
             out[...] = _fused(xp, base, a, b)
         return
-    from ..engine.exact.fp import rounds_once  # NumPy's exact kernels: loaded on first use
-
+    rounds_once = _exact_fp().rounds_once
     sums = sums[:len(terms)]
     for (base, a, b), s in zip(terms, sums):
         np.multiply(a, b, out=s, dtype=np.float64)
@@ -645,12 +647,22 @@ def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: tuple[An
             if at.size:
                 fixes.append((k, at, _fused(xp, base[at], a if not a.ndim else a[at], b[at])))
     with np.errstate(over="ignore"):  # beyond float32's range is inf, as the FMA's result
-        for s, out in zip(sums, outs):
-            np.copyto(out, s, casting="same_kind")
+        np.copyto(outs, sums, casting="same_kind")
     for k, at, values in fixes:
         outs[k][at] = values
 
 
+def _exact_fp() -> Any:
+    """engine/exact/fp.py, imported on first use (NumPy's exact kernels: not at start-up)."""
+    global _FP
+    if _FP is None:
+        from ..engine.exact import fp
+
+        _FP = fp
+    return _FP
+
+
+_FP: Any = None
 # exact/fp.rounds_once's tests: a float64 sum on a float32 midpoint (its low 29 bits), or in
 # float32's subnormal range, may round differently from the fused result
 _LOW29, _MID28 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
