@@ -27,8 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import kernels, machine
 from ..engine.context import GradMode, current
-from ..engine.kernels import add_scaled, fused_add, unary
+from ..engine.exact.fp import rounds_once
+from ..engine.kernels import fused_add, unary
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 
@@ -389,16 +391,23 @@ class SGD(Optimizer):
         def make(values: Any) -> Any:
             return flat.add("momentum_buffer", np.array(values, copy=True), params[0].backend)
 
-        _sgd(params[0].backend.xp, group, value, grad, buf if momentum else None, write, make)
+        _sgd(params[0].backend.xp, group, value, grad, buf if momentum else None, write, make,
+             flat)
         flat.scatter(out[0], written)
         return True
 
 
 def _sgd(xp: Any, group: dict[str, Any], param: Any, grad: Any, buf: Any,
-         write: Callable[[str, Any], Any], make: Callable[[Any], Any]) -> None:
-    """One SGD update of ``param`` (one parameter's array, or a group's end to end):
-    ``write(name, new)`` stores the parameter's (``"param"``) or a state's new values and
-    returns them, ``make(values)`` makes the momentum buffer at the first step."""
+         write: Callable[[str, Any], Any], make: Callable[[Any], Any],
+         flat: _Flat | None = None) -> None:
+    """One SGD update of ``param`` (one parameter's array, or with ``flat`` a group's end to
+    end): ``write(name, new)`` stores the parameter's (``"param"``) or a state's new values
+    and returns them, ``make(values)`` makes the momentum buffer at the first step."""
+    if flat is not None:
+        def add_scaled(xp: Any, a: Any, alpha: float, b: Any) -> Any:
+            return _add_scaled_flat(xp, a, alpha, b, flat.sums)
+    else:
+        add_scaled = kernels.add_scaled
     lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
     weight_decay = group["weight_decay"]
     if group["maximize"]:
@@ -549,7 +558,8 @@ def _adam(xp: Any, group: dict[str, Any], step: float, param: Any, grad: Any, ex
         if group["decoupled_weight_decay"]:
             param = write("param", param * _same(xp, 1 - lr * weight_decay, param))
         else:
-            grad = add_scaled(xp, grad, weight_decay, param)
+            grad = (kernels.add_scaled(xp, grad, weight_decay, param) if flat is None
+                    else _add_scaled_flat(xp, grad, weight_decay, param, flat.sums))
     if flat is None:
         exp_avg = write("exp_avg", _lerp(xp, exp_avg, grad, 1 - beta1))
         scaled = exp_avg_sq * _same(xp, beta2, exp_avg_sq)
@@ -633,7 +643,6 @@ def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: Any,
         for (base, a, b), out in zip(terms, outs):
             out[...] = _fused(xp, base, a, b)
         return
-    rounds_once = _exact_fp().rounds_once
     sums = sums[:len(terms)]
     for (base, a, b), s in zip(terms, sums):
         np.multiply(a, b, out=s, dtype=np.float64)
@@ -652,17 +661,16 @@ def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: Any,
         outs[k][at] = values
 
 
-def _exact_fp() -> Any:
-    """engine/exact/fp.py, imported on first use (NumPy's exact kernels: not at start-up)."""
-    global _FP
-    if _FP is None:
-        from ..engine.exact import fp
+def _add_scaled_flat(xp: Any, a: Any, alpha: float, b: Any, sums: Any) -> Any:
+    """kernels.add_scaled's ``a + alpha * b`` of flat NumPy arrays: a float32 one fused as
+    _fused_into fuses (where some sum may double-round, only there as add_scaled does)."""
+    if a.dtype != np.float32 or not machine.current().fma:
+        return kernels.add_scaled(xp, a, alpha, b)
+    out = np.empty((1, a.size), np.float32)
+    _fused_into(xp, ((a, xp.asarray(alpha, dtype=xp.float32), b),), out, sums)
+    return out[0]
 
-        _FP = fp
-    return _FP
 
-
-_FP: Any = None
 # exact/fp.rounds_once's tests: a float64 sum on a float32 midpoint (its low 29 bits), or in
 # float32's subnormal range, may round differently from the fused result
 _LOW29, _MID28 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
