@@ -41,4 +41,4 @@ for k, make in enumerate(CONFIGS):
     for p in model.parameters():
         print(p.reshape(-1).tolist(), p._version)
     for key, value in opt.state.get(model[4].weight, {}).items():
-        print(key, value.reshape(-1).tolist())
+        print(key, value.reshape(-1).tolist(), value._version)

@@ -170,6 +170,11 @@ def _number(name: str, value: Any, lower: float = 0.0, label: str | None = None)
         raise ScriptError(f"Invalid {label or name}: {value}", kind="ValueError")
 
 
+# the states PyTorch updates with two in-place ops (a version each) where gradcli writes once:
+# exp_avg_sq.mul_(beta2).addcmul_(...), buf.mul_(momentum).add_(...)
+_MORE_OPS = {"exp_avg_sq": 1, "momentum_buffer": 1}
+
+
 def _write(p: Tensor, new: Any) -> None:
     """Store an update into ``p`` in place (one version bump, as one in-place op)."""
     ctx = current()
@@ -303,7 +308,8 @@ class _Flat:
     def scatter(self, new: Any, names: tuple[str, ...], bumps: int = 1,
                 add: bool = False) -> None:
         """Write the new parameters back (with ``add``, add ``new`` to them) and bump the
-        versions: ``bumps`` for each parameter, one for each tensor of the states ``names``."""
+        versions: ``bumps`` for each parameter, one for each tensor of the states ``names``
+        (a name twice: two)."""
         parts = self.parts if new is self.values else [
             new[a:b].reshape(shape) for (a, b), shape in zip(self.bounds, self.shapes)]
         for p, part in zip(self.params, parts):
@@ -357,6 +363,7 @@ class SGD(Optimizer):
         def write(name: str, new: Any) -> Any:
             t = p if name == "param" else state[name]
             _write(t, new)
+            t._vc[0] += _MORE_OPS.get(name, 0)
             return t.data
 
         def make(grad: Any) -> Any:
@@ -377,7 +384,8 @@ class SGD(Optimizer):
         if got is None:
             return False
         grad, value = got
-        written = ("momentum_buffer",) if momentum and buf is not None else ()
+        # buf.mul_(momentum).add_(grad, ...): two in-place ops, two versions
+        written = ("momentum_buffer",) * 2 if momentum and buf is not None else ()
         flat.prepare(written)
         out = [value]
 
@@ -482,6 +490,7 @@ class Adam(Optimizer):
                 return p.data
             t = p if name == "param" else state[name]
             _write(t, new)
+            t._vc[0] += _MORE_OPS.get(name, 0)
             return t.data
 
         mx = state["max_exp_avg_sq"].data if group["amsgrad"] else None
@@ -512,7 +521,7 @@ class Adam(Optimizer):
         if got is None:
             return False
         grad, value = got
-        written = ("step", *names)
+        written = ("step", *names, "exp_avg_sq")  # exp_avg_sq.mul_(beta2).addcmul_(...)
         flat.prepare(written)
         steps += 1
         arrays = flat.arrays
