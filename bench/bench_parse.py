@@ -2,7 +2,9 @@
 
 Run: PYTHONPATH=src python bench/bench_parse.py [--lines N] [--repeat R]
 Prints lines/s for parse+compile (best of R), the cold parser build (Lark's LALR analysis)
-and the warm build (tables read from the per-user cache), and CPython's ast.parse for scale.
+and the warm build (tables read from the per-user cache), and CPython's ast.parse for scale;
+then the same for the corpus programs (tests/corpus), each parsed on its own as the CLI parses
+one: short programs of varied lines.
 """
 
 from __future__ import annotations
@@ -94,6 +96,14 @@ def main() -> None:
 
     t_ast = best(python_ast, args.repeat)
     print(f"for scale, CPython ast.parse + one walk: {args.lines / t_ast:,.0f} lines/s")
+
+    corpus = sorted(Path(__file__).resolve().parents[1].glob("tests/corpus/*.py"))
+    programs = [p.read_text(encoding="utf-8") for p in corpus]
+    if programs:
+        lines = sum(p.count("\n") for p in programs)
+        t = best(lambda: [syntax.parse(p) for p in programs], args.repeat)
+        print(f"corpus: {lines / t:,.0f} lines/s ({len(programs)} programs, {lines:,} lines, "
+              f"{t * 1000:.0f} ms)")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ glibc's ``expf`` has a vectorised port in libm.py, used where whole arrays go th
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +24,14 @@ F32 = np.float32
 
 @functools.cache
 def _library() -> Any:
-    name = ctypes.util.find_library("m") or "libm.so.6"
+    """The C math library: glibc's by its soname (``find_library`` runs ldconfig in a
+    subprocess and imports ctypes.util's dependencies: only where that name is absent)."""
+    try:
+        return ctypes.CDLL("libm.so.6")
+    except OSError:
+        from ctypes.util import find_library
+
+        name = find_library("m")
     try:
         return ctypes.CDLL(name)
     except OSError:  # no separate libm (the functions live in the C library itself)
