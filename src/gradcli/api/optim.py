@@ -30,7 +30,7 @@ import numpy as np
 from ..engine import kernels, machine
 from ..engine.context import GradMode, current
 from ..engine.exact.fp import rounds_once
-from ..engine.kernels import fused_add, unary
+from ..engine.kernels import unary
 from ..engine.tensor import Tensor
 from ..errors import ScriptError
 
@@ -631,10 +631,9 @@ def _addcdiv_addend(xp: Any, t1: Any, t2: Any, value: float) -> Any:
 
 
 def _fused(xp: Any, base: Any, a: Any, b: Any) -> Any:
-    """``base + a * b`` rounded once (float32), as PyTorch's vectorised kernels."""
-    if base.dtype == xp.float32:
-        return fused_add(xp, base, a, b)
-    return base + a * b
+    """``base + a * b`` as PyTorch's lerp and addcmul kernels compute it: rounded once in
+    float32 and float64 where the CPU has FMA (kernels.madd)."""
+    return kernels.madd(xp, base, a, b)
 
 
 def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: Any,
@@ -648,7 +647,7 @@ def _fused_into(xp: Any, terms: tuple[tuple[Any, Any, Any], ...], outs: Any,
     ``outs``.  Where a sum lies on a float32 midpoint or in float32's subnormal range (Adam's
     averages of a gradient that stays zero decay into it), only those elements go through
     _fused, whose result is elementwise: the same bits as _fused over the whole array."""
-    if outs[0].dtype != np.float32:
+    if outs[0].dtype != np.float32 or not machine.current().fma:
         for (base, a, b), out in zip(terms, outs):
             out[...] = _fused(xp, base, a, b)
         return
