@@ -35,6 +35,23 @@ from ..engine.tensor import Tensor
 from ..errors import ScriptError
 
 
+class _States(dict):
+    """An optimizer's ``state``: PyTorch's ``defaultdict(dict)``, so a parameter not stepped
+    yet reads as ``{}`` (and is added), printed as PyTorch prints it."""
+
+    __slots__ = ()
+    script_type = "collections.defaultdict"
+    script_attributes = frozenset({"keys", "values", "items", "get", "pop", "popitem",
+                                   "setdefault", "update", "copy", "clear"})
+
+    def __missing__(self, key: Any) -> dict:
+        value = self[key] = {}
+        return value
+
+    def script_repr(self, printer: Any) -> str:
+        return f"defaultdict(<class 'dict'>, {printer.repr(dict(self))})"
+
+
 class Optimizer:
     """PyTorch's ``Optimizer`` base: param groups, ``zero_grad``, state, printing."""
 
@@ -45,7 +62,7 @@ class Optimizer:
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.state: dict[Tensor, dict[str, Any]] = _States()
         self.param_groups: list[dict[str, Any]] = []
         # id(group) -> (group, its parameters' flat states): see the module docstring
         self._flats: dict[int, tuple[dict[str, Any], _Flat]] = {}
