@@ -308,7 +308,7 @@ def lerp(xp: Any, start: Any, end: Any, weight: Any) -> Any:
     small = xp.abs(weight) < 0.5
     coeff = xp.where(small, weight, weight - 1)
     base = xp.where(small, start, end)
-    return _madd(xp, base, coeff, diff)
+    return madd(xp, base, coeff, diff)
 
 
 def addcmul(xp: Any, self: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
@@ -316,10 +316,10 @@ def addcmul(xp: Any, self: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
     multiply-add (the kernel's vector and scalar lambdas, contracted)."""
     if xp.isdtype(tensor1.dtype, "integral"):  # the value in the tensors' dtype
         value = int(value)
-    return _madd(xp, self, value * tensor1, tensor2)
+    return madd(xp, self, value * tensor1, tensor2)
 
 
-def _madd(xp: Any, base: Any, a: Any, b: Any) -> Any:
+def madd(xp: Any, base: Any, a: Any, b: Any) -> Any:
     """``base + a * b`` as a kernel's compiled code computes it: one fused multiply-add for
     float32 and float64 on AVX2 and AVX512, a multiply then an add on DEFAULT (and for other
     dtypes)."""
