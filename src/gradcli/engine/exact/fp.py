@@ -9,6 +9,8 @@ NumPy has no FMA, so:
   is off from the exact value by one float64 rounding; rounding that to float32 is wrong only
   when the float64 sum lands exactly on a float32 midpoint (double rounding), settled with the
   exact error of the float64 addition, or in float32's subnormal range, settled exactly.
+  The checks cost little: the cast to float32 reports the subnormal sums it rounds (its
+  underflow status, ``cast32``), and one shift and one minimum find a midpoint.
 * ``fma64``: Boldo and Melquiond's emulation (exact product and sums, the last one rounded to
   odd), on arrays, and the same steps on Python floats for a scalar (scalar scripts run on
   0-d values, where twenty array operations would cost twenty times more).
@@ -27,6 +29,9 @@ F64 = np.float64
 _MID = np.uint64(1 << 28)  # a float64 exactly halfway between two normal float32 values
 _LOW = np.uint64((1 << 29) - 1)
 _TINY = 2.0 ** -126  # below this float32 is subnormal and the midpoint bits move
+_SHIFT = np.uint64(35)  # the low 29 bits to an int64's top: the midpoint's are its minimum
+I64_MIN = np.int64(-1 << 63)
+_U64, _I64 = np.dtype(np.uint64), np.dtype(np.int64)
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
 _TINY64 = 2.0 ** -916  # below this a product's split parts may underflow (2**-1022 * 2**106)
 
@@ -40,24 +45,36 @@ def fma32(a: Any, b: Any, c: Any) -> Any:
 def fma_add(p: Any, c: Any) -> Any:
     """``p + c`` rounded once to float32, for an exact float64 product ``p`` (see fma32)."""
     s = p + c  # float32 ``c`` widened exactly by the promotion
-    with np.errstate(over="ignore"):  # beyond float32's range is inf, as the FMA's result
-        out = s.astype(F32)
-    if not rounds_once(s):
-        s = np.asarray(s)
+    out = cast32(s)
+    if out is not None:  # no sum in float32's subnormal range to settle (cast32)
+        low = low_bits(s)
+        if not low.size or np.minimum.reduce(low, axis=None) != I64_MIN:
+            return out  # nor on a midpoint
         with np.errstate(all="ignore"):
             bb = s - p
             err = (p - (s - bb)) + (c - bb)  # TwoSum: p + c == s + err exactly
-        risky = _flagged(s)
+        risky = low.reshape(np.shape(s)) == I64_MIN
         risky &= err != 0  # an exact float64 sum rounds once (NaN errors stay risky)
-        if risky.any():
-            out = _settle(p, np.asarray(c).astype(F64), s, out, risky)
+        if not risky.any():
+            return out
+        return _settle(p, np.asarray(c).astype(F64), s, out, risky)
+    with np.errstate(over="ignore"):  # beyond float32's range is inf, as the FMA's result
+        out = s.astype(F32)
+    s = np.asarray(s)
+    with np.errstate(all="ignore"):
+        bb = s - p
+        err = (p - (s - bb)) + (c - bb)
+    risky = _flagged(s)
+    risky &= err != 0
+    if risky.any():
+        out = _settle(p, np.asarray(c).astype(F64), s, out, risky)
     return out
 
 
 def fused_add(base: Any, a: Any, b: Any) -> Any:
     """``base + a * b`` of float32 operands rounded once to float32, when the float64 sum
-    (``base`` first, as kernels.fused_add adds) rounds once everywhere; else None (and for
-    a ``base`` that is not an array of at least one dimension)."""
+    (``base`` first, as kernels.fused_add adds) rounds once everywhere (``cast32``); else
+    None (and for a ``base`` that is not an array of at least one dimension)."""
     if base.__class__ is not np.ndarray or not base.ndim:
         return None
     s = np.multiply(a, b, dtype=F64)
@@ -65,9 +82,50 @@ def fused_add(base: Any, a: Any, b: Any) -> Any:
         np.add(base, s, out=s)  # base + a * b in place, base first (as is a NaN's payload)
     else:
         s = base.astype(F64) + s
-    with np.errstate(over="ignore"):
-        out = s.astype(F32)
-    return out if rounds_once(s) else None
+    out = cast32(s)
+    return None if out is None or _on_midpoint(s) else out
+
+
+def cast32(s: Any) -> Any:
+    """The float64 array ``s`` (exact products plus float32 addends) rounded to float32, or
+    None where that may not be the fused result: where the cast underflows inexactly (the
+    floating-point status NumPy checks after the cast).
+
+    NOTE: the subnormal half of ``rounds_once``'s test, for free.  A sum in float32's
+    subnormal range that the cast rounds exactly is a float32 already, and so the exact sum's
+    rounding too (it lies within half a float64 step of it).  The others raise the underflow
+    flag, tininess detected before rounding or after: after it (x86), a sum that rounds up to
+    2**-126 itself raises none, but such a sum lies at least 2**-151 above the midpoint below
+    2**-126, the exact sum on the same side.  ``_FLAGS`` checks at import that this NumPy
+    reports underflow in casts; without it, None whenever the subnormal test fails."""
+    try:
+        out = _cast_raising(s)
+    except FloatingPointError:
+        return None
+    if not _FLAGS and not rounds_once(s):
+        return None
+    return out
+
+
+@np.errstate(over="ignore", under="raise")  # beyond float32's range: inf, as fused
+def _cast_raising(s: Any) -> Any:
+    """``s`` cast to float32, raising FloatingPointError on underflow (the decorator's state
+    costs less than a ``with np.errstate`` at each call)."""
+    return s.astype(F32)
+
+
+def _on_midpoint(s: Any) -> bool:
+    """Whether some float64 value of ``s`` lies exactly halfway between two normal float32
+    values (two whole-array operations: ``low_bits`` and its minimum)."""
+    return bool(np.size(s)) and np.minimum.reduce(low_bits(s), axis=None) == I64_MIN
+
+
+def low_bits(s: Any) -> Any:
+    """The low 29 bits of the float64 values ``s`` at the top of int64s: a float32
+    midpoint's, ``1 << 28``, is the one that becomes the smallest int64 (``I64_MIN``)."""
+    if s.__class__ is not np.ndarray or not s.flags.c_contiguous:
+        s = np.ascontiguousarray(s)
+    return (s.view(_U64) << _SHIFT).view(_I64)
 
 
 def _flagged(s: Any) -> Any:
@@ -150,8 +208,8 @@ class Fused:
     def exact(self) -> bool:
         """True when every ``fma`` so far was rounded once, as the hardware rounds it."""
         sums = self.sums[:self.used]
-        if rounds_once(sums):
-            return True
+        if cast32(sums) is not None and not _on_midpoint(sums):
+            return True  # (cast32 once more, only for the floating-point status it checks)
         flagged = _flagged(sums)
         for k in np.flatnonzero(flagged.reshape(self.used, -1).any(axis=1)):
             a, b, c = self.operands[k]
@@ -284,3 +342,16 @@ def _fma64_scalar(a: float, b: float, c: float) -> float:
     if abs(uh) < _TINY64 and a != 0 and b != 0 and math.isfinite(c):
         return _exact64(a, b, c)
     return out
+
+
+def _reports_underflow() -> bool:
+    """Whether NumPy raises the underflow status of a float64 to float32 cast (cast32)."""
+    try:
+        with np.errstate(under="raise"):
+            np.array([1.0, 2.0 ** -149 * 1.5]).astype(F32)  # a subnormal rounded: inexact
+    except FloatingPointError:
+        return True
+    return False
+
+
+_FLAGS = _reports_underflow()

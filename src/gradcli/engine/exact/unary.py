@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import machine
 from ..machine import SUM_VECTOR_BYTES
-from . import clib, libm, sleef, sleef64, vml
+from . import clib, fp, libm, sleef, sleef64, vml
 from .fp import fma32, fma64
 from .iterator import batch_place, vector_mask
 
@@ -373,21 +373,25 @@ def tanh_backward(grad: Any, y: Any) -> Any:
     """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA (in
     float32 and float64 lanes alike) on AVX2 and AVX512."""
     one = y.dtype.type(1)
-    if y.dtype == F32 and y.ndim and machine.current().fma:
+    if y.dtype == F32 and y.ndim and y.size and machine.current().fma:
         # NOTE: 1 - y * y is never subnormal for a float32 y (0, or at least 2**-46 in
         # magnitude: y * y is a multiple of 2**-46 from 1 up, and at most (1 - 2**-24)**2
-        # below), so the float64 sum rounds to the fused result wherever it is not on a float32
-        # midpoint: fp.rounds_once's midpoint test alone decides
+        # below), so the float64 sum rounds to the fused result wherever it is not an inexact
+        # sum on a float32 midpoint.  For |y| <= 1 (every sum at least 0, NaN not) there is
+        # none: from 1/8 up the sum is exact (y * y a multiple of 2**-52 up to 1), and below
+        # 1/8 no sum lands on a midpoint at all (every float32 checked:
+        # tools/check_tanh_backward.py).  Beyond (an explicit call's y), midpoints settled.
         s = np.multiply(-y, y, dtype=np.float64)  # as fma32 forms it (a NaN's sign too)
         s += 1.0
-        low = s.reshape(-1).view(np.uint64) & _LOW29
-        low ^= _MID28
-        if np.count_nonzero(low) == low.size:
-            return np.asarray(grad, y.dtype) * s.astype(F32)
+        out = s.astype(F32)
+        if not np.minimum.reduce(s, axis=None) >= 0:
+            low = fp.low_bits(s)
+            if np.minimum.reduce(low, axis=None) == fp.I64_MIN:  # some sum on a midpoint
+                at = np.flatnonzero(low == fp.I64_MIN)
+                ys = y.reshape(-1)[at]
+                out.reshape(-1)[at] = fma32(-ys, ys, one)  # settled one by one
+        return np.asarray(grad, y.dtype) * out
     return np.asarray(grad, y.dtype) * madd(-y, y, one)
-
-
-_LOW29, _MID28 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)  # see fp.rounds_once
 
 
 def sigmoid_backward(grad: Any, y: Any) -> Any:
