@@ -141,6 +141,21 @@ class Optimizer:
         return loss
 
     def _update(self, group: dict[str, Any]) -> None:
+        """One step for a group's parameters that have a gradient: together over the group's
+        flat states where they can be, else one by one."""
+        params = [p for p in group["params"] if p._grad is not None]
+        if not params:
+            return
+        flat = self._flat(group, params)
+        if flat is not None and self._update_flat(group, params, flat):
+            return
+        for p in params:
+            self._update_one(group, p)
+
+    def _update_flat(self, group: dict[str, Any], params: list[Tensor], flat: _Flat) -> bool:
+        raise NotImplementedError
+
+    def _update_one(self, group: dict[str, Any], p: Tensor) -> None:
         raise NotImplementedError
 
     def _flat(self, group: dict[str, Any], params: list[Tensor]) -> _Flat | None:
@@ -362,16 +377,6 @@ class SGD(Optimizer):
                               kind="ValueError")
         super().__init__(params, defaults)
 
-    def _update(self, group: dict[str, Any]) -> None:
-        params = [p for p in group["params"] if p._grad is not None]
-        if not params:
-            return
-        flat = self._flat(group, params)
-        if flat is not None and self._update_flat(group, params, flat):
-            return
-        for p in params:
-            self._update_one(group, p)
-
     def _update_one(self, group: dict[str, Any], p: Tensor) -> None:
         xp = p.backend.xp
         state = self.state.setdefault(p, {}) if group["momentum"] != 0 else {}
@@ -479,16 +484,6 @@ class Adam(Optimizer):
                     "capturable": capturable, "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
-
-    def _update(self, group: dict[str, Any]) -> None:
-        params = [p for p in group["params"] if p._grad is not None]
-        if not params:
-            return
-        flat = self._flat(group, params)
-        if flat is not None and self._update_flat(group, params, flat):
-            return
-        for p in params:
-            self._update_one(group, p)
 
     def _update_one(self, group: dict[str, Any], p: Tensor) -> None:
         xp, be = p.backend.xp, p.backend
