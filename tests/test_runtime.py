@@ -93,9 +93,9 @@ def test_older_bindings_are_not_kept_alive():
 
 def test_a_training_loops_old_graphs_go_away_when_freed_values_are_kept():
     """grad, check and explain keep what each backward() frees (for the after-the-run
-    gradient of the last graph); every older step's graph still goes away with its nodes: as
-    many nodes live after 40 steps as after 4 (each step's tanh saves its own output, which
-    once tied the node to a weak-keyed table of the run for good)."""
+    gradient of the last graph), on each node itself; every older step's graph still goes
+    away with its nodes: as many nodes live after 40 steps as after 4, though each step's
+    tanh saves its own output (a node and its saved values form a cycle the collector frees)."""
     import gc
 
     from gradcli.engine.graph import Node

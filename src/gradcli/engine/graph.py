@@ -443,7 +443,7 @@ def restored_saved(history: Any = None, roots: Any = ()) -> Iterator[None]:
             if m.freed and m.unfreed is not None:
                 changed.append((m, m.freed, m.saved))
                 m.freed, m.saved = False, m.unfreed
-            if history is not None and not m.freed and m.saved:
+            if not m.freed and m.saved:
                 saved = _as_recorded(m, history)
                 if saved is not None:
                     changed.append((m, m.freed, m.saved))
