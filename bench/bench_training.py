@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="OMP_NUM_THREADS for both sides (gradcli reproduces that count)")
     args = ap.parse_args(argv)
     if args.write:
+        Path(args.write).mkdir(parents=True, exist_ok=True)
         for key in args.only:
             name, text, short, long = PROGRAMS[key]
             for steps in (short, long):
