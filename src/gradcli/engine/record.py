@@ -57,10 +57,11 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             if a.data.dtype in a.backend.float_natives:
                 return _apply_unary(op, a, grad_enabled, ctx)
     elif recorder is None and len(args) == 1 and args[0].__class__ is Tensor and \
-            _keeps_dtype(op) and \
+            _keeps_dtype(op, params) and \
             args[0].data.dtype in args[0].backend.float_natives:
-        # one floating tensor and params (view, sum over dims, log_softmax): every dtype rule
-        # but "to" keeps its dtype when no param is a number taking part in the promotion
+        # one floating tensor and params (view, sum over dims, log_softmax, pow): every dtype
+        # rule but "to" keeps its dtype when no param taking part in the promotion is more
+        # than a Python float or int
         return _apply_unary(op, args[0], grad_enabled, ctx, params)
     elif not params and (ctx.tracer is None or not ctx.tracer.timed):
         # recording for listings or a trace: the fast paths above (the recorder set aside, so
@@ -238,14 +239,19 @@ _BIG = 1 << 53  # a Python int past this takes the general path (its range check
 _KEEPS_DTYPE: dict = {}  # op -> whether a floating input's dtype is the result's, by its rule
 
 
-def _keeps_dtype(op: Any) -> bool:
-    """Whether ``op`` applied to one floating tensor with params gives that tensor's dtype
-    (every dtype rule but "to", with no param taking part in the promotion), and has a
-    formula for it."""
+def _keeps_dtype(op: Any, params: dict) -> bool:
+    """Whether ``op`` applied to one floating tensor with ``params`` gives that tensor's dtype
+    (every dtype rule but "to", where each param taking part in the promotion is None or a
+    Python float or int, which never promotes a floating tensor), and has a formula for it."""
     got = _KEEPS_DTYPE.get(op)
     if got is None:
-        got = _KEEPS_DTYPE[op] = (op.dtype_rule != "to" and not op.wrapped
-                                  and op.forward is not None and bool(op.differentiable[0]))
+        got = _KEEPS_DTYPE[op] = (op.dtype_rule != "to" and op.forward is not None
+                                  and bool(op.differentiable[0]))
+    if got and op.wrapped:
+        for name in op.wrapped:
+            v = params.get(name)
+            if not (v is None or v.__class__ is float or v.__class__ is int and -_BIG < v < _BIG):
+                return False
     return got
 _TT, _TF, _FT = (True, True), (True, False), (False, True)
 _SHAPES: dict[tuple, tuple] = {}
