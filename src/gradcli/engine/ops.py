@@ -507,7 +507,8 @@ TO_COPY = defop("to_copy", "ToCopyBackward0", ("self",),
                 lambda grad: grad, kind="elementwise", dtype="to")
 CLONE = defop("clone", "CloneBackward0", ("self",), lambda xp, self: xp.asarray(self, copy=True),
               lambda grad: grad, kind="elementwise", surface=UNARY, domain=(-2, 2))
-ZERO = defop("zero_", "ZeroBackward0", ("self",), lambda xp, self: xp.zeros_like(self),
+ZERO = defop("zero_", "ZeroBackward0", ("self",),
+             lambda xp, self: xp.zeros(self.shape, dtype=self.dtype),  # written into self
              lambda xp, grad: xp.zeros_like(grad))
 
 

@@ -350,8 +350,10 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
     result = _inplace_result(op, target, args, params)
     if ctx.history is not None and not grad_enabled:  # an optimizer-style update (history.py)
         ctx.history.keep(target)
-    target.data = target.backend.writable(target.data)
-    if tuple(result.data.shape) != tuple(target.data.shape):
+    data = target.data
+    if flags is None or not flags.writeable:  # a NumPy scalar (a 0-d value): a 0-d array
+        data = target.data = target.backend.writable(data)
+    if result.data.shape != data.shape and tuple(result.data.shape) != tuple(data.shape):
         raise ScriptError(
             f"output with shape {list(target.shape)} doesn't match the broadcast shape "
             f"{list(result.shape)}"
@@ -366,10 +368,11 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
         target.grad_fn = node
     if ctx.recorder is not None:
         ctx.recorder(target, op, (target, *args), True, params)
-    target.data[...] = result.data
+    data[...] = result.data
     target._vc[0] += 1
     _bumped(ctx, target)
-    refresh_views(target)
+    if base is not None or getattr(target, "_views", None):  # refresh_views' own test, first
+        refresh_views(target)
     return target
 
 
@@ -407,6 +410,8 @@ def _check_creation(target: Tensor, base: Tensor | None, args: tuple) -> None:
 def _inplace_result(op: Any, target: Tensor, args: tuple, params: dict) -> Tensor:
     """The op's result, which must fit the target's dtype (PyTorch's ``canCast``)."""
     result = apply(op, (target, *args), params, record=False)
+    if result.data.dtype is target.data.dtype:  # the common case: nothing to cast
+        return result
     got, want = result.dtype, target.dtype
     if got is not want and (got.kind > want.kind and not (want is BOOL and got is BOOL)):
         raise ScriptError(f"result type {SCALAR_NAMES[got.name]} can't be cast to the desired "
