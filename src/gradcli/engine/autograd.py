@@ -101,7 +101,7 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
         if g is None:
             if t.numel() != 1:
                 raise ScriptError("grad can be implicitly created only for scalar outputs")
-            g = t.backend.leaf_data(t.backend.xp.ones_like(t.data))
+            g = _one(t)
         else:
             if not isinstance(g, Tensor):
                 raise ScriptError("gradients can be either Tensors or None, but got "
@@ -117,6 +117,21 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
         roots.append(edge(t))
         out.append(g)
     return roots, out
+
+
+_ONES: dict = {}  # NumPy dtype -> a 0-d output's implicit gradient, 1 (an immutable scalar)
+
+
+def _one(t: Tensor) -> Any:
+    """The implicit gradient of a one-element output: ones like it; a 0-d NumPy one (a NumPy
+    scalar, which nothing can write) made once per dtype."""
+    data, backend = t.data, t.backend
+    if data.shape or backend.name != "numpy":
+        return backend.leaf_data(backend.xp.ones_like(data))
+    one = _ONES.get(data.dtype)
+    if one is None:
+        one = _ONES[data.dtype] = backend.leaf_data(backend.xp.ones_like(data))
+    return one
 
 
 def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,

@@ -2559,7 +2559,10 @@ class ArrayFormulas:
         return K.bmm(self._xp, a, b)
 
     def power(self, x: Any, exponent: float) -> Any:
-        """``x ** exponent`` as PyTorch's pow kernel computes it."""
+        """``x ** exponent`` as PyTorch's pow kernel computes it; ``x`` itself for the exponent
+        1 (the kernel's copy of it: every formula makes a new array of the power)."""
+        if (exponent.__class__ is int or exponent.__class__ is float) and exponent == 1:
+            return x
         return K.power(self._xp, x, exponent)
 
     def silu_backward(self, grad: Any, x: Any) -> Any:
