@@ -274,9 +274,9 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) ->
     every rule gives (a number never promotes a floating tensor)."""
     t = args[i]
     backend = t.backend
-    data = op.forward(backend.xp, t.data, args[1]) if i == 0 else \
-        op.forward(backend.xp, args[0], t.data)
-    if data.dtype is not t.data.dtype:
+    x = t.data
+    data = op.forward(backend.xp, x, args[1]) if i == 0 else op.forward(backend.xp, args[0], x)
+    if data.dtype is not x.dtype:
         data = backend.astype(data, t.dtype)
     out = Tensor(data, backend)
     if t.requires_grad and grad_enabled:
@@ -284,19 +284,22 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) ->
             raise ScriptError(f"The function '{op.aten}' is not differentiable with respect to "
                               f"argument '{op.inputs[i]}'. This input cannot have "
                               "requires_grad True.")
-        key = (True, False) if i == 0 else (False, True)
+        key = _TF if i == 0 else _FT
         saves = op.saves.get(key)
         if saves is None:
             saves = op.saved_names(key)
-        saved = _EMPTY
-        if saves:
-            saved = _saved_dict(saves, args, out, data)
-        shape = t.data.shape
-        out.grad_fn = Node(op, (edge(t), None) if i == 0 else (None, edge(t)), saved, _EMPTY,
-                           _shared((shape, None) if i == 0 else (None, shape)), backend, key,
-                           ctx)
+        saved = _saved_dict(saves, args, out, data) if saves else _EMPTY
+        shape = x.shape
+        if i == 0:
+            edges, shapes = (edge(t), None), _SCALAR_FIRST if not shape else _shared((shape, None))
+        else:
+            edges, shapes = (None, edge(t)), _SCALAR_SECOND if not shape else _shared((None, shape))
+        out.grad_fn = Node(op, edges, saved, _EMPTY, shapes, backend, key, ctx)
         out.requires_grad = True
     return out
+
+
+_SCALAR_FIRST, _SCALAR_SECOND = ((), None), (None, ())  # a 0-d tensor's shapes, and a number
 
 
 def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any,
