@@ -316,9 +316,9 @@ _ZEROS = {"f": np.float32(0), "d": np.float64(0)}
 def _small_row_sum(s: Any) -> Any:
     """``row_sum`` along axis 0 of ``s`` (k, lanes) for k < 64: four interleaved in-order sums
     (the cascade's only level), the tail into the first, then the four.  The sums start at
-    their first row, not at +0 as the kernel's: a +0 start changes only a sum of -0 values,
-    to +0, which ``_small_sum``'s own 0 + total gives anyway (an all-(-0) row, the only one
-    whose lanes can be -0 here, sums to -0 either way)."""
+    their first row, not at +0 as the kernel's: in round-to-nearest a sum is -0 only when
+    every value added is -0, so a +0 start changes nothing but such a sum (-0 to +0), which
+    ``_small_sum``'s own 0 + total makes +0 anyway."""
     k = s.shape[0]
     q = k // 4
     if q == 0:
@@ -346,7 +346,7 @@ def mean(x: Any, axes: tuple | None = None, keepdims: bool = False) -> Any:
         count = x.size
     else:
         nd = x.ndim
-        dims = tuple(a % nd for a in axes)
+        dims = tuple(a % nd for a in axes) if nd else ()
         count = 1
         for i, d in enumerate(x.shape):
             if i in dims:
