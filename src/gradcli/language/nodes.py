@@ -86,7 +86,7 @@ def spanned(cls: type) -> Callable[..., Any]:
         def make1(a: Any, line: int, col: int, end_line: int, end_col: int) -> Any:
             o = new(cls)
             s0(o, a)
-            set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+            set_span(o, tuple_new(Span, (line, col, end_line, end_col)))
             return o
 
         return make1
@@ -97,7 +97,7 @@ def spanned(cls: type) -> Callable[..., Any]:
             o = new(cls)
             s0(o, a)
             s1(o, b)
-            set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+            set_span(o, tuple_new(Span, (line, col, end_line, end_col)))
             return o
 
         return make2
@@ -108,13 +108,13 @@ def spanned(cls: type) -> Callable[..., Any]:
         s0(o, a)
         s1(o, b)
         s2(o, c)
-        set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+        set_span(o, tuple_new(Span, (line, col, end_line, end_col)))
         return o
 
     return make3
 
 
-_tuple_new = tuple.__new__  # Span is a named tuple: this is what its constructor calls
+tuple_new = tuple.__new__  # Span is a named tuple: this is what its constructor calls
 span = Span  # a named tuple: its own constructor is the fast one
 name = spanned(Name)
 number = spanned(Number)
@@ -129,6 +129,16 @@ assign_at = spanned(Assign)
 aug = fast(AugAssign)
 expr_stmt = fast(ExprStmt)
 assign_to = fast(P.AssignTo)
+
+
+def setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The slot setters of a node class's fields, in order: the hottest reductions write a node
+    with them inline (``object.__new__`` then one call per field), without the frame of a
+    ``spanned`` constructor."""
+    return tuple(getattr(cls, f).__set__ for f in cls.__match_args__)
+
+
+new = object.__new__
 
 
 def respan(node: Any, span: Span) -> Any:
@@ -166,5 +176,5 @@ def flatten(items: list[Any]) -> list[Stmt]:
 
 
 __all__ = ["Token", "assign", "assign_at", "assign_to", "attribute", "aug", "binary", "call",
-           "call_at", "expr_stmt", "fast", "flatten", "join", "name", "number", "respan", "span",
-           "spanned", "subscript", "tok_span", "unary"]
+           "call_at", "expr_stmt", "fast", "flatten", "join", "name", "new", "number", "respan",
+           "setters", "span", "spanned", "subscript", "tok_span", "tuple_new", "unary"]

@@ -34,7 +34,7 @@ __all__ = ["parse", "parse_bytes"]
 
 _OPEN = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
 _BRACKETS = {"LPAR", "LSQB", "LBRACE", "RPAR", "RSQB", "RBRACE"}
-_TOKENS = {"NUMBER", "STRING"}  # lexer groups that are tokens as they are
+_TOKENS = {"NUMBER", "STRING", "NAME"}  # lexer groups that are tokens as they are
 _LEADING_SPACE = re.compile(r"[ \t\f]*")
 
 _lock = threading.Lock()
@@ -59,7 +59,8 @@ class _Parser:
         # the terminal of each of the lexer's groups, by group number (Match.lastindex)
         self.kinds: list[str | None] = [None] * (t.master.groups + 1)
         for kind, group in t.master.groupindex.items():
-            self.kinds[group] = kind
+            # NAME_: a string's prefix letters, lexed after the strings (never a keyword)
+            self.kinds[group] = "NAME" if kind == "NAME_" else kind
         # rules[~act] for a reduce action: the rule's size, the gotos of its nonterminal by
         # lookahead (Tables.after), the compiler's method (HELPER for a helper rule), the
         # children to splice (last first: grammar.splice), the nonterminal. The codes of runs
