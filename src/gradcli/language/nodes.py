@@ -125,7 +125,6 @@ call_at = spanned(Call)
 attribute = spanned(Attribute)
 subscript = spanned(Subscript)
 assign = fast(Assign)
-assign_at = spanned(Assign)
 aug = fast(AugAssign)
 expr_stmt = fast(ExprStmt)
 assign_to = fast(P.AssignTo)
@@ -175,6 +174,6 @@ def flatten(items: list[Any]) -> list[Stmt]:
     return out
 
 
-__all__ = ["Token", "assign", "assign_at", "assign_to", "attribute", "aug", "binary", "call",
+__all__ = ["Token", "assign", "assign_to", "attribute", "aug", "binary", "call",
            "call_at", "expr_stmt", "fast", "flatten", "join", "name", "new", "number", "respan",
            "setters", "span", "spanned", "subscript", "tok_span", "tuple_new", "unary"]
