@@ -36,6 +36,9 @@ _OPEN = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
 _BRACKETS = {"LPAR", "LSQB", "LBRACE", "RPAR", "RSQB", "RBRACE"}
 _TOKENS = {"NUMBER", "STRING", "NAME"}  # lexer groups that are tokens as they are
 _LEADING_SPACE = re.compile(r"[ \t\f]*")
+# The splice of a helper rule `xs: xs x` (Lark's `x*`): the parse loop appends x to the list
+# in place (tables.splice does the same for feed())
+_APPEND = (0,)
 
 _lock = threading.Lock()
 _parser: _Parser | None = None
@@ -72,7 +75,8 @@ class _Parser:
                 size,
                 t.after[nt],
                 None if kind == "unit" else HELPER if kind == "helper" else getattr(compiler, kind),
-                tuple(sorted(splice, reverse=True)),
+                _APPEND if kind == "helper" and size == 2 and splice == [0]
+                else tuple(sorted(splice, reverse=True)),
                 nt,
             )
             for size, nt, kind, splice in t.rules
@@ -232,6 +236,16 @@ class _Parser:
                         try:
                             state = states[-1] = after[kind][below]
                         except KeyError:  # the first time this parser meets this step
+                            state = states[-1] = goto(nt, kind, below)
+                        continue
+                    if splice is _APPEND:  # a list grows by one item: the same, in place
+                        x = values.pop()
+                        values[-1].append(x)
+                        del states[-1]
+                        below = states[-2]
+                        try:
+                            state = states[-1] = after[kind][below]
+                        except KeyError:
                             state = states[-1] = goto(nt, kind, below)
                         continue
                     c = values[-size:] if size else []
