@@ -2,7 +2,9 @@
 
 The parser builds about ten nodes and spans per line; these constructors write a frozen node's
 slots directly, which is the largest saving in parse time (see ``fast``), and
-``spanned`` ones make the hot nodes and their span (a named tuple) in one call.
+``spanned`` ones make the hot nodes and their span (a named tuple) in one call. The very
+hottest reductions (names, numbers, binary operators, ``name = value``) go one step further
+and write their node's slots inline with ``new`` and the class's ``setters``.
 """
 
 from __future__ import annotations
@@ -13,13 +15,10 @@ from typing import Any
 from ..errors import Span
 from . import program as P
 from .program import (
-    Assign,
     Attribute,
     AugAssign,
-    Binary,
     Call,
     ExprStmt,
-    Name,
     Number,
     Stmt,
     Subscript,
@@ -116,15 +115,12 @@ def spanned(cls: type) -> Callable[..., Any]:
 
 tuple_new = tuple.__new__  # Span is a named tuple: this is what its constructor calls
 span = Span  # a named tuple: its own constructor is the fast one
-name = spanned(Name)
 number = spanned(Number)
-binary = spanned(Binary)
 unary = spanned(Unary)
 call = fast(Call)
 call_at = spanned(Call)
 attribute = spanned(Attribute)
 subscript = spanned(Subscript)
-assign = fast(Assign)
 aug = fast(AugAssign)
 expr_stmt = fast(ExprStmt)
 assign_to = fast(P.AssignTo)
@@ -174,6 +170,6 @@ def flatten(items: list[Any]) -> list[Stmt]:
     return out
 
 
-__all__ = ["Token", "assign", "assign_to", "attribute", "aug", "binary", "call",
-           "call_at", "expr_stmt", "fast", "flatten", "join", "name", "new", "number", "respan",
+__all__ = ["Token", "assign_to", "attribute", "aug", "call",
+           "call_at", "expr_stmt", "fast", "flatten", "join", "new", "number", "respan",
            "setters", "span", "spanned", "subscript", "tok_span", "tuple_new", "unary"]
