@@ -44,8 +44,8 @@ def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> 
         if kwargs:
             kwargs = {k: bound_builtin(v, interp) if v.__class__ is _FUNCTION and
                       getattr(v, "needs_interpreter", False) else v for k, v in kwargs.items()}
-        if not _NUMPY_NAMES.keys().isdisjoint(kwargs):
-            kwargs = _pytorch_names(fn, kwargs)
+            if not _NUMPY_NAMES.keys().isdisjoint(kwargs):
+                kwargs = _pytorch_names(fn, kwargs)
     try:
         out = fn(interp, *args, **kwargs) if needs_interp else fn(*args, **kwargs)
         if interp.recorder is not None and out.__class__ is Tensor:

@@ -79,6 +79,17 @@ def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
     """A binary operator with Python/PyTorch semantics and script-level errors (``symbol``:
     how errors name the operator, ``+=`` for an augmented assignment)."""
     ca, cb = type(a), type(b)
+    if ca is Tensor and (cb is Tensor or cb in _NUMBERS) or (cb is Tensor and ca in _NUMBERS):
+        # the tensor's own operator called at once: what Python's would call (a number's
+        # operators give NotImplemented for a tensor, so the tensor's reflected one runs)
+        method = _TENSOR_OPERATORS[op][ca is not Tensor]
+        if method is not None:
+            try:
+                result = method(a, b) if ca is Tensor else method(b, a)
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
+                raise _operator_error(exc, op, a, b, symbol or op) from None
+            if result is not NotImplemented:
+                return result
     if ca in _ENGINE_OR_NUMPY or cb in _ENGINE_OR_NUMPY:
         if ca is Tensor or cb is Tensor:  # the engine checks its own operands
             other = b if ca is Tensor else a
@@ -154,6 +165,11 @@ def check_operands(op: str, a: Any, b: Any) -> None:
 
 
 _SEQUENCES = (str, list, tuple)
+_NUMBERS = frozenset((int, float, bool))
+# each operator's methods of Tensor: (tensor op operand, operand op tensor); None where the
+# operator is not a tensor's
+_TENSOR_OPERATORS = {op: (getattr(Tensor, f"__{name}__", None),
+                           getattr(Tensor, f"__r{name}__", None)) for op, name in _DUNDERS.items()}
 _NDARRAY = numpy.ndarray
 _ENGINE_OR_NUMPY = NUMPY_CLASSES | {Tensor}  # operands that need more than Python's operators
 
@@ -210,24 +226,28 @@ def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
                 raise ScriptError("integer power too large", kind="OverflowError")
             return a ** b
         return _OPERATORS[op](a, b)
-    except ValueError as exc:  # a negative shift count
-        raise ScriptError(str(exc), kind="ValueError") from None
-    except ZeroDivisionError as exc:
-        raise ScriptError(str(exc), kind="ZeroDivisionError") from None
-    except OverflowError as exc:
-        raise ScriptError(str(exc), kind="OverflowError") from None
-    except TypeError as exc:
-        message = str(exc)
-        if message.startswith("unsupported operand"):
-            how = "** or pow()" if symbol == "**" else symbol  # as CPython names them
-            message = f"unsupported operand type(s) for {how}: '{tname(a)}' and '{tname(b)}'"
-        else:  # Python's own words, with the types as a script names them
-            for v in (a, b):  # ("can only concatenate list (not "Tensor") to list")
-                real, shown = type(v).__name__, tname(v)
-                if real != shown:
-                    message = message.replace(f'"{real}"', f'"{shown}"').replace(
-                        f"'{real}'", f"'{shown}'")
-        raise ScriptError(message, kind="TypeError") from None
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
+        raise _operator_error(exc, op, a, b, symbol) from None
+
+
+def _operator_error(exc: Exception, op: str, a: Any, b: Any, symbol: str) -> ScriptError:
+    """Python's error of ``a op b`` as the script's: a negative shift count's ValueError, a
+    division by zero, an overflow, an operand type refused (named as a script names it)."""
+    if not isinstance(exc, TypeError):
+        kind = "ValueError" if isinstance(exc, ValueError) else \
+            "ZeroDivisionError" if isinstance(exc, ZeroDivisionError) else "OverflowError"
+        return ScriptError(str(exc), kind=kind)
+    message = str(exc)
+    if message.startswith("unsupported operand"):
+        how = "** or pow()" if symbol == "**" else symbol  # as CPython names them
+        message = f"unsupported operand type(s) for {how}: '{tname(a)}' and '{tname(b)}'"
+    else:  # Python's own words, with the types as a script names them
+        for v in (a, b):  # ("can only concatenate list (not "Tensor") to list")
+            real, shown = type(v).__name__, tname(v)
+            if real != shown:
+                message = message.replace(f'"{real}"', f'"{shown}"').replace(
+                    f"'{real}'", f"'{shown}'")
+    return ScriptError(message, kind="TypeError")
 
 
 def literal(e: Any) -> Any:
