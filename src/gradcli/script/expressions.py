@@ -114,14 +114,28 @@ class Evaluator(Attributes):
                 return self.printer.percent(left, right)
             return arith(e.op, left, right)
         if cls is P.Call:
-            fn = self.eval(e.func, scope)
+            func = e.func
+            if func.__class__ is P.Attribute:  # a method: its object read here, as below
+                obj = func.value
+                if obj.__class__ is P.Name and obj.id in scope:
+                    obj = scope[obj.id]
+                else:
+                    obj = self.eval(obj, scope)
+                fn = self.attribute(obj, func.attr, func.span)
+            elif func.__class__ is P.Name and func.id in scope:
+                fn = scope[func.id]
+            else:
+                fn = self.eval(func, scope)
             args = e.args  # (a comprehension is a call of its own: none for 0 or 1 items)
             values = [self.eval(a, scope) for a in args] if len(args) > 1 else \
                 [self.eval(args[0], scope)] if args else []
             kwargs = {k: self.eval(v, scope) for k, v in e.kwargs} if e.kwargs else {}
             return self.call_value(fn, values, kwargs, e.func)
-        if cls is P.Attribute:
-            return self.attribute(self.eval(e.value, scope), e.attr, e.span)
+        if cls is P.Attribute:  # a name in scope read here, without a call
+            obj = e.value
+            if obj.__class__ is P.Name and obj.id in scope:
+                return self.attribute(scope[obj.id], e.attr, e.span)
+            return self.attribute(self.eval(obj, scope), e.attr, e.span)
         return self._EVAL[cls](self, e, scope)
 
     def _unary(self, e: P.Unary, scope: dict) -> Any:
