@@ -257,7 +257,8 @@ class Interpreter(Definitions, Evaluator):
             else:
                 self.exec_block(s.orelse, scope, top)
         elif cls is P.AugAssign:
-            current = self.lookup(s.target, scope, s.span)
+            name = s.target
+            current = scope[name] if name in scope else self.lookup(name, scope, s.span)
             new = self.inplace(s.op, current, self.eval(s.value, scope))
             if new is not current:
                 self.bind(s.target, new, scope, top)

@@ -15,6 +15,7 @@ import numpy
 
 from ..engine import Tensor
 from ..engine.backend import NUMPY_CLASSES, NUMPY_DTYPES, numpy_type_name
+from ..engine.functions import ARITHMETIC
 from ..engine.tensor import Size  # noqa: F401  (what print shows for x.shape)
 from ..errors import ScriptError
 from ..language import program as P
@@ -79,17 +80,6 @@ def arith(op: str, a: Any, b: Any, symbol: str | None = None) -> Any:
     """A binary operator with Python/PyTorch semantics and script-level errors (``symbol``:
     how errors name the operator, ``+=`` for an augmented assignment)."""
     ca, cb = type(a), type(b)
-    if ca is Tensor and (cb is Tensor or cb in _NUMBERS) or (cb is Tensor and ca in _NUMBERS):
-        # the tensor's own operator called at once: what Python's would call (a number's
-        # operators give NotImplemented for a tensor, so the tensor's reflected one runs)
-        method = _TENSOR_OPERATORS[op][ca is not Tensor]
-        if method is not None:
-            try:
-                result = method(a, b) if ca is Tensor else method(b, a)
-            except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
-                raise _operator_error(exc, op, a, b, symbol or op) from None
-            if result is not NotImplemented:
-                return result
     if ca in _ENGINE_OR_NUMPY or cb in _ENGINE_OR_NUMPY:
         if ca is Tensor or cb is Tensor:  # the engine checks its own operands
             other = b if ca is Tensor else a
@@ -165,11 +155,14 @@ def check_operands(op: str, a: Any, b: Any) -> None:
 
 
 _SEQUENCES = (str, list, tuple)
-_NUMBERS = frozenset((int, float, bool))
-# each operator's methods of Tensor: (tensor op operand, operand op tensor); None where the
-# operator is not a tensor's
-_TENSOR_OPERATORS = {op: (getattr(Tensor, f"__{name}__", None),
-                           getattr(Tensor, f"__r{name}__", None)) for op, name in _DUNDERS.items()}
+NUMBERS = frozenset((int, float, bool))
+# What Python calls for ``tensor op x`` and ``x op tensor`` (x a tensor or a number: a number's
+# operators give NotImplemented for a tensor), by operator: the tensor's method and its reflected
+# one (None where a tensor has none), + - * / the engine's at once (+ and * reflected too:
+# PyTorch computes ``x + t`` as ``t + x``)
+TENSOR_OPERATORS = {op: (ARITHMETIC.get(op) or getattr(Tensor, f"__{name}__", None),
+                         ARITHMETIC[op] if op in ("+", "*") else
+                         getattr(Tensor, f"__r{name}__", None)) for op, name in _DUNDERS.items()}
 _NDARRAY = numpy.ndarray
 _ENGINE_OR_NUMPY = NUMPY_CLASSES | {Tensor}  # operands that need more than Python's operators
 
@@ -227,10 +220,10 @@ def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
             return a ** b
         return _OPERATORS[op](a, b)
     except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
-        raise _operator_error(exc, op, a, b, symbol) from None
+        raise operator_error(exc, op, a, b, symbol) from None
 
 
-def _operator_error(exc: Exception, op: str, a: Any, b: Any, symbol: str) -> ScriptError:
+def operator_error(exc: Exception, op: str, a: Any, b: Any, symbol: str) -> ScriptError:
     """Python's error of ``a op b`` as the script's: a negative shift count's ValueError, a
     division by zero, an overflow, an operand type refused (named as a script names it)."""
     if not isinstance(exc, TypeError):
