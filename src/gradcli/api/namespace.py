@@ -244,8 +244,16 @@ _TENSOR_PLAIN: dict[str, Callable[[Tensor], Any]] = {
 }
 
 
+# the methods a script may call that need no more than Python's attribute read
+_METHODS_ONLY = TENSOR_CALL - TENSOR_READ - TENSOR_ATTRIBUTES.keys() - _TENSOR_PLAIN.keys()
+
+
 def tensor_attribute(t: Tensor, name: str) -> Any:
     """``t.name`` for a script: the listed attributes and methods, PyTorch's error otherwise."""
+    if name in _METHODS_ONLY and t.__class__ is Tensor:  # the common case, at once
+        method = getattr(t, name, None)
+        if method is not None:
+            return method
     if name in TENSOR_ATTRIBUTES:  # (get, set) pairs with PyTorch's checks
         return TENSOR_ATTRIBUTES[name][0](t)
     if name in _TENSOR_PLAIN:

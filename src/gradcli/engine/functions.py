@@ -11,6 +11,7 @@ the package exposes; the formulas' namespace under ``create_graph=True`` is ``fo
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..errors import ScriptError
@@ -462,6 +463,11 @@ def _arith_operator(op: O.Op, name: str) -> Callable[[Tensor, Any], Any]:
     method.__name__ = method.__qualname__ = name
     return method
 
+
+# ``tensor op other`` for + - * / where ``other`` is a tensor or a number: what the operators
+# compute, with no Python frame of their own (the interpreter calls these at once)
+ARITHMETIC = {symbol: partial(_arith, op, name=name) for symbol, op, name in (
+    ("+", O.ADD, "add"), ("-", O.SUB, "sub"), ("*", O.MUL, "mul"), ("/", O.DIV, "div"))}
 
 OPERATORS: dict[str, Any] = {
     "__add__": _arith_operator(O.ADD, "add"), "__sub__": _arith_operator(O.SUB, "sub"),

@@ -34,14 +34,15 @@ from .checks import (
     single,
 )
 from .exprs import ExpressionReductions
-from .nodes import Token, tok_span
-from .nodes import assign_at as _assign_at
+from .nodes import Token, setters, tok_span
 from .nodes import assign_to as _assign_to
 from .nodes import aug as _aug
 from .nodes import expr_stmt as _expr_stmt
 from .nodes import flatten as _flatten
 from .nodes import join as _join
+from .nodes import new as _new
 from .nodes import span as _span
+from .nodes import tuple_new as _tuple_new
 from .program import Attribute, Expr, ExprStmt, Name, Stmt, Subscript
 
 
@@ -61,6 +62,10 @@ class Param(NamedTuple):
     name: Token | None
     default: Expr | None
     span: Span
+
+
+# `name = value`, the most common statement, writes its node's slots inline (as exprs.name)
+_assign_target, _assign_value, _assign_literal, _assign_span = setters(P.Assign)
 
 
 def _params(items: list[Any], where: Any) -> P.Params:
@@ -153,9 +158,15 @@ class Compiler(ExpressionReductions):
         target = c[0]
         vs = value.span
         ts = target.span
-        if len(c) == 3 and type(target) is Name:
-            return _assign_at(target.id, value, is_literal(value),
-                              ts.line, ts.column, vs.end_line, vs.end_column)
+        if len(c) == 3 and type(target) is Name:  # `name = value`: most statements
+            t = type(value)
+            o = _new(P.Assign)
+            _assign_target(o, target.id)
+            _assign_value(o, value)
+            _assign_literal(o, (t is P.Number or t is P.Unary or t is P.ListExpr)
+                            and is_literal(value))
+            _assign_span(o, _tuple_new(Span, (ts[0], ts[1], vs[2], vs[3])))
+            return o
         span = _span(ts.line, ts.column, vs.end_line, vs.end_column)
         targets = tuple(c[:-1:2])
         for t in targets:

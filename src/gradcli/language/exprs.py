@@ -8,21 +8,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import Span
 from . import program as P
 from .checks import DoubleStar, GenArg, Kwarg, check_target, error, number_value, single
 from .fstrings import Literal, decode, parse_fstring
 from .nodes import attribute as _attribute
-from .nodes import binary as _binary
 from .nodes import call as _call
 from .nodes import call_at as _call_at
 from .nodes import join as _join
-from .nodes import name as _name
+from .nodes import new as _new
 from .nodes import number as _number
-from .nodes import respan
+from .nodes import respan, setters
 from .nodes import span as _span
 from .nodes import subscript as _subscript
+from .nodes import tuple_new as _tuple_new
 from .nodes import unary as _unary
 from .program import Attribute, Binary, Call, Expr, Name, Number, Subscript, Unary
+
+# The three hottest reductions (names, numbers, binary operators: most of a script's nodes)
+# write their node's slots inline rather than through a ``nodes.spanned`` constructor.
+_name_id, _name_span = setters(Name)
+_number_value, _number_span = setters(Number)
+_binary_op, _binary_left, _binary_right, _binary_span = setters(Binary)
 
 
 class ExpressionReductions:
@@ -61,7 +68,12 @@ class ExpressionReductions:
         left, op, right = c
         ls = left.span
         rs = right.span
-        return _binary(op[1], left, right, ls.line, ls.column, rs.end_line, rs.end_column)
+        o = _new(Binary)
+        _binary_op(o, op[1])
+        _binary_left(o, left)
+        _binary_right(o, right)
+        _binary_span(o, _tuple_new(Span, (ls[0], ls[1], rs[2], rs[3])))
+        return o
 
     def unary(self, c: list[Any]) -> Unary:
         op, operand = c
@@ -70,11 +82,17 @@ class ExpressionReductions:
 
     def name(self, c: list[Any]) -> Name:
         t = c[0]
-        return _name(t[1], t[2], t[3], t[2], t[4])
+        o = _new(Name)
+        _name_id(o, t[1])
+        _name_span(o, _tuple_new(Span, (t[2], t[3], t[2], t[4])))
+        return o
 
     def number(self, c: list[Any]) -> Number:
         t = c[0]
-        return _number(number_value(t), t[2], t[3], t[2], t[4])
+        o = _new(Number)
+        _number_value(o, number_value(t))
+        _number_span(o, _tuple_new(Span, (t[2], t[3], t[2], t[4])))
+        return o
 
     def string(self, c: list[Any]) -> P.String | P.FString:
         lits = [Literal(t) for t in c]

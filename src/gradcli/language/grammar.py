@@ -227,7 +227,7 @@ def from_data(data: dict[str, Any]) -> Tables:
     """Tables from compile_tables() output (or its JSON round trip)."""
     if data.get("format") != FORMAT:
         raise ValueError("not a gradcli table file")
-    alternatives = "|".join(f"(?P<{name}>{regexp})" for name, regexp in data["terminals"])
+    alternatives = "|".join(f"(?P<{name}>{regexp})" for name, regexp in _lexing_order(data))
     ws = data["ws"]
     # The blanks before a token: `[...]+` made optional is `[...]*`, which the regex engine
     # runs as one repeat, where an optional group costs it a repeat context at every token.
@@ -257,6 +257,27 @@ def from_data(data: dict[str, Any]) -> Tables:
         start=data["start"],
         end=data["end"],
     )
+
+
+def _lexing_order(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The terminals as the lexer tries them: the order that lexes fastest and picks what
+    Lark's order (``data["terminals"]``) picks, the first alternative that matches winning.
+
+    Only names and strings (a string's prefix letters: ``rb'...'``), and numbers and operators
+    (``.5``) can start alike, so the frequent ones go first: names (but for a string's prefix
+    followed by a quote), numbers, operators, newlines; then the rest in Lark's order, with
+    names again after the strings for a prefix whose string does not lex (``f'...`` left
+    open): that copy, group ``NAME_``, only ever takes one or two prefix letters."""
+    terminals = dict(data["terminals"])
+    first = ["NAME", "NUMBER", "OP", "_NEWLINE"]
+    prefix = re.match(r"\[\w+\]\{0,2\}", terminals.get("STRING", ""))
+    if prefix is None or not set(first) <= set(terminals):
+        return data["terminals"]  # another grammar: Lark's order
+    order = [("NAME", f"(?!{prefix.group()}['\"])(?:{terminals['NAME']})")]
+    order += [(name, terminals[name]) for name in first[1:]]
+    order += [("NAME_" if name == "NAME" else name, regexp)
+              for name, regexp in data["terminals"] if name not in first[1:]]
+    return order
 
 
 def cache_dir() -> str | None:

@@ -2,7 +2,9 @@
 
 The parser builds about ten nodes and spans per line; these constructors write a frozen node's
 slots directly, which is the largest saving in parse time (see ``fast``), and
-``spanned`` ones make the hot nodes and their span (a named tuple) in one call.
+``spanned`` ones make the hot nodes and their span (a named tuple) in one call. The very
+hottest reductions (names, numbers, binary operators, ``name = value``) go one step further
+and write their node's slots inline with ``new`` and the class's ``setters``.
 """
 
 from __future__ import annotations
@@ -13,13 +15,10 @@ from typing import Any
 from ..errors import Span
 from . import program as P
 from .program import (
-    Assign,
     Attribute,
     AugAssign,
-    Binary,
     Call,
     ExprStmt,
-    Name,
     Number,
     Stmt,
     Subscript,
@@ -86,7 +85,7 @@ def spanned(cls: type) -> Callable[..., Any]:
         def make1(a: Any, line: int, col: int, end_line: int, end_col: int) -> Any:
             o = new(cls)
             s0(o, a)
-            set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+            set_span(o, tuple_new(Span, (line, col, end_line, end_col)))
             return o
 
         return make1
@@ -97,7 +96,7 @@ def spanned(cls: type) -> Callable[..., Any]:
             o = new(cls)
             s0(o, a)
             s1(o, b)
-            set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+            set_span(o, tuple_new(Span, (line, col, end_line, end_col)))
             return o
 
         return make2
@@ -108,27 +107,33 @@ def spanned(cls: type) -> Callable[..., Any]:
         s0(o, a)
         s1(o, b)
         s2(o, c)
-        set_span(o, _tuple_new(Span, (line, col, end_line, end_col)))
+        set_span(o, tuple_new(Span, (line, col, end_line, end_col)))
         return o
 
     return make3
 
 
-_tuple_new = tuple.__new__  # Span is a named tuple: this is what its constructor calls
+tuple_new = tuple.__new__  # Span is a named tuple: this is what its constructor calls
 span = Span  # a named tuple: its own constructor is the fast one
-name = spanned(Name)
 number = spanned(Number)
-binary = spanned(Binary)
 unary = spanned(Unary)
 call = fast(Call)
 call_at = spanned(Call)
 attribute = spanned(Attribute)
 subscript = spanned(Subscript)
-assign = fast(Assign)
-assign_at = spanned(Assign)
 aug = fast(AugAssign)
 expr_stmt = fast(ExprStmt)
 assign_to = fast(P.AssignTo)
+
+
+def setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The slot setters of a node class's fields, in order: the hottest reductions write a node
+    with them inline (``object.__new__`` then one call per field), without the frame of a
+    ``spanned`` constructor."""
+    return tuple(getattr(cls, f).__set__ for f in cls.__match_args__)
+
+
+new = object.__new__
 
 
 def respan(node: Any, span: Span) -> Any:
@@ -165,6 +170,6 @@ def flatten(items: list[Any]) -> list[Stmt]:
     return out
 
 
-__all__ = ["Token", "assign", "assign_at", "assign_to", "attribute", "aug", "binary", "call",
-           "call_at", "expr_stmt", "fast", "flatten", "join", "name", "number", "respan", "span",
-           "spanned", "subscript", "tok_span", "unary"]
+__all__ = ["Token", "assign_to", "attribute", "aug", "call",
+           "call_at", "expr_stmt", "fast", "flatten", "join", "new", "number", "respan",
+           "setters", "span", "spanned", "subscript", "tok_span", "tuple_new", "unary"]

@@ -34,8 +34,11 @@ __all__ = ["parse", "parse_bytes"]
 
 _OPEN = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
 _BRACKETS = {"LPAR", "LSQB", "LBRACE", "RPAR", "RSQB", "RBRACE"}
-_TOKENS = {"NUMBER", "STRING"}  # lexer groups that are tokens as they are
+_TOKENS = {"NUMBER", "STRING", "NAME"}  # lexer groups that are tokens as they are
 _LEADING_SPACE = re.compile(r"[ \t\f]*")
+# The splice of a helper rule `xs: xs x` (Lark's `x*`): the parse loop appends x to the list
+# in place (tables.splice does the same for feed())
+_APPEND = (0,)
 
 _lock = threading.Lock()
 _parser: _Parser | None = None
@@ -59,7 +62,8 @@ class _Parser:
         # the terminal of each of the lexer's groups, by group number (Match.lastindex)
         self.kinds: list[str | None] = [None] * (t.master.groups + 1)
         for kind, group in t.master.groupindex.items():
-            self.kinds[group] = kind
+            # NAME_: a string's prefix letters, lexed after the strings (never a keyword)
+            self.kinds[group] = "NAME" if kind == "NAME_" else kind
         # rules[~act] for a reduce action: the rule's size, the gotos of its nonterminal by
         # lookahead (Tables.after), the compiler's method (HELPER for a helper rule), the
         # children to splice (last first: grammar.splice), the nonterminal. The codes of runs
@@ -71,7 +75,8 @@ class _Parser:
                 size,
                 t.after[nt],
                 None if kind == "unit" else HELPER if kind == "helper" else getattr(compiler, kind),
-                tuple(sorted(splice, reverse=True)),
+                _APPEND if kind == "helper" and size == 2 and splice == [0]
+                else tuple(sorted(splice, reverse=True)),
                 nt,
             )
             for size, nt, kind, splice in t.rules
@@ -231,6 +236,16 @@ class _Parser:
                         try:
                             state = states[-1] = after[kind][below]
                         except KeyError:  # the first time this parser meets this step
+                            state = states[-1] = goto(nt, kind, below)
+                        continue
+                    if splice is _APPEND:  # a list grows by one item: the same, in place
+                        x = values.pop()
+                        values[-1].append(x)
+                        del states[-1]
+                        below = states[-2]
+                        try:
+                            state = states[-1] = after[kind][below]
+                        except KeyError:
                             state = states[-1] = goto(nt, kind, below)
                         continue
                     c = values[-size:] if size else []

@@ -62,10 +62,12 @@ class Attributes:
         """``obj.attr`` for a script: only what the PyTorch surface and Python's documented
         methods offer."""
         try:
-            value = self._attribute(obj, attr)
+            if obj.__class__ is not Tensor:
+                return self._attribute(obj, attr)
+            value = tensor_attribute(obj, attr)
         except GradcliError as err:
             raise err.at(span) from None
-        if obj.__class__ is Tensor and span is not None:
+        if span is not None:
             if attr == "grad" and value is None:  # why: a hint, trace, explain
                 self._none_read = none_grad(self, obj, span)
             elif attr == "backward":

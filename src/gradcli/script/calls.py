@@ -28,7 +28,13 @@ _MAPPED = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, Overf
 
 def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> Any:
     """Call a built-in (with the interpreter first if it needs it); its errors as script errors."""
-    needs_interp = _needs_interpreter(fn)
+    # fn.needs_interpreter (pyprotocols.needs_interpreter), read from a function's __dict__:
+    # getattr with a default raises and catches an AttributeError when the name is missing,
+    # about 0.4 us for a bound method. Any other callable's class decides (never the object
+    # itself: a script's object may have an attribute of that name).
+    inner = fn.__func__ if fn.__class__ is _METHOD else fn
+    needs_interp = inner.__dict__.get("needs_interpreter", False) \
+        if inner.__class__ is _FUNCTION else getattr(inner.__class__, "needs_interpreter", False)
     if not needs_interp:
         # a built-in that needs the interpreter handed to the api as a value (x.register_hook(
         # print), jacobian(repr, x)): the api calls it as Python calls a function
@@ -44,8 +50,8 @@ def call_builtin(fn: Any, args: list, kwargs: dict, interp: Any, where: Any) -> 
         if kwargs:
             kwargs = {k: bound_builtin(v, interp) if v.__class__ is _FUNCTION and
                       getattr(v, "needs_interpreter", False) else v for k, v in kwargs.items()}
-        if not _NUMPY_NAMES.keys().isdisjoint(kwargs):
-            kwargs = _pytorch_names(fn, kwargs)
+            if not _NUMPY_NAMES.keys().isdisjoint(kwargs):
+                kwargs = _pytorch_names(fn, kwargs)
     try:
         out = fn(interp, *args, **kwargs) if needs_interp else fn(*args, **kwargs)
         if interp.recorder is not None and out.__class__ is Tensor:
@@ -105,16 +111,6 @@ def _torch_surface(fn: Any) -> bool:
         not module.startswith("gradcli.api.numpy_")
 
 
-def _needs_interpreter(fn: Any) -> bool:
-    """``fn.needs_interpreter`` (pyprotocols.needs_interpreter), read from a function's
-    ``__dict__``: getattr with a default raises and catches an AttributeError when the name is
-    missing, about 0.4 us for a bound method. Any other callable's class decides (never the
-    object itself: a script's object may have an attribute of that name)."""
-    if fn.__class__ is _METHOD:
-        fn = fn.__func__
-    if fn.__class__ is _FUNCTION:
-        return fn.__dict__.get("needs_interpreter", False)
-    return getattr(fn.__class__, "needs_interpreter", False)
 # PyTorch's argument parser takes NumPy's names for four parameters (python_arg_parser.cpp's
 # numpy_compatibility_arg_names): x.sum(axis=1, keepdims=True), torch.max(x, axis=0).
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input",

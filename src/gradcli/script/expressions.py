@@ -31,11 +31,14 @@ from .pyprotocols import items_of, materialise, truth
 from .values import (
     COMPARE,
     MAX_SEQUENCE,
+    NUMBERS,
     NUMPY_OPERANDS,
     PYTHON_COMPARE,
+    TENSOR_OPERATORS,
     arith,
     check_list,
     numpy_protocols,
+    operator_error,
     tname,
     too_long,
 )
@@ -110,18 +113,42 @@ class Evaluator(Attributes):
                 right = right.value
             else:
                 right = self.eval(right, scope)
-            if e.op == "%" and left.__class__ is str:
+            op, ca, cb = e.op, left.__class__, right.__class__
+            if ca is Tensor and (cb is Tensor or cb in NUMBERS) or (cb is Tensor and ca in NUMBERS):
+                method = TENSOR_OPERATORS[op][ca is not Tensor]  # the tensor's at once
+                if method is not None:
+                    try:
+                        result = method(left, right) if ca is Tensor else method(right, left)
+                    except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
+                        raise operator_error(exc, op, left, right, op) from None
+                    if result is not NotImplemented:
+                        return result
+            elif op == "%" and ca is str:
                 return self.printer.percent(left, right)
-            return arith(e.op, left, right)
+            return arith(op, left, right)
         if cls is P.Call:
-            fn = self.eval(e.func, scope)
+            func = e.func
+            if func.__class__ is P.Attribute:  # a method: its object read here, as below
+                obj = func.value
+                if obj.__class__ is P.Name and obj.id in scope:
+                    obj = scope[obj.id]
+                else:
+                    obj = self.eval(obj, scope)
+                fn = self.attribute(obj, func.attr, func.span)
+            elif func.__class__ is P.Name:  # (a built-in's: lookup without eval)
+                fn = scope[func.id] if func.id in scope else self.lookup(func.id, scope, func.span)
+            else:
+                fn = self.eval(func, scope)
             args = e.args  # (a comprehension is a call of its own: none for 0 or 1 items)
             values = [self.eval(a, scope) for a in args] if len(args) > 1 else \
                 [self.eval(args[0], scope)] if args else []
             kwargs = {k: self.eval(v, scope) for k, v in e.kwargs} if e.kwargs else {}
             return self.call_value(fn, values, kwargs, e.func)
-        if cls is P.Attribute:
-            return self.attribute(self.eval(e.value, scope), e.attr, e.span)
+        if cls is P.Attribute:  # a name in scope read here, without a call
+            obj = e.value
+            if obj.__class__ is P.Name and obj.id in scope:
+                return self.attribute(scope[obj.id], e.attr, e.span)
+            return self.attribute(self.eval(obj, scope), e.attr, e.span)
         return self._EVAL[cls](self, e, scope)
 
     def _unary(self, e: P.Unary, scope: dict) -> Any:

@@ -13,6 +13,7 @@ recorder, which keeps what it records anyway.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +45,8 @@ from .result import BackwardCall, RunResult, Warning_
 from .stdlib import PER_RUN
 from .values import literal
 
+_BUILTIN_FUNCTION = types.FunctionType
+_BUILTIN_METHOD = types.MethodType
 MAX_CALL_DEPTH = 200
 PROGRESS_EVERY = 8192
 
@@ -214,14 +217,14 @@ class Interpreter(Definitions, Evaluator):
 
     def exec_block(self, body: tuple, scope: dict, top: bool = False) -> None:
         """Run statements in order, counting steps."""
+        ctx = self.ctx
         for stmt in body:
-            self.steps += 1
-            if self.steps > self.max_steps:
+            steps = self.steps = self.steps + 1
+            if steps > self.max_steps:
                 raise self._step_limit(stmt.span)
-            if not self.steps % PROGRESS_EVERY and self.on_progress is not None:
-                self.on_progress(self.steps)
-            self.span = stmt.span
-            self.ctx.free_tag = stmt.span
+            if not steps % PROGRESS_EVERY and self.on_progress is not None:
+                self.on_progress(steps)
+            self.span = ctx.free_tag = stmt.span
             try:
                 self.exec_stmt(stmt, scope, top)
             except GradcliError as err:
@@ -230,7 +233,7 @@ class Interpreter(Definitions, Evaluator):
                 if getattr(err, "calls", None) is None:
                     err.calls = tuple(self.calls)  # type: ignore[attr-defined]
                 raise
-            if self.ctx.warnings:
+            if ctx.warnings:
                 self._drain()
 
     def exec_stmt(self, s: Any, scope: dict, top: bool) -> None:
@@ -254,7 +257,8 @@ class Interpreter(Definitions, Evaluator):
             else:
                 self.exec_block(s.orelse, scope, top)
         elif cls is P.AugAssign:
-            current = self.lookup(s.target, scope, s.span)
+            name = s.target
+            current = scope[name] if name in scope else self.lookup(name, scope, s.span)
             new = self.inplace(s.op, current, self.eval(s.value, scope))
             if new is not current:
                 self.bind(s.target, new, scope, top)
@@ -272,7 +276,9 @@ class Interpreter(Definitions, Evaluator):
                     self.recorder.bind_local(fn, name, value)
                 return
             scope, top = self.globals, True  # `global name` inside a function
-        count = self.result.binding_counts.get(name, 0)
+        result = self.result
+        counts = result.binding_counts
+        count = counts.get(name, 0)
         if self.reruns is not None:  # check's and grad --mode forward's re-runs
             value = self._rerun_binding(name, value, count)
         scope[name] = value
@@ -280,10 +286,10 @@ class Interpreter(Definitions, Evaluator):
             value.requires_grad_(True)
         if self.recorder is not None:
             self.recorder.bind(name, value)
-        self.result.binding_counts[name] = count + 1
-        self.result.binding_spans[name] = self.span
-        self.result.bindings[name] = value
-        self.result.last_assigned = name
+        counts[name] = count + 1
+        result.binding_spans[name] = self.span
+        result.bindings[name] = value
+        result.last_assigned = name
 
     def _override(self, s: P.Assign, scope: dict) -> Any:
         """``--set NAME=VALUE``: the literal of ``NAME = <literal>`` or of the data argument
@@ -595,6 +601,8 @@ class Interpreter(Definitions, Evaluator):
     def call_value(self, fn: Any, args: list, kwargs: dict, where: Any = None) -> Any:
         """Call anything a script can call: its functions, built-ins, classes, methods."""
         cls = fn.__class__
+        if cls is _BUILTIN_METHOD or cls is _BUILTIN_FUNCTION:  # the api's: x.sum, torch.tanh
+            return call_builtin(fn, args, kwargs, self, where)
         if cls is Function:
             return self.call_function(fn, args, kwargs)
         if cls is BoundMethod:

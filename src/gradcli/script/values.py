@@ -15,6 +15,7 @@ import numpy
 
 from ..engine import Tensor
 from ..engine.backend import NUMPY_CLASSES, NUMPY_DTYPES, numpy_type_name
+from ..engine.functions import ARITHMETIC
 from ..engine.tensor import Size  # noqa: F401  (what print shows for x.shape)
 from ..errors import ScriptError
 from ..language import program as P
@@ -154,6 +155,14 @@ def check_operands(op: str, a: Any, b: Any) -> None:
 
 
 _SEQUENCES = (str, list, tuple)
+NUMBERS = frozenset((int, float, bool))
+# What Python calls for ``tensor op x`` and ``x op tensor`` (x a tensor or a number: a number's
+# operators give NotImplemented for a tensor), by operator: the tensor's method and its reflected
+# one (None where a tensor has none), + - * / the engine's at once (+ and * reflected too:
+# PyTorch computes ``x + t`` as ``t + x``)
+TENSOR_OPERATORS = {op: (ARITHMETIC.get(op) or getattr(Tensor, f"__{name}__", None),
+                         ARITHMETIC[op] if op in ("+", "*") else
+                         getattr(Tensor, f"__r{name}__", None)) for op, name in _DUNDERS.items()}
 _NDARRAY = numpy.ndarray
 _ENGINE_OR_NUMPY = NUMPY_CLASSES | {Tensor}  # operands that need more than Python's operators
 
@@ -210,24 +219,28 @@ def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
                 raise ScriptError("integer power too large", kind="OverflowError")
             return a ** b
         return _OPERATORS[op](a, b)
-    except ValueError as exc:  # a negative shift count
-        raise ScriptError(str(exc), kind="ValueError") from None
-    except ZeroDivisionError as exc:
-        raise ScriptError(str(exc), kind="ZeroDivisionError") from None
-    except OverflowError as exc:
-        raise ScriptError(str(exc), kind="OverflowError") from None
-    except TypeError as exc:
-        message = str(exc)
-        if message.startswith("unsupported operand"):
-            how = "** or pow()" if symbol == "**" else symbol  # as CPython names them
-            message = f"unsupported operand type(s) for {how}: '{tname(a)}' and '{tname(b)}'"
-        else:  # Python's own words, with the types as a script names them
-            for v in (a, b):  # ("can only concatenate list (not "Tensor") to list")
-                real, shown = type(v).__name__, tname(v)
-                if real != shown:
-                    message = message.replace(f'"{real}"', f'"{shown}"').replace(
-                        f"'{real}'", f"'{shown}'")
-        raise ScriptError(message, kind="TypeError") from None
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
+        raise operator_error(exc, op, a, b, symbol) from None
+
+
+def operator_error(exc: Exception, op: str, a: Any, b: Any, symbol: str) -> ScriptError:
+    """Python's error of ``a op b`` as the script's: a negative shift count's ValueError, a
+    division by zero, an overflow, an operand type refused (named as a script names it)."""
+    if not isinstance(exc, TypeError):
+        kind = "ValueError" if isinstance(exc, ValueError) else \
+            "ZeroDivisionError" if isinstance(exc, ZeroDivisionError) else "OverflowError"
+        return ScriptError(str(exc), kind=kind)
+    message = str(exc)
+    if message.startswith("unsupported operand"):
+        how = "** or pow()" if symbol == "**" else symbol  # as CPython names them
+        message = f"unsupported operand type(s) for {how}: '{tname(a)}' and '{tname(b)}'"
+    else:  # Python's own words, with the types as a script names them
+        for v in (a, b):  # ("can only concatenate list (not "Tensor") to list")
+            real, shown = type(v).__name__, tname(v)
+            if real != shown:
+                message = message.replace(f'"{real}"', f'"{shown}"').replace(
+                    f"'{real}'", f"'{shown}'")
+    return ScriptError(message, kind="TypeError")
 
 
 def literal(e: Any) -> Any:
