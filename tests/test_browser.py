@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from marks import needs_dot
 from typer.testing import CliRunner
 
 import gradcli
@@ -38,7 +39,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason=f"chromium is not installed ({CHROMIUM}; apt install chromium)"),
-    pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed"),
+    needs_dot,
 ]
 
 

@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from marks import needs_dot
 from typer.testing import CliRunner
 
 from gradcli import cli, views
@@ -27,8 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAIN = str(ROOT / "samples" / "chain_rule.grad")
 SRC = str(ROOT / "src")
 runner = CliRunner()
-HAS_DOT = shutil.which("dot") is not None
-needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz dot is not installed")
 
 RETAIN = """a = param(2.0)
 b = a * a

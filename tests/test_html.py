@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from marks import needs_dot
 from typer.testing import CliRunner
 
 import gradcli
@@ -23,8 +24,7 @@ SAMPLES = sorted((ROOT / "samples").glob("*.grad"))
 CHAIN = str(ROOT / "samples" / "chain_rule.grad")
 GD = str(ROOT / "samples" / "gradient_descent.grad")
 SVG = "{http://www.w3.org/2000/svg}"
-pytestmark = pytest.mark.skipif(shutil.which("dot") is None,
-                                reason="Graphviz dot is not installed")
+pytestmark = needs_dot
 runner = CliRunner()
 
 

@@ -4,12 +4,12 @@ their module paths, a recurrent layer's time steps rolled into one node (issue 2
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from marks import needs_dot
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -66,7 +66,6 @@ def test_a_view_of_a_parameter_shows_the_values_it_was_made_from():
 
 # -- a recurrent layer rolled ---------------------------------------------------------------------
 TAGGER = CORPUS / "tutorial_lstm_tagger.py"
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
 
 
 def _recurrent(module: str, **kw) -> str:

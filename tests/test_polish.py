@@ -553,3 +553,37 @@ def test_full_values_are_each_elements_number_nested_as_lists(dtype):
         assert plain.full(a, dtype) == nested(a)
     assert plain.full(np.array([[True, False]]), "bool") == "[[True, False]]"
     assert plain.full(np.arange(3), "int64") == "[0, 1, 2]"
+
+
+WIDE = """a_parameter_with_a_really_quite_long_name_0 = param([1.0, 2.0])
+another_parameter_with_a_rather_long_name_1 = param([3.0, 4.0])
+y = a_parameter_with_a_really_quite_long_name_0 * another_parameter_with_a_rather_long_name_1
+y.mul_(2)
+loss = sigmoid(y).sum()
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_table_too_wide_even_without_values_cuts_names_and_drops_whole_columns(width):
+    r = pipeline.run(WIDE, record=True)
+    graph = _rich("graph", views.graph_view(r, _out(r, "loss")), width=width)
+    lines = graph.splitlines()
+    assert max(map(len, lines)) <= width, graph
+    header = lines[1].split()
+    # ids, ops, inputs and shapes are never squeezed: Rich would cut every column to a few cells
+    assert header[:2] == ["id", "name"] and "inputs" in header and "shape" in header, graph
+    for word in ("MulBackward0", "SigmoidBackward0", "SumBackward0", "(2,)", "0,1"):
+        assert word in graph, (word, graph)
+    # the long names are cut in the middle (head and tail kept), and the note says so
+    assert "a_param" in graph and "_name_0" in graph, graph
+    assert "a_parameter_with_a_really_quite_long_name_0" not in graph, graph
+    if width == 80:  # room for the flags and saved tensors, wrapped at their words
+        assert "req_grad" in graph and "result" in graph, graph
+    note = next(line for line in lines if line.startswith("left out at"))
+    assert f"left out at {width} columns: values" in note and "long names cut" in " ".join(lines)
+    narrowest = _rich("graph", views.graph_view(r, _out(r, "loss")), width=40)
+    assert max(map(len, narrowest.splitlines())) <= 40, narrowest
+    plain_listing = _rich("graph", views.graph_view(r, _out(r, "loss")), width=200)
+    assert "a_parameter_with_a_really_quite_long_name_0" in plain_listing
+    assert "left out" not in plain_listing

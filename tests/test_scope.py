@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from marks import needs_dot
 from typer.testing import CliRunner
 
 from gradcli import cli, pipeline, rolling, scope, steps, targets, views
@@ -29,7 +29,6 @@ def _backward(result, of):
 ROOT = Path(__file__).resolve().parents[1]
 GD = ROOT / "samples" / "gradient_descent.grad"
 CHAIN = ROOT / "samples" / "chain_rule.grad"
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
 runner = CliRunner()
 
 

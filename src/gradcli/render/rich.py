@@ -81,13 +81,16 @@ def _values(data: Any, width: int) -> Text:
 def _table(title: str | None, *cols: tuple[str, dict]) -> Table:
     t = Table(title=title, box=box.SIMPLE_HEAVY, title_style="bold", title_justify="left",
               header_style="bold", pad_edge=False, show_edge=False, collapse_padding=True)
-    for name, kw in cols:
-        t.add_column(name, **{"no_wrap": True, **kw})
+    for name, kw in cols:  # a header is never wrapped: its cells wrap first
+        t.add_column(name, **{"no_wrap": True, "min_width": len(name), **kw})
     return t
 
 
 MIN_VALUE_WIDTH = 14  # narrower than this, value cells would show one number per line
-WRAPS = {"flags", "saved"}  # word lists: they wrap at spaces before anything is cut
+# Word lists: they wrap at spaces before anything is cut ("leaf req_grad", a --rolled layer's
+# description). Rich shrinks every wrapping column alike, below its longest word if it must:
+# never an op name.
+WRAPS = {"flags", "saved", "rolled"}
 
 
 def _width(cell: Any) -> int:
@@ -117,7 +120,7 @@ def _fit(out: Console, headers: list[str], columns: list[list[Any]],
     shapes, grad_fn and inputs are never cut, flags and saved wrap at spaces first, the value
     previews take what is left (0: too narrow to show them next to the rest)."""
     full = [max(_width(Text(h)), *map(_width, col)) for h, col in zip(headers, columns)]
-    least = [max(_word_width(h), *map(_word_width, col)) if h in WRAPS else f
+    least = [max(len(h), *map(_word_width, col)) if h in WRAPS else f
              for h, col, f in zip(headers, columns, full)]
     n = len(headers) + 1
     # no edges (show_edge=False); between two columns a one-space divider and one space of
@@ -128,6 +131,60 @@ def _fit(out: Console, headers: list[str], columns: list[list[Any]],
     if left >= need:
         return min(left, max(want, need))
     return need if out.width - overhead - sum(least) >= need else 0
+
+
+MIN_NAME_WIDTH = 12  # a name cut shorter than this would no longer say which tensor it is
+
+
+def _shorten(text: Text, width: int) -> Text:
+    """``text`` in at most ``width`` cells, its middle replaced by "…" (a name's head says
+    where it lives, its tail which parameter and version: ``model.lstm…_hh_l0#44``)."""
+    if text.cell_len <= width:
+        return text
+    tail = (width - 1) // 2
+    head = width - 1 - tail
+    return Text(text.plain[:head] + "…" + text.plain[len(text.plain) - tail:], text.style)
+
+
+def _squeeze(out: Console, headers: list[str], rows: list[tuple], name: int,
+             optional: tuple[str, ...] = ()) -> tuple[list[str], list[tuple], list[str],
+                                                      dict[str, int]]:
+    """Make a table too wide for the terminal even without its values fit: the ``optional``
+    columns are left out whole, in that order, while the table would not fit with its names
+    (column ``name``) cut to MIN_NAME_WIDTH; then the names are cut in the middle to the width
+    left, and the word lists (WRAPS) wrap at their longest word. Else Rich would squeeze
+    every column alike, cutting ids, op names and words. Returns the headers and rows kept,
+    what was given up for the note (the columns left out, and "" when names were cut) and
+    the widths the word lists must take."""
+    given_up: list[str] = []
+
+    def measure() -> tuple[int, list[int], list[int]]:
+        """The dividers' width (as _fit counts them, plus the last column's right padding),
+        and each column's width unwrapped and at its longest word."""
+        columns = [[r[k] for r in rows] for k in range(len(headers))]
+        full = [max(len(h), *map(_width, c)) for h, c in zip(headers, columns)]
+        least = [max(len(h), *map(_word_width, c)) if h in WRAPS else f
+                 for h, c, f in zip(headers, columns, full)]
+        return 2 * (len(headers) - 1) + 1, full, least
+
+    dividers, full, least = measure()
+    if dividers + sum(full) <= out.width:
+        return headers, rows, given_up, {}
+    shortest = max(MIN_NAME_WIDTH, len(headers[name]))
+    for h in (h for h in optional if h in headers):
+        if dividers + sum(least) - least[name] + min(shortest, least[name]) <= out.width:
+            break
+        k = headers.index(h)
+        headers = headers[:k] + headers[k + 1:]
+        rows = [r[:k] + r[k + 1:] for r in rows]
+        given_up.append(h)
+        dividers, full, least = measure()
+    excess = dividers + sum(least) - out.width
+    if excess > 0 and least[name] > shortest:
+        width = max(shortest, least[name] - excess)
+        rows = [(*r[:name], _shorten(r[name], width), *r[name + 1:]) for r in rows]
+        given_up.append("")
+    return headers, rows, given_up, {h: w for h, w in zip(headers, least) if h in WRAPS}
 
 
 def _value_and_grad(data: Any, grad: Any, width: int, d_output: Any = None,
@@ -155,29 +212,37 @@ def run(out: Console, bindings: dict[str, Any]) -> None:
         else:
             rows.append((Text(name, NAME), Text(plain.type_text(v), DIM), Text("-", DIM),
                          Text("-", DIM), v))
-    headers = ["name", "shape", "grad_fn", "flags"]
-    width = _fit(out, headers, [[r[k] for r in rows] for k in range(4)], _natural(
-        [(v.data, v.grad) if isinstance(v, TensorView) else (None, None) for *_, v in rows]))
-    cols: list[tuple[str, dict]] = [(h, {"no_wrap": h not in WRAPS}) for h in headers]
+    values = [v for *_, v in rows]
+    headers, cells, given_up, wraps = _squeeze(out, ["name", "shape", "grad_fn", "flags"],
+                                               [r[:4] for r in rows], 0, ("flags",))
+    width = 0 if wraps else _fit(
+        out, headers, [[r[k] for r in cells] for k in range(len(headers))],
+        _natural([(v.data, v.grad) if isinstance(v, TensorView) else (None, None)
+                  for v in values]))
+    cols: list[tuple[str, dict]] = [(h, {"no_wrap": h not in WRAPS, "width": wraps.get(h)})
+                                    for h in headers]
     if width:
         title = "value / grad" if any(isinstance(v, TensorView) and v.grad is not None
-                                      for *_, v in rows) else "value"
+                                      for v in values) else "value"
         cols.insert(2, (title, {"width": width, "no_wrap": False}))
     t = _table("bindings", *cols)
-    for name, shape, grad_fn, flags, v in rows:
-        cells: list[Any] = [name, shape, grad_fn, flags]
+    for row, v in zip(cells, values):
+        row = list(row)
         if width:
-            cells.insert(2, _value_and_grad(v.data, v.grad, width) if isinstance(v, TensorView)
-                         else Text(plain.value_text(v), overflow="fold"))
-        t.add_row(*cells)
+            row.insert(2, _value_and_grad(v.data, v.grad, width) if isinstance(v, TensorView)
+                       else Text(plain.value_text(v), overflow="fold"))
+        t.add_row(*row)
     out.print(t)
     if not width:
-        _narrow(out)
+        _narrow(out, given_up)
 
 
-def _narrow(out: Console) -> None:
-    out.print(Text(f"values left out: {out.width} columns are too few for them next to the "
-                   "names; widen the terminal or use --format plain", DIM))
+def _narrow(out: Console, given_up: list[str]) -> None:
+    """The note under a table that had to leave its values out (and what else it gave up)."""
+    left_out = ", ".join(["values", *filter(None, given_up)])
+    cut = "; long names cut in the middle" if "" in given_up else ""
+    out.print(Text(f"left out at {out.width} columns: {left_out}{cut}. Widen the terminal or "
+                   "use --format plain to see everything", DIM))
 
 
 def grad(out: Console, of: str, grads: dict[str, TensorView], kind: str = "gradient") -> None:
@@ -232,14 +297,16 @@ def graph(out: Console, view: GraphView) -> None:
                      *([Text(plain.rolled_text(n), "#8e44ad")] if rolled else []), _op(n),
                      _inputs_text(n.inputs), Text(plain.shape(n.shape), DIM),
                      _flags(n.requires_grad, n.is_leaf, n.retains_grad), _saved_text(n.saved)))
-    headers = ["id", "name", *(["rolled"] if rolled else []), "grad_fn / op", "inputs", "shape",
-               "flags", "saved"]
-    width = _fit(out, headers, [[r[k] for r in rows] for k in range(len(headers))],
-                 _natural([(n.data, n.grad if n.d_output is None else n.d_output)
-                           for n in view.nodes] +
-                          [(n.tangent, None) for n in view.nodes if n.tangent is not None]))
+    headers, rows, given_up, wraps = _squeeze(
+        out, ["id", "name", *(["rolled"] if rolled else []), "grad_fn / op", "inputs", "shape",
+              "flags", "saved"], rows, 1, ("saved", "flags", "rolled"))
+    width = 0 if wraps else _fit(
+        out, headers, [[r[k] for r in rows] for k in range(len(headers))],
+        _natural([(n.data, n.grad if n.d_output is None else n.d_output) for n in view.nodes] +
+                 [(n.tangent, None) for n in view.nodes if n.tangent is not None]))
     cols: list[tuple[str, dict]] = [(h, {"justify": "right"} if h == "id" else
-                                     {"no_wrap": h not in WRAPS}) for h in headers]
+                                     {"no_wrap": h not in WRAPS, "width": wraps.get(h)})
+                                    for h in headers]
     fwd = any(n.tangent is not None for n in view.nodes)
     if width:
         cols.insert(len(headers) - 1, ("value / grad", {"width": width, "no_wrap": False}))
@@ -253,13 +320,13 @@ def graph(out: Console, view: GraphView) -> None:
         t.add_row(*cells, style="bold" if n.id == view.output else None)
     out.print(t)
     if not width:
-        _narrow(out)
+        _narrow(out, given_up)
     notes = []
     if view.output is not None:
         notes.append(Text.assemble(("output: ", DIM), (f"node {view.output}", "bold")))
     if fwd:
         notes.append(Text(plain.tangent_note(view), DIM))
-    states = {(s.freed, s.stale) for n in view.nodes for s in n.saved}
+    states = {(s.freed, s.stale) for n in view.nodes for s in n.saved if "saved" in headers}
     if any(freed for freed, _ in states):
         notes.append(Text.assemble(("saved ", DIM), ("struck through", SAVED_FREED),
                                    (": freed by a backward() without retain_graph=True", DIM)))
