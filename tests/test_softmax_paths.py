@@ -43,11 +43,19 @@ def test_expf_lanes_are_the_settled_steps():
             assert _bits(sleef.expf(chunk)) == _bits(settled)
 
 
-def test_expf_lanes_fall_back_where_a_sum_is_in_the_subnormal_range():
-    d = np.array([1e-40, 0.5], F32)  # s * s + s with s = 1e-40: a subnormal sum
-    with np.errstate(all="ignore"):
+def test_expf_lanes_fall_back_where_a_sum_is_on_a_midpoint():
+    d = np.array([0x3E704800, 0x3F000000], np.uint32).view(F32)  # 0.2346...: a float64 sum
+    with np.errstate(all="ignore"):                                # on a float32 midpoint
         assert sleef._expf_lanes(d) is None
         assert _bits(sleef.expf(d)) == _bits(sleef._expf(d))
+
+
+def test_expf_lanes_round_a_subnormal_sum_that_is_a_float32():
+    d = np.array([1e-40, -1e-45, 0.5], F32)  # s * s * u + s with s subnormal: s in float64,
+    with np.errstate(all="ignore"):           # which the cast rounds exactly (fp.cast32)
+        fast = sleef._expf_lanes(d)
+        assert fast is not None
+        assert _bits(fast) == _bits(sleef._expf(d))
 
 
 def test_logf_lanes_are_the_settled_steps():

@@ -235,6 +235,9 @@ def _target_weights(t: Tensor, w: Tensor | None, ignore_index: int, c: int, dt: 
     be = t.backend
     xp = be.xp
     labels = xp.reshape(be.astype(t.data, D.INT64), (-1,))
+    if w is None and not 0 <= ignore_index < c and labels.shape[0] \
+            and int(xp.min(labels)) >= 0 and int(xp.max(labels)) < c:
+        return be.astype(xp.asarray(labels.shape[0]), dt)  # every target kept: their count
     kept = labels != ignore_index
     bad = kept & ((labels < 0) | (labels >= c))
     if bool(xp.any(bad)):

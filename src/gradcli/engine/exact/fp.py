@@ -10,7 +10,7 @@ NumPy has no FMA, so:
   when the float64 sum lands exactly on a float32 midpoint (double rounding), settled with the
   exact error of the float64 addition, or in float32's subnormal range, settled exactly.
   The checks cost little: the cast to float32 reports the subnormal sums it rounds (its
-  underflow status, ``cast32``), and one shift and one minimum find a midpoint.
+  underflow status, ``cast32``), and one mask, one comparison and a count find a midpoint.
 * ``fma64``: Boldo and Melquiond's emulation (exact product and sums, the last one rounded to
   odd), on arrays, and the same steps on Python floats for a scalar (scalar scripts run on
   0-d values, where twenty array operations would cost twenty times more).
@@ -29,9 +29,7 @@ F64 = np.float64
 _MID = np.uint64(1 << 28)  # a float64 exactly halfway between two normal float32 values
 _LOW = np.uint64((1 << 29) - 1)
 _TINY = 2.0 ** -126  # below this float32 is subnormal and the midpoint bits move
-_SHIFT = np.uint64(35)  # the low 29 bits to an int64's top: the midpoint's are its minimum
-I64_MIN = np.int64(-1 << 63)
-_U64, _I64 = np.dtype(np.uint64), np.dtype(np.int64)
+_U64 = np.dtype(np.uint64)
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
 _TINY64 = 2.0 ** -916  # below this a product's split parts may underflow (2**-1022 * 2**106)
 
@@ -47,13 +45,14 @@ def fma_add(p: Any, c: Any) -> Any:
     s = p + c  # float32 ``c`` widened exactly by the promotion
     out = cast32(s)
     if out is not None:  # no sum in float32's subnormal range to settle (cast32)
-        low = low_bits(s)
-        if not low.size or np.minimum.reduce(low, axis=None) != I64_MIN:
-            return out  # nor on a midpoint
+        if not on_midpoint(s):
+            return out
         with np.errstate(all="ignore"):
             bb = s - p
             err = (p - (s - bb)) + (c - bb)  # TwoSum: p + c == s + err exactly
-        risky = low.reshape(np.shape(s)) == I64_MIN
+        if not np.count_nonzero(err):  # NaN counts
+            return out  # every float64 sum exact, so rounded once, midpoints too
+        risky = midpoints(s)
         risky &= err != 0  # an exact float64 sum rounds once (NaN errors stay risky)
         if not risky.any():
             return out
@@ -83,7 +82,7 @@ def fused_add(base: Any, a: Any, b: Any) -> Any:
     else:
         s = base.astype(F64) + s
     out = cast32(s)
-    return None if out is None or _on_midpoint(s) else out
+    return None if out is None or on_midpoint(s) else out
 
 
 def cast32(s: Any) -> Any:
@@ -114,25 +113,23 @@ def _cast_raising(s: Any) -> Any:
     return s.astype(F32)
 
 
-def _on_midpoint(s: Any) -> bool:
-    """Whether some float64 value of ``s`` lies exactly halfway between two normal float32
-    values (two whole-array operations: ``low_bits`` and its minimum)."""
-    return bool(np.size(s)) and np.minimum.reduce(low_bits(s), axis=None) == I64_MIN
+def on_midpoint(s: Any) -> bool:
+    """Whether some float64 value of the array ``s`` lies exactly halfway between two normal
+    float32 values."""
+    return bool(np.count_nonzero(midpoints(s)))
 
 
-def low_bits(s: Any) -> Any:
-    """The low 29 bits of the float64 values ``s`` at the top of int64s: a float32
-    midpoint's, ``1 << 28``, is the one that becomes the smallest int64 (``I64_MIN``)."""
-    if s.__class__ is not np.ndarray or not s.flags.c_contiguous:
-        s = np.ascontiguousarray(s)
-    return (s.view(_U64) << _SHIFT).view(_I64)
+def midpoints(s: Any) -> Any:
+    """Where the float64 values of the array ``s`` lie exactly halfway between two normal
+    float32 values: their low 29 bits are ``1 << 28``.  (A mask and a comparison: NumPy's
+    int64 shifts and minimum are not vectorised, 2 us each for 864 values against 0.7.)"""
+    return (s.view(_U64) & _LOW) == _MID
 
 
 def _flagged(s: Any) -> Any:
     """Where the float64 sums ``s`` lie on a float32 midpoint or in float32's subnormal range
     (zero aside): where rounding them to float32 may not give the fused result."""
-    bits = s.reshape(-1).view(np.uint64).reshape(s.shape)
-    return ((bits & _LOW) == _MID) | ((np.abs(s) < _TINY) & (s != 0))
+    return midpoints(s) | ((np.abs(s) < _TINY) & (s != 0))
 
 
 def _inexact(p: Any, c: Any, s: Any, where: Any) -> bool:
@@ -208,7 +205,7 @@ class Fused:
     def exact(self) -> bool:
         """True when every ``fma`` so far was rounded once, as the hardware rounds it."""
         sums = self.sums[:self.used]
-        if cast32(sums) is not None and not _on_midpoint(sums):
+        if cast32(sums) is not None and not on_midpoint(sums):
             return True  # (cast32 once more, only for the floating-point status it checks)
         flagged = _flagged(sums)
         for k in np.flatnonzero(flagged.reshape(self.used, -1).any(axis=1)):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .fp import Fused, fma32, rounds_once
+from .fp import Fused, cast32, fma32, on_midpoint
 
 F32 = np.float32
 F64 = np.float64
@@ -183,8 +183,12 @@ def _expf_lanes(d: Any) -> Any:
 
     Each FMA is computed in float64 lanes holding float32 values: the product of two of them
     is exact, so the float64 sum is off from the exact one by at most one rounding, and
-    rounding it to float32 is the fused result wherever ``fp.rounds_once`` passes on the sums
-    (one check for all of them, as fp.Fused makes).  ``vrint`` as a float, and ``vldexp2``'s
+    rounding it to float32 is the fused result where the sum is on no float32 midpoint (one
+    test for all of them, fp.on_midpoint) nor in float32's subnormal range: only the last
+    sum, s + s * s * u, can be (the Horner steps' sums lie within a few percent of their
+    coefficients, 0.0014 to 0.5, for |s| <= 0.35), and its rounding reports it (fp.cast32).
+    Lanes whose result is replaced by 0, inf or NaN may fail the tests for nothing (the
+    settled path then gives the same values).  ``vrint`` as a float, and ``vldexp2``'s
     two scalings by one ldexp, which rounds once as its second does: the same values wherever
     the result is not replaced by 0 or inf (|q| <= 150, so the first scaling, of the
     polynomial's value in [0.5, 2] by 2**(q >> 1), is exact)."""
@@ -221,9 +225,9 @@ def _expf_lanes(d: Any) -> Any:
     q64[...] = u32
     np.multiply(q64, u64, out=last)
     np.add(last, s64, out=last)
-    if not rounds_once(sums):
+    u32 = cast32(last)
+    if u32 is None or on_midpoint(sums):
         return None
-    u32[...] = last
     u32 += ONE
     u = np.ldexp(u32, qf.astype(I32))
     if n and np.minimum.reduce(d) >= F32(-104) and np.maximum.reduce(d) <= F32(100):
@@ -341,8 +345,10 @@ _LN2_HI64, _LN2_LO64 = F64(LN2_HI), F64(LN2_LO)
 
 def _logf_lanes(d: Any) -> Any:
     """_logf on a flat array of positive normal numbers below 2**127, in float64 lanes holding
-    float32 values as _expf_lanes computes (the fused steps' sums checked together by
-    fp.rounds_once), or None where one of them needs settling.
+    float32 values as _expf_lanes computes (the fused steps' sums checked together for
+    midpoints; the subnormal range by their rounding, fp.cast32: of them only x1, the
+    division's low part, can come near it: t1 and t2 are at least 0.39 and 0.66, and lo is
+    zero or a multiple of 2**-52), or None where one of them needs settling.
 
     vgetmant is frexp's fraction, doubled below 3/4, and vgetexp(d / 0.75) frexp's exponent,
     less one below 3/4 (the product's rounding never crosses a power of two: checked on every
@@ -351,7 +357,7 @@ def _logf_lanes(d: Any) -> Any:
     the float32 products n0 * t and LN2_HI * e, and the two FMAs of ``v`` (see _logf)."""
     n = d.shape[0]
     buf = np.empty((13, n), F64)
-    sums = buf[:4]  # the fused steps whose float64 sums may round twice
+    sums = buf[:4]  # the fused steps whose float64 sums may round twice: t1, then x1, t2, lo
     m64, e64, den, d0, t64, s64, w64, v64, x2 = buf[4:]
     m, ex = np.frexp(d)
     below = m < F32(0.75)
@@ -376,12 +382,11 @@ def _logf_lanes(d: Any) -> Any:
     np.multiply(den, t64, out=w64)
     np.subtract(v64, w64, out=w64)
     v64[...] = w64.astype(F32)
-    x1 = sums[0]
+    t1, x1, t2, lo = sums
     np.multiply(s64, v64, out=x1)
     np.add(x1, m64, out=x1)
     x2_32 = s * s
     x2[...] = x2_32
-    t1, t2 = sums[1], sums[2]
     np.multiply(x2, _LOGF_T[0], out=t1)
     np.add(t1, _LOGF_T[1], out=t1)
     t64[...] = t1.astype(F32)
@@ -391,17 +396,16 @@ def _logf_lanes(d: Any) -> Any:
     s0 = w64.astype(F32)
     v64[...] = s0
     np.subtract(w64, v64, out=w64)  # its error
-    lo = sums[3]
     np.multiply(e64, _LN2_LO64, out=lo)
     np.add(lo, w64, out=lo)
-    if not rounds_once(sums):
+    rounded = cast32(sums[1:])  # x1, t2 and lo
+    if rounded is None or on_midpoint(sums):
         return None
-    x1 = x1.astype(F32)
-    s1 = lo.astype(F32)
+    x1, t2, s1 = rounded
     s2 = TWO * s
     hi = s0 + s2
     lo32 = (((s0 - hi) + s2) + s1) + TWO * x1
-    term = (x2_32 * s) * t2.astype(F32)
+    term = (x2_32 * s) * t2
     r = hi + term
     return r + (((hi - r) + term) + lo32)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import machine
-from .fp import fma_add, rounds_once
+from .fp import fma_add
 from .iterator import thread_ranges
 from .unary import madd, scalar, vector
 
@@ -299,20 +299,10 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
 
 
 def _msub(a: Any, b: Any, c: Any) -> Any:
-    """``a - b * c`` as the compiled code computes it: one FMA (vfnmadd) on AVX2 and AVX512.
-
-    For float32 arrays, fma32's steps without its conversions: the product is exact in
-    float64, and the float64 sum rounded to float32 is the fused result where fp.rounds_once
-    passes, or where every float64 sum is exact (TwoSum's error zero: so is cross_entropy's
-    gradient, zero but at the targets, whose sums often are float32 midpoints); else
-    fp.fma_add settles the sums that may round twice."""
+    """``a - b * c`` as the compiled code computes it: one FMA (vfnmadd) on AVX2 and AVX512
+    (for float32, fp.fma_add of the exact float64 product: cross_entropy's gradient, zero but
+    at the targets, has many sums on float32 midpoints, which it settles only where the
+    float64 sum was inexact)."""
     if a.dtype == F32 and b.dtype == F32 and machine.current().fma:
-        p = np.multiply(-b, c, dtype=F64)  # as fma32(-b, c, a): the same NaNs
-        s = p + a
-        if rounds_once(s):
-            return s.astype(F32)
-        bb = s - p
-        if not np.count_nonzero((p - (s - bb)) + (a - bb)):  # NaN counts: settled below
-            return s.astype(F32)
-        return fma_add(p, a)
+        return fma_add(np.multiply(-b, c, dtype=F64), a)  # as fma32(-b, c, a): the same NaNs
     return madd(-b, c, a)

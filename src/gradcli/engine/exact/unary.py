@@ -385,9 +385,8 @@ def tanh_backward(grad: Any, y: Any) -> Any:
         s += 1.0
         out = s.astype(F32)
         if not np.minimum.reduce(s, axis=None) >= 0:
-            low = fp.low_bits(s)
-            if np.minimum.reduce(low, axis=None) == fp.I64_MIN:  # some sum on a midpoint
-                at = np.flatnonzero(low == fp.I64_MIN)
+            at = np.flatnonzero(fp.midpoints(s))
+            if at.size:  # some sum on a midpoint
                 ys = y.reshape(-1)[at]
                 out.reshape(-1)[at] = fma32(-ys, ys, one)  # settled one by one
         return np.asarray(grad, y.dtype) * out
