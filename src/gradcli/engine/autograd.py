@@ -101,7 +101,7 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
         if g is None:
             if t.numel() != 1:
                 raise ScriptError("grad can be implicitly created only for scalar outputs")
-            g = t.backend.leaf_data(t.backend.xp.ones_like(t.data))
+            g = _one(t)
         else:
             if not isinstance(g, Tensor):
                 raise ScriptError("gradients can be either Tensors or None, but got "
@@ -117,6 +117,21 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None,
         roots.append(edge(t))
         out.append(g)
     return roots, out
+
+
+_ONES: dict = {}  # NumPy dtype -> a 0-d output's implicit gradient, 1 (an immutable scalar)
+
+
+def _one(t: Tensor) -> Any:
+    """The implicit gradient of a one-element output: ones like it; a 0-d NumPy one (a NumPy
+    scalar, which nothing can write) made once per dtype."""
+    data, backend = t.data, t.backend
+    if data.shape or backend.name != "numpy":
+        return backend.leaf_data(backend.xp.ones_like(data))
+    one = _ONES.get(data.dtype)
+    if one is None:
+        one = _ONES[data.dtype] = backend.leaf_data(backend.xp.ones_like(data))
+    return one
 
 
 def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
@@ -147,16 +162,14 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
         order = [n for n in deps if n.__class__ is not AccumulateGrad]
         order.sort(key=_SEQ, reverse=True)
     else:  # every reachable node, then which lead to a target and their dependencies
-        order = []
-        seen = set(stack)
+        seen = dict.fromkeys(stack)
+        pop, push = stack.pop, stack.append
         while stack:
-            n = stack.pop()
-            order.append(n)
-            for m in n.edges:
+            for m in pop().edges:
                 if m is not None and m not in seen:
-                    seen.add(m)
-                    stack.append(m)
-        will_run, deps, masks, order = _plan(order, set(targets), set(roots))
+                    seen[m] = None
+                    push(m)
+        will_run, deps, masks, order = _plan(seen, set(targets), set(roots))
     captured: dict[Node, Any] = {}
     buffers: dict[Node, Any] = {}
     adds: dict[Node, int] = {}  # in-place sums into a buffer (PyTorch bumps its version)
@@ -399,11 +412,12 @@ def input_list(inputs: Any, caller: str) -> list[Tensor]:
     return items
 
 
-def _plan(order: list[Node], targets: set, roots: set) -> tuple[set, dict, dict, list]:
-    """For a backward to ``targets`` over the reachable nodes ``order``: (the nodes from which
-    some target is reachable, targets included; how many edges among them point into each;
-    the masks that differ from a node's own, None for a node that sends no gradient; the
-    nodes that run but AccumulateGrads, the roots and those leading to a target, newest first).
+def _plan(nodes: Any, targets: set, roots: set) -> tuple[set, dict, dict, list]:
+    """For a backward to ``targets`` over the reachable ``nodes``: (the nodes from which some
+    target is reachable, targets included; how many edges among them point into each
+    AccumulateGrad (the only nodes that count them); the masks that differ from a node's
+    own, None for a node that sends no gradient; the nodes that run but AccumulateGrads, the
+    roots and those leading to a target, newest first).
 
     Sequence numbers are a topological order (a node is numbered after its inputs' nodes), so
     one pass in increasing order decides every node after all of its successors.
@@ -411,8 +425,8 @@ def _plan(order: list[Node], targets: set, roots: set) -> tuple[set, dict, dict,
     needed = set(targets)
     deps: dict[Node, int] = {}
     masks: dict[Node, Any] = {}
-    ascending = sorted(order, key=_SEQ)
-    for n in ascending:
+    run = []
+    for n in sorted(nodes, key=_SEQ):
         found = n in needed
         mask = None
         i = -1
@@ -421,22 +435,26 @@ def _plan(order: list[Node], targets: set, roots: set) -> tuple[set, dict, dict,
             if m is not None:  # n.mask[i] is True
                 if m in needed:  # then n leads to a target too: count the edge
                     found = True
-                    deps[m] = deps.get(m, 0) + 1
+                    if m.__class__ is AccumulateGrad:
+                        deps[m] = deps.get(m, 0) + 1
                 else:
                     if mask is None:
                         mask = list(n.mask)
                     mask[i] = False
         if found:
             needed.add(n)
+            if n.__class__ is not AccumulateGrad:
+                run.append(n)
             if mask is None:
                 if True in n.mask:
                     continue
             elif True in mask:
                 masks[n] = mask
                 continue
+        elif n in roots and n.__class__ is not AccumulateGrad:
+            run.append(n)
         masks[n] = None
-    run = [n for n in reversed(ascending)
-           if (n in needed or n in roots) and n.__class__ is not AccumulateGrad]
+    run.reverse()
     return needed, deps, masks, run
 
 

@@ -17,6 +17,7 @@ from ..errors import ScriptError
 from . import kernels
 from .context import current
 from .dtypes import BOOL, FLOAT64, INT64
+from .ops import GRAD_ONLY
 from .saved_hooks import Packed
 from .tensor import Tensor, vmap_from_node
 
@@ -350,37 +351,38 @@ class Node:
         under ``create_graph=True`` (``tensor_mode``); the caller chooses it.
         """
         out: list = [None] * len(needed)
-        saved = self.saved
-        checked = tensor_mode or self.freed
         plans = self.op.plans
+        shapes = self.shapes
         i = -1
         for use in needed:
             i += 1
             if not use:
                 continue
             formula, plan = plans[i]
-            args = []
-            for kind, nm in plan:  # kinds precomputed per op (ops.Op.plans): no string compares
-                if kind == 0:
-                    args.append(grad)
-                elif kind == 2:
-                    s = saved[nm]
-                    if checked or (s[2] is not None and s[2][0] != s[3]):
-                        args.append(self.unpack(nm, tensor_mode))  # the checked path
-                    else:
-                        args.append(s[0])
-                elif kind == 1:
-                    args.append(xp)
-                elif kind == 3:
-                    args.append(self.shapes[0])
-                elif kind == 4:
-                    args.append(self.params[nm])
-                else:  # a variadic op's formula: which of its inputs this gradient is for
-                    args.append(i)
-            g = formula(*args)
-            shape = self.shapes[i]
-            if g.shape != shape:
-                g = sum_to(xp, g, shape)
+            if plan is GRAD_ONLY:  # add's, sub's, a view's: no arguments to gather
+                g = formula(grad)
+            else:
+                args = []
+                for kind, nm in plan:  # kinds precomputed per op (ops.plans): no string compares
+                    if kind == 0:
+                        args.append(grad)
+                    elif kind == 2:
+                        s = self.saved[nm]
+                        if tensor_mode or self.freed or (s[2] is not None and s[2][0] != s[3]):
+                            args.append(self.unpack(nm, tensor_mode))  # the checked path
+                        else:
+                            args.append(s[0])
+                    elif kind == 1:
+                        args.append(xp)
+                    elif kind == 3:
+                        args.append(shapes[0])
+                    elif kind == 4:
+                        args.append(self.params[nm])
+                    else:  # a variadic op's formula: which of its inputs this gradient is for
+                        args.append(i)
+                g = formula(*args)
+            if g.shape != shapes[i]:
+                g = sum_to(xp, g, shapes[i])
             if self.dtypes is not None:  # the gradient takes its input's dtype
                 want = self.dtypes[i]
                 if (g.data if g.__class__ is Tensor else g).dtype is not want:

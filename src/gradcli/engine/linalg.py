@@ -31,11 +31,13 @@ from .tensor import Tensor
 
 def matmul(input: Any, other: Any) -> Tensor:
     """``input @ other``: dot, mv, mm, unsqueeze-mm-squeeze, a fold into mm/mv, or bmm."""
-    if input.__class__ is Tensor and other.__class__ is Tensor:  # 2-D @ 2-D, in few calls
+    if input.__class__ is Tensor and other.__class__ is Tensor:  # 2-D @ 2-D or 1-D, in few calls
         sa, sb = input.data.shape, other.data.shape
-        if (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]
-                and sa[0] * sb[1] <= current().max_elements):
-            return apply(O.MM, (input, other))
+        if len(sa) == 2 and sb and sa[1] == sb[0]:
+            if len(sb) == 1:
+                return apply(O.MV, (input, other))
+            if len(sb) == 2 and sa[0] * sb[1] <= current().max_elements:
+                return apply(O.MM, (input, other))
     a, b = tensor_arg(input, "matmul"), tensor_arg(other, "matmul", "other", 2)
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:

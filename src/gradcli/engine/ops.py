@@ -65,7 +65,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import kernels as K
 from . import windows as W
-from .backend import index_put, strided_diagonal
+from .backend import exact_kernels, index_put, strided_diagonal
 from .tensor import Tensor
 
 OPS: dict[str, Op] = {}
@@ -182,9 +182,15 @@ def plans(formulas: tuple, inputs: tuple[str, ...], result: str = "result") -> t
     no string compares.
     """
     special = {"grad": 0, "xp": 1, "self_shape": 3, "position": 5}
-    return tuple(None if f is None else (f[0], tuple(
-        (2, nm) if nm in inputs or nm == result else (special.get(nm, 4), nm)
-        for nm in f[1])) for f in formulas)
+    out = []
+    for f in formulas:
+        plan = None if f is None else tuple(
+            (2, nm) if nm in inputs or nm == result else (special.get(nm, 4), nm) for nm in f[1])
+        out.append(None if f is None else (f[0], GRAD_ONLY if plan == GRAD_ONLY else plan))
+    return tuple(out)
+
+
+GRAD_ONLY = ((0, "grad"),)  # the plan of a formula of the gradient alone, one shared object
 
 
 DTYPE_RULES = ("keep", "no_bool", "promote", "float", "sum", "float_only", "float_kernel", "same",
@@ -501,7 +507,8 @@ TO_COPY = defop("to_copy", "ToCopyBackward0", ("self",),
                 lambda grad: grad, kind="elementwise", dtype="to")
 CLONE = defop("clone", "CloneBackward0", ("self",), lambda xp, self: xp.asarray(self, copy=True),
               lambda grad: grad, kind="elementwise", surface=UNARY, domain=(-2, 2))
-ZERO = defop("zero_", "ZeroBackward0", ("self",), lambda xp, self: xp.zeros_like(self),
+ZERO = defop("zero_", "ZeroBackward0", ("self",),
+             lambda xp, self: xp.zeros(self.shape, dtype=self.dtype),  # written into self
              lambda xp, grad: xp.zeros_like(grad))
 
 
@@ -2519,6 +2526,9 @@ class ArrayFormulas:
     def __init__(self, xp: Any) -> None:
         for name in FORMULA_NAMES:
             setattr(self, name, getattr(xp, name))
+        ex = exact_kernels(xp)
+        if ex is not None:  # NumPy's broadcast_to, the same view made faster
+            self.broadcast_to = ex.broadcast_to
         self.zeros = xp.zeros
         self.astype = xp.astype
         self._xp = self.raw = xp
@@ -2549,7 +2559,10 @@ class ArrayFormulas:
         return K.bmm(self._xp, a, b)
 
     def power(self, x: Any, exponent: float) -> Any:
-        """``x ** exponent`` as PyTorch's pow kernel computes it."""
+        """``x ** exponent`` as PyTorch's pow kernel computes it; ``x`` itself for the exponent
+        1 (the kernel's copy of it: every formula makes a new array of the power)."""
+        if (exponent.__class__ is int or exponent.__class__ is float) and exponent == 1:
+            return x
         return K.power(self._xp, x, exponent)
 
     def silu_backward(self, grad: Any, x: Any) -> Any:

@@ -57,10 +57,11 @@ def apply(op: Any, args: tuple, params: dict = _EMPTY, record: bool = True) -> T
             if a.data.dtype in a.backend.float_natives:
                 return _apply_unary(op, a, grad_enabled, ctx)
     elif recorder is None and len(args) == 1 and args[0].__class__ is Tensor and \
-            _keeps_dtype(op) and \
+            _keeps_dtype(op, params) and \
             args[0].data.dtype in args[0].backend.float_natives:
-        # one floating tensor and params (view, sum over dims, log_softmax): every dtype rule
-        # but "to" keeps its dtype when no param is a number taking part in the promotion
+        # one floating tensor and params (view, sum over dims, log_softmax, pow): every dtype
+        # rule but "to" keeps its dtype when no param taking part in the promotion is more
+        # than a Python float or int
         return _apply_unary(op, args[0], grad_enabled, ctx, params)
     elif not params and (ctx.tracer is None or not ctx.tracer.timed):
         # recording for listings or a trace: the fast paths above (the recorder set aside, so
@@ -238,14 +239,19 @@ _BIG = 1 << 53  # a Python int past this takes the general path (its range check
 _KEEPS_DTYPE: dict = {}  # op -> whether a floating input's dtype is the result's, by its rule
 
 
-def _keeps_dtype(op: Any) -> bool:
-    """Whether ``op`` applied to one floating tensor with params gives that tensor's dtype
-    (every dtype rule but "to", with no param taking part in the promotion), and has a
-    formula for it."""
+def _keeps_dtype(op: Any, params: dict) -> bool:
+    """Whether ``op`` applied to one floating tensor with ``params`` gives that tensor's dtype
+    (every dtype rule but "to", where each param taking part in the promotion is None or a
+    Python float or int, which never promotes a floating tensor), and has a formula for it."""
     got = _KEEPS_DTYPE.get(op)
     if got is None:
-        got = _KEEPS_DTYPE[op] = (op.dtype_rule != "to" and not op.wrapped
-                                  and op.forward is not None and bool(op.differentiable[0]))
+        got = _KEEPS_DTYPE[op] = (op.dtype_rule != "to" and op.forward is not None
+                                  and bool(op.differentiable[0]))
+    if got and op.wrapped:
+        for name in op.wrapped:
+            v = params.get(name)
+            if not (v is None or v.__class__ is float or v.__class__ is int and -_BIG < v < _BIG):
+                return False
     return got
 _TT, _TF, _FT = (True, True), (True, False), (False, True)
 _SHAPES: dict[tuple, tuple] = {}
@@ -268,9 +274,9 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) ->
     every rule gives (a number never promotes a floating tensor)."""
     t = args[i]
     backend = t.backend
-    data = op.forward(backend.xp, t.data, args[1]) if i == 0 else \
-        op.forward(backend.xp, args[0], t.data)
-    if data.dtype is not t.data.dtype:
+    x = t.data
+    data = op.forward(backend.xp, x, args[1]) if i == 0 else op.forward(backend.xp, args[0], x)
+    if data.dtype is not x.dtype:
         data = backend.astype(data, t.dtype)
     out = Tensor(data, backend)
     if t.requires_grad and grad_enabled:
@@ -278,19 +284,22 @@ def _apply_scalar(op: Any, args: tuple, i: int, grad_enabled: bool, ctx: Any) ->
             raise ScriptError(f"The function '{op.aten}' is not differentiable with respect to "
                               f"argument '{op.inputs[i]}'. This input cannot have "
                               "requires_grad True.")
-        key = (True, False) if i == 0 else (False, True)
+        key = _TF if i == 0 else _FT
         saves = op.saves.get(key)
         if saves is None:
             saves = op.saved_names(key)
-        saved = _EMPTY
-        if saves:
-            saved = _saved_dict(saves, args, out, data)
-        shape = t.data.shape
-        out.grad_fn = Node(op, (edge(t), None) if i == 0 else (None, edge(t)), saved, _EMPTY,
-                           _shared((shape, None) if i == 0 else (None, shape)), backend, key,
-                           ctx)
+        saved = _saved_dict(saves, args, out, data) if saves else _EMPTY
+        shape = x.shape
+        if i == 0:
+            edges, shapes = (edge(t), None), _SCALAR_FIRST if not shape else _shared((shape, None))
+        else:
+            edges, shapes = (None, edge(t)), _SCALAR_SECOND if not shape else _shared((None, shape))
+        out.grad_fn = Node(op, edges, saved, _EMPTY, shapes, backend, key, ctx)
         out.requires_grad = True
     return out
+
+
+_SCALAR_FIRST, _SCALAR_SECOND = ((), None), (None, ())  # a 0-d tensor's shapes, and a number
 
 
 def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any,
@@ -344,8 +353,10 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
     result = _inplace_result(op, target, args, params)
     if ctx.history is not None and not grad_enabled:  # an optimizer-style update (history.py)
         ctx.history.keep(target)
-    target.data = target.backend.writable(target.data)
-    if tuple(result.data.shape) != tuple(target.data.shape):
+    data = target.data
+    if flags is None or not flags.writeable:  # a NumPy scalar (a 0-d value): a 0-d array
+        data = target.data = target.backend.writable(data)
+    if result.data.shape != data.shape and tuple(result.data.shape) != tuple(data.shape):
         raise ScriptError(
             f"output with shape {list(target.shape)} doesn't match the broadcast shape "
             f"{list(result.shape)}"
@@ -360,10 +371,11 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
         target.grad_fn = node
     if ctx.recorder is not None:
         ctx.recorder(target, op, (target, *args), True, params)
-    target.data[...] = result.data
+    data[...] = result.data
     target._vc[0] += 1
     _bumped(ctx, target)
-    refresh_views(target)
+    if base is not None or getattr(target, "_views", None):  # refresh_views' own test, first
+        refresh_views(target)
     return target
 
 
@@ -401,6 +413,8 @@ def _check_creation(target: Tensor, base: Tensor | None, args: tuple) -> None:
 def _inplace_result(op: Any, target: Tensor, args: tuple, params: dict) -> Tensor:
     """The op's result, which must fit the target's dtype (PyTorch's ``canCast``)."""
     result = apply(op, (target, *args), params, record=False)
+    if result.data.dtype is target.data.dtype:  # the common case: nothing to cast
+        return result
     got, want = result.dtype, target.dtype
     if got is not want and (got.kind > want.kind and not (want is BOOL and got is BOOL)):
         raise ScriptError(f"result type {SCALAR_NAMES[got.name]} can't be cast to the desired "

@@ -58,6 +58,7 @@ __all__ = [
     "batchnorm",
     "blas",
     "bmm",
+    "broadcast_to",
     "c_library",
     "conv",
     "elu",
@@ -110,6 +111,19 @@ def bmm(a: Any, b: Any) -> Any:
 
 
 _TYPES = frozenset((np.ndarray, np.float32, np.float64))
+_ndarray = np.ndarray
+
+
+def broadcast_to(x: Any, shape: tuple) -> Any:
+    """``numpy.broadcast_to``: a read-only view of ``x`` in ``shape``; a one-element value
+    (the gradient of a sum or a mean) by one constructor call, several times faster."""
+    if x.__class__ is not _ndarray or x.ndim == 0:
+        x = np.asarray(x)
+        if x.ndim == 0 and x.dtype.kind == "f":
+            out = _ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+            out.flags.writeable = False
+            return out
+    return np.broadcast_to(x, shape)
 
 
 _F32, _F64 = _FLOATS

@@ -234,17 +234,25 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
     between ``threads`` (the run's machine's by default) as PyTorch splits it."""
     x = np.asarray(x)
     nd = x.ndim
-    axes = tuple(range(nd)) if axes is None else tuple(a % nd for a in axes) if nd else ()
+    size = x.size
+    if axes is None or len(axes) == nd and nd == 1:  # everything (of a vector: dim 0 or -1)
+        if 0 < size and x.flags.c_contiguous and size * x.itemsize < _SMALL_BYTES and nd:
+            # the most common case, without the general bookkeeping below
+            total = _small_sum(x.reshape(-1))
+            return total.reshape((1,) * nd) if keepdims else total
+        axes = tuple(range(nd))
+    else:
+        axes = tuple(a % nd for a in axes) if nd else ()
     out_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keepdims else \
         tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    if x.size == 0:
+    if size == 0:
         return np.zeros(out_shape, x.dtype)[()]
     if nd == 0:
         return (np.zeros((), x.dtype) + x)[()]
-    if len(axes) == nd and x.flags.c_contiguous and x.size < GRAIN_SIZE:
+    if len(axes) == nd and x.flags.c_contiguous and size < GRAIN_SIZE:
         # the common case: everything of a dense array, which TensorIterator merges into one
         # row in memory order, summed by one thread
-        if x.size * x.dtype.itemsize < _SMALL_BYTES:
+        if size * x.itemsize < _SMALL_BYTES:
             return _small_sum(x.reshape(-1)).reshape(out_shape)[()]
         flat = x.reshape(-1, 1)
         total = np.zeros((), x.dtype) + _kernel(flat, (x.dtype.itemsize, 0), x.dtype.itemsize)[0]
@@ -286,44 +294,68 @@ _SMALL_BYTES = 4 * 16 * SUM_VECTOR_BYTES
 
 def _small_sum(v: Any) -> Any:
     """``_kernel`` of a contiguous row of fewer than ``_SMALL_BYTES``, ``0 + sum`` as ``sum_``
-    returns it: the same additions in the same order, without the general loops' levels."""
+    returns it (a NumPy scalar): the same additions in the same order, without the general
+    loops' levels."""
     n = v.shape[0]
-    width = SUM_VECTOR_BYTES // v.dtype.itemsize
-    zero = np.zeros((1,), v.dtype)
+    width = SUM_VECTOR_BYTES // v.itemsize
+    zero = _ZEROS[v.dtype.char]
     if n < width:  # a row shorter than a vector: row_sum of single elements
-        return zero[0] + _small_row_sum(v.reshape(n, 1))[0]
+        return zero + _small_row_sum(v.reshape(n, 1))[0]
     nvec = n // width
     lanes = _small_row_sum(v[: nvec * width].reshape(nvec, width))
+    tail = v[nvec * width:]
     # vectorized_inner_sum's tail then its lanes, in order from 0: one in-order prefix sum.  It
-    # starts at the first value, not at +0; sum_'s own 0 + total makes an all-(-0) sum +0, as
+    # starts at the first value, not at +0; 0 + total makes an all-(-0) sum +0, as
     # 0 + v0 + ... does, and changes no other.
-    return zero[0] + np.add.accumulate(np.concatenate((v[nvec * width:], lanes)))[-1]
+    return zero + np.add.accumulate(np.concatenate((tail, lanes)) if tail.shape[0] else lanes)[-1]
+
+
+_ZEROS = {"f": np.float32(0), "d": np.float64(0)}
 
 
 def _small_row_sum(s: Any) -> Any:
     """``row_sum`` along axis 0 of ``s`` (k, lanes) for k < 64: four interleaved in-order sums
-    from 0 (the cascade's only level), the tail into the first, then the four."""
+    (the cascade's only level), the tail into the first, then the four.  The sums start at
+    their first row, not at +0 as the kernel's: in round-to-nearest a sum is -0 only when
+    every value added is -0, so a +0 start changes nothing but such a sum (-0 to +0), which
+    ``_small_sum``'s own 0 + total makes +0 anyway."""
     k = s.shape[0]
     q = k // 4
-    part = np.zeros((4,) + s.shape[1:], s.dtype)
-    for j in range(q):
-        part = part + s[4 * j: 4 * j + 4]
+    if q == 0:
+        part = np.zeros((4,) + s.shape[1:], s.dtype)
+    else:
+        part = s[0:4]
+        for j in range(1, q):
+            part = part + s[4 * j: 4 * j + 4]
+    if k > 4 * q:
+        part = np.concatenate((part[:1], s[4 * q:], part[1:]))
+    if s.shape[1] > 1:
+        # ((part0 + tail rows) + part1) + part2) + part3: NumPy reduces a leading axis of
+        # a C-contiguous array with rows of two or more elements row after row, in order
+        return np.add.reduce(part, 0)
     acc = part[0]
-    for i in range(4 * q, k):
-        acc = acc + s[i]
-    return ((acc + part[1]) + part[2]) + part[3]
+    for i in range(1, part.shape[0]):
+        acc = acc + part[i]
+    return acc
 
 
 def mean(x: Any, axes: tuple | None = None, keepdims: bool = False) -> Any:
     """``torch.mean``: the sum divided by the count in the same dtype (ReduceOps.cpp mean_out)."""
     x = np.asarray(x)
-    nd = x.ndim
-    count = 1
-    for i, d in enumerate(x.shape):
-        if axes is None or i in tuple(a % nd for a in axes):
-            count *= d
+    if axes is None:
+        count = x.size
+    else:
+        nd = x.ndim
+        dims = tuple(a % nd for a in axes) if nd else ()
+        count = 1
+        for i, d in enumerate(x.shape):
+            if i in dims:
+                count *= d
+    total = sum_(x, axes, keepdims)
+    if count:  # a division by a positive count cannot overflow, and never makes a NaN
+        return total / x.dtype.type(count)
     with np.errstate(all="ignore"):  # an empty mean is 0 / 0 = nan, as PyTorch's
-        return sum_(x, axes, keepdims) / x.dtype.type(count)
+        return total / x.dtype.type(count)
 
 
 def nll_cascade(terms: Any, kept: Any) -> Any:

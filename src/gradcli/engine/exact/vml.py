@@ -49,26 +49,31 @@ _CHUNK = 1 << 30  # MKL_INT is 32 bits in the LP64 interface
 _scalars = threading.local()  # per thread: runs in threads must not share the buffers
 
 
-def _buffers(dtype: np.dtype) -> tuple[Any, Any]:
-    kind = ctypes.c_float if dtype == np.float32 else ctypes.c_double
-    key = "f" if dtype == np.float32 else "d"
-    pair = getattr(_scalars, key, None)
-    if pair is None:
-        pair = ((kind * 1)(), (kind * 1)())
-        setattr(_scalars, key, pair)
-    return pair
+def _scalar_call(name: str, x: Any) -> tuple:
+    """(VML's function, its one-element source and result buffers, x's type) for a NumPy
+    scalar ``x``, made once per thread, function and dtype."""
+    calls = getattr(_scalars, "calls", None)
+    if calls is None:
+        calls = _scalars.calls = {}
+    key = (name, x.dtype.char)
+    entry = calls.get(key)
+    if entry is None:
+        kind = ctypes.c_float if x.dtype == np.float32 else ctypes.c_double
+        entry = calls[key] = (_function(name, x.dtype), (kind * 1)(), (kind * 1)(),
+                              x.dtype.type)
+    return entry
 
 
 def call(name: str, x: Any) -> Any:
     """VML's function for the Array API's ``name`` (vmsExp for "exp") of a float32 or float64 NumPy array or scalar (``available()`` first);
     a scalar stays a scalar."""
-    fn = _function(name, x.dtype)
     libmkl.calls += 1
-    if isinstance(x, np.generic):
-        src, dst = _buffers(x.dtype)
+    if isinstance(x, np.generic):  # a scalar script's value: one element through the buffers
+        fn, src, dst, scalar = _scalar_call(name, x)
         src[0] = x
         fn(1, src, dst, MODE)
-        return x.dtype.type(dst[0])
+        return scalar(dst[0])
+    fn = _function(name, x.dtype)
     a = x if x.flags.c_contiguous else np.asarray(x, order="C")
     out = np.empty(a.shape, a.dtype)
     n = a.size
