@@ -1,6 +1,7 @@
-"""Markers the test files share."""
+"""What the test files share: markers, and how a child process starts."""
 
 import shutil
+import sys
 
 import pytest
 
@@ -8,3 +9,13 @@ import pytest
 # (CI installs it; a developer's machine may not have it).
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz dot is not installed")
+
+
+def with_default_sigint(argv: list[str]) -> list[str]:
+    """``argv`` run with SIGINT as a terminal gives it, for a child the test will Ctrl-C: a
+    shell starting the test run in the background (``pytest &``) makes its children ignore
+    SIGINT, and gradcli leaves an ignored SIGINT ignored, as a background job should. (The
+    same process: a small Python resets the signal and execs ``argv``.)"""
+    reset = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", reset, *argv]

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from marks import needs_dot
+from marks import needs_dot, with_default_sigint
 from typer.testing import CliRunner
 
 from gradcli import cli, views
@@ -688,8 +688,9 @@ def test_subprocess_closed_pipe_is_quiet(tmp_path):
 def test_subprocess_ctrl_c_exits_130(tmp_path):
     p = tmp_path / "slow.grad"
     p.write_text("x = param(1.0)\nfor i in range(100000000):\n    y = x * 2\n")
-    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "run", str(p), "--max-steps",
-                             "1000000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(with_default_sigint([sys.executable, "-m", "gradcli", "run", str(p),
+                                                 "--max-steps", "1000000000"]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": SRC}, text=True)
     time.sleep(2.0)
     proc.send_signal(signal.SIGINT)
@@ -772,6 +773,7 @@ def test_shell_completion_script_is_offered():
 _SIGINT_AT = """\
 import os, signal, sys, time
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal's foreground job
 AT = sys.argv.pop(1)
 
 class CtrlC:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from marks import with_default_sigint
 from typer.testing import CliRunner
 
 from gradcli import cli, pipeline, targets, views
@@ -352,7 +353,7 @@ def test_ctrl_c_stops_a_long_matmul_at_once():
     import time
 
     src = "a = ones(2500, 2500)\nfor i in range(40):\n    b = a @ a\n"
-    p = subprocess.Popen([sys.executable, "-m", "gradcli", "run", "-e", src],
+    p = subprocess.Popen(with_default_sigint([sys.executable, "-m", "gradcli", "run", "-e", src]),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env={**os.environ, "PYTHONPATH": SRC})
     time.sleep(1.5)

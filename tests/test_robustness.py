@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from marks import with_default_sigint
 from typer.testing import CliRunner
 
 from gradcli import launch, options, pipeline
@@ -911,8 +912,9 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
     script = tmp_path / "loop.grad"
     script.write_text("x = param(1.0)\nprint('started')\nfor i in range(10**9):\n"
                       "    x = x * 1.0\n")
-    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "run", str(script),
-                             "--max-steps", str(10**12), "--format", "plain"],
+    proc = subprocess.Popen(with_default_sigint([sys.executable, "-m", "gradcli", "run",
+                                                 str(script), "--max-steps", str(10**12),
+                                                 "--format", "plain"]),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
     try:
         assert proc.stdout.readline() == b"started\n"
