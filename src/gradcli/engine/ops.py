@@ -1590,17 +1590,20 @@ def _plain_vector_norm(xp: Any, self: Any, ord: float, dim: tuple | None, keepdi
 
 
 def _vector_norm_grad(xp: Any, grad: Any, self: Any, result: Any, ord: float,
-                      dim: tuple | None) -> Any:
-    """PyTorch's norm_backward, one branch per order."""
+                      dim: tuple | None, meet: Callable | None = None) -> Any:
+    """PyTorch's norm_backward, one branch per order. ``meet`` converts a 0-d double operand
+    where PyTorch's type promotion converts it, on meeting the float32 input
+    (vector_norm(dtype=) of every dim: a 0-d tensor takes no part in the promotion)."""
     shape = tuple(self.shape)
     g, norm = (_kept(xp, t, shape, dim) for t in (grad, result))
     zero = _raw(norm) == 0
+    m = meet or (lambda t: t)
     if ord == 0:
-        return xp.zeros_like(self * g)
+        return xp.zeros_like(self * m(g))
     if ord == 1:
-        return xp.sign(self) * g
+        return xp.sign(self) * m(g)
     if ord == 2:
-        return g * xp.where(zero, 0.0, self / norm)
+        return m(g) * xp.where(zero, 0.0, self / m(norm))
     if math.isinf(ord):  # the gradient is shared by the elements that reach the max (min)
         s = _raw(self)
         mask = (xp.raw.abs(s) == _raw(norm)) | xp.raw.isnan(s)
@@ -1610,15 +1613,25 @@ def _vector_norm_grad(xp: Any, grad: Any, self: Any, result: Any, ord: float,
     if ord < 1:
         scaled = xp.where(_raw(self) == 0, 0.0,
                           xp.sign(self) * xp.power(xp.abs(self), ord - 1))
-        return scaled * g * xp.power(norm, 1 - ord)
+        return scaled * m(g) * m(xp.power(norm, 1 - ord))
     scaled = xp.sign(self) * xp.power(xp.abs(self), ord - 1) if ord < 2 else \
         self * xp.power(xp.abs(self), ord - 2)
-    return scaled * xp.where(zero, 0.0, g / xp.power(norm, ord - 1))
+    return scaled * m(xp.where(zero, 0.0, g / xp.power(norm, ord - 1)))
 
 
 VECTOR_NORM = defop("linalg_vector_norm", "LinalgVectorNormBackward0", ("self",), _vector_norm,
                     lambda xp, grad, self, result, ord, dim: _vector_norm_grad(
                         xp, grad, self, result, ord, dim), dtype="float_only")
+# vector_norm(dtype=): the input converted to ``dtype`` first (PyTorch's make_reduction), the
+# same node; its formula reads the input as it was, the norm and grad in ``dtype``
+VECTOR_NORM_TO = defop("linalg_vector_norm_to", "LinalgVectorNormBackward0", ("self",),
+                       lambda xp, self, ord, dim, keepdim, dtype: _vector_norm(
+                           xp, self, ord, dim, keepdim),
+                       lambda xp, grad, self, result, ord, dim: _vector_norm_grad(
+                           xp, grad, self, result, ord, dim,
+                           (lambda t: xp.astype(t, _raw(self).dtype))
+                           if result.ndim == 0 and self.ndim else None),
+                       dtype="to")
 
 
 def _prod_grad(xp: Any, grad: Any, self: Any, result: Any, dim: tuple | None) -> Any:

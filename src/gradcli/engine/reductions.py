@@ -188,14 +188,23 @@ def vector_norm(input: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False
     if not x.dtype.is_floating_point:
         raise ScriptError("linalg.vector_norm: Expected a floating point or complex tensor as "
                           f"input. Got {D.SCALAR_NAMES[x.dtype.name]}")
-    if dtype is not None:
-        raise ScriptError("linalg.vector_norm(dtype=...) is not supported by gradcli",
-                          hint="convert the input first: x.double()")
+    if dtype is not None and not isinstance(dtype, D.DType):
+        raise ScriptError(f"linalg_vector_norm(): argument 'dtype' must be torch.dtype, not "
+                          f"{type(dtype).__name__}", kind="TypeError")
+    if dtype is not None and not dtype.is_floating_point:
+        raise ScriptError("linalg.vector_norm: dtype should be floating point or complex, but "
+                          f"got {D.SCALAR_NAMES[dtype.name]}")
+    if dtype is not None and D.promote_types(x.dtype, dtype) is not dtype:
+        raise ScriptError(f"linalg.vector_norm: the dtype of the input "
+                          f"({D.SCALAR_NAMES[x.dtype.name]}) should be convertible without "
+                          f"narrowing to the specified dtype ({D.SCALAR_NAMES[dtype.name]})")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise ScriptError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
                           f"{type(ord).__name__}", kind="TypeError")
-    dims = _dims(dim, x.ndim) if x.ndim else None
-    return apply(O.VECTOR_NORM, (x,), {"ord": ord, "dim": dims, "keepdim": bool(keepdim)})
+    params = {"ord": ord, "dim": _dims(dim, x.ndim) if x.ndim else None, "keepdim": bool(keepdim)}
+    if dtype is None or dtype is x.dtype:
+        return apply(O.VECTOR_NORM, (x,), params)
+    return apply(O.VECTOR_NORM_TO, (x,), {**params, "dtype": dtype})
 
 
 def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
