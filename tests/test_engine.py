@@ -139,6 +139,9 @@ CASES = [
     ("linalg_vector_norm", lambda a: a.norm(float("inf"), 1), [DISTINCT]),
     ("linalg_vector_norm", lambda a: a.norm(0.5), [DISTINCT]),
     ("linalg_vector_norm", lambda a: F.LINALG["vector_norm"](a, 1.5, (0, 1)), [DISTINCT]),
+    ("linalg_vector_norm_to", lambda a: a.norm(3, dim=1, dtype=dtypes.FLOAT64), [DISTINCT]),
+    ("linalg_vector_norm_to", lambda a: a.norm(dtype=dtypes.FLOAT64) * a, [DISTINCT]),
+    ("linalg_vector_norm_to", lambda a: a.norm(0.5, dtype=dtypes.FLOAT64), [DISTINCT]),
     ("prod", lambda a: a.prod(), [A]),
     ("prod", F.prod, [[[0.0, 1.5], [2.0, 0.5]]]),  # one zero: the product of the others
     ("prod_dim", lambda a: a.prod(1), [A]),

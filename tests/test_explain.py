@@ -107,6 +107,8 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
         "nansum_to": ((x,), {"dim": (1,), "keepdim": True, "dtype": FLOAT64}),
         "cumsum_to": ((x,), {"dim": 0, "reverse": False, "dtype": FLOAT64}),
         "cumprod_to": ((x,), {"dim": 1, "dtype": FLOAT64}),
+        "linalg_vector_norm_to": ((x,), {"ord": 2, "dim": None, "keepdim": False,
+                                         "dtype": FLOAT64}),
         # torch.nn.functional (engine.nn_functional, nn_layers)
         "threshold": ((x,), {"threshold": 0.5, "value": -1.0}),
         "threshold_": ((x,), {"threshold": 0.5, "value": -1.0}),

@@ -202,7 +202,7 @@ def vector_norm(input: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False
         raise ScriptError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
                           f"{type(ord).__name__}", kind="TypeError")
     params = {"ord": ord, "dim": _dims(dim, x.ndim) if x.ndim else None, "keepdim": bool(keepdim)}
-    if dtype is None or dtype is x.dtype:
+    if dtype is None:
         return apply(O.VECTOR_NORM, (x,), params)
     return apply(O.VECTOR_NORM_TO, (x,), {**params, "dtype": dtype})
 
