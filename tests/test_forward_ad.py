@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gradcli import api
+from gradcli import api, pipeline
 from gradcli.api.forward_ad import FORWARD_AD
 from gradcli.engine import OPS, RunContext, use
 from gradcli.engine import jvps as J
@@ -198,10 +198,23 @@ def test_coverage_of_the_table():
                  "index_backward", "reflection_pad1d_backward", "reflection_pad2d_backward",
                  "reflection_pad3d_backward", "replication_pad1d_backward",
                  "replication_pad2d_backward", "replication_pad3d_backward"}
+    # refused with gradcli's message (test below): PyTorch's tangent of vector_norm(dtype=)
+    # keeps the input's float32 beside the float64 primal for some orders, not built yet
+    refused = {"linalg_vector_norm_to"}
     missing = sorted(op.name for op in OPS.values()
-                     if op.name not in unreached and not J.has_formula(op)
+                     if op.name not in unreached | refused and not J.has_formula(op)
                      and op not in J.NO_FORMULA)
     assert missing == []
+
+
+def test_forward_ad_through_vector_norm_with_a_dtype_is_refused_clearly():
+    src = ("import torch\nimport torch.autograd.forward_ad as fwAD\nx = torch.ones(3)\n"
+           "with fwAD.dual_level():\n    d = fwAD.make_dual(x, torch.ones(3))\n"
+           "    y = torch.linalg.vector_norm(d, dtype=torch.float64)\n")
+    r = pipeline.run(src, filename="p.py")
+    assert r.error is not None and r.error.kind == "NotImplementedError"
+    assert "forward AD through 'linalg_vector_norm_to'" in r.error.message
+    assert r.error.span.line == 6
 
 
 # --- grad --mode forward --------------------------------------------------------------------
