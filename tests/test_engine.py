@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gradcli import api as F
-from gradcli import engine
+from gradcli import engine, pipeline
 from gradcli.engine import autograd, dtypes
 from gradcli.engine import ops as O
 from gradcli.engine.backend import from_namespace, get_backend
@@ -660,3 +660,12 @@ def test_cupy_backend_reports_why_it_is_unavailable():
             x = F.param([1.0, 2.0])
             F.sum(x * x).backward()
             assert x.grad.data.get().tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("ord", [2, -2, 1, float("inf"), "nuc"])
+def test_matrix_norms_other_than_frobenius_are_refused_with_a_hint(ord):
+    src = f"import torch\nB = torch.ones(3, 3)\nn = torch.linalg.norm(B, {ord!r})\n"
+    r = pipeline.run(src.replace("inf", 'float("inf")'), filename="p.py")
+    assert r.error is not None and r.error.span.line == 3
+    assert "of a matrix is not supported by gradcli" in r.error.message
+    assert "singular values" in r.error.hint

@@ -100,6 +100,7 @@ from .reductions import (
     equal,
     extreme,
     isclose,
+    linalg_norm,
     logsumexp,
     mean,
     nanmean,
@@ -526,8 +527,8 @@ NN_FUNCTIONS.update(NN_INPLACE)
 NN_FUNCTIONS.update(NN_UNDERSCORE)
 NN_FUNCTIONS.update({n: TORCH_NN[n] for n in ("selu_", "celu_", "threshold_")})
 # torch.linalg
-LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm, "det": det, "inv": inv,
-                                         "solve": solve}
+LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm, "norm": linalg_norm,
+                                         "det": det, "inv": inv, "solve": solve}
 # not methods: cat and stack take a list; Tensor has numel itself; x.where's order differs;
 # einsum takes an equation
 METHODS: dict[str, Callable[..., Any]] = {

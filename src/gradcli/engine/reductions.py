@@ -222,6 +222,38 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     return vector_norm(x, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
 
 
+def linalg_norm(input: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    """``torch.linalg.norm``: a vector norm, or the Frobenius norm (the 2-norm over the two
+    dims), both through vector_norm as ATen's linalg_norm goes; other matrix orders are not
+    built."""
+    x = tensor_arg(input, "linalg_norm")
+    dims = None if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    if dims is not None and len(dims) not in (1, 2):
+        raise ScriptError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                          f"Got {dims}")
+    if dims is None and ord is not None and x.ndim not in (1, 2):
+        raise ScriptError("linalg.norm: If dim is not specified but ord is, the input must be "
+                          f"1D or 2D. Got {x.ndim}D.")
+    matrix = ord is not None and (len(dims) == 2 if dims is not None else x.ndim == 2)
+    if isinstance(ord, str):
+        if x.ndim < 2:
+            raise ScriptError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                              "dimensions.")
+        if ord not in ("fro", "nuc"):
+            raise ScriptError(f"linalg.matrix_norm: Order {ord} not supported.")
+        matrix = ord == "nuc"
+        dims = dims or [0, 1]
+    if matrix:
+        raise ScriptError(f"torch.linalg.norm(ord={ord!r}) of a matrix is not supported by "
+                          "gradcli (vector norms and ord='fro' only)",
+                          hint="the spectral and nuclear norms need singular values, "
+                               "which gradcli does not compute; torch.linalg.vector_norm(A, "
+                               "ord, dim=(-2, -1)) is the entrywise norm")
+    return vector_norm(x, 2 if ord is None or ord == "fro" else ord,
+                       None if dims is None else tuple(dims), keepdim, dtype=dtype)
+
+
 def numel(input: Any) -> int:
     """``torch.numel``: the number of elements."""
     return tensor_arg(input, "numel").numel()
