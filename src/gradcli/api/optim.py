@@ -48,6 +48,10 @@ class _States(dict):
         value = self[key] = {}
         return value
 
+    def copy(self) -> _States:
+        """A shallow copy that is a defaultdict too, as ``defaultdict.copy`` gives."""
+        return _States(self)
+
     def script_repr(self, printer: Any) -> str:
         return f"defaultdict(<class 'dict'>, {printer.repr(dict(self))})"
 
