@@ -1,14 +1,20 @@
-"""Build hook: the wheel carries the grammar.
+"""Build hooks: the wheel carries the grammar and the compiled exact kernels.
 
 The grammar's home is the repository's top-level grammars/ (where readers look for it);
 gradcli.grammar reads the packaged copy at gradcli/grammars/grad.lark first, so the build copies
-it there. Everything else about the package is in pyproject.toml.
+it there.
+
+``gradcli.engine.exact._native`` is the C loops of the exact float kernels (fused multiply-adds,
+SLEEF's expf and logf); optional: where no C compiler is found the install goes on without it
+and gradcli runs the same kernels in NumPy (engine/exact/native.py), with the same bits, slower.
+``-ffp-contract=off``: the compiler must not fuse a multiply and an add on its own (GCC does by
+default on targets with FMA, aarch64 among them). Everything else is in pyproject.toml.
 """
 
 import shutil
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 
@@ -24,4 +30,11 @@ class BuildPyWithGrammar(build_py):
             shutil.copy2(lark_file, target / lark_file.name)
 
 
-setup(cmdclass={"build_py": BuildPyWithGrammar})
+NATIVE = Extension(
+    "gradcli.engine.exact._native",
+    sources=["src/gradcli/engine/exact/_native.c"],
+    extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"],
+    optional=True,
+)
+
+setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE])

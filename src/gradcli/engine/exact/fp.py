@@ -14,6 +14,10 @@ NumPy has no FMA, so:
 * ``fma64``: Boldo and Melquiond's emulation (exact product and sums, the last one rounded to
   odd), on arrays, and the same steps on Python floats for a scalar (scalar scripts run on
   0-d values, where twenty array operations would cost twenty times more).
+
+Where the install compiled them (native.py), ``fma32``, ``fma_add`` and ``fma64`` run as C
+loops over the C library's ``fmaf``/``fma`` instead, with the same results; the NumPy steps
+below remain their definition and the fallback.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import struct
 from typing import Any
 
 import numpy as np
+
+from . import native
 
 F32 = np.float32
 F64 = np.float64
@@ -36,12 +42,20 @@ _TINY64 = 2.0 ** -916  # below this a product's split parts may underflow (2**-1
 
 def fma32(a: Any, b: Any, c: Any) -> Any:
     """``a * b + c`` rounded once to float32 (the hardware's vfmadd on float32 lanes)."""
+    if native.lib is not None:
+        out = native.fma32(a, b, c)
+        if out is not None:
+            return out if out.ndim else out[()]  # a scalar for 0-d operands, as below
     p = np.multiply(np.asarray(a, F32), np.asarray(b, F32), dtype=F64)  # exact: 24 + 24 bits
     return fma_add(p, np.asarray(c, F32))
 
 
 def fma_add(p: Any, c: Any) -> Any:
     """``p + c`` rounded once to float32, for an exact float64 product ``p`` (see fma32)."""
+    if native.lib is not None:
+        out = native.fma_add(p, c)
+        if out is not None:
+            return out if out.ndim else out[()]  # a scalar for 0-d operands, as below
     s = p + c  # float32 ``c`` widened exactly by the promotion
     out = cast32(s)
     if out is not None:  # no sum in float32's subnormal range to settle (cast32)
@@ -278,7 +292,13 @@ def _two_prod(a: Any, b: Any) -> tuple[Any, Any]:
 def fma64(a: Any, b: Any, c: Any) -> Any:
     """float64 ``a * b + c`` rounded once; a NumPy scalar result for scalar operands."""
     if all(isinstance(v, float | int | np.floating) for v in (a, b, c)):
+        if native.lib is not None:
+            return F64(native.lib.fma64_scalar(float(a), float(b), float(c)))
         return F64(_fma64_scalar(float(a), float(b), float(c)))
+    if native.lib is not None:
+        out = native.fma64(a, b, c)
+        if out is not None:
+            return out
     a, b, c = np.broadcast_arrays(np.asarray(a, dtype=F64), np.asarray(b, dtype=F64),
                                   np.asarray(c, dtype=F64))
     with np.errstate(all="ignore"):

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import native
 from .fp import Fused, cast32, fma32, on_midpoint
 
 F32 = np.float32
@@ -163,6 +164,8 @@ def _scale(d: tuple, s: Any) -> tuple:
 def expf(d: Any) -> Any:
     """Sleef_expf16_u10 (xexpf)."""
     d = _f(d)
+    if native.lib is not None:
+        return native.unary32(native.lib.expf, d)
     with np.errstate(all="ignore"):
         out = _expf_lanes(d.reshape(-1))
         if out is None:  # some FMA may double-round: each one settled (rare)
@@ -318,6 +321,8 @@ def arctan2f(y: Any, x: Any) -> Any:
 def logf(d: Any) -> Any:
     """Sleef_logf16_u10 (xlogf_u1, AVX512 branch)."""
     d = _f(d)
+    if native.lib is not None:
+        return native.unary32(native.lib.logf, d)
     with np.errstate(all="ignore"):
         flat = d.reshape(-1)
         if flat.size and np.minimum.reduce(flat) >= F32(2.0 ** -126) \

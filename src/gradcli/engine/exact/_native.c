@@ -1,0 +1,321 @@
+/* The exact float kernels compiled: element loops doing, operation for operation, what the
+ * NumPy ports in fp.py and sleef.py compute (native.py says where each is used).
+ *
+ * Every float operation here is one IEEE operation in the argument's format: the build passes
+ * -ffp-contract=off (no a * b + c silently fused) and no fast-math, and x86-64's SSE evaluates
+ * float as float (FLT_EVAL_METHOD 0).  fmaf and fma are the C library's, rounded once.
+ *
+ * Arrays come through the buffer protocol, C-contiguous; each operand holds n elements or one
+ * (broadcast).  The Python side (native.py) checks dtypes and layouts before calling.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* x86-64: each loop compiled twice, for the baseline and for x86-64-v3 (AVX2 and FMA), picked
+ * at load time by the CPU: there fmaf is one instruction instead of a library call, and the
+ * loops vectorise (the same IEEE operations, lane by lane) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LOOP __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define LOOP
+#endif
+/* the element functions inlined into each clone of the loops (compiled for its target) */
+#define INLINE static inline __attribute__((always_inline))
+
+/* ---- bits ---------------------------------------------------------------------------------- */
+
+INLINE float from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/* vpow2i_vf_vi2: 2**q from its exponent bits, int32 wraparound as the hardware's */
+INLINE float pow2i(int32_t q) { return from_bits(((uint32_t)q + 0x7Fu) << 23); }
+
+/* vldexp2_vf_vf_vi2: d * 2**(e >> 1) * 2**(e - (e >> 1)), two roundings */
+INLINE float ldexp2(float d, int32_t e) {
+    int32_t h = e >> 1;  /* arithmetic shift, as vpsrad */
+    return (d * pow2i(h)) * pow2i(e - h);
+}
+
+/* ---- SLEEF's xexpf (sleef.py _expf) ---------------------------------------------------------- */
+
+INLINE float sleef_expf(float d) {
+    if (isnan(d)) return d;
+    if (d < -104.0f) return 0.0f;
+    if (100.0f < d) return INFINITY;
+    const float r_ln2 = (float)1.442695040888963407359924681001892137426645954152985934135449406931;
+    const float l2u = (float)0.693145751953125, l2l = (float)1.428606765330187045e-06;
+    float qf = rintf(d * r_ln2);
+    int32_t q = (int32_t)qf;
+    float s = fmaf(qf, -l2u, d);
+    s = fmaf(qf, -l2l, s);
+    float u = (float)0.000198527617612853646278381;
+    u = fmaf(u, s, (float)0.00139304355252534151077271);
+    u = fmaf(u, s, (float)0.00833336077630519866943359);
+    u = fmaf(u, s, (float)0.0416664853692054748535156);
+    u = fmaf(u, s, (float)0.166666671633720397949219);
+    u = fmaf(u, s, (float)0.5);
+    u = 1.0f + fmaf(s * s, u, s);
+    return ldexp2(u, q);
+}
+
+/* ---- SLEEF's xlogf_u1, AVX512 branch (sleef.py _logf and logf's special values) ------------- */
+
+INLINE uint32_t to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* vgetexp: floor(log2|x|) as a float; -inf for 0, |x| for inf and NaN (frexp's exponent less
+ * one; read off the bits for normal numbers) */
+INLINE float getexp(float x) {
+    if (x == 0.0f) return -INFINITY;
+    if (!isfinite(x)) return fabsf(x);
+    int e = (int)((to_bits(x) >> 23) & 0xFF);
+    if (e == 0) {  /* subnormal */
+        frexpf(x, &e);
+        return (float)(e - 1);
+    }
+    return (float)(e - 127);
+}
+
+/* vgetmant, _MM_MANT_NORM_p75_1p5: the significand scaled into [0.75, 1.5) (frexp's fraction
+ * doubled; for normal numbers the significand bits under a zero exponent) */
+INLINE float getmant(float x) {
+    uint32_t b = to_bits(x);
+    float m;
+    if (((b >> 23) & 0xFF) - 1u < 0xFEu) {  /* normal */
+        m = from_bits((b & 0x007FFFFFu) | 0x3F800000u);
+    } else {
+        int e;
+        m = frexpf(fabsf(x), &e) * 2.0f;
+    }
+    return m >= 1.5f ? m * 0.5f : m;
+}
+
+INLINE float sleef_logf(float d) {
+    if (isnan(d)) return d;
+    if (d < 0.0f) return NAN;
+    if (d == INFINITY) return INFINITY;
+    if (d == 0.0f) return -INFINITY;
+    const float ln2_hi = (float)0.69314718246459960938, ln2_lo = (float)-1.904654323148236017e-09;
+    float e = getexp(d * (float)(1.0 / 0.75));
+    if (e == INFINITY) e = 128.0f;
+    float m = getmant(d);
+    /* x = dfdiv(add2_ff(-1, m), add2_ff(1, m)) */
+    float n0 = -1.0f + m, v = n0 - -1.0f;
+    float n1 = (-1.0f - (n0 - v)) + (m - v);
+    float d0 = 1.0f + m;
+    v = d0 - 1.0f;
+    float d1 = (1.0f - (d0 - v)) + (m - v);
+    float t = 1.0f / d0;
+    float x0 = n0 * t;
+    float u = fmaf(t, n0, -x0);
+    float w = fmaf(-d1, t, fmaf(-d0, t, 1.0f));
+    float x1 = fmaf(x0, w, fmaf(n1, t, u));
+    float x2 = x0 * x0;
+    t = (float)0.3027294874;
+    t = fmaf(t, x2, (float)0.3996108174);
+    t = fmaf(t, x2, (float)0.6666694880);
+    /* s = mul_f2_f((LN2_HI, LN2_LO), e), then add_f2_f2(s, 2x), then add_f2_f(s, x2 x t) */
+    float s0 = ln2_hi * e;
+    float s1 = fmaf(ln2_lo, e, fmaf(ln2_hi, e, -s0));
+    float a0 = s0 + 2.0f * x0;
+    float a1 = (((s0 - a0) + 2.0f * x0) + s1) + 2.0f * x1;
+    float y = (x2 * x0) * t;
+    float b0 = a0 + y;
+    float b1 = ((a0 - b0) + y) + a1;
+    return b0 + b1;
+}
+
+/* ---- fused multiply-adds (fp.py) ----------------------------------------------------------- */
+
+/* NaN operands: the first NaN of (a * b) + c in that order, quieted (a NaN made by the
+ * arithmetic itself, inf * 0, is the default NaN).  Which payload a two-NaN operation keeps is
+ * otherwise the compiler's choice of operand order (NumPy's float32-to-float64 product keeps
+ * the second's, its float64 one the first's): picked by hand, the same on every build. */
+INLINE double product_or_nan(double a, double b) {
+    if (isnan(a)) return a + 0.0;  /* + 0.0 quiets a signalling NaN, keeping its payload */
+    if (isnan(b)) return b + 0.0;
+    return a * b;
+}
+
+INLINE double sum_or_nan(double p, double c) {
+    if (isnan(p)) return p + 0.0;
+    if (isnan(c)) return c + 0.0;
+    return p + c;
+}
+
+/* fma32: a * b + c rounded once; with a NaN or infinity among the operands the emulation's
+ * float64 arithmetic (the same values, and its NaN's payload) */
+INLINE float fused32(float a, float b, float c) {
+    if (!(isfinite(a) && isfinite(b) && isfinite(c)))
+        return (float)sum_or_nan(product_or_nan(a, b), c);
+    return fmaf(a, b, c);
+}
+
+/* fma_add: p + c rounded once to float32, for an exact float64 product p: the float64 sum
+ * rounded to odd (its last bit set where the sum was inexact and that bit is clear), then to
+ * float32, which is the exact sum's rounding (Boldo and Melquiond: 53 >= 24 + 2 bits) */
+INLINE float add_once(double p, float c) {
+    double s = sum_or_nan(p, c);
+    if (isfinite(s)) {
+        double bb = s - p;
+        double err = (p - (s - bb)) + ((double)c - bb);
+        uint64_t bits;
+        memcpy(&bits, &s, 8);
+        if (err != 0.0 && !(bits & 1)) s = nextafter(s, err > 0.0 ? INFINITY : -INFINITY);
+    }
+    return (float)s;
+}
+
+/* fma64: a * b + c rounded once; non-finite operands by plain arithmetic, as fp.fma64 */
+INLINE double fused64(double a, double b, double c) {
+    if (!(isfinite(a) && isfinite(b) && isfinite(c))) return sum_or_nan(product_or_nan(a, b), c);
+    return fma(a, b, c);
+}
+
+/* ---- the module's functions ---------------------------------------------------------------- */
+
+/* The element count of a buffer of items of `size` bytes, checked against n (or taken as n when
+ * n < 0); 1 is accepted as a broadcast operand.  -1 with an exception set when it fits neither. */
+static Py_ssize_t count(const Py_buffer *b, Py_ssize_t size, Py_ssize_t n) {
+    if (b->len % size) {
+        PyErr_SetString(PyExc_ValueError, "buffer length is not a multiple of the item size");
+        return -1;
+    }
+    Py_ssize_t k = b->len / size;
+    if (n >= 0 && k != n && k != 1) {
+        PyErr_SetString(PyExc_ValueError, "operand sizes differ");
+        return -1;
+    }
+    return k;
+}
+
+LOOP static void expf_loop(const float *x, float *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_expf(x[i]);
+}
+
+LOOP static void logf_loop(const float *x, float *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_logf(x[i]);
+}
+
+LOOP static void fma32_loop(const float *a, const float *b, const float *c, float *y,
+                            Py_ssize_t n, Py_ssize_t sa, Py_ssize_t sb, Py_ssize_t sc) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = fused32(a[i * sa], b[i * sb], c[i * sc]);
+}
+
+LOOP static void fma_add_loop(const double *p, const float *c, float *y, Py_ssize_t n,
+                              Py_ssize_t sp, Py_ssize_t sc) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = add_once(p[i * sp], c[i * sc]);
+}
+
+LOOP static void fma64_loop(const double *a, const double *b, const double *c, double *y,
+                            Py_ssize_t n, Py_ssize_t sa, Py_ssize_t sb, Py_ssize_t sc) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = fused64(a[i * sa], b[i * sb], c[i * sc]);
+}
+
+static PyObject *unary32(PyObject *args, void (*loop)(const float *, float *, Py_ssize_t)) {
+    Py_buffer x, out;
+    if (!PyArg_ParseTuple(args, "y*w*", &x, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = count(&out, 4, -1);
+    if (n >= 0 && count(&x, 4, n) == n) {
+        Py_BEGIN_ALLOW_THREADS
+        loop(x.buf, out.buf, n);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "operand sizes differ");
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *py_expf(PyObject *self, PyObject *args) { return unary32(args, expf_loop); }
+static PyObject *py_logf(PyObject *self, PyObject *args) { return unary32(args, logf_loop); }
+
+static PyObject *py_fma32(PyObject *self, PyObject *args) {
+    Py_buffer a, b, c, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &a, &b, &c, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = count(&out, 4, -1), na, nb, nc;
+    if (n >= 0 && (na = count(&a, 4, n)) >= 0 && (nb = count(&b, 4, n)) >= 0
+            && (nc = count(&c, 4, n)) >= 0) {
+        Py_BEGIN_ALLOW_THREADS
+        fma32_loop(a.buf, b.buf, c.buf, out.buf, n, na == n, nb == n, nc == n);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&c);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *py_fma_add(PyObject *self, PyObject *args) {
+    Py_buffer p, c, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &p, &c, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = count(&out, 4, -1), np_, nc;
+    if (n >= 0 && (np_ = count(&p, 8, n)) >= 0 && (nc = count(&c, 4, n)) >= 0) {
+        Py_BEGIN_ALLOW_THREADS
+        fma_add_loop(p.buf, c.buf, out.buf, n, np_ == n, nc == n);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&p);
+    PyBuffer_Release(&c);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *py_fma64(PyObject *self, PyObject *args) {
+    Py_buffer a, b, c, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &a, &b, &c, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = count(&out, 8, -1), na, nb, nc;
+    if (n >= 0 && (na = count(&a, 8, n)) >= 0 && (nb = count(&b, 8, n)) >= 0
+            && (nc = count(&c, 8, n)) >= 0) {
+        Py_BEGIN_ALLOW_THREADS
+        fma64_loop(a.buf, b.buf, c.buf, out.buf, n, na == n, nb == n, nc == n);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&c);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* fma64 of three Python floats: the scalar scripts' 0-d case without any buffer */
+static PyObject *py_fma64_scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "fma64_scalar takes three floats");
+        return NULL;
+    }
+    double a = PyFloat_AsDouble(args[0]), b = PyFloat_AsDouble(args[1]),
+           c = PyFloat_AsDouble(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    return PyFloat_FromDouble(fused64(a, b, c));
+}
+
+static PyMethodDef methods[] = {
+    {"expf", py_expf, METH_VARARGS, "expf(x, out): SLEEF's xexpf of float32 x into out."},
+    {"logf", py_logf, METH_VARARGS, "logf(x, out): SLEEF's xlogf_u1 of float32 x into out."},
+    {"fma32", py_fma32, METH_VARARGS, "fma32(a, b, c, out): float32 a * b + c rounded once."},
+    {"fma_add", py_fma_add, METH_VARARGS,
+     "fma_add(p, c, out): float64 p (an exact product) + float32 c, rounded once to float32."},
+    {"fma64", py_fma64, METH_VARARGS, "fma64(a, b, c, out): float64 a * b + c rounded once."},
+    {"fma64_scalar", (PyCFunction)(void (*)(void))py_fma64_scalar, METH_FASTCALL,
+     "fma64_scalar(a, b, c): a * b + c of Python floats, rounded once."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native",
+    "gradcli's exact float kernels, compiled (see gradcli.engine.exact.native).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

@@ -1,0 +1,94 @@
+"""The compiled exact kernels (_native.c), where the install could build them.
+
+The C loops compute, operation for operation, what fp.py's fused multiply-adds and sleef.py's
+``expf``/``logf`` compute in NumPy: one call over the array instead of tens of whole-array NumPy
+passes (expf of 32 x 27 floats: ~45 NumPy calls, ~50 us, against ~4 us).  The NumPy code stays
+the definition, the fallback where no C compiler was found at install time and the path for
+other array libraries; tests/test_native.py holds both to the same bits.
+
+``GRADCLI_PURE=1`` in the environment turns the compiled loops off (for comparing the two).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+F32 = np.float32
+F64 = np.float64
+
+try:
+    if os.environ.get("GRADCLI_PURE"):
+        raise ImportError("GRADCLI_PURE is set")
+    from . import _native as lib
+except ImportError:  # not built (no C compiler at install time), or turned off
+    lib = None
+
+
+def _flat(x: Any, dtype: Any) -> Any:
+    """``x`` as a C-contiguous NumPy array of ``dtype`` (a copy only where it is not one)."""
+    if x.__class__ is not np.ndarray or x.dtype != dtype or not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x, dtype)
+    return x
+
+
+def unary32(fn: Any, x: Any) -> Any:
+    """``fn`` (``lib.expf``, ``lib.logf``) over a float32 array of any shape, 0-d included."""
+    src = x if x.flags.c_contiguous else x.copy()
+    out = np.empty(src.shape, F32)
+    fn(src, out)
+    return out
+
+
+def fma32(a: Any, b: Any, c: Any) -> Any | None:
+    """float32 ``a * b + c`` rounded once, or None where the operands do not broadcast by a
+    size-one operand alone (the caller's NumPy path then handles them)."""
+    shape = _shape(a, b, c)
+    if shape is None:
+        return None
+    out = np.empty(shape, F32)
+    lib.fma32(_flat(a, F32), _flat(b, F32), _flat(c, F32), out)
+    return out
+
+
+def fma_add(p: Any, c: Any) -> Any | None:
+    """``p + c`` rounded once to float32, for an exact float64 product ``p``; None as fma32."""
+    shape = _shape(p, c)
+    if shape is None:
+        return None
+    out = np.empty(shape, F32)
+    lib.fma_add(_flat(p, F64), _flat(c, F32), out)
+    return out
+
+
+def fma64(a: Any, b: Any, c: Any) -> Any | None:
+    """float64 ``a * b + c`` rounded once; None as fma32."""
+    shape = _shape(a, b, c)
+    if shape is None:
+        return None
+    out = np.empty(shape, F64)
+    lib.fma64(_flat(a, F64), _flat(b, F64), _flat(c, F64), out)
+    return out
+
+
+def _shape(*xs: Any) -> tuple | None:
+    """The shape all of ``xs`` share, one-element operands aside (the C loops broadcast those),
+    or None where two differ otherwise or a one-element operand has more dimensions."""
+    shapes = [getattr(x, "shape", ()) for x in xs]
+    big = [s for s in shapes if _size(s) != 1]
+    if not big:
+        return max(shapes, key=len)
+    shape = big[0]
+    for s in shapes:
+        if s != shape and (_size(s) != 1 or len(s) > len(shape)):
+            return None
+    return shape
+
+
+def _size(shape: tuple) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n

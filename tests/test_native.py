@@ -1,0 +1,168 @@
+"""The compiled exact kernels (engine/exact/_native.c) against the NumPy code they stand in for:
+the same bits on random bit patterns, the ranges the kernels see and the special values.
+
+The rest of the suite runs whichever path the install has (the compiled one on any machine
+with a C compiler); these tests run both, so the NumPy path (the fallback, and the
+definition) stays held to PyTorch's bits through the compiled one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sysconfig
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradcli.engine.exact import fp, native, sleef
+
+F32, F64 = np.float32, np.float64
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+LIB = native.lib
+needs_lib = pytest.mark.skipif(LIB is None, reason="gradcli's C kernels are not built here "
+                               "(no C compiler at install time, or GRADCLI_PURE is set)")
+
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 1.1754942e-38,
+                    1.1754944e-38, 3.4028235e38, -3.4028235e38, 1.0, -1.0, 2.0, 0.75, 1.5,
+                    0.7499999, 1.4999999, -104.0, -103.99999, 100.0, 100.00001, 88.72284,
+                    -87.33655, 0.5, 1e-20, 2.0 ** 126, 2.0 ** 127, 2.5e38], F32)
+
+
+@contextmanager
+def pure() -> Iterator[None]:
+    """The NumPy path for the duration."""
+    saved = native.lib
+    native.lib = None
+    try:
+        yield
+    finally:
+        native.lib = saved
+
+
+def bits(x: object) -> np.ndarray:
+    a = np.asarray(x)
+    return a.view(np.uint32 if a.dtype == F32 else np.uint64)
+
+
+def same(a: object, b: object) -> bool:
+    """Bit for bit, but for which NaN: a NaN from two NaN operands takes either's payload, as
+    the compiler orders a commutative multiply (neither is seen in a printed value)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    nan = np.isnan(a)
+    return bool(np.array_equal(nan, np.isnan(b)) and np.array_equal(bits(a)[~nan], bits(b)[~nan]))
+
+
+def random_floats(rng: np.random.Generator, n: int) -> np.ndarray:
+    """float32 values from random bit patterns (every exponent, NaNs and infinities included)."""
+    return rng.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32).view(F32)
+
+
+def test_built_where_a_compiler_is() -> None:
+    """A machine with a C compiler builds the kernels at install (a failed build would leave
+    every user on the slower path without a word)."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if os.environ.get("GRADCLI_PURE") or not shutil.which(compiler):
+        pytest.skip("GRADCLI_PURE is set, or no C compiler on this machine")
+    assert LIB is not None
+
+
+@needs_lib
+@pytest.mark.parametrize("name", ["expf", "logf"])
+@pytest.mark.parametrize("seed", range(3))
+def test_sleef_functions_match_the_numpy_port(name: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    fn = getattr(sleef, name)
+    spread = {"expf": (-110, 110), "logf": (0, 10)}[name]
+    for x in (random_floats(rng, 200_000), rng.uniform(*spread, 200_000).astype(F32),
+              rng.standard_normal((64, 27)).astype(F32), SPECIAL, F32(0.3), np.array(2.0, F32)):
+        compiled = fn(x)
+        with pure():
+            numpy_ = fn(x)
+        assert same(compiled, numpy_), name
+        assert compiled.dtype == F32 and compiled.shape == np.shape(x)
+
+
+@needs_lib
+def test_sleef_functions_take_strided_arrays() -> None:
+    x = np.random.default_rng(1).standard_normal((16, 12)).astype(F32)
+    for view in (x.T, x[::2, 1::3], x[:, 0]):
+        for name in ("expf", "logf"):
+            compiled = getattr(sleef, name)(view)
+            with pure():
+                assert same(compiled, getattr(sleef, name)(view))
+
+
+@needs_lib
+@pytest.mark.parametrize("seed", range(3))
+def test_fma32_and_fma_add_match_the_numpy_emulation(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = 100_000
+    cases = [tuple(random_floats(rng, n) for _ in range(3))]
+    a, b = rng.standard_normal(n).astype(F32), rng.standard_normal(n).astype(F32)
+    cases.append((a, b, (-(a.astype(F64) * b)).astype(F32)))  # cancellation, midpoints
+    cases.append((a * F32(1e-20), b * F32(1e-19), (rng.standard_normal(n) * 1e-38).astype(F32)))
+    cases.append((a[:7].reshape(7, 1)[:, 0], F32(0.5), b[:7]))  # a scalar operand broadcast
+    cases.append((F32(3.0), F32(0.1), F32(-0.3)))  # 0-d: a NumPy scalar, as the emulation's
+    for a, b, c in cases:
+        compiled = fp.fma32(a, b, c)
+        with pure():
+            numpy_ = fp.fma32(a, b, c)
+        assert same(compiled, numpy_)
+        assert type(compiled) is type(numpy_)
+        p = np.multiply(a, b, dtype=F64)
+        compiled = fp.fma_add(p, np.asarray(c, F32))
+        with pure():
+            numpy_ = fp.fma_add(p, np.asarray(c, F32))
+        assert same(compiled, numpy_)
+
+
+@needs_lib
+@pytest.mark.parametrize("seed", range(3))
+def test_fma64_matches_the_numpy_emulation(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = 50_000
+    raw = [random_floats(rng, n).astype(F64) * rng.uniform(0.5, 2, n) for _ in range(3)]
+    a, b = rng.standard_normal(n), rng.standard_normal(n)
+    for a_, b_, c_ in (raw, (a, b, -(a * b)), (a * 1e-160, b * 1e-160, a * 1e-300),
+                       (a[:5], 0.5, b[:5])):
+        compiled = fp.fma64(a_, b_, c_)
+        with pure():
+            numpy_ = fp.fma64(a_, b_, c_)
+        assert same(compiled, numpy_)
+    assert fp.fma64(0.1, 0.2, -0.02) == F64(float(Fraction(0.1) * Fraction(0.2)
+                                                     - Fraction(0.02)))
+
+
+@needs_lib
+@settings(max_examples=300, deadline=None)
+@given(st.floats(width=32), st.floats(width=32), st.floats(width=32))
+def test_fma32_rounds_once(a: float, b: float, c: float) -> None:
+    """Against exact rational arithmetic, where the result is finite."""
+    got = fp.fma32(F32(a), F32(b), F32(c))
+    if all(np.isfinite((a, b, c))) and np.isfinite(got):
+        exact = Fraction(a) * Fraction(b) + Fraction(c)
+        with pure():
+            assert same(got, fp.fma32(F32(a), F32(b), F32(c)))
+        below, above = np.nextafter(got, F32(-np.inf)), np.nextafter(got, F32(np.inf))
+        error = abs(Fraction(float(got)) - exact)
+        assert error <= abs(Fraction(float(below)) - exact)
+        assert error <= abs(Fraction(float(above)) - exact)
+
+
+def test_gradcli_pure_turns_the_kernels_off() -> None:
+    import subprocess
+    import sys
+
+    code = "from gradcli.engine.exact import native; print(native.lib is None)"
+    env = {**os.environ, "GRADCLI_PURE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=False)
+    assert out.stdout.strip() == "True", out.stderr
