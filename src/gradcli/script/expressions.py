@@ -18,7 +18,7 @@ import numpy as np
 from ..api.namespace import missing
 from ..engine import METHODS, Tensor
 from ..engine.backend import NUMPY_CLASSES
-from ..errors import ScriptError, Span
+from ..errors import GradcliError, ScriptError, Span
 from ..language import program as P
 from ..language.checks import target_names
 from .attributes import Attributes
@@ -114,18 +114,25 @@ class Evaluator(Attributes):
             else:
                 right = self.eval(right, scope)
             op, ca, cb = e.op, left.__class__, right.__class__
-            if ca is Tensor and (cb is Tensor or cb in NUMBERS) or (cb is Tensor and ca in NUMBERS):
-                method = TENSOR_OPERATORS[op][ca is not Tensor]  # the tensor's at once
-                if method is not None:
-                    try:
-                        result = method(left, right) if ca is Tensor else method(right, left)
-                    except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
-                        raise operator_error(exc, op, left, right, op) from None
-                    if result is not NotImplemented:
-                        return result
-            elif op == "%" and ca is str:
-                return self.printer.percent(left, right)
-            return arith(op, left, right)
+            try:
+                if ca is Tensor and (cb is Tensor or cb in NUMBERS) or \
+                        (cb is Tensor and ca in NUMBERS):
+                    method = TENSOR_OPERATORS[op][ca is not Tensor]  # the tensor's at once
+                    if method is not None:
+                        try:
+                            result = method(left, right) if ca is Tensor else \
+                                method(right, left)
+                        except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
+                            raise operator_error(exc, op, left, right, op) from None
+                        if result is not NotImplemented:
+                            return result
+                elif op == "%" and ca is str:
+                    return self.printer.percent(left, right)
+                return arith(op, left, right)
+            except GradcliError as err:  # the caret under the innermost call or operator
+                if err.span is None:
+                    err.span = e.span
+                raise
         if cls is P.Call:
             func = e.func
             if func.__class__ is P.Attribute:  # a method: its object read here, as below
@@ -143,7 +150,12 @@ class Evaluator(Attributes):
             values = [self.eval(a, scope) for a in args] if len(args) > 1 else \
                 [self.eval(args[0], scope)] if args else []
             kwargs = {k: self.eval(v, scope) for k, v in e.kwargs} if e.kwargs else {}
-            return self.call_value(fn, values, kwargs, e.func)
+            try:
+                return self.call_value(fn, values, kwargs, e.func)
+            except GradcliError as err:  # the caret under the innermost call or operator
+                if err.span is None:
+                    err.span = e.span
+                raise
         if cls is P.Attribute:  # a name in scope read here, without a call
             obj = e.value
             if obj.__class__ is P.Name and obj.id in scope:

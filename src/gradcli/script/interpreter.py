@@ -595,6 +595,7 @@ class Interpreter(Definitions, Evaluator):
         except GradcliError as err:  # reported where the lambda is written, as Python does
             if err.span is None:
                 err.span = body.span
+            if getattr(err, "calls", None) is None:
                 err.calls = tuple(self.calls)  # type: ignore[attr-defined]
             raise
 
