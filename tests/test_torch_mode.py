@@ -433,3 +433,17 @@ def test_a_warning_shows_once_per_line_that_raises_it() -> None:
     assert [(w.kind, w.span.line) for w in result.warnings] == [("UserWarning", 5),
                                                                 ("UserWarning", 6)]
     assert result.warnings[0].message.startswith("The .grad attribute of a Tensor that is not")
+
+
+@pytest.mark.parametrize(("line", "span"), [
+    # the innermost call or operator that raised, as Python 3.11's traceback marks it
+    ("print(torch.linalg.norm(B, 2))", (4, 7, 4, 30)),
+    ("print(B.sum(torch.zeros(3) @ B))", (4, 13, 4, 31)),
+    ("y = torch.tanh(B) + torch.ones(3) @ B", (4, 21, 4, 38)),
+    ("B @ B", (4, 1, 4, 6)),
+])
+def test_an_error_in_a_nested_call_is_located_at_that_call(line: str, span: tuple) -> None:
+    result = pipeline.run(f"import torch\nB = torch.ones(2, 3)\nx = 1\n{line}\n",
+                          filename="prog.py")
+    assert result.error is not None and result.error.kind == "RuntimeError"
+    assert tuple(result.error.span) == span
