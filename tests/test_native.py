@@ -166,3 +166,30 @@ def test_gradcli_pure_turns_the_kernels_off() -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=False)
     assert out.stdout.strip() == "True", out.stderr
+
+
+@needs_lib
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_blas_calls_match_the_ctypes_calls(dtype: type) -> None:
+    """mm and mv through the compiled call and through ctypes: the same MKL routine with the
+    same arguments, so the same bits, for every layout blas.py passes (row- and column-major
+    operands, single rows and columns, strided vectors)."""
+    from gradcli.engine.exact import blas, libmkl
+
+    if libmkl.library() is None:
+        pytest.skip("MKL is not installed here")
+    rng = np.random.default_rng(7)
+    shapes = [(1, 1, 1), (1, 5, 1), (3, 1, 4), (32, 30, 200), (200, 32, 27), (5, 7, 1)]
+    for m, k, n in shapes:
+        a = rng.standard_normal((m, k)).astype(dtype)
+        b = rng.standard_normal((k, n)).astype(dtype)
+        for x, y in ((a, b), (np.asfortranarray(a), b), (a, np.asfortranarray(b)),
+                     (a, b[:, ::-1][:, ::-1]), (np.ascontiguousarray(a.T).T, b)):
+            compiled = blas.mm(x, y)
+            with pure():
+                assert compiled.tobytes() == blas.mm(x, y).tobytes()
+        v = rng.standard_normal(2 * k).astype(dtype)[::2]
+        for x in (a, np.asfortranarray(a)):
+            compiled = blas.mv(x, v)
+            with pure():
+                assert compiled.tobytes() == blas.mv(x, v).tobytes()

@@ -301,6 +301,103 @@ static PyObject *py_fma64_scalar(PyObject *self, PyObject *const *args, Py_ssize
     return PyFloat_FromDouble(fused64(a, b, c));
 }
 
+/* ---- MKL's gemm and gemv, called as blas.py calls them through ctypes ----------------------
+ * The function pointer comes from the library blas.py loaded (libmkl.py); the arrays' first
+ * elements through the buffer protocol (any strides: blas.py has chosen the layout and the
+ * leading dimensions); alpha 1 and beta 0 in the operands' type.  One C call instead of a
+ * ctypes call converting fourteen arguments and three address lookups. */
+
+typedef void (*sgemm_t)(int, int, int, int, int, int, float, const void *, int, const void *,
+                        int, float, void *, int);
+typedef void (*dgemm_t)(int, int, int, int, int, int, double, const void *, int, const void *,
+                        int, double, void *, int);
+typedef void (*sgemv_t)(int, int, int, int, float, const void *, int, const void *, int, float,
+                        void *, int);
+typedef void (*dgemv_t)(int, int, int, int, double, const void *, int, const void *, int,
+                        double, void *, int);
+
+/* ints[i] = args[first + i] as C ints; -1 with an exception set on failure */
+static int ints(PyObject *const *args, Py_ssize_t first, int count, int *out) {
+    for (int i = 0; i < count; i++) {
+        long v = PyLong_AsLong(args[first + i]);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        out[i] = (int)v;
+    }
+    return 0;
+}
+
+/* gemm(fn, double, order, transa, transb, m, n, k, a, lda, b, ldb, c, ldc): c = op(a) op(b) */
+static PyObject *py_gemm(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 14) {
+        PyErr_SetString(PyExc_TypeError, "gemm takes 14 arguments");
+        return NULL;
+    }
+    void *fn = PyLong_AsVoidPtr(args[0]);
+    int dbl = PyObject_IsTrue(args[1]), v[6], lda, ldb, ldc;
+    if ((fn == NULL && PyErr_Occurred()) || dbl < 0 || ints(args, 2, 6, v) < 0
+            || ints(args, 9, 1, &lda) < 0 || ints(args, 11, 1, &ldb) < 0
+            || ints(args, 13, 1, &ldc) < 0)
+        return NULL;
+    Py_buffer a, b, c;
+    if (PyObject_GetBuffer(args[8], &a, PyBUF_STRIDES) < 0) return NULL;
+    if (PyObject_GetBuffer(args[10], &b, PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[12], &c, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&a);
+        PyBuffer_Release(&b);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (dbl)
+        ((dgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0, a.buf, lda, b.buf, ldb, 0.0,
+                      c.buf, ldc);
+    else
+        ((sgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0f, a.buf, lda, b.buf, ldb, 0.0f,
+                      c.buf, ldc);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&c);
+    Py_RETURN_NONE;
+}
+
+/* gemv(fn, double, order, trans, m, n, a, lda, x, incx, y, incy): y = op(a) x */
+static PyObject *py_gemv(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 12) {
+        PyErr_SetString(PyExc_TypeError, "gemv takes 12 arguments");
+        return NULL;
+    }
+    void *fn = PyLong_AsVoidPtr(args[0]);
+    int dbl = PyObject_IsTrue(args[1]), v[4], lda, incx, incy;
+    if ((fn == NULL && PyErr_Occurred()) || dbl < 0 || ints(args, 2, 4, v) < 0
+            || ints(args, 7, 1, &lda) < 0 || ints(args, 9, 1, &incx) < 0
+            || ints(args, 11, 1, &incy) < 0)
+        return NULL;
+    Py_buffer a, x, y;
+    if (PyObject_GetBuffer(args[6], &a, PyBUF_STRIDES) < 0) return NULL;
+    if (PyObject_GetBuffer(args[8], &x, PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[10], &y, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&a);
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (dbl)
+        ((dgemv_t)fn)(v[0], v[1], v[2], v[3], 1.0, a.buf, lda, x.buf, incx, 0.0, y.buf, incy);
+    else
+        ((sgemv_t)fn)(v[0], v[1], v[2], v[3], 1.0f, a.buf, lda, x.buf, incx, 0.0f, y.buf, incy);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&y);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"expf", py_expf, METH_VARARGS, "expf(x, out): SLEEF's xexpf of float32 x into out."},
     {"logf", py_logf, METH_VARARGS, "logf(x, out): SLEEF's xlogf_u1 of float32 x into out."},
@@ -310,6 +407,12 @@ static PyMethodDef methods[] = {
     {"fma64", py_fma64, METH_VARARGS, "fma64(a, b, c, out): float64 a * b + c rounded once."},
     {"fma64_scalar", (PyCFunction)(void (*)(void))py_fma64_scalar, METH_FASTCALL,
      "fma64_scalar(a, b, c): a * b + c of Python floats, rounded once."},
+    {"gemm", (PyCFunction)(void (*)(void))py_gemm, METH_FASTCALL,
+     "gemm(fn, double, order, transa, transb, m, n, k, a, lda, b, ldb, c, ldc): MKL's ?gemm at "
+     "address fn, alpha 1, beta 0."},
+    {"gemv", (PyCFunction)(void (*)(void))py_gemv, METH_FASTCALL,
+     "gemv(fn, double, order, trans, m, n, a, lda, x, incx, y, incy): MKL's ?gemv at address "
+     "fn, alpha 1, beta 0."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import machine
-from . import libmkl
+from . import libmkl, native
 
 _COL_MAJOR, _NO_TRANS, _TRANS = 102, 111, 112  # mkl_cblas.h
 _I, _P, _F, _D = ctypes.c_int, ctypes.c_void_p, ctypes.c_float, ctypes.c_double
@@ -96,7 +96,11 @@ def mv(a: Any, x: Any) -> Any:
         lda = rows  # gemv<float>: if (n == 1) lda = m
     libmkl.configure(machine.current())
     libmkl.calls += 1
-    fn, one, zero = _GEMV[size]
+    fn, one, zero, address = _GEMV[size]
+    if native.lib is not None:
+        native.lib.gemv(address, size == 8, _COL_MAJOR, _TRANS if trans == "t" else _NO_TRANS,
+                        rows, cols, a, max(lda, 1), x, x.strides[0] // size or 1, out, 1)
+        return out
     fn(_COL_MAJOR, _TRANS if trans == "t" else _NO_TRANS, rows, cols, one, _P(_address(a)),
        max(lda, 1), _P(_address(x)), x.strides[0] // size or 1, zero,
        _P(_addressof(_from_buffer(out))), 1)
@@ -142,9 +146,12 @@ def mm(m1: Any, m2: Any) -> Any:
         ldb = k
     libmkl.configure(machine.current())
     libmkl.calls += 1
-    fn, one, zero = _GEMM[size]
-    fn(_COL_MAJOR, _TRANS if transpose_a else _NO_TRANS, _TRANS if transpose_b else _NO_TRANS,
-       m, n, k, one, _P(_address(a)), lda, _P(_address(b)), ldb, zero,
+    fn, one, zero, address = _GEMM[size]
+    ta, tb = _TRANS if transpose_a else _NO_TRANS, _TRANS if transpose_b else _NO_TRANS
+    if native.lib is not None:  # the same call from C: no ctypes conversions
+        native.lib.gemm(address, size == 8, _COL_MAJOR, ta, tb, m, n, k, a, lda, b, ldb, out, ldc)
+        return out
+    fn(_COL_MAJOR, ta, tb, m, n, k, one, _P(_address(a)), lda, _P(_address(b)), ldb, zero,
        _P(_addressof(_from_buffer(out))), ldc)
     return out
 
@@ -167,8 +174,9 @@ def _address(x: Any) -> int:
 
 class _Untyped(dict):
     """item size -> (MKL's ``cblas_?<name>`` without argument types, alpha 1 and beta 0 in its
-    type), made on first use: an untyped ctypes call converts its arguments at C speed (ints
-    as C ints, the pointers and scalars given typed), about half a typed call's cost."""
+    type, the function's address), made on first use: an untyped ctypes call converts its
+    arguments at C speed (ints as C ints, the pointers and scalars given typed), about half a
+    typed call's cost; the compiled kernels (native.py) call the address itself."""
 
     def __init__(self, name: str) -> None:
         super().__init__()
@@ -179,7 +187,7 @@ class _Untyped(dict):
         # the library's item access: a function pointer of its own, not _fn's typed one
         fn = libmkl.library()[("cblas_s" if size == 4 else "cblas_d") + self.name]
         fn.restype = None
-        self[size] = entry = (fn, scalar(1.0), scalar(0.0))
+        self[size] = entry = (fn, scalar(1.0), scalar(0.0), ctypes.cast(fn, _P).value)
         return entry
 
 
