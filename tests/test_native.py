@@ -193,3 +193,25 @@ def test_blas_calls_match_the_ctypes_calls(dtype: type) -> None:
             compiled = blas.mv(x, v)
             with pure():
                 assert compiled.tobytes() == blas.mv(x, v).tobytes()
+
+
+@needs_lib
+def test_vml_calls_match_the_ctypes_calls() -> None:
+    """VML's functions through the compiled call and through ctypes: arrays (contiguous or
+    not, empty) and NumPy scalars, float32 and float64, the same bits and types."""
+    from gradcli.engine.exact import libmkl, vml
+
+    if libmkl.library() is None:
+        pytest.skip("MKL is not installed here")
+    rng = np.random.default_rng(3)
+    values = [rng.standard_normal((32, 200)).astype(F32), rng.standard_normal(7),
+              rng.standard_normal((5, 4)).T, np.zeros(0, F32), F64(0.3), F32(0.7), F32(-1e-40),
+              SPECIAL]
+    for x in values:
+        for name in ("tanh", "exp", "log", "sqrt", "sin", "erf"):
+            with np.errstate(all="ignore"):
+                compiled = vml.call(name, x)
+                with pure():
+                    ctypes_ = vml.call(name, x)
+            assert type(compiled) is type(ctypes_)
+            assert np.asarray(compiled).tobytes() == np.asarray(ctypes_).tobytes(), name

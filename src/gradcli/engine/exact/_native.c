@@ -398,6 +398,67 @@ static PyObject *py_gemv(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
+/* ---- MKL's VML: vmsTanh(n, a, r, mode) and the like, as vml.py calls them --------------- */
+
+typedef void (*vmls_t)(int, const float *, float *, long long);
+typedef void (*vmld_t)(int, const double *, double *, long long);
+
+/* vml(fn, double, x, out, mode): the VML function at address fn over the contiguous x */
+static PyObject *py_vml(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "vml takes 5 arguments");
+        return NULL;
+    }
+    void *fn = PyLong_AsVoidPtr(args[0]);
+    int dbl = PyObject_IsTrue(args[1]);
+    long long mode = PyLong_AsLongLong(args[4]);
+    if ((fn == NULL && PyErr_Occurred()) || dbl < 0 || (mode == -1 && PyErr_Occurred()))
+        return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[2], &x, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(args[3], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    Py_ssize_t size = dbl ? 8 : 4, n = x.len / size;
+    if (out.len != x.len || n > 0x7FFFFFFF) {
+        PyErr_SetString(PyExc_ValueError, "vml: sizes differ or exceed MKL_INT");
+    } else if (n) {
+        Py_BEGIN_ALLOW_THREADS
+        if (dbl)
+            ((vmld_t)fn)((int)n, x.buf, out.buf, mode);
+        else
+            ((vmls_t)fn)((int)n, x.buf, out.buf, mode);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* vml_scalar(fn, double, value, mode): the VML function of one value (a float32 one when not
+ * double: exact both ways through a C double), as a Python float */
+static PyObject *py_vml_scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "vml_scalar takes 4 arguments");
+        return NULL;
+    }
+    void *fn = PyLong_AsVoidPtr(args[0]);
+    int dbl = PyObject_IsTrue(args[1]);
+    double v = PyFloat_AsDouble(args[2]);
+    long long mode = PyLong_AsLongLong(args[3]);
+    if (PyErr_Occurred() || dbl < 0) return NULL;
+    if (dbl) {
+        double r;
+        ((vmld_t)fn)(1, &v, &r, mode);
+        return PyFloat_FromDouble(r);
+    }
+    float a = (float)v, r;
+    ((vmls_t)fn)(1, &a, &r, mode);
+    return PyFloat_FromDouble((double)r);
+}
+
 static PyMethodDef methods[] = {
     {"expf", py_expf, METH_VARARGS, "expf(x, out): SLEEF's xexpf of float32 x into out."},
     {"logf", py_logf, METH_VARARGS, "logf(x, out): SLEEF's xlogf_u1 of float32 x into out."},
@@ -413,6 +474,10 @@ static PyMethodDef methods[] = {
     {"gemv", (PyCFunction)(void (*)(void))py_gemv, METH_FASTCALL,
      "gemv(fn, double, order, trans, m, n, a, lda, x, incx, y, incy): MKL's ?gemv at address "
      "fn, alpha 1, beta 0."},
+    {"vml", (PyCFunction)(void (*)(void))py_vml, METH_FASTCALL,
+     "vml(fn, double, x, out, mode): MKL's VML function at address fn over contiguous x."},
+    {"vml_scalar", (PyCFunction)(void (*)(void))py_vml_scalar, METH_FASTCALL,
+     "vml_scalar(fn, double, value, mode): MKL's VML function at address fn of one value."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import libmkl
+from . import libmkl, native
 
 # mkl_vml_defines.h: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, PyTorch's mode.
 MODE = 0x00000002 | 0x00140000 | 0x00000100
@@ -45,6 +45,18 @@ def _function(name: str, dtype: np.dtype) -> Any:
     return fn
 
 
+_addresses: dict[tuple[str, str], int] = {}
+
+
+def _address(name: str, dtype: np.dtype) -> int:
+    """The address of VML's function for ``name`` and ``dtype`` (for native.py's calls)."""
+    key = (name, dtype.char)
+    address = _addresses.get(key)
+    if address is None:
+        address = _addresses[key] = ctypes.cast(_function(name, dtype), ctypes.c_void_p).value
+    return address
+
+
 _CHUNK = 1 << 30  # MKL_INT is 32 bits in the LP64 interface
 _scalars = threading.local()  # per thread: runs in threads must not share the buffers
 
@@ -68,15 +80,22 @@ def call(name: str, x: Any) -> Any:
     """VML's function for the Array API's ``name`` (vmsExp for "exp") of a float32 or float64 NumPy array or scalar (``available()`` first);
     a scalar stays a scalar."""
     libmkl.calls += 1
+    lib = native.lib
     if isinstance(x, np.generic):  # a scalar script's value: one element through the buffers
+        if lib is not None:
+            return x.dtype.type(lib.vml_scalar(_address(name, x.dtype), x.dtype.char == "d",
+                                               float(x), MODE))
         fn, src, dst, scalar = _scalar_call(name, x)
         src[0] = x
         fn(1, src, dst, MODE)
         return scalar(dst[0])
-    fn = _function(name, x.dtype)
     a = x if x.flags.c_contiguous else np.asarray(x, order="C")
     out = np.empty(a.shape, a.dtype)
     n = a.size
+    if lib is not None and n <= _CHUNK:  # the same call from C
+        lib.vml(_address(name, a.dtype), a.dtype.char == "d", a, out, MODE)
+        return out
+    fn = _function(name, x.dtype)
     if n <= _CHUNK:
         if n:
             fn(n, a.ctypes.data, out.ctypes.data, MODE)
