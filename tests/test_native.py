@@ -215,3 +215,29 @@ def test_vml_calls_match_the_ctypes_calls() -> None:
                     ctypes_ = vml.call(name, x)
             assert type(compiled) is type(ctypes_)
             assert np.asarray(compiled).tobytes() == np.asarray(ctypes_).tobytes(), name
+
+
+@needs_lib
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_c_library_loops_match_the_ctypes_calls(dtype: type) -> None:
+    """clib.call looped in C and through ctypes element by element: the same C function, so
+    the same values (NaN or not: a signalling NaN's payload may differ after ctypes' float
+    conversions); scalars stay scalars."""
+    from gradcli.engine.exact import clib
+
+    rng = np.random.default_rng(11)
+    x = np.concatenate([random_floats(rng, 20_000), SPECIAL]).astype(dtype)
+    y = rng.standard_normal(x.size).astype(dtype)
+    with np.errstate(all="ignore"):
+        for name in ("exp", "log", "log1p", "expm1", "sin", "cos", "asinh", "acosh", "erf"):
+            compiled = clib.call(name, x)
+            with pure():
+                assert same(compiled, clib.call(name, x)), name
+        for name in ("pow", "atan2", "hypot"):
+            compiled = clib.call(name, y, x)
+            with pure():
+                assert same(compiled, clib.call(name, y, x)), name
+        compiled = clib.call("log1p", dtype(0.25))
+        with pure():
+            reference = clib.call("log1p", dtype(0.25))
+    assert type(compiled) is type(reference) and compiled == reference

@@ -24,7 +24,7 @@ from typing import Any
 import numpy
 
 from . import machine
-from .exact import clib
+from .exact import clib, native
 from .exact.fp import fma32, fma64
 
 f32, f64, u64 = numpy.float32, numpy.float64, numpy.uint64
@@ -63,12 +63,14 @@ _SMALL = 4096  # elements: mapped one by one at once, cheaper than the probe bel
 
 
 def libm(name: str) -> Callable[[Any], Any]:
-    """The C library's ``name`` on a float64 array: NumPy's ufunc when it gives the same bits
-    (probed once, on the first array larger than a few thousand elements), else element by
-    element."""
+    """The C library's ``name`` on a float64 array: looped over in C by the compiled kernels
+    where they are built (clib.call), else NumPy's ufunc when it gives the same bits (probed
+    once, on the first array larger than a few thousand elements), else element by element."""
     scalar = getattr(math, name)
 
     def call(x: Any) -> Any:
+        if native.lib is not None:
+            return clib.call(name, numpy.asarray(x, f64))
         if numpy.size(x) <= _SMALL:
             return _mapped(scalar, x)
         return _vectorised(name)(x)

@@ -459,6 +459,69 @@ static PyObject *py_vml_scalar(PyObject *self, PyObject *const *args, Py_ssize_t
     return PyFloat_FromDouble((double)r);
 }
 
+/* ---- the C library's math functions over arrays (clib.py) --------------------------------
+ * The function at the address clib.py looked up in the library ctypes loaded: the very
+ * function its per-element ctypes calls reach, in one loop. */
+
+typedef float (*f1_t)(float);
+typedef double (*d1_t)(double);
+typedef float (*f2_t)(float, float);
+typedef double (*d2_t)(double, double);
+
+/* map(fn, double, out, x[, y]): out[i] = fn(x[i][, y[i]]) over contiguous arrays of one size */
+static PyObject *py_map(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "map takes 4 or 5 arguments");
+        return NULL;
+    }
+    void *fn = PyLong_AsVoidPtr(args[0]);
+    int dbl = PyObject_IsTrue(args[1]);
+    if ((fn == NULL && PyErr_Occurred()) || dbl < 0) return NULL;
+    Py_buffer out, x, y;
+    int two = nargs == 5;
+    if (PyObject_GetBuffer(args[2], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[3], &x, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    if (two && PyObject_GetBuffer(args[4], &y, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&out);
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    Py_ssize_t size = dbl ? 8 : 4, n = out.len / size;
+    if (x.len != out.len || (two && y.len != out.len)) {
+        PyErr_SetString(PyExc_ValueError, "map: operand sizes differ");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        if (dbl) {
+            const double *a = x.buf;
+            double *r = out.buf;
+            if (two) {
+                const double *b = y.buf;
+                for (Py_ssize_t i = 0; i < n; i++) r[i] = ((d2_t)fn)(a[i], b[i]);
+            } else {
+                for (Py_ssize_t i = 0; i < n; i++) r[i] = ((d1_t)fn)(a[i]);
+            }
+        } else {
+            const float *a = x.buf;
+            float *r = out.buf;
+            if (two) {
+                const float *b = y.buf;
+                for (Py_ssize_t i = 0; i < n; i++) r[i] = ((f2_t)fn)(a[i], b[i]);
+            } else {
+                for (Py_ssize_t i = 0; i < n; i++) r[i] = ((f1_t)fn)(a[i]);
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&x);
+    if (two) PyBuffer_Release(&y);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"expf", py_expf, METH_VARARGS, "expf(x, out): SLEEF's xexpf of float32 x into out."},
     {"logf", py_logf, METH_VARARGS, "logf(x, out): SLEEF's xlogf_u1 of float32 x into out."},
@@ -478,6 +541,8 @@ static PyMethodDef methods[] = {
      "vml(fn, double, x, out, mode): MKL's VML function at address fn over contiguous x."},
     {"vml_scalar", (PyCFunction)(void (*)(void))py_vml_scalar, METH_FASTCALL,
      "vml_scalar(fn, double, value, mode): MKL's VML function at address fn of one value."},
+    {"map", (PyCFunction)(void (*)(void))py_map, METH_FASTCALL,
+     "map(fn, double, out, x[, y]): the C function at address fn over contiguous arrays."},
     {NULL, NULL, 0, NULL},
 };
 
