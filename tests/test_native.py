@@ -241,3 +241,26 @@ def test_c_library_loops_match_the_ctypes_calls(dtype: type) -> None:
         with pure():
             reference = clib.call("log1p", dtype(0.25))
     assert type(compiled) is type(reference) and compiled == reference
+
+
+@needs_lib
+def test_normal_fill_steps_match_the_numpy_port() -> None:
+    """avx_mathfun's log256_ps and sincos256_ps in C and in NumPy (distributions.py), on the
+    uniforms Box-Muller gives them, random bit patterns and special values; and the float32
+    normals a generator draws with both."""
+    from gradcli.engine import distributions as dist
+    from gradcli.engine.generator import Generator
+
+    rng = np.random.default_rng(5)
+    uniforms = (rng.integers(0, 2 ** 24, 100_000) * 2.0 ** -24).astype(F32)
+    for x in (uniforms, random_floats(rng, 100_000), SPECIAL):
+        with np.errstate(all="ignore"):
+            logs, (sins, coss) = dist.log256(np.abs(x)), dist.sincos256(x)
+            with pure():
+                assert same(logs, dist.log256(np.abs(x)))
+                s, c = dist.sincos256(x)
+                assert same(sins, s) and same(coss, c)
+    for shape in ((3,), (100,), (1000, 7)):
+        compiled = Generator().normal(shape, "float32")
+        with pure():
+            assert same(compiled, Generator().normal(shape, "float32"))

@@ -186,7 +186,10 @@ TWO_PI32 = f32(2.0 * math.pi)
 
 
 def log256(x: Any) -> Any:
-    """avx_mathfun's log256_ps for x > 0 (float32)."""
+    """avx_mathfun's log256_ps for x > 0 (float32); looped in C where the compiled kernels
+    are built (native.py: the same operations)."""
+    if native.lib is not None:
+        return native.unary32(native.lib.log256, numpy.asarray(x, f32))
     x = numpy.maximum(x, f32(1.17549435e-38))  # cut off denormals
     bits = x.view(numpy.int32)
     e = ((bits >> 23) - 127).astype(f32) + f32(1)
@@ -208,7 +211,12 @@ def log256(x: Any) -> Any:
 
 
 def sincos256(x: Any) -> tuple[Any, Any]:
-    """avx_mathfun's sincos256_ps (float32): (sin x, cos x)."""
+    """avx_mathfun's sincos256_ps (float32): (sin x, cos x); looped in C as log256."""
+    if native.lib is not None:
+        x = numpy.ascontiguousarray(x, f32)
+        s, c = numpy.empty(x.shape, f32), numpy.empty(x.shape, f32)
+        native.lib.sincos256(x, s, c)
+        return s, c
     sign_sin = numpy.signbit(x)
     x = numpy.abs(x)
     j = (x * _FOPI).astype(numpy.int32)  # truncation, as _mm256_cvttps_epi32

@@ -173,6 +173,76 @@ INLINE double fused64(double a, double b, double c) {
     return fma(a, b, c);
 }
 
+/* ---- avx_mathfun's log256_ps and sincos256_ps (engine/distributions.py) -----------------
+ * The float32 normals' Box-Muller steps, operation for operation as distributions.py's NumPy
+ * port computes them: its kernel_fma32 (a float64 product and sum, rounded to float32) where
+ * GCC fused the AVX2 code. */
+
+INLINE float kfma(float a, float b, float c) { return (float)((double)a * (double)b + (double)c); }
+
+INLINE float cephes_log(float x) {
+    const float p[9] = {(float)7.0376836292e-2, (float)-1.1514610310e-1, (float)1.1676998740e-1,
+                        (float)-1.2420140846e-1, (float)1.4249322787e-1, (float)-1.6668057665e-1,
+                        (float)2.0000714765e-1, (float)-2.4999993993e-1, (float)3.3333331174e-1};
+    const float tiny = (float)1.17549435e-38;
+    x = x < tiny ? tiny : x;  /* numpy.maximum: denormals cut off, a NaN kept */
+    int32_t bits = (int32_t)to_bits(x);
+    float e = (float)((bits >> 23) - 127) + 1.0f;
+    x = from_bits(((uint32_t)bits & ~0x7F800000u) | 0x3F000000u);
+    int small = x < (float)0.707106781186547524;
+    float tmp = small ? x : 0.0f;
+    x = x - 1.0f;
+    e = e - (small ? 1.0f : 0.0f);
+    x = x + tmp;
+    float z = x * x;
+    float y = p[0];
+    for (int i = 1; i < 9; i++) y = kfma(y, x, p[i]);
+    y = y * x;
+    y = kfma(y, z, e * (float)-2.12194440e-4);
+    y = y - z * 0.5f;
+    return kfma(e, (float)0.693359375, x + y);
+}
+
+INLINE void cephes_sincos(float x, float *sin_out, float *cos_out) {
+    int sign_sin = signbit(x) != 0;
+    x = fabsf(x);
+    float scaled = x * (float)1.27323954473516;
+    /* _mm256_cvttps_epi32: truncation, INT32_MIN where out of range (NaN too) */
+    int32_t j = scaled < 2147483648.0f ? (int32_t)scaled : INT32_MIN;
+    j = (int32_t)(((uint32_t)j + 1u) & ~1u);
+    float y = (float)j;
+    sign_sin ^= (j & 4) != 0;
+    int poly = (j & 2) == 0;
+    x = kfma(y, (float)-0.78515625, x);
+    x = kfma(y, (float)-2.4187564849853515625e-4, x);
+    x = kfma(y, (float)-3.77489497744594108e-8, x);
+    int sign_cos = (~(uint32_t)((uint32_t)j - 2u) & 4u) != 0;
+    float z = x * x;
+    float yc = (float)2.443315711809948e-005;
+    yc = kfma(yc, z, (float)-1.388731625493765e-003);
+    yc = kfma(yc, z, (float)4.166664568298827e-002);
+    yc = yc * z;
+    yc = kfma(yc, z, -(z * 0.5f));
+    yc = yc + 1.0f;
+    float ys = (float)-1.9515295891e-4;
+    ys = kfma(ys, z, (float)8.3321608736e-3);
+    ys = kfma(ys, z, (float)-1.6666654611e-1);
+    ys = ys * z;
+    ys = kfma(ys, x, x);
+    float ysin2 = poly ? ys : 0.0f, ysin1 = poly ? 0.0f : yc;
+    float s = ysin1 + ysin2, c = (yc - ysin1) + (ys - ysin2);
+    *sin_out = sign_sin ? -s : s;
+    *cos_out = sign_cos ? -c : c;
+}
+
+LOOP static void log256_loop(const float *x, float *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = cephes_log(x[i]);
+}
+
+static void sincos256_loop(const float *x, float *s, float *c, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) cephes_sincos(x[i], s + i, c + i);
+}
+
 /* ---- the module's functions ---------------------------------------------------------------- */
 
 /* The element count of a buffer of items of `size` bytes, checked against n (or taken as n when
@@ -286,6 +356,27 @@ static PyObject *py_fma64(PyObject *self, PyObject *args) {
     PyBuffer_Release(&b);
     PyBuffer_Release(&c);
     PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *py_log256(PyObject *self, PyObject *args) { return unary32(args, log256_loop); }
+
+static PyObject *py_sincos256(PyObject *self, PyObject *args) {
+    Py_buffer x, s, c;
+    if (!PyArg_ParseTuple(args, "y*w*w*", &x, &s, &c)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = count(&x, 4, -1);
+    if (n >= 0 && count(&s, 4, n) == n && count(&c, 4, n) == n) {
+        Py_BEGIN_ALLOW_THREADS
+        sincos256_loop(x.buf, s.buf, c.buf, n);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "operand sizes differ");
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&s);
+    PyBuffer_Release(&c);
     return result;
 }
 
@@ -543,6 +634,9 @@ static PyMethodDef methods[] = {
      "vml_scalar(fn, double, value, mode): MKL's VML function at address fn of one value."},
     {"map", (PyCFunction)(void (*)(void))py_map, METH_FASTCALL,
      "map(fn, double, out, x[, y]): the C function at address fn over contiguous arrays."},
+    {"log256", py_log256, METH_VARARGS, "log256(x, out): avx_mathfun's log256_ps of float32 x."},
+    {"sincos256", py_sincos256, METH_VARARGS,
+     "sincos256(x, sin, cos): avx_mathfun's sincos256_ps of float32 x."},
     {NULL, NULL, 0, NULL},
 };
 
