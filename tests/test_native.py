@@ -264,3 +264,27 @@ def test_normal_fill_steps_match_the_numpy_port() -> None:
         compiled = Generator().normal(shape, "float32")
         with pure():
             assert same(compiled, Generator().normal(shape, "float32"))
+
+
+@needs_lib
+def test_randperm_shuffles_match_the_python_loops() -> None:
+    """randperm's Fisher-Yates through the C loop and the Python one; the inside-out shuffle
+    (PyTorch's for n of 214 million and more) on small picks against generator.py's loop."""
+    from gradcli.engine.generator import Generator
+
+    for n in (0, 1, 2, 5, 1000, 60_000):
+        compiled = Generator().randperm(n)
+        with pure():
+            assert np.array_equal(compiled, Generator().randperm(n))
+    rng = np.random.default_rng(9)
+    n = 5000
+    picks = rng.integers(0, np.arange(1, n + 1))  # z in [0, i], as random64() % (i + 1)
+    out = np.empty(n, np.int64)
+    LIB.permute(out, picks.astype(np.int64), True)
+    want = np.empty(n, np.int64)
+    for i, z in enumerate(picks.tolist()):
+        want[i] = want[z]
+        want[z] = i
+    assert np.array_equal(out, want)
+    with pytest.raises(ValueError):
+        LIB.permute(np.arange(3), np.array([5]), False)

@@ -28,6 +28,7 @@ import numpy
 from ..errors import ScriptError
 from . import distributions as dist
 from .dtypes import SCALAR_NAMES
+from .exact import native
 from .exact.select import topk_order
 
 DEFAULT_SEED = 67280421310721  # c10::detail::default_rng_seed_val: torch.Generator()'s seed
@@ -367,18 +368,26 @@ class Generator:
         if n < 0:
             raise ScriptError(f"Trying to create tensor with negative dimension {n}: [{n}]")
         if n < _RANDPERM_SMALL:
+            if n <= 1:
+                return numpy.arange(n, dtype=numpy.int64)
+            i = numpy.arange(n - 1, dtype=numpy.uint64)
+            picks = self._words(n - 1) % (numpy.uint64(n) - i) + i
+            if native.lib is not None:  # the swaps as a C loop
+                out = numpy.arange(n, dtype=numpy.int64)
+                native.lib.permute(out, picks.view(numpy.int64), False)
+                return out
             perm = list(range(n))
-            if n > 1:
-                i = numpy.arange(n - 1, dtype=numpy.uint64)
-                picks = (self._words(n - 1) % (numpy.uint64(n) - i) + i).tolist()
-                for a, b in enumerate(picks):
-                    perm[a], perm[b] = perm[b], perm[a]
+            for a, b in enumerate(picks.tolist()):
+                perm[a], perm[b] = perm[b], perm[a]
             return numpy.array(perm, dtype=numpy.int64)
         # NOTE: for n this large PyTorch switches to the "inside-out" shuffle on random64()
         # (a uniform pick when n is near 2**32); a loop per element, but n is huge anyway.
-        picks = (self.random64(n) % numpy.arange(1, n + 1, dtype=numpy.uint64)).tolist()
+        picks = self.random64(n) % numpy.arange(1, n + 1, dtype=numpy.uint64)
         out = numpy.empty(n, dtype=numpy.int64)
-        for i, z in enumerate(picks):
+        if native.lib is not None:
+            native.lib.permute(out, picks.view(numpy.int64), True)
+            return out
+        for i, z in enumerate(picks.tolist()):
             out[i] = out[z]
             out[z] = i
         return out

@@ -380,6 +380,39 @@ static PyObject *py_sincos256(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* permute(out, picks, inside_out): randperm_cpu's two shuffles over int64 arrays of n
+ * elements (generator.py draws the picks): Fisher-Yates swapping out[i] with out[picks[i]]
+ * for i = 0 .. n - 2 (out holds 0 .. n - 1), or the inside-out shuffle out[i] = out[z],
+ * out[z] = i for z = picks[i] */
+static PyObject *py_permute(PyObject *self, PyObject *args) {
+    Py_buffer out, picks;
+    int inside_out;
+    if (!PyArg_ParseTuple(args, "w*y*p", &out, &picks, &inside_out)) return NULL;
+    Py_ssize_t n = out.len / 8, m = picks.len / 8;
+    int64_t *o = out.buf;
+    const int64_t *z = picks.buf;
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < m && ok; i++) ok = z[i] >= 0 && z[i] < n;
+    if (!ok || m > n) {
+        PyErr_SetString(PyExc_ValueError, "permute: a pick out of range");
+    } else if (inside_out) {
+        for (Py_ssize_t i = 0; i < m; i++) {
+            o[i] = o[z[i]];
+            o[z[i]] = i;
+        }
+    } else {
+        for (Py_ssize_t i = 0; i < m; i++) {
+            int64_t t = o[i];
+            o[i] = o[z[i]];
+            o[z[i]] = t;
+        }
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&picks);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* fma64 of three Python floats: the scalar scripts' 0-d case without any buffer */
 static PyObject *py_fma64_scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3) {
@@ -637,6 +670,8 @@ static PyMethodDef methods[] = {
     {"log256", py_log256, METH_VARARGS, "log256(x, out): avx_mathfun's log256_ps of float32 x."},
     {"sincos256", py_sincos256, METH_VARARGS,
      "sincos256(x, sin, cos): avx_mathfun's sincos256_ps of float32 x."},
+    {"permute", py_permute, METH_VARARGS,
+     "permute(out, picks, inside_out): randperm's Fisher-Yates or inside-out shuffle."},
     {NULL, NULL, 0, NULL},
 };
 
