@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from gradcli.engine.exact import fp, native, sleef
 
 F32, F64 = np.float32, np.float64
-pytestmark = pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the NumPy references on NaN, inf
 LIB = native.lib
 needs_lib = pytest.mark.skipif(LIB is None, reason="gradcli's C kernels are not built here "
                                "(no C compiler at install time, or GRADCLI_PURE is set)")
