@@ -288,3 +288,33 @@ def test_randperm_shuffles_match_the_python_loops() -> None:
     assert np.array_equal(out, want)
     with pytest.raises(ValueError):
         LIB.permute(np.arange(3), np.array([5]), False)
+
+
+@needs_lib
+@pytest.mark.parametrize("capability", ["AVX512", "AVX2"])
+def test_log_softmax_rows_match_the_numpy_kernels(capability: str) -> None:
+    """log_softmax over the last dimension and its backward, float32, in C and in NumPy:
+    rows shorter and longer than a vector, with tails, special values, on both capabilities
+    whose lanes (16 and 8) the loops take."""
+    from gradcli.engine import machine
+    from gradcli.engine.exact import softmaxes
+    from gradcli.engine.machine import Machine
+
+    rng = np.random.default_rng(13)
+    token = machine.activate(Machine(capability, 1))
+    try:
+        for rows, n in ((1, 1), (3, 5), (32, 27), (64, 3), (7, 16), (5, 33), (2, 100), (4, 8)):
+            x = (rng.standard_normal((rows, n)) * 4).astype(F32)
+            if rows > 2:
+                x[1, 0], x[2, -1] = np.inf, -np.inf
+                x[0, :] = np.nan if n > 3 else x[0, :]
+            g = rng.standard_normal((rows, n)).astype(F32)
+            g[-1, 0] = -0.0
+            with np.errstate(all="ignore"):
+                y = softmaxes.log_softmax(x, -1)
+                back = softmaxes.log_softmax_backward(g, y, -1)
+                with pure():
+                    assert same(y, softmaxes.log_softmax(x, -1)), (rows, n)
+                    assert same(back, softmaxes.log_softmax_backward(g, y, -1)), (rows, n)
+    finally:
+        machine.deactivate(token)

@@ -243,6 +243,53 @@ static void sincos256_loop(const float *x, float *s, float *c, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) cephes_sincos(x[i], s + i, c + i);
 }
 
+/* ---- log_softmax over the last dimension, float32, AVX2 and AVX512 (softmaxes.py) -------
+ * vec::reduce_all(+) of a row: w-lane vectors summed lane by lane, the partial tail vector
+ * into the first lanes, then the lanes folded by a tree of halves; a row shorter than a
+ * vector summed in order from 0.  exp and log are SLEEF's (sleef_expf, sleef_logf). */
+
+INLINE float lane_sum(const float *x, Py_ssize_t n, int w) {
+    if (n < w) {
+        float acc = x[0] + 0.0f;
+        for (Py_ssize_t i = 1; i < n; i++) acc = acc + x[i];
+        return acc;
+    }
+    float lanes[64];
+    for (int l = 0; l < w; l++) lanes[l] = x[l];
+    Py_ssize_t full = n - n % w;
+    for (Py_ssize_t d = w; d < full; d += w)
+        for (int l = 0; l < w; l++) lanes[l] = lanes[l] + x[d + l];
+    for (Py_ssize_t l = 0; l < n - full; l++) lanes[l] = lanes[l] + x[full + l];
+    for (int half = w / 2; half >= 1; half /= 2)
+        for (int l = 0; l < half; l++) lanes[l] = lanes[l] + lanes[l + half];
+    return lanes[0];
+}
+
+/* out = shifted - log(sum(exp(shifted))) per row (shifted: the rows less their maximum) */
+LOOP static void log_softmax_loop(const float *x, float *out, Py_ssize_t rows, Py_ssize_t n,
+                                  int w) {
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const float *a = x + r * n;
+        float *o = out + r * n;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_expf(a[i]);
+        float l = sleef_logf(lane_sum(o, n, w));
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] - l;
+    }
+}
+
+/* _log_softmax_backward_data: grad - exp(out) * sum(grad) per row, the product fused into the
+ * subtraction (add_once of the exact float64 product, as _msub's fma_add) */
+LOOP static void log_softmax_backward_loop(const float *g, const float *y, float *out,
+                                           Py_ssize_t rows, Py_ssize_t n, int w) {
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const float *gr = g + r * n, *yr = y + r * n;
+        float *o = out + r * n;
+        float s = lane_sum(gr, n, w);
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = add_once((double)(-sleef_expf(yr[i])) * (double)s, gr[i]);
+    }
+}
+
 /* ---- the module's functions ---------------------------------------------------------------- */
 
 /* The element count of a buffer of items of `size` bytes, checked against n (or taken as n when
@@ -409,6 +456,45 @@ static PyObject *py_permute(PyObject *self, PyObject *args) {
     }
     PyBuffer_Release(&out);
     PyBuffer_Release(&picks);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* log_softmax(shifted, out, n, lanes) and log_softmax_backward(grad, out, result, n, lanes):
+ * C-contiguous float32 arrays of rows of n elements */
+static PyObject *py_log_softmax(PyObject *self, PyObject *args) {
+    Py_buffer x, out;
+    Py_ssize_t n;
+    int w;
+    if (!PyArg_ParseTuple(args, "y*w*ni", &x, &out, &n, &w)) return NULL;
+    if (n < 1 || w < 1 || w > 64 || x.len != out.len || x.len % (4 * n)) {
+        PyErr_SetString(PyExc_ValueError, "log_softmax: bad sizes");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        log_softmax_loop(x.buf, out.buf, x.len / (4 * n), n, w);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_log_softmax_backward(PyObject *self, PyObject *args) {
+    Py_buffer g, out, y;
+    Py_ssize_t n;
+    int w;
+    if (!PyArg_ParseTuple(args, "y*w*y*ni", &g, &out, &y, &n, &w)) return NULL;
+    if (n < 1 || w < 1 || w > 64 || g.len != out.len || y.len != out.len || g.len % (4 * n)) {
+        PyErr_SetString(PyExc_ValueError, "log_softmax_backward: bad sizes");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        log_softmax_backward_loop(g.buf, y.buf, out.buf, g.len / (4 * n), n, w);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&g);
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&y);
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;
 }
@@ -672,6 +758,10 @@ static PyMethodDef methods[] = {
      "sincos256(x, sin, cos): avx_mathfun's sincos256_ps of float32 x."},
     {"permute", py_permute, METH_VARARGS,
      "permute(out, picks, inside_out): randperm's Fisher-Yates or inside-out shuffle."},
+    {"log_softmax", py_log_softmax, METH_VARARGS,
+     "log_softmax(shifted, out, n, lanes): float32 rows' log_softmax (AVX2/AVX512 kernel)."},
+    {"log_softmax_backward", py_log_softmax_backward, METH_VARARGS,
+     "log_softmax_backward(grad, out, result, n, lanes): its backward, fused."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import machine
+from . import native
 from .fp import fma_add
 from .iterator import thread_ranges
 from .unary import madd, scalar, vector
@@ -44,6 +45,16 @@ def _vector(name: str, char: str, capability: str) -> Any:
     """unary.vector's function for ``name`` and a dtype (its character) on a capability (all
     its choice depends on), looked up once."""
     return vector(name, np.dtype(char))
+
+
+def _compiled(rows: Any) -> bool:
+    """Whether the compiled loops (native.py) compute the last-dimension kernels of float32
+    ``rows`` (a row at least one element long): on AVX2 and AVX512, where SLEEF computes exp
+    and log, the lanes fold as a tree and the backward's product is fused."""
+    if native.lib is None or rows.dtype != F32 or not rows.shape[-1]:
+        return False
+    m = machine.current()
+    return m.capability != "DEFAULT" and m.fma
 
 
 def _scalar_exp(x: Any) -> Any:
@@ -189,6 +200,11 @@ def log_softmax(x: Any, dim: int) -> Any:
 def _log_softmax_last(rows: Any) -> Any:
     with np.errstate(all="ignore"):
         shifted = rows - np.maximum.reduce(rows, axis=-1, keepdims=True)
+        if _compiled(shifted):  # the rest as one C loop (native.py): the same operations
+            out = np.empty(shifted.shape, F32)
+            native.lib.log_softmax(np.ascontiguousarray(shifted), out, shifted.shape[-1],
+                                   _lanes(shifted))
+            return out
         s = _sum_lanes(_exp(shifted.T))  # the exponentials laid out a row's element first
         return shifted - _log(s)[:, None]
 
@@ -288,6 +304,10 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
     with np.errstate(all="ignore"):
         if inner == 1:
             g2, o2 = g.reshape(outer, size), o.reshape(outer, size)
+            if _compiled(o2):  # one C loop (native.py): the same operations
+                result = np.empty(o2.shape, F32)
+                native.lib.log_softmax_backward(g2, result, o2, size, _lanes(o2))
+                return result.reshape(out.shape)
             s = reduce_all_sum(g2)
             return _msub(g2, _exp(o2), s[:, None]).reshape(out.shape)
         s = np.zeros((outer, inner), out.dtype)
