@@ -318,3 +318,40 @@ def test_log_softmax_rows_match_the_numpy_kernels(capability: str) -> None:
                     assert same(back, softmaxes.log_softmax_backward(g, y, -1)), (rows, n)
     finally:
         machine.deactivate(token)
+
+
+@needs_lib
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_cascade_sums_match_the_numpy_loops(threads: int) -> None:
+    """reduce.py's sums and means through the C loop and through NumPy: full reductions
+    (short rows, long ones past the grain size, split between threads), columns of dense
+    matrices, other axes and transposed layouts, float32 and float64, special values."""
+    from gradcli.engine import machine
+    from gradcli.engine.exact import reduce
+    from gradcli.engine.machine import Machine
+
+    rng = np.random.default_rng(17)
+    cases = [((64,), None), ((7,), None), ((1,), None), ((5000,), None), ((70_001,), None),
+             ((32, 200), (0,)), ((32, 27), (0,)), ((64, 3), (1,)), ((3, 4, 5), (1,)),
+             ((200, 300), (0, 1)), ((33, 17), (0,)), ((1, 5), (0,)), ((4096, 3), (0,)),
+             ((2, 40_000), (1,)), ((6, 5, 4), (0, 2))]
+    token = machine.activate(Machine("AVX512", threads))
+    try:
+        for dtype in (F32, F64):
+            for shape, axes in cases:
+                x = rng.standard_normal(shape).astype(dtype)
+                flat = x.reshape(-1)
+                flat[rng.integers(0, flat.size, 3)] = [-0.0, np.inf, np.nan][:min(3, flat.size)]
+                for y in (x, x.T):
+                    ax = None if axes is None else tuple(y.ndim - 1 - a for a in axes) \
+                        if y is not x else axes
+                    compiled = reduce.sum_(y, ax), reduce.mean(y, ax)
+                    with pure():
+                        numpy_ = reduce.sum_(y, ax), reduce.mean(y, ax)
+                    assert same(compiled[0], numpy_[0]) and same(compiled[1], numpy_[1]), \
+                        (dtype, shape, axes)
+                    assert type(compiled[0]) is type(numpy_[0])
+                zeros = -np.zeros(shape, dtype)  # an all -0 sum is +0, as the kernels'
+                assert same(reduce.sum_(zeros, axes), np.zeros_like(reduce.sum_(zeros, axes)))
+    finally:
+        machine.deactivate(token)

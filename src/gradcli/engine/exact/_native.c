@@ -290,6 +290,86 @@ LOOP static void log_softmax_backward_loop(const float *g, const float *y, float
     }
 }
 
+/* ---- cascade_sum's 2-D loop (reduce.py _kernel), float32 and float64 ------------------
+ * Every step of reduce.py's loops is lane-wise (each output element is summed on its own), so
+ * each output element here is that element's scalar sequence of the same additions:
+ * multi_row_sum's cascade (chunks of `step` rows summed from 0, three levels of groups),
+ * row_sum's four interleaved cascades, vectorized_inner_sum's lanes, in reduce.py's order. */
+
+static int ceil_log2(Py_ssize_t x) {
+    if (x <= 2) return 1;
+    int bits = 0;
+    for (size_t v = (size_t)(x - 1); v; v >>= 1) bits++;
+    return bits;
+}
+
+#define CASCADE_SUMS(T, NAME)                                                                 \
+static T NAME##_cascade(const T *x, Py_ssize_t m, Py_ssize_t stride) {                        \
+    int lg = ceil_log2(m) / 4;                                                                \
+    Py_ssize_t step = (Py_ssize_t)1 << (lg > 4 ? lg : 4), nb = m / step;                     \
+    T g1 = 0, g2 = 0, g3 = 0;                                                                 \
+    Py_ssize_t n1 = 0, n2 = 0;                                                                \
+    for (Py_ssize_t b = 0; b < nb; b++) {                                                     \
+        T c = 0;                                                                              \
+        for (Py_ssize_t i = b * step; i < (b + 1) * step; i++) c = c + x[i * stride];         \
+        g1 = g1 + c;                                                                          \
+        if (++n1 == step) { /* a level-two value */                                           \
+            g2 = g2 + g1;                                                                     \
+            g1 = 0;                                                                           \
+            n1 = 0;                                                                           \
+            if (++n2 == step) { /* a level-three value */                                     \
+                g3 = g3 + g2;                                                                 \
+                g2 = 0;                                                                       \
+                n2 = 0;                                                                       \
+            }                                                                                 \
+        }                                                                                     \
+    }                                                                                         \
+    T rest = 0;                                                                               \
+    for (Py_ssize_t i = nb * step; i < m; i++) rest = rest + x[i * stride];                   \
+    return ((rest + g1) + g2) + g3;                                                           \
+}                                                                                             \
+                                                                                              \
+static T NAME##_row_sum(const T *x, Py_ssize_t n, Py_ssize_t stride) {                        \
+    Py_ssize_t q = n / 4;                                                                     \
+    T part[4];                                                                                \
+    for (int j = 0; j < 4; j++) part[j] = NAME##_cascade(x + j * stride, q, 4 * stride);     \
+    T acc = part[0];                                                                          \
+    for (Py_ssize_t i = 4 * q; i < n; i++) acc = acc + x[i * stride];                         \
+    return ((acc + part[1]) + part[2]) + part[3];                                             \
+}                                                                                             \
+                                                                                              \
+static T NAME##_inner(const T *x, Py_ssize_t n, int width) {                                  \
+    Py_ssize_t nvec = n / width;                                                              \
+    T lanes[64];                                                                              \
+    for (int l = 0; l < width; l++) lanes[l] = NAME##_row_sum(x + l, nvec, width);            \
+    T acc = 0;                                                                                \
+    for (Py_ssize_t k = nvec * width; k < n; k++) acc = acc + x[k];                           \
+    for (int l = 0; l < width; l++) acc = acc + lanes[l];                                     \
+    return acc;                                                                               \
+}                                                                                             \
+                                                                                              \
+/* _kernel: x (n0 reduced, n1 kept), element strides s0, s1; out[j], j < n1 */                \
+static void NAME##_kernel(const T *x, Py_ssize_t n0, Py_ssize_t n1, Py_ssize_t s0,            \
+                          Py_ssize_t s1, int width, T *out) {                                 \
+    Py_ssize_t direct;                                                                        \
+    if (s0 == 1 && n0 >= width) {                                                             \
+        for (Py_ssize_t j = 0; j < n1; j++) out[j] = NAME##_inner(x + j * s1, n0, width);     \
+        return;                                                                               \
+    }                                                                                         \
+    if (s1 == 1 && n1 >= width)                                                               \
+        direct = n1 - n1 % (4 * width);                                                       \
+    else if (s0 < s1)                                                                         \
+        direct = 0;                                                                           \
+    else                                                                                      \
+        direct = n1 - n1 % 4;                                                                 \
+    for (Py_ssize_t j = 0; j < n1; j++)                                                       \
+        out[j] = j < direct ? NAME##_cascade(x + j * s1, n0, s0)                              \
+                            : NAME##_row_sum(x + j * s1, n0, s0);                             \
+}
+
+CASCADE_SUMS(float, f32)
+CASCADE_SUMS(double, f64)
+
 /* ---- the module's functions ---------------------------------------------------------------- */
 
 /* The element count of a buffer of items of `size` bytes, checked against n (or taken as n when
@@ -495,6 +575,36 @@ static PyObject *py_log_softmax_backward(PyObject *self, PyObject *args) {
     PyBuffer_Release(&g);
     PyBuffer_Release(&out);
     PyBuffer_Release(&y);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* sum_kernel(x, out, n0, n1, s0, s1, width): reduce.py's _kernel of a 2-D float32 or float64
+ * array (element strides, non-negative) into out (n1 elements of x's type) */
+static PyObject *py_sum_kernel(PyObject *self, PyObject *args) {
+    PyObject *xo;
+    Py_buffer x, out;
+    Py_ssize_t n0, n1, s0, s1;
+    int width;
+    if (!PyArg_ParseTuple(args, "Ow*nnnni", &xo, &out, &n0, &n1, &s0, &s1, &width)) return NULL;
+    if (PyObject_GetBuffer(xo, &x, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    int dbl = x.itemsize == 8;
+    if ((x.itemsize != 4 && x.itemsize != 8) || out.len != n1 * x.itemsize || n0 < 0 || n1 < 0
+            || s0 < 0 || s1 < 0 || width < 1 || width > 64) {
+        PyErr_SetString(PyExc_ValueError, "sum_kernel: bad arguments");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        if (dbl)
+            f64_kernel(x.buf, n0, n1, s0, s1, width, out.buf);
+        else
+            f32_kernel(x.buf, n0, n1, s0, s1, width, out.buf);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;
 }
@@ -762,6 +872,8 @@ static PyMethodDef methods[] = {
      "log_softmax(shifted, out, n, lanes): float32 rows' log_softmax (AVX2/AVX512 kernel)."},
     {"log_softmax_backward", py_log_softmax_backward, METH_VARARGS,
      "log_softmax_backward(grad, out, result, n, lanes): its backward, fused."},
+    {"sum_kernel", py_sum_kernel, METH_VARARGS,
+     "sum_kernel(x, out, n0, n1, s0, s1, width): cascade_sum's 2-D loop (reduce.py _kernel)."},
     {NULL, NULL, 0, NULL},
 };
 

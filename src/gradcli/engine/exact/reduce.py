@@ -22,6 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import machine
 from ..machine import GRAIN_SIZE, SUM_VECTOR_BYTES
+from . import native
 from .iterator import coalesce, permutation, thread_ranges
 
 
@@ -139,6 +140,13 @@ def _kernel(x: Any, strides: tuple[int, int], itemsize: int) -> Any:
     width = SUM_VECTOR_BYTES // itemsize
     n0, n1 = x.shape[0], x.shape[1]
     s0, s1 = strides
+    if native.lib is not None and x.ndim == 2 and s0 >= 0 and s1 >= 0 \
+            and not (s0 % itemsize or s1 % itemsize) and (n0 < 2 or x.strides[0] == s0) \
+            and (n1 < 2 or x.strides[1] == s1):
+        # the same additions, each output element's as a C loop (native.py)
+        out = np.empty(n1, x.dtype)
+        native.lib.sum_kernel(x, out, n0, n1, s0 // itemsize, s1 // itemsize, width)
+        return out
     if s0 == itemsize and n0 >= width:
         return _inner_vectorized(x, width)
     if s1 == itemsize and n1 >= width:  # vectorized_outer_sum: 4 vectors of columns at a time
@@ -299,6 +307,8 @@ def _small_sum(v: Any) -> Any:
     n = v.shape[0]
     width = SUM_VECTOR_BYTES // v.itemsize
     zero = _ZEROS[v.dtype.char]
+    if native.lib is not None:  # _kernel's C loop: the same additions
+        return zero + _kernel(v.reshape(n, 1), (v.itemsize, 0), v.itemsize)[0]
     if n < width:  # a row shorter than a vector: row_sum of single elements
         return zero + _small_row_sum(v.reshape(n, 1))[0]
     nvec = n // width
