@@ -1,10 +1,14 @@
 """The compiled exact kernels (_native.c), where the install could build them.
 
-The C loops compute, operation for operation, what fp.py's fused multiply-adds and sleef.py's
-``expf``/``logf`` compute in NumPy: one call over the array instead of tens of whole-array NumPy
-passes (expf of 32 x 27 floats: ~45 NumPy calls, ~50 us, against ~4 us).  The NumPy code stays
-the definition, the fallback where no C compiler was found at install time and the path for
-other array libraries; tests/test_native.py holds both to the same bits.
+The C loops compute, operation for operation, what the NumPy code of exact/ computes: fp.py's
+fused multiply-adds, sleef.py's ``expf``/``logf``, softmaxes.py's last-dimension log_softmax
+and its backward, reduce.py's cascade sums, distributions.py's avx_mathfun steps of the float32
+normals, generator.py's randperm shuffles; and they make the calls blas.py, vml.py and clib.py
+make through ctypes (MKL's gemm/gemv/VML, the C library's math) from C.  One call over the
+array instead of tens of whole-array NumPy passes (expf of 32 x 27 floats: ~45 NumPy calls,
+~50 us, against ~3 us).  The NumPy code stays the definition, the fallback where no C compiler
+was found at install time and the path for other array libraries; tests/test_native.py holds
+both to the same bits.
 
 ``GRADCLI_PURE=1`` in the environment turns the compiled loops off (for comparing the two).
 """
