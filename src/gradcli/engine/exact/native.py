@@ -15,6 +15,7 @@ both to the same bits.
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
@@ -26,7 +27,7 @@ F64 = np.float64
 try:
     if os.environ.get("GRADCLI_PURE"):
         raise ImportError("GRADCLI_PURE is set")
-    from . import _native as lib
+    lib: Any = importlib.import_module(f"{__package__}._native")  # optional: looked up by name
 except ImportError:  # not built (no C compiler at install time), or turned off
     lib = None
 
