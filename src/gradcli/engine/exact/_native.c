@@ -395,8 +395,14 @@ LOOP static void logf_loop(const float *x, float *y, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_logf(x[i]);
 }
 
-LOOP static void fma32_loop(const float *a, const float *b, const float *c, float *y,
+/* the fused multiply-adds' loops: operands of n elements or one (stride 1 or 0) */
+typedef void (*fused_loop)(const void *, const void *, const void *, void *, Py_ssize_t,
+                           Py_ssize_t, Py_ssize_t, Py_ssize_t);
+
+LOOP static void fma32_loop(const void *a_, const void *b_, const void *c_, void *y_,
                             Py_ssize_t n, Py_ssize_t sa, Py_ssize_t sb, Py_ssize_t sc) {
+    const float *a = a_, *b = b_, *c = c_;
+    float *y = y_;
     for (Py_ssize_t i = 0; i < n; i++) y[i] = fused32(a[i * sa], b[i * sb], c[i * sc]);
 }
 
@@ -405,8 +411,10 @@ LOOP static void fma_add_loop(const double *p, const float *c, float *y, Py_ssiz
     for (Py_ssize_t i = 0; i < n; i++) y[i] = add_once(p[i * sp], c[i * sc]);
 }
 
-LOOP static void fma64_loop(const double *a, const double *b, const double *c, double *y,
+LOOP static void fma64_loop(const void *a_, const void *b_, const void *c_, void *y_,
                             Py_ssize_t n, Py_ssize_t sa, Py_ssize_t sb, Py_ssize_t sc) {
+    const double *a = a_, *b = b_, *c = c_;
+    double *y = y_;
     for (Py_ssize_t i = 0; i < n; i++) y[i] = fused64(a[i * sa], b[i * sb], c[i * sc]);
 }
 
@@ -431,15 +439,16 @@ static PyObject *unary32(PyObject *args, void (*loop)(const float *, float *, Py
 static PyObject *py_expf(PyObject *self, PyObject *args) { return unary32(args, expf_loop); }
 static PyObject *py_logf(PyObject *self, PyObject *args) { return unary32(args, logf_loop); }
 
-static PyObject *py_fma32(PyObject *self, PyObject *args) {
+/* fma32(a, b, c, out) and fma64: a * b + c of arrays of items of `size` bytes */
+static PyObject *fused(PyObject *args, Py_ssize_t size, fused_loop loop) {
     Py_buffer a, b, c, out;
     if (!PyArg_ParseTuple(args, "y*y*y*w*", &a, &b, &c, &out)) return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = count(&out, 4, -1), na, nb, nc;
-    if (n >= 0 && (na = count(&a, 4, n)) >= 0 && (nb = count(&b, 4, n)) >= 0
-            && (nc = count(&c, 4, n)) >= 0) {
+    Py_ssize_t n = count(&out, size, -1), na, nb, nc;
+    if (n >= 0 && (na = count(&a, size, n)) >= 0 && (nb = count(&b, size, n)) >= 0
+            && (nc = count(&c, size, n)) >= 0) {
         Py_BEGIN_ALLOW_THREADS
-        fma32_loop(a.buf, b.buf, c.buf, out.buf, n, na == n, nb == n, nc == n);
+        loop(a.buf, b.buf, c.buf, out.buf, n, na == n, nb == n, nc == n);
         Py_END_ALLOW_THREADS
         result = Py_NewRef(Py_None);
     }
@@ -449,6 +458,9 @@ static PyObject *py_fma32(PyObject *self, PyObject *args) {
     PyBuffer_Release(&out);
     return result;
 }
+
+static PyObject *py_fma32(PyObject *self, PyObject *args) { return fused(args, 4, fma32_loop); }
+static PyObject *py_fma64(PyObject *self, PyObject *args) { return fused(args, 8, fma64_loop); }
 
 static PyObject *py_fma_add(PyObject *self, PyObject *args) {
     Py_buffer p, c, out;
@@ -462,25 +474,6 @@ static PyObject *py_fma_add(PyObject *self, PyObject *args) {
         result = Py_NewRef(Py_None);
     }
     PyBuffer_Release(&p);
-    PyBuffer_Release(&c);
-    PyBuffer_Release(&out);
-    return result;
-}
-
-static PyObject *py_fma64(PyObject *self, PyObject *args) {
-    Py_buffer a, b, c, out;
-    if (!PyArg_ParseTuple(args, "y*y*y*w*", &a, &b, &c, &out)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = count(&out, 8, -1), na, nb, nc;
-    if (n >= 0 && (na = count(&a, 8, n)) >= 0 && (nb = count(&b, 8, n)) >= 0
-            && (nc = count(&c, 8, n)) >= 0) {
-        Py_BEGIN_ALLOW_THREADS
-        fma64_loop(a.buf, b.buf, c.buf, out.buf, n, na == n, nb == n, nc == n);
-        Py_END_ALLOW_THREADS
-        result = Py_NewRef(Py_None);
-    }
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&b);
     PyBuffer_Release(&c);
     PyBuffer_Release(&out);
     return result;
@@ -646,6 +639,26 @@ static int ints(PyObject *const *args, Py_ssize_t first, int count, int *out) {
     return 0;
 }
 
+/* The buffers of two operands (any strides) and of a writable result: 0, or -1 with none held
+ * and an exception set */
+static int operands(PyObject *a, PyObject *b, PyObject *out, Py_buffer v[3]) {
+    if (PyObject_GetBuffer(a, &v[0], PyBUF_STRIDES) < 0) return -1;
+    if (PyObject_GetBuffer(b, &v[1], PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(&v[0]);
+        return -1;
+    }
+    if (PyObject_GetBuffer(out, &v[2], PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&v[0]);
+        PyBuffer_Release(&v[1]);
+        return -1;
+    }
+    return 0;
+}
+
+static void release(Py_buffer v[3]) {
+    for (int i = 0; i < 3; i++) PyBuffer_Release(&v[i]);
+}
+
 /* gemm(fn, double, order, transa, transb, m, n, k, a, lda, b, ldb, c, ldc): c = op(a) op(b) */
 static PyObject *py_gemm(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 14) {
@@ -658,28 +671,17 @@ static PyObject *py_gemm(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             || ints(args, 9, 1, &lda) < 0 || ints(args, 11, 1, &ldb) < 0
             || ints(args, 13, 1, &ldc) < 0)
         return NULL;
-    Py_buffer a, b, c;
-    if (PyObject_GetBuffer(args[8], &a, PyBUF_STRIDES) < 0) return NULL;
-    if (PyObject_GetBuffer(args[10], &b, PyBUF_STRIDES) < 0) {
-        PyBuffer_Release(&a);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[12], &c, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&a);
-        PyBuffer_Release(&b);
-        return NULL;
-    }
+    Py_buffer m[3];  /* a, b, c */
+    if (operands(args[8], args[10], args[12], m) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     if (dbl)
-        ((dgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0, a.buf, lda, b.buf, ldb, 0.0,
-                      c.buf, ldc);
+        ((dgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0, m[0].buf, lda, m[1].buf, ldb, 0.0,
+                      m[2].buf, ldc);
     else
-        ((sgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0f, a.buf, lda, b.buf, ldb, 0.0f,
-                      c.buf, ldc);
+        ((sgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0f, m[0].buf, lda, m[1].buf, ldb,
+                      0.0f, m[2].buf, ldc);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&c);
+    release(m);
     Py_RETURN_NONE;
 }
 
@@ -695,26 +697,17 @@ static PyObject *py_gemv(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             || ints(args, 7, 1, &lda) < 0 || ints(args, 9, 1, &incx) < 0
             || ints(args, 11, 1, &incy) < 0)
         return NULL;
-    Py_buffer a, x, y;
-    if (PyObject_GetBuffer(args[6], &a, PyBUF_STRIDES) < 0) return NULL;
-    if (PyObject_GetBuffer(args[8], &x, PyBUF_STRIDES) < 0) {
-        PyBuffer_Release(&a);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[10], &y, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&a);
-        PyBuffer_Release(&x);
-        return NULL;
-    }
+    Py_buffer m[3];  /* a, x, y */
+    if (operands(args[6], args[8], args[10], m) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     if (dbl)
-        ((dgemv_t)fn)(v[0], v[1], v[2], v[3], 1.0, a.buf, lda, x.buf, incx, 0.0, y.buf, incy);
+        ((dgemv_t)fn)(v[0], v[1], v[2], v[3], 1.0, m[0].buf, lda, m[1].buf, incx, 0.0, m[2].buf,
+                      incy);
     else
-        ((sgemv_t)fn)(v[0], v[1], v[2], v[3], 1.0f, a.buf, lda, x.buf, incx, 0.0f, y.buf, incy);
+        ((sgemv_t)fn)(v[0], v[1], v[2], v[3], 1.0f, m[0].buf, lda, m[1].buf, incx, 0.0f,
+                      m[2].buf, incy);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&y);
+    release(m);
     Py_RETURN_NONE;
 }
 

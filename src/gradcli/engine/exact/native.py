@@ -50,31 +50,27 @@ def unary32(fn: Any, x: Any) -> Any:
 def fma32(a: Any, b: Any, c: Any) -> Any | None:
     """float32 ``a * b + c`` rounded once, or None where the operands do not broadcast by a
     size-one operand alone (the caller's NumPy path then handles them)."""
-    shape = _shape(a, b, c)
-    if shape is None:
-        return None
-    out = np.empty(shape, F32)
-    lib.fma32(_flat(a, F32), _flat(b, F32), _flat(c, F32), out)
-    return out
+    return _elementwise(lib.fma32, (a, b, c), (F32, F32, F32), F32)
 
 
 def fma_add(p: Any, c: Any) -> Any | None:
     """``p + c`` rounded once to float32, for an exact float64 product ``p``; None as fma32."""
-    shape = _shape(p, c)
-    if shape is None:
-        return None
-    out = np.empty(shape, F32)
-    lib.fma_add(_flat(p, F64), _flat(c, F32), out)
-    return out
+    return _elementwise(lib.fma_add, (p, c), (F64, F32), F32)
 
 
 def fma64(a: Any, b: Any, c: Any) -> Any | None:
     """float64 ``a * b + c`` rounded once; None as fma32."""
-    shape = _shape(a, b, c)
+    return _elementwise(lib.fma64, (a, b, c), (F64, F64, F64), F64)
+
+
+def _elementwise(fn: Any, xs: tuple, dtypes: tuple, out_dtype: Any) -> Any | None:
+    """``fn(*xs, out)`` of the operands as C-contiguous arrays of ``dtypes``, into a new array of
+    their common shape (None where they have none: see ``_shape``)."""
+    shape = _shape(*xs)
     if shape is None:
         return None
-    out = np.empty(shape, F64)
-    lib.fma64(_flat(a, F64), _flat(b, F64), _flat(c, F64), out)
+    out = np.empty(shape, out_dtype)
+    fn(*(_flat(x, dt) for x, dt in zip(xs, dtypes)), out)
     return out
 
 
