@@ -669,3 +669,28 @@ def test_matrix_norms_other_than_frobenius_are_refused_with_a_hint(ord):
     assert r.error is not None and r.error.span.line == 3
     assert "of a matrix is not supported by gradcli" in r.error.message
     assert "singular values" in r.error.hint
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nll_gradient_scatter_is_the_formula(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NllLossBackward0's plain-backward scatter (kernels.nll_grad) against the op table's
+    general formula: ignored targets, an ignore_index that is a class, total weights of
+    another dtype, mean and sum, 0-d gradients and NumPy scalars."""
+    from gradcli.engine import kernels
+
+    rng = np.random.default_rng(21)
+    fx = O.ArrayFormulas(np)
+    for n, c in ((32, 27), (5, 3), (1, 4)):
+        lsm = rng.standard_normal((n, c)).astype(dtype)
+        for t in (rng.integers(0, c, n), np.where(rng.random(n) < 0.3, -100, rng.integers(0, c, n))):
+            for tw in (np.asarray(dtype(n)), np.asarray(dtype(7.0)), np.asarray(np.float64(3.0))):
+                for reduction in ("mean", "sum"):
+                    for ignore in (-100, 1):
+                        for g in (np.asarray(dtype(1.0)), np.asarray(dtype(-0.37)), dtype(2.5)):
+                            args = (fx, g, lsm, t, None, tw, reduction, ignore)
+                            fast = O._nll_grad(*args)
+                            with monkeypatch.context() as m:
+                                m.setattr(kernels, "nll_grad", lambda *a: None)
+                                general = O._nll_grad(*args)
+                            assert fast.dtype == general.dtype
+                            assert fast.tobytes() == general.tobytes()

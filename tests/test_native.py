@@ -355,3 +355,22 @@ def test_cascade_sums_match_the_numpy_loops(threads: int) -> None:
                 assert same(reduce.sum_(zeros, axes), np.zeros_like(reduce.sum_(zeros, axes)))
     finally:
         machine.deactivate(token)
+
+
+@needs_lib
+def test_nll_cascade_matches_the_python_loop() -> None:
+    """nll_loss's eight-level sum in C and in reduce.py (the loop, and its whole-array form
+    for up to 256 kept rows): lengths across the level boundaries, ignored rows, special
+    values, float32 and float64."""
+    from gradcli.engine.exact import reduce
+
+    rng = np.random.default_rng(23)
+    for n in (0, 1, 2, 16, 17, 32, 256, 257, 4097, 70_000):
+        for dtype in (F32, F64):
+            terms = rng.standard_normal(n).astype(dtype)
+            terms[:3] = [-0.0, np.inf, 0.0][:min(3, n)]
+            for kept in (np.ones(n, bool), rng.random(n) < 0.7, (rng.random(2 * n) < 0.5)[::2]):
+                compiled = reduce.nll_cascade(terms, kept)
+                with pure():
+                    numpy_ = reduce.nll_cascade(terms, kept)
+                assert same(compiled, numpy_) and compiled.shape == numpy_.shape == ()

@@ -69,6 +69,17 @@ def nll_sum(xp: Any, terms: Any, kept: Any) -> Any:
     return -xp.sum(xp.where(kept, terms, xp.zeros_like(terms)))
 
 
+def nll_grad(xp: Any, grad: Any, target: Any, total_weight: Any, shape: tuple,
+             ignore_index: int, mean: bool) -> Any:
+    """NllLossBackward0's gradient of a reduced loss over (rows, classes) without class weights
+    by one scatter on the NumPy backend (exact/reduce.py); None elsewhere (the op table's
+    formula then computes it)."""
+    ex = _exact(xp, grad, total_weight)
+    if ex is None:
+        return None
+    return ex.nll_grad(grad, target, total_weight, shape, ignore_index, mean)
+
+
 def batch_norm_stats(xp: Any, x: Any, eps: float, momentum: float, running_mean: Any,
                      running_var: Any) -> tuple[Any, Any]:
     """native_batch_norm's training statistics (mean and invstd, per channel), the running

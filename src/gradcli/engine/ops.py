@@ -1940,11 +1940,17 @@ def _nll_grad(xp: Any, grad: Any, self: Any, target: Any, weight: Any, total_wei
     if len(shape) == 1 and len(tshape) == 1 and tshape[0] != c:
         # NOTE: PyTorch's nll_loss_backward refuses the 1-D target its forward accepted
         raise ScriptError(f"size mismatch (got input: {list(shape)}, target: {list(tshape)})")
+    tw = _raw(total_weight)
+    if weight is None and len(shape) == 2 and reduction != "none" and \
+            xp.__class__ is ArrayFormulas:  # plain backward: one scatter (exact kernels)
+        fast = K.nll_grad(raw, _raw(grad), _raw(target), tw, shape, ignore_index,
+                          reduction == "mean")
+        if fast is not None:
+            return fast
     t = raw.reshape(_raw(target), (-1, 1))
     valid = t != ignore_index
     safe = raw.where(valid, t, raw.zeros_like(t))
     hit = (raw.reshape(raw.arange(c), (1, c)) == safe) & valid
-    tw = _raw(total_weight)
     coef = raw.full((1, 1), -1.0, dtype=tw.dtype) if weight is None else -raw.reshape(
         raw.take(_raw(weight), raw.reshape(safe, (-1,))), (-1, 1))
     if reduction == "mean":

@@ -26,7 +26,7 @@ from .fp import fused_add
 from .moments import var_std
 from .norms import vector_norm
 from .ranges import linspace
-from .reduce import mean, nll_cascade, sum_
+from .reduce import mean, nll_cascade, nll_grad, sum_
 
 
 def _keep_scalar(fn: Callable) -> Callable:
@@ -78,6 +78,7 @@ __all__ = [
     "mean",
     "mkl",
     "nll_cascade",
+    "nll_grad",
     "pow_scalar",
     "sigmoid",
     "sigmoid_backward",

@@ -367,6 +367,30 @@ static void NAME##_kernel(const T *x, Py_ssize_t n0, Py_ssize_t n1, Py_ssize_t s
                             : NAME##_row_sum(x + j * s1, n0, s0);                             \
 }
 
+/* nll_loss's reduced sum (reduce.py nll_cascade): each kept row's term subtracted from the first
+ * of eight partial sums, which moves up one level at every multiple of 16, 256, ...; then the
+ * partial sums added in order from 0 */
+#define NLL_CASCADE(T, NAME)                                                                  \
+static T NAME##_nll_cascade(const T *terms, const unsigned char *kept, Py_ssize_t n) {        \
+    T partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                  \
+    for (Py_ssize_t b = 0; b < n; b++) {                                                      \
+        if (!kept[b]) continue;                                                               \
+        partial[0] = partial[0] - terms[b];                                                   \
+        if (b & 15) continue;                                                                 \
+        for (int j = 0; j < 7; j++) {                                                         \
+            if (b & ((Py_ssize_t)15 << (4 * j))) break;                                       \
+            partial[j + 1] = partial[j + 1] + partial[j];                                     \
+            partial[j] = 0;                                                                   \
+        }                                                                                     \
+    }                                                                                         \
+    T total = 0;                                                                              \
+    for (int j = 0; j < 8; j++) total = total + partial[j];                                   \
+    return total;                                                                             \
+}
+
+NLL_CASCADE(float, f32)
+NLL_CASCADE(double, f64)
+
 CASCADE_SUMS(float, f32)
 CASCADE_SUMS(double, f64)
 
@@ -597,6 +621,26 @@ static PyObject *py_sum_kernel(PyObject *self, PyObject *args) {
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* nll_cascade(terms, kept, out): the cascade of float32 or float64 terms (kept: one byte a row)
+ * into the one-element out */
+static PyObject *py_nll_cascade(PyObject *self, PyObject *args) {
+    Py_buffer terms, kept, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &terms, &kept, &out)) return NULL;
+    Py_ssize_t size = out.len, n = size ? terms.len / size : -1;
+    if ((size != 4 && size != 8) || n < 0 || terms.len != n * size || kept.len != n) {
+        PyErr_SetString(PyExc_ValueError, "nll_cascade: bad sizes");
+    } else if (size == 4) {
+        *(float *)out.buf = f32_nll_cascade(terms.buf, kept.buf, n);
+    } else {
+        *(double *)out.buf = f64_nll_cascade(terms.buf, kept.buf, n);
+    }
+    PyBuffer_Release(&terms);
+    PyBuffer_Release(&kept);
     PyBuffer_Release(&out);
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;
@@ -867,6 +911,8 @@ static PyMethodDef methods[] = {
      "log_softmax_backward(grad, out, result, n, lanes): its backward, fused."},
     {"sum_kernel", py_sum_kernel, METH_VARARGS,
      "sum_kernel(x, out, n0, n1, s0, s1, width): cascade_sum's 2-D loop (reduce.py _kernel)."},
+    {"nll_cascade", py_nll_cascade, METH_VARARGS,
+     "nll_cascade(terms, kept, out): nll_loss's eight-level sum of the kept terms."},
     {NULL, NULL, 0, NULL},
 };
 

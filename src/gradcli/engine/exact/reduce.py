@@ -375,6 +375,13 @@ def nll_cascade(terms: Any, kept: Any) -> Any:
     first row's term ends in the last level and is added last."""
     zero = terms.dtype.type(0)
     n = terms.shape[0]
+    if native.lib is not None and terms.ndim == 1:  # the loop below in C
+        if not (kept.__class__ is np.ndarray and kept.dtype == bool and kept.shape == terms.shape
+                and kept.flags.c_contiguous):
+            kept = np.ascontiguousarray(np.broadcast_to(kept, terms.shape), bool)
+        out = np.empty((), terms.dtype)
+        native.lib.nll_cascade(terms if terms.flags.c_contiguous else terms.copy(), kept, out)
+        return out
     if 1 < n <= 256 and np.asarray(kept).all():
         return _nll_cascade_dense(terms)
     partial = [zero] * 8
@@ -394,6 +401,23 @@ def nll_cascade(terms: Any, kept: Any) -> Any:
     for p in partial:
         total = total + p
     return np.asarray(total)
+
+
+def nll_grad(grad: Any, target: Any, total_weight: Any, shape: tuple, ignore_index: int,
+             mean: bool) -> Any:
+    """NllLossBackward0's gradient of a reduced loss over (rows, classes) without class
+    weights: ``grad * coef`` (coef -1, divided by the total weight for a mean, in its dtype) at
+    each row's target class where the target is kept and a class, +0 elsewhere; the values of
+    ops._nll_grad's general formula, by one scatter."""
+    coef = np.full((1, 1), -1.0, dtype=total_weight.dtype)
+    if mean:
+        coef = coef / total_weight
+    value = grad * coef
+    t = target.reshape(-1)
+    rows = np.flatnonzero((t != ignore_index) & (t >= 0) & (t < shape[1]))
+    out = np.zeros(shape, value.dtype)
+    out[rows, t[rows]] = value[0, 0]
+    return out
 
 
 def _nll_cascade_dense(terms: Any) -> Any:
