@@ -2,7 +2,7 @@
 
 The C loops compute, operation for operation, what the NumPy code of exact/ computes: fp.py's
 fused multiply-adds, sleef.py's ``expf``/``logf``, softmaxes.py's last-dimension log_softmax
-and its backward, reduce.py's cascade sums, distributions.py's avx_mathfun steps of the float32
+and its backward, reduce.py's cascade sums and nll_loss's sum, distributions.py's avx_mathfun steps of the float32
 normals, generator.py's randperm shuffles; and they make the calls blas.py, vml.py and clib.py
 make through ctypes (MKL's gemm/gemv/VML, the C library's math) from C.  One call over the
 array instead of tens of whole-array NumPy passes (expf of 32 x 27 floats: ~45 NumPy calls,
