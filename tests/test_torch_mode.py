@@ -447,3 +447,15 @@ def test_an_error_in_a_nested_call_is_located_at_that_call(line: str, span: tupl
                           filename="prog.py")
     assert result.error is not None and result.error.kind == "RuntimeError"
     assert tuple(result.error.span) == span
+
+
+def test_call_sites_are_the_call_expressions() -> None:
+    """The "called from" notes mark the call itself, as Python's traceback does: a class made
+    inside a function called inside a binary operation after a builtin's callback."""
+    source = ("import torch\n\nclass M:\n    def __init__(self, n):\n"
+              "        self.w = torch.ones(n) @ torch.ones(2, 3)\n\n"
+              "def make(n):\n    return M(n)\n\n"
+              "y = [1, 2]\nz = sorted(y, key=lambda v: v) + [make(3)]\n")
+    err = pipeline.run(source, filename="prog.py").error
+    assert tuple(err.span) == (5, 18, 5, 50)
+    assert [tuple(s) for s in err.calls] == [(11, 35, 11, 42), (8, 12, 8, 16)]

@@ -55,6 +55,7 @@ class Evaluator(Attributes):
 
     globals: dict[str, Any]
     builtins: dict[str, Any]
+    call_at: Span | None  # the call expression being called (Interpreter.call_function)
     printer: Any
 
     # -- names ----------------------------------------------------------------------------------
@@ -150,12 +151,15 @@ class Evaluator(Attributes):
             values = [self.eval(a, scope) for a in args] if len(args) > 1 else \
                 [self.eval(args[0], scope)] if args else []
             kwargs = {k: self.eval(v, scope) for k, v in e.kwargs} if e.kwargs else {}
+            self.call_at = e.span  # a script function called here is called from this call
             try:
                 return self.call_value(fn, values, kwargs, e.func)
             except GradcliError as err:  # the caret under the innermost call or operator
                 if err.span is None:
                     err.span = e.span
                 raise
+            finally:
+                self.call_at = None
         if cls is P.Attribute:  # a name in scope read here, without a call
             obj = e.value
             if obj.__class__ is P.Name and obj.id in scope:

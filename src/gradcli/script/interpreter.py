@@ -102,6 +102,9 @@ class Interpreter(Definitions, Evaluator):
         self.warned: set[tuple[str, str, int | None]] = set()
         self._none_read: NoneGrad | None = None  # the last, for an error's hint
         self.calls: list[Span | None] = []  # the call sites of the functions running now
+        # the call expression eval is calling (set for call_function, which takes it as the
+        # call site; None when a function is called from elsewhere: the statement is the site)
+        self.call_at: Span | None = None
         self.fns: list[str] = []  # and the names of those functions (anomaly mode's frames)
         self._frame_texts: dict[tuple, tuple[str, ...]] = {}  # _frames' texts by call stack
         self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
@@ -561,11 +564,12 @@ class Interpreter(Definitions, Evaluator):
                               hint=f"gradcli allows {MAX_CALL_DEPTH} nested calls; is there a "
                               "recursion without a base case?")
         caller = self.span
+        site, self.call_at = self.call_at or caller, None  # the call expression, as Python marks
         # A warning is reported where it was raised, as Python's warnings module does: the
         # caller's so far at its line, the function's last statement's (a return) at its own.
         if self.ctx.warnings:
             self._drain()
-        self.calls.append(caller)
+        self.calls.append(site)
         self.fns.append(fn.name)
         if not self.depth:  # called by the top level (main()): its names outlive the call
             self.result.last_call = scope
