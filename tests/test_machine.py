@@ -158,6 +158,9 @@ def test_doctor_says_what_gradcli_emulates_and_why():
     text = _gradcli("doctor", "--format", "plain", env={"ATEN_CPU_CAPABILITY": "avx2",
                                                         "OMP_NUM_THREADS": "3"}).stdout
     assert "capability   AVX2, ATEN_CPU_CAPABILITY=avx2\n" in text
+    assert facts["kernels"] in text and text.count("\nkernels ") == 1
+    pure = json.loads(_gradcli("doctor", "--format", "json", env={"GRADCLI_PURE": "1"}).stdout)
+    assert pure["kernels"] == "numpy (GRADCLI_PURE is set)"
     if facts["mkl"] is not None:
         assert len(facts["mkl"]["probe"]) == 16
         assert "probe " + facts["mkl"]["probe"] in text

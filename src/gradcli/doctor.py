@@ -16,10 +16,15 @@ TORCH_VERSION = "2.13.0+cpu"  # the PyTorch whose results gradcli reproduces
 
 def facts() -> dict[str, Any]:
     """The report as data (``--format json``)."""
-    from .engine.exact import fingerprint
+    import os
 
+    from .engine.exact import fingerprint, native
+
+    kernels = "compiled" if native.lib is not None else \
+        "numpy (GRADCLI_PURE is set)" if os.environ.get("GRADCLI_PURE") else \
+        "numpy (the C extension was not built: no C compiler at install time)"
     return {"gradcli": "1", "version": __version__, "torch": TORCH_VERSION,
-            **fingerprint.describe()}
+            **fingerprint.describe(), "kernels": kernels}
 
 
 def rows(f: dict[str, Any]) -> list[tuple[str, str]]:
@@ -52,6 +57,8 @@ def rows(f: dict[str, Any]) -> list[tuple[str, str]]:
                 ("mkl path", (f"{mkl['processor']}; reproducibility branch {mkl['branch']}; "
                               f"probe {mkl['probe']}")),
                 ("mkl library", mkl["path"])]
+    out.append(("kernels", "compiled (C loops), the same bits as the NumPy ones"
+                if f["kernels"] == "compiled" else f["kernels"] + ": the same bits, slower"))
     out.append(("python", (f"{f['python']}, NumPy {f['numpy']}, {f['platform']}, "
                            f"{f['libc'] or 'libc unknown'}")))
     return out
