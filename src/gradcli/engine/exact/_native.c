@@ -1,12 +1,17 @@
-/* The exact float kernels compiled: element loops doing, operation for operation, what the
- * NumPy ports in fp.py and sleef.py compute (native.py says where each is used).
+/* The exact kernels compiled: loops doing, operation for operation, what the NumPy code of
+ * engine/exact computes (fp.py's fused multiply-adds, sleef.py's expf/logf, softmaxes.py's
+ * last-dimension log_softmax, reduce.py's cascade and nll sums, distributions.py's avx_mathfun
+ * steps, generator.py's randperm shuffles), and the calls blas.py, vml.py and clib.py make
+ * through ctypes (MKL's gemm, gemv and VML, the C library's math) made from C.  native.py
+ * says where each is used; tests/test_native.py holds each to its NumPy twin, bit for bit.
  *
  * Every float operation here is one IEEE operation in the argument's format: the build passes
  * -ffp-contract=off (no a * b + c silently fused) and no fast-math, and x86-64's SSE evaluates
  * float as float (FLT_EVAL_METHOD 0).  fmaf and fma are the C library's, rounded once.
  *
- * Arrays come through the buffer protocol, C-contiguous; each operand holds n elements or one
- * (broadcast).  The Python side (native.py) checks dtypes and layouts before calling.
+ * Arrays come through the buffer protocol: C-contiguous, each elementwise operand holding n
+ * elements or one (broadcast), or strided where a function says so (the products, the sums).
+ * The Python side checks dtypes and layouts before calling.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -14,9 +19,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* x86-64: each loop compiled twice, for the baseline and for x86-64-v3 (AVX2 and FMA), picked
- * at load time by the CPU: there fmaf is one instruction instead of a library call, and the
- * loops vectorise (the same IEEE operations, lane by lane) */
+/* x86-64: the elementwise loops compiled twice, for the baseline and for x86-64-v3 (AVX2 and
+ * FMA), picked at load time by the CPU: there fmaf is one instruction instead of a library
+ * call (and what the compiler vectorises runs the same IEEE operations, lane by lane) */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define LOOP __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
