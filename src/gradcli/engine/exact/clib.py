@@ -41,12 +41,17 @@ def _library() -> Any:
         return ctypes.CDLL(None)
 
 
+def _symbol(name: str, dtype: np.dtype) -> Any:
+    """The C function for ``name`` (the double one: ``expm1``) in ``dtype`` (``expm1f`` for
+    float32), as ctypes finds it in the library."""
+    return getattr(_library(), name + ("f" if dtype == F32 else ""))
+
+
 @functools.cache
 def _function(name: str, dtype: np.dtype, arity: int) -> Callable[..., Any]:
-    """The C function for ``name`` (the double one: ``expm1``) in ``dtype`` (``expm1f`` for
-    float32), as a NumPy ufunc over objects."""
+    """``_symbol``'s function as a NumPy ufunc over objects."""
     kind = ctypes.c_float if dtype == F32 else ctypes.c_double
-    fn = getattr(_library(), name + ("f" if dtype == F32 else ""))
+    fn = _symbol(name, dtype)
     fn.argtypes = [kind] * arity
     fn.restype = kind
     return np.frompyfunc(fn, arity, 1)
@@ -54,9 +59,8 @@ def _function(name: str, dtype: np.dtype, arity: int) -> Callable[..., Any]:
 
 @functools.cache
 def _address(name: str, dtype: np.dtype) -> int:
-    """The address of the C function for ``name`` in ``dtype`` (as ``_function`` finds it)."""
-    fn = getattr(_library(), name + ("f" if dtype == F32 else ""))
-    return ctypes.cast(fn, ctypes.c_void_p).value
+    """The address of ``_symbol``'s function (for the compiled loops)."""
+    return ctypes.cast(_symbol(name, dtype), ctypes.c_void_p).value
 
 
 def call(name: str, *xs: Any) -> Any:
@@ -77,4 +81,4 @@ def call(name: str, *xs: Any) -> Any:
     return result[()] if all(isinstance(x, np.generic) for x in xs) else result
 
 
-_FLOATS = (np.dtype(F32), np.dtype(np.float64))
+_FLOATS = (np.dtype(F32), np.dtype(F64))
