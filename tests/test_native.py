@@ -374,3 +374,76 @@ def test_nll_cascade_matches_the_python_loop() -> None:
                 with pure():
                     numpy_ = reduce.nll_cascade(terms, kept)
                 assert same(compiled, numpy_) and compiled.shape == numpy_.shape == ()
+
+
+@needs_lib
+def test_tanh_backward_matches_the_numpy_path() -> None:
+    """float32 tanh_backward (grad * (1 - y * y), the difference fused on an FMA capability)
+    in C and in NumPy: tanh's own outputs, random bit patterns (beyond [-1, 1], where the
+    NumPy path settles midpoints one by one), special values, a one-element grad broadcast."""
+    from gradcli.engine import machine
+    from gradcli.engine.exact import unary
+    from gradcli.engine.machine import Machine
+
+    rng = np.random.default_rng(29)
+    token = machine.activate(Machine("AVX2", 1))
+    try:
+        ys = [np.tanh(rng.standard_normal(50_000) * 3).astype(F32), random_floats(rng, 50_000),
+              SPECIAL, np.tanh(rng.standard_normal((32, 200))).astype(F32)]
+        for y in ys:
+            grads = [rng.standard_normal(y.shape).astype(F32), np.asarray(F32(-0.5)),
+                     np.broadcast_to(F32(2.0), y.shape)]
+            for g in grads:
+                compiled = unary.tanh_backward(g, y)
+                with pure():
+                    assert same(compiled, unary.tanh_backward(g, y))
+    finally:
+        machine.deactivate(token)
+
+
+@needs_lib
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_threshold_backward_matches_where(dtype: type) -> None:
+    """relu's gradient (threshold_backward) in C against NumPy's ``where(x <= t, 0, grad)``:
+    random values and bit patterns, NaN and signed zeros in x and in grad, thresholds other
+    than 0, a grad that is a broadcast view; and the NumPy path where the C loop declines
+    (mixed dtypes, a threshold float32 cannot hold)."""
+    from gradcli.engine import kernels
+
+    rng = np.random.default_rng(31)
+    xs = [rng.standard_normal((64, 64)).astype(dtype), random_floats(rng, 10_000).astype(dtype),
+          SPECIAL.astype(dtype), np.zeros((0, 3), dtype)]
+    for x in xs:
+        for g in (rng.standard_normal(x.shape).astype(dtype), np.broadcast_to(dtype(-0.0), x.shape),
+                  random_floats(rng, x.size).astype(dtype).reshape(x.shape)):
+            for t in (0.0, -0.0, 0.5, -1e30, 1e40, float("nan")):
+                got = kernels.threshold_backward(np, g, x, t)
+                with np.errstate(all="ignore"):
+                    want = np.where(x <= t, 0.0, g)
+                assert same(got, want), (x.shape, t)
+    x = rng.standard_normal(5).astype(F32)
+    assert kernels.threshold_backward(np, x.astype(F64), x, 0.0).dtype == F64  # where's dtype
+
+
+@needs_lib
+def test_nll_gradient_scatter_matches_the_numpy_path() -> None:
+    """NllLossBackward0's plain gradient (reduce.nll_grad) scattered in C and by NumPy's fancy
+    indexing: ignored rows (the default -100 and a class), targets out of range, mean and sum,
+    float32 and float64 losses and total weights, a NaN gradient, no rows."""
+    from gradcli.engine.exact import reduce
+
+    rng = np.random.default_rng(37)
+    for rows, classes in ((32, 27), (1, 1), (0, 5), (64, 3)):
+        target = rng.integers(-2, classes + 2, rows)
+        for ignore in (-100, 0, 1):
+            for dtype in (F32, F64):
+                for grad in (np.asarray(dtype(1.0)), np.asarray(dtype(-0.25)),
+                             np.asarray(dtype(np.nan))):
+                    for mean in (True, False):
+                        tw = np.asarray(dtype(max(rows, 1) * 0.75))
+                        compiled = reduce.nll_grad(grad, target, tw, (rows, classes), ignore,
+                                                   mean)
+                        with pure():
+                            numpy_ = reduce.nll_grad(grad, target, tw, (rows, classes), ignore,
+                                                     mean)
+                        assert same(compiled, numpy_), (rows, classes, ignore, dtype, mean)

@@ -372,6 +372,16 @@ def tanh_backward(xp: Any, grad: Any, y: Any) -> Any:
     return ex.tanh_backward(grad, y) if ex is not None else grad * (1 - y * y)
 
 
+def threshold_backward(xp: Any, grad: Any, x: Any, threshold: float) -> Any:
+    """``threshold_backward`` (relu's gradient): 0 where ``x <= threshold``, else ``grad``."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        out = ex.threshold_backward(grad, x, threshold)
+        if out is not None:
+            return out
+    return xp.where(x <= threshold, 0.0, grad)
+
+
 def logsigmoid(xp: Any, x: Any) -> Any:
     """``F.logsigmoid``: min(x, 0) - log1p(exp(-|x|))."""
     ex = _exact(xp, x)

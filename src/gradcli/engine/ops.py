@@ -2482,7 +2482,8 @@ LOG_SOFTMAX_BACKWARD = defop(
     * xp.exp(output) * grad, aten="_log_softmax_backward_data")
 THRESHOLD_BACKWARD = defop(
     "threshold_backward", "ThresholdBackwardBackward0", ("grad_output", "self"),
-    lambda xp, grad_output, self, threshold: xp.where(self <= threshold, 0.0, grad_output),
+    lambda xp, grad_output, self, threshold: K.threshold_backward(xp, grad_output, self,
+                                                                  threshold),
     lambda xp, grad, self, threshold: xp.threshold_backward(grad, self, threshold=threshold),
     lambda xp, grad: xp.zeros_like(grad), kind="elementwise")
 LEAKY_RELU_BACKWARD = defop(

@@ -49,6 +49,7 @@ elu, elu_backward, silu, silu_backward, softshrink = (
     _keep_scalar(f) for f in (unary.elu, unary.elu_backward, unary.silu, unary.silu_backward,
                               unary.softshrink))
 mkl, library, c_library = unary.mkl, unary.library, unary.c_library  # keep scalars themselves
+threshold_backward = unary.threshold_backward
 softmax, log_softmax, softmax_backward, log_softmax_backward = (
     _keep_scalar(f) for f in (softmaxes.softmax, softmaxes.log_softmax,
                               softmaxes.softmax_backward, softmaxes.log_softmax_backward))
@@ -91,6 +92,7 @@ __all__ = [
     "softshrink",
     "sum_",
     "tanh_backward",
+    "threshold_backward",
     "var_std",
     "vector_norm",
 ]

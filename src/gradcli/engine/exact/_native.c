@@ -1,13 +1,15 @@
 /* The exact kernels compiled: loops doing, operation for operation, what the NumPy code of
  * engine/exact computes (fp.py's fused multiply-adds, sleef.py's expf/logf, softmaxes.py's
- * last-dimension log_softmax, reduce.py's cascade and nll sums, distributions.py's avx_mathfun
- * steps, generator.py's randperm shuffles), and the calls blas.py, vml.py and clib.py make
- * through ctypes (MKL's gemm, gemv and VML, the C library's math) made from C.  native.py
+ * last-dimension log_softmax, reduce.py's cascade and nll sums and nll_loss's gradient scatter,
+ * unary.py's tanh_backward and threshold_backward, distributions.py's avx_mathfun steps,
+ * generator.py's randperm shuffles), and the calls blas.py, vml.py and clib.py make through
+ * ctypes (MKL's gemm, gemv and VML, the C library's math) made from C.  native.py
  * says where each is used; tests/test_native.py holds each to its NumPy twin, bit for bit.
  *
  * Every float operation here is one IEEE operation in the argument's format: the build passes
  * -ffp-contract=off (no a * b + c silently fused) and no fast-math, and x86-64's SSE evaluates
- * float as float (FLT_EVAL_METHOD 0).  fmaf and fma are the C library's, rounded once.
+ * float as float (FLT_EVAL_METHOD 0).  The loops the compiler vectorises (-fvect-cost-model=
+ * dynamic) run the same operations lane by lane; sums stay in order (no reassociation).  fmaf and fma are the C library's, rounded once.
  *
  * Arrays come through the buffer protocol: C-contiguous, each elementwise operand holding n
  * elements or one (broadcast), or strided where a function says so (the products, the sums).
@@ -447,6 +449,41 @@ LOOP static void fma64_loop(const void *a_, const void *b_, const void *c_, void
     for (Py_ssize_t i = 0; i < n; i++) y[i] = fused64(a[i * sa], b[i * sb], c[i * sc]);
 }
 
+/* the activations' backward kernels (unary.py tanh_backward, threshold_backward): grad's
+ * items n or one (stride 1 or 0) */
+/* 1 - y * y as fused32(-y, y, 1) gives it: fmaf (one vector instruction where the CPU has FMA;
+ * an infinite y gives -inf as the emulation does), and for a NaN y the NaN of -y, quieted, made
+ * from its bits (the compiler treats NaNs' signs as its own to choose) */
+INLINE float one_minus_square(float y) {
+    float v = fmaf(-y, y, 1.0f);
+    return isnan(y) ? from_bits((to_bits(y) ^ 0x80000000u) | 0x00400000u) : v;
+}
+
+LOOP static void tanh_backward32_loop(const float *g, const float *y, float *out, Py_ssize_t n,
+                                      Py_ssize_t sg) {
+    if (sg)
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = g[i] * one_minus_square(y[i]);
+    else
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = g[0] * one_minus_square(y[i]);
+}
+
+/* (the grad of n items or one as two loops: one the compiler can vectorise) */
+LOOP static void threshold_backward32_loop(const float *g, const float *x, float t, float *out,
+                                           Py_ssize_t n, Py_ssize_t sg) {
+    if (sg)
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] <= t ? 0.0f : g[i];
+    else
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] <= t ? 0.0f : g[0];
+}
+
+LOOP static void threshold_backward64_loop(const double *g, const double *x, double t,
+                                           double *out, Py_ssize_t n, Py_ssize_t sg) {
+    if (sg)
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] <= t ? 0.0 : g[i];
+    else
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] <= t ? 0.0 : g[0];
+}
+
 static PyObject *unary32(PyObject *args, void (*loop)(const float *, float *, Py_ssize_t)) {
     Py_buffer x, out;
     if (!PyArg_ParseTuple(args, "y*w*", &x, &out)) return NULL;
@@ -484,6 +521,82 @@ static PyObject *fused(PyObject *args, Py_ssize_t size, fused_loop loop) {
     PyBuffer_Release(&a);
     PyBuffer_Release(&b);
     PyBuffer_Release(&c);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* tanh_backward32(grad, y, out): float32 grad * (1 - y * y), the difference fused */
+static PyObject *py_tanh_backward32(PyObject *self, PyObject *args) {
+    Py_buffer g, y, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &g, &y, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = count(&out, 4, -1), ng;
+    if (n >= 0 && (ng = count(&g, 4, n)) >= 0 && count(&y, 4, n) == n) {
+        Py_BEGIN_ALLOW_THREADS
+        tanh_backward32_loop(g.buf, y.buf, out.buf, n, ng == n);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "operand sizes differ");
+    }
+    PyBuffer_Release(&g);
+    PyBuffer_Release(&y);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* threshold_backward(grad, x, threshold, out): 0 where x <= threshold, else grad (a NaN x
+ * passes grad), float32 or float64 as out */
+static PyObject *py_threshold_backward(PyObject *self, PyObject *args) {
+    Py_buffer g, x, out;
+    double t;
+    if (!PyArg_ParseTuple(args, "y*y*dw*", &g, &x, &t, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t size = out.itemsize == 8 ? 8 : 4;
+    Py_ssize_t n = count(&out, size, -1), ng;
+    if (n >= 0 && (ng = count(&g, size, n)) >= 0 && count(&x, size, n) == n) {
+        Py_BEGIN_ALLOW_THREADS
+        if (size == 8)
+            threshold_backward64_loop(g.buf, x.buf, t, out.buf, n, ng == n);
+        else
+            threshold_backward32_loop(g.buf, x.buf, (float)t, out.buf, n, ng == n);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "operand sizes differ");
+    }
+    PyBuffer_Release(&g);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* nll_scatter(target, out, value, ignore_index): value at out[r, target[r]] for each row r
+ * whose target is a class (not ignore_index, in [0, classes)); out is (rows, classes) of
+ * float32 or float64 zeros, target int64 (reduce.py nll_grad) */
+static PyObject *py_nll_scatter(PyObject *self, PyObject *args) {
+    Py_buffer t, out;
+    double value;
+    long long ignore;
+    if (!PyArg_ParseTuple(args, "y*w*dL", &t, &out, &value, &ignore)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rows = t.len / 8, size = out.itemsize == 8 ? 8 : 4;
+    if (t.len % 8 || out.len % size || (rows && (out.len / size) % rows)) {
+        PyErr_SetString(PyExc_ValueError, "nll_scatter: operand sizes differ");
+    } else {
+        const int64_t *target = t.buf;
+        Py_ssize_t classes = rows ? out.len / size / rows : 0;
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            int64_t k = target[r];
+            if (k == ignore || k < 0 || k >= classes) continue;
+            if (size == 8)
+                ((double *)out.buf)[r * classes + k] = value;
+            else
+                ((float *)out.buf)[r * classes + k] = (float)value;
+        }
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&t);
     PyBuffer_Release(&out);
     return result;
 }
@@ -891,6 +1004,10 @@ static PyMethodDef methods[] = {
     {"fma_add", py_fma_add, METH_VARARGS,
      "fma_add(p, c, out): float64 p (an exact product) + float32 c, rounded once to float32."},
     {"fma64", py_fma64, METH_VARARGS, "fma64(a, b, c, out): float64 a * b + c rounded once."},
+    {"tanh_backward32", py_tanh_backward32, METH_VARARGS,
+     "tanh_backward32(grad, y, out): float32 grad * (1 - y * y), the difference fused."},
+    {"threshold_backward", py_threshold_backward, METH_VARARGS,
+     "threshold_backward(grad, x, threshold, out): 0 where x <= threshold, else grad."},
     {"fma64_scalar", (PyCFunction)(void (*)(void))py_fma64_scalar, METH_FASTCALL,
      "fma64_scalar(a, b, c): a * b + c of Python floats, rounded once."},
     {"gemm", (PyCFunction)(void (*)(void))py_gemm, METH_FASTCALL,
@@ -916,6 +1033,8 @@ static PyMethodDef methods[] = {
      "log_softmax_backward(grad, out, result, n, lanes): its backward, fused."},
     {"sum_kernel", py_sum_kernel, METH_VARARGS,
      "sum_kernel(x, out, n0, n1, s0, s1, width): cascade_sum's 2-D loop (reduce.py _kernel)."},
+    {"nll_scatter", py_nll_scatter, METH_VARARGS,
+     "nll_scatter(target, out, value, ignore_index): value at each row's target class."},
     {"nll_cascade", py_nll_cascade, METH_VARARGS,
      "nll_cascade(terms, kept, out): nll_loss's eight-level sum of the kept terms."},
     {NULL, NULL, 0, NULL},

@@ -2,8 +2,9 @@
 
 The C loops compute, operation for operation, what the NumPy code of exact/ computes: fp.py's
 fused multiply-adds, sleef.py's ``expf``/``logf``, softmaxes.py's last-dimension log_softmax
-and its backward, reduce.py's cascade sums and nll_loss's sum, distributions.py's avx_mathfun steps of the float32
-normals, generator.py's randperm shuffles; and they make the calls blas.py, vml.py and clib.py
+and its backward, reduce.py's cascade sums, nll_loss's sum and its gradient's scatter,
+unary.py's ``tanh_backward`` and ``threshold_backward`` (relu's gradient), distributions.py's
+avx_mathfun steps of the float32 normals, generator.py's randperm shuffles; and they make the calls blas.py, vml.py and clib.py
 make through ctypes (MKL's gemm/gemv/VML, the C library's math) from C.  One call over the
 array instead of tens of whole-array NumPy passes (expf of 32 x 27 floats: ~45 NumPy calls,
 ~50 us, against ~3 us).  The NumPy code stays the definition, the fallback where no C compiler
@@ -61,6 +62,21 @@ def fma_add(p: Any, c: Any) -> Any | None:
 def fma64(a: Any, b: Any, c: Any) -> Any | None:
     """float64 ``a * b + c`` rounded once; None as fma32."""
     return _elementwise(lib.fma64, (a, b, c), (F64, F64, F64), F64)
+
+
+def tanh_backward32(grad: Any, y: Any) -> Any:
+    """float32 ``grad * (1 - y * y)``, the difference fused, for ``grad`` of ``y``'s shape or
+    one element."""
+    out = np.empty(y.shape, F32)
+    lib.tanh_backward32(_flat(grad, F32), _flat(y, F32), out)
+    return out
+
+
+def threshold_backward(grad: Any, x: Any, threshold: float) -> Any:
+    """0 where ``x <= threshold``, else ``grad``: both of ``x``'s shape and float dtype."""
+    out = np.empty(x.shape, x.dtype)
+    lib.threshold_backward(_flat(grad, x.dtype), _flat(x, x.dtype), float(threshold), out)
+    return out
 
 
 def _elementwise(fn: Any, xs: tuple, dtypes: tuple, out_dtype: Any) -> Any | None:

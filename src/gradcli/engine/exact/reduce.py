@@ -409,15 +409,24 @@ def nll_grad(grad: Any, target: Any, total_weight: Any, shape: tuple, ignore_ind
     weights: ``grad * coef`` (coef -1, divided by the total weight for a mean, in its dtype) at
     each row's target class where the target is kept and a class, +0 elsewhere; the values of
     ops._nll_grad's general formula, by one scatter."""
-    coef = np.full((1, 1), -1.0, dtype=total_weight.dtype)
+    coef = total_weight.dtype.type(-1.0)
     if mean:
         coef = coef / total_weight
-    value = grad * coef
+    value = np.asarray(grad * coef)  # a NumPy scalar of the promoted dtype, as 0-d
     t = target.reshape(-1)
-    rows = np.flatnonzero((t != ignore_index) & (t >= 0) & (t < shape[1]))
     out = np.zeros(shape, value.dtype)
-    out[rows, t[rows]] = value[0, 0]
+    if native.lib is not None and t.dtype == np.int64 and out.dtype in _FLOATS and \
+            -_BIG <= ignore_index < _BIG:  # the same scatter, one C loop
+        native.lib.nll_scatter(t if t.flags.c_contiguous else t.copy(), out, float(value),
+                               ignore_index)
+        return out
+    rows = np.flatnonzero((t != ignore_index) & (t >= 0) & (t < shape[1]))
+    out[rows, t[rows]] = value
     return out
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_BIG = 1 << 63  # ignore_index as a C long long
 
 
 def _nll_cascade_dense(terms: Any) -> Any:

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import machine
 from ..machine import SUM_VECTOR_BYTES
-from . import clib, fp, libm, sleef, sleef64, vml
+from . import clib, fp, libm, native, sleef, sleef64, vml
 from .fp import fma32, fma64
 from .iterator import batch_place, vector_mask
 
@@ -374,6 +374,9 @@ def tanh_backward(grad: Any, y: Any) -> Any:
     float32 and float64 lanes alike) on AVX2 and AVX512."""
     one = y.dtype.type(1)
     if y.dtype == F32 and y.ndim and y.size and machine.current().fma:
+        if native.lib is not None and (np.shape(grad) == y.shape or np.size(grad) == 1 and
+                                       np.ndim(grad) <= y.ndim):
+            return native.tanh_backward32(grad, y)  # the same, in one C loop
         # NOTE: 1 - y * y is never subnormal for a float32 y (0, or at least 2**-46 in
         # magnitude: y * y is a multiple of 2**-46 from 1 up, and at most (1 - 2**-24)**2
         # below), so the float64 sum rounds to the fused result wherever it is not an inexact
@@ -391,6 +394,21 @@ def tanh_backward(grad: Any, y: Any) -> Any:
                 out.reshape(-1)[at] = fma32(-ys, ys, one)  # settled one by one
         return np.asarray(grad, y.dtype) * out
     return np.asarray(grad, y.dtype) * madd(-y, y, one)
+
+
+def threshold_backward(grad: Any, x: Any, threshold: float) -> Any | None:
+    """threshold_backward (relu's and threshold's gradient): 0 where ``x <= threshold``, else
+    ``grad`` (a NaN ``x`` passes it), by one C loop where the compiled kernels are and both are
+    of one float dtype and shape; None for the caller's ``where`` elsewhere."""
+    dt = x.dtype
+    if native.lib is None or dt not in _FLOAT_TYPES or grad.__class__ is not np.ndarray or \
+            grad.dtype != dt or grad.shape != x.shape or not abs(threshold) <= _F32_MAX:
+        return None  # (a threshold float32 cannot hold, or NaN, by the NumPy path too)
+    return native.threshold_backward(grad, x, threshold)
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+_FLOAT_TYPES = (np.dtype(F32), np.dtype(np.float64))
 
 
 def sigmoid_backward(grad: Any, y: Any) -> Any:
