@@ -447,3 +447,39 @@ def test_nll_gradient_scatter_matches_the_numpy_path() -> None:
                             numpy_ = reduce.nll_grad(grad, target, tw, (rows, classes), ignore,
                                                      mean)
                         assert same(compiled, numpy_), (rows, classes, ignore, dtype, mean)
+
+
+@needs_lib
+def test_nll_forward_and_targets_match_the_numpy_path() -> None:
+    """nll_loss's forward without weights in one C loop (each kept row's term at its target,
+    cascaded) against the op's NumPy formula, and the targets' count and bounds check against
+    _target_weights' NumPy code, through F.nll_loss and F.cross_entropy: ignored rows, rows
+    across the cascade's levels, float32 and float64, mean and sum, a target out of range."""
+    import gradcli
+
+    rng = np.random.default_rng(41)
+    programs = []
+    for rows, classes in ((32, 27), (1, 1), (300, 5), (4097, 3)):
+        for ignore in (-100, 0, 2):
+            for dtype in ("float32", "float64"):
+                x = (rng.standard_normal((rows, classes)) * 3).round(3).tolist()
+                t = rng.integers(0, classes, rows)
+                t[: rows // 3] = ignore if ignore < classes else t[: rows // 3]
+                for reduction in ("mean", "sum"):
+                    programs.append(
+                        "import torch\nimport torch.nn.functional as F\n"
+                        f"x = torch.tensor({x}, dtype=torch.{dtype}, requires_grad=True)\n"
+                        f"t = torch.tensor({t.tolist()})\n"
+                        f"a = F.nll_loss(x, t, ignore_index={ignore}, reduction='{reduction}')\n"
+                        f"b = F.cross_entropy(x, t, ignore_index={ignore}, "
+                        f"reduction='{reduction}')\n(a + b).backward()\n"
+                        "print(a.item(), b.item(), x.grad.sum().item())\n")
+    programs.append("import torch\nimport torch.nn.functional as F\n"
+                    "F.cross_entropy(torch.zeros(3, 4), torch.tensor([1, 4, 0]))\n")
+    for source in programs:
+        compiled = gradcli.run(source, filename="p.py")
+        with pure():
+            numpy_ = gradcli.run(source, filename="p.py")
+        assert compiled.prints == numpy_.prints
+        assert str(compiled.error) == str(numpy_.error)
+    assert "Target 4 is out of bounds." in str(compiled.error)

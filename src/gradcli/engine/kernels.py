@@ -69,6 +69,20 @@ def nll_sum(xp: Any, terms: Any, kept: Any) -> Any:
     return -xp.sum(xp.where(kept, terms, xp.zeros_like(terms)))
 
 
+def nll_forward(xp: Any, x: Any, target: Any, ignore_index: int) -> Any | None:
+    """``nll_loss``'s reduced sum over (rows, classes) without class weights, by one C loop on
+    the NumPy backend (exact/reduce.py); None elsewhere (the op's formula computes it)."""
+    ex = _exact(xp, x)
+    return None if ex is None else ex.nll_forward(x, target, ignore_index)
+
+
+def nll_targets(xp: Any, labels: Any, ignore_index: int, classes: int) -> tuple | None:
+    """(kept targets, the first kept one that is not a class or -1) of int64 ``labels`` by one
+    C loop on the NumPy backend; None elsewhere."""
+    ex = exact_kernels(xp)
+    return None if ex is None else ex.nll_targets(labels, ignore_index, classes)
+
+
 def nll_grad(xp: Any, grad: Any, target: Any, total_weight: Any, shape: tuple,
              ignore_index: int, mean: bool) -> Any:
     """NllLossBackward0's gradient of a reduced loss over (rows, classes) without class weights

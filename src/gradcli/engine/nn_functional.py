@@ -18,7 +18,7 @@ from .args import broadcast_shape, check_numel, dim_arg, is_number, tensor_arg, 
 from .backend import to_host
 from .context import current
 from .dtypes import to_dtype
-from .kernels import nll_sum
+from .kernels import nll_sum, nll_targets
 from .record import apply, apply_inplace
 from .shape import _expand, view
 from .tensor import Size, Tensor, vmap_from
@@ -235,6 +235,12 @@ def _target_weights(t: Tensor, w: Tensor | None, ignore_index: int, c: int, dt: 
     be = t.backend
     xp = be.xp
     labels = xp.reshape(be.astype(t.data, D.INT64), (-1,))
+    counted = None if w is not None else nll_targets(xp, labels, ignore_index, c)
+    if counted is not None:  # one C loop: the kept targets' count, the first out of range
+        kept, bad = counted
+        if bad >= 0:
+            raise ScriptError(f"Target {int(labels[bad])} is out of bounds.", kind="IndexError")
+        return be.astype(xp.asarray(kept), dt)
     if w is None and not 0 <= ignore_index < c and labels.shape[0] \
             and int(xp.min(labels)) >= 0 and int(xp.max(labels)) < c:
         return be.astype(xp.asarray(labels.shape[0]), dt)  # every target kept: their count

@@ -1915,6 +1915,10 @@ def _per_element(g: Any, self_shape: tuple, reduction: str) -> Any:
 
 def _nll(xp: Any, self: Any, target: Any, weight: Any, total_weight: Any, reduction: str,
          ignore_index: int) -> Any:
+    if weight is None and reduction != "none" and self.ndim == 2:
+        total = K.nll_forward(xp, self, target, ignore_index)  # one C loop, where it can
+        if total is not None:
+            return total / total_weight if reduction == "mean" else total
     c = self.shape[-1]
     t = xp.reshape(target, (-1,))
     valid = t != ignore_index

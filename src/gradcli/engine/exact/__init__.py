@@ -26,7 +26,7 @@ from .fp import fused_add
 from .moments import var_std
 from .norms import vector_norm
 from .ranges import linspace
-from .reduce import mean, nll_cascade, nll_grad, sum_
+from .reduce import mean, nll_cascade, nll_forward, nll_grad, nll_targets, sum_
 
 
 def _keep_scalar(fn: Callable) -> Callable:
@@ -79,7 +79,9 @@ __all__ = [
     "mean",
     "mkl",
     "nll_cascade",
+    "nll_forward",
     "nll_grad",
+    "nll_targets",
     "pow_scalar",
     "sigmoid",
     "sigmoid_backward",

@@ -764,6 +764,79 @@ static PyObject *py_nll_cascade(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* nll_forward(x, target, ignore_index, out): nll_loss's reduced sum over (rows, classes) x
+ * (float32 or float64, C-contiguous) without class weights: the term x[r, target[r]] of each
+ * row whose target is kept (not ignore_index), in nll_cascade's order, into the one-element
+ * out; returns False, writing nothing, where a kept target is not a class */
+static PyObject *py_nll_forward(PyObject *self, PyObject *args) {
+    Py_buffer x, t, out;
+    long long ignore;
+    if (!PyArg_ParseTuple(args, "y*y*Lw*", &x, &t, &ignore, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t size = out.len, rows = t.len / 8;
+    if ((size != 4 && size != 8) || t.len % 8 || x.len % size ||
+            (rows ? (x.len / size) % rows : x.len) != 0) {
+        PyErr_SetString(PyExc_ValueError, "nll_forward: bad sizes");
+        goto done;
+    }
+    Py_ssize_t classes = rows ? x.len / size / rows : 0;
+    const int64_t *target = t.buf;
+    char *terms = PyMem_Malloc(rows * size + 1);
+    unsigned char *kept = PyMem_Malloc(rows + 1);
+    if (terms == NULL || kept == NULL) {
+        PyMem_Free(terms);
+        PyMem_Free(kept);
+        PyErr_NoMemory();
+        goto done;
+    }
+    int classes_only = 1;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        int64_t k = target[r];
+        kept[r] = k != ignore;
+        if (!kept[r]) k = 0;  /* a term never added */
+        else if (k < 0 || k >= classes) {
+            classes_only = 0;
+            break;
+        }
+        if (size == 8)
+            ((double *)terms)[r] = kept[r] ? ((const double *)x.buf)[r * classes + k] : 0.0;
+        else
+            ((float *)terms)[r] = kept[r] ? ((const float *)x.buf)[r * classes + k] : 0.0f;
+    }
+    if (classes_only) {
+        if (size == 8)
+            *(double *)out.buf = f64_nll_cascade((const double *)terms, kept, rows);
+        else
+            *(float *)out.buf = f32_nll_cascade((const float *)terms, kept, rows);
+    }
+    PyMem_Free(terms);
+    PyMem_Free(kept);
+    result = PyBool_FromLong(classes_only);
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&t);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* nll_targets(target, ignore_index, classes): (how many targets are kept, the row of the first
+ * kept one that is not a class or -1), of int64 targets (nn_functional's _target_weights) */
+static PyObject *py_nll_targets(PyObject *self, PyObject *args) {
+    Py_buffer t;
+    long long ignore;
+    Py_ssize_t classes;
+    if (!PyArg_ParseTuple(args, "y*Ln", &t, &ignore, &classes)) return NULL;
+    const int64_t *target = t.buf;
+    Py_ssize_t rows = t.len / 8, count = 0, bad = -1;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        if (target[r] == ignore) continue;
+        count++;
+        if (bad < 0 && (target[r] < 0 || target[r] >= classes)) bad = r;
+    }
+    PyBuffer_Release(&t);
+    return Py_BuildValue("nn", count, bad);
+}
+
 /* fma64 of three Python floats: the scalar scripts' 0-d case without any buffer */
 static PyObject *py_fma64_scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3) {
@@ -1035,6 +1108,10 @@ static PyMethodDef methods[] = {
      "sum_kernel(x, out, n0, n1, s0, s1, width): cascade_sum's 2-D loop (reduce.py _kernel)."},
     {"nll_scatter", py_nll_scatter, METH_VARARGS,
      "nll_scatter(target, out, value, ignore_index): value at each row's target class."},
+    {"nll_forward", py_nll_forward, METH_VARARGS,
+     "nll_forward(x, target, ignore_index, out): nll_loss's reduced sum without weights."},
+    {"nll_targets", py_nll_targets, METH_VARARGS,
+     "nll_targets(target, ignore_index, classes): (kept count, first bad row or -1)."},
     {"nll_cascade", py_nll_cascade, METH_VARARGS,
      "nll_cascade(terms, kept, out): nll_loss's eight-level sum of the kept terms."},
     {NULL, NULL, 0, NULL},

@@ -403,6 +403,30 @@ def nll_cascade(terms: Any, kept: Any) -> Any:
     return np.asarray(total)
 
 
+def nll_forward(x: Any, target: Any, ignore_index: int) -> Any | None:
+    """``nll_loss``'s reduced sum over (rows, classes) ``x`` without class weights: each kept
+    row's term at its target's class, in ``nll_cascade``'s order, as a 0-d array; by one C
+    loop (None where the compiled kernels are not, or a kept target is not a class: the op's
+    NumPy formula then computes it, or raises)."""
+    t = target.reshape(-1)
+    if native.lib is None or x.dtype not in _FLOATS or t.dtype != np.int64 or \
+            not -_BIG <= ignore_index < _BIG:
+        return None
+    out = np.empty((), x.dtype)
+    if native.lib.nll_forward(np.ascontiguousarray(x), np.ascontiguousarray(t), ignore_index,
+                              out):
+        return out
+    return None
+
+
+def nll_targets(labels: Any, ignore_index: int, classes: int) -> tuple[int, int] | None:
+    """(how many of int64 ``labels`` are kept, the index of the first kept one that is not a
+    class or -1), by one C loop; None without the compiled kernels."""
+    if native.lib is None or labels.dtype != np.int64 or not -_BIG <= ignore_index < _BIG:
+        return None
+    return native.lib.nll_targets(np.ascontiguousarray(labels), ignore_index, classes)
+
+
 def nll_grad(grad: Any, target: Any, total_weight: Any, shape: tuple, ignore_index: int,
              mean: bool) -> Any:
     """NllLossBackward0's gradient of a reduced loss over (rows, classes) without class
