@@ -382,7 +382,7 @@ class Node:
                         args.append(i)
                 g = formula(*args)
             if g.shape != shapes[i]:
-                g = sum_to(xp, g, shapes[i])
+                g = sum_to(xp, g, shapes[i], not tensor_mode)
             if self.dtypes is not None:  # the gradient takes its input's dtype
                 want = self.dtypes[i]
                 if (g.data if g.__class__ is Tensor else g).dtype is not want:
@@ -555,10 +555,13 @@ class CopySlices(Node):
 
 
 
-def sum_to(xp: Any, g: Any, shape: tuple) -> Any:
-    """Undo broadcasting: sum ``g`` down to ``shape`` (PyTorch's ``sum_to``)."""
+def sum_to(xp: Any, g: Any, shape: tuple, arrays: bool = False) -> Any:
+    """Undo broadcasting: sum ``g`` down to ``shape`` (PyTorch's ``sum_to``: a sum keeping the
+    dims, then a view; of ``arrays``, a bias's gradient by one sum without the view)."""
     gshape = tuple(g.shape)
     lead = len(gshape) - len(shape)
+    if arrays and lead == 1 and gshape[1:] == shape:
+        return kernels.sum(xp, g, (0,), False)
     axes = tuple(range(lead))
     if 1 in shape:  # a broadcast size-1 dim is summed too, kept
         axes += tuple(i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1)

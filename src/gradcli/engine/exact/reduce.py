@@ -243,6 +243,12 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
     x = np.asarray(x)
     nd = x.ndim
     size = x.size
+    if nd == 2 and axes in _FIRST and size < GRAIN_SIZE and x.shape[0] > 1 and x.shape[1] > 1 \
+            and x.flags.c_contiguous:
+        # the columns of a dense matrix (a bias's gradient): the iterator keeps both
+        # dimensions as they are, the reduced one outer, and one thread runs one kernel call
+        total = np.zeros(x.shape[1], x.dtype) + _kernel(x, x.strides, x.dtype.itemsize)
+        return total.reshape(1, -1) if keepdims else total
     if axes is None or len(axes) == nd and nd == 1:  # everything (of a vector: dim 0 or -1)
         if 0 < size and x.flags.c_contiguous and size * x.itemsize < _SMALL_BYTES and nd:
             # the most common case, without the general bookkeeping below
@@ -266,12 +272,6 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
         total = np.zeros((), x.dtype) + _kernel(flat, (x.dtype.itemsize, 0), x.dtype.itemsize)[0]
         return total.reshape(out_shape)[()]
     itemsize = x.dtype.itemsize
-    if axes == (0,) and nd == 2 and x.shape[0] > 1 and x.shape[1] > 1 and \
-            x.flags.c_contiguous and x.size < GRAIN_SIZE:
-        # the columns of a dense matrix (a bias's gradient): the iterator keeps both
-        # dimensions as they are, the reduced one outer, and one thread runs one kernel call
-        total = np.zeros(x.shape[1], x.dtype) + _kernel(x, x.strides, itemsize)
-        return total.reshape(out_shape)
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
     out_numel = math.prod(out_shape)
     if threads is None and x.size > GRAIN_SIZE:
@@ -294,6 +294,8 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
     target[...] = result
     return out[()]
 
+
+_FIRST = ((0,), (-2,))  # a matrix's first dimension, as sum_ takes it
 
 # A contiguous row of fewer bytes has fewer than 16 vectors per accumulator (4 x 16 vectors:
 # 512 float32, 256 float64), so the cascade never completes a chunk: one level of in-order sums.
