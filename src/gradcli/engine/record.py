@@ -341,6 +341,16 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
                           "refers to a single memory location. Please clone() the tensor before "
                           "performing the operation.")
     base = target._base
+    if base is None and not params and flags is not None and flags.writeable and \
+            ctx.recorder is None and ctx.history is None and ctx.tracer is None and \
+            ctx.vmap is None and ctx.allow_mutation is None and \
+            not getattr(target, "_views", None):
+        out = _plain_inplace(op, target, args, grad_enabled)
+        if out is not None:  # nothing to record, check or refresh: the write alone
+            target.data[...] = out
+            target._vc[0] += 1
+            _bumped(ctx, target)
+            return target
     if grad_enabled and target._creation is not None:
         _check_creation(target, base, args)
     if grad_enabled and base is not None and (
@@ -377,6 +387,33 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
     if base is not None or getattr(target, "_views", None):  # refresh_views' own test, first
         refresh_views(target)
     return target
+
+
+def _plain_inplace(op: Any, target: Tensor, args: tuple, grad_enabled: bool) -> Any:
+    """The new values of an in-place update that records no node: a floating ``target``
+    updated with no argument (``zero_``), a tensor of its dtype and shape or a Python number
+    (``add_``, ``sub_``, ``mul_`` ...), as ``apply``'s fast paths compute them; None for the
+    general path (a node to record, a promotion, a broadcast, more arguments)."""
+    data = target.data
+    dt = data.dtype
+    backend = target.backend
+    if target.__class__ is not Tensor or dt not in backend.float_natives or \
+            grad_enabled and target.requires_grad:  # (a lazy module's parameter: its error)
+        return None
+    if not args:
+        return op.forward(backend.xp, data)
+    if len(args) != 1:
+        return None
+    b = args[0]
+    if b.__class__ is Tensor:
+        if b.data.dtype is not dt or b.data.shape != data.shape or grad_enabled and \
+                b.requires_grad:
+            return None
+        return op.forward(backend.xp, data, b.data)
+    if (b.__class__ is float or b.__class__ is int and -_BIG < b < _BIG) and op.differentiable[0]:
+        out = op.forward(backend.xp, data, b)
+        return out if out.dtype is dt else backend.astype(out, target.dtype)
+    return None
 
 
 def _bumped(ctx: Any, target: Tensor) -> None:
