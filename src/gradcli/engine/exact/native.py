@@ -24,6 +24,7 @@ import numpy as np
 
 F32 = np.float32
 F64 = np.float64
+FLOATS = (np.dtype(F32), np.dtype(F64))  # the dtypes the loops take
 
 try:
     if os.environ.get("GRADCLI_PURE"):

@@ -411,7 +411,7 @@ def nll_forward(x: Any, target: Any, ignore_index: int) -> Any | None:
     loop (None where the compiled kernels are not, or a kept target is not a class: the op's
     NumPy formula then computes it, or raises)."""
     t = target.reshape(-1)
-    if native.lib is None or x.dtype not in _FLOATS or t.dtype != np.int64 or \
+    if native.lib is None or x.dtype not in native.FLOATS or t.dtype != np.int64 or \
             not -_BIG <= ignore_index < _BIG:
         return None
     out = np.empty((), x.dtype)
@@ -441,7 +441,7 @@ def nll_grad(grad: Any, target: Any, total_weight: Any, shape: tuple, ignore_ind
     value = np.asarray(grad * coef)  # a NumPy scalar of the promoted dtype, as 0-d
     t = target.reshape(-1)
     out = np.zeros(shape, value.dtype)
-    if native.lib is not None and t.dtype == np.int64 and out.dtype in _FLOATS and \
+    if native.lib is not None and t.dtype == np.int64 and out.dtype in native.FLOATS and \
             -_BIG <= ignore_index < _BIG:  # the same scatter, one C loop
         native.lib.nll_scatter(t if t.flags.c_contiguous else t.copy(), out, float(value),
                                ignore_index)
@@ -451,7 +451,6 @@ def nll_grad(grad: Any, target: Any, total_weight: Any, shape: tuple, ignore_ind
     return out
 
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _BIG = 1 << 63  # ignore_index as a C long long
 
 

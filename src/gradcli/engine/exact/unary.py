@@ -401,14 +401,13 @@ def threshold_backward(grad: Any, x: Any, threshold: float) -> Any | None:
     ``grad`` (a NaN ``x`` passes it), by one C loop where the compiled kernels are and both are
     of one float dtype and shape; None for the caller's ``where`` elsewhere."""
     dt = x.dtype
-    if native.lib is None or dt not in _FLOAT_TYPES or grad.__class__ is not np.ndarray or \
+    if native.lib is None or dt not in native.FLOATS or grad.__class__ is not np.ndarray or \
             grad.dtype != dt or grad.shape != x.shape or not abs(threshold) <= _F32_MAX:
         return None  # (a threshold float32 cannot hold, or NaN, by the NumPy path too)
     return native.threshold_backward(grad, x, threshold)
 
 
 _F32_MAX = float(np.finfo(np.float32).max)
-_FLOAT_TYPES = (np.dtype(F32), np.dtype(np.float64))
 
 
 def sigmoid_backward(grad: Any, y: Any) -> Any:
