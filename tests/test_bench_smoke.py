@@ -10,6 +10,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import machines  # tools/, on the path by conftest.py
 import numpy as np
 import pytest
 
@@ -56,6 +57,8 @@ def test_scalar_chain_counts_ops() -> None:
         assert depth == n
 
 
+@pytest.mark.skipif(machines.torch_cannot_run() is not None,
+                    reason=str(machines.torch_cannot_run()))
 @pytest.mark.parametrize("key", sorted(TINY))
 def test_torch_half_agrees(key: str) -> None:
     torch = pytest.importorskip("torch")

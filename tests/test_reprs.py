@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import machines  # tools/, on the path by conftest.py
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -225,7 +226,9 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     torch = None
 
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch not installed")
+needs_torch = pytest.mark.skipif(torch is None or machines.torch_cannot_run() is not None,
+                                 reason="PyTorch not installed" if torch is None
+                                 else str(machines.torch_cannot_run()))
 
 SPECIAL = st.sampled_from([0.0, -0.0, nan, inf, -inf, 1e-5, 1e8, 1e9, 0.5, 1000.0])
 MAGNITUDE = st.sampled_from([1e-10, 1e-5, 1e-4, 1e-3, 1.0, 1e3, 1e4, 1e8, 1e10])

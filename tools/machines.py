@@ -90,6 +90,24 @@ def same_machine(recorded: dict, here: dict) -> str | None:
     return "; ".join(diffs) if diffs else None
 
 
+def torch_cannot_run(setting: dict[str, str] = PINNED) -> str | None:
+    """Why real PyTorch cannot compute in a process under ``setting`` on this CPU, or None.
+
+    PyTorch takes ``ATEN_CPU_CAPABILITY`` without asking the CPU: on a CPU without AVX-512 the
+    pinned ``avx512`` makes its first AVX-512 kernel end the process (SIGILL), so the tests that
+    run PyTorch itself in the test process skip there (gradcli emulates any capability)."""
+    from gradcli.engine import machine
+
+    here = machine.detected_capability()
+    wanted = setting.get("ATEN_CPU_CAPABILITY", "").upper()
+    wanted = wanted if wanted in machine.CAPABILITIES else here
+    order = machine.CAPABILITIES
+    if order.index(wanted) <= order.index(here):
+        return None
+    return (f"PyTorch would run {wanted} kernels (ATEN_CPU_CAPABILITY of the recorded setting) "
+            f"on a CPU that has only {here}'s instructions")
+
+
 # ---- comparing a program's printed output across machines -----------------------------------
 # Where a program's numbers come through MKL and the machine is not the recording one, its
 # output is compared number by number within this tolerance (a program-level bound: through a
