@@ -76,11 +76,16 @@ def stamp() -> dict:
 
 
 def same_machine(recorded: dict, here: dict) -> str | None:
-    """None when ``here`` reproduces what was recorded on ``recorded`` (the same CPU model,
-    capability, threads, MKL library and MKL results on the probe), else what differs."""
+    """None when ``here`` reproduces what was recorded on ``recorded`` (the same CPU model and
+    instruction sets, capability, threads, MKL library and MKL results on the probe), else what
+    differs.  The instruction sets count even where the pinned capability hides them from
+    PyTorch's kernels: NumPy and MKL pick their own code paths from them (NumPy's ``sin`` on a
+    CPU with AVX-512 is another function, last bits and all, than on one without), and one
+    model name covers CPUs with and without AVX-512."""
     def facts(m: dict) -> dict:
         mkl = m.get("mkl") or {}
-        return {"CPU": m["cpu"]["model"], "capability": m["capability"],
+        return {"CPU": m["cpu"]["model"], "CPU flags": sorted(m["cpu"].get("flags", ())),
+                "capability": m["capability"],
                 "threads": m["threads"], "MKL": mkl.get("version"),
                 "MKL code path": mkl.get("processor"), "MKL branch": mkl.get("branch"),
                 "MKL probe": mkl.get("probe")}
