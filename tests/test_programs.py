@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from marks import needs_dot
 from typer.testing import CliRunner
 
 import gradcli
@@ -228,6 +229,7 @@ def test_check_on_a_hessian_by_create_graph(program):
 
 
 # -- the pictures show --wrt's gradients ----------------------------------------------------------
+@needs_dot
 def test_graph_dot_and_html_show_the_gradient_without_a_backward(tmp_path):
     src = "w1 = param(1.0)\nx = w1 * 3\nL = x * x\n"
     doc = json.loads(invoke("graph", "-e", src, "--wrt", "w1", "--format", "json").stdout)
@@ -332,6 +334,7 @@ def test_set_detect_anomaly_checks_backward_for_nan():
     assert (r.bindings["a"], r.bindings["b"]) == (True, False)
 
 
+@needs_dot
 def test_the_notebook_view_shows_the_gradients_of_the_runs_wrt():
     r = gradcli.run("w1 = param(1.0)\nx = w1 * 3\nL = x * x\n", wrt=["w1"])
     page = r._repr_html_()
