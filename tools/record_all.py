@@ -49,6 +49,11 @@ def main() -> int:
         print("record_all: PyTorch 2.13 is not installed (pip install torch==2.13.0)",
               file=sys.stderr)
         return 2
+    why = machines.torch_cannot_run()
+    if why is not None:  # PyTorch would end each recorder with SIGILL at its first such kernel
+        print(f"record_all: cannot record the tests' setting here: {why}; the fixtures need a "
+              "CPU with AVX-512 (tools/machines.py PINNED)", file=sys.stderr)
+        return 2
     failed = 0
     for script, extra, can_check in RECORDERS:
         if args.check and not can_check:
