@@ -11,9 +11,10 @@ bits come from a library gradcli does not reproduce (glibc's and SLEEF's functio
 
 The cases gradcli computes with MKL (its vector math and products) take MKL's code path for the
 CPU, which only that CPU runs: they are compared bit for bit on the machine the fixtures were
-recorded on (tools/machines.py same_machine: the CPU, MKL's version and path, and MKL's results
-on a probe), and everywhere within the bound tools/numerics_gradcli.py states and derives; on
-another machine the bit-for-bit tests are skipped, saying which facts differ.
+recorded on (tools/machines.py same_machine: the CPU and its instruction sets, MKL's version and
+path, and MKL's results on a probe), and everywhere within the bound tools/numerics_gradcli.py
+states and derives; on another machine the bit-for-bit tests are skipped, saying which facts
+differ.
 
 The inputs themselves are the same on every machine but for one recipe: ``logu`` is NumPy's
 float64 ``exp`` of uniform samples, which NumPy computes with its own AVX-512F code on a CPU

@@ -109,8 +109,8 @@ def torch_cannot_run(setting: dict[str, str] = PINNED) -> str | None:
     order = machine.CAPABILITIES
     if order.index(wanted) <= order.index(here):
         return None
-    return (f"PyTorch would run {wanted} kernels (ATEN_CPU_CAPABILITY of the recorded setting) "
-            f"on a CPU that has only {here}'s instructions")
+    return (f"PyTorch would run {wanted} kernels (the setting's ATEN_CPU_CAPABILITY) on a CPU "
+            f"that has only {here}'s instructions")
 
 
 # ---- comparing a program's printed output across machines -----------------------------------
