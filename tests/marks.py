@@ -3,12 +3,21 @@
 import shutil
 import sys
 
+import machines  # tools/, on the path by conftest.py
 import pytest
 
 # `dot` from Graphviz: the tests that render a graph through it skip where it is not installed
 # (CI installs it; a developer's machine may not have it).
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz dot is not installed")
+
+# Real PyTorch computing in the test process: it takes the pinned ATEN_CPU_CAPABILITY (avx512)
+# without asking the CPU, so on a CPU without AVX-512 its first such kernel would end the whole
+# test process (SIGILL); those tests skip there (gradcli itself emulates any capability).
+runs_torch = pytest.mark.skipif(
+    machines.torch_cannot_run() is not None,
+    reason="this CPU lacks the instructions of the pinned ATEN_CPU_CAPABILITY, which PyTorch "
+           "would run without asking (SIGILL)")
 
 
 def with_default_sigint(argv: list[str]) -> list[str]:

@@ -10,9 +10,9 @@ import importlib.util
 import sys
 from pathlib import Path
 
-import machines  # tools/, on the path by conftest.py
 import numpy as np
 import pytest
+from marks import runs_torch
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_engine.py"
 TINY = {"a": 31, "b": 22, "c": 8}  # 31 and 22 exercise the tails (n % 3, n % 4)
@@ -57,8 +57,7 @@ def test_scalar_chain_counts_ops() -> None:
         assert depth == n
 
 
-@pytest.mark.skipif(machines.torch_cannot_run() is not None,
-                    reason=str(machines.torch_cannot_run()))
+@runs_torch
 @pytest.mark.parametrize("key", sorted(TINY))
 def test_torch_half_agrees(key: str) -> None:
     torch = pytest.importorskip("torch")

@@ -7,12 +7,12 @@ import math
 from pathlib import Path
 from typing import Any
 
-import machines  # tools/, on the path by conftest.py
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from marks import runs_torch
 
 from gradcli.engine.printing import DEFAULT_OPTIONS, format_scalar, format_tensor, set_printoptions
 
@@ -226,9 +226,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     torch = None
 
-needs_torch = pytest.mark.skipif(torch is None or machines.torch_cannot_run() is not None,
-                                 reason="PyTorch not installed" if torch is None
-                                 else str(machines.torch_cannot_run()))
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch not installed")
 
 SPECIAL = st.sampled_from([0.0, -0.0, nan, inf, -inf, 1e-5, 1e8, 1e9, 0.5, 1000.0])
 MAGNITUDE = st.sampled_from([1e-10, 1e-5, 1e-4, 1e-3, 1.0, 1e3, 1e4, 1e8, 1e10])
@@ -260,6 +258,7 @@ def _torch_repr(arr: np.ndarray, dtype: str, default_dtype: str, mode: str,
 
 
 @needs_torch
+@runs_torch
 @settings(max_examples=300, deadline=None)
 @given(
     arr=hnp.arrays(
@@ -283,6 +282,7 @@ def test_matches_torch_small(
 
 
 @needs_torch
+@runs_torch
 @settings(max_examples=150, deadline=None)
 @given(
     arr=hnp.arrays(np.float64, hnp.array_shapes(max_dims=3, max_side=9),
@@ -319,6 +319,7 @@ def _threshold_shapes(draw: st.DrawFn) -> list[int]:
 
 
 @needs_torch
+@runs_torch
 @settings(max_examples=40, deadline=None)
 @given(
     shape=_threshold_shapes(),
