@@ -9,7 +9,11 @@ SLEEF's expf and logf); optional: where no C compiler is found the install goes 
 and gradcli runs the same kernels in NumPy (engine/exact/native.py), with the same bits, slower.
 ``-ffp-contract=off``: the compiler must not fuse a multiply and an add on its own (GCC does by
 default on targets with FMA, aarch64 among them); ``-fvect-cost-model=dynamic`` lets it vectorise
-the plain elementwise loops at -O2 (the same IEEE operations per lane; no reassociation). Everything else is in pyproject.toml.
+the plain elementwise loops at -O2 (the same IEEE operations per lane; no reassociation).
+
+``gradcli.language._lalr`` is the parser's driver loop (language/_lalr.c), optional in the same
+way: without it parser.py runs its own loop over the same tables, to the same programs.
+Everything else is in pyproject.toml.
 """
 
 import shutil
@@ -38,4 +42,11 @@ NATIVE = Extension(
     optional=True,
 )
 
-setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE])
+LALR = Extension(
+    "gradcli.language._lalr",
+    sources=["src/gradcli/language/_lalr.c"],
+    extra_compile_args=["-O2"],
+    optional=True,
+)
+
+setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE, LALR])

@@ -7,11 +7,19 @@ terminals, the indentation layout (Python's rules), and the shift/reduce loop th
 about three times as much per line (measured in ``bench/bench_parse.py``), and a script is
 parsed before every run, so the hot path is ours while the grammar stays the single source of
 truth. Every failure is a ``ScriptSyntaxError`` with a 1-based span, worded for people.
+
+The loop is also compiled (``_lalr.c``, built at install where a C compiler is): the same steps
+over the same tables, regex, compiler and error helpers, without the interpreter's cost per
+token (a 20,000-line script parses in about half the time).  ``run`` takes it when it is there
+and ``GRADCLI_PURE`` is not set; tests/test_parser_driver.py holds the two to the same results.
 """
 
 from __future__ import annotations
 
+import array
 import gc
+import importlib
+import os
 import re
 import threading
 from typing import Any
@@ -42,6 +50,13 @@ _APPEND = (0,)
 
 _lock = threading.Lock()
 _parser: _Parser | None = None
+
+try:  # the driver loop compiled (_lalr.c), where the install could build it
+    if os.environ.get("GRADCLI_PURE"):
+        raise ImportError("GRADCLI_PURE is set")
+    _lalr: Any = importlib.import_module(f"{__package__}._lalr")  # optional: looked up by name
+except ImportError:
+    _lalr = None
 
 
 class _Stuck(Exception):
@@ -81,6 +96,60 @@ class _Parser:
             )
             for size, nt, kind, splice in t.rules
         ]
+        self.compiled = None if _lalr is None else _lalr.Tables(self._describe())
+
+    def _describe(self) -> dict[str, Any]:
+        """The tables as _lalr.c's driver reads them: terminals numbered, the actions a dense
+        int32 table (states x terminals, INT32_MIN where there is none), the reductions as
+        (size, nonterminal, kind, append, method, splice), the lexer's groups by role, and the
+        Python helpers it calls for the layout's rare cases and for errors."""
+        t = self.t
+        names = sorted({kind for row in t.actions for kind in row}
+                       | set(self.keywords.values()) | set(t.operators.values())
+                       | {k for k in self.kinds if k is not None} | {"NAME", "_DEDENT"})
+        index = {name: i for i, name in enumerate(names)}
+        table = array.array("i", [-(1 << 31)]) * (len(t.actions) * len(names))
+        for state, row in enumerate(t.actions):
+            for kind, act in row.items():
+                table[state * len(names) + index[kind]] = act
+        group_role, group_kind = [], []  # _lalr.c's G_* roles, in run()'s order of tests
+        for group, kind in enumerate(self.kinds):
+            if group == t.master.groupindex["NAME"]:
+                role = 1
+            elif group == t.master.groupindex["OP"]:
+                role = 2
+            elif kind == "_NEWLINE":
+                role = 3
+            elif kind in _TOKENS:
+                role = 4
+            elif kind is None:  # group 0: the whole match, never a lastindex
+                role = 0
+            else:  # a triple-quoted string, a bad character, else a line continuation
+                role = {"LONGSTRING": 5, "bad": 6}.get(kind, 7)
+            group_role.append(role)
+            group_kind.append(index.get(kind, -1) if kind is not None else -1)
+        rules = [
+            None if rule is None or rule[2] is None else (
+                rule[0], rule[4], 1 if rule[2] is HELPER else 2, int(rule[3] is _APPEND),
+                rule[2], rule[3] if rule[3] and rule[3] is not _APPEND else None)
+            for rule in self.rules
+        ]
+        return {
+            "kind_names": tuple(names), "kind_index": index,
+            "words": {w: index[k] for w, k in self.keywords.items()},
+            "operators": {o: index[k] for o, k in t.operators.items()},
+            "actions": table.tobytes(), "nstates": len(t.actions), "nnts": len(t.after),
+            "group_role": group_role, "group_kind": group_kind,
+            "opener": [int(name in _OPEN) for name in names],
+            "bracket": [int(name in _BRACKETS) for name in names],
+            "rules": rules, "master": t.master, "goto": t.goto, "splice": tables.splice,
+            "stuck": _Stuck, "newline": _newline, "long_string": _long_string,
+            "bracket_fn": _bracket, "bad_character": bad_character,
+            "never_closed": never_closed, "start": t.start, "end": t.end,
+            "max_depth": MAX_EXPR_DEPTH, "name_kind": index["NAME"],
+            "newline_kind": index["_NEWLINE"], "dedent_kind": index["_DEDENT"],
+            "end_kind": index["$END"],
+        }
 
     def parse_expression(self, text: str, line: int, column: int) -> Any:
         """One expression written at (line, column): an f-string's field."""
@@ -101,6 +170,14 @@ class _Parser:
         """Lex, lay out and parse ``text`` (LF line ends, ends with a newline), whose first
         character stands at (first_line, first_column) of the script; the end of input stands
         at ``eof`` (line, column), else just after the last token."""
+        if self.compiled is not None:
+            machine = _lalr.Machine(self.compiled)
+            try:
+                return machine.run(text, first_line, first_column, eof)
+            except _Stuck as stuck:
+                raise unexpected_token(stuck.token, set(self.t.actions[machine.state]),
+                                       machine.values, machine.brackets, text, machine.pos
+                                       ) from None
         t = self.t
         kinds = self.kinds
         name_group = t.master.groupindex["NAME"]

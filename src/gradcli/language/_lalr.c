@@ -1,0 +1,681 @@
+/* The parser's driver loop compiled: parser.py's _Parser.run, step for step, in C.
+ *
+ * The tables, the lexer (the grammar's master regex, run through its finditer), the layout's
+ * rare cases (_newline, _long_string), the bracket errors and the compiler stay the Python
+ * objects parser.py builds; this file only walks them without the interpreter's per-token
+ * overhead: the match's group and end read, the token tuple made, the action looked up in a
+ * dense table instead of a dict, the reductions and gotos done on a C stack of states.
+ * parser.py says what each step means; tests/test_parser_driver.py holds the two drivers to
+ * the same programs and the same syntax errors.
+ *
+ * Tables: built once per process from parser.py's description (_Parser.compiled).
+ * Machine: one parse: the state stack, the values (a list, as the compiler's methods get their
+ * children) and the open brackets; feed(tok) for the layout's tokens, run(...) for a text.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NO_ACTION INT32_MIN
+
+/* what a group of the master regex is (parser.py's branches, in its order) */
+enum { G_NONE, G_NAME, G_OP, G_NEWLINE, G_TOKEN, G_LONGSTRING, G_BAD, G_CONTINUATION };
+/* what a reduction does with its children */
+enum { R_UNIT, R_HELPER, R_CALL };
+
+typedef struct {
+    int size, nt, kind, append;  /* append: a helper list grows by one item, in place */
+    PyObject *fn;                /* the compiler's method (R_CALL) */
+    PyObject *splice;            /* the children to splice (a tuple), or NULL */
+} Rule;
+
+typedef struct {
+    PyObject_HEAD
+    int nkinds, nstates, nrules, nnts, ngroups;
+    int32_t *actions;   /* actions[state * nkinds + kind]: shift (>= 0), ~rule, or NO_ACTION */
+    int32_t **after;    /* after[nt * nkinds + kind][below]: the memoised gotos, -1 unknown */
+    Rule *rules;
+    int *group_role, *group_kind;
+    char *opener;       /* opener[kind]: 1 for ( [ { */
+    char *bracket;      /* bracket[kind]: 1 for the six brackets */
+    PyObject *kind_names;  /* tuple: kind -> its terminal's name */
+    PyObject *kind_index;  /* dict: terminal name -> kind */
+    PyObject *words;       /* dict: a NAME's text -> kind (keywords, reserved and refused) */
+    PyObject *operators;   /* dict: operator text -> kind */
+    PyObject *master, *goto_fn, *splice_fn, *stuck, *newline_fn, *long_string_fn;
+    PyObject *bracket_fn, *bad_character_fn, *never_closed_fn;
+    int start, end, max_depth, name_kind, newline_kind, dedent_kind, end_kind;
+} Tables;
+
+typedef struct {
+    PyObject_HEAD
+    Tables *t;
+    int32_t *states;
+    Py_ssize_t n, cap;
+    PyObject *values, *brackets;
+    Py_ssize_t pos;
+} Machine;
+
+static PyTypeObject TablesType, MachineType;
+static PyObject *s_end, *s_lastindex, *s_finditer, *s_feed, *s_empty, *s_newline;
+
+/* ---- Tables --------------------------------------------------------------------------------- */
+
+static int int_list(PyObject *seq, int **out, int n) {
+    if (!PyList_Check(seq) || PyList_GET_SIZE(seq) != n) {
+        PyErr_SetString(PyExc_ValueError, "a list of the expected length");
+        return -1;
+    }
+    *out = PyMem_Calloc(n ? n : 1, sizeof(int));
+    if (*out == NULL) { PyErr_NoMemory(); return -1; }
+    for (int i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PyList_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        (*out)[i] = (int)v;
+    }
+    return 0;
+}
+
+static int flag_list(PyObject *seq, char **out, int n) {
+    int *tmp = NULL;
+    if (int_list(seq, &tmp, n) < 0) { PyMem_Free(tmp); return -1; }
+    *out = PyMem_Calloc(n ? n : 1, 1);
+    if (*out == NULL) { PyMem_Free(tmp); PyErr_NoMemory(); return -1; }
+    for (int i = 0; i < n; i++) (*out)[i] = (char)(tmp[i] != 0);
+    PyMem_Free(tmp);
+    return 0;
+}
+
+#define OBJ(field, key) do { \
+        PyObject *o_ = PyDict_GetItemString(spec, key); \
+        if (o_ == NULL) { PyErr_Format(PyExc_KeyError, "%s", key); return -1; } \
+        Py_INCREF(o_); t->field = o_; } while (0)
+#define INT(field, key) do { \
+        PyObject *o_ = PyDict_GetItemString(spec, key); \
+        if (o_ == NULL) { PyErr_Format(PyExc_KeyError, "%s", key); return -1; } \
+        long v_ = PyLong_AsLong(o_); \
+        if (v_ == -1 && PyErr_Occurred()) return -1; \
+        t->field = (int)v_; } while (0)
+
+static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
+    PyObject *spec, *actions, *rules;
+    if (!PyArg_ParseTuple(args, "O!", &PyDict_Type, &spec)) return -1;
+    if (t->actions != NULL) {
+        PyErr_SetString(PyExc_TypeError, "Tables are built once");
+        return -1;
+    }
+    OBJ(kind_names, "kind_names"); OBJ(kind_index, "kind_index"); OBJ(words, "words");
+    OBJ(operators, "operators"); OBJ(master, "master"); OBJ(goto_fn, "goto");
+    OBJ(splice_fn, "splice"); OBJ(stuck, "stuck"); OBJ(newline_fn, "newline");
+    OBJ(long_string_fn, "long_string"); OBJ(bracket_fn, "bracket_fn");
+    OBJ(bad_character_fn, "bad_character"); OBJ(never_closed_fn, "never_closed");
+    INT(nstates, "nstates"); INT(nnts, "nnts"); INT(start, "start"); INT(end, "end");
+    INT(max_depth, "max_depth"); INT(name_kind, "name_kind"); INT(newline_kind, "newline_kind");
+    INT(dedent_kind, "dedent_kind"); INT(end_kind, "end_kind");
+    if (!PyTuple_Check(t->kind_names)) {
+        PyErr_SetString(PyExc_TypeError, "kind_names: a tuple");
+        return -1;
+    }
+    t->nkinds = (int)PyTuple_GET_SIZE(t->kind_names);
+
+    actions = PyDict_GetItemString(spec, "actions");  /* bytes: nstates * nkinds int32 */
+    if (actions == NULL || !PyBytes_Check(actions) ||
+        PyBytes_GET_SIZE(actions) != (Py_ssize_t)t->nstates * t->nkinds * 4) {
+        PyErr_SetString(PyExc_ValueError, "actions: nstates * nkinds int32 as bytes");
+        return -1;
+    }
+    t->actions = PyMem_Malloc(PyBytes_GET_SIZE(actions));
+    if (t->actions == NULL) { PyErr_NoMemory(); return -1; }
+    memcpy(t->actions, PyBytes_AS_STRING(actions), PyBytes_GET_SIZE(actions));
+    t->after = PyMem_Calloc((size_t)t->nnts * t->nkinds, sizeof(int32_t *));
+    if (t->after == NULL) { PyErr_NoMemory(); return -1; }
+
+    PyObject *roles = PyDict_GetItemString(spec, "group_role");
+    PyObject *kinds = PyDict_GetItemString(spec, "group_kind");
+    if (roles == NULL || kinds == NULL || !PyList_Check(roles)) {
+        PyErr_SetString(PyExc_KeyError, "group_role, group_kind");
+        return -1;
+    }
+    t->ngroups = (int)PyList_GET_SIZE(roles);
+    if (int_list(roles, &t->group_role, t->ngroups) < 0 ||
+        int_list(kinds, &t->group_kind, t->ngroups) < 0) return -1;
+    PyObject *openers = PyDict_GetItemString(spec, "opener");
+    PyObject *brackets = PyDict_GetItemString(spec, "bracket");
+    if (openers == NULL || brackets == NULL) {
+        PyErr_SetString(PyExc_KeyError, "opener, bracket");
+        return -1;
+    }
+    if (flag_list(openers, &t->opener, t->nkinds) < 0 ||
+        flag_list(brackets, &t->bracket, t->nkinds) < 0) return -1;
+
+    /* rules: (size, nt, kind, append, fn, splice) per code, or None (runs of unit rules) */
+    rules = PyDict_GetItemString(spec, "rules");
+    if (rules == NULL || !PyList_Check(rules)) {
+        PyErr_SetString(PyExc_KeyError, "rules");
+        return -1;
+    }
+    t->nrules = (int)PyList_GET_SIZE(rules);
+    t->rules = PyMem_Calloc(t->nrules ? t->nrules : 1, sizeof(Rule));
+    if (t->rules == NULL) { PyErr_NoMemory(); return -1; }
+    for (int i = 0; i < t->nrules; i++) {
+        PyObject *r = PyList_GET_ITEM(rules, i);
+        Rule *rule = &t->rules[i];
+        if (r == Py_None) {
+            rule->kind = R_UNIT;
+            continue;
+        }
+        PyObject *fn, *splice;
+        if (!PyArg_ParseTuple(r, "iiiiOO", &rule->size, &rule->nt, &rule->kind, &rule->append,
+                              &fn, &splice)) return -1;
+        if (rule->nt < 0 || rule->nt >= t->nnts) {
+            PyErr_SetString(PyExc_ValueError, "a rule's nonterminal out of range");
+            return -1;
+        }
+        Py_INCREF(fn);
+        rule->fn = fn;
+        if (splice != Py_None) {
+            Py_INCREF(splice);
+            rule->splice = splice;
+        }
+    }
+    return 0;
+}
+
+static void Tables_dealloc(Tables *t) {
+    Py_XDECREF(t->kind_names); Py_XDECREF(t->kind_index); Py_XDECREF(t->words);
+    Py_XDECREF(t->operators); Py_XDECREF(t->master); Py_XDECREF(t->goto_fn);
+    Py_XDECREF(t->splice_fn); Py_XDECREF(t->stuck); Py_XDECREF(t->newline_fn);
+    Py_XDECREF(t->long_string_fn); Py_XDECREF(t->bracket_fn);
+    Py_XDECREF(t->bad_character_fn); Py_XDECREF(t->never_closed_fn);
+    if (t->rules != NULL) {
+        for (int i = 0; i < t->nrules; i++) {
+            Py_XDECREF(t->rules[i].fn);
+            Py_XDECREF(t->rules[i].splice);
+        }
+    }
+    if (t->after != NULL) {
+        for (Py_ssize_t i = 0; i < (Py_ssize_t)t->nnts * t->nkinds; i++) PyMem_Free(t->after[i]);
+    }
+    PyMem_Free(t->after); PyMem_Free(t->actions); PyMem_Free(t->rules);
+    PyMem_Free(t->group_role); PyMem_Free(t->group_kind);
+    PyMem_Free(t->opener); PyMem_Free(t->bracket);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+/* The state after a reduction to nt over state below with lookahead kind (grammar.Tables.goto,
+ * memoised here as well); -1 with an exception set. */
+static int32_t goto_state(Tables *t, int nt, int kind, int32_t below) {
+    int32_t **slot = &t->after[(Py_ssize_t)nt * t->nkinds + kind];
+    if (*slot == NULL) {
+        *slot = PyMem_Malloc((size_t)t->nstates * sizeof(int32_t));
+        if (*slot == NULL) { PyErr_NoMemory(); return -1; }
+        for (int i = 0; i < t->nstates; i++) (*slot)[i] = -1;
+    }
+    int32_t to = (*slot)[below];
+    if (to >= 0) return to;
+    PyObject *r = PyObject_CallFunction(t->goto_fn, "iOi", nt,
+                                        PyTuple_GET_ITEM(t->kind_names, kind), (int)below);
+    if (r == NULL) return -1;
+    long v = PyLong_AsLong(r);
+    Py_DECREF(r);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < 0 || v >= t->nstates) {
+        PyErr_SetString(PyExc_SystemError, "a goto out of the table");
+        return -1;
+    }
+    (*slot)[below] = (int32_t)v;
+    return (int32_t)v;
+}
+
+/* ---- Machine -------------------------------------------------------------------------------- */
+
+static int push(Machine *m, int32_t state) {
+    if (m->n == m->cap) {
+        Py_ssize_t cap = m->cap * 2;
+        int32_t *s = PyMem_Realloc(m->states, (size_t)cap * sizeof(int32_t));
+        if (s == NULL) { PyErr_NoMemory(); return -1; }
+        m->states = s;
+        m->cap = cap;
+    }
+    m->states[m->n++] = state;
+    return 0;
+}
+
+static int stuck(Tables *t, PyObject *tok) {
+    PyObject *exc = PyObject_CallOneArg(t->stuck, tok);
+    if (exc != NULL) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    }
+    return -1;
+}
+
+/* One parse step for tok, of kind (-1: a kind the tables do not know): the reductions its
+ * lookahead makes, then its shift.  1 when a reduction reached the end state (the end of
+ * input accepted), 0 after the shift, -1 with an exception set. */
+static int step(Machine *m, PyObject *tok, int kind) {
+    Tables *t = m->t;
+    PyObject *values = m->values;
+    for (;;) {
+        int32_t act = kind < 0 ? NO_ACTION : t->actions[m->states[m->n - 1] * t->nkinds + kind];
+        if (act == NO_ACTION) return stuck(t, tok);
+        if (act >= 0) {
+            if (push(m, act) < 0 || PyList_Append(values, tok) < 0) return -1;
+            return 0;
+        }
+        Rule *r = &t->rules[~act];
+        if (r->kind == R_UNIT) {  /* runs of unit rules are the gotos' (grammar.Tables.goto) */
+            PyErr_SetString(PyExc_SystemError, "a unit rule's code in the action table");
+            return -1;
+        }
+        Py_ssize_t nv = PyList_GET_SIZE(values);
+        int32_t below, to;
+        if (r->size > nv || r->size >= m->n) {
+            PyErr_SetString(PyExc_SystemError, "a reduction deeper than the stack");
+            return -1;
+        }
+        if (r->size == 1 && r->splice == NULL) {
+            PyObject *c = PyList_New(1);
+            if (c == NULL) return -1;
+            PyObject *top = PyList_GET_ITEM(values, nv - 1);
+            Py_INCREF(top);
+            PyList_SET_ITEM(c, 0, top);
+            PyObject *res = c;
+            if (r->kind == R_CALL) {
+                res = PyObject_CallOneArg(r->fn, c);
+                Py_DECREF(c);
+                if (res == NULL) return -1;
+            }
+            if (PyList_SetItem(values, nv - 1, res) < 0) return -1;
+            below = m->states[m->n - 2];
+            if ((to = goto_state(t, r->nt, kind, below)) < 0) return -1;
+            m->states[m->n - 1] = to;
+        } else if (r->append) {  /* xs: xs x, the list grown in place */
+            if (nv < 2) {
+                PyErr_SetString(PyExc_SystemError, "an append below the stack");
+                return -1;
+            }
+            if (PyList_Append(PyList_GET_ITEM(values, nv - 2), PyList_GET_ITEM(values, nv - 1)) < 0
+                || PyList_SetSlice(values, nv - 1, nv, NULL) < 0) return -1;
+            m->n -= 1;
+            below = m->states[m->n - 2];
+            if ((to = goto_state(t, r->nt, kind, below)) < 0) return -1;
+            m->states[m->n - 1] = to;
+        } else {
+            PyObject *c;
+            if (r->size) {
+                c = PyList_GetSlice(values, nv - r->size, nv);
+                if (c == NULL) return -1;
+                if (PyList_SetSlice(values, nv - r->size, nv, NULL) < 0) {
+                    Py_DECREF(c);
+                    return -1;
+                }
+                m->n -= r->size;
+            } else {
+                c = PyList_New(0);
+                if (c == NULL) return -1;
+            }
+            if (r->splice != NULL) {
+                PyObject *s = PyObject_CallFunctionObjArgs(t->splice_fn, c, r->splice, NULL);
+                Py_DECREF(c);
+                if (s == NULL) return -1;
+                c = s;
+            }
+            PyObject *res = c;
+            if (r->kind == R_CALL) {
+                res = PyObject_CallOneArg(r->fn, c);
+                Py_DECREF(c);
+                if (res == NULL) return -1;
+            }
+            int failed = PyList_Append(values, res);
+            Py_DECREF(res);
+            if (failed) return -1;
+            below = m->states[m->n - 1];
+            if ((to = goto_state(t, r->nt, kind, below)) < 0 || push(m, to) < 0) return -1;
+        }
+        if (m->states[m->n - 1] == t->end) return 1;
+    }
+}
+
+static PyObject *Machine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    Tables *t;
+    if (!PyArg_ParseTuple(args, "O!", &TablesType, &t)) return NULL;
+    if (t->actions == NULL) {
+        PyErr_SetString(PyExc_ValueError, "Tables not built");
+        return NULL;
+    }
+    Machine *m = (Machine *)type->tp_alloc(type, 0);
+    if (m == NULL) return NULL;
+    Py_INCREF(t);
+    m->t = t;
+    m->cap = 64;
+    m->states = PyMem_Malloc((size_t)m->cap * sizeof(int32_t));
+    m->values = PyList_New(0);
+    m->brackets = PyList_New(0);
+    if (m->states == NULL || m->values == NULL || m->brackets == NULL) {
+        Py_DECREF(m);
+        return PyErr_NoMemory();
+    }
+    m->states[m->n++] = t->start;
+    return (PyObject *)m;
+}
+
+static void Machine_dealloc(Machine *m) {
+    Py_XDECREF(m->t);
+    Py_XDECREF(m->values);
+    Py_XDECREF(m->brackets);
+    PyMem_Free(m->states);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static int kind_of(Tables *t, PyObject *name) {
+    PyObject *k = PyDict_GetItemWithError(t->kind_index, name);
+    if (k == NULL) return PyErr_Occurred() ? -2 : -1;
+    return (int)PyLong_AsLong(k);
+}
+
+/* feed(tok): one parse step for a token of the layout (parser.py's feed) */
+static PyObject *Machine_feed(Machine *m, PyObject *tok) {
+    if (!PyTuple_Check(tok) || PyTuple_GET_SIZE(tok) < 1) {
+        PyErr_SetString(PyExc_TypeError, "a token tuple");
+        return NULL;
+    }
+    int kind = kind_of(m->t, PyTuple_GET_ITEM(tok, 0));
+    if (kind == -2) return NULL;
+    int r = step(m, tok, kind);
+    if (r < 0) return NULL;
+    return PyBool_FromLong(r);
+}
+
+static PyObject *token(PyObject *kind_name, PyObject *value, long line, long col, long stop) {
+    PyObject *a = PyLong_FromLong(line), *b = PyLong_FromLong(col), *c = PyLong_FromLong(stop);
+    PyObject *tok = (a && b && c) ? PyTuple_Pack(5, kind_name, value, a, b, c) : NULL;
+    Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
+    return tok;
+}
+
+/* raise fn(*args)'s result (an exception made by parser.py's error helpers) */
+static void raise_made(PyObject *exc) {
+    if (exc != NULL) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    }
+}
+
+/* two ints from a (line, position, ...) tuple that a layout helper returned */
+static int two_longs(PyObject *r, long *a, long *b) {
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) < 2) {
+        PyErr_SetString(PyExc_TypeError, "a layout helper's (line, line_start)");
+        return -1;
+    }
+    *a = PyLong_AsLong(PyTuple_GET_ITEM(r, 0));
+    *b = PyLong_AsLong(PyTuple_GET_ITEM(r, 1));
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* run(text, first_line, first_column, eof): parser.py's _Parser.run for this machine */
+static PyObject *Machine_run(Machine *m, PyObject *args) {
+    Tables *t = m->t;
+    PyObject *text, *eof, *levels = NULL, *indents = NULL, *feed = NULL, *it = NULL;
+    PyObject *match = NULL, *value = NULL, *tok = NULL, *result = NULL;
+    long line, first_column;
+    if (!PyArg_ParseTuple(args, "UllO", &text, &line, &first_column, &eof)) return NULL;
+    long line_start = 1 - first_column;
+    long last_line = 1, last_stop = 1;  /* the last token's line and end column */
+    PyObject *brackets = m->brackets;
+
+    levels = Py_BuildValue("[(ii)]", 0, 0);
+    indents = Py_BuildValue("[i]", 0);
+    feed = PyObject_GetAttr((PyObject *)m, s_feed);
+    it = PyObject_CallMethodOneArg(t->master, s_finditer, text);
+    if (levels == NULL || indents == NULL || feed == NULL || it == NULL) goto done;
+
+    while ((match = PyIter_Next(it)) != NULL) {
+        PyObject *o = PyObject_CallMethodNoArgs(match, s_end);
+        if (o == NULL) goto done;
+        long end = PyLong_AsLong(o);
+        Py_DECREF(o);
+        o = PyObject_GetAttr(match, s_lastindex);
+        if (o == NULL) goto done;
+        long group = PyLong_AsLong(o);
+        if (group < 0 || group >= t->ngroups) {
+            Py_DECREF(o);
+            PyErr_SetString(PyExc_SystemError, "a lexer group out of range");
+            goto done;
+        }
+        value = PyObject_GetItem(match, o);
+        Py_DECREF(o);
+        Py_CLEAR(match);
+        if (value == NULL) goto done;
+        m->pos = end;
+        long width = (long)PyUnicode_GET_LENGTH(value), col;
+        int kind;
+        switch (t->group_role[group]) {
+        case G_NAME: {
+            PyObject *k = PyDict_GetItemWithError(t->words, value);
+            if (k == NULL && PyErr_Occurred()) goto done;
+            kind = k == NULL ? t->name_kind : (int)PyLong_AsLong(k);
+            break;
+        }
+        case G_OP: {
+            PyObject *k = PyDict_GetItemWithError(t->operators, value);
+            if (k == NULL) {
+                if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, value);
+                goto done;
+            }
+            kind = (int)PyLong_AsLong(k);
+            break;
+        }
+        case G_NEWLINE: {
+            Py_ssize_t nl = PyUnicode_FindChar(value, '\n', 0, width, -1);
+            long start = end - width, after = start + (long)nl + 1;
+            Py_ssize_t ni = PyList_GET_SIZE(indents);
+            long top = PyLong_AsLong(PyList_GET_ITEM(indents, ni - 1));
+            if (nl < -1 || (top == -1 && PyErr_Occurred())) goto done;
+            if (PyList_GET_SIZE(brackets) || end - after != top ||
+                PyUnicode_FindChar(value, '\t', 0, width, 1) >= 0 ||
+                PyUnicode_FindChar(value, '\f', 0, width, 1) >= 0) {
+                /* inside brackets, a change of indentation, a tab or a form feed */
+                PyObject *r = PyObject_CallFunction(
+                    t->newline_fn, "OlOllOOOO", text, end, value, line, line_start, brackets,
+                    levels, indents, feed);
+                if (r == NULL) goto done;
+                int bad = two_longs(r, &line, &line_start);
+                Py_DECREF(r);
+                if (bad) goto done;
+                Py_CLEAR(value);
+                continue;
+            }
+            col = start - line_start + 1;
+            tok = token(PyTuple_GET_ITEM(t->kind_names, t->newline_kind), value, line, col, col);
+            if (tok == NULL) goto done;
+            Py_ssize_t lines = PyUnicode_Count(value, s_newline, 0, width);
+            line += (long)lines;
+            line_start = after;
+            Py_CLEAR(value);
+            if (step(m, tok, t->newline_kind) < 0) goto done;
+            Py_CLEAR(tok);
+            continue;
+        }
+        case G_TOKEN:
+            kind = t->group_kind[group];
+            break;
+        case G_LONGSTRING: {  /* a triple-quoted string: it may span lines */
+            PyObject *r = PyObject_CallFunction(t->long_string_fn, "OlllO", value, line,
+                                                line_start, end, feed);
+            if (r == NULL) goto done;
+            int bad = two_longs(r, &line, &line_start);
+            if (!bad && (PyTuple_GET_SIZE(r) < 3 || !PyTuple_Check(PyTuple_GET_ITEM(r, 2)) ||
+                         PyTuple_GET_SIZE(PyTuple_GET_ITEM(r, 2)) < 5)) {
+                PyErr_SetString(PyExc_TypeError, "_long_string's (line, line_start, token)");
+                bad = 1;
+            }
+            if (!bad) {
+                PyObject *last = PyTuple_GET_ITEM(r, 2);
+                last_line = PyLong_AsLong(PyTuple_GET_ITEM(last, 2));
+                last_stop = PyLong_AsLong(PyTuple_GET_ITEM(last, 4));
+                bad = PyErr_Occurred() != NULL;
+            }
+            Py_DECREF(r);
+            if (bad) goto done;
+            Py_CLEAR(value);
+            continue;
+        }
+        case G_BAD:
+            raise_made(PyObject_CallFunction(t->bad_character_fn, "Olll", text, end - 1, line,
+                                             line_start));
+            goto done;
+        case G_CONTINUATION:
+            line += 1;
+            line_start = end;
+            Py_CLEAR(value);
+            continue;
+        default:
+            PyErr_SetString(PyExc_SystemError, "a lexer group without a role");
+            goto done;
+        }
+        if (kind < 0 || kind >= t->nkinds) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "a kind out of range");
+            goto done;
+        }
+        col = end - width - line_start + 1;
+        tok = token(PyTuple_GET_ITEM(t->kind_names, kind), value, line, col, col + width);
+        if (tok == NULL) goto done;
+        last_line = line;
+        last_stop = col + width;
+        if (t->bracket[kind]) {  /* _bracket's common cases, inline */
+            Py_ssize_t nb = PyList_GET_SIZE(brackets);
+            int fine = 0;
+            if (t->opener[kind]) {
+                if (nb < t->max_depth) {
+                    if (PyList_Append(brackets, tok) < 0) goto done;
+                    fine = 1;
+                }
+            } else if (nb) {
+                PyObject *opener = PyTuple_GET_ITEM(PyList_GET_ITEM(brackets, nb - 1), 1);
+                Py_UCS4 o = PyUnicode_READ_CHAR(opener, 0), c = PyUnicode_READ_CHAR(value, 0);
+                if ((o == '(' && c == ')') || (o == '[' && c == ']') || (o == '{' && c == '}')) {
+                    if (PyList_SetSlice(brackets, nb - 1, nb, NULL) < 0) goto done;
+                    fine = 1;
+                }
+            }
+            if (!fine) {  /* too deep, unmatched or mismatched: _bracket raises */
+                PyObject *r = PyObject_CallFunctionObjArgs(t->bracket_fn, tok, brackets, NULL);
+                if (r == NULL) goto done;
+                Py_DECREF(r);
+            }
+        }
+        Py_CLEAR(value);
+        if (step(m, tok, kind) < 0) goto done;
+        Py_CLEAR(tok);
+    }
+    if (PyErr_Occurred()) goto done;
+    if (PyList_GET_SIZE(brackets)) {
+        raise_made(PyObject_CallOneArg(t->never_closed_fn,
+                                       PyList_GET_ITEM(brackets, PyList_GET_SIZE(brackets) - 1)));
+        goto done;
+    }
+    long eof_line = last_line, eof_col = last_stop;
+    if (eof != Py_None && two_longs(eof, &eof_line, &eof_col) < 0) goto done;
+    while (PyList_GET_SIZE(indents) > 1) {
+        if (PyList_SetSlice(indents, PyList_GET_SIZE(indents) - 1, PyList_GET_SIZE(indents),
+                            NULL) < 0) goto done;
+        tok = token(PyTuple_GET_ITEM(t->kind_names, t->dedent_kind), s_empty, eof_line, eof_col,
+                    eof_col);
+        if (tok == NULL || step(m, tok, t->dedent_kind) < 0) goto done;
+        Py_CLEAR(tok);
+    }
+    tok = token(PyTuple_GET_ITEM(t->kind_names, t->end_kind), s_empty, eof_line, eof_col,
+                eof_col);
+    if (tok == NULL) goto done;
+    int r = step(m, tok, t->end_kind);
+    if (r < 0) goto done;
+    if (r == 0) {
+        PyErr_SetString(PyExc_AssertionError, "the parser shifted the end of input");
+        goto done;
+    }
+    result = PyList_GET_ITEM(m->values, PyList_GET_SIZE(m->values) - 1);
+    Py_INCREF(result);
+done:
+    Py_XDECREF(levels); Py_XDECREF(indents); Py_XDECREF(feed); Py_XDECREF(it);
+    Py_XDECREF(match); Py_XDECREF(value); Py_XDECREF(tok);
+    return result;
+}
+
+static PyObject *Machine_state(Machine *m, void *closure) {
+    return PyLong_FromLong(m->states[m->n - 1]);
+}
+static PyObject *Machine_values(Machine *m, void *closure) {
+    Py_INCREF(m->values);
+    return m->values;
+}
+static PyObject *Machine_brackets(Machine *m, void *closure) {
+    Py_INCREF(m->brackets);
+    return m->brackets;
+}
+static PyObject *Machine_pos(Machine *m, void *closure) { return PyLong_FromSsize_t(m->pos); }
+
+static PyGetSetDef Machine_getset[] = {
+    {"state", (getter)Machine_state, NULL, "the state on top of the stack", NULL},
+    {"values", (getter)Machine_values, NULL, "the values stack (tokens and nodes)", NULL},
+    {"brackets", (getter)Machine_brackets, NULL, "the brackets still open", NULL},
+    {"pos", (getter)Machine_pos, NULL, "where the text's last token read ends", NULL},
+    {NULL},
+};
+
+static PyMethodDef Machine_methods[] = {
+    {"feed", (PyCFunction)Machine_feed, METH_O, "one parse step for a token; True at the end"},
+    {"run", (PyCFunction)Machine_run, METH_VARARGS,
+     "run(text, first_line, first_column, eof): lex, lay out and parse text"},
+    {NULL},
+};
+
+static PyTypeObject TablesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "gradcli.language._lalr.Tables",
+    .tp_basicsize = sizeof(Tables),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "the parse tables as the C driver reads them (parser.py's _Parser.compiled)",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Tables_init,
+    .tp_dealloc = (destructor)Tables_dealloc,
+};
+
+static PyTypeObject MachineType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "gradcli.language._lalr.Machine",
+    .tp_basicsize = sizeof(Machine),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "one parse over Tables",
+    .tp_new = Machine_new,
+    .tp_dealloc = (destructor)Machine_dealloc,
+    .tp_methods = Machine_methods,
+    .tp_getset = Machine_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_lalr", "The parser's driver loop in C (parser.py's _Parser.run).",
+    -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__lalr(void) {
+    if (PyType_Ready(&TablesType) < 0 || PyType_Ready(&MachineType) < 0) return NULL;
+    s_end = PyUnicode_InternFromString("end");
+    s_lastindex = PyUnicode_InternFromString("lastindex");
+    s_finditer = PyUnicode_InternFromString("finditer");
+    s_feed = PyUnicode_InternFromString("feed");
+    s_empty = PyUnicode_InternFromString("");
+    s_newline = PyUnicode_InternFromString("\n");
+    if (!s_end || !s_lastindex || !s_finditer || !s_feed || !s_empty || !s_newline) return NULL;
+    PyObject *mod = PyModule_Create(&module);
+    if (mod == NULL) return NULL;
+    Py_INCREF(&TablesType);
+    Py_INCREF(&MachineType);
+    if (PyModule_AddObject(mod, "Tables", (PyObject *)&TablesType) < 0 ||
+        PyModule_AddObject(mod, "Machine", (PyObject *)&MachineType) < 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
+}
