@@ -28,8 +28,9 @@ def main() -> None:
         raise SystemExit(EXIT_INTERRUPTED) from None
     from gradcli.launch import main as launch_main
 
+    kept: list = []  # the command and its run, never freed: the process ends with os._exit
     try:
-        launch_main(gc_paused=True)
+        launch_main(gc_paused=True, keep=kept)
         code = EXIT_OK
     except SystemExit as exc:
         code = exc.code

@@ -19,11 +19,14 @@ import os
 import sys
 
 
-def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
+def main(argv: list[str] | None = None, *, gc_paused: bool = False,
+         keep: list | None = None) -> None:
     """The ``gradcli`` entry point's work after ``interrupts.install()``; leaves by sys.exit.
 
     ``gc_paused``: the caller disabled the collector for the start-up; it is enabled again
-    before the command runs."""
+    before the command runs.  ``keep``: a list that takes the command (and with it the run's
+    result: its graph, tensors and program) when the caller ends the process right after,
+    without freeing them object by object (about 0.1 s for a 20,000-statement script)."""
     args = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in args
     _usable_streams()
@@ -49,7 +52,10 @@ def main(argv: list[str] | None = None, *, gc_paused: bool = False) -> None:
         else:
             from .commands import Command
 
-            code = Command(*parsed).guarded()
+            command = Command(*parsed)
+            if keep is not None:
+                keep.append(command)
+            code = command.guarded()
             if code:
                 sys.exit(code)
     except (KeyboardInterrupt, Exception) as exc:  # noqa: BLE001 - never a bare traceback

@@ -37,6 +37,7 @@ class Session:
         self.base_dir = "."
         self.wrt: list[str] = list(dict.fromkeys(opts.wrt or ()))
         self.overrides: dict[str, Any] = {}
+        self.result: Any = None  # the run's result, alive as long as the session (launch.main)
         self.doc_written = False
         self.line_open = False  # the script's last print() did not end its line
         self.out_closed = False  # the reader of stdout went away (| head): write nothing more
@@ -118,6 +119,7 @@ class Session:
                 self.diagnose(w, warning=True)
             for note in result.notes:
                 self.diagnose_text(f"gradcli: note: {note}")
+        self.result = result
         return result
 
     def load(self) -> None:
