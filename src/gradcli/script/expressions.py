@@ -49,6 +49,20 @@ _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 _UNSET = object()
 
 
+def _compared(op: str, left: Any, right: Any) -> Any:
+    """``left op right`` with Python's semantics (NumPy's where an operand is NumPy's) and
+    script-level errors."""
+    try:
+        if type(left) in NUMPY_OPERANDS or type(right) in NUMPY_OPERANDS:
+            return COMPARE[op](left, right)
+        return PYTHON_COMPARE[op](left, right)
+    except OverflowError as exc:  # a tensor against a Python int beyond float range
+        raise ScriptError(str(exc), kind="OverflowError") from None
+    except TypeError:
+        raise ScriptError(f"'{op}' not supported between instances of '{tname(left)}' "
+                          f"and '{tname(right)}'", kind="TypeError") from None
+
+
 class Evaluator(Attributes):
     """Expression evaluation for the interpreter (see the module docstring); attributes are
     ``attributes.Attributes``'."""
@@ -242,21 +256,15 @@ class Evaluator(Attributes):
         return keys[0] if len(keys) == 1 else tuple(keys)
 
     def _compare(self, e: P.Compare, scope: dict) -> Any:
-        left = self.eval(e.operands[0], scope)
+        ops, operands = e.ops, e.operands
+        left = self.eval(operands[0], scope)
+        if len(ops) == 1:  # the common comparison, without the chain's loop
+            return _compared(ops[0], left, self.eval(operands[1], scope))
         result: Any = True
-        last = len(e.ops) - 1
-        for i, (op, right_e) in enumerate(zip(e.ops, e.operands[1:])):
-            right = self.eval(right_e, scope)
-            try:
-                if type(left) in NUMPY_OPERANDS or type(right) in NUMPY_OPERANDS:
-                    result = COMPARE[op](left, right)
-                else:
-                    result = PYTHON_COMPARE[op](left, right)
-            except OverflowError as exc:  # a tensor against a Python int beyond float range
-                raise ScriptError(str(exc), kind="OverflowError") from None
-            except TypeError:
-                raise ScriptError(f"'{op}' not supported between instances of '{tname(left)}' "
-                                  f"and '{tname(right)}'", kind="TypeError") from None
+        last = len(ops) - 1
+        for i, op in enumerate(ops):
+            right = self.eval(operands[i + 1], scope)
+            result = _compared(op, left, right)
             if i < last and not truth(result):  # a < b < c is (a < b) and (b < c)
                 return result
             left = right
