@@ -76,6 +76,32 @@ def test_rejected_texts_fail_the_same(drivers: Any, text: str) -> None:
     assert compiled == pure
 
 
+EDGES = [
+    "", "\n", "x = 1", "x = (" * 120 + "1" + ")" * 120, "x = [" * 300 + "]" * 300,
+    "if x:\n" + "".join("    " * i + "if x:\n" for i in range(1, 120)) + "    " * 120 + "y\n",
+    "x = 1 + \\\n    2\n", "x = 1 \\", "s = '\U0001f600' + 'é'\n", "\U0001d465 = 1\n",
+    "f'{x!r}{y:{w}}{z=}'\n", "f'{f\"{x}\"}'\n", "x = '''never closed\n", "x = 'open\n",
+    "x = 1\r\ny = 2\r\n", "\fx = 1\n", "if x:\n\ty = 1\n        z = 2\n",
+    "def f():\n    return (\n\n        1)\n", "x = (1,\n# c\n 2)\n", ")", "x = 1)\n",
+    "x = (1]\n", "class C:\n  def f(self): pass\n pass\n", "lambda: (yield)\n",
+    "x = 10 ** 400\n", "x = 0b102\n", "x = 1__0\n", "print('a' 'b' f'c')\n",
+    "s = '''a\nb''' + x\nif s:\n    t = '''c\n\n'''\n",
+]
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_edge_cases_agree(drivers: Any, text: str) -> None:
+    compiled, pure = drivers(text)
+    assert compiled == pure
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=60))
+def test_any_text_agrees(drivers: Any, text: str) -> None:
+    compiled, pure = drivers(text)
+    assert compiled == pure
+
+
 PIECES = [
     "x", "y1", "def", "return", "if", "else", "elif", "for", "in", "while", "lambda", "not",
     "and", "with", "as", "class", "pass", "import", "torch", "yield", "match", "True", "None",
