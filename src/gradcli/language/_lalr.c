@@ -119,15 +119,37 @@ static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
     }
     t->nkinds = (int)PyTuple_GET_SIZE(t->kind_names);
 
-    actions = PyDict_GetItemString(spec, "actions");  /* bytes: nstates * nkinds int32 */
-    if (actions == NULL || !PyBytes_Check(actions) ||
-        PyBytes_GET_SIZE(actions) != (Py_ssize_t)t->nstates * t->nkinds * 4) {
-        PyErr_SetString(PyExc_ValueError, "actions: nstates * nkinds int32 as bytes");
+    /* actions: a dict {terminal name: action} per state, made dense here */
+    actions = PyDict_GetItemString(spec, "actions");
+    if (actions == NULL || !PyList_Check(actions) || PyList_GET_SIZE(actions) != t->nstates) {
+        PyErr_SetString(PyExc_ValueError, "actions: a dict per state");
         return -1;
     }
-    t->actions = PyMem_Malloc(PyBytes_GET_SIZE(actions));
+    t->actions = PyMem_Malloc((size_t)t->nstates * t->nkinds * sizeof(int32_t));
     if (t->actions == NULL) { PyErr_NoMemory(); return -1; }
-    memcpy(t->actions, PyBytes_AS_STRING(actions), PyBytes_GET_SIZE(actions));
+    for (Py_ssize_t i = 0; i < (Py_ssize_t)t->nstates * t->nkinds; i++) t->actions[i] = NO_ACTION;
+    for (int state = 0; state < t->nstates; state++) {
+        PyObject *row = PyList_GET_ITEM(actions, state), *name, *act;
+        Py_ssize_t pos = 0;
+        if (!PyDict_Check(row)) {
+            PyErr_SetString(PyExc_TypeError, "actions: a dict per state");
+            return -1;
+        }
+        while (PyDict_Next(row, &pos, &name, &act)) {
+            PyObject *k = PyDict_GetItemWithError(t->kind_index, name);
+            if (k == NULL) {
+                if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, name);
+                return -1;
+            }
+            long kind = PyLong_AsLong(k), a = PyLong_AsLong(act);
+            if (PyErr_Occurred()) return -1;
+            if (kind < 0 || kind >= t->nkinds || a == NO_ACTION) {
+                PyErr_SetString(PyExc_ValueError, "actions: a terminal or action out of range");
+                return -1;
+            }
+            t->actions[(Py_ssize_t)state * t->nkinds + kind] = (int32_t)a;
+        }
+    }
     t->after = PyMem_Calloc((size_t)t->nnts * t->nkinds, sizeof(int32_t *));
     if (t->after == NULL) { PyErr_NoMemory(); return -1; }
 

@@ -16,7 +16,6 @@ and ``GRADCLI_PURE`` is not set; tests/test_parser_driver.py holds the two to th
 
 from __future__ import annotations
 
-import array
 import gc
 import importlib
 import os
@@ -99,8 +98,8 @@ class _Parser:
         self.compiled = None if _lalr is None else _lalr.Tables(self._describe())
 
     def _describe(self) -> dict[str, Any]:
-        """The tables as _lalr.c's driver reads them: terminals numbered, the actions a dense
-        int32 table (states x terminals, INT32_MIN where there is none), the reductions as
+        """The tables as _lalr.c's driver reads them: terminals numbered (the driver makes the
+        actions a dense table of states x terminals), the reductions as
         (size, nonterminal, kind, append, method, splice), the lexer's groups by role, and the
         Python helpers it calls for the layout's rare cases and for errors."""
         t = self.t
@@ -108,10 +107,6 @@ class _Parser:
                        | set(self.keywords.values()) | set(t.operators.values())
                        | {k for k in self.kinds if k is not None} | {"NAME", "_DEDENT"})
         index = {name: i for i, name in enumerate(names)}
-        table = array.array("i", [-(1 << 31)]) * (len(t.actions) * len(names))
-        for state, row in enumerate(t.actions):
-            for kind, act in row.items():
-                table[state * len(names) + index[kind]] = act
         group_role, group_kind = [], []  # _lalr.c's G_* roles, in run()'s order of tests
         for group, kind in enumerate(self.kinds):
             if group == t.master.groupindex["NAME"]:
@@ -138,7 +133,7 @@ class _Parser:
             "kind_names": tuple(names), "kind_index": index,
             "words": {w: index[k] for w, k in self.keywords.items()},
             "operators": {o: index[k] for o, k in t.operators.items()},
-            "actions": table.tobytes(), "nstates": len(t.actions), "nnts": len(t.after),
+            "actions": t.actions, "nstates": len(t.actions), "nnts": len(t.after),
             "group_role": group_role, "group_kind": group_kind,
             "opener": [int(name in _OPEN) for name in names],
             "bracket": [int(name in _BRACKETS) for name in names],
