@@ -123,12 +123,14 @@ class _Parser:
                 role = {"LONGSTRING": 5, "bad": 6}.get(kind, 7)
             group_role.append(role)
             group_kind.append(index.get(kind, -1) if kind is not None else -1)
-        rules = [
-            None if rule is None or rule[2] is None else (
-                rule[0], rule[4], 1 if rule[2] is HELPER else 2, int(rule[3] is _APPEND),
-                rule[2], rule[3] if rule[3] and rule[3] is not _APPEND else None)
-            for rule in self.rules
-        ]
+        rules: list[tuple | None] = []  # R_UNIT (None), R_HELPER 1, R_CALL 2
+        for rule in self.rules:
+            if rule is None or rule[2] is None:
+                rules.append(None)
+                continue
+            size, _, fn, splice, nt = rule
+            rules.append((size, nt, 1 if fn is HELPER else 2, int(splice is _APPEND), fn,
+                          splice if splice and splice is not _APPEND else None))
         return {
             "kind_names": tuple(names), "kind_index": index,
             "words": {w: index[k] for w, k in self.keywords.items()},
