@@ -46,6 +46,7 @@ from .functions import Function
 from .hints import none_grad
 from .instances import ScriptObject
 from .printing import node_name, type_name
+from .pymethods import method as python_method
 from .values import numpy_protocols
 
 _NODE_ATTRIBUTES = frozenset({"name", "next_functions", "register_hook", "register_prehook",
@@ -81,9 +82,13 @@ class Attributes:
         return self._attribute(obj, attr)
 
     def _attribute(self, obj: Any, attr: str) -> Any:
+        cls = obj.__class__
+        if cls in PYTHON_VALUES and attr != "__name__" and attr != "__doc__":
+            found = python_method(self, obj, attr)  # a list's append, a dict's get, ...
+            if found is not None:
+                return found
         if isinstance(obj, Tensor):
             return tensor_attribute(obj, attr)
-        cls = obj.__class__
         if cls is Module:
             return obj.get(attr)
         if isinstance(obj, ScriptObject):
@@ -102,11 +107,7 @@ class Attributes:
         elif isinstance(obj, Node):
             return self._node_attribute(obj, attr)
         elif cls in PYTHON_VALUES:
-            from .pymethods import method as python_method  # only scripts that call one
-
-            found = python_method(self, obj, attr)
-            if found is not None:
-                return found
+            pass  # a method a script may not call (tried above): the errors below
         elif isinstance(obj, ExcValue):
             if attr == "args":
                 return obj.args
@@ -177,8 +178,6 @@ class Attributes:
             raise ScriptError(f"gradcli does not let a script change module '{obj.name}'",
                               kind="NotImplementedError")
         if obj.__class__ in PYTHON_VALUES:
-            from .pymethods import method as python_method
-
             if python_method(self, obj, attr) is not None:
                 raise ScriptError(f"'{type_name(obj)}' object attribute '{attr}' is read-only",
                                   kind="AttributeError")
