@@ -83,10 +83,12 @@ class Attributes:
 
     def _attribute(self, obj: Any, attr: str) -> Any:
         cls = obj.__class__
-        if cls in PYTHON_VALUES and attr != "__name__" and attr != "__doc__":
-            found = python_method(self, obj, attr)  # a list's append, a dict's get, ...
+        if cls in PYTHON_VALUES:  # a list's append, a dict's get, ...: first, the common reads
+            found = python_method(self, obj, attr)
             if found is not None:
                 return found
+            raise ScriptError(f"'{type_name(obj)}' object has no attribute '{attr}'",
+                              kind="AttributeError")
         if isinstance(obj, Tensor):
             return tensor_attribute(obj, attr)
         if cls is Module:
@@ -106,8 +108,6 @@ class Attributes:
             return getattr(obj, "doc", None) if cls is Function else obj.function.doc
         elif isinstance(obj, Node):
             return self._node_attribute(obj, attr)
-        elif cls in PYTHON_VALUES:
-            pass  # a method a script may not call (tried above): the errors below
         elif isinstance(obj, ExcValue):
             if attr == "args":
                 return obj.args
