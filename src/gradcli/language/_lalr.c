@@ -4,7 +4,9 @@
  * rare cases (_newline, _long_string), the bracket errors and the compiler stay the Python
  * objects parser.py builds; this file only walks them without the interpreter's per-token
  * overhead: the match's group and end read, the token tuple made, the action looked up in a
- * dense table instead of a dict, the reductions and gotos done on a C stack of states.
+ * dense table instead of a dict, the reductions and gotos done on a C stack of states.  The
+ * three hottest reductions (exprs.py's name, number and binary: most nodes of a script) make
+ * their node here, slot by slot as exprs.py does, without a call into the interpreter.
  * parser.py says what each step means; tests/test_parser_driver.py holds the two drivers to
  * the same programs and the same syntax errors.
  *
@@ -14,6 +16,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -21,8 +24,10 @@
 
 /* what a group of the master regex is (parser.py's branches, in its order) */
 enum { G_NONE, G_NAME, G_OP, G_NEWLINE, G_TOKEN, G_LONGSTRING, G_BAD, G_CONTINUATION };
-/* what a reduction does with its children */
-enum { R_UNIT, R_HELPER, R_CALL };
+/* what a reduction does with its children: nothing (a unit rule's), a helper list, a call of
+ * the compiler's method, or (the hottest three) its node made here, as exprs.py's name, number
+ * and binary make it: a frozen node's slots written, its span a named tuple */
+enum { R_UNIT, R_HELPER, R_CALL, R_NAME, R_NUMBER, R_BINARY };
 
 typedef struct {
     int size, nt, kind, append;  /* append: a helper list grows by one item, in place */
@@ -46,6 +51,11 @@ typedef struct {
     PyObject *master, *goto_fn, *splice_fn, *stuck, *newline_fn, *long_string_fn;
     PyObject *bracket_fn, *bad_character_fn, *never_closed_fn;
     int start, end, max_depth, name_kind, newline_kind, dedent_kind, end_kind;
+    /* the node classes the R_NAME, R_NUMBER and R_BINARY reductions make, their slots'
+     * offsets in field order, Span, and checks.number_value */
+    PyTypeObject *name_cls, *number_cls, *binary_cls, *span_cls;
+    Py_ssize_t name_slots[2], number_slots[2], binary_slots[4];
+    PyObject *number_value;
 } Tables;
 
 typedef struct {
@@ -97,6 +107,31 @@ static int flag_list(PyObject *seq, char **out, int n) {
         long v_ = PyLong_AsLong(o_); \
         if (v_ == -1 && PyErr_Occurred()) return -1; \
         t->field = (int)v_; } while (0)
+
+/* spec[key]: (a node class, its fields' slot descriptors in order); the class kept in *cls,
+ * each slot's offset in offsets (object slots, written once on a new node) */
+static int node_class(PyObject *spec, const char *key, PyTypeObject **cls, Py_ssize_t *offsets,
+                      int n) {
+    PyObject *entry = PyDict_GetItemString(spec, key), *type, *slots;
+    if (entry == NULL || !PyArg_ParseTuple(entry, "O!O!", &PyType_Type, &type, &PyTuple_Type,
+                                           &slots) || PyTuple_GET_SIZE(slots) != n) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_KeyError, "%s", key);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *d = PyTuple_GET_ITEM(slots, i);
+        if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
+            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX ||
+            ((PyMemberDescrObject *)d)->d_common.d_type != (PyTypeObject *)type) {
+            PyErr_Format(PyExc_TypeError, "%s: the class's own object slots", key);
+            return -1;
+        }
+        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+    }
+    Py_INCREF(type);
+    *cls = (PyTypeObject *)type;
+    return 0;
+}
 
 static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
     PyObject *spec, *actions, *rules;
@@ -201,6 +236,18 @@ static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
             rule->splice = splice;
         }
     }
+    if (node_class(spec, "name_class", &t->name_cls, t->name_slots, 2) < 0 ||
+        node_class(spec, "number_class", &t->number_cls, t->number_slots, 2) < 0 ||
+        node_class(spec, "binary_class", &t->binary_cls, t->binary_slots, 4) < 0) return -1;
+    OBJ(number_value, "number_value");
+    PyObject *span = PyDict_GetItemString(spec, "span_class");
+    if (span == NULL || !PyType_Check(span) ||
+        !PyType_IsSubtype((PyTypeObject *)span, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "span_class: a named tuple");
+        return -1;
+    }
+    Py_INCREF(span);
+    t->span_cls = (PyTypeObject *)span;
     return 0;
 }
 
@@ -210,6 +257,8 @@ static void Tables_dealloc(Tables *t) {
     Py_XDECREF(t->splice_fn); Py_XDECREF(t->stuck); Py_XDECREF(t->newline_fn);
     Py_XDECREF(t->long_string_fn); Py_XDECREF(t->bracket_fn);
     Py_XDECREF(t->bad_character_fn); Py_XDECREF(t->never_closed_fn);
+    Py_XDECREF(t->name_cls); Py_XDECREF(t->number_cls); Py_XDECREF(t->binary_cls);
+    Py_XDECREF(t->span_cls); Py_XDECREF(t->number_value);
     if (t->rules != NULL) {
         for (int i = 0; i < t->nrules; i++) {
             Py_XDECREF(t->rules[i].fn);
@@ -273,6 +322,105 @@ static int stuck(Tables *t, PyObject *tok) {
     return -1;
 }
 
+/* A new node of cls with its fields' slots (at offsets) set to items, references taken:
+ * object.__new__(cls) and each slot descriptor's __set__, as nodes.py's constructors. */
+static PyObject *node(PyTypeObject *cls, const Py_ssize_t *offsets, PyObject **items, int n) {
+    PyObject *o = cls->tp_alloc(cls, 0);
+    if (o == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        Py_INCREF(items[i]);
+        *(PyObject **)((char *)o + offsets[i]) = items[i];
+    }
+    return o;
+}
+
+/* Span(line, column, end_line, end_column) of four ints, as tuple.__new__(Span, ...) */
+static PyObject *span(Tables *t, PyObject *a, PyObject *b, PyObject *c, PyObject *d) {
+    PyObject *s = t->span_cls->tp_alloc(t->span_cls, 4);
+    if (s == NULL) return NULL;
+    PyObject *items[4] = {a, b, c, d};
+    for (int i = 0; i < 4; i++) {
+        Py_INCREF(items[i]);
+        PyTuple_SET_ITEM(s, i, items[i]);
+    }
+    return s;
+}
+
+static int is_token(PyObject *tok) { return PyTuple_CheckExact(tok) && PyTuple_GET_SIZE(tok) == 5; }
+
+/* A node's span, a named tuple of four; NULL with an exception set */
+static PyObject *span_of(PyObject *node) {
+    static PyObject *s_span = NULL;
+    if (s_span == NULL && (s_span = PyUnicode_InternFromString("span")) == NULL) return NULL;
+    PyObject *s = PyObject_GetAttr(node, s_span);
+    if (s != NULL && !(PyTuple_Check(s) && PyTuple_GET_SIZE(s) == 4)) {
+        Py_DECREF(s);
+        PyErr_SetString(PyExc_TypeError, "a node's span: four ints");
+        return NULL;
+    }
+    return s;
+}
+
+/* The reduction's result for its children c: the compiler's method called, or the node of
+ * exprs.py's name (c: [token]), number ([token]) or binary ([left, operator token, right]) */
+static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
+    PyObject *items[4], *s, *tok;
+    switch (r->kind) {
+    case R_NAME:
+    case R_NUMBER:
+        if (!PyList_CheckExact(c) || PyList_GET_SIZE(c) != 1) break;
+        tok = PyList_GET_ITEM(c, 0);
+        if (!is_token(tok)) break;
+        s = span(t, PyTuple_GET_ITEM(tok, 2), PyTuple_GET_ITEM(tok, 3), PyTuple_GET_ITEM(tok, 2),
+                 PyTuple_GET_ITEM(tok, 4));
+        if (s == NULL) return NULL;
+        if (r->kind == R_NAME) {
+            items[0] = PyTuple_GET_ITEM(tok, 1);
+            items[1] = s;
+            PyObject *o = node(t->name_cls, t->name_slots, items, 2);
+            Py_DECREF(s);
+            return o;
+        }
+        items[0] = PyObject_CallOneArg(t->number_value, tok);
+        if (items[0] == NULL) {
+            Py_DECREF(s);
+            return NULL;
+        }
+        items[1] = s;
+        PyObject *o = node(t->number_cls, t->number_slots, items, 2);
+        Py_DECREF(items[0]);
+        Py_DECREF(s);
+        return o;
+    case R_BINARY: {
+        if (!PyList_CheckExact(c) || PyList_GET_SIZE(c) != 3) break;
+        PyObject *left = PyList_GET_ITEM(c, 0), *op = PyList_GET_ITEM(c, 1);
+        PyObject *right = PyList_GET_ITEM(c, 2);
+        if (!is_token(op)) break;
+        PyObject *ls = span_of(left), *rs;
+        if (ls == NULL) return NULL;
+        if ((rs = span_of(right)) == NULL) {
+            Py_DECREF(ls);
+            return NULL;
+        }
+        s = span(t, PyTuple_GET_ITEM(ls, 0), PyTuple_GET_ITEM(ls, 1), PyTuple_GET_ITEM(rs, 2),
+                 PyTuple_GET_ITEM(rs, 3));
+        Py_DECREF(ls);
+        Py_DECREF(rs);
+        if (s == NULL) return NULL;
+        items[0] = PyTuple_GET_ITEM(op, 1);
+        items[1] = left;
+        items[2] = right;
+        items[3] = s;
+        PyObject *o = node(t->binary_cls, t->binary_slots, items, 4);
+        Py_DECREF(s);
+        return o;
+    }
+    default:
+        return PyObject_CallOneArg(r->fn, c);
+    }
+    return PyObject_CallOneArg(r->fn, c);  /* not the shape of children expected: the method's */
+}
+
 /* One parse step for tok, of kind (-1: a kind the tables do not know): the reductions its
  * lookahead makes, then its shift.  1 when a reduction reached the end state (the end of
  * input accepted), 0 after the shift, -1 with an exception set. */
@@ -304,8 +452,8 @@ static int step(Machine *m, PyObject *tok, int kind) {
             Py_INCREF(top);
             PyList_SET_ITEM(c, 0, top);
             PyObject *res = c;
-            if (r->kind == R_CALL) {
-                res = PyObject_CallOneArg(r->fn, c);
+            if (r->kind != R_HELPER) {
+                res = reduce(t, r, c);
                 Py_DECREF(c);
                 if (res == NULL) return -1;
             }
@@ -345,8 +493,8 @@ static int step(Machine *m, PyObject *tok, int kind) {
                 c = s;
             }
             PyObject *res = c;
-            if (r->kind == R_CALL) {
-                res = PyObject_CallOneArg(r->fn, c);
+            if (r->kind != R_HELPER) {
+                res = reduce(t, r, c);
                 Py_DECREF(c);
                 if (res == NULL) return -1;
             }

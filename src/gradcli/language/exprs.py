@@ -64,6 +64,8 @@ class ExpressionReductions:
         body, _, test, _, orelse = c
         return P.IfExp(test, body, orelse, _join(body, orelse))
 
+    # NOTE: _lalr.c makes binary, name and number nodes itself (its reduce()), slot by slot
+    # as these three do: a change here is a change there (tests/test_parser_driver.py)
     def binary(self, c: list[Any]) -> Binary:
         left, op, right = c
         ls = left.span

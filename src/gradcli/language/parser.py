@@ -10,7 +10,8 @@ truth. Every failure is a ``ScriptSyntaxError`` with a 1-based span, worded for 
 
 The loop is also compiled (``_lalr.c``, built at install where a C compiler is): the same steps
 over the same tables, regex, compiler and error helpers, without the interpreter's cost per
-token (a 20,000-line script parses in about half the time).  ``run`` takes it when it is there
+token (a 20,000-line script parses in about half the time; names, numbers and binary operators
+are made in C too).  ``run`` takes it when it is there
 and ``GRADCLI_PURE`` is not set; tests/test_parser_driver.py holds the two to the same results.
 """
 
@@ -25,10 +26,12 @@ from typing import Any
 
 from ..errors import ScriptSyntaxError, Span
 from . import grammar as tables
+from .checks import number_value
 from .compiler import Compiler
+from .exprs import ExpressionReductions
 from .grammar import HELPER
 from .nodes import respan
-from .program import MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, Program
+from .program import MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, Binary, Name, Number, Program
 from .syntax_errors import (
     REFUSED_NAMES,
     RESERVED_WORDS,
@@ -123,13 +126,18 @@ class _Parser:
                 role = {"LONGSTRING": 5, "bad": 6}.get(kind, 7)
             group_role.append(role)
             group_kind.append(index.get(kind, -1) if kind is not None else -1)
-        rules: list[tuple | None] = []  # R_UNIT (None), R_HELPER 1, R_CALL 2
+        # R_UNIT (None), R_HELPER 1, R_CALL 2, or the node made in C: R_NAME 3, R_NUMBER 4,
+        # R_BINARY 5 (exprs.py's name, number and binary, written again in _lalr.c)
+        made = {ExpressionReductions.name: 3, ExpressionReductions.number: 4,
+                ExpressionReductions.binary: 5}
+        rules: list[tuple | None] = []
         for rule in self.rules:
             if rule is None or rule[2] is None:
                 rules.append(None)
                 continue
             size, _, fn, splice, nt = rule
-            rules.append((size, nt, 1 if fn is HELPER else 2, int(splice is _APPEND), fn,
+            kind = 1 if fn is HELPER else made.get(getattr(fn, "__func__", None), 2)
+            rules.append((size, nt, kind, int(splice is _APPEND), fn,
                           splice if splice and splice is not _APPEND else None))
         return {
             "kind_names": tuple(names), "kind_index": index,
@@ -146,6 +154,8 @@ class _Parser:
             "max_depth": MAX_EXPR_DEPTH, "name_kind": index["NAME"],
             "newline_kind": index["_NEWLINE"], "dedent_kind": index["_DEDENT"],
             "end_kind": index["$END"],
+            "name_class": _slots(Name), "number_class": _slots(Number),
+            "binary_class": _slots(Binary), "span_class": Span, "number_value": number_value,
         }
 
     def parse_expression(self, text: str, line: int, column: int) -> Any:
@@ -348,6 +358,11 @@ class _Parser:
             raise unexpected_token(
                 stuck.token, set(actions[states[-1]]), values, brackets, text, pos
             ) from None
+
+
+def _slots(cls: type) -> tuple[type, tuple]:
+    """A node class and its fields' slot descriptors, in order, for _lalr.c to write."""
+    return cls, tuple(getattr(cls, f) for f in cls.__match_args__)
 
 
 def _long_string(value: str, line: int, line_start: int, end: int,
