@@ -6,7 +6,9 @@
  * overhead: the match's group and end read, the token tuple made, the action looked up in a
  * dense table instead of a dict, the reductions and gotos done on a C stack of states.  The
  * three hottest reductions (exprs.py's name, number and binary: most nodes of a script) make
- * their node here, slot by slot as exprs.py does, without a call into the interpreter.
+ * their node here, slot by slot as exprs.py does, without a call into the interpreter; so
+ * does compiler.py's assign for the common `name = value` (a value that needs none of its
+ * checks).
  * parser.py says what each step means; tests/test_parser_driver.py holds the two drivers to
  * the same programs and the same syntax errors.
  *
@@ -27,7 +29,7 @@ enum { G_NONE, G_NAME, G_OP, G_NEWLINE, G_TOKEN, G_LONGSTRING, G_BAD, G_CONTINUA
 /* what a reduction does with its children: nothing (a unit rule's), a helper list, a call of
  * the compiler's method, or (the hottest three) its node made here, as exprs.py's name, number
  * and binary make it: a frozen node's slots written, its span a named tuple */
-enum { R_UNIT, R_HELPER, R_CALL, R_NAME, R_NUMBER, R_BINARY };
+enum { R_UNIT, R_HELPER, R_CALL, R_NAME, R_NUMBER, R_BINARY, R_ASSIGN };
 
 typedef struct {
     int size, nt, kind, append;  /* append: a helper list grows by one item, in place */
@@ -53,9 +55,10 @@ typedef struct {
     int start, end, max_depth, name_kind, newline_kind, dedent_kind, end_kind;
     /* the node classes the R_NAME, R_NUMBER and R_BINARY reductions make, their slots'
      * offsets in field order, Span, and checks.number_value */
-    PyTypeObject *name_cls, *number_cls, *binary_cls, *span_cls;
-    Py_ssize_t name_slots[2], number_slots[2], binary_slots[4];
+    PyTypeObject *name_cls, *number_cls, *binary_cls, *assign_cls, *span_cls;
+    Py_ssize_t name_slots[2], number_slots[2], binary_slots[4], assign_slots[4];
     PyObject *number_value;
+    PyObject *plain_values;  /* a tuple of the value classes R_ASSIGN makes a node for */
 } Tables;
 
 typedef struct {
@@ -238,8 +241,14 @@ static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
     }
     if (node_class(spec, "name_class", &t->name_cls, t->name_slots, 2) < 0 ||
         node_class(spec, "number_class", &t->number_cls, t->number_slots, 2) < 0 ||
-        node_class(spec, "binary_class", &t->binary_cls, t->binary_slots, 4) < 0) return -1;
+        node_class(spec, "binary_class", &t->binary_cls, t->binary_slots, 4) < 0 ||
+        node_class(spec, "assign_class", &t->assign_cls, t->assign_slots, 4) < 0) return -1;
     OBJ(number_value, "number_value");
+    OBJ(plain_values, "plain_values");
+    if (!PyTuple_Check(t->plain_values)) {
+        PyErr_SetString(PyExc_TypeError, "plain_values: a tuple of classes");
+        return -1;
+    }
     PyObject *span = PyDict_GetItemString(spec, "span_class");
     if (span == NULL || !PyType_Check(span) ||
         !PyType_IsSubtype((PyTypeObject *)span, &PyTuple_Type)) {
@@ -258,7 +267,8 @@ static void Tables_dealloc(Tables *t) {
     Py_XDECREF(t->long_string_fn); Py_XDECREF(t->bracket_fn);
     Py_XDECREF(t->bad_character_fn); Py_XDECREF(t->never_closed_fn);
     Py_XDECREF(t->name_cls); Py_XDECREF(t->number_cls); Py_XDECREF(t->binary_cls);
-    Py_XDECREF(t->span_cls); Py_XDECREF(t->number_value);
+    Py_XDECREF(t->assign_cls); Py_XDECREF(t->span_cls); Py_XDECREF(t->number_value);
+    Py_XDECREF(t->plain_values);
     if (t->rules != NULL) {
         for (int i = 0; i < t->nrules; i++) {
             Py_XDECREF(t->rules[i].fn);
@@ -412,6 +422,42 @@ static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
         items[2] = right;
         items[3] = s;
         PyObject *o = node(t->binary_cls, t->binary_slots, items, 4);
+        Py_DECREF(s);
+        return o;
+    }
+    case R_ASSIGN: {  /* [Name, '=' token, value]: compiler.py's assign, its first branch */
+        if (!PyList_CheckExact(c) || PyList_GET_SIZE(c) != 3) break;
+        PyObject *target = PyList_GET_ITEM(c, 0), *value = PyList_GET_ITEM(c, 2);
+        int plain = 0;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(t->plain_values); i++)
+            if ((PyObject *)Py_TYPE(value) == PyTuple_GET_ITEM(t->plain_values, i)) plain = 1;
+        if (!plain || Py_TYPE(target) != t->name_cls) break;
+        PyObject *vs = span_of(value);
+        if (vs == NULL) return NULL;
+        PyObject *ts = *(PyObject **)((char *)target + t->name_slots[1]);
+        PyObject *id = *(PyObject **)((char *)target + t->name_slots[0]);
+        long line = PyLong_AsLong(PyTuple_GET_ITEM(vs, 0)), col = PyLong_AsLong(PyTuple_GET_ITEM(vs, 1));
+        long end_line = PyLong_AsLong(PyTuple_GET_ITEM(vs, 2));
+        long end_col = PyLong_AsLong(PyTuple_GET_ITEM(vs, 3));
+        if (PyErr_Occurred() || ts == NULL || id == NULL || !PyTuple_Check(ts) ||
+            PyTuple_GET_SIZE(ts) != 4) {
+            Py_DECREF(vs);
+            if (PyErr_Occurred()) return NULL;
+            break;
+        }
+        if (line != end_line || end_col - col > t->max_depth) {  /* check_depth's walk */
+            Py_DECREF(vs);
+            break;
+        }
+        s = span(t, PyTuple_GET_ITEM(ts, 0), PyTuple_GET_ITEM(ts, 1), PyTuple_GET_ITEM(vs, 2),
+                 PyTuple_GET_ITEM(vs, 3));
+        Py_DECREF(vs);
+        if (s == NULL) return NULL;
+        items[0] = id;
+        items[1] = value;
+        items[2] = Py_False;
+        items[3] = s;
+        PyObject *o = node(t->assign_cls, t->assign_slots, items, 4);
         Py_DECREF(s);
         return o;
     }

@@ -152,6 +152,8 @@ class Compiler(ExpressionReductions):
         check_depth(e)
         return _expr_stmt(e, e.span)
 
+    # NOTE: _lalr.c makes `name = value` itself for a value of parser._describe's
+    # plain_values (its reduce()), as the first branch here does
     def assign(self, c: list[Any]) -> Stmt:
         value = single(c[-1])
         check_depth(value)

@@ -31,7 +31,18 @@ from .compiler import Compiler
 from .exprs import ExpressionReductions
 from .grammar import HELPER
 from .nodes import respan
-from .program import MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, Binary, Name, Number, Program
+from .program import (
+    MAX_BLOCK_DEPTH,
+    MAX_EXPR_DEPTH,
+    Assign,
+    Attribute,
+    Binary,
+    Call,
+    Name,
+    Number,
+    Program,
+    Subscript,
+)
 from .syntax_errors import (
     REFUSED_NAMES,
     RESERVED_WORDS,
@@ -127,9 +138,10 @@ class _Parser:
             group_role.append(role)
             group_kind.append(index.get(kind, -1) if kind is not None else -1)
         # R_UNIT (None), R_HELPER 1, R_CALL 2, or the node made in C: R_NAME 3, R_NUMBER 4,
-        # R_BINARY 5 (exprs.py's name, number and binary, written again in _lalr.c)
+        # R_BINARY 5, R_ASSIGN 6 (exprs.py's name, number and binary, compiler.py's assign for
+        # `name = value` of a plain value, written again in _lalr.c)
         made = {ExpressionReductions.name: 3, ExpressionReductions.number: 4,
-                ExpressionReductions.binary: 5}
+                ExpressionReductions.binary: 5, Compiler.assign: 6}
         rules: list[tuple | None] = []
         for rule in self.rules:
             if rule is None or rule[2] is None:
@@ -155,7 +167,11 @@ class _Parser:
             "newline_kind": index["_NEWLINE"], "dedent_kind": index["_DEDENT"],
             "end_kind": index["$END"],
             "name_class": _slots(Name), "number_class": _slots(Number),
-            "binary_class": _slots(Binary), "span_class": Span, "number_value": number_value,
+            "binary_class": _slots(Binary), "assign_class": _slots(Assign), "span_class": Span,
+            "number_value": number_value,
+            # values whose `name = value` needs none of assign's checks (a starred value's
+            # error) and is never a literal (numbers, signs and lists may be)
+            "plain_values": (Name, Binary, Call, Attribute, Subscript),
         }
 
     def parse_expression(self, text: str, line: int, column: int) -> Any:
