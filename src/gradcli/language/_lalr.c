@@ -344,6 +344,17 @@ static PyObject *node(PyTypeObject *cls, const Py_ssize_t *offsets, PyObject **i
     return o;
 }
 
+/* A node of four fields, the last its span s (a new reference, released here; NULL passes
+ * the span's failure on) */
+static PyObject *node4(PyTypeObject *cls, const Py_ssize_t *offsets, PyObject *a, PyObject *b,
+                       PyObject *c, PyObject *s) {
+    if (s == NULL) return NULL;
+    PyObject *items[4] = {a, b, c, s};
+    PyObject *o = node(cls, offsets, items, 4);
+    Py_DECREF(s);
+    return o;
+}
+
 /* Span(line, column, end_line, end_column) of four ints, as tuple.__new__(Span, ...) */
 static PyObject *span(Tables *t, PyObject *a, PyObject *b, PyObject *c, PyObject *d) {
     PyObject *s = t->span_cls->tp_alloc(t->span_cls, 4);
@@ -416,14 +427,7 @@ static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
                  PyTuple_GET_ITEM(rs, 3));
         Py_DECREF(ls);
         Py_DECREF(rs);
-        if (s == NULL) return NULL;
-        items[0] = PyTuple_GET_ITEM(op, 1);
-        items[1] = left;
-        items[2] = right;
-        items[3] = s;
-        PyObject *o = node(t->binary_cls, t->binary_slots, items, 4);
-        Py_DECREF(s);
-        return o;
+        return node4(t->binary_cls, t->binary_slots, PyTuple_GET_ITEM(op, 1), left, right, s);
     }
     case R_ASSIGN: {  /* [Name, '=' token, value]: compiler.py's assign, its first branch */
         if (!PyList_CheckExact(c) || PyList_GET_SIZE(c) != 3) break;
@@ -436,7 +440,8 @@ static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
         if (vs == NULL) return NULL;
         PyObject *ts = *(PyObject **)((char *)target + t->name_slots[1]);
         PyObject *id = *(PyObject **)((char *)target + t->name_slots[0]);
-        long line = PyLong_AsLong(PyTuple_GET_ITEM(vs, 0)), col = PyLong_AsLong(PyTuple_GET_ITEM(vs, 1));
+        long line = PyLong_AsLong(PyTuple_GET_ITEM(vs, 0));
+        long col = PyLong_AsLong(PyTuple_GET_ITEM(vs, 1));
         long end_line = PyLong_AsLong(PyTuple_GET_ITEM(vs, 2));
         long end_col = PyLong_AsLong(PyTuple_GET_ITEM(vs, 3));
         if (PyErr_Occurred() || ts == NULL || id == NULL || !PyTuple_Check(ts) ||
@@ -452,14 +457,7 @@ static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
         s = span(t, PyTuple_GET_ITEM(ts, 0), PyTuple_GET_ITEM(ts, 1), PyTuple_GET_ITEM(vs, 2),
                  PyTuple_GET_ITEM(vs, 3));
         Py_DECREF(vs);
-        if (s == NULL) return NULL;
-        items[0] = id;
-        items[1] = value;
-        items[2] = Py_False;
-        items[3] = s;
-        PyObject *o = node(t->assign_cls, t->assign_slots, items, 4);
-        Py_DECREF(s);
-        return o;
+        return node4(t->assign_cls, t->assign_slots, id, value, Py_False, s);
     }
     default:
         return PyObject_CallOneArg(r->fn, c);
