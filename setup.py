@@ -13,6 +13,8 @@ the plain elementwise loops at -O2 (the same IEEE operations per lane; no reasso
 
 ``gradcli.language._lalr`` is the parser's driver loop (language/_lalr.c), optional in the same
 way: without it parser.py runs its own loop over the same tables, to the same programs.
+``gradcli.engine._backward`` is the backward's loop (engine/_backward.c), optional too: without
+it autograd.py runs its own loop (``_plain``), to the same gradients.
 Everything else is in pyproject.toml.
 """
 
@@ -49,4 +51,11 @@ LALR = Extension(
     optional=True,
 )
 
-setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE, LALR])
+BACKWARD = Extension(
+    "gradcli.engine._backward",
+    sources=["src/gradcli/engine/_backward.c"],
+    extra_compile_args=["-O2"],
+    optional=True,
+)
+
+setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE, LALR, BACKWARD])

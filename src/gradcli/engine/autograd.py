@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import heapq
+import importlib
 import itertools
 import operator
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +19,13 @@ from .hooks import run_accumulated_hooks, run_post_hooks, run_pre_hooks, run_ten
 from .ops import ArrayFormulas
 from .record import apply
 from .tensor import Tensor
+
+try:  # the backward's loop compiled (_backward.c), where the install could build it
+    if os.environ.get("GRADCLI_PURE"):
+        raise ImportError("GRADCLI_PURE is set")
+    _loop: Any = importlib.import_module(f"{__package__}._backward")  # optional: by name
+except ImportError:
+    _loop = None
 
 CREATE_GRAPH_MSG = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -188,105 +197,69 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
                 heapq.heappush(ready, (n.seq, n))
     target_set = set(targets) if targets is not None else ()
     capture = targets is not None and not accumulate
-    fx_backend = fx = None  # the formulas on arrays of the last node's backend
-    heappush, heappop = heapq.heappush, heapq.heappop
     ctx = current()
     tracer = ctx.tracer  # NOTE: None unless `gradcli trace` runs: one test per event point
+
+    def special(n: Node, g: Any) -> tuple | None:
+        """A node the plain path below does not cover (a None gradient, hooks, a retained
+        grad, a capture, a mask of its own; every node under create_graph or a trace): its
+        gradients and mask, or None when it sends none on."""
+        if g is None:  # a post-hook's None reached n by every path: it sends None on
+            mask = n.mask if masks is None else masks.get(n, n.mask)
+            return None if mask is None else ([None] * len(mask), mask)
+        hooks = n.hooks
+        if hooks is not None:
+            g = run_tensor_hooks(n, g, create_graph)
+        if n.retained is not None:  # retain_grad() fires in autograd.grad() too
+            before = _grad_array(n.retained) if tracer is not None else None
+            _retain(n.retained, g, create_graph)
+            if tracer is not None:
+                tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
+        if capture and n in target_set:
+            captured[n] = (g, adds.get(n, 0))
+        if n.__class__ is AccumulateGrad:
+            if accumulate:
+                before = _grad_array(n.variable) if tracer is not None else None
+                _accumulate(n.variable, g, create_graph, adds.get(n, 0))
+                if tracer is not None:
+                    tracer.accumulate(n.variable, before, _grad_array(n.variable), False)
+                if hooks is not None and hooks.accumulated:
+                    run_accumulated_hooks(n)
+            return None
+        mask = n.mask
+        if masks is not None and n in masks:
+            mask = masks[n]
+            if mask is None:
+                if accumulate and not retain_graph:
+                    # NOTE: an input of backward(inputs=) runs, with no output
+                    if tracer is None:
+                        n.free()
+                    else:
+                        _free_traced(n, tracer)
+                return None
+        if hooks is None:
+            return _apply(ctx, n, g, mask, create_graph), mask
+        g = run_pre_hooks(n, g, create_graph)
+        return run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g, create_graph), mask
+
+    # the nodes special() takes whatever their hooks: every node when the plain path is off
+    slow = tracer is not None or create_graph
+    marked = (set(masks) if masks is not None else set()) | (target_set if capture else set())
     if tracer is not None:
         tracer.backward_begin(roots, retain_graph, create_graph, targets)
     prev_mode, ctx.grad_enabled = ctx.grad_enabled, create_graph  # GradMode, inline
     prev_task, ctx.graph_task = ctx.graph_task, GraphTask(will_run, target_set if capture else ())
-    n = None
-    k, count = 0, len(order)
+    at: list = [None]  # the node running, for anomaly mode's report of a failure
     try:
-        while True:
-            if ready:
-                n = heappop(ready)[1]
-            elif k < count:
-                n = order[k]
-                k += 1
-            else:
-                break
-            g = buffers.pop(n, _NONE)
-            if g is _NONE:  # sent no gradient (not reached through a needed edge): never ready
-                continue
-            if g is None:  # a post-hook's None reached n by every path: it sends None on
-                mask = n.mask if masks is None else masks.get(n, n.mask)
-                if mask is None:
-                    continue
-                grads_in = [None] * len(mask)
-            else:
-                hooks = n.hooks
-                if hooks is not None:
-                    g = run_tensor_hooks(n, g, create_graph)
-                if n.retained is not None:  # retain_grad() fires in autograd.grad() too
-                    before = _grad_array(n.retained) if tracer is not None else None
-                    _retain(n.retained, g, create_graph)
-                    if tracer is not None:
-                        tracer.accumulate(n.retained, before, _grad_array(n.retained), True)
-                if capture and n in target_set:
-                    captured[n] = (g, adds.get(n, 0))
-                if n.__class__ is AccumulateGrad:
-                    if accumulate:
-                        before = _grad_array(n.variable) if tracer is not None else None
-                        _accumulate(n.variable, g, create_graph, adds.get(n, 0))
-                        if tracer is not None:
-                            tracer.accumulate(n.variable, before, _grad_array(n.variable),
-                                              False)
-                        if hooks is not None and hooks.accumulated:
-                            run_accumulated_hooks(n)
-                    continue
-                mask = n.mask
-                if masks is not None and n in masks:
-                    mask = masks[n]
-                    if mask is None:
-                        if accumulate and not retain_graph:
-                            # NOTE: an input of backward(inputs=) runs, with no output
-                            if tracer is None:
-                                n.free()
-                            else:
-                                _free_traced(n, tracer)
-                        continue
-                if hooks is None:
-                    if create_graph:
-                        grads_in = _apply(ctx, n, g, mask, True)
-                    else:
-                        backend = n.backend
-                        if backend is not fx_backend:
-                            fx_backend, fx = backend, _array_formulas(backend)
-                        grads_in = n.apply(g, mask, fx, False)
-                else:
-                    g = run_pre_hooks(n, g, create_graph)
-                    grads_in = run_post_hooks(n, _apply(ctx, n, g, mask, create_graph), g,
-                                              create_graph)
-            if ctx.anomaly and ctx.anomaly_nan:
-                _check_nan(n, grads_in)
-            if not retain_graph:
-                if tracer is None:
-                    n.free()
-                else:
-                    _free_traced(n, tracer)
-            i = -1
-            for m, gi, use in zip(n.edges, grads_in, mask):
-                i += 1
-                if not use:
-                    continue
-                if tracer is not None:
-                    tracer.edge(n, i, m, gi)
-                prev = buffers.get(m, _NONE)
-                if prev is _NONE or prev is None:
-                    buffers[m] = gi
-                elif gi is not None:
-                    buffers[m] = prev + gi
-                    adds[m] = adds.get(m, 0) + 1
-                if m.__class__ is AccumulateGrad:
-                    left = deps[m] - 1
-                    deps[m] = left
-                    if left == 0:
-                        heappush(ready, (m.seq, m))
+        if _loop is not None and not slow:  # the same loop compiled (engine/_backward.c)
+            _loop.run(order, ready, buffers, adds, deps, marked, special, ctx, accumulate,
+                      retain_graph, at)
+        else:
+            _plain(order, ready, buffers, adds, deps, marked, special, ctx, accumulate,
+                   retain_graph, at, slow)
     except GradcliError:
-        if ctx.anomaly and n is not None:
-            _anomaly_warning(ctx, n)
+        if ctx.anomaly and at[0] is not None:
+            _anomaly_warning(ctx, at[0])
         raise
     finally:
         ctx.grad_enabled = prev_mode
@@ -296,6 +269,73 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     if not capture:
         return []
     return [captured.get(t) for t in targets]
+
+
+def _plain(order: list, ready: list, buffers: dict, adds: dict, deps: dict, marked: set,
+           special: Any, ctx: Any, accumulate: bool, retain_graph: bool, at: list,
+           slow: bool) -> None:
+    """The loop of ``_run``: its nodes in order (an AccumulateGrad as soon as it is ready),
+    each one's gradient sent along its edges into the buffers of the next.  A node without
+    hooks, retained grad, capture or mask of its own takes the plain path here (the formulas on
+    arrays; an AccumulateGrad's sum into ``.grad``); the rest, and every node when ``slow``
+    (create_graph, a trace), go through ``special``.  engine/_backward.c is this loop for
+    ``slow`` False, step for step."""
+    tracer = ctx.tracer
+    fx_backend = fx = None  # the formulas on arrays of the last node's backend
+    heappush, heappop = heapq.heappush, heapq.heappop
+    k, count = 0, len(order)
+    while True:
+        if ready:
+            n = heappop(ready)[1]
+        elif k < count:
+            n = order[k]
+            k += 1
+        else:
+            return
+        at[0] = n
+        g = buffers.pop(n, _NONE)
+        if g is _NONE:  # sent no gradient (not reached through a needed edge): never ready
+            continue
+        if slow or g is None or n.hooks is not None or n.retained is not None or n in marked:
+            done = special(n, g)
+            if done is None:
+                continue
+            grads_in, mask = done
+        elif n.__class__ is AccumulateGrad:
+            if accumulate:
+                _accumulate(n.variable, g, False, adds.get(n, 0))
+            continue
+        else:
+            mask = n.mask
+            backend = n.backend
+            if backend is not fx_backend:
+                fx_backend, fx = backend, _array_formulas(backend)
+            grads_in = n.apply(g, mask, fx, False)
+        if ctx.anomaly and ctx.anomaly_nan:
+            _check_nan(n, grads_in)
+        if not retain_graph:
+            if tracer is None:
+                n.free()
+            else:
+                _free_traced(n, tracer)
+        i = -1
+        for m, gi, use in zip(n.edges, grads_in, mask):
+            i += 1
+            if not use:
+                continue
+            if tracer is not None:
+                tracer.edge(n, i, m, gi)
+            prev = buffers.get(m, _NONE)
+            if prev is _NONE or prev is None:
+                buffers[m] = gi
+            elif gi is not None:
+                buffers[m] = prev + gi
+                adds[m] = adds.get(m, 0) + 1
+            if m.__class__ is AccumulateGrad:
+                left = deps[m] - 1
+                deps[m] = left
+                if left == 0:
+                    heappush(ready, (m.seq, m))
 
 
 class GraphTask:
@@ -508,3 +548,8 @@ def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
     else:
         t._grad.data[...] = t._grad.data + g
         t._grad._vc[0] += 1
+
+
+if _loop is not None:  # what the compiled loop calls: the same as _plain's
+    _loop.setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heapq.heappush,
+                heapq.heappop)
