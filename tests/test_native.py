@@ -20,7 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gradcli.engine import autograd
 from gradcli.engine.exact import fp, native, sleef
+from gradcli.language import parser
 
 F32, F64 = np.float32, np.float64
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the NumPy references on NaN, inf
@@ -66,12 +68,15 @@ def random_floats(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def test_built_where_a_compiler_is() -> None:
-    """A machine with a C compiler builds the kernels at install (a failed build would leave
-    every user on the slower path without a word)."""
+    """A machine with a C compiler builds the kernels, the parser's loop and the backward's
+    loop at install (each is optional: a failed build would leave every user on the slower path
+    without a word)."""
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if os.environ.get("GRADCLI_PURE") or not shutil.which(compiler):
         pytest.skip("GRADCLI_PURE is set, or no C compiler on this machine")
     assert LIB is not None
+    assert parser._lalr is not None
+    assert autograd._loop is not None
 
 
 @needs_lib

@@ -86,6 +86,11 @@ EDGES = [
     "x = (1]\n", "class C:\n  def f(self): pass\n pass\n", "lambda: (yield)\n",
     "x = 10 ** 400\n", "x = 0b102\n", "x = 1__0\n", "print('a' 'b' f'c')\n",
     "s = '''a\nb''' + x\nif s:\n    t = '''c\n\n'''\n",
+    # the C lexer's own scan (names, plain numbers, operators) at the edges of what it takes
+    "x.y = a.b.c\n", "a = 1.5.real\n", "x = 1.e5 + 1. + .5 + 1.5j + 0x1F + 1_0\n",
+    "x = rb'a' + Rb\"b\" + f'c' + u'd' + fr'e' + rbf\n", "x = __y__ + _z + __w + __\n",
+    "aé = 1\n", "é = a\u00e9b\n", "x = 1if y else 2\n", "x=1;y=2\t\n", "a >>= b <<= c\n",
+    "f(*a, **k) -> x ... y\n", "x = a!b\n", "x = 1 $ 2\n", "x = 12abc\n", "1..2\n",
 ]
 
 
@@ -112,6 +117,7 @@ PIECES = [
     "(", ")", "[", "]", "{", "}",
     " ", "  ", "\n", "\n    ", "\n        ", "\n\t", "\n  \t", "\\\n", "# c\n", "\f", "$", "?",
     "é", "\u00a0",
+    "_", "__", "__x__", "rb", "Br", "u", "F", "1.", "9", "e5", "j", "!", ">>=", "&=", "|=",
 ]
 
 

@@ -1,6 +1,7 @@
 /* The parser's driver loop compiled: parser.py's _Parser.run, step for step, in C.
  *
- * The tables, the lexer (the grammar's master regex, run through its finditer), the layout's
+ * The tables, the lexer (the grammar's master regex, searched from where each token ends;
+ * names, plain numbers and operators scanned here where the regex is sure to agree), the layout's
  * rare cases (_newline, _long_string), the bracket errors and the compiler stay the Python
  * objects parser.py builds; this file only walks them without the interpreter's per-token
  * overhead: the match's group and end read, the token tuple made, the action looked up in a
@@ -59,6 +60,7 @@ typedef struct {
     Py_ssize_t name_slots[2], number_slots[2], binary_slots[4], assign_slots[4];
     PyObject *number_value;
     PyObject *plain_values;  /* a tuple of the value classes R_ASSIGN makes a node for */
+    int name_group, op_group, number_group;  /* the master regex's groups the scan() makes */
 } Tables;
 
 typedef struct {
@@ -71,7 +73,7 @@ typedef struct {
 } Machine;
 
 static PyTypeObject TablesType, MachineType;
-static PyObject *s_end, *s_lastindex, *s_finditer, *s_feed, *s_empty, *s_newline;
+static PyObject *s_end, *s_lastindex, *s_search, *s_feed, *s_empty, *s_newline;
 
 /* ---- Tables --------------------------------------------------------------------------------- */
 
@@ -245,6 +247,7 @@ static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
         node_class(spec, "assign_class", &t->assign_cls, t->assign_slots, 4) < 0) return -1;
     OBJ(number_value, "number_value");
     OBJ(plain_values, "plain_values");
+    INT(name_group, "name_group"); INT(op_group, "op_group"); INT(number_group, "number_group");
     if (!PyTuple_Check(t->plain_values)) {
         PyErr_SetString(PyExc_TypeError, "plain_values: a tuple of classes");
         return -1;
@@ -609,6 +612,70 @@ static PyObject *token(PyObject *kind_name, PyObject *value, long line, long col
     return tok;
 }
 
+static int ascii_name_start(Py_UCS4 c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static int ascii_name_char(Py_UCS4 c) { return ascii_name_start(c) || (c >= '0' && c <= '9'); }
+static int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static int prefix(Py_UCS4 c) { return c != 0 && strchr("rRuUfFbB", (int)c) != NULL; }
+static int quote(Py_UCS4 c) { return c == '\'' || c == '"'; }
+
+/* The master regex's match at pos for the commonest tokens, without the regex: spaces and tabs,
+ * then an ASCII name, an operator or a plain decimal number, where the regex's first matching
+ * branch is sure to be that group and to end where this scan ends.  1 with *end, *group and
+ * *value (a new reference) set; 0 for anything else (the regex then runs from pos, as
+ * before); -1 with an exception set. */
+static int scan(Tables *t, PyObject *text, Py_ssize_t pos, Py_ssize_t *end, int *group,
+                PyObject **value) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = pos;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+#define AT(j) ((j) < n ? PyUnicode_READ(kind, data, (j)) : 0)
+    while (i < n && (AT(i) == ' ' || AT(i) == '\t')) i++;
+    Py_UCS4 c = AT(i);
+    Py_ssize_t j = i;
+    if (ascii_name_start(c)) {
+        /* not a dunder or private name (the regex's other branch), not a string's prefix */
+        if (c == '_' && AT(i + 1) == '_') return 0;
+        if (prefix(c) && (quote(AT(i + 1)) || (prefix(AT(i + 1)) && quote(AT(i + 2)))))
+            return 0;
+        while (ascii_name_char(AT(j))) j++;
+        *group = t->name_group;
+    } else if (is_digit(c)) {  /* digits, or digits . digits, ended by no part of a number */
+        while (is_digit(AT(j))) j++;
+        if (AT(j) == '.' && is_digit(AT(j + 1))) {
+            j++;
+            while (is_digit(AT(j))) j++;
+        }
+        Py_UCS4 after = AT(j);
+        if (ascii_name_char(after) || after == '.' || after >= 128) return 0;
+        *group = t->number_group;
+    } else if (c != 0 && c < 128 && strchr("()[]{},:;=+-*/%@<>!&|^~.", (int)c) != NULL) {
+        if (c == '.' && is_digit(AT(i + 1))) return 0;  /* a number */
+        for (Py_ssize_t w = 3; w >= 1; w--) {  /* the longest operator there */
+            if (i + w > n) continue;
+            PyObject *op = PyUnicode_Substring(text, i, i + w);
+            if (op == NULL) return -1;
+            PyObject *k = PyDict_GetItemWithError(t->operators, op);
+            if (k != NULL) {
+                *end = i + w;
+                *group = t->op_group;
+                *value = op;
+                return 1;
+            }
+            Py_DECREF(op);
+            if (PyErr_Occurred()) return -1;
+        }
+        return 0;
+    } else {
+        return 0;
+    }
+#undef AT
+    if ((*value = PyUnicode_Substring(text, i, j)) == NULL) return -1;
+    *end = j;
+    return 1;
+}
+
 /* raise fn(*args)'s result (an exception made by parser.py's error helpers) */
 static void raise_made(PyObject *exc) {
     if (exc != NULL) {
@@ -642,26 +709,48 @@ static PyObject *Machine_run(Machine *m, PyObject *args) {
     levels = Py_BuildValue("[(ii)]", 0, 0);
     indents = Py_BuildValue("[i]", 0);
     feed = PyObject_GetAttr((PyObject *)m, s_feed);
-    it = PyObject_CallMethodOneArg(t->master, s_finditer, text);
+    it = PyObject_GetAttr(t->master, s_search);
     if (levels == NULL || indents == NULL || feed == NULL || it == NULL) goto done;
 
-    while ((match = PyIter_Next(it)) != NULL) {
-        PyObject *o = PyObject_CallMethodNoArgs(match, s_end);
-        if (o == NULL) goto done;
-        long end = PyLong_AsLong(o);
-        Py_DECREF(o);
-        o = PyObject_GetAttr(match, s_lastindex);
-        if (o == NULL) goto done;
-        long group = PyLong_AsLong(o);
-        if (group < 0 || group >= t->ngroups) {
+    /* each token where the last one ended: scan()'s, else the regex's next match (the
+     * finditer of parser.py's loop: a search from there) */
+    for (Py_ssize_t at = 0;;) {
+        Py_ssize_t stop;
+        int g, got = scan(t, text, at, &stop, &g, &value);
+        if (got < 0) goto done;
+        long end, group;
+        if (got) {
+            end = (long)stop;
+            group = g;
+        } else {
+            match = PyObject_CallFunction(it, "On", text, at);
+            if (match == NULL) goto done;
+            if (match == Py_None) {
+                Py_CLEAR(match);
+                break;
+            }
+            PyObject *o = PyObject_CallMethodNoArgs(match, s_end);
+            if (o == NULL) goto done;
+            end = PyLong_AsLong(o);
             Py_DECREF(o);
-            PyErr_SetString(PyExc_SystemError, "a lexer group out of range");
-            goto done;
+            o = PyObject_GetAttr(match, s_lastindex);
+            if (o == NULL) goto done;
+            group = PyLong_AsLong(o);
+            if (group < 0 || group >= t->ngroups) {
+                Py_DECREF(o);
+                PyErr_SetString(PyExc_SystemError, "a lexer group out of range");
+                goto done;
+            }
+            value = PyObject_GetItem(match, o);
+            Py_DECREF(o);
+            Py_CLEAR(match);
+            if (value == NULL) goto done;
+            if (end == at) {  /* an empty match: finditer would step past it */
+                PyErr_SetString(PyExc_SystemError, "an empty lexer match");
+                goto done;
+            }
         }
-        value = PyObject_GetItem(match, o);
-        Py_DECREF(o);
-        Py_CLEAR(match);
-        if (value == NULL) goto done;
+        at = end;
         m->pos = end;
         long width = (long)PyUnicode_GET_LENGTH(value), col;
         int kind;
@@ -784,7 +873,6 @@ static PyObject *Machine_run(Machine *m, PyObject *args) {
         if (step(m, tok, kind) < 0) goto done;
         Py_CLEAR(tok);
     }
-    if (PyErr_Occurred()) goto done;
     if (PyList_GET_SIZE(brackets)) {
         raise_made(PyObject_CallOneArg(t->never_closed_fn,
                                        PyList_GET_ITEM(brackets, PyList_GET_SIZE(brackets) - 1)));
@@ -877,11 +965,11 @@ PyMODINIT_FUNC PyInit__lalr(void) {
     if (PyType_Ready(&TablesType) < 0 || PyType_Ready(&MachineType) < 0) return NULL;
     s_end = PyUnicode_InternFromString("end");
     s_lastindex = PyUnicode_InternFromString("lastindex");
-    s_finditer = PyUnicode_InternFromString("finditer");
+    s_search = PyUnicode_InternFromString("search");
     s_feed = PyUnicode_InternFromString("feed");
     s_empty = PyUnicode_InternFromString("");
     s_newline = PyUnicode_InternFromString("\n");
-    if (!s_end || !s_lastindex || !s_finditer || !s_feed || !s_empty || !s_newline) return NULL;
+    if (!s_end || !s_lastindex || !s_search || !s_feed || !s_empty || !s_newline) return NULL;
     PyObject *mod = PyModule_Create(&module);
     if (mod == NULL) return NULL;
     Py_INCREF(&TablesType);
