@@ -28,8 +28,9 @@
 /* what a group of the master regex is (parser.py's branches, in its order) */
 enum { G_NONE, G_NAME, G_OP, G_NEWLINE, G_TOKEN, G_LONGSTRING, G_BAD, G_CONTINUATION };
 /* what a reduction does with its children: nothing (a unit rule's), a helper list, a call of
- * the compiler's method, or (the hottest three) its node made here, as exprs.py's name, number
- * and binary make it: a frozen node's slots written, its span a named tuple */
+ * the compiler's method, or (the hottest four) its node made here, as exprs.py's name, number
+ * and binary and compiler.py's assign make it: a frozen node's slots written, its span a named
+ * tuple */
 enum { R_UNIT, R_HELPER, R_CALL, R_NAME, R_NUMBER, R_BINARY, R_ASSIGN };
 
 typedef struct {
@@ -54,8 +55,8 @@ typedef struct {
     PyObject *master, *goto_fn, *splice_fn, *stuck, *newline_fn, *long_string_fn;
     PyObject *bracket_fn, *bad_character_fn, *never_closed_fn;
     int start, end, max_depth, name_kind, newline_kind, dedent_kind, end_kind;
-    /* the node classes the R_NAME, R_NUMBER and R_BINARY reductions make, their slots'
-     * offsets in field order, Span, and checks.number_value */
+    /* the node classes the R_NAME, R_NUMBER, R_BINARY and R_ASSIGN reductions make, their
+     * slots' offsets in field order, Span, and checks.number_value */
     PyTypeObject *name_cls, *number_cls, *binary_cls, *assign_cls, *span_cls;
     Py_ssize_t name_slots[2], number_slots[2], binary_slots[4], assign_slots[4];
     PyObject *number_value;
@@ -386,7 +387,8 @@ static PyObject *span_of(PyObject *node) {
 }
 
 /* The reduction's result for its children c: the compiler's method called, or the node of
- * exprs.py's name (c: [token]), number ([token]) or binary ([left, operator token, right]) */
+ * exprs.py's name (c: [token]), number ([token]) or binary ([left, operator token, right]), or
+ * of compiler.py's assign ([Name, '=' token, a plain value]) */
 static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
     PyObject *items[4], *s, *tok;
     switch (r->kind) {
@@ -617,7 +619,7 @@ static int ascii_name_start(Py_UCS4 c) {
 }
 static int ascii_name_char(Py_UCS4 c) { return ascii_name_start(c) || (c >= '0' && c <= '9'); }
 static int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
-static int prefix(Py_UCS4 c) { return c != 0 && strchr("rRuUfFbB", (int)c) != NULL; }
+static int prefix(Py_UCS4 c) { return c != 0 && c < 128 && strchr("rRuUfFbB", (int)c) != NULL; }
 static int quote(Py_UCS4 c) { return c == '\'' || c == '"'; }
 
 /* The master regex's match at pos for the commonest tokens, without the regex: spaces and tabs,
