@@ -15,6 +15,8 @@ the plain elementwise loops at -O2 (the same IEEE operations per lane; no reasso
 way: without it parser.py runs its own loop over the same tables, to the same programs.
 ``gradcli.engine._backward`` is the backward's loop (engine/_backward.c), optional too: without
 it autograd.py runs its own loop (``_plain``), to the same gradients.
+``gradcli.engine._record`` is recording's common calls (engine/_record.c: record.apply for a
+binary or unary op without params), optional too: without it record.py's apply runs them.
 Everything else is in pyproject.toml.
 """
 
@@ -58,4 +60,11 @@ BACKWARD = Extension(
     optional=True,
 )
 
-setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE, LALR, BACKWARD])
+RECORD = Extension(
+    "gradcli.engine._record",
+    sources=["src/gradcli/engine/_record.c"],
+    extra_compile_args=["-O2"],
+    optional=True,
+)
+
+setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE, LALR, BACKWARD, RECORD])

@@ -4,10 +4,15 @@
 binary and a unary op without params, the most common calls); ``apply_inplace`` updates a
 tensor in place, bumping its version, and rewrites a base's history through a view
 (CopySlices), as PyTorch does.
+
+Where the install built engine/_record.c, ``apply`` is its C copy of the fast paths (the
+module's last lines), which hands every other call to the ``apply`` defined here.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from time import perf_counter
 from typing import Any
 
@@ -253,8 +258,9 @@ def _keeps_dtype(op: Any, params: dict) -> bool:
             if not (v is None or v.__class__ is float or v.__class__ is int and -_BIG < v < _BIG):
                 return False
     return got
-_TT, _TF, _FT = (True, True), (True, False), (False, True)
+_TT, _TF, _FT, _T = (True, True), (True, False), (False, True), (True,)
 _SHAPES: dict[tuple, tuple] = {}
+_SHAPES_LIMIT = 1024
 
 
 def _shared(shapes: tuple) -> tuple:
@@ -262,7 +268,7 @@ def _shared(shapes: tuple) -> tuple:
     of a few shapes keeps a few tuples, which a backward reads from the cache."""
     got = _SHAPES.get(shapes)
     if got is None:
-        if len(_SHAPES) >= 1024:  # a program of many shapes: no more kept
+        if len(_SHAPES) >= _SHAPES_LIMIT:  # a program of many shapes: no more kept
             return shapes
         _SHAPES[shapes] = got = shapes
     return got
@@ -314,7 +320,7 @@ def _apply_unary(op: Any, a: Tensor, grad_enabled: bool, ctx: Any,
         data = op.forward(backend.xp, a.data)
     out = Tensor(data, backend)
     if a.requires_grad and grad_enabled:
-        key = (True,)
+        key = _T
         saves = op.saves.get(key)
         if saves is None:
             saves = op.saved_names(key)
@@ -510,3 +516,38 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
     _bumped(current(), target)
     refresh_views(target, keep=target)
     return target
+
+
+# ---- the common calls compiled ------------------------------------------------------------------
+_python_apply = apply  # the compiled apply hands every call but its common ones to this one
+
+
+def _compiled_spec() -> dict:
+    """What _record.c reads once: the classes it makes (with the slot descriptors of what their
+    constructors set, in its order), the Python it hands every other call to, and the shared
+    constants of the fast paths above."""
+    from .context import _CURRENT
+
+    tensor_slots = ("data", "backend", "requires_grad", "grad_fn", "_grad", "_vc",
+                    "_retains_grad", "_strides", "_base", "_creation", "_view_fn", "_accumulator")
+    node_slots = ("op", "edges", "saved", "params", "shapes", "backend", "retained", "dtypes",
+                  "hooks", "freed", "freed_by", "unfreed", "seq", "prio", "mask")
+    return {
+        "tensor_class": (Tensor, tuple(getattr(Tensor, n) for n in tensor_slots)),
+        "node_class": (Node, tuple(getattr(Node, n) for n in node_slots)),
+        "apply": _python_apply, "edge": edge, "empty": _EMPTY, "shapes": _SHAPES,
+        "shapes_limit": _SHAPES_LIMIT, "context": _CURRENT, "current": current,
+        "tt": _TT, "tf": _TF, "ft": _FT, "t": _T,
+        "scalar_first": _SCALAR_FIRST, "scalar_second": _SCALAR_SECOND,
+    }
+
+
+try:  # apply's common calls compiled (_record.c), where the install could build it
+    if os.environ.get("GRADCLI_PURE"):
+        raise ImportError("GRADCLI_PURE is set")
+    _compiled: Any = importlib.import_module(f"{__package__}._record")  # optional: by name
+except ImportError:
+    _compiled = None
+if _compiled is not None:
+    _compiled.setup(_compiled_spec())
+    apply = _compiled.apply  # the same calls; every other goes to the Python apply above

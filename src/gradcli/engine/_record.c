@@ -1,0 +1,561 @@
+/* Recording's common calls compiled: record.py's apply for a binary op on two floating tensors
+ * of one dtype, a floating tensor and a Python number, or a unary op on a floating tensor,
+ * without params or a recorder (every op of a scalar script, most of a training step's).
+ *
+ * Step for step what record.py's apply, _apply_binary, _apply_scalar and _apply_unary do: the
+ * op's forward (the Python the op table defines) on the arrays, the output Tensor, and when
+ * grad is needed its Node with the saved tensors (_saved_dict), the edges (graph.edge) and the
+ * shared shapes (_shared).  The Tensor and the Node are made as their constructors make them:
+ * object.__new__ and every slot __init__ sets, written at the offsets their slot descriptors
+ * give.  Any other call (params, a recorder, other dtypes, a number past 2**53, an input
+ * without a formula, anomaly mode's traces) goes to record.py's apply, which says what each
+ * step means; the engine's tests run both, and GRADCLI_PURE=1 runs record.py alone.
+ *
+ * setup(spec): once, when record.py is imported (spec: record._compiled_spec()).
+ * apply(op, args, params=_EMPTY, record=True): record.apply.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+enum { T_DATA, T_BACKEND, T_REQUIRES_GRAD, T_GRAD_FN, T_GRAD, T_VC, T_RETAINS_GRAD, T_STRIDES,
+       T_BASE, T_CREATION, T_VIEW_FN, T_ACCUMULATOR, T_FIELDS };
+enum { N_OP, N_EDGES, N_SAVED, N_PARAMS, N_SHAPES, N_BACKEND, N_RETAINED, N_DTYPES, N_HOOKS,
+       N_FREED, N_FREED_BY, N_UNFREED, N_SEQ, N_PRIO, N_MASK, N_FIELDS };
+
+static PyTypeObject *tensor_cls, *node_cls;
+static Py_ssize_t t_off[T_FIELDS], n_off[N_FIELDS];
+/* record.py's apply (every call the fast paths do not take), graph.edge (a leaf's first
+ * AccumulateGrad), _EMPTY, _SHAPES, context._CURRENT and context.current */
+static PyObject *py_apply, *py_edge, *empty, *shapes_cache, *context_var, *py_current;
+static PyObject *key_tt, *key_tf, *key_ft, *key_one, *scalar_first, *scalar_second;
+static Py_ssize_t shapes_limit;
+static PyObject *s_data, *s_backend, *s_requires_grad, *s_grad_fn, *s_accumulator, *s_dtype,
+    *s_float_natives, *s_xp, *s_forward, *s_differentiable, *s_plans, *s_saves, *s_saved_names,
+    *s_vc, *s_shape, *s_recorder, *s_grad_enabled, *s_seq, *s_anomaly, *s_astype, *s_zero;
+
+/* spec[key]: (a class, its slot descriptors in the order of the enum); offsets kept */
+static int slots_of(PyObject *spec, const char *key, PyTypeObject **cls, Py_ssize_t *offsets,
+                    int n) {
+    PyObject *entry = PyDict_GetItemString(spec, key), *type, *slots;
+    if (entry == NULL || !PyArg_ParseTuple(entry, "O!O!", &PyType_Type, &type, &PyTuple_Type,
+                                           &slots) || PyTuple_GET_SIZE(slots) != n) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_KeyError, "%s", key);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *d = PyTuple_GET_ITEM(slots, i);
+        if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
+            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX ||
+            ((PyMemberDescrObject *)d)->d_common.d_type != (PyTypeObject *)type) {
+            PyErr_Format(PyExc_TypeError, "%s: the class's own object slots", key);
+            return -1;
+        }
+        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+    }
+    Py_INCREF(type);
+    Py_XSETREF(*cls, (PyTypeObject *)type);
+    return 0;
+}
+
+static int item(PyObject *spec, const char *key, PyObject **slot) {
+    PyObject *v = PyDict_GetItemString(spec, key);
+    if (v == NULL) {
+        PyErr_Format(PyExc_KeyError, "%s", key);
+        return -1;
+    }
+    Py_INCREF(v);
+    Py_XSETREF(*slot, v);
+    return 0;
+}
+
+static PyObject *setup(PyObject *self, PyObject *spec) {
+    if (!PyDict_Check(spec)) {
+        PyErr_SetString(PyExc_TypeError, "setup(spec): a dict");
+        return NULL;
+    }
+    if (slots_of(spec, "tensor_class", &tensor_cls, t_off, T_FIELDS) < 0 ||
+        slots_of(spec, "node_class", &node_cls, n_off, N_FIELDS) < 0) return NULL;
+    const char *keys[] = {"apply", "edge", "empty", "shapes", "context", "current", "tt", "tf",
+                          "ft", "t", "scalar_first", "scalar_second"};
+    PyObject **slots[] = {&py_apply, &py_edge, &empty, &shapes_cache, &context_var, &py_current,
+                          &key_tt, &key_tf, &key_ft, &key_one, &scalar_first, &scalar_second};
+    for (int i = 0; i < 12; i++) {
+        if (item(spec, keys[i], slots[i]) < 0) return NULL;
+    }
+    PyObject *limit = PyDict_GetItemString(spec, "shapes_limit");
+    if (limit == NULL || (shapes_limit = PyLong_AsSsize_t(limit)) == -1) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "shapes_limit");
+        return NULL;
+    }
+    if (!PyDict_CheckExact(shapes_cache) || !PyDict_CheckExact(empty)) {
+        PyErr_SetString(PyExc_TypeError, "setup(spec): shapes and empty are dicts");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* o's slot at offset off, borrowed (NULL: unset) */
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+/* t.name for a Tensor t (its class exactly): its slot read at once, a new reference; an unset
+ * slot raises as reading it in Python does */
+static PyObject *tget(PyObject *t, int field, PyObject *name) {
+    PyObject *v = SLOT(t, t_off[field]);
+    if (v == NULL) return PyObject_GetAttr(t, name);
+    Py_INCREF(v);
+    return v;
+}
+
+/* A new object of cls with the slots at offsets set to items (references taken) */
+static PyObject *make(PyTypeObject *cls, const Py_ssize_t *offsets, PyObject **items, int n) {
+    PyObject *o = cls->tp_alloc(cls, 0);
+    if (o == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        Py_INCREF(items[i]);
+        SLOT(o, offsets[i]) = items[i];
+    }
+    return o;
+}
+
+/* Tensor(data, backend): requires_grad False, no grad_fn, version counter [0] */
+static PyObject *new_tensor(PyObject *data, PyObject *backend) {
+    PyObject *vc = PyList_New(1);
+    if (vc == NULL) return NULL;
+    Py_INCREF(s_zero);
+    PyList_SET_ITEM(vc, 0, s_zero);
+    PyObject *items[T_FIELDS] = {data, backend, Py_False, Py_None, Py_None, vc, Py_False,
+                                 Py_None, Py_None, Py_None, Py_None, Py_None};
+    PyObject *t = make(tensor_cls, t_off, items, T_FIELDS);
+    Py_DECREF(vc);
+    return t;
+}
+
+/* Node(op, edges, saved, _EMPTY, shapes, backend, mask, ctx), as graph.Node.__init__ */
+static PyObject *new_node(PyObject *ctx, PyObject *op, PyObject *edges, PyObject *saved,
+                          PyObject *shapes, PyObject *backend, PyObject *mask) {
+    PyObject *counter = PyObject_GetAttr(ctx, s_seq);
+    if (counter == NULL) return NULL;
+    PyObject *seq = PyIter_Next(counter);
+    Py_DECREF(counter);
+    if (seq == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetNone(PyExc_StopIteration);
+        return NULL;
+    }
+    PyObject *prio = PyNumber_Negative(seq), *node = NULL;
+    if (prio == NULL) goto done;
+    PyObject *items[N_FIELDS] = {op, edges, saved, empty, shapes, backend, Py_None, Py_None,
+                                 Py_None, Py_False, Py_None, Py_None, seq, prio, mask};
+    node = make(node_cls, n_off, items, N_FIELDS);
+done:
+    Py_DECREF(seq);
+    Py_XDECREF(prio);
+    return node;
+}
+
+/* graph.edge(t): t's grad_fn, else its live AccumulateGrad, else graph.edge makes one */
+static PyObject *edge(PyObject *t) {
+    PyObject *fn = tget(t, T_GRAD_FN, s_grad_fn);
+    if (fn == NULL || fn != Py_None) return fn;
+    Py_DECREF(fn);
+    PyObject *acc = tget(t, T_ACCUMULATOR, s_accumulator);
+    if (acc == NULL) return NULL;
+    if (PyWeakref_CheckRefExact(acc)) {
+        PyObject *target = PyWeakref_GetObject(acc);  /* borrowed */
+        if (target != NULL && target != Py_None) {
+            Py_INCREF(target);
+            Py_DECREF(acc);
+            return target;
+        }
+    } else if (acc != Py_None) {
+        return acc;
+    }
+    Py_DECREF(acc);
+    return PyObject_CallOneArg(py_edge, t);
+}
+
+/* record._shared(shapes): one tuple object for equal shapes (a new reference) */
+static PyObject *shared(PyObject *shapes) {
+    PyObject *got = PyDict_GetItemWithError(shapes_cache, shapes);
+    if (got != NULL) {
+        Py_INCREF(got);
+        Py_DECREF(shapes);
+        return got;
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(shapes);
+        return NULL;
+    }
+    if (PyDict_GET_SIZE(shapes_cache) < shapes_limit &&
+        PyDict_SetItem(shapes_cache, shapes, shapes) < 0) {
+        Py_DECREF(shapes);
+        return NULL;
+    }
+    return shapes;
+}
+
+/* record._saved_dict(saves, args, out, data) */
+static PyObject *saved_dict(PyObject *saves, PyObject *args, PyObject *out, PyObject *data) {
+    PyObject *saved = PyDict_New();
+    if (saved == NULL) return NULL;
+    PyObject *seq = PySequence_Fast(saves, "an op's saves");
+    if (seq == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(seq, i), *name, *entry;
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "an op's saves: (name, index) pairs");
+            goto fail_seq;
+        }
+        name = PyTuple_GET_ITEM(pair, 0);
+        Py_ssize_t idx = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
+        if (idx == -1 && PyErr_Occurred()) goto fail_seq;
+        if (idx < 0) {
+            entry = PyTuple_Pack(6, data, Py_None, SLOT(out, t_off[T_VC]), s_zero, Py_None,
+                                 Py_True);
+        } else {
+            PyObject *a = PyTuple_GET_ITEM(args, idx);  /* idx < len(args): the op's own */
+            if (Py_TYPE(a) == tensor_cls) {
+                PyObject *vc = tget(a, T_VC, s_vc), *adata, *fn, *v0;
+                if (vc == NULL) goto fail_seq;
+                v0 = PySequence_GetItem(vc, 0);
+                adata = tget(a, T_DATA, s_data);
+                fn = tget(a, T_GRAD_FN, s_grad_fn);
+                entry = v0 && adata && fn ? PyTuple_Pack(6, adata, a, vc, v0, fn, Py_False) : NULL;
+                Py_DECREF(vc); Py_XDECREF(v0); Py_XDECREF(adata); Py_XDECREF(fn);
+            } else {
+                entry = PyTuple_Pack(6, a, Py_None, Py_None, s_zero, Py_None, Py_False);
+            }
+        }
+        if (entry == NULL) goto fail_seq;
+        int failed = PyDict_SetItem(saved, name, entry);
+        Py_DECREF(entry);
+        if (failed) goto fail_seq;
+    }
+    Py_DECREF(seq);
+    return saved;
+fail_seq:
+    Py_DECREF(seq);
+fail:
+    Py_DECREF(saved);
+    return NULL;
+}
+
+/* op.saves.get(key), else op.saved_names(key) */
+static PyObject *saves_of(PyObject *op, PyObject *key) {
+    PyObject *table = PyObject_GetAttr(op, s_saves), *got;
+    if (table == NULL) return NULL;
+    got = PyDict_Check(table) ? PyDict_GetItemWithError(table, key) : NULL;
+    Py_XINCREF(got);
+    Py_DECREF(table);
+    if (got != NULL || PyErr_Occurred()) return got;
+    return PyObject_CallMethodOneArg(op, s_saved_names, key);
+}
+
+/* The output's grad_fn and requires_grad set, as the fast paths of record.py set them, with
+ * the node's saved tensors of args (saves by key). 0, or -1 with an exception set. */
+static int attach(PyObject *ctx, PyObject *op, PyObject *key, PyObject *args, PyObject *out,
+                  PyObject *data, PyObject *edges, PyObject *shapes, PyObject *backend) {
+    PyObject *saves = saves_of(op, key), *saved = NULL, *node = NULL;
+    int status = -1;
+    if (saves == NULL) return -1;
+    int any = PyObject_IsTrue(saves);
+    if (any < 0) goto done;
+    if (any) {
+        saved = saved_dict(saves, args, out, data);
+    } else {
+        saved = empty;
+        Py_INCREF(saved);
+    }
+    if (saved == NULL) goto done;
+    node = new_node(ctx, op, edges, saved, shapes, backend, key);
+    if (node == NULL) goto done;
+    Py_SETREF(SLOT(out, t_off[T_GRAD_FN]), node);
+    node = NULL;
+    Py_INCREF(Py_True);
+    Py_SETREF(SLOT(out, t_off[T_REQUIRES_GRAD]), Py_True);
+    status = 0;
+done:
+    Py_DECREF(saves);
+    Py_XDECREF(saved);
+    return status;
+}
+
+/* truthiness of o's attribute name: 1, 0, or -1 with an exception set */
+static int truth(PyObject *v) {
+    if (v == NULL) return -1;
+    int r = v == Py_True ? 1 : v == Py_False ? 0 : PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static int attr_true(PyObject *o, PyObject *name) {
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL) return -1;
+    int r = v == Py_True ? 1 : v == Py_False ? 0 : PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* _apply_binary(op, a, b, grad_enabled, ctx) */
+static PyObject *binary(PyObject *op, PyObject *a, PyObject *b, int grad_enabled, PyObject *ctx,
+                        PyObject *backend, PyObject *xp, PyObject *ad, PyObject *bd) {
+    PyObject *forward = PyObject_GetAttr(op, s_forward);
+    if (forward == NULL) return NULL;
+    PyObject *data = PyObject_CallFunctionObjArgs(forward, xp, ad, bd, NULL);
+    Py_DECREF(forward);
+    if (data == NULL) return NULL;
+    PyObject *out = new_tensor(data, backend), *edges = NULL, *shapes = NULL, *inputs = NULL;
+    if (out == NULL) goto fail;
+    int ra = grad_enabled ? truth(tget(a, T_REQUIRES_GRAD, s_requires_grad)) : 0;
+    int rb = grad_enabled ? truth(tget(b, T_REQUIRES_GRAD, s_requires_grad)) : 0;
+    if (ra < 0 || rb < 0) goto fail;
+    if (ra || rb) {
+        PyObject *key = ra && rb ? key_tt : ra ? key_tf : key_ft;
+        PyObject *ea = ra ? edge(a) : Py_NewRef(Py_None);
+        PyObject *eb = rb ? edge(b) : Py_NewRef(Py_None);
+        edges = ea && eb ? PyTuple_Pack(2, ea, eb) : NULL;
+        Py_XDECREF(ea); Py_XDECREF(eb);
+        if (edges == NULL) goto fail;
+        PyObject *sa = PyObject_GetAttr(ad, s_shape), *sb = PyObject_GetAttr(bd, s_shape);
+        PyObject *both = sa && sb ? PyTuple_Pack(2, sa, sb) : NULL;
+        Py_XDECREF(sa); Py_XDECREF(sb);
+        if (both == NULL || (shapes = shared(both)) == NULL) goto fail;
+        if ((inputs = PyTuple_Pack(2, a, b)) == NULL ||
+            attach(ctx, op, key, inputs, out, data, edges, shapes, backend) < 0) goto fail;
+    }
+    Py_DECREF(data); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
+    return out;
+fail:
+    Py_DECREF(data); Py_XDECREF(out); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
+    return NULL;
+}
+
+/* _apply_scalar(op, args, i, grad_enabled, ctx): args[i] a floating tensor t (x its array, dt
+ * its array's dtype), the other a Python number; the caller has checked that op.plans[i] has a
+ * formula when a node is made */
+static PyObject *scalar(PyObject *op, PyObject *args, int i, int needs, PyObject *ctx,
+                        PyObject *backend, PyObject *xp, PyObject *x, PyObject *dt) {
+    PyObject *t = PyTuple_GET_ITEM(args, i), *other = PyTuple_GET_ITEM(args, 1 - i);
+    PyObject *forward = PyObject_GetAttr(op, s_forward);
+    if (forward == NULL) return NULL;
+    PyObject *data = i == 0 ? PyObject_CallFunctionObjArgs(forward, xp, x, other, NULL)
+                            : PyObject_CallFunctionObjArgs(forward, xp, other, x, NULL);
+    Py_DECREF(forward);
+    if (data == NULL) return NULL;
+    PyObject *out = NULL, *edges = NULL, *shapes = NULL, *shape = NULL, *e = NULL;
+    PyObject *ddt = PyObject_GetAttr(data, s_dtype);
+    if (ddt == NULL) goto fail;
+    Py_DECREF(ddt);  /* compared by identity only: the dtype stays alive through data */
+    if (ddt != dt) {
+        PyObject *dtype = PyObject_GetAttr(t, s_dtype);
+        if (dtype == NULL) goto fail;
+        Py_SETREF(data, PyObject_CallMethodObjArgs(backend, s_astype, data, dtype, NULL));
+        Py_DECREF(dtype);
+        if (data == NULL) goto fail;
+    }
+    if ((out = new_tensor(data, backend)) == NULL) goto fail;
+    if (needs) {
+        PyObject *key = i == 0 ? key_tf : key_ft;
+        if ((e = edge(t)) == NULL || (shape = PyObject_GetAttr(x, s_shape)) == NULL) goto fail;
+        edges = i == 0 ? PyTuple_Pack(2, e, Py_None) : PyTuple_Pack(2, Py_None, e);
+        if (edges == NULL) goto fail;
+        int nd = PyObject_IsTrue(shape);
+        if (nd < 0) goto fail;
+        if (!nd) {
+            shapes = Py_NewRef(i == 0 ? scalar_first : scalar_second);
+        } else {
+            PyObject *pair = i == 0 ? PyTuple_Pack(2, shape, Py_None)
+                                    : PyTuple_Pack(2, Py_None, shape);
+            if (pair == NULL || (shapes = shared(pair)) == NULL) goto fail;
+        }
+        if (attach(ctx, op, key, args, out, data, edges, shapes, backend) < 0) goto fail;
+    }
+    Py_DECREF(data); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(shape); Py_XDECREF(e);
+    return out;
+fail:
+    Py_XDECREF(data); Py_XDECREF(out); Py_XDECREF(edges); Py_XDECREF(shapes);
+    Py_XDECREF(shape); Py_XDECREF(e);
+    return NULL;
+}
+
+/* _apply_unary(op, a, grad_enabled, ctx) without params */
+static PyObject *unary(PyObject *op, PyObject *a, int grad_enabled, PyObject *ctx,
+                       PyObject *backend, PyObject *xp, PyObject *ad) {
+    PyObject *forward = PyObject_GetAttr(op, s_forward);
+    if (forward == NULL) return NULL;
+    PyObject *data = PyObject_CallFunctionObjArgs(forward, xp, ad, NULL);
+    Py_DECREF(forward);
+    if (data == NULL) return NULL;
+    PyObject *out = new_tensor(data, backend), *edges = NULL, *shapes = NULL, *inputs = NULL;
+    if (out == NULL) goto fail;
+    int r = grad_enabled ? truth(tget(a, T_REQUIRES_GRAD, s_requires_grad)) : 0;
+    if (r < 0) goto fail;
+    if (r) {
+        PyObject *e = edge(a), *shape = PyObject_GetAttr(ad, s_shape);
+        edges = e ? PyTuple_Pack(1, e) : NULL;
+        PyObject *one = shape ? PyTuple_Pack(1, shape) : NULL;
+        Py_XDECREF(e); Py_XDECREF(shape);
+        if (edges == NULL || one == NULL || (shapes = shared(one)) == NULL) {
+            if (edges == NULL) Py_XDECREF(one);
+            goto fail;
+        }
+        if ((inputs = PyTuple_Pack(1, a)) == NULL ||
+            attach(ctx, op, key_one, inputs, out, data, edges, shapes, backend) < 0) goto fail;
+    }
+    Py_DECREF(data); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
+    return out;
+fail:
+    Py_DECREF(data); Py_XDECREF(out); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
+    return NULL;
+}
+
+/* 1 for a Python float, or an int strictly inside +-2**53 (record._BIG), else 0 */
+static int plain_number(PyObject *v) {
+    if (PyFloat_CheckExact(v)) return 1;
+    if (!PyLong_CheckExact(v)) return 0;
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow) return 0;
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return x > -(1LL << 53) && x < (1LL << 53);
+}
+
+/* 1 when the attribute differentiable[i] of op is truthy; 0; -1 with an exception set */
+static int differentiable(PyObject *op, int i) {
+    PyObject *d = PyObject_GetAttr(op, s_differentiable);
+    if (d == NULL) return -1;
+    PyObject *v = PySequence_GetItem(d, i);
+    Py_DECREF(d);
+    if (v == NULL) return -1;
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* op.plans[i] is not None: 1, 0, -1 */
+static int has_formula(PyObject *op, int i) {
+    PyObject *p = PyObject_GetAttr(op, s_plans);
+    if (p == NULL) return -1;
+    PyObject *v = PySequence_GetItem(p, i);
+    Py_DECREF(p);
+    if (v == NULL) return -1;
+    int r = v != Py_None;
+    Py_DECREF(v);
+    return r;
+}
+
+/* the run's context: context.current() */
+static PyObject *current(void) {
+    PyObject *ctx;
+    if (PyContextVar_Get(context_var, NULL, &ctx) < 0) return NULL;
+    return ctx != NULL ? ctx : PyObject_CallNoArgs(py_current);
+}
+
+enum { SLOW, BINARY, SCALAR0, SCALAR1, UNARY };
+
+static PyObject *apply(PyObject *self, PyObject *const *argv, Py_ssize_t nargsf,
+                       PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL || nargs < 2 || nargs > 3 || py_apply == NULL)
+        return py_apply ? PyObject_Vectorcall(py_apply, argv, nargsf, kwnames)
+                        : (PyErr_SetString(PyExc_RuntimeError, "_record.setup() not run"), NULL);
+    PyObject *op = argv[0], *args = argv[1];
+    if (nargs == 3 && !(PyDict_CheckExact(argv[2]) && PyDict_GET_SIZE(argv[2]) == 0))
+        return PyObject_Vectorcall(py_apply, argv, nargsf, NULL);
+    if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) < 1 || PyTuple_GET_SIZE(args) > 2)
+        return PyObject_Vectorcall(py_apply, argv, nargsf, NULL);
+    PyObject *ctx = current(), *result = NULL;
+    PyObject *backend = NULL, *xp = NULL, *natives = NULL, *ad = NULL, *bd = NULL;
+    PyObject *adt = NULL, *bdt = NULL;
+    int path = SLOW, grad_enabled = 0, in;
+    if (ctx == NULL) return NULL;
+    PyObject *recorder = PyObject_GetAttr(ctx, s_recorder);
+    if (recorder == NULL) goto done;
+    Py_DECREF(recorder);  /* compared with None only */
+    if (recorder != Py_None) goto slow;
+    if ((in = attr_true(ctx, s_anomaly)) != 0) {  /* anomaly mode keeps each node's trace */
+        if (in < 0) goto done;
+        goto slow;
+    }
+    if ((grad_enabled = attr_true(ctx, s_grad_enabled)) < 0) goto done;
+    PyObject *a = PyTuple_GET_ITEM(args, 0);
+    PyObject *b = PyTuple_GET_SIZE(args) == 2 ? PyTuple_GET_ITEM(args, 1) : NULL;
+    PyObject *t = Py_TYPE(a) == tensor_cls ? a : b != NULL && Py_TYPE(b) == tensor_cls ? b : NULL;
+    if (t == NULL) goto slow;
+    /* the tensor's array, its dtype, and the backend's floating dtypes */
+    if ((backend = tget(t, T_BACKEND, s_backend)) == NULL ||
+        (natives = PyObject_GetAttr(backend, s_float_natives)) == NULL) goto done;
+    if (t == a) {
+        if ((ad = tget(a, T_DATA, s_data)) == NULL ||
+            (adt = PyObject_GetAttr(ad, s_dtype)) == NULL) goto done;
+        if (b == NULL) {
+            path = UNARY;
+        } else if (Py_TYPE(b) == tensor_cls) {
+            if ((bd = tget(b, T_DATA, s_data)) == NULL ||
+                (bdt = PyObject_GetAttr(bd, s_dtype)) == NULL) goto done;
+            if (adt == bdt) path = BINARY;
+        } else if (plain_number(b)) {
+            if ((in = differentiable(op, 0)) < 0) goto done;
+            if (in) path = SCALAR0;
+        }
+    } else if (plain_number(a)) {  /* b is the tensor */
+        if ((bd = tget(b, T_DATA, s_data)) == NULL ||
+            (bdt = PyObject_GetAttr(bd, s_dtype)) == NULL) goto done;
+        if ((in = differentiable(op, 1)) < 0) goto done;
+        if (in) path = SCALAR1;
+    }
+    if (path == SLOW) goto slow;
+    if ((in = PySequence_Contains(natives, path == SCALAR1 ? bdt : adt)) < 0) goto done;
+    if (!in) goto slow;
+    if ((xp = PyObject_GetAttr(backend, s_xp)) == NULL) goto done;
+    if (path == BINARY) {
+        result = binary(op, a, b, grad_enabled, ctx, backend, xp, ad, bd);
+    } else if (path == UNARY) {
+        result = unary(op, a, grad_enabled, ctx, backend, xp, ad);
+    } else {
+        int i = path == SCALAR0 ? 0 : 1;
+        int needs = grad_enabled ? truth(tget(t, T_REQUIRES_GRAD, s_requires_grad)) : 0;
+        if (needs < 0 || (needs && (in = has_formula(op, i)) < 0)) goto done;
+        if (needs && !in) goto slow;  /* record.py raises its error, after the forward */
+        result = scalar(op, args, i, needs, ctx, backend, xp, i == 0 ? ad : bd,
+                        i == 0 ? adt : bdt);
+    }
+    goto done;
+slow:
+    result = PyObject_Vectorcall(py_apply, argv, nargsf, NULL);
+done:
+    Py_DECREF(ctx); Py_XDECREF(backend); Py_XDECREF(xp); Py_XDECREF(natives);
+    Py_XDECREF(ad); Py_XDECREF(bd); Py_XDECREF(adt); Py_XDECREF(bdt);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_O, "setup(spec): record._compiled_spec()'s classes and helpers"},
+    {"apply", (PyCFunction)(void (*)(void))apply, METH_FASTCALL | METH_KEYWORDS,
+     "apply(op, args, params=_EMPTY, record=True): record.apply, its common calls compiled"},
+    {NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_record", "Recording's common calls in C (record.py's apply).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__record(void) {
+    PyObject **names[] = {&s_data, &s_backend, &s_requires_grad, &s_grad_fn, &s_accumulator,
+                          &s_dtype, &s_float_natives, &s_xp, &s_forward, &s_differentiable,
+                          &s_plans, &s_saves, &s_saved_names, &s_vc, &s_shape, &s_recorder,
+                          &s_grad_enabled, &s_seq, &s_anomaly, &s_astype};
+    const char *texts[] = {"data", "backend", "requires_grad", "grad_fn", "_accumulator",
+                           "dtype", "float_natives", "xp", "forward", "differentiable", "plans",
+                           "saves", "saved_names", "_vc", "shape", "recorder", "grad_enabled",
+                           "seq", "anomaly", "astype"};
+    for (int i = 0; i < 20; i++) {
+        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return NULL;
+    }
+    if ((s_zero = PyLong_FromLong(0)) == NULL) return NULL;
+    return PyModule_Create(&module);
+}
