@@ -2,37 +2,39 @@
  * a trace), step for step, in C.
  *
  * The plan (which nodes run, in which order, the AccumulateGrads' dependency counts), the
- * formulas (Node.apply), freeing (Node.free), the sums into .grad (_accumulate) and every node
- * with hooks, a retained grad, a capture or a mask of its own (_run's special) stay the Python
- * that autograd.py and graph.py define; this file only runs the loop between them without the
- * interpreter's cost per node and per edge: the next node picked, its gradient taken from the
- * buffers, its gradients summed into the buffers of the nodes its edges lead to, an
- * AccumulateGrad pushed on the ready heap when its last gradient arrives.  autograd.py says
- * what each step means; the engine's tests run this loop, and GRADCLI_PURE=1 runs _plain.
+ * formulas themselves, the sums into .grad (_accumulate) and every node with hooks, a retained
+ * grad, a capture or a mask of its own (_run's special) stay the Python that autograd.py,
+ * ops.py and graph.py define; this file runs the loop between them without the interpreter's
+ * cost per node and per edge: the next node picked, its gradient taken from the buffers, its
+ * gradients summed into the buffers of the nodes its edges lead to, an AccumulateGrad pushed on
+ * the ready heap when its last gradient arrives.  For a node of graph.Node's class exactly
+ * (its apply and free Node's own, not wrapped since) it also does what Node.apply does on arrays (each needed formula called with the arguments its
+ * plan names, the result summed down to the input's shape by graph.sum_to and cast to its
+ * dtype) and what Node.free does in a run that keeps nothing freed (node_apply, node_free);
+ * a subclass's own apply and free are called.  autograd.py and graph.py say what each step
+ * means; tests/test_compiled_engine.py holds this file to them, and GRADCLI_PURE=1 runs _plain.
  *
- * setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heappush, heappop): once,
- * when autograd.py is imported.  run(order, ready, buffers, adds, deps, marked, special, ctx,
- * accumulate, retain_graph, at): one backward, as _plain(..., slow=False).
+ * setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heappush, heappop,
+ * (Node, its slot descriptors, GRAD_ONLY, sum_to, Tensor)): once, when autograd.py is
+ * imported.  run(order, ready, buffers, adds, deps, marked, special, ctx, accumulate,
+ * retain_graph, at): one backward, as _plain(..., slow=False).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 static PyObject *accumulate_grad, *accumulate_fn, *formulas_fn, *check_nan_fn, *heappush, *heappop;
 static PyObject *s_hooks, *s_retained, *s_variable, *s_mask, *s_backend, *s_apply, *s_free;
 static PyObject *s_anomaly, *s_anomaly_nan, *s_edges, *s_seq, *one;
-
-static PyObject *setup(PyObject *self, PyObject *args) {
-    PyObject *fns[6];
-    if (!PyArg_ParseTuple(args, "O!OOOOO", &PyType_Type, &fns[0], &fns[1], &fns[2], &fns[3],
-                          &fns[4], &fns[5])) return NULL;
-    PyObject **slots[6] = {&accumulate_grad, &accumulate_fn, &formulas_fn, &check_nan_fn,
-                           &heappush, &heappop};
-    for (int i = 0; i < 6; i++) {
-        Py_INCREF(fns[i]);
-        Py_XSETREF(*slots[i], fns[i]);
-    }
-    Py_RETURN_NONE;
-}
+static PyObject *s_plans, *s_shape, *s_dtype, *s_data, *s_astype, *s_unpack, *s_keep_freed,
+    *s_free_tag;
+/* graph.Node (the class exactly: a subclass may have its own apply and free), the offsets of
+ * the slots its apply and free read, ops.GRAD_ONLY, graph.sum_to and Tensor */
+enum { N_OP, N_SAVED, N_SHAPES, N_FREED, N_FREED_BY, N_DTYPES, N_PARAMS, N_FIELDS };
+static PyTypeObject *node_cls;
+static Py_ssize_t n_off[N_FIELDS];
+static PyObject *grad_only, *sum_to_fn, *tensor_cls, *node_apply_fn, *node_free_fn;
+#define SLOT(o, f) (*(PyObject **)((char *)(o) + n_off[f]))
 
 /* 1 when attribute name of o is truthy, 0 when not, -1 with an exception set */
 static int attr_true(PyObject *o, PyObject *name) {
@@ -50,6 +52,241 @@ static int attr_set(PyObject *o, PyObject *name) {
     int r = v != Py_None;
     Py_DECREF(v);
     return r;
+}
+
+static PyObject *setup(PyObject *self, PyObject *args) {
+    PyObject *fns[6], *node, *slots;
+    if (!PyArg_ParseTuple(args, "O!OOOOO(O!O!OOO!)", &PyType_Type, &fns[0], &fns[1], &fns[2],
+                          &fns[3], &fns[4], &fns[5], &PyType_Type, &node, &PyTuple_Type, &slots,
+                          &grad_only, &sum_to_fn, &PyType_Type, &tensor_cls)) return NULL;
+    if (PyTuple_GET_SIZE(slots) != N_FIELDS) {
+        PyErr_SetString(PyExc_ValueError, "setup(): the node's slot descriptors");
+        return NULL;
+    }
+    for (int i = 0; i < N_FIELDS; i++) {
+        PyObject *d = PyTuple_GET_ITEM(slots, i);
+        if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
+            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX ||
+            ((PyMemberDescrObject *)d)->d_common.d_type != (PyTypeObject *)node) {
+            PyErr_SetString(PyExc_TypeError, "setup(): the node class's own object slots");
+            return NULL;
+        }
+        n_off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+    }
+    node_apply_fn = PyDict_GetItemWithError(((PyTypeObject *)node)->tp_dict, s_apply);
+    node_free_fn = PyDict_GetItemWithError(((PyTypeObject *)node)->tp_dict, s_free);
+    if (node_apply_fn == NULL || node_free_fn == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "setup(): Node.apply, Node.free");
+        return NULL;
+    }
+    Py_INCREF(node_apply_fn); Py_INCREF(node_free_fn);
+    Py_INCREF(grad_only); Py_INCREF(sum_to_fn); Py_INCREF(tensor_cls); Py_INCREF(node);
+    node_cls = (PyTypeObject *)node;
+    PyObject **targets[6] = {&accumulate_grad, &accumulate_fn, &formulas_fn, &check_nan_fn,
+                             &heappush, &heappop};
+    for (int i = 0; i < 6; i++) {
+        Py_INCREF(fns[i]);
+        Py_XSETREF(*targets[i], fns[i]);
+    }
+    Py_RETURN_NONE;
+}
+
+/* n's slot f, a new reference; unset raises as reading it in Python does */
+static PyObject *nget(PyObject *n, int f, const char *name) {
+    PyObject *v = SLOT(n, f);
+    if (v == NULL) return PyObject_GetAttrString(n, name);
+    Py_INCREF(v);
+    return v;
+}
+
+/* The saved value of name for Node n's formula (Node.apply's kind 2, arrays): its array as
+ * saved, or Node.unpack's checked path when n is freed or the value was modified in place */
+static PyObject *saved_value(PyObject *n, PyObject *name) {
+    PyObject *saved = nget(n, N_SAVED, "saved"), *freed = nget(n, N_FREED, "freed"), *v = NULL;
+    int checked = -1;
+    if (saved == NULL || freed == NULL) goto done;
+    if ((checked = PyObject_IsTrue(freed)) != 0) goto done;
+    PyObject *s = PyObject_GetItem(saved, name);
+    if (s == NULL) goto done;
+    if (PyTuple_CheckExact(s) && PyTuple_GET_SIZE(s) >= 4) {
+        PyObject *vc = PyTuple_GET_ITEM(s, 2);
+        if (vc == Py_None) {
+            checked = 0;
+        } else {
+            PyObject *now = PySequence_GetItem(vc, 0);
+            checked = now ? PyObject_RichCompareBool(now, PyTuple_GET_ITEM(s, 3), Py_NE) : -1;
+            Py_XDECREF(now);
+        }
+        if (checked == 0) v = Py_NewRef(PyTuple_GET_ITEM(s, 0));
+    } else {
+        checked = 1;
+    }
+    Py_DECREF(s);
+done:
+    Py_XDECREF(saved); Py_XDECREF(freed);
+    if (checked > 0) v = PyObject_CallMethodObjArgs(n, s_unpack, name, Py_False, NULL);
+    return v;
+}
+
+/* Whether n is a graph.Node (the class exactly) whose method name is still Node's own fn (a
+ * test may wrap it on the class: then the method is called) */
+static int own(PyObject *n, PyObject *name, PyObject *fn) {
+    return Py_TYPE(n) == node_cls && _PyType_Lookup(node_cls, name) == fn;
+}
+
+/* Node.apply(grad, needed, xp, False) for a node of the class exactly: each needed input's
+ * gradient by its formula (the plan's arguments gathered), summed down to the input's shape
+ * and cast to its dtype; a list with None elsewhere */
+static PyObject *node_apply(PyObject *n, PyObject *grad, PyObject *needed, PyObject *xp) {
+    PyObject *op = nget(n, N_OP, "op"), *plans = NULL, *shapes = NULL, *out = NULL;
+    PyObject *need = PySequence_Fast(needed, "a node's mask");
+    if (op == NULL || need == NULL) goto fail;
+    if ((plans = PyObject_GetAttr(op, s_plans)) == NULL ||
+        (shapes = nget(n, N_SHAPES, "shapes")) == NULL) goto fail;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(need);
+    if ((out = PyList_New(count)) == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < count; i++) PyList_SET_ITEM(out, i, Py_NewRef(Py_None));
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *use = PySequence_Fast_GET_ITEM(need, i);
+        int on = use == Py_True ? 1 : use == Py_False ? 0 : PyObject_IsTrue(use);
+        if (on < 0) goto fail;
+        if (!on) continue;
+        PyObject *entry = PySequence_GetItem(plans, i), *g = NULL;
+        if (entry == NULL) goto fail;
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2) {
+            Py_DECREF(entry);
+            PyErr_SetString(PyExc_TypeError, "an op's plans: (formula, plan) pairs");
+            goto fail;
+        }
+        PyObject *formula = PyTuple_GET_ITEM(entry, 0), *plan = PyTuple_GET_ITEM(entry, 1);
+        if (plan == grad_only) {
+            g = PyObject_CallOneArg(formula, grad);
+        } else {
+            PyObject *steps = PySequence_Fast(plan, "a formula's plan"), *argv[16];
+            Py_ssize_t m = steps ? PySequence_Fast_GET_SIZE(steps) : 0, j = 0;
+            if (steps != NULL && m > 16) {
+                PyErr_SetString(PyExc_ValueError, "a formula of more than 16 arguments");
+            } else if (steps != NULL) {
+                for (; j < m; j++) {
+                    PyObject *step = PySequence_Fast_GET_ITEM(steps, j);
+                    long kind = PyLong_AsLong(PyTuple_GET_ITEM(step, 0));
+                    PyObject *nm = PyTuple_GET_ITEM(step, 1), *params;
+                    if (kind == -1 && PyErr_Occurred()) break;
+                    if (kind == 0) argv[j] = Py_NewRef(grad);
+                    else if (kind == 2) argv[j] = saved_value(n, nm);
+                    else if (kind == 1) argv[j] = Py_NewRef(xp);
+                    else if (kind == 3) argv[j] = PySequence_GetItem(shapes, 0);
+                    else if (kind == 4) {
+                        params = nget(n, N_PARAMS, "params");
+                        argv[j] = params ? PyObject_GetItem(params, nm) : NULL;
+                        Py_XDECREF(params);
+                    } else argv[j] = PyLong_FromSsize_t(i);
+                    if (argv[j] == NULL) break;
+                }
+                if (j == m) g = PyObject_Vectorcall(formula, argv, m, NULL);
+                for (Py_ssize_t q = 0; q < j; q++) Py_DECREF(argv[q]);
+            }
+            Py_XDECREF(steps);
+        }
+        Py_DECREF(entry);
+        if (g == NULL) goto fail;
+        PyObject *want = PySequence_GetItem(shapes, i), *have = PyObject_GetAttr(g, s_shape);
+        int differ = want && have ? PyObject_RichCompareBool(have, want, Py_NE) : -1;
+        Py_XDECREF(have);
+        if (differ > 0) {
+            Py_SETREF(g, PyObject_CallFunctionObjArgs(sum_to_fn, xp, g, want, Py_True, NULL));
+        }
+        Py_XDECREF(want);
+        if (differ < 0 || g == NULL) {
+            Py_XDECREF(g);
+            goto fail;
+        }
+        PyObject *dtypes = nget(n, N_DTYPES, "dtypes");
+        if (dtypes == NULL) {
+            Py_DECREF(g);
+            goto fail;
+        }
+        if (dtypes != Py_None) {  /* the gradient takes its input's dtype */
+            PyObject *dt = PySequence_GetItem(dtypes, i), *arr, *have_dt = NULL;
+            arr = (PyObject *)Py_TYPE(g) == tensor_cls ? PyObject_GetAttr(g, s_data)
+                                                        : Py_NewRef(g);
+            if (dt && arr) have_dt = PyObject_GetAttr(arr, s_dtype);
+            if (have_dt != NULL && have_dt != dt)
+                Py_SETREF(g, PyObject_CallMethodObjArgs(xp, s_astype, g, dt, NULL));
+            int failed = have_dt == NULL;
+            Py_XDECREF(dt); Py_XDECREF(arr); Py_XDECREF(have_dt);
+            if (failed || g == NULL) {
+                Py_XDECREF(g);
+                Py_DECREF(dtypes);
+                goto fail;
+            }
+        }
+        Py_DECREF(dtypes);
+        PyList_SetItem(out, i, g);  /* steals g, releases the None */
+    }
+    Py_DECREF(op); Py_DECREF(need); Py_DECREF(plans); Py_DECREF(shapes);
+    return out;
+fail:
+    Py_XDECREF(op); Py_XDECREF(need); Py_XDECREF(plans); Py_XDECREF(shapes); Py_XDECREF(out);
+    return NULL;
+}
+
+/* Node.free() for a node of the class exactly, in a run that keeps no freed values: every
+ * saved value dropped for its shape; 0, or -1 with an exception set */
+static int node_free(PyObject *n, PyObject *ctx) {
+    PyObject *saved = nget(n, N_SAVED, "saved"), *freed = nget(n, N_FREED, "freed");
+    PyObject *shapes = NULL, *tag = NULL;
+    int status = -1, go = saved && freed ? PyObject_IsTrue(saved) : -1;
+    if (go > 0) go = PyObject_IsTrue(freed) == 0 ? 1 : PyErr_Occurred() ? -1 : 0;
+    if (go <= 0) {
+        status = go;
+        goto done;
+    }
+    int keep = attr_true(ctx, s_keep_freed);
+    if (keep != 0) {  /* the listings keep what was freed: Node.free's own path */
+        if (keep > 0) {
+            PyObject *r = PyObject_CallMethodNoArgs(n, s_free);
+            status = r ? 0 : -1;
+            Py_XDECREF(r);
+        }
+        goto done;
+    }
+    if ((tag = PyObject_GetAttr(ctx, s_free_tag)) == NULL || (shapes = PyDict_New()) == NULL)
+        goto done;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    if (!PyDict_Check(saved)) {
+        PyErr_SetString(PyExc_TypeError, "a node's saved: a dict");
+        goto done;
+    }
+    while (PyDict_Next(saved, &pos, &key, &value)) {
+        PyObject *v = PyTuple_Check(value) && PyTuple_GET_SIZE(value) ? PyTuple_GET_ITEM(value, 0)
+                                                                       : NULL, *shape;
+        if (v == NULL) {
+            PyErr_SetString(PyExc_TypeError, "a node's saved: tuples");
+            goto done;
+        }
+        if (v == Py_None) {
+            shape = Py_NewRef(Py_None);
+        } else if ((shape = PyObject_GetAttr(v, s_shape)) == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) goto done;
+            PyErr_Clear();
+            shape = PyTuple_New(0);
+        }
+        if (shape == NULL) goto done;
+        int failed = PyDict_SetItem(shapes, key, shape);
+        Py_DECREF(shape);
+        if (failed) goto done;
+    }
+    Py_SETREF(SLOT(n, N_FREED), Py_NewRef(Py_True));
+    Py_SETREF(SLOT(n, N_FREED_BY), tag);
+    tag = NULL;
+    Py_SETREF(SLOT(n, N_SAVED), shapes);
+    shapes = NULL;
+    status = 0;
+done:
+    Py_XDECREF(saved); Py_XDECREF(freed); Py_XDECREF(shapes); Py_XDECREF(tag);
+    return status;
 }
 
 /* adds.get(n, 0), a new reference */
@@ -221,7 +458,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
             }
             Py_DECREF(backend);
             if ((mask = PyObject_GetAttr(n, s_mask)) == NULL) goto fail;
-            grads_in = PyObject_CallMethodObjArgs(n, s_apply, g, mask, fx, Py_False, NULL);
+            grads_in = own(n, s_apply, node_apply_fn) ? node_apply(n, g, mask, fx)
+                : PyObject_CallMethodObjArgs(n, s_apply, g, mask, fx, Py_False, NULL);
             if (grads_in == NULL) goto fail;
         }
         int on = attr_true(ctx, s_anomaly);
@@ -232,8 +470,12 @@ static PyObject *run(PyObject *self, PyObject *args) {
             if (r == NULL) goto fail;
         }
         if (!retain_graph) {
-            Py_XSETREF(r, PyObject_CallMethodNoArgs(n, s_free));
-            if (r == NULL) goto fail;
+            if (own(n, s_free, node_free_fn)) {
+                if (node_free(n, ctx) < 0) goto fail;
+            } else {
+                Py_XSETREF(r, PyObject_CallMethodNoArgs(n, s_free));
+                if (r == NULL) goto fail;
+            }
         }
         if (send(n, grads_in, mask, buffers, adds, deps, ready) < 0) goto fail;
     }
@@ -247,7 +489,8 @@ fail:
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
-     "setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heappush, heappop)"},
+     "setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heappush, heappop, "
+     "(Node, its slot descriptors, GRAD_ONLY, sum_to, Tensor))"},
     {"run", run, METH_VARARGS,
      "run(order, ready, buffers, adds, deps, marked, special, ctx, accumulate, retain_graph, "
      "at): autograd._plain's loop, for a backward without create_graph or a trace"},
@@ -261,10 +504,13 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__backward(void) {
     PyObject **names[] = {&s_hooks, &s_retained, &s_variable, &s_mask, &s_backend, &s_apply,
-                          &s_free, &s_anomaly, &s_anomaly_nan, &s_edges, &s_seq};
+                          &s_free, &s_anomaly, &s_anomaly_nan, &s_edges, &s_seq, &s_plans,
+                          &s_shape, &s_dtype, &s_data, &s_astype, &s_unpack, &s_keep_freed,
+                          &s_free_tag};
     const char *texts[] = {"hooks", "retained", "variable", "mask", "backend", "apply", "free",
-                           "anomaly", "anomaly_nan", "edges", "seq"};
-    for (int i = 0; i < 11; i++) {
+                           "anomaly", "anomaly_nan", "edges", "seq", "plans", "shape", "dtype",
+                           "data", "astype", "unpack", "keep_freed", "free_tag"};
+    for (int i = 0; i < 19; i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return NULL;
     }
     if ((one = PyLong_FromLong(1)) == NULL) return NULL;

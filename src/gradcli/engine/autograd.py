@@ -14,7 +14,7 @@ from ..errors import GradcliError, ScriptError
 from . import ops as O
 from .context import current
 from .formulas import TENSOR_FORMULAS
-from .graph import AccumulateGrad, Node, edge
+from .graph import AccumulateGrad, Node, edge, sum_to
 from .hooks import run_accumulated_hooks, run_post_hooks, run_pre_hooks, run_tensor_hooks
 from .ops import ArrayFormulas
 from .record import apply
@@ -551,5 +551,8 @@ def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
 
 
 if _loop is not None:  # what the compiled loop calls: the same as _plain's
+    # (and for a Node of the class exactly, its apply and free in C: the slots they read)
+    _node_slots = ("op", "saved", "shapes", "freed", "freed_by", "dtypes", "params")
     _loop.setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heapq.heappush,
-                heapq.heappop)
+                heapq.heappop, (Node, tuple(getattr(Node, n) for n in _node_slots), O.GRAD_ONLY,
+                                sum_to, Tensor))
