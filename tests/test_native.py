@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradcli.engine import autograd
+from gradcli.engine import autograd, record
 from gradcli.engine.exact import fp, native, sleef
 from gradcli.language import parser
 
@@ -68,8 +68,8 @@ def random_floats(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def test_built_where_a_compiler_is() -> None:
-    """A machine with a C compiler builds the kernels, the parser's loop and the backward's
-    loop at install (each is optional: a failed build would leave every user on the slower path
+    """A machine with a C compiler builds the kernels, the parser's loop, the backward's loop
+    and recording's common calls at install (each is optional: a failed build would leave every user on the slower path
     without a word)."""
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if os.environ.get("GRADCLI_PURE") or not shutil.which(compiler):
@@ -77,6 +77,7 @@ def test_built_where_a_compiler_is() -> None:
     assert LIB is not None
     assert parser._lalr is not None
     assert autograd._loop is not None
+    assert record._compiled is not None
 
 
 @needs_lib
