@@ -169,6 +169,10 @@ static PyObject *node_apply(PyObject *n, PyObject *grad, PyObject *needed, PyObj
             } else if (steps != NULL) {
                 for (; j < m; j++) {
                     PyObject *step = PySequence_Fast_GET_ITEM(steps, j);
+                    if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 2) {
+                        PyErr_SetString(PyExc_TypeError, "a formula's plan: (kind, name) pairs");
+                        break;
+                    }
                     long kind = PyLong_AsLong(PyTuple_GET_ITEM(step, 0));
                     PyObject *nm = PyTuple_GET_ITEM(step, 1), *params;
                     if (kind == -1 && PyErr_Occurred()) break;
@@ -278,10 +282,10 @@ static int node_free(PyObject *n, PyObject *ctx) {
         Py_DECREF(shape);
         if (failed) goto done;
     }
-    Py_SETREF(SLOT(n, N_FREED), Py_NewRef(Py_True));
-    Py_SETREF(SLOT(n, N_FREED_BY), tag);
+    Py_XSETREF(SLOT(n, N_FREED), Py_NewRef(Py_True));
+    Py_XSETREF(SLOT(n, N_FREED_BY), tag);
     tag = NULL;
-    Py_SETREF(SLOT(n, N_SAVED), shapes);
+    Py_XSETREF(SLOT(n, N_SAVED), shapes);
     shapes = NULL;
     status = 0;
 done:
