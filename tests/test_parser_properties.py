@@ -14,7 +14,7 @@ import warnings
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gradcli.errors import ScriptSyntaxError, Span
@@ -748,6 +748,7 @@ def _parses_or_reports(text: str) -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join))
+@example("try:\n  @torch.no_grad()\nx")  # an unexpected dedent to no indentation: column 1
 def test_any_token_soup_parses_or_raises_a_syntax_error(text: str) -> None:
     _parses_or_reports(text)
 

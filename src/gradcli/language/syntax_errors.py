@@ -187,8 +187,8 @@ def unexpected_token(
         opener = _still_open(brackets, text, pos)
         if opener is not None:
             return never_closed(opener)
-    kind, line, col = tok[0], tok[2], tok[3]
-    end = max(tok[4], col + 1)
+    kind, line, col = tok[0], tok[2], max(tok[3], 1)  # a dedent to no indentation: CPython's
+    end = max(tok[4], col + 1)                        # column 0 is the line's first column here
     if kind == "_INDENT":
         return _err("unexpected indent", line, col, kind="IndentationError")
     if kind == "RESERVED":
@@ -198,8 +198,7 @@ def unexpected_token(
     if "_INDENT" in expected:
         header = next((v for v in reversed(values) if _is_token(v) and v[0] in _HEADERS), None)
         after = f" after {_HEADERS[header[0]]} on line {header[2]}" if header else ""
-        # at a dedent to no indentation, CPython's column 0
-        return _err(f"expected an indented block{after}", line, max(col, 1), end,
+        return _err(f"expected an indented block{after}", line, col, end,
                     kind="IndentationError")
     prev = values[-1] if values and _is_token(values[-1]) else None
     adjacent = prev is not None and prev[2] == line and prev[4] == col
