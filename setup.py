@@ -46,25 +46,14 @@ NATIVE = Extension(
     optional=True,
 )
 
-LALR = Extension(
-    "gradcli.language._lalr",
-    sources=["src/gradcli/language/_lalr.c"],
-    extra_compile_args=["-O2"],
-    optional=True,
-)
 
-BACKWARD = Extension(
-    "gradcli.engine._backward",
-    sources=["src/gradcli/engine/_backward.c"],
-    extra_compile_args=["-O2"],
-    optional=True,
-)
+def _c_copy(module: str) -> Extension:
+    """The C copy of a module's hot Python (optional: without a compiler the Python runs)."""
+    return Extension(module, sources=[f"src/{module.replace('.', '/')}.c"],
+                     depends=["src/gradcli/_capi.h"], extra_compile_args=["-O2"], optional=True)
 
-RECORD = Extension(
-    "gradcli.engine._record",
-    sources=["src/gradcli/engine/_record.c"],
-    extra_compile_args=["-O2"],
-    optional=True,
-)
 
-setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE, LALR, BACKWARD, RECORD])
+C_COPIES = [_c_copy(m) for m in ("gradcli.language._lalr", "gradcli.engine._backward",
+                                 "gradcli.engine._record")]
+
+setup(cmdclass={"build_py": BuildPyWithGrammar}, ext_modules=[NATIVE, *C_COPIES])

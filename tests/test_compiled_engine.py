@@ -200,6 +200,17 @@ def _python_loop() -> Iterator[None]:
         autograd._loop = saved
 
 
+def _graph(out: Tensor) -> list:
+    """Every node of out's graph, its own first."""
+    nodes, stack = [], [out.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is not None and n not in nodes:
+            nodes.append(n)
+            stack.extend(n.edges)
+    return nodes
+
+
 def _backward_state(fn: Any, values: list, retain: bool) -> tuple:
     """The leaves' gradients (bits) after a backward of sum(fn(*leaves)), and each node's state
     after it (saved values freed or not)."""
@@ -208,12 +219,7 @@ def _backward_state(fn: Any, values: list, retain: bool) -> tuple:
         leaves = [F.param(np.asarray(v, dtype=np.float64).tolist()) for v in values]
         out = fn(*leaves)
         loss = out.sum() if out.data.ndim else out
-        nodes, stack = [], [loss.grad_fn]
-        while stack:
-            n = stack.pop()
-            if n is not None and n not in nodes:
-                nodes.append(n)
-                stack.extend(n.edges)
+        nodes = _graph(loss)
         loss.backward(retain_graph=retain)
         grads = [_array_state(leaf.grad.data) if leaf.grad is not None else None
                  for leaf in leaves]
@@ -252,12 +258,7 @@ def test_mixed_dtypes_and_broadcasts_match_the_python_loop() -> None:
             y = a * b + c  # float32 * float64: AddBackward0 of float64, MulBackward0's dtypes
             z = F.cat([y, F.tanh(a) ** 3], 0)
             loss = F.sum(z * z)
-            nodes, stack = [], [loss.grad_fn]
-            while stack:
-                n = stack.pop()
-                if n is not None and n not in nodes:
-                    nodes.append(n)
-                    stack.extend(n.edges)
+            nodes = _graph(loss)
             loss.backward()
             return ([_array_state(t.grad.data) for t in (a, b, c)],
                     [(type(n).__name__, n.freed, n.freed_by, sorted(n.saved.items()) if

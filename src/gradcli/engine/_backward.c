@@ -19,9 +19,7 @@
  * imported.  run(order, ready, buffers, adds, deps, marked, special, ctx, accumulate,
  * retain_graph, at): one backward, as _plain(..., slow=False).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "../_capi.h"  /* Python.h, and the slot and name helpers the extensions share */
 
 static PyObject *accumulate_grad, *accumulate_fn, *formulas_fn, *check_nan_fn, *heappush, *heappop;
 static PyObject *s_hooks, *s_retained, *s_variable, *s_mask, *s_backend, *s_apply, *s_free;
@@ -34,7 +32,7 @@ enum { N_OP, N_SAVED, N_SHAPES, N_FREED, N_FREED_BY, N_DTYPES, N_PARAMS, N_FIELD
 static PyTypeObject *node_cls;
 static Py_ssize_t n_off[N_FIELDS];
 static PyObject *grad_only, *sum_to_fn, *tensor_cls, *node_apply_fn, *node_free_fn;
-#define SLOT(o, f) (*(PyObject **)((char *)(o) + n_off[f]))
+#define SLOT(o, f) SLOT_AT(o, n_off[f])
 
 /* 1 when attribute name of o is truthy, 0 when not, -1 with an exception set */
 static int attr_true(PyObject *o, PyObject *name) {
@@ -59,20 +57,7 @@ static PyObject *setup(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!OOOOO(O!O!OOO!)", &PyType_Type, &fns[0], &fns[1], &fns[2],
                           &fns[3], &fns[4], &fns[5], &PyType_Type, &node, &PyTuple_Type, &slots,
                           &grad_only, &sum_to_fn, &PyType_Type, &tensor_cls)) return NULL;
-    if (PyTuple_GET_SIZE(slots) != N_FIELDS) {
-        PyErr_SetString(PyExc_ValueError, "setup(): the node's slot descriptors");
-        return NULL;
-    }
-    for (int i = 0; i < N_FIELDS; i++) {
-        PyObject *d = PyTuple_GET_ITEM(slots, i);
-        if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
-            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX ||
-            ((PyMemberDescrObject *)d)->d_common.d_type != (PyTypeObject *)node) {
-            PyErr_SetString(PyExc_TypeError, "setup(): the node class's own object slots");
-            return NULL;
-        }
-        n_off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-    }
+    if (slot_offsets(node, slots, n_off, N_FIELDS, "setup(): Node") < 0) return NULL;
     node_apply_fn = PyDict_GetItemWithError(((PyTypeObject *)node)->tp_dict, s_apply);
     node_free_fn = PyDict_GetItemWithError(((PyTypeObject *)node)->tp_dict, s_free);
     if (node_apply_fn == NULL || node_free_fn == NULL) {
@@ -514,9 +499,7 @@ PyMODINIT_FUNC PyInit__backward(void) {
     const char *texts[] = {"hooks", "retained", "variable", "mask", "backend", "apply", "free",
                            "anomaly", "anomaly_nan", "edges", "seq", "plans", "shape", "dtype",
                            "data", "astype", "unpack", "keep_freed", "free_tag"};
-    for (int i = 0; i < 19; i++) {
-        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return NULL;
-    }
+    if (intern_all(names, texts, 19) < 0) return NULL;
     if ((one = PyLong_FromLong(1)) == NULL) return NULL;
     return PyModule_Create(&module);
 }

@@ -14,9 +14,7 @@
  * setup(spec): once, when record.py is imported (spec: record._compiled_spec()).
  * apply(op, args, params=_EMPTY, record=True): record.apply.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "../_capi.h"  /* Python.h, and the slot and name helpers the extensions share */
 
 enum { T_DATA, T_BACKEND, T_REQUIRES_GRAD, T_GRAD_FN, T_GRAD, T_VC, T_RETAINS_GRAD, T_STRIDES,
        T_BASE, T_CREATION, T_VIEW_FN, T_ACCUMULATOR, T_FIELDS };
@@ -34,30 +32,6 @@ static PyObject *s_data, *s_backend, *s_requires_grad, *s_grad_fn, *s_accumulato
     *s_float_natives, *s_xp, *s_forward, *s_differentiable, *s_plans, *s_saves, *s_saved_names,
     *s_vc, *s_shape, *s_recorder, *s_grad_enabled, *s_seq, *s_anomaly, *s_astype, *s_zero;
 
-/* spec[key]: (a class, its slot descriptors in the order of the enum); offsets kept */
-static int slots_of(PyObject *spec, const char *key, PyTypeObject **cls, Py_ssize_t *offsets,
-                    int n) {
-    PyObject *entry = PyDict_GetItemString(spec, key), *type, *slots;
-    if (entry == NULL || !PyArg_ParseTuple(entry, "O!O!", &PyType_Type, &type, &PyTuple_Type,
-                                           &slots) || PyTuple_GET_SIZE(slots) != n) {
-        if (!PyErr_Occurred()) PyErr_Format(PyExc_KeyError, "%s", key);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        PyObject *d = PyTuple_GET_ITEM(slots, i);
-        if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
-            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX ||
-            ((PyMemberDescrObject *)d)->d_common.d_type != (PyTypeObject *)type) {
-            PyErr_Format(PyExc_TypeError, "%s: the class's own object slots", key);
-            return -1;
-        }
-        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-    }
-    Py_INCREF(type);
-    Py_XSETREF(*cls, (PyTypeObject *)type);
-    return 0;
-}
-
 static int item(PyObject *spec, const char *key, PyObject **slot) {
     PyObject *v = PyDict_GetItemString(spec, key);
     if (v == NULL) {
@@ -74,8 +48,8 @@ static PyObject *setup(PyObject *self, PyObject *spec) {
         PyErr_SetString(PyExc_TypeError, "setup(spec): a dict");
         return NULL;
     }
-    if (slots_of(spec, "tensor_class", &tensor_cls, t_off, T_FIELDS) < 0 ||
-        slots_of(spec, "node_class", &node_cls, n_off, N_FIELDS) < 0) return NULL;
+    if (class_slots(spec, "tensor_class", &tensor_cls, t_off, T_FIELDS) < 0 ||
+        class_slots(spec, "node_class", &node_cls, n_off, N_FIELDS) < 0) return NULL;
     const char *keys[] = {"apply", "edge", "empty", "shapes", "context", "current", "tt", "tf",
                           "ft", "t", "scalar_first", "scalar_second"};
     PyObject **slots[] = {&py_apply, &py_edge, &empty, &shapes_cache, &context_var, &py_current,
@@ -95,13 +69,11 @@ static PyObject *setup(PyObject *self, PyObject *spec) {
     Py_RETURN_NONE;
 }
 
-/* o's slot at offset off, borrowed (NULL: unset) */
-#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
 /* t.name for a Tensor t (its class exactly): its slot read at once, a new reference; an unset
  * slot raises as reading it in Python does */
 static PyObject *tget(PyObject *t, int field, PyObject *name) {
-    PyObject *v = SLOT(t, t_off[field]);
+    PyObject *v = SLOT_AT(t, t_off[field]);
     if (v == NULL) return PyObject_GetAttr(t, name);
     Py_INCREF(v);
     return v;
@@ -113,7 +85,7 @@ static PyObject *make(PyTypeObject *cls, const Py_ssize_t *offsets, PyObject **i
     if (o == NULL) return NULL;
     for (int i = 0; i < n; i++) {
         Py_INCREF(items[i]);
-        SLOT(o, offsets[i]) = items[i];
+        SLOT_AT(o, offsets[i]) = items[i];
     }
     return o;
 }
@@ -210,7 +182,7 @@ static PyObject *saved_dict(PyObject *saves, PyObject *args, PyObject *out, PyOb
         Py_ssize_t idx = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
         if (idx == -1 && PyErr_Occurred()) goto fail_seq;
         if (idx < 0) {
-            entry = PyTuple_Pack(6, data, Py_None, SLOT(out, t_off[T_VC]), s_zero, Py_None,
+            entry = PyTuple_Pack(6, data, Py_None, SLOT_AT(out, t_off[T_VC]), s_zero, Py_None,
                                  Py_True);
         } else {
             PyObject *a = PyTuple_GET_ITEM(args, idx);  /* idx < len(args): the op's own */
@@ -269,10 +241,10 @@ static int attach(PyObject *ctx, PyObject *op, PyObject *key, PyObject *args, Py
     if (saved == NULL) goto done;
     node = new_node(ctx, op, edges, saved, shapes, backend, key);
     if (node == NULL) goto done;
-    Py_SETREF(SLOT(out, t_off[T_GRAD_FN]), node);
+    Py_SETREF(SLOT_AT(out, t_off[T_GRAD_FN]), node);
     node = NULL;
     Py_INCREF(Py_True);
-    Py_SETREF(SLOT(out, t_off[T_REQUIRES_GRAD]), Py_True);
+    Py_SETREF(SLOT_AT(out, t_off[T_REQUIRES_GRAD]), Py_True);
     status = 0;
 done:
     Py_DECREF(saves);
@@ -296,13 +268,26 @@ static int attr_true(PyObject *o, PyObject *name) {
     return r;
 }
 
+/* op.forward(xp, x) or op.forward(xp, x, y): the op's result array (a new reference) */
+static PyObject *forward(PyObject *op, PyObject *xp, PyObject *x, PyObject *y) {
+    PyObject *fn = PyObject_GetAttr(op, s_forward);
+    if (fn == NULL) return NULL;
+    PyObject *data = PyObject_CallFunctionObjArgs(fn, xp, x, y, NULL);  /* y NULL: ends there */
+    Py_DECREF(fn);
+    return data;
+}
+
+/* out (NULL on a failure) after the fast path's temporaries are released */
+static PyObject *finish(PyObject *out, PyObject *data, PyObject *edges, PyObject *shapes,
+                        PyObject *inputs) {
+    Py_DECREF(data); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
+    return out;
+}
+
 /* _apply_binary(op, a, b, grad_enabled, ctx) */
 static PyObject *binary(PyObject *op, PyObject *a, PyObject *b, int grad_enabled, PyObject *ctx,
                         PyObject *backend, PyObject *xp, PyObject *ad, PyObject *bd) {
-    PyObject *forward = PyObject_GetAttr(op, s_forward);
-    if (forward == NULL) return NULL;
-    PyObject *data = PyObject_CallFunctionObjArgs(forward, xp, ad, bd, NULL);
-    Py_DECREF(forward);
+    PyObject *data = forward(op, xp, ad, bd);
     if (data == NULL) return NULL;
     PyObject *out = new_tensor(data, backend), *edges = NULL, *shapes = NULL, *inputs = NULL;
     if (out == NULL) goto fail;
@@ -323,11 +308,10 @@ static PyObject *binary(PyObject *op, PyObject *a, PyObject *b, int grad_enabled
         if ((inputs = PyTuple_Pack(2, a, b)) == NULL ||
             attach(ctx, op, key, inputs, out, data, edges, shapes, backend) < 0) goto fail;
     }
-    Py_DECREF(data); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
-    return out;
+    return finish(out, data, edges, shapes, inputs);
 fail:
-    Py_DECREF(data); Py_XDECREF(out); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
-    return NULL;
+    Py_XDECREF(out);
+    return finish(NULL, data, edges, shapes, inputs);
 }
 
 /* _apply_scalar(op, args, i, grad_enabled, ctx): args[i] a floating tensor t (x its array, dt
@@ -336,11 +320,7 @@ fail:
 static PyObject *scalar(PyObject *op, PyObject *args, int i, int needs, PyObject *ctx,
                         PyObject *backend, PyObject *xp, PyObject *x, PyObject *dt) {
     PyObject *t = PyTuple_GET_ITEM(args, i), *other = PyTuple_GET_ITEM(args, 1 - i);
-    PyObject *forward = PyObject_GetAttr(op, s_forward);
-    if (forward == NULL) return NULL;
-    PyObject *data = i == 0 ? PyObject_CallFunctionObjArgs(forward, xp, x, other, NULL)
-                            : PyObject_CallFunctionObjArgs(forward, xp, other, x, NULL);
-    Py_DECREF(forward);
+    PyObject *data = i == 0 ? forward(op, xp, x, other) : forward(op, xp, other, x);
     if (data == NULL) return NULL;
     PyObject *out = NULL, *edges = NULL, *shapes = NULL, *shape = NULL, *e = NULL;
     PyObject *ddt = PyObject_GetAttr(data, s_dtype);
@@ -381,10 +361,7 @@ fail:
 /* _apply_unary(op, a, grad_enabled, ctx) without params */
 static PyObject *unary(PyObject *op, PyObject *a, int grad_enabled, PyObject *ctx,
                        PyObject *backend, PyObject *xp, PyObject *ad) {
-    PyObject *forward = PyObject_GetAttr(op, s_forward);
-    if (forward == NULL) return NULL;
-    PyObject *data = PyObject_CallFunctionObjArgs(forward, xp, ad, NULL);
-    Py_DECREF(forward);
+    PyObject *data = forward(op, xp, ad, NULL);
     if (data == NULL) return NULL;
     PyObject *out = new_tensor(data, backend), *edges = NULL, *shapes = NULL, *inputs = NULL;
     if (out == NULL) goto fail;
@@ -402,11 +379,10 @@ static PyObject *unary(PyObject *op, PyObject *a, int grad_enabled, PyObject *ct
         if ((inputs = PyTuple_Pack(1, a)) == NULL ||
             attach(ctx, op, key_one, inputs, out, data, edges, shapes, backend) < 0) goto fail;
     }
-    Py_DECREF(data); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
-    return out;
+    return finish(out, data, edges, shapes, inputs);
 fail:
-    Py_DECREF(data); Py_XDECREF(out); Py_XDECREF(edges); Py_XDECREF(shapes); Py_XDECREF(inputs);
-    return NULL;
+    Py_XDECREF(out);
+    return finish(NULL, data, edges, shapes, inputs);
 }
 
 /* 1 for a Python float, or an int strictly inside +-2**53 (record._BIG), else 0 */
@@ -553,9 +529,7 @@ PyMODINIT_FUNC PyInit__record(void) {
                            "dtype", "float_natives", "xp", "forward", "differentiable", "plans",
                            "saves", "saved_names", "_vc", "shape", "recorder", "grad_enabled",
                            "seq", "anomaly", "astype"};
-    for (int i = 0; i < 20; i++) {
-        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) return NULL;
-    }
+    if (intern_all(names, texts, 20) < 0) return NULL;
     if ((s_zero = PyLong_FromLong(0)) == NULL) return NULL;
     return PyModule_Create(&module);
 }

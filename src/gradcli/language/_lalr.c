@@ -17,9 +17,7 @@
  * Machine: one parse: the state stack, the values (a list, as the compiler's methods get their
  * children) and the open brackets; feed(tok) for the layout's tokens, run(...) for a text.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "../_capi.h"  /* Python.h, and the slot and name helpers the extensions share */
 #include <stdint.h>
 #include <string.h>
 
@@ -113,31 +111,6 @@ static int flag_list(PyObject *seq, char **out, int n) {
         long v_ = PyLong_AsLong(o_); \
         if (v_ == -1 && PyErr_Occurred()) return -1; \
         t->field = (int)v_; } while (0)
-
-/* spec[key]: (a node class, its fields' slot descriptors in order); the class kept in *cls,
- * each slot's offset in offsets (object slots, written once on a new node) */
-static int node_class(PyObject *spec, const char *key, PyTypeObject **cls, Py_ssize_t *offsets,
-                      int n) {
-    PyObject *entry = PyDict_GetItemString(spec, key), *type, *slots;
-    if (entry == NULL || !PyArg_ParseTuple(entry, "O!O!", &PyType_Type, &type, &PyTuple_Type,
-                                           &slots) || PyTuple_GET_SIZE(slots) != n) {
-        if (!PyErr_Occurred()) PyErr_Format(PyExc_KeyError, "%s", key);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        PyObject *d = PyTuple_GET_ITEM(slots, i);
-        if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
-            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX ||
-            ((PyMemberDescrObject *)d)->d_common.d_type != (PyTypeObject *)type) {
-            PyErr_Format(PyExc_TypeError, "%s: the class's own object slots", key);
-            return -1;
-        }
-        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-    }
-    Py_INCREF(type);
-    *cls = (PyTypeObject *)type;
-    return 0;
-}
 
 static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
     PyObject *spec, *actions, *rules;
@@ -242,10 +215,10 @@ static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
             rule->splice = splice;
         }
     }
-    if (node_class(spec, "name_class", &t->name_cls, t->name_slots, 2) < 0 ||
-        node_class(spec, "number_class", &t->number_cls, t->number_slots, 2) < 0 ||
-        node_class(spec, "binary_class", &t->binary_cls, t->binary_slots, 4) < 0 ||
-        node_class(spec, "assign_class", &t->assign_cls, t->assign_slots, 4) < 0) return -1;
+    if (class_slots(spec, "name_class", &t->name_cls, t->name_slots, 2) < 0 ||
+        class_slots(spec, "number_class", &t->number_cls, t->number_slots, 2) < 0 ||
+        class_slots(spec, "binary_class", &t->binary_cls, t->binary_slots, 4) < 0 ||
+        class_slots(spec, "assign_class", &t->assign_cls, t->assign_slots, 4) < 0) return -1;
     OBJ(number_value, "number_value");
     OBJ(plain_values, "plain_values");
     INT(name_group, "name_group"); INT(op_group, "op_group"); INT(number_group, "number_group");
@@ -965,13 +938,9 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__lalr(void) {
     if (PyType_Ready(&TablesType) < 0 || PyType_Ready(&MachineType) < 0) return NULL;
-    s_end = PyUnicode_InternFromString("end");
-    s_lastindex = PyUnicode_InternFromString("lastindex");
-    s_search = PyUnicode_InternFromString("search");
-    s_feed = PyUnicode_InternFromString("feed");
-    s_empty = PyUnicode_InternFromString("");
-    s_newline = PyUnicode_InternFromString("\n");
-    if (!s_end || !s_lastindex || !s_search || !s_feed || !s_empty || !s_newline) return NULL;
+    PyObject **names[] = {&s_end, &s_lastindex, &s_search, &s_feed, &s_empty, &s_newline};
+    const char *texts[] = {"end", "lastindex", "search", "feed", "", "\n"};
+    if (intern_all(names, texts, 6) < 0) return NULL;
     PyObject *mod = PyModule_Create(&module);
     if (mod == NULL) return NULL;
     Py_INCREF(&TablesType);
