@@ -1,6 +1,7 @@
 /* What gradcli's C extensions share (language/_lalr.c, engine/_backward.c, engine/_record.c):
  * reading a Python class's slot offsets from its slot descriptors, to write an object's
- * fields as its constructor would, and interning the attribute names a module reads.
+ * fields as its constructor would, truth tests, and interning the attribute names a module
+ * reads.
  * A header of static inline functions: each extension compiles its own copy of those it uses.
  */
 #ifndef GRADCLI_CAPI_H
@@ -48,6 +49,19 @@ static inline int class_slots(PyObject *spec, const char *key, PyTypeObject **cl
     Py_INCREF(type);
     Py_XSETREF(*cls, (PyTypeObject *)type);
     return 0;
+}
+
+/* v's truthiness, v a new reference (released here; NULL passes a failure on): 1, 0, -1 */
+static inline int truth(PyObject *v) {
+    if (v == NULL) return -1;
+    int r = v == Py_True ? 1 : v == Py_False ? 0 : PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* o.name's truthiness: 1, 0, or -1 with an exception set */
+static inline int attr_true(PyObject *o, PyObject *name) {
+    return truth(PyObject_GetAttr(o, name));
 }
 
 /* *names[i] = the interned texts[i], for i < n; 0, or -1 with an exception set */

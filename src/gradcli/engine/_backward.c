@@ -34,15 +34,6 @@ static Py_ssize_t n_off[N_FIELDS];
 static PyObject *grad_only, *sum_to_fn, *tensor_cls, *node_apply_fn, *node_free_fn;
 #define SLOT(o, f) SLOT_AT(o, n_off[f])
 
-/* 1 when attribute name of o is truthy, 0 when not, -1 with an exception set */
-static int attr_true(PyObject *o, PyObject *name) {
-    PyObject *v = PyObject_GetAttr(o, name);
-    if (v == NULL) return -1;
-    int r = v == Py_True ? 1 : v == Py_False ? 0 : PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return r;
-}
-
 /* 1 when attribute name of o is not None, 0 when it is, -1 with an exception set */
 static int attr_set(PyObject *o, PyObject *name) {
     PyObject *v = PyObject_GetAttr(o, name);

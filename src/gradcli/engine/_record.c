@@ -252,22 +252,6 @@ done:
     return status;
 }
 
-/* truthiness of o's attribute name: 1, 0, or -1 with an exception set */
-static int truth(PyObject *v) {
-    if (v == NULL) return -1;
-    int r = v == Py_True ? 1 : v == Py_False ? 0 : PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return r;
-}
-
-static int attr_true(PyObject *o, PyObject *name) {
-    PyObject *v = PyObject_GetAttr(o, name);
-    if (v == NULL) return -1;
-    int r = v == Py_True ? 1 : v == Py_False ? 0 : PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return r;
-}
-
 /* op.forward(xp, x) or op.forward(xp, x, y): the op's result array (a new reference) */
 static PyObject *forward(PyObject *op, PyObject *xp, PyObject *x, PyObject *y) {
     PyObject *fn = PyObject_GetAttr(op, s_forward);
@@ -399,24 +383,23 @@ static int plain_number(PyObject *v) {
     return x > -(1LL << 53) && x < (1LL << 53);
 }
 
-/* 1 when the attribute differentiable[i] of op is truthy; 0; -1 with an exception set */
+/* op.name[i] (differentiable, plans: one entry per input), a new reference */
+static PyObject *per_input(PyObject *op, PyObject *name, int i) {
+    PyObject *seq = PyObject_GetAttr(op, name);
+    if (seq == NULL) return NULL;
+    PyObject *v = PySequence_GetItem(seq, i);
+    Py_DECREF(seq);
+    return v;
+}
+
+/* op.differentiable[i] is truthy: 1, 0, -1 */
 static int differentiable(PyObject *op, int i) {
-    PyObject *d = PyObject_GetAttr(op, s_differentiable);
-    if (d == NULL) return -1;
-    PyObject *v = PySequence_GetItem(d, i);
-    Py_DECREF(d);
-    if (v == NULL) return -1;
-    int r = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return r;
+    return truth(per_input(op, s_differentiable, i));
 }
 
 /* op.plans[i] is not None: 1, 0, -1 */
 static int has_formula(PyObject *op, int i) {
-    PyObject *p = PyObject_GetAttr(op, s_plans);
-    if (p == NULL) return -1;
-    PyObject *v = PySequence_GetItem(p, i);
-    Py_DECREF(p);
+    PyObject *v = per_input(op, s_plans, i);
     if (v == NULL) return -1;
     int r = v != Py_None;
     Py_DECREF(v);
