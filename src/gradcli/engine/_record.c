@@ -444,10 +444,7 @@ static PyObject *apply(PyObject *self, PyObject *const *argv, Py_ssize_t nargsf,
     PyObject *b = PyTuple_GET_SIZE(args) == 2 ? PyTuple_GET_ITEM(args, 1) : NULL;
     PyObject *t = Py_TYPE(a) == tensor_cls ? a : b != NULL && Py_TYPE(b) == tensor_cls ? b : NULL;
     if (t == NULL) goto slow;
-    /* the tensor's array, its dtype, and the backend's floating dtypes */
-    if ((backend = tget(t, T_BACKEND, s_backend)) == NULL ||
-        (natives = PyObject_GetAttr(backend, s_float_natives)) == NULL) goto done;
-    if (t == a) {
+    if (t == a) {  /* the arrays and their dtypes, which pick the path */
         if ((ad = tget(a, T_DATA, s_data)) == NULL ||
             (adt = PyObject_GetAttr(ad, s_dtype)) == NULL) goto done;
         if (b == NULL) {
@@ -467,7 +464,10 @@ static PyObject *apply(PyObject *self, PyObject *const *argv, Py_ssize_t nargsf,
         if (in) path = SCALAR1;
     }
     if (path == SLOW) goto slow;
-    if ((in = PySequence_Contains(natives, path == SCALAR1 ? bdt : adt)) < 0) goto done;
+    /* the tensor's dtype among its backend's floating dtypes */
+    if ((backend = tget(t, T_BACKEND, s_backend)) == NULL ||
+        (natives = PyObject_GetAttr(backend, s_float_natives)) == NULL ||
+        (in = PySequence_Contains(natives, path == SCALAR1 ? bdt : adt)) < 0) goto done;
     if (!in) goto slow;
     if ((xp = PyObject_GetAttr(backend, s_xp)) == NULL) goto done;
     if (path == BINARY) {
