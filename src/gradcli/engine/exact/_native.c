@@ -272,15 +272,19 @@ INLINE float lane_sum(const float *x, Py_ssize_t n, int w) {
     return lanes[0];
 }
 
-/* out = shifted - log(sum(exp(shifted))) per row (shifted: the rows less their maximum) */
+/* out = shifted - log(sum(exp(shifted))) per row, shifted = the row less its maximum (a NaN
+ * anywhere makes the maximum NaN, as NumPy's maximum.reduce does; of equal values the first) */
 LOOP static void log_softmax_loop(const float *x, float *out, Py_ssize_t rows, Py_ssize_t n,
                                   int w) {
     for (Py_ssize_t r = 0; r < rows; r++) {
         const float *a = x + r * n;
         float *o = out + r * n;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_expf(a[i]);
+        float m = a[0];
+        for (Py_ssize_t i = 1; i < n && m == m; i++)
+            if (a[i] > m || a[i] != a[i]) m = a[i];
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_expf(a[i] - m);
         float l = sleef_logf(lane_sum(o, n, w));
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] - l;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (a[i] - m) - l;
     }
 }
 
@@ -675,7 +679,7 @@ static PyObject *py_permute(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* log_softmax(shifted, out, n, lanes) and log_softmax_backward(grad, out, result, n, lanes):
+/* log_softmax(rows, out, n, lanes) and log_softmax_backward(grad, out, result, n, lanes):
  * C-contiguous float32 arrays of rows of n elements */
 static PyObject *py_log_softmax(PyObject *self, PyObject *args) {
     Py_buffer x, out;
@@ -1101,7 +1105,7 @@ static PyMethodDef methods[] = {
     {"permute", py_permute, METH_VARARGS,
      "permute(out, picks, inside_out): randperm's Fisher-Yates or inside-out shuffle."},
     {"log_softmax", py_log_softmax, METH_VARARGS,
-     "log_softmax(shifted, out, n, lanes): float32 rows' log_softmax (AVX2/AVX512 kernel)."},
+     "log_softmax(rows, out, n, lanes): float32 rows' log_softmax (AVX2/AVX512 kernel)."},
     {"log_softmax_backward", py_log_softmax_backward, METH_VARARGS,
      "log_softmax_backward(grad, out, result, n, lanes): its backward, fused."},
     {"sum_kernel", py_sum_kernel, METH_VARARGS,

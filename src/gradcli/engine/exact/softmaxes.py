@@ -198,13 +198,12 @@ def log_softmax(x: Any, dim: int) -> Any:
 
 
 def _log_softmax_last(rows: Any) -> Any:
+    if _compiled(rows):  # one C loop (native.py): the same operations, the maximum's too
+        out = np.empty(rows.shape, F32)
+        native.lib.log_softmax(np.ascontiguousarray(rows), out, rows.shape[-1], _lanes(rows))
+        return out
     with np.errstate(all="ignore"):
         shifted = rows - np.maximum.reduce(rows, axis=-1, keepdims=True)
-        if _compiled(shifted):  # the rest as one C loop (native.py): the same operations
-            out = np.empty(shifted.shape, F32)
-            native.lib.log_softmax(np.ascontiguousarray(shifted), out, shifted.shape[-1],
-                                   _lanes(shifted))
-            return out
         s = _sum_lanes(_exp(shifted.T))  # the exponentials laid out a row's element first
         return shifted - _log(s)[:, None]
 
