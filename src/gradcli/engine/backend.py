@@ -242,6 +242,15 @@ def flat_positions(shape: tuple, key: tuple) -> Any:
     return numpy.arange(n, dtype=numpy.int64).reshape(shape)[key]
 
 
+def take_flat(xp: Any, x: Any, positions: Any) -> Any:
+    """``x``'s elements at flat (row-major) ``positions``, in the shape of ``positions``: NumPy
+    arrays by one call (``ndarray.take`` reads ``x`` flattened), others by the Array API's."""
+    if x.__class__ is numpy.ndarray and positions.__class__ is numpy.ndarray:
+        return x.take(positions)
+    return xp.reshape(xp.take(xp.reshape(x, (-1,)), xp.reshape(positions, (-1,))),
+                      tuple(positions.shape))
+
+
 def index_put(xp: Any, flat: Any, positions: Any, values: Any, accumulate: bool) -> Any:
     """A copy of the 1-D ``flat`` with ``values`` written at ``positions`` (added, with
     ``accumulate``, duplicates included): PyTorch's ``index_put``, which the Array API lacks.

@@ -179,7 +179,7 @@ def _rows_at(x: Tensor, key: Tensor) -> Any:
     shape = x.shape
     if x.numel() <= _GRID_MAX:
         try:  # NumPy's own take: negative rows wrap, a row out of range raises
-            positions = _grid(shape)[arr]  # a new array, never the key's own memory
+            positions = _grid(shape).take(arr, axis=0)  # new, never the key's memory
         except IndexError:
             return None
         return x.backend.xp.asarray(positions)

@@ -65,7 +65,7 @@ from typing import Any
 from ..errors import ScriptError
 from . import kernels as K
 from . import windows as W
-from .backend import exact_kernels, index_put, strided_diagonal
+from .backend import exact_kernels, index_put, strided_diagonal, take_flat
 from .tensor import Tensor
 
 OPS: dict[str, Op] = {}
@@ -1218,7 +1218,7 @@ def _index_pad(name: str, grad_fn: str, mode: str) -> Op:
         lambda xp, grad, padding: getattr(xp, name)(grad, padding=padding))
     return defop(
         name, grad_fn, ("self",),
-        lambda xp, self, padding: _take(xp, self, _pad_source(xp, tuple(self.shape), padding,
+        lambda xp, self, padding: take_flat(xp, self, _pad_source(xp, tuple(self.shape), padding,
                                                               mode)),
         lambda xp, grad, self, padding: getattr(xp, backward.name)(
             grad, input_shape=tuple(self.shape), padding=padding))
@@ -1818,11 +1818,6 @@ SLICE_BACKWARD = defop(
 # (worked out on the host from ints, lists, int tensors and bool masks); it is an input without
 # a gradient, so nodes save it as PyTorch's do (``_saved_indices``), and a second backward
 # through them needs retain_graph.
-def _take(xp: Any, self: Any, indices: Any) -> Any:
-    return xp.reshape(xp.take(xp.reshape(self, (-1,)), xp.reshape(indices, (-1,))),
-                      tuple(indices.shape))
-
-
 def _index_put(xp: Any, self: Any, indices: Any, values: Any) -> Any:
     shape = tuple(indices.shape)
     if hasattr(values, "shape"):
@@ -1831,7 +1826,7 @@ def _index_put(xp: Any, self: Any, indices: Any, values: Any) -> Any:
     return xp.reshape(flat, tuple(self.shape))
 
 
-INDEX = defop("index", "IndexBackward0", ("self", "indices"), _take,
+INDEX = defop("index", "IndexBackward0", ("self", "indices"), take_flat,
               lambda xp, grad, self_shape, indices: xp.index_backward(grad, self_shape, indices),
               None)
 INDEX_PUT = defop("index_put_", "IndexPutBackward0", ("self", "indices", "values"), _index_put,
@@ -2106,7 +2101,7 @@ def _index_along(xp: Any, shape: tuple, index: Any, dim: int) -> Any:
 
 
 def _taken(xp: Any, self: Any, pos: Any) -> Any:
-    return _take(xp, self, pos)
+    return take_flat(xp, self, pos)
 
 
 def _put(xp: Any, self: Any, pos: Any, values: Any, accumulate: bool) -> Any:
@@ -2170,7 +2165,7 @@ def _alpha(g: Any, alpha: Any) -> Any:
 
 # take: positions into the flattened tensor (negative ones count from the end)
 TAKE = defop("take", "TakeBackward0", ("self", "index"),
-             lambda xp, self, index: _take(xp, self, _wrap_flat(self, index)),
+             lambda xp, self, index: take_flat(xp, self, _wrap_flat(self, index)),
              lambda xp, grad, self, index: xp.index_backward(grad, tuple(self.shape),
                                                               _wrap_flat(self, index)), None)
 
@@ -2187,7 +2182,7 @@ def _wrap_flat(self: Any, index: Any) -> Any:
 # of the selected elements in the broadcast shape ``shape``.
 MASKED_SELECT = defop(
     "masked_select", "MaskedSelectBackward0", ("self", "mask"),
-    lambda xp, self, mask, positions, shape: _take(xp, xp.broadcast_to(self, shape), positions),
+    lambda xp, self, mask, positions, shape: take_flat(xp, xp.broadcast_to(self, shape), positions),
     lambda xp, grad, self, mask, positions, shape: xp.index_backward(grad, shape, positions),
     None)
 
@@ -2618,7 +2613,7 @@ class ArrayFormulas:
 
     def take_at(self, grad: Any, indices: Any) -> Any:
         """The elements of ``grad`` at the flat ``indices``, in their shape."""
-        return _take(self._xp, grad, indices)
+        return take_flat(self._xp, grad, indices)
 
     def slice_backward(self, grad: Any, shape: tuple, dim: int, start: int, stop: int,
                        step: int) -> Any:
