@@ -96,7 +96,9 @@ def view(input: Any, *shape: Any) -> Tensor:
     """A view with a new shape; fails where PyTorch's view fails (non-viewable strides)."""
     x = tensor_arg(input, "view")
     new = _shape_arg(shape, x.numel())
-    strides = layout.view_strides(x.shape, layout.strides_of(x), new)
+    if x._strides is None:  # contiguous: every shape of its size is a contiguous view
+        return _view(O.VIEW, x, {"shape": new}, None)
+    strides = layout.view_strides(x.shape, x._strides, new)
     if strides is None:
         raise ScriptError(
             "view size is not compatible with input tensor's size and stride (at least one "
