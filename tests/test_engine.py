@@ -595,6 +595,25 @@ def test_indexing_grad_fns():
     assert x[0, 1].grad_fn.edges[0].name() == "SelectBackward0"
 
 
+def test_take_flat_is_the_array_api_gather_on_any_layout():
+    """backend.take_flat's NumPy shortcut (ndarray.take) gives what the Array API calls give:
+    the flattened elements in C order of any layout, in the positions' shape, and a 0-d array
+    (not a NumPy scalar) for 0-d positions."""
+    from gradcli.engine.backend import take_flat
+
+    def reference(x, p):
+        return np.reshape(np.take(np.reshape(x, (-1,)), np.reshape(p, (-1,))), p.shape)
+
+    base = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    layouts = [base, np.asfortranarray(base), base[:, ::2, ::-1], base.transpose(2, 0, 1),
+               np.broadcast_to(np.arange(4.0), (3, 4))]
+    for x in layouts:
+        for p in (np.array([0, x.size - 1, 3]), np.array([[1, 2], [2, 0]]), np.array(1)):
+            got, want = take_flat(np, x, p), reference(x, p)
+            assert type(got) is type(want) is np.ndarray and got.shape == want.shape
+            assert got.dtype == want.dtype and (got == want).all()
+
+
 def test_matmul_dispatch_names():
     m, v = F.param([[1.0, 2.0], [3.0, 4.0]]), F.param([1.0, 2.0])
     assert (m @ m).grad_fn.name() == "MmBackward0"

@@ -244,8 +244,9 @@ def flat_positions(shape: tuple, key: tuple) -> Any:
 
 def take_flat(xp: Any, x: Any, positions: Any) -> Any:
     """``x``'s elements at flat (row-major) ``positions``, in the shape of ``positions``: NumPy
-    arrays by one call (``ndarray.take`` reads ``x`` flattened), others by the Array API's."""
-    if x.__class__ is numpy.ndarray and positions.__class__ is numpy.ndarray:
+    arrays by one call (``ndarray.take`` reads ``x`` flattened; of 0-d positions it returns a
+    NumPy scalar, not the 0-d array the Array API's calls give), others by the Array API's."""
+    if x.__class__ is numpy.ndarray and positions.__class__ is numpy.ndarray and positions.ndim:
         return x.take(positions)
     return xp.reshape(xp.take(xp.reshape(x, (-1,)), xp.reshape(positions, (-1,))),
                       tuple(positions.shape))
