@@ -1218,8 +1218,8 @@ def _index_pad(name: str, grad_fn: str, mode: str) -> Op:
         lambda xp, grad, padding: getattr(xp, name)(grad, padding=padding))
     return defop(
         name, grad_fn, ("self",),
-        lambda xp, self, padding: take_flat(xp, self, _pad_source(xp, tuple(self.shape), padding,
-                                                              mode)),
+        lambda xp, self, padding: take_flat(xp, self, _pad_source(xp, tuple(self.shape),
+                                                                  padding, mode)),
         lambda xp, grad, self, padding: getattr(xp, backward.name)(
             grad, input_shape=tuple(self.shape), padding=padding))
 
@@ -2100,10 +2100,6 @@ def _index_along(xp: Any, shape: tuple, index: Any, dim: int) -> Any:
     return _along(xp, shape, spread, dim)
 
 
-def _taken(xp: Any, self: Any, pos: Any) -> Any:
-    return take_flat(xp, self, pos)
-
-
 def _put(xp: Any, self: Any, pos: Any, values: Any, accumulate: bool) -> Any:
     """``self`` with ``values`` (a number, or an array of ``pos``'s shape) at ``pos``."""
     shape = tuple(self.shape)
@@ -2123,7 +2119,7 @@ def _src_part(xp: Any, src: Any, index: Any) -> Any:
 # (the gradients are written with the ops PyTorch's formulas use, so that under
 # create_graph=True they record PyTorch's nodes: ScatterAddBackward0, GatherBackward0 ...)
 GATHER = defop("gather", "GatherBackward0", ("self", "index"),
-               lambda xp, self, index, dim: _taken(xp, self, _along(xp, self.shape, index, dim)),
+               lambda xp, self, index, dim: take_flat(xp, self, _along(xp, self.shape, index, dim)),
                lambda xp, grad, self, index, dim: xp.scatter_add(xp.zeros_like(self), index, grad,
                                                                  dim=dim), None)
 SCATTER = defop("scatter", "ScatterBackward0", ("self", "index", "src"),
@@ -2145,7 +2141,7 @@ SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", ("self", "index", "src
                     None,
                     lambda xp, grad, index, dim: xp.gather(grad, index, dim=dim))
 INDEX_SELECT = defop("index_select", "IndexSelectBackward0", ("self", "index"),
-                     lambda xp, self, index, dim: _taken(
+                     lambda xp, self, index, dim: take_flat(
                          xp, self, _index_along(xp, self.shape, index, dim)),
                      lambda xp, grad, self_shape, index, dim: xp.index_add(
                          xp.zeros_of(self_shape, grad), index, grad, dim=dim, alpha=1), None)
@@ -2198,7 +2194,7 @@ MASKED_FILL_TENSOR = defop("masked_fill_tensor", "MaskedFillBackward1", ("self",
 # values gathered at them; the gradient goes back where they point (added where two point at
 # one element, as cummax's).
 def _pick(xp: Any, self: Any, indices: Any, dim: int) -> Any:
-    return _taken(xp, self, _along(xp, self.shape, indices, dim))
+    return take_flat(xp, self, _along(xp, self.shape, indices, dim))
 
 
 def _unpick(xp: Any, grad: Any, self_shape: tuple, indices: Any, dim: int) -> Any:
