@@ -201,26 +201,28 @@ def _weight(weight: Any, x: Tensor) -> Tensor | None:
 
 def _nll(x: Tensor, t: Tensor, w: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
     """ATen's nll_loss_nd and nll_loss_forward checks, then the NllLossBackward0 node."""
-    if x.ndim < 1:
-        raise ScriptError(f"Expected 1 or more dimensions (got {x.ndim})", kind="ValueError")
-    if x.ndim != 1 and (not t.ndim or x.shape[0] != t.shape[0]):
-        got = t.shape[0] if t.ndim else 1
-        raise ScriptError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+    xs, ts = x.data.shape, t.data.shape  # (plain tuples: read once, not per check)
+    xd, td = len(xs), len(ts)
+    if xd < 1:
+        raise ScriptError(f"Expected 1 or more dimensions (got {xd})", kind="ValueError")
+    if xd != 1 and (not td or xs[0] != ts[0]):
+        got = ts[0] if td else 1
+        raise ScriptError(f"Expected input batch_size ({xs[0]}) to match target batch_size "
                           f"({got}).", kind="ValueError")
-    if x.ndim > 2:
-        raise ScriptError(f"nll_loss of a {x.ndim}-D input (NllLoss2d, per-pixel classes) is not "
+    if xd > 2:
+        raise ScriptError(f"nll_loss of a {xd}-D input (NllLoss2d, per-pixel classes) is not "
                           "supported by gradcli", hint="flatten to (N, C) and (N,) first")
     if t.dtype not in (D.INT64, D.UINT8):
         raise ScriptError("expected target dtype to be Long or Byte, but got "
                           f"{D.SCALAR_NAMES[t.dtype.name]}")
     if not x.dtype.is_floating_point:
         raise D.kernel_error("nll_loss_out_frame", x.dtype)
-    if t.ndim > 1:
+    if td > 1:
         raise ScriptError("0D or 1D target tensor expected, multi-target not supported")
-    if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+    if xd == 1 and td == 1 and ts[0] != 1:
         raise ScriptError("For 1D input, 1D target must have size 1, but got target size: "
-                          f"{t.shape[0]}", kind="ValueError")
-    c = x.shape[-1]
+                          f"{ts[0]}", kind="ValueError")
+    c = xs[-1]
     if w is not None and (w.ndim != 1 or w.shape[0] != c):
         raise ScriptError(f"weight tensor should be defined either for all {c} classes or no "
                           f"classes but got weight tensor of shape: {list(w.shape)}")
@@ -240,7 +242,7 @@ def _target_weights(t: Tensor, w: Tensor | None, ignore_index: int, c: int, dt: 
         kept, bad = counted
         if bad >= 0:
             raise ScriptError(f"Target {int(labels[bad])} is out of bounds.", kind="IndexError")
-        return be.astype(xp.asarray(kept), dt)
+        return xp.asarray(kept, dtype=be.xp_dtype(dt))
     if w is None and not 0 <= ignore_index < c and labels.shape[0] \
             and int(xp.min(labels)) >= 0 and int(xp.max(labels)) < c:
         return be.astype(xp.asarray(labels.shape[0]), dt)  # every target kept: their count
@@ -266,10 +268,11 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     w = _weight(weight, x)
     if not x.dtype.is_floating_point:
         raise D.kernel_error("log_softmax_lastdim_kernel_impl", x.dtype)
-    class_dim = 0 if x.ndim == 1 else 1
-    if x.shape == t.shape:
+    xs = x.data.shape
+    class_dim = 0 if len(xs) == 1 else 1
+    if xs == t.data.shape:
         return _cross_entropy_probs(x, t, w, reduction, ignore_index, label_smoothing, class_dim)
-    if x.ndim == 0:
+    if not xs:
         raise ScriptError(f"Expected floating point type for target with class probabilities, "
                           f"got {D.SCALAR_NAMES[t.dtype.name]}")
     lsm = apply(O.LOG_SOFTMAX, (x,), {"dim": class_dim})
