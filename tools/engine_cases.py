@@ -447,6 +447,7 @@ OPS_CASES: dict[str, str] = {
     "err_ce_target_bounds": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 3]))",
     "err_ce_target_negative": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, -1]))",
     "err_ce_batch": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 1, 2]))",
+    "err_nll_batch_scalar_target": "F.nll_loss(torch.zeros(3, 4), torch.tensor(1))",
     "err_ce_target_float": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0., 2.]))",
     "err_ce_target_int32": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 2], dtype=torch.int32))",
     "err_ce_weight_size": "F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 2]),"

@@ -206,7 +206,7 @@ def _nll(x: Tensor, t: Tensor, w: Tensor | None, reduction: str, ignore_index: i
     if xd < 1:
         raise ScriptError(f"Expected 1 or more dimensions (got {xd})", kind="ValueError")
     if xd != 1 and (not td or xs[0] != ts[0]):
-        got = ts[0] if td else 1
+        got = ts[0] if td else 0  # ATen reads sizes()[0] of a 0-d target: its inline 0
         raise ScriptError(f"Expected input batch_size ({xs[0]}) to match target batch_size "
                           f"({got}).", kind="ValueError")
     if xd > 2:
