@@ -245,12 +245,14 @@ def test_a_training_loop_does_not_grow_with_its_steps(filename, prefix):
     CPython's free lists (tuples: about 280 KB here, then flat), which tracemalloc counts."""
     gc.collect()
     peaks = []
-    for steps in (1500, 150, 1500):
+    for steps in (1500, 150, 1500, 1500):
         result, peak = _peak_bytes(
             prefix + TRAIN.format(steps=steps, t="torch." if prefix else ""), filename=filename)
         assert result.error is None, result.error
         peaks.append(peak)
-    assert peaks[2] < peaks[1] + 20_000, peaks
+    # the better of two long runs: a run's peak moves by ~10 KB (once 21 KB, in the full suite)
+    # with when the free lists and caches fill; growth with the steps moves both
+    assert min(peaks[2:]) < peaks[1] + 20_000, peaks
     assert gc.collect() < 100  # what the runs left to the collector does not scale with steps
 
 
