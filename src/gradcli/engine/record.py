@@ -147,6 +147,10 @@ def _result_dtype(op: Any, args: tuple, params: dict, backend: Any) -> tuple[Any
     None), by the op's dtype rule (ops.py)."""
     rule = op.dtype_rule
     typed = op.differentiable  # the others (a condition, class indices) keep their dtype
+    if rule == "keep" and args[0].__class__ is Tensor and typed[0] and typed.count(True) == 1:
+        out = args[0].dtype  # (index, gather, nll_loss): the one typed input's, in its dtype
+        if args[0].data.dtype is backend.xp_dtype(out):
+            return out, None
     tensors = [a for i, a in enumerate(args) if a.__class__ is Tensor and typed[i]]
     if rule == "to":
         out = params["dtype"]
