@@ -356,12 +356,15 @@ class Generator:
             raise ScriptError(f"random_ expects 'from' to be less than 'to', but got "
                               f"from={low} >= to={high}")
         n = _numel(shape)
-        span = numpy.uint64(high - low)
+        span = high - low
         # NOTE: uniform_int_from_to_distribution takes random64() from a range of 2**28 on in
         # PyTorch's public builds ("allow approx 5% skew"; 2**32 only under FBCODE_CAFFE2).
-        w = self.random64(n) if high - low >= 2 ** 28 else self._words(n)
-        out = (w % span + numpy.uint64(low % 2 ** 64)).view(numpy.int64)  # wraps as C++'s
-        return out.reshape(tuple(shape))
+        w = self.random64(n) if span >= 2 ** 28 else self._words(n)  # a new array: ours to write
+        w %= numpy.uint64(span)
+        if low:
+            w += numpy.uint64(low % 2 ** 64)  # wraps as C++'s
+        out = w.view(numpy.int64)
+        return out if len(shape) == 1 else out.reshape(tuple(shape))
 
     def randperm(self, n: int) -> Any:
         """``torch.randperm(n)``: int64, Fisher-Yates as randperm_cpu does it."""
