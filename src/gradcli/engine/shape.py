@@ -70,8 +70,28 @@ def _record(op: Any, args: tuple, params: dict = _EMPTY) -> Tensor:
 
 # --- shape --------------------------------------------------------------------------------------
 def _shape_arg(shape: tuple, numel: int) -> tuple[int, ...]:
+    """The sizes of ``view(*shape)``/``reshape``, a -1 inferred; PyTorch's errors."""
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = tuple(shape[0])
+    known, infer = 1, -1
+    i = -1
+    for d in shape:  # one pass for plain ints; anything else takes the checks below
+        i += 1
+        if d.__class__ is not int or d < -1 or d == -1 and infer >= 0:
+            return _checked_shape(shape, numel)
+        if d == -1:
+            infer = i
+        else:
+            known *= d
+    if infer < 0:
+        if known == numel:
+            return shape
+    elif known and not numel % known:
+        return (*shape[:infer], numel // known, *shape[infer + 1:])
+    return _checked_shape(shape, numel)
+
+
+def _checked_shape(shape: tuple, numel: int) -> tuple[int, ...]:
     for d in shape:
         if not isinstance(d, int) or isinstance(d, bool):
             raise ScriptError(f"shape must be ints, not {type_name(d)}", kind="TypeError")
