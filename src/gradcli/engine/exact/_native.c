@@ -35,6 +35,12 @@
 /* ---- bits ---------------------------------------------------------------------------------- */
 
 INLINE float from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+INLINE uint32_t to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* a where b else c, for a mask of all ones or zeros: bit operations, which the compiler
+ * vectorises (it keeps a float comparison's ?: a branch, as the comparison may trap) */
+INLINE float pick(uint32_t mask, float b, float c) {
+    return from_bits((mask & to_bits(b)) | (~mask & to_bits(c)));
+}
 
 /* vpow2i_vf_vi2: 2**q from its exponent bits, int32 wraparound as the hardware's */
 INLINE float pow2i(int32_t q) { return from_bits(((uint32_t)q + 0x7Fu) << 23); }
@@ -48,14 +54,17 @@ INLINE float ldexp2(float d, int32_t e) {
 /* ---- SLEEF's xexpf (sleef.py _expf) ---------------------------------------------------------- */
 
 INLINE float sleef_expf(float d) {
-    if (isnan(d)) return d;
-    if (d < -104.0f) return 0.0f;
-    if (100.0f < d) return INFINITY;
+    /* branch-free, so that the loops calling it vectorise: the polynomial runs on d clamped to
+     * the range where it is defined (the same value there), the special results are selected
+     * at the end (a NaN kept with its payload, 0 below -104, infinity above 100) */
     const float r_ln2 = (float)1.442695040888963407359924681001892137426645954152985934135449406931;
     const float l2u = (float)0.693145751953125, l2l = (float)1.428606765330187045e-06;
-    float qf = rintf(d * r_ln2);
+    uint32_t nan = -(uint32_t)isnan(d), low = -(uint32_t)isless(d, -104.0f),
+             high = -(uint32_t)isgreater(d, 100.0f);
+    float c = pick(nan, 0.0f, pick(high, 100.0f, pick(low, -104.0f, d)));
+    float qf = rintf(c * r_ln2);
     int32_t q = (int32_t)qf;
-    float s = fmaf(qf, -l2u, d);
+    float s = fmaf(qf, -l2u, c);
     s = fmaf(qf, -l2l, s);
     float u = (float)0.000198527617612853646278381;
     u = fmaf(u, s, (float)0.00139304355252534151077271);
@@ -64,12 +73,11 @@ INLINE float sleef_expf(float d) {
     u = fmaf(u, s, (float)0.166666671633720397949219);
     u = fmaf(u, s, (float)0.5);
     u = 1.0f + fmaf(s * s, u, s);
-    return ldexp2(u, q);
+    u = ldexp2(u, q);
+    return pick(nan, d, pick(high, INFINITY, pick(low, 0.0f, u)));
 }
 
 /* ---- SLEEF's xlogf_u1, AVX512 branch (sleef.py _logf and logf's special values) ------------- */
-
-INLINE uint32_t to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 /* vgetexp: floor(log2|x|) as a float; -inf for 0, |x| for inf and NaN (frexp's exponent less
  * one; read off the bits for normal numbers) */
@@ -289,15 +297,16 @@ LOOP static void log_softmax_loop(const float *x, float *out, Py_ssize_t rows, P
 }
 
 /* _log_softmax_backward_data: grad - exp(out) * sum(grad) per row, the product fused into the
- * subtraction (add_once of the exact float64 product, as _msub's fma_add) */
+ * subtraction (add_once of the exact float64 product, as _msub's fma_add); `out` is a new
+ * array (it holds the row's exponentials first) */
 LOOP static void log_softmax_backward_loop(const float *g, const float *y, float *out,
                                            Py_ssize_t rows, Py_ssize_t n, int w) {
     for (Py_ssize_t r = 0; r < rows; r++) {
         const float *gr = g + r * n, *yr = y + r * n;
         float *o = out + r * n;
         float s = lane_sum(gr, n, w);
-        for (Py_ssize_t i = 0; i < n; i++)
-            o[i] = add_once((double)(-sleef_expf(yr[i])) * (double)s, gr[i]);
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_expf(yr[i]);  /* (vectorised) */
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = add_once((double)(-o[i]) * (double)s, gr[i]);
     }
 }
 
