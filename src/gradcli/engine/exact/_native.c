@@ -326,7 +326,7 @@ static int ceil_log2(Py_ssize_t x) {
 #define CASCADE_SUMS(T, NAME)                                                                 \
 static T NAME##_cascade(const T *x, Py_ssize_t m, Py_ssize_t stride) {                        \
     int lg = ceil_log2(m) / 4;                                                                \
-    Py_ssize_t step = (Py_ssize_t)1 << (lg > 4 ? lg : 4), nb = m / step;                     \
+    Py_ssize_t step = (Py_ssize_t)1 << (lg > 4 ? lg : 4), nb = m / step;                      \
     T g1 = 0, g2 = 0, g3 = 0;                                                                 \
     Py_ssize_t n1 = 0, n2 = 0;                                                                \
     for (Py_ssize_t b = 0; b < nb; b++) {                                                     \
@@ -349,10 +349,44 @@ static T NAME##_cascade(const T *x, Py_ssize_t m, Py_ssize_t stride) {          
     return ((rest + g1) + g2) + g3;                                                           \
 }                                                                                             \
                                                                                               \
+/* the cascade of each of ncols adjacent columns (x + j), eight at a time: the same additions \
+ * in the same order per column, each step one vector operation over the eight */             \
+LOOP static void NAME##_cascade_cols(const T *x, Py_ssize_t m, Py_ssize_t stride,             \
+                                     Py_ssize_t ncols, T *out) {                              \
+    int lg = ceil_log2(m) / 4;                                                                \
+    Py_ssize_t step = (Py_ssize_t)1 << (lg > 4 ? lg : 4), nb = m / step, j0 = 0;              \
+    for (; j0 + 8 <= ncols; j0 += 8) {                                                        \
+        T g1[8] = {0}, g2[8] = {0}, g3[8] = {0}, c[8], rest[8] = {0};                         \
+        Py_ssize_t n1 = 0, n2 = 0;                                                            \
+        for (Py_ssize_t b = 0; b < nb; b++) {                                                 \
+            for (int l = 0; l < 8; l++) c[l] = 0;                                             \
+            for (Py_ssize_t i = b * step; i < (b + 1) * step; i++) {                          \
+                const T *row = x + i * stride + j0;                                           \
+                for (int l = 0; l < 8; l++) c[l] = c[l] + row[l];                             \
+            }                                                                                 \
+            for (int l = 0; l < 8; l++) g1[l] = g1[l] + c[l];                                 \
+            if (++n1 == step) {                                                               \
+                for (int l = 0; l < 8; l++) { g2[l] = g2[l] + g1[l]; g1[l] = 0; }             \
+                n1 = 0;                                                                       \
+                if (++n2 == step) {                                                           \
+                    for (int l = 0; l < 8; l++) { g3[l] = g3[l] + g2[l]; g2[l] = 0; }         \
+                    n2 = 0;                                                                   \
+                }                                                                             \
+            }                                                                                 \
+        }                                                                                     \
+        for (Py_ssize_t i = nb * step; i < m; i++) {                                          \
+            const T *row = x + i * stride + j0;                                               \
+            for (int l = 0; l < 8; l++) rest[l] = rest[l] + row[l];                           \
+        }                                                                                     \
+        for (int l = 0; l < 8; l++) out[j0 + l] = ((rest[l] + g1[l]) + g2[l]) + g3[l];        \
+    }                                                                                         \
+    for (; j0 < ncols; j0++) out[j0] = NAME##_cascade(x + j0, m, stride);                     \
+}                                                                                             \
+                                                                                              \
 static T NAME##_row_sum(const T *x, Py_ssize_t n, Py_ssize_t stride) {                        \
     Py_ssize_t q = n / 4;                                                                     \
     T part[4];                                                                                \
-    for (int j = 0; j < 4; j++) part[j] = NAME##_cascade(x + j * stride, q, 4 * stride);     \
+    for (int j = 0; j < 4; j++) part[j] = NAME##_cascade(x + j * stride, q, 4 * stride);      \
     T acc = part[0];                                                                          \
     for (Py_ssize_t i = 4 * q; i < n; i++) acc = acc + x[i * stride];                         \
     return ((acc + part[1]) + part[2]) + part[3];                                             \
@@ -376,9 +410,13 @@ static void NAME##_kernel(const T *x, Py_ssize_t n0, Py_ssize_t n1, Py_ssize_t s
         for (Py_ssize_t j = 0; j < n1; j++) out[j] = NAME##_inner(x + j * s1, n0, width);     \
         return;                                                                               \
     }                                                                                         \
-    if (s1 == 1 && n1 >= width)                                                               \
+    if (s1 == 1 && n1 >= width) {  /* adjacent columns: their cascades side by side */        \
         direct = n1 - n1 % (4 * width);                                                       \
-    else if (s0 < s1)                                                                         \
+        NAME##_cascade_cols(x, n0, s0, direct, out);                                          \
+        for (Py_ssize_t j = direct; j < n1; j++) out[j] = NAME##_row_sum(x + j, n0, s0);      \
+        return;                                                                               \
+    }                                                                                         \
+    if (s0 < s1)                                                                              \
         direct = 0;                                                                           \
     else                                                                                      \
         direct = n1 - n1 % 4;                                                                 \
