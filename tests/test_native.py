@@ -456,6 +456,30 @@ def test_nll_gradient_scatter_matches_the_numpy_path() -> None:
 
 
 @needs_lib
+def test_scatter_add_matches_numpy_add_at() -> None:
+    """An indexing's gradient (IndexBackward0's scatter-add) in C and by numpy.add.at: the
+    same additions in the same order, duplicates included, float32 and float64, values from
+    random bit patterns (NaN, infinities, -0); a position out of range is an error, not a
+    write."""
+    from gradcli.engine.exact import reduce
+
+    rng = np.random.default_rng(23)
+    for dtype in (F32, F64):
+        for size, count in ((1, 5), (7, 0), (27, 960), (300, 4000), (5, 1000)):
+            positions = rng.integers(0, size, count).astype(np.int64)
+            values = random_floats(rng, count).astype(dtype) if dtype is F32 else \
+                rng.standard_normal(count) * 10.0 ** rng.integers(-300, 300, count)
+            values[::7] = -0.0
+            for pos, vals in ((positions, values), (positions[::-1], values[::-1])):
+                compiled = reduce.scatter_add(size, pos, vals)
+                with pure():
+                    numpy_ = reduce.scatter_add(size, pos, vals)
+                assert same(compiled, numpy_), (dtype, size, count)
+    with pytest.raises(IndexError):
+        LIB.scatter_add(np.zeros(3, F32), np.array([3], np.int64), np.ones(1, F32), False)
+
+
+@needs_lib
 def test_nll_forward_and_targets_match_the_numpy_path() -> None:
     """nll_loss's forward without weights in one C loop (each kept row's term at its target,
     cascaded) against the op's NumPy formula, and the targets' count and bounds check against

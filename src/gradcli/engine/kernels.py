@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 from . import machine
-from .backend import exact_kernels, to_host
+from .backend import exact_kernels, index_put, to_host
 from .exact.select import mode_of, quick_select_index, sort_order, topk_order
 from .tensor import batched_arrays
 
@@ -81,6 +81,17 @@ def nll_targets(xp: Any, labels: Any, ignore_index: int, classes: int) -> tuple 
     C loop on the NumPy backend; None elsewhere."""
     ex = exact_kernels(xp)
     return None if ex is None else ex.nll_targets(labels, ignore_index, classes)
+
+
+def scatter_add(xp: Any, shape: tuple, positions: Any, values: Any) -> Any:
+    """Zeros of ``shape`` with ``values`` added at the flat ``positions`` (duplicates add up,
+    in order): one C loop on the NumPy backend (exact/reduce.py), else ``index_put``."""
+    ex = _exact(xp, values)
+    if ex is not None:
+        return ex.scatter_add(shape, positions, values)
+    flat = index_put(xp, xp.zeros((math.prod(shape),), dtype=values.dtype),
+                     xp.reshape(positions, (-1,)), xp.reshape(values, (-1,)), True)
+    return xp.reshape(flat, shape)
 
 
 def nll_grad(xp: Any, grad: Any, target: Any, total_weight: Any, shape: tuple,

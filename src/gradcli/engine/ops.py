@@ -1213,8 +1213,8 @@ def _index_pad(name: str, grad_fn: str, mode: str) -> Op:
     create_graph=True as PyTorch's <grad_fn>Backward0, whose gradient is the padding again)."""
     backward = defop(
         f"{name}_backward", grad_fn.replace("Backward0", "BackwardBackward0"), ("grad_output",),
-        lambda xp, grad_output, input_shape, padding: _scatter(
-            xp, grad_output, _pad_source(xp, input_shape, padding, mode), input_shape),
+        lambda xp, grad_output, input_shape, padding: K.scatter_add(
+            xp, input_shape, _pad_source(xp, input_shape, padding, mode), grad_output),
         lambda xp, grad, padding: getattr(xp, name)(grad, padding=padding))
     return defop(
         name, grad_fn, ("self",),
@@ -1249,7 +1249,7 @@ def _embedding_backward(xp: Any, grad_output: Any, indices: Any, num_weights: in
     idx, g = idx[keep], g[keep]
     if not scale_grad_by_freq:
         pos = xp.reshape(idx, (-1, 1)) * d + xp.reshape(xp.arange(d), (1, -1))
-        return _scatter(xp, g, pos, (num_weights, d))
+        return K.scatter_add(xp, (num_weights, d), pos, g)
     counts = xp.bincount(idx, minlength=num_weights)
     out = xp.zeros((num_weights, d), dtype=grad_output.dtype)
     for i, k in enumerate(idx.tolist()):  # a double Scalar, cast to the dtype by add_
@@ -1844,17 +1844,8 @@ COPY = defop("copy_", "CopyBackwards", ("self", "src"),
 # grad, accumulate=True).
 INDEX_BACKWARD = defop(
     "index_backward", "IndexPutBackward0", ("grad_output", "indices"),
-    lambda xp, grad_output, indices, shape: _scatter(xp, grad_output, indices, shape),
+    lambda xp, grad_output, indices, shape: K.scatter_add(xp, shape, indices, grad_output),
     lambda xp, grad, indices: xp.take_at(grad, indices), None)
-
-
-def _scatter(xp: Any, grad: Any, indices: Any, shape: tuple) -> Any:
-    n = 1
-    for d in shape:
-        n *= d
-    flat = index_put(xp, xp.zeros((n,), dtype=grad.dtype), xp.reshape(indices, (-1,)),
-                     xp.reshape(grad, (-1,)), True)
-    return xp.reshape(flat, shape)
 
 
 # --- in-place updates through a view (record.apply_inplace) -----------------------------------
@@ -2590,7 +2581,7 @@ class ArrayFormulas:
 
     def index_backward(self, grad: Any, shape: tuple, indices: Any) -> Any:
         """``grad`` added into zeros of ``shape`` at the flat ``indices`` (duplicates add)."""
-        return _scatter(self._xp, grad, indices, tuple(shape))
+        return K.scatter_add(self._xp, tuple(shape), indices, grad)
 
     def index_fill(self, grad: Any, indices: Any) -> Any:
         """``grad`` with zeros at the flat ``indices`` (what an index_put overwrote)."""

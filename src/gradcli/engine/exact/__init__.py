@@ -26,7 +26,7 @@ from .fp import fused_add
 from .moments import var_std
 from .norms import vector_norm
 from .ranges import linspace
-from .reduce import mean, nll_cascade, nll_forward, nll_grad, nll_targets, sum_
+from .reduce import mean, nll_cascade, nll_forward, nll_grad, nll_targets, scatter_add, sum_
 
 
 def _keep_scalar(fn: Callable) -> Callable:
@@ -83,6 +83,7 @@ __all__ = [
     "nll_grad",
     "nll_targets",
     "pow_scalar",
+    "scatter_add",
     "sigmoid",
     "sigmoid_backward",
     "silu",

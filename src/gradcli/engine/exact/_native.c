@@ -652,6 +652,41 @@ static PyObject *py_nll_scatter(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* scatter_add(out, positions, values, dbl): out[positions[i]] += values[i] for i in order (the
+ * additions numpy.add.at makes), float64 with dbl else float32; int64 positions, each checked */
+static PyObject *py_scatter_add(PyObject *self, PyObject *args) {
+    Py_buffer out, p, v;
+    int dbl;
+    if (!PyArg_ParseTuple(args, "w*y*y*p", &out, &p, &v, &dbl)) return NULL;
+    Py_ssize_t size = dbl ? 8 : 4, n = p.len / 8, m = out.len / size;
+    if (p.len % 8 || out.len % size || v.len != n * size) {
+        PyErr_SetString(PyExc_ValueError, "scatter_add: operand sizes differ");
+    } else {
+        const int64_t *pos = p.buf;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (pos[i] < 0 || pos[i] >= m) {
+                PyErr_SetString(PyExc_IndexError, "scatter_add: position out of range");
+                break;
+            }
+        if (!PyErr_Occurred()) {
+            if (dbl) {
+                double *o = out.buf;
+                const double *x = v.buf;
+                for (Py_ssize_t i = 0; i < n; i++) o[pos[i]] = o[pos[i]] + x[i];
+            } else {
+                float *o = out.buf;
+                const float *x = v.buf;
+                for (Py_ssize_t i = 0; i < n; i++) o[pos[i]] = o[pos[i]] + x[i];
+            }
+        }
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&p);
+    PyBuffer_Release(&v);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_fma32(PyObject *self, PyObject *args) { return fused(args, 4, fma32_loop); }
 static PyObject *py_fma64(PyObject *self, PyObject *args) { return fused(args, 8, fma64_loop); }
 
@@ -1157,6 +1192,8 @@ static PyMethodDef methods[] = {
      "log_softmax_backward(grad, out, result, n, lanes): its backward, fused."},
     {"sum_kernel", py_sum_kernel, METH_VARARGS,
      "sum_kernel(x, out, n0, n1, s0, s1, width): cascade_sum's 2-D loop (reduce.py _kernel)."},
+    {"scatter_add", py_scatter_add, METH_VARARGS,
+     "scatter_add(out, positions, values, dbl): out[positions[i]] += values[i], in order."},
     {"nll_scatter", py_nll_scatter, METH_VARARGS,
      "nll_scatter(target, out, value, ignore_index): value at each row's target class."},
     {"nll_forward", py_nll_forward, METH_VARARGS,

@@ -454,6 +454,20 @@ def nll_grad(grad: Any, target: Any, total_weight: Any, shape: tuple, ignore_ind
 _BIG = 1 << 63  # ignore_index as a C long long
 
 
+def scatter_add(shape: tuple, positions: Any, values: Any) -> Any:
+    """Zeros of ``shape`` with ``values`` added at the flat ``positions`` in order, duplicates
+    adding up (index_put with accumulate: IndexBackward0's gradient): numpy.add.at's additions,
+    by one C loop where it is built."""
+    out = np.zeros(shape, values.dtype)
+    positions, values = positions.reshape(-1), values.reshape(-1)
+    if native.lib is not None and positions.dtype == np.int64 and out.dtype in native.FLOATS:
+        native.lib.scatter_add(out, np.ascontiguousarray(positions),
+                               np.ascontiguousarray(values), out.dtype == np.float64)
+    else:
+        np.add.at(out.reshape(-1), positions, values)
+    return out
+
+
 def _nll_cascade_dense(terms: Any) -> Any:
     """nll_cascade of 2 to 256 rows, none ignored, by whole-array steps: the first row's term
     goes straight to the last level; rows 1-16, 17-32 ... are subtracted in order from zero
