@@ -1,7 +1,7 @@
 /* The exact kernels compiled: loops doing, operation for operation, what the NumPy code of
  * engine/exact computes (fp.py's fused multiply-adds, sleef.py's expf/logf, softmaxes.py's
- * last-dimension log_softmax, reduce.py's cascade and nll sums and nll_loss's gradient scatter,
- * unary.py's tanh_backward and threshold_backward, distributions.py's avx_mathfun steps,
+ * last-dimension log_softmax, reduce.py's cascade and nll sums, nll_loss's gradient scatter and
+ * an indexing's gradient scatter-add, unary.py's tanh_backward and threshold_backward, distributions.py's avx_mathfun steps,
  * generator.py's randperm shuffles), and the calls blas.py, vml.py and clib.py make through
  * ctypes (MKL's gemm, gemv and VML, the C library's math) made from C.  native.py
  * says where each is used; tests/test_native.py holds each to its NumPy twin, bit for bit.
