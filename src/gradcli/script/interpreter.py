@@ -365,11 +365,7 @@ class Interpreter(Definitions, Evaluator):
         obj = self.eval(t.value, scope)
         if t.__class__ is P.Attribute:
             current = self.attribute(obj, t.attr, t.span)
-            new = self.inplace(s.op, current, self.eval(s.value, scope))
-            if new is current and obj.__class__ is Tensor and t.attr == "data" and \
-                    new.data is obj.data and new._strides is obj._strides:
-                return  # `p.data -= lr * g` wrote p's memory: assigning it back is a no-op
-            self.set_attribute(obj, t.attr, new)
+            self.set_attribute(obj, t.attr, self.inplace(s.op, current, self.eval(s.value, scope)))
         else:
             key = self.index(t.index, scope)
             current = self.item_of(obj, key)
