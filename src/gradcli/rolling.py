@@ -21,10 +21,10 @@ calls, the module its weights name), its recurrence a back edge onto itself.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from .views import BackwardNode, BackwardView, GraphView
+from .views import BackwardNode, BackwardView, GraphView, changed
 
 MODULES = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
 
@@ -152,13 +152,13 @@ def roll_graph(view: GraphView) -> tuple[GraphView, Folds]:
             _mark_back(folds, rep.get(j, j), r)
     out_nodes, out_context = [], []
     for r in _in_order(rep, everything):
-        node = replace(by_id[r], inputs=inputs.get(r, []), count=folds.count(r))
+        node = changed(by_id[r], inputs=inputs.get(r, []), count=folds.count(r))
         if r in folds.layers:  # the layer's output (its steps' stacked h): no one op made it
-            node = replace(node, op=folds.layers[r].module, grad_fn=None, inplace=False,
+            node = changed(node, op=folds.layers[r].module, grad_fn=None, inplace=False,
                            saved=[], layer=folds.layers[r].label())
         (out_nodes if r in kept else out_context).append(node)
     output = rep.get(view.output) if view.output is not None else None
-    return replace(view, nodes=out_nodes, context=out_context, output=output), folds
+    return changed(view, nodes=out_nodes, context=out_context, output=output), folds
 
 
 def roll_backward(view: BackwardView) -> tuple[BackwardView, Folds]:
@@ -188,11 +188,11 @@ def roll_backward(view: BackwardView) -> tuple[BackwardView, Folds]:
     nodes: list[BackwardNode] = []
     context: list[BackwardNode] = []
     for r in _in_order(rep, everything, key=lambda n: order[n.id]):
-        node = replace(by_id[r], next=nexts.get(r, []))
+        node = changed(by_id[r], next=nexts.get(r, []))
         if r in folds.layers:
-            node = replace(node, name=folds.layers[r].module, saved=[])
+            node = changed(node, name=folds.layers[r].module, saved=[])
         (nodes if r in kept else context).append(node)
-    return replace(view, nodes=nodes, context=context, root=root), folds
+    return changed(view, nodes=nodes, context=context, root=root), folds
 
 
 def _folds(rep: dict[int, int], by_id: dict[int, Any], order: Any) -> Folds:

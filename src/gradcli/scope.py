@@ -9,10 +9,9 @@ where its inputs come from without drawing the rest of the graph.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from .errors import UsageError
-from .views import BackwardView, GraphView
+from .views import BackwardView, GraphView, changed
 
 Lines = tuple[tuple[int, int], ...]
 
@@ -58,7 +57,7 @@ def scope(view: GraphView | BackwardView, *, of: bool = False,
         _check_found(keep, lines, [n.line for n in view.nodes])
     nodes = [n for n in view.nodes if n.id in keep]
     wanted = sorted({j for n in nodes for j in n.inputs if j not in keep})
-    return replace(view, nodes=nodes, context=[by_id[j] for j in wanted],
+    return changed(view, nodes=nodes, context=[by_id[j] for j in wanted],
                    output=view.output if view.output in keep else None)
 
 
@@ -81,7 +80,7 @@ def _scope_backward(view: BackwardView, lines: Lines) -> BackwardView:
     nodes = [n for n in view.nodes if n.id in keep]
     wanted = sorted({m for n in nodes for m in n.next if m is not None and m not in keep})
     root = view.root if view.root in keep else None
-    return replace(view, nodes=nodes, context=[by_id[m] for m in wanted], root=root,
+    return changed(view, nodes=nodes, context=[by_id[m] for m in wanted], root=root,
                    output_tensor=view.output_tensor if root is not None else None)
 
 

@@ -21,7 +21,6 @@ running any of the script's code:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from .api.nn_module import Module
@@ -33,13 +32,20 @@ from .script.values import tname
 CANDIDATES_SHOWN = 8  # tensors listed when no output can be chosen
 
 
-@dataclass(frozen=True)
 class Target:
-    """A tensor and the name it goes by (``loss``, ``model.0.weight``)."""
+    """A tensor and the name it goes by (``loss``, ``model.0.weight``), and where it was bound
+    (top level) or backward() was called.  (A plain class: a dataclass's generated methods are
+    compiled at every start of the process.)"""
 
-    name: str
-    tensor: Tensor
-    span: Span | None = None  # where it was bound (top level) or backward() was called
+    __slots__ = ("name", "span", "tensor")
+
+    def __init__(self, name: str, tensor: Tensor, span: Span | None = None) -> None:
+        self.name = name
+        self.tensor = tensor
+        self.span = span
+
+    def __repr__(self) -> str:
+        return f"Target(name={self.name!r}, tensor={self.tensor!r}, span={self.span!r})"
 
 
 # -- scopes ---------------------------------------------------------------------------------------

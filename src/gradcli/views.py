@@ -17,7 +17,6 @@ numbers are the same on every run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import AccumulateGrad, Node, Tensor
@@ -27,67 +26,80 @@ from .errors import GradcliError
 from .script.printing import Printer, node_name, type_name
 
 
-@dataclass(eq=False, repr=False)
+# The records are plain classes, not dataclasses: ``dataclass`` compiles each class's
+# ``__init__`` from source at every start of the process (about 5 ms for these seven, on every
+# command, listing or not). ``changed`` is ``dataclasses.replace``'s.
 class TensorView:
     """A tensor's host-side state, as docs/commands.md describes it."""
 
-    shape: list[int]
-    dtype: str
-    data: Any  # numpy array
-    requires_grad: bool
-    is_leaf: bool
-    grad_fn: str | None
-    grad: Any  # numpy array or None
-    version: int
-    retains_grad: bool = False
+    def __init__(self, shape: list[int], dtype: str, data: Any, requires_grad: bool,
+                 is_leaf: bool, grad_fn: str | None, grad: Any, version: int,
+                 retains_grad: bool = False) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.data = data  # numpy array
+        self.requires_grad = requires_grad
+        self.is_leaf = is_leaf
+        self.grad_fn = grad_fn
+        self.grad = grad  # numpy array or None
+        self.version = version
+        self.retains_grad = retains_grad
 
 
-@dataclass(eq=False, repr=False)
 class PlainView:
     """A binding that is not a tensor: a number, a bool, a function, a list, None."""
 
-    type: str
-    value: Any
+    def __init__(self, type: str, value: Any) -> None:
+        self.type = type
+        self.value = value
 
 
-@dataclass(eq=False, repr=False)
 class SavedView:
     """One tensor (or wrapped number) a backward node saved."""
 
-    name: str
-    freed: bool
-    shape: list[int] | None = None
-    value: Any = None  # a Python number for a wrapped scalar, else None
-    tensor: str | None = None  # the script name of the saved tensor, while it is kept
-    stale: bool = False  # modified in place since it was saved: a backward through it fails
+    def __init__(self, name: str, freed: bool, shape: list[int] | None = None,
+                 value: Any = None, tensor: str | None = None, stale: bool = False) -> None:
+        self.name = name
+        self.freed = freed
+        self.shape = shape
+        self.value = value  # a Python number for a wrapped scalar, else None
+        self.tensor = tensor  # the script name of the saved tensor, while it is kept
+        self.stale = stale  # modified in place since it was saved: a backward through it fails
 
 
-@dataclass(eq=False, repr=False)
 class GraphNode:
     """One recorded tensor state (docs/commands.md ``graph`` node)."""
 
-    id: int
-    name: str | None
-    op: str | None
-    grad_fn: str | None
-    inputs: list[int]
-    shape: list[int]
-    requires_grad: bool
-    is_leaf: bool
-    data: Any
-    grad: Any
-    saved: list[SavedView]
-    inplace: bool = False
-    retains_grad: bool = False
-    line: int | None = None  # where the script created this state (its statement)
-    column: int | None = None
-    step: int = 0  # which execution of that statement (the run's statement count then)
-    dtype: str = "float64"  # its own (an int64 index, a bool mask), not the run's default
-    d_output: Any = None  # --wrt: d(output)/d(this tensor), as `grad` computes it (host)
-    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
-    count: int = 1  # --rolled: how many nodes (a recurrent layer: calls) this one stands for
-    layer: str | None = None  # --rolled: the recurrent layer it stands for
-    tangent: Any = None  # forward-mode AD: the tangent a dual level carried here (host)
+    def __init__(self, id: int, name: str | None, op: str | None, grad_fn: str | None,
+                 inputs: list[int], shape: list[int], requires_grad: bool, is_leaf: bool,
+                 data: Any, grad: Any, saved: list[SavedView], inplace: bool = False,
+                 retains_grad: bool = False, line: int | None = None,
+                 column: int | None = None, step: int = 0, dtype: str = "float64",
+                 d_output: Any = None, rnn_step: tuple | None = None, count: int = 1,
+                 layer: str | None = None, tangent: Any = None) -> None:
+        self.id = id
+        self.name = name
+        self.op = op
+        self.grad_fn = grad_fn
+        self.inputs = inputs
+        self.shape = shape
+        self.requires_grad = requires_grad
+        self.is_leaf = is_leaf
+        self.data = data
+        self.grad = grad
+        self.saved = saved
+        self.inplace = inplace
+        self.retains_grad = retains_grad
+        self.line = line  # where the script created this state (its statement)
+        self.column = column
+        self.step = step  # which execution of that statement (the run's statement count then)
+        self.dtype = dtype  # its own (an int64 index, a bool mask), not the run's default
+        self.d_output = d_output  # --wrt: d(output)/d(this tensor), as `grad` computes it
+        # (mode, layer, direction, step, weights): an RNN layer's
+        self.rnn_step = rnn_step
+        self.count = count  # --rolled: how many nodes (a recurrent layer: calls) it stands for
+        self.layer = layer  # --rolled: the recurrent layer it stands for
+        self.tangent = tangent  # forward-mode AD: the tangent a dual level carried here (host)
 
     @property
     def op_label(self) -> str | None:
@@ -97,47 +109,71 @@ class GraphNode:
         return self.op + "_"
 
 
-@dataclass(eq=False, repr=False)
 class GraphView:
     """Every recorded tensor state in topological order, and the output's id."""
 
-    nodes: list[GraphNode]
-    output: int | None
-    dtype: str
-    context: list[GraphNode] = field(default_factory=list)  # inputs a scope left out
-    output_name: str | None = None  # what d_output is the derivative of
-    seeded: str | None = None  # --mode forward: the --wrt whose tangent was seeded (a label)
+    def __init__(self, nodes: list[GraphNode], output: int | None, dtype: str,
+                 context: list[GraphNode] | None = None, output_name: str | None = None,
+                 seeded: str | None = None) -> None:
+        self.nodes = nodes
+        self.output = output
+        self.dtype = dtype
+        self.context = [] if context is None else context  # inputs a scope left out
+        self.output_name = output_name  # what d_output is the derivative of
+        # --mode forward: the --wrt whose tangent was seeded (a label)
+        self.seeded = seeded
 
 
-@dataclass(eq=False, repr=False)
 class BackwardNode:
     """One grad_fn node reached from the output (AccumulateGrad nodes carry the leaf)."""
 
-    id: int
-    name: str
-    next: list[int | None]
-    saved: list[SavedView]
-    tensor: str | None = None  # the script name of the tensor whose grad_fn this is
-    variable: TensorView | None = None  # AccumulateGrad: the leaf
-    variable_name: str | None = None
-    record: int | None = None  # the graph record of its tensor (AccumulateGrad: the leaf's)
-    line: int | None = None  # where the script created that tensor
-    column: int | None = None
-    step: int = 0
-    d_output: Any = None  # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
-    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
+    def __init__(self, id: int, name: str, next: list[int | None], saved: list[SavedView],
+                 tensor: str | None = None, variable: TensorView | None = None,
+                 variable_name: str | None = None, record: int | None = None,
+                 line: int | None = None, column: int | None = None, step: int = 0,
+                 d_output: Any = None, rnn_step: tuple | None = None) -> None:
+        self.id = id
+        self.name = name
+        self.next = next
+        self.saved = saved
+        self.tensor = tensor  # the script name of the tensor whose grad_fn this is
+        self.variable = variable  # AccumulateGrad: the leaf
+        self.variable_name = variable_name
+        self.record = record  # the graph record of its tensor (AccumulateGrad: the leaf's)
+        self.line = line  # where the script created that tensor
+        self.column = column
+        self.step = step
+        # --wrt: d(output)/d(its tensor, or its leaf), as `grad` computes it
+        self.d_output = d_output
+        # (mode, layer, direction, step, weights): an RNN layer's
+        self.rnn_step = rnn_step
 
 
-@dataclass(eq=False, repr=False)
 class BackwardView:
     """The grad_fn graph of the output, numbered from the output's node."""
 
-    nodes: list[BackwardNode]
-    output: str | None
-    output_tensor: TensorView | None
-    root: int | None
-    extra: dict[str, Any] = field(default_factory=dict)
-    context: list[BackwardNode] = field(default_factory=list)  # next nodes a scope left out
+    def __init__(self, nodes: list[BackwardNode], output: str | None,
+                 output_tensor: TensorView | None, root: int | None,
+                 extra: dict[str, Any] | None = None,
+                 context: list[BackwardNode] | None = None) -> None:
+        self.nodes = nodes
+        self.output = output
+        self.output_tensor = output_tensor
+        self.root = root
+        self.extra = {} if extra is None else extra
+        self.context = [] if context is None else context  # next nodes a scope left out
+
+
+def changed(record: Any, **fields: Any) -> Any:
+    """A copy of a view record with ``fields`` replaced (``dataclasses.replace`` for these
+    plain classes); an unknown field is a TypeError, as there."""
+    unknown = fields.keys() - record.__dict__.keys()
+    if unknown:
+        raise TypeError(f"{type(record).__name__} has no field {min(unknown)!r}")
+    new = object.__new__(type(record))
+    new.__dict__.update(record.__dict__)
+    new.__dict__.update(fields)
+    return new
 
 
 def tensor_view(t: Tensor) -> TensorView:

@@ -20,7 +20,6 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ScriptError
@@ -35,9 +34,14 @@ RECURSION_LIMIT = 20_000  # deep graphs and deep expressions recurse in Python
 _SEQUENCE = itertools.count()
 
 
-@dataclass(eq=False)
 class RunContext:
-    """The mutable state of one run (see the module docstring)."""
+    """The mutable state of one run (see the module docstring).
+
+    ``RunContext(backend, **fields)``: the fields below, by keyword, each one's default where
+    not given (the ones marked "per run" made new for each context).  A plain class rather
+    than a dataclass, whose ``__init__`` would be compiled from source at every start of the
+    process.
+    """
 
     backend: Backend
     max_elements: int = MAX_ELEMENTS
@@ -74,14 +78,14 @@ class RunContext:
     # Warnings raised during the run, as (message, category name); None outside a run, where
     # they go to Python's warnings module as PyTorch's do.
     warnings: list[tuple[str, str]] | None = None
-    warned_once: set[str] = field(default_factory=set)
+    warned_once: set[str]  # per run: empty
     # Node sequence numbers, one counter for the process as PyTorch's sequence_nr: the backward
     # reads them as a topological order, so a context made after a run (a Hessian, explain's
     # replays) numbers its nodes after the run's.
-    seq: Iterator[int] = field(default_factory=lambda: _SEQUENCE)
+    seq: Iterator[int]  # per run: the process's counter
     # Where each version counter was last bumped by an in-place op: id(counter) -> (counter,
     # the statement's span), so a version error can name the in-place line.
-    inplace_at: dict[int, tuple[list, Any]] = field(default_factory=dict)
+    inplace_at: dict[int, tuple[list, Any]]  # per run: empty
     # grad, check, explain: each node a backward frees keeps what it saved (Node.unfreed; the
     # script still sees the node freed and fails as PyTorch; graph.restored_saved puts the
     # values back for gradcli's after-the-run gradient).
@@ -99,17 +103,29 @@ class RunContext:
     anomaly: bool = False
     anomaly_nan: bool = True
     anomaly_frames: Callable | None = None
-    anomaly_traces: dict = field(default_factory=dict)
+    anomaly_traces: dict  # per run: empty
     # An EventSink told what the engine does (``trace``, ``profile``); None costs nothing.
     tracer: EventSink | None = None
     # torch.set_printoptions's: how the run's tensors print (PyTorch keeps them per process)
     print_options: PrintOptions = DEFAULT_OPTIONS
     # the CPU whose PyTorch the run reproduces (capability, threads: torch.set_num_threads)
-    machine: machines.Machine = field(default_factory=machines.process)
+    machine: machines.Machine  # per run: machines.process()
     # the script's NumPy (api/numpy_values.NumpyState: np.random's state, print options),
     # made when the run first uses NumPy; and where NumPy writes its floating-point warnings
     numpy: Any = None
-    fp_log: FloatingPointLog = field(default_factory=FloatingPointLog)
+    fp_log: FloatingPointLog  # per run: a new one
+
+    def __init__(self, backend: Backend, **fields: Any) -> None:
+        values = self.__dict__
+        values.update(_DEFAULTS)
+        for name, value in fields.items():
+            if name not in _FIELDS:
+                raise TypeError(f"RunContext() got an unexpected keyword argument {name!r}")
+            values[name] = value
+        self.backend = backend
+        for name, make in _PER_RUN.items():
+            if name not in fields:
+                values[name] = make()
 
     def set_num_threads(self, threads: int) -> None:
         """``torch.set_num_threads(threads)`` for the rest of the run."""
@@ -130,6 +146,13 @@ class RunContext:
         if message not in self.warned_once:
             self.warned_once.add(message)
             self.warn(message)
+
+
+_FIELDS = frozenset(RunContext.__annotations__)
+_DEFAULTS = {k: v for k, v in vars(RunContext).items() if k in _FIELDS}
+_PER_RUN: dict[str, Callable[[], Any]] = {
+    "warned_once": set, "seq": lambda: _SEQUENCE, "inplace_at": dict, "anomaly_traces": dict,
+    "machine": machines.process, "fp_log": FloatingPointLog}
 
 
 class EventSink:

@@ -18,7 +18,6 @@ import os
 import re
 import string
 import zlib
-from dataclasses import dataclass
 from typing import Any
 
 FORMAT = "gradcli-lalr-6"
@@ -26,28 +25,47 @@ HELPER = object()  # marks a helper rule Lark made for `x*` / `x+`: its children
 _WS = "WS"  # the ignored terminal of blanks inside a line; it becomes the lexer's prefix
 
 
-@dataclass(frozen=True, slots=True)
 class Tables:
-    """LALR tables and lexer, ready for the parser's driver."""
+    """LALR tables and lexer, ready for the parser's driver.
 
-    master: re.Pattern[str]  # the terminals, each a named group, then ``bad``
-    keywords: dict[str, str]  # word -> terminal, for words that NAME matches
-    operators: dict[str, str]  # operator text -> terminal
-    ignored: frozenset[str]
-    # actions[state][terminal]: a shift target (>= 0), or ~code where code < len(chains) is a
-    # run of unit rules and code - len(chains) indexes rules.
-    actions: list[dict[str, int]]
-    gotos: list[list[int]]  # gotos[nonterminal index][state] -> state
-    # runs of unit rules, each the run that starts with unit rule (nonterminal, lookahead) of
-    # chain_keys: state below -> state after the run, filled in by ``chain`` as parses need it
-    chains: list[dict[int, int]]
-    chain_keys: list[tuple[int, str]]
-    # after[nonterminal][lookahead][state below] -> the state after the goto and the run of
-    # unit rules that the lookahead makes there, filled in by ``goto`` as parses need it
-    after: list[dict[str, dict[int, int]]]
-    rules: list[tuple[int, int, str, list[int]]]  # size, nonterminal, kind, spliced children
-    start: int
-    end: int
+    A plain slots class rather than a dataclass, whose ``__init__`` would be compiled from
+    source at every start of the process.
+
+    - ``master``: the terminals, each a named group, then ``bad``
+    - ``keywords``: word -> terminal, for words that NAME matches
+    - ``operators``: operator text -> terminal; ``ignored``: the terminals the lexer skips
+    - ``actions[state][terminal]``: a shift target (>= 0), or ~code where code < len(chains)
+      is a run of unit rules and code - len(chains) indexes rules
+    - ``gotos[nonterminal index][state]`` -> state
+    - ``chains``: runs of unit rules, each the run that starts with unit rule (nonterminal,
+      lookahead) of ``chain_keys``: state below -> state after the run, filled in by ``chain``
+      as parses need it
+    - ``after[nonterminal][lookahead][state below]`` -> the state after the goto and the run
+      of unit rules that the lookahead makes there, filled in by ``goto`` as parses need it
+    - ``rules``: (size, nonterminal, kind, spliced children); ``start``, ``end``: the states
+    """
+
+    __slots__ = ("actions", "after", "chain_keys", "chains", "end", "gotos", "ignored",
+                 "keywords", "master", "operators", "rules", "start")
+
+    def __init__(self, *, master: re.Pattern[str], keywords: dict[str, str],
+                 operators: dict[str, str], ignored: frozenset[str],
+                 actions: list[dict[str, int]], gotos: list[list[int]],
+                 chains: list[dict[int, int]], chain_keys: list[tuple[int, str]],
+                 after: list[dict[str, dict[int, int]]],
+                 rules: list[tuple[int, int, str, list[int]]], start: int, end: int) -> None:
+        self.master = master
+        self.keywords = keywords
+        self.operators = operators
+        self.ignored = ignored
+        self.actions = actions
+        self.gotos = gotos
+        self.chains = chains
+        self.chain_keys = chain_keys
+        self.after = after
+        self.rules = rules
+        self.start = start
+        self.end = end
 
     def chain(self, code: int, below: int) -> int:
         """The state after the run of unit rules ``code`` over state ``below`` (memoised).

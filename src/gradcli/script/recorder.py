@@ -6,7 +6,6 @@ records hold the tensors, so numbering is stable and never by ``id()`` alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,23 +16,29 @@ from ..engine.context import current
 from ..errors import Span
 
 
-@dataclass
 class Record:
-    """One tensor state the run produced: a leaf, an op's result, or an in-place update."""
+    """One tensor state the run produced: a leaf, an op's result, or an in-place update.  (A
+    plain class: a dataclass's ``__init__`` is compiled at every start of the process.)"""
 
-    tensor: Tensor
-    op: str | None  # op table name, None for a leaf
-    grad_fn: str | None
-    inputs: tuple[int | None, ...]  # record ids; None for a plain number argument
-    span: Span | None
-    node: Any = None  # the engine Node created (grad_fn), for saved-tensor listings
-    data: Any = None  # the values of an older state that an in-place update overwrote
-    numbers: tuple = ()  # the plain-number arguments, by position (None for a tensor)
-    grad_enabled: bool = True  # grad mode when the op ran (explain names no_grad cuts)
-    step: int = 0  # statements executed so far: tells one execution of a line from the next
-    version: int = 0  # the tensor's version counter for this state
-    rnn_step: tuple | None = None  # (mode, layer, direction, step, weights): an RNN layer's
-    tangent: Any = None  # forward-mode AD: the tangent a dual level gave this state (host)
+    def __init__(self, tensor: Tensor, op: str | None, grad_fn: str | None,
+                 inputs: tuple[int | None, ...], span: Span | None, node: Any = None,
+                 data: Any = None, numbers: tuple = (), grad_enabled: bool = True,
+                 step: int = 0, version: int = 0, rnn_step: tuple | None = None,
+                 tangent: Any = None) -> None:
+        self.tensor = tensor
+        self.op = op  # op table name, None for a leaf
+        self.grad_fn = grad_fn
+        self.inputs = inputs  # record ids; None for a plain number argument
+        self.span = span
+        self.node = node  # the engine Node created (grad_fn), for saved-tensor listings
+        self.data = data  # the values of an older state that an in-place update overwrote
+        self.numbers = numbers  # the plain-number arguments, by position (None for a tensor)
+        self.grad_enabled = grad_enabled  # grad mode when the op ran (explain: no_grad cuts)
+        self.step = step  # statements executed so far: one execution of a line from the next
+        self.version = version  # the tensor's version counter for this state
+        # (mode, layer, direction, step, weights): an RNN layer's
+        self.rnn_step = rnn_step
+        self.tangent = tangent  # forward-mode AD: the tangent a dual level gave this (host)
 
 
 class Recorder:
