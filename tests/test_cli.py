@@ -716,6 +716,57 @@ def test_startup_imports_stay_small():
         assert f" {heavy}\n" not in grad_imports and f" {heavy}." not in grad_imports, heavy
 
 
+_BLAS_CHECK = """
+import ctypes, os, sys
+from gradcli import launch
+launch._import_numpy()
+import numpy
+libs = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs")
+names = [(n, e) for n in os.listdir(libs) for p, e in launch._OPENBLAS.items() if n.startswith(p)]
+lib = ctypes.CDLL(os.path.join(libs, names[0][0]))
+procs, _ = names[0][1]
+threads = getattr(lib, procs.replace("get_num_procs", "get_num_threads"))()
+print(threads, getattr(lib, procs)(), "OPENBLAS_NUM_THREADS" in os.environ)
+"""
+_NUMPY_PRODUCT = """
+import numpy as np
+a = np.random.default_rng(0).standard_normal((300, 300)).astype(np.float32)
+print(float((a @ a).sum()), float(np.linalg.inv(a.astype(np.float64)).sum()))
+"""
+
+
+def _openblas_wheel() -> bool:
+    import numpy
+
+    libs = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs")
+    from gradcli import launch
+
+    return os.path.isdir(libs) and any(n.startswith(p) for n in os.listdir(libs)
+                                       for p in launch._OPENBLAS)
+
+
+@pytest.mark.skipif(not _openblas_wheel(), reason="NumPy without its wheel's OpenBLAS: "
+                    "the entry point imports it as it is")
+def test_numpy_starts_its_blas_on_one_thread_then_has_its_usual_threads(tmp_path):
+    """The entry point loads NumPy's OpenBLAS with one thread (its pool's start is a third of
+    NumPy's import) and then gives it the threads it would have had, so a script's NumPy
+    products print what ``python`` prints (their bits depend on the thread count)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
+    env["PYTHONPATH"] = SRC
+    r = subprocess.run([sys.executable, "-c", _BLAS_CHECK], capture_output=True, text=True,
+                       env=env, check=True, timeout=120)
+    threads, procs, left = r.stdout.split()
+    assert threads == procs and left == "False"
+    script = tmp_path / "product.py"
+    script.write_text(_NUMPY_PRODUCT)
+    ours = subprocess.run([sys.executable, "-m", "gradcli", "run", str(script)],
+                          capture_output=True, text=True, env=env, check=True, timeout=120)
+    python = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            env=env, check=True, timeout=120)
+    assert ours.stdout == python.stdout
+
+
 def test_the_entry_point_resumes_the_collector_after_start_up(monkeypatch):
     """`gradcli` starts with the collector paused; it is on again, the start-up's objects
     handed to its oldest generation, before the script runs (a run that makes cycles would

@@ -79,11 +79,64 @@ def _resume_collector(with_run: bool) -> None:
     import gc
 
     if with_run:
+        _import_numpy()
         from . import pipeline, views  # noqa: F401 - the modules every command runs through
         from .engine.context import promote_to_oldest
 
         promote_to_oldest()
     gc.enable()
+
+
+# The OpenBLAS of NumPy's Linux wheels, by the name of its file in numpy.libs (2.x:
+# scipy-openblas, 1.26: openblas64_): its entry points for the number of processors and for
+# setting the number of threads
+_OPENBLAS = {"libscipy_openblas64_": ("scipy_openblas_get_num_procs64_",
+                                      "scipy_openblas_set_num_threads64_"),
+             "libopenblas64_": ("openblas_get_num_procs64_", "openblas_set_num_threads64_")}
+
+
+def _import_numpy() -> None:
+    """Import NumPy with its OpenBLAS started on one thread, then given the threads it would
+    have started with.
+
+    OpenBLAS starts its thread pool when NumPy loads it, and the new threads spin: on 2 cores
+    about 80 ms of CPU time (a third of a small command's), and as much wall time when the
+    other core is busy, paid by every command, while gradcli's own products go through MKL and
+    NumPy's BLAS serves only fallbacks and a script's NumPy calls.  Setting the threads once it
+    is loaded costs a fraction of a millisecond, and a product's bits depend on the thread
+    count, not on when the pool was made (tests/test_cli.py holds a script's NumPy product to
+    ``python``'s).  Only for the library NumPy's Linux wheels bundle, found by name before it
+    is loaded, and where no thread variable says otherwise.
+    """
+    if "numpy" in sys.modules or any(
+            v in os.environ for v in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+                                      "OMP_NUM_THREADS")):
+        return
+    from importlib.util import find_spec
+
+    spec = find_spec("numpy")
+    if spec is None or not spec.submodule_search_locations:
+        return
+    libs = os.path.join(os.path.dirname(next(iter(spec.submodule_search_locations))),
+                        "numpy.libs")
+    try:
+        found = [(n, entry) for n in os.listdir(libs) if n.endswith(".so")
+                 for prefix, entry in _OPENBLAS.items() if n.startswith(prefix)]
+    except OSError:
+        return
+    if len(found) != 1:
+        return
+    import ctypes
+
+    name, (procs, set_threads) = found[0]
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"  # read once, when the library loads
+    try:
+        lib = ctypes.CDLL(os.path.join(libs, name))  # the one NumPy then loads
+        import numpy  # noqa: F401
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+    if hasattr(lib, set_threads) and hasattr(lib, procs):
+        getattr(lib, set_threads)(getattr(lib, procs)())  # its default: one per processor
 
 
 def _usable_streams() -> None:
