@@ -858,3 +858,61 @@ def test_ctrl_c_during_start_up_exits_130_quietly(module, args):
                        check=False)
     assert r.returncode == 130, (r.returncode, r.stderr[-2000:])
     assert "Traceback" not in r.stderr and "KeyboardInterrupt" not in r.stderr, r.stderr
+
+
+def _element_by_element(a, dtype):
+    """render.json.data as it was written first: number() of each element, row by row."""
+    import numpy as np
+
+    from gradcli.render import json as jsonr
+
+    a = np.asarray(a)
+    return jsonr.number(a, dtype) if a.ndim == 0 else [_element_by_element(r, dtype) for r in a]
+
+
+def test_json_data_gives_each_element_its_number():
+    """The array-at-once conversion (tolist, float32's shortest decimals) gives what number()
+    gives each element: the same values of the same Python types, nan/inf as strings."""
+    import numpy as np
+
+    from gradcli.render import json as jsonr
+
+    rng = np.random.default_rng(1)
+    for _ in range(600):
+        shape = tuple(int(d) for d in rng.integers(0, 4, int(rng.integers(0, 4))))
+        kind = str(rng.choice(["float32", "float64", "float16", "int64", "uint8", "bool"]))
+        if kind == "bool":
+            a = rng.random(shape) > 0.5
+        else:
+            with np.errstate(all="ignore"):
+                a = (rng.standard_normal(shape) * 10.0 ** float(rng.integers(-40, 40))).astype(kind)
+        if kind.startswith("float") and a.size:
+            for _ in range(int(rng.integers(0, 3))):
+                a.reshape(-1)[rng.integers(0, a.size)] = rng.choice(
+                    [np.nan, np.inf, -np.inf, -0.0, 1e-45])
+        name = kind if rng.random() < 0.7 else str(rng.choice(["float32", "float64"]))
+        want, got = _element_by_element(a, name), jsonr.data(a, name)
+        assert json.dumps(got) == json.dumps(want)
+        flat_w, flat_g = [want], [got]
+        while flat_w:
+            w, g = flat_w.pop(), flat_g.pop()
+            assert type(w) is type(g)
+            if isinstance(w, list):
+                assert len(w) == len(g)
+                flat_w += w
+                flat_g += g
+
+
+def test_json_documents_put_rows_of_plain_values_on_one_line():
+    from gradcli.render import json as jsonr
+
+    doc = {"gradcli": "1", "t": {"shape": [2, 3], "data": [[1.0, "nan", -2.5], [0, 1, 2]],
+                                 "grad": None, "empty": [], "nothing": {}},
+           "odd": {1: "a", None: [True, False]}, "events": [{"n": 1}, {"n": 2}],
+           "text": "héllo \"quoted\""}
+    text = jsonr.dumps(doc, one_per_line="events")
+    assert json.loads(text) == json.loads(json.dumps(doc))
+    lines = text.splitlines()
+    assert '      [1.0, "nan", -2.5],' in lines and '    "shape": [2, 3],' in lines
+    assert '    {"n": 1},' in lines and '"text": "héllo \\"quoted\\""' in text
+    assert text.endswith("}\n") and text.startswith("{\n  \"gradcli\": \"1\",\n")

@@ -36,11 +36,39 @@ def number(v: Any, dtype: str = "float64") -> Any:
 
 
 def data(a: Any, dtype: str = "float64") -> Any:
-    """An array as a number or nested lists of numbers."""
+    """An array as a number or nested lists of numbers (``number``'s, element for element)."""
     a = np.asarray(a)
     if a.ndim == 0:
         return number(a, dtype)
-    return [data(row, dtype) for row in a]
+    kind = a.dtype.kind
+    if kind in "biu":  # JSON integers and booleans
+        return a.tolist()
+    if kind != "f":
+        return [data(row, dtype) for row in a]
+    if dtype == "float32":  # each by its shortest float32 decimal
+        flat = [_FLOAT32_WORDS.get(s) or float(s) for s in map(str, a.astype(np.float32).ravel())]
+        return _nested(flat, a.shape)
+    out = a.tolist()  # Python's floats: float(v) of each element
+    bad = ~np.isfinite(a)
+    if bad.any():
+        for where in zip(*np.nonzero(bad)):
+            row = out
+            for i in where[:-1]:
+                row = row[i]
+            v = a[where]
+            row[where[-1]] = "nan" if np.isnan(v) else "inf" if v > 0 else "-inf"
+    return out
+
+
+_FLOAT32_WORDS = {"nan": "nan", "inf": "inf", "-inf": "-inf"}
+
+
+def _nested(flat: list, shape: tuple[int, ...]) -> list:
+    """A flat list of row-major elements as nested lists of ``shape``."""
+    if len(shape) == 1:
+        return flat
+    step = math.prod(shape[1:])
+    return [_nested(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
 def tensor(v: TensorView) -> dict[str, Any]:
@@ -158,21 +186,43 @@ def html_doc(path: str | None, nodes: int | None, events: int | None,
 def dumps(doc: dict[str, Any], one_per_line: str | None = None) -> str:
     """Strict JSON (no NaN literals), indented, with a final newline.
 
-    The list under the key ``one_per_line`` is written one compact item per line: greppable,
-    and encoded by the C encoder (Python's ``indent`` takes its slow pure-Python path, which
-    dominated a 50,000-event trace).
+    A list of plain values (numbers, strings, booleans, nulls: a tensor's innermost rows, a
+    shape) is written on one line, and the list under the key ``one_per_line`` one compact
+    item per line (greppable).  Each is encoded by the C encoder: Python's ``indent`` takes its
+    pure-Python path, which dominated a 50,000-event trace and a million-number gradient.
     """
-    if one_per_line is None or one_per_line not in doc:
-        return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    parts = []
-    for key, v in doc.items():
-        if key == one_per_line and v:
-            body = "[\n" + ",\n".join("    " + _item(item) for item in v) + "\n  ]"
-        else:
-            body = json.dumps(v, indent=2, ensure_ascii=False, allow_nan=False)
-            body = body.replace("\n", "\n  ")
-        parts.append(f"  {_compact(key)}: {body}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+    return _indented(doc, 0, one_per_line) + "\n"
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+def _indented(v: Any, level: int, one_per_line: str | None = None) -> str:
+    """``v`` as JSON at indentation ``level`` (two spaces each), as ``dumps`` lays it out."""
+    if isinstance(v, dict):
+        if not v:
+            return "{}"
+        if any(k.__class__ is not str for k in v):  # JSON's own names for other keys
+            return json.dumps(v, indent=2, ensure_ascii=False, allow_nan=False).replace(
+                "\n", "\n" + "  " * level)
+        inner = "\n" + "  " * (level + 1)
+        parts = []
+        for k, x in v.items():
+            if k == one_per_line and isinstance(x, list) and x:
+                body = "[" + ",".join(inner + "  " + _item(i) for i in x) + inner + "]"
+            else:
+                body = _indented(x, level + 1)
+            parts.append(inner + _item(k) + ": " + body)
+        return "{" + ",".join(parts) + "\n" + "  " * level + "}"
+    if isinstance(v, (list, tuple)):
+        if not v:
+            return "[]"
+        if _PLAIN.issuperset(map(type, v)):
+            return _item(v)
+        inner = "\n" + "  " * (level + 1)
+        return "[" + ",".join(inner + _indented(x, level + 1) for x in v) + "\n" + \
+            "  " * level + "]"
+    return _item(v)
 
 
 _compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
