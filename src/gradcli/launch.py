@@ -133,6 +133,8 @@ def _import_numpy() -> None:
     try:
         lib = ctypes.CDLL(os.path.join(libs, name))  # the one NumPy then loads
         import numpy  # noqa: F401
+    except OSError:  # not loadable here: NumPy's own import says why, as without this
+        return
     finally:
         del os.environ["OPENBLAS_NUM_THREADS"]
     if hasattr(lib, set_threads) and hasattr(lib, procs):
