@@ -417,6 +417,27 @@ def test_fma64_rounds_tiny_products_once(a, b, c):
     assert fp.fma64(np.array([a, 1.0]), np.array([b, 2.0]), np.array([c, 0.0]))[0] == want
 
 
+@pytest.mark.parametrize("capability", ["AVX2", "DEFAULT"])
+def test_tanh_backward_of_float64_scalars_is_the_arrays(capability):
+    """A 0-d float64 tensor's tanh_backward (a scalar script's), taken at once, gives the
+    array kernel's bits: a * (1 - b * b) with 1 - b * b one FMA on AVX2, not on DEFAULT."""
+    rng = np.random.default_rng(7)
+    y = np.concatenate([rng.uniform(-1, 1, 3000), rng.standard_normal(1000) * 1e3,
+                        [0.0, -0.0, 1.0, -1.0, 1e-300, 5e-324, np.inf, -np.inf, np.nan]])
+    g = np.concatenate([rng.standard_normal(y.size - 3), [np.inf, -0.0, np.nan]])
+    machine.activate(Machine(capability, 1))
+    try:
+        with np.errstate(all="ignore"):
+            want = unary.tanh_backward(g, y)  # the array path
+            for i in range(y.size):
+                got = unary.tanh_backward(np.float64(g[i]), np.float64(y[i]))
+                assert np.asarray(got).view(np.int64) == want[i:i + 1].view(np.int64)[0], i
+    finally:
+        machine.activate(machine.process())
+    exact = float(Fraction(0.5) * (1 - Fraction(0.75) * Fraction(0.75)))
+    assert unary.tanh_backward(np.float64(0.5), np.float64(0.75)) == exact
+
+
 @settings(max_examples=400, deadline=None)
 @given(*[st.floats(allow_nan=False, allow_infinity=False, width=32)] * 3)
 def test_fma32_rounds_once(a, b, c):

@@ -291,10 +291,8 @@ def _two_prod(a: Any, b: Any) -> tuple[Any, Any]:
 
 def fma64(a: Any, b: Any, c: Any) -> Any:
     """float64 ``a * b + c`` rounded once; a NumPy scalar result for scalar operands."""
-    if all(isinstance(v, float | int | np.floating) for v in (a, b, c)):
-        if native.lib is not None:
-            return F64(native.lib.fma64_scalar(float(a), float(b), float(c)))
-        return F64(_fma64_scalar(float(a), float(b), float(c)))
+    if isinstance(a, _NUMBER) and isinstance(b, _NUMBER) and isinstance(c, _NUMBER):
+        return fma64_scalar(float(a), float(b), float(c))
     if native.lib is not None:
         out = native.fma64(a, b, c)
         if out is not None:
@@ -343,6 +341,16 @@ def _exact64(a: float, b: float, c: float) -> float:
         return float(Fraction(a) * Fraction(b) + Fraction(c))
     except OverflowError:  # beyond the largest float64: the infinity a * b + c rounds to
         return a * b + c
+
+
+_NUMBER = (float, int, np.floating)
+
+
+def fma64_scalar(a: float, b: float, c: float) -> Any:
+    """``fma64`` of three Python floats, a NumPy float64."""
+    if native.lib is not None:
+        return F64(native.lib.fma64_scalar(a, b, c))
+    return F64(_fma64_scalar(a, b, c))
 
 
 def _fma64_scalar(a: float, b: float, c: float) -> float:

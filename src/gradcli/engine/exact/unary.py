@@ -36,6 +36,7 @@ from .fp import fma32, fma64
 from .iterator import batch_place, vector_mask
 
 F32 = np.float32
+F64 = np.float64
 ONE = F32(1)
 
 def _is32(x: Any) -> bool:
@@ -372,6 +373,10 @@ def softshrink(x: Any, lambd: float) -> Any:
 def tanh_backward(grad: Any, y: Any) -> Any:
     """tanh_backward: a * (1 - b * b), the compiler fusing ``1 - b * b`` into one FMA (in
     float32 and float64 lanes alike) on AVX2 and AVX512."""
+    if y.__class__ is F64 and grad.__class__ is F64 and machine.current().fma:
+        # a 0-d float64 tensor's value (a scalar script's tanh): madd's one FMA, at once
+        v = float(y)
+        return grad * fp.fma64_scalar(-v, v, 1.0)
     one = y.dtype.type(1)
     if y.dtype == F32 and y.ndim and y.size and machine.current().fma:
         if native.lib is not None and (np.shape(grad) == y.shape or np.size(grad) == 1 and
