@@ -32,11 +32,10 @@ import numpy as np
 from .. import machine
 from ..machine import SUM_VECTOR_BYTES
 from . import clib, fp, libm, native, sleef, sleef64, vml
-from .fp import fma32, fma64
+from .fp import F64, fma32, fma64
 from .iterator import batch_place, vector_mask
 
 F32 = np.float32
-F64 = np.float64
 ONE = F32(1)
 
 def _is32(x: Any) -> bool:
