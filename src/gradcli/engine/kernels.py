@@ -17,8 +17,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from numpy import ndarray
+
 from . import machine
 from .backend import exact_kernels, index_put, to_host
+from .context import current
 from .exact.select import mode_of, quick_select_index, sort_order, topk_order
 from .tensor import batched_arrays
 
@@ -250,6 +253,13 @@ def _axes(axis: Any) -> tuple | None:
 
 def matmul(xp: Any, a: Any, b: Any) -> Any:
     """``torch.matmul`` of vectors and matrices: float32 in MKL's order of additions."""
+    if a.__class__ is ndarray and b.__class__ is ndarray and a.ndim == 2 and 0 < b.ndim <= 2 \
+            and a.size and b.size and current().vmap is None:
+        # a matrix times a matrix or a vector, outside vmap (every training step's products):
+        # straight to blas.py's mm or mv, as ex.matmul would route them
+        ex = exact_kernels(xp)
+        if ex is not None and ex.accepts(a, b):
+            return ex.blas.mm(a, b) if b.ndim == 2 else ex.blas.mv(a, b)
     if a.ndim <= 2 and b.ndim == 1 or a.ndim == 2 and b.ndim == 2:
         if batched_arrays(a, b):
             # NOTE: inside vmap, PyTorch's batching rules make a product of two batched
