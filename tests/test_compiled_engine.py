@@ -300,3 +300,45 @@ def test_backward_errors_match_the_python_loop() -> None:
     with _python_loop():
         python = errors()
     assert len(compiled) == 2 and compiled == python
+
+
+def _planning(pool_ops: list, n_targets: int, n_roots: int) -> tuple:
+    """A random graph over two leaves, a constant and a detached value (ops picking operands
+    from the pool made so far), and autograd's planning of it: the walks without and with
+    targets and the plan, as lists (the dicts' order kept)."""
+    with use(RunContext(get_backend("numpy", "float64"))):
+        pool = [F.param([0.5, -1.5]), F.param([2.0, 0.25]), F.tensor([1.0, 3.0])]
+        pool.append((pool[0] * 2).detach())
+        for op, i, j in pool_ops:
+            a, b = pool[i % len(pool)], pool[j % len(pool)]
+            pool.append(op(a, b) if op is not F.tanh else op(a))
+        graded = [t for t in pool if t.requires_grad]
+        roots = [t.grad_fn or autograd.edge(t) for t in graded[-n_roots:]] * 2  # repeated roots
+        targets = {autograd.edge(t) if t.is_leaf else t.grad_fn for t in graded[:n_targets]}
+        counts = list(autograd._counts(roots).items())
+        reach = autograd._reach(roots)
+        needed, deps, masks, run = autograd._plan(reach, targets, set(roots))
+        names = {n: k for k, n in enumerate(reach)}  # the nodes by their place in the walk
+        names.update({n: -1 - k for k, n in enumerate(sorted(targets - reach.keys(),
+                                                             key=lambda n: n.seq))})
+        return ([names[n] for n, _ in counts], [c for _, c in counts], len(names),
+                sorted(names[n] for n in needed),
+                [(names[n], c) for n, c in deps.items()],
+                [(names[n], m) for n, m in masks.items()], [names[n] for n in run])
+
+
+@needs_loop
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([F.add, F.mul, F.sub, F.tanh]),
+                          st.integers(0, 40), st.integers(0, 40)), min_size=1, max_size=25),
+       st.integers(1, 4), st.integers(1, 3))
+def test_backward_planning_matches_the_python_walks(pool_ops: list, n_targets: int,
+                                                    n_roots: int) -> None:
+    """_backward.c's counts, reach and plan against autograd.py's loops: the same nodes in the
+    same order, the same dependency counts, masks (a constant operand's False, a branch that
+    leads to no target) and nodes to run, on random graphs with shared values and targets
+    among the leaves and the intermediate nodes."""
+    compiled = _planning(pool_ops, n_targets, n_roots)
+    with _python_loop():
+        python = _planning(pool_ops, n_targets, n_roots)
+    assert compiled == python

@@ -1,10 +1,11 @@
 /* The backward's loop compiled: autograd.py's _plain (for a backward without create_graph or
  * a trace), step for step, in C.
  *
- * The plan (which nodes run, in which order, the AccumulateGrads' dependency counts), the
- * formulas themselves, the sums into .grad (_accumulate) and every node with hooks, a retained
- * grad, a capture or a mask of its own (_run's special) stay the Python that autograd.py,
- * ops.py and graph.py define; this file runs the loop between them without the interpreter's
+ * The walks that plan a backward are here too (counts, reach, plan: _run's and _plan's loops
+ * over every reachable node, which a scalar script makes one per statement).  The formulas
+ * themselves, the sums into .grad (_accumulate) and every node with hooks, a retained grad, a
+ * capture or a mask of its own (_run's special) stay the Python that autograd.py, ops.py and
+ * graph.py define; this file runs the loop between them without the interpreter's
  * cost per node and per edge: the next node picked, its gradient taken from the buffers, its
  * gradients summed into the buffers of the nodes its edges lead to, an AccumulateGrad pushed on
  * the ready heap when its last gradient arrives.  For a node of graph.Node's class exactly
@@ -17,7 +18,8 @@
  * setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heappush, heappop,
  * (Node, its slot descriptors, GRAD_ONLY, sum_to, Tensor)): once, when autograd.py is
  * imported.  run(order, ready, buffers, adds, deps, marked, special, ctx, accumulate,
- * retain_graph, at): one backward, as _plain(..., slow=False).
+ * retain_graph, at): one backward, as _plain(..., slow=False).  counts(roots), reach(roots),
+ * plan(nodes, needed, roots): autograd._counts, _reach and _plan's pass.
  */
 #include "../_capi.h"  /* Python.h, and the slot and name helpers the extensions share */
 
@@ -467,6 +469,191 @@ fail:
     return NULL;
 }
 
+/* The walks that plan a backward (autograd.py's _run and _plan), for graphs of many nodes (a
+ * scalar script's backward walks one node per statement).  Each is the Python loop it stands
+ * for, step for step, so the dicts keep the Python's order. */
+
+/* the tuple of n.edges (a new reference), or NULL with an exception set */
+static PyObject *edges_of(PyObject *n) {
+    PyObject *edges = PyObject_GetAttr(n, s_edges);
+    if (edges != NULL && !PyTuple_Check(edges)) {
+        Py_SETREF(edges, PySequence_Tuple(edges));
+    }
+    return edges;
+}
+
+/* counts(roots): {node: how many edges of reachable nodes point into it}, the roots (each once,
+ * in order) at 0 and first, then the nodes as a depth-first walk meets them */
+static PyObject *counts(PyObject *self, PyObject *roots) {
+    if (!PyList_Check(roots)) {
+        PyErr_SetString(PyExc_TypeError, "counts(roots): a list");
+        return NULL;
+    }
+    PyObject *deps = PyDict_New(), *stack = PyList_New(0), *zero = PyLong_FromLong(0);
+    if (deps == NULL || stack == NULL || zero == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(roots); i++) {
+        PyObject *r = PyList_GET_ITEM(roots, i);
+        int has = PyDict_Contains(deps, r);
+        if (has < 0) goto fail;
+        if (!has && (PyDict_SetItem(deps, r, zero) < 0 || PyList_Append(stack, r) < 0))
+            goto fail;
+    }
+    while (PyList_GET_SIZE(stack)) {
+        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+        PyObject *n = Py_NewRef(PyList_GET_ITEM(stack, last));
+        if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) { Py_DECREF(n); goto fail; }
+        PyObject *edges = edges_of(n);
+        Py_DECREF(n);
+        if (edges == NULL) goto fail;
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(edges); j++) {
+            PyObject *m = PyTuple_GET_ITEM(edges, j);
+            if (m == Py_None) continue;
+            PyObject *c = PyDict_GetItemWithError(deps, m);
+            PyObject *next;
+            if (c != NULL) {
+                next = PyNumber_Add(c, one);
+            } else if (PyErr_Occurred()) {
+                next = NULL;
+            } else {
+                next = Py_NewRef(one);
+                if (PyList_Append(stack, m) < 0) { Py_DECREF(next); next = NULL; }
+            }
+            if (next == NULL || PyDict_SetItem(deps, m, next) < 0) {
+                Py_XDECREF(next); Py_DECREF(edges); goto fail;
+            }
+            Py_DECREF(next);
+        }
+        Py_DECREF(edges);
+    }
+    Py_DECREF(stack); Py_DECREF(zero);
+    return deps;
+fail:
+    Py_XDECREF(deps); Py_XDECREF(stack); Py_XDECREF(zero);
+    return NULL;
+}
+
+/* reach(roots): {node: None} of every node reachable from roots, the roots first (each once),
+ * then as a depth-first walk meets them */
+static PyObject *reach(PyObject *self, PyObject *roots) {
+    if (!PyList_Check(roots)) {
+        PyErr_SetString(PyExc_TypeError, "reach(roots): a list");
+        return NULL;
+    }
+    PyObject *seen = PyDict_New(), *stack = PyList_New(0);
+    if (seen == NULL || stack == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(roots); i++) {
+        PyObject *r = PyList_GET_ITEM(roots, i);
+        int has = PyDict_Contains(seen, r);
+        if (has < 0) goto fail;
+        if (!has && (PyDict_SetItem(seen, r, Py_None) < 0 || PyList_Append(stack, r) < 0))
+            goto fail;
+    }
+    while (PyList_GET_SIZE(stack)) {
+        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+        PyObject *n = Py_NewRef(PyList_GET_ITEM(stack, last));
+        if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) { Py_DECREF(n); goto fail; }
+        PyObject *edges = edges_of(n);
+        Py_DECREF(n);
+        if (edges == NULL) goto fail;
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(edges); j++) {
+            PyObject *m = PyTuple_GET_ITEM(edges, j);
+            if (m == Py_None) continue;
+            int has = PyDict_Contains(seen, m);
+            if (has < 0 || (!has && (PyDict_SetItem(seen, m, Py_None) < 0 ||
+                                     PyList_Append(stack, m) < 0))) {
+                Py_DECREF(edges); goto fail;
+            }
+        }
+        Py_DECREF(edges);
+    }
+    Py_DECREF(stack);
+    return seen;
+fail:
+    Py_XDECREF(seen); Py_XDECREF(stack);
+    return NULL;
+}
+
+/* plan(nodes, needed, roots): autograd._plan's pass over nodes (sorted by seq), with needed
+ * the set of targets (it grows to the nodes that lead to one): (deps, masks, run) */
+static PyObject *plan(PyObject *self, PyObject *args) {
+    PyObject *nodes, *needed, *roots;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &nodes, &PySet_Type, &needed,
+                          &PySet_Type, &roots)) return NULL;
+    if (accumulate_grad == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_backward.setup() first");
+        return NULL;
+    }
+    PyObject *deps = PyDict_New(), *masks = PyDict_New(), *run = PyList_New(0);
+    PyObject *edges = NULL, *mask = NULL, *own = NULL;
+    if (deps == NULL || masks == NULL || run == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nodes); i++) {
+        PyObject *n = PyList_GET_ITEM(nodes, i);
+        int accumulates = (PyObject *)Py_TYPE(n) == accumulate_grad;
+        int found = PySet_Contains(needed, n);
+        if (found < 0 || (edges = edges_of(n)) == NULL) goto fail;
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(edges); j++) {
+            PyObject *m = PyTuple_GET_ITEM(edges, j);
+            if (m == Py_None) continue;  /* n.mask[j] is True */
+            int in = PySet_Contains(needed, m);
+            if (in < 0) goto fail;
+            if (in) {  /* then n leads to a target too: count the edge */
+                found = 1;
+                if ((PyObject *)Py_TYPE(m) == accumulate_grad) {
+                    PyObject *c = PyDict_GetItemWithError(deps, m);
+                    if (c == NULL && PyErr_Occurred()) goto fail;
+                    PyObject *next = c == NULL ? Py_NewRef(one) : PyNumber_Add(c, one);
+                    if (next == NULL) goto fail;
+                    int bad = PyDict_SetItem(deps, m, next);
+                    Py_DECREF(next);
+                    if (bad < 0) goto fail;
+                }
+            } else {
+                if (mask == NULL) {
+                    PyObject *m0 = PyObject_GetAttr(n, s_mask);
+                    if (m0 == NULL) goto fail;
+                    mask = PySequence_List(m0);
+                    Py_DECREF(m0);
+                    if (mask == NULL) goto fail;
+                }
+                if (PyList_SetItem(mask, j, Py_NewRef(Py_False)) < 0) goto fail;
+            }
+        }
+        Py_CLEAR(edges);
+        if (found) {
+            if (PySet_Add(needed, n) < 0) goto fail;
+            if (!accumulates && PyList_Append(run, n) < 0) goto fail;
+            int sends;
+            if (mask == NULL) {
+                if ((own = PyObject_GetAttr(n, s_mask)) == NULL) goto fail;
+                sends = PySequence_Contains(own, Py_True);
+                Py_CLEAR(own);
+                if (sends < 0) goto fail;
+                if (sends) continue;
+            } else {
+                if ((sends = PySequence_Contains(mask, Py_True)) < 0) goto fail;
+                if (sends) {
+                    int bad = PyDict_SetItem(masks, n, mask);
+                    Py_CLEAR(mask);
+                    if (bad < 0) goto fail;
+                    continue;
+                }
+            }
+        } else {
+            int root = PySet_Contains(roots, n);
+            if (root < 0) goto fail;
+            if (root && !accumulates && PyList_Append(run, n) < 0) goto fail;
+        }
+        Py_CLEAR(mask);
+        if (PyDict_SetItem(masks, n, Py_None) < 0) goto fail;
+    }
+    if (PyList_Reverse(run) < 0) goto fail;
+    return Py_BuildValue("(NNN)", deps, masks, run);
+fail:
+    Py_XDECREF(deps); Py_XDECREF(masks); Py_XDECREF(run);
+    Py_XDECREF(edges); Py_XDECREF(mask); Py_XDECREF(own);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heappush, heappop, "
@@ -474,6 +661,9 @@ static PyMethodDef methods[] = {
     {"run", run, METH_VARARGS,
      "run(order, ready, buffers, adds, deps, marked, special, ctx, accumulate, retain_graph, "
      "at): autograd._plain's loop, for a backward without create_graph or a trace"},
+    {"counts", counts, METH_O, "counts(roots): _run's walk without targets, its deps"},
+    {"reach", reach, METH_O, "reach(roots): _run's walk to targets, the nodes it meets"},
+    {"plan", plan, METH_VARARGS, "plan(nodes, needed, roots): _plan's pass, (deps, masks, run)"},
     {NULL},
 };
 

@@ -152,33 +152,16 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     """
     # Dependencies: how many edges (among executed nodes) point into each node.  Roots start
     # at 0, so a root also reached from another root is counted, not pushed again.
-    stack = list(dict.fromkeys(roots))
     # with targets: a node's mask when it differs from its own (no gradient for an input that
     # leads to no target), None for a node that sends none (a root that leads to no target)
     masks: dict[Node, Any] | None = None
     if targets is None:
-        deps: dict[Node, int] = dict.fromkeys(stack, 0)
-        while stack:
-            n = stack.pop()
-            for m in n.edges:
-                if m is not None:
-                    if m in deps:
-                        deps[m] += 1
-                    else:
-                        deps[m] = 1
-                        stack.append(m)
+        deps: dict[Node, int] = _counts(roots)
         will_run: Any = deps
         order = [n for n in deps if n.__class__ is not AccumulateGrad]
         order.sort(key=_SEQ, reverse=True)
     else:  # every reachable node, then which lead to a target and their dependencies
-        seen = dict.fromkeys(stack)
-        pop, push = stack.pop, stack.append
-        while stack:
-            for m in pop().edges:
-                if m is not None and m not in seen:
-                    seen[m] = None
-                    push(m)
-        will_run, deps, masks, order = _plan(seen, set(targets), set(roots))
+        will_run, deps, masks, order = _plan(_reach(roots), set(targets), set(roots))
     captured: dict[Node, Any] = {}
     buffers: dict[Node, Any] = {}
     adds: dict[Node, int] = {}  # in-place sums into a buffer (PyTorch bumps its version)
@@ -452,6 +435,40 @@ def input_list(inputs: Any, caller: str) -> list[Tensor]:
     return items
 
 
+def _counts(roots: list) -> dict:
+    """How many edges (among the nodes reachable from ``roots``) point into each node; the
+    roots start at 0, so a root also reached from another root is counted, not walked again."""
+    if _loop is not None:  # the same walk compiled (engine/_backward.c)
+        return _loop.counts(roots)
+    stack = list(dict.fromkeys(roots))
+    deps = dict.fromkeys(stack, 0)
+    while stack:
+        n = stack.pop()
+        for m in n.edges:
+            if m is not None:
+                if m in deps:
+                    deps[m] += 1
+                else:
+                    deps[m] = 1
+                    stack.append(m)
+    return deps
+
+
+def _reach(roots: list) -> dict:
+    """Every node reachable from ``roots`` (keys of a dict, in the order a walk meets them)."""
+    if _loop is not None:  # the same walk compiled (engine/_backward.c)
+        return _loop.reach(roots)
+    stack = list(dict.fromkeys(roots))
+    seen = dict.fromkeys(stack)
+    pop, push = stack.pop, stack.append
+    while stack:
+        for m in pop().edges:
+            if m is not None and m not in seen:
+                seen[m] = None
+                push(m)
+    return seen
+
+
 def _plan(nodes: Any, targets: set, roots: set) -> tuple[set, dict, dict, list]:
     """For a backward to ``targets`` over the reachable ``nodes``: (the nodes from which some
     target is reachable, targets included; how many edges among them point into each
@@ -463,6 +480,8 @@ def _plan(nodes: Any, targets: set, roots: set) -> tuple[set, dict, dict, list]:
     one pass in increasing order decides every node after all of its successors.
     """
     needed = set(targets)
+    if _loop is not None:  # the same pass compiled (engine/_backward.c)
+        return (needed, *_loop.plan(sorted(nodes, key=_SEQ), needed, roots))
     deps: dict[Node, int] = {}
     masks: dict[Node, Any] = {}
     run = []
