@@ -528,6 +528,27 @@ def test_no_grad_inplace_on_leaf_and_detach_shares_version():
     assert w.data.tolist() == [1.0, 2.0] and w.version == 2 and not d.requires_grad
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name, operator", [("add_", np.add), ("sub_", np.subtract),
+                                            ("mul_", np.multiply), ("div_", np.divide)])
+def test_inplace_update_by_a_tensor_writes_the_out_of_place_bits(dtype, name, operator):
+    """An update outside autograd by a tensor of the target's dtype and shape (the training
+    loops' ``p.data += -lr * p.grad``) is written straight into the target's memory: the bits
+    of the out-of-place op, one version bump, the memory shared with every alias kept."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 5)).astype(dtype)
+    b = rng.standard_normal((4, 5)).astype(dtype)
+    a[0, :2], b[0, :2] = (1e30, 0.0) if dtype == "float32" else (1e300, 0.0), (1e30, 0.0)
+    with use(RunContext(get_backend("numpy", dtype))), np.errstate(all="ignore"):
+        w = F.param(np.zeros((4, 5), dtype).tolist())
+        t = w.detach()
+        memory = t.data
+        t.data[...] = a
+        getattr(t, name)(F.tensor(b.tolist()).to(t.dtype))
+        assert t.data is memory and w.data is memory and t.version == 1
+        assert t.data.tobytes() == operator(a, b).tobytes()
+
+
 def test_nonleaf_grad_warns_and_retain_grad_keeps_it():
     w = F.param(2.0)
     y = w * 2

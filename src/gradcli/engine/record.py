@@ -16,6 +16,8 @@ import os
 from time import perf_counter
 from typing import Any
 
+from numpy import add, divide, multiply, ndarray, subtract
+
 from ..errors import ScriptError
 from . import ops as O
 from .aliasing import refresh_views
@@ -357,7 +359,8 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
             not getattr(target, "_views", None):
         out = _plain_inplace(op, target, args, grad_enabled)
         if out is not None:  # nothing to record, check or refresh: the write alone
-            target.data[...] = out
+            if out is not _WRITTEN:
+                target.data[...] = out
             target._vc[0] += 1
             _bumped(ctx, target)
             return target
@@ -402,8 +405,9 @@ def apply_inplace(op: Any, target: Tensor, args: tuple, params: dict = _EMPTY) -
 def _plain_inplace(op: Any, target: Tensor, args: tuple, grad_enabled: bool) -> Any:
     """The new values of an in-place update that records no node: a floating ``target``
     updated with no argument (``zero_``), a tensor of its dtype and shape or a Python number
-    (``add_``, ``sub_``, ``mul_`` ...), as ``apply``'s fast paths compute them; None for the
-    general path (a node to record, a promotion, a broadcast, more arguments)."""
+    (``add_``, ``sub_``, ``mul_`` ...), as ``apply``'s fast paths compute them (``_WRITTEN``
+    when NumPy's add, subtract, multiply or divide wrote them into the target already); None
+    for the general path (a node to record, a promotion, a broadcast, more arguments)."""
     data = target.data
     dt = data.dtype
     backend = target.backend
@@ -419,11 +423,21 @@ def _plain_inplace(op: Any, target: Tensor, args: tuple, grad_enabled: bool) -> 
         if b.data.dtype is not dt or b.data.shape != data.shape or grad_enabled and \
                 b.requires_grad:
             return None
+        ufunc = _WRITES.get(op)
+        if ufunc is not None and data.__class__ is ndarray and b.data.__class__ is ndarray:
+            # NumPy's elementwise op straight into the target (what the forward computes, one
+            # IEEE operation per element, without the copy; NumPy copies an overlapping operand)
+            ufunc(data, b.data, data)
+            return _WRITTEN
         return op.forward(backend.xp, data, b.data)
     if (b.__class__ is float or b.__class__ is int and -_BIG < b < _BIG) and op.differentiable[0]:
         out = op.forward(backend.xp, data, b)
         return out if out.dtype is dt else backend.astype(out, target.dtype)
     return None
+
+
+_WRITES = {O.ADD: add, O.SUB: subtract, O.MUL: multiply, O.DIV: divide}
+_WRITTEN = object()  # _plain_inplace wrote the new values into the target itself
 
 
 def _bumped(ctx: Any, target: Tensor) -> None:
