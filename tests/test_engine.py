@@ -549,6 +549,34 @@ def test_inplace_update_by_a_tensor_writes_the_out_of_place_bits(dtype, name, op
         assert t.data.tobytes() == operator(a, b).tobytes()
 
 
+def test_a_kernel_skips_its_errstate_only_where_reports_go_nowhere():
+    """``fp_ignored``: inside ``quiet()`` (a run; the log idle) nothing to enter; outside it,
+    and while a script's own NumPy call runs (the log active), NumPy's errstate.  A square
+    that overflows is inf and silent everywhere, and the log never hears of it."""
+    from gradcli.engine.backend import FloatingPointLog, quiet
+    from gradcli.engine.fpstate import fp_ignored
+
+    def square() -> list:
+        with use(RunContext(get_backend("numpy", "float32"))), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return (F.tensor([3e30, 2.0]) ** 2).data.tolist()
+
+    assert isinstance(fp_ignored(), np.errstate)
+    assert square() == [np.inf, 4.0]
+    log = FloatingPointLog()
+    with quiet(log):
+        assert not isinstance(fp_ignored(), np.errstate)
+        assert square() == [np.inf, 4.0]
+        log.active = True  # a script's NumPy call: the engine's flags stay out of the log
+        assert isinstance(fp_ignored(), np.errstate)
+        assert square() == [np.inf, 4.0]
+        log.active = False
+        with quiet():
+            assert not isinstance(fp_ignored(), np.errstate)
+        assert not isinstance(fp_ignored(), np.errstate)
+    assert log.messages == [] and isinstance(fp_ignored(), np.errstate)
+
+
 def test_nonleaf_grad_warns_and_retain_grad_keeps_it():
     w = F.param(2.0)
     y = w * 2

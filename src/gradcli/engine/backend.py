@@ -8,9 +8,11 @@ are made on the host by ``generator.py`` and enter the run's namespace in ``Back
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -18,6 +20,7 @@ import numpy
 from ..errors import UsageError
 from .dtypes import DTYPES as ALL_DTYPES
 from .dtypes import DType
+from .fpstate import QUIET
 
 DTYPES = ("float64", "float32")  # the default float dtypes a run can choose
 BACKENDS = ("numpy", "cupy")
@@ -286,16 +289,22 @@ def index_put(xp: Any, flat: Any, positions: Any, values: Any, accumulate: bool)
     return xp.asarray(host)
 
 
-def quiet(log: FloatingPointLog | None = None) -> Any:
+@contextlib.contextmanager
+def quiet(log: FloatingPointLog | None = None) -> Iterator[None]:
     """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1).
 
     With ``log``, NumPy writes its warning texts there instead (``errstate``'s "log" mode, as
     Python's defaults warn: never for underflow); the log keeps them only while a script's own
     NumPy call runs (``FloatingPointLog.active``), so the engine's ops stay silent.
     """
-    if log is None:
-        return numpy.errstate(all="ignore")
-    return numpy.errstate(divide="log", over="log", invalid="log", under="ignore", call=log)
+    state = numpy.errstate(all="ignore") if log is None else \
+        numpy.errstate(divide="log", over="log", invalid="log", under="ignore", call=log)
+    token = QUIET.set(True if log is None else log)
+    try:
+        with state:
+            yield
+    finally:
+        QUIET.reset(token)
 
 
 class FloatingPointLog:

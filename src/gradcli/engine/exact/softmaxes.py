@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import machine
+from ..fpstate import fp_ignored
 from . import native
 from .fp import fma_add
 from .iterator import thread_ranges
@@ -300,7 +301,7 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
     dim %= out.ndim
     g, outer, size, inner = _rows(grad, dim)
     o = np.ascontiguousarray(out).reshape(g.shape)
-    with np.errstate(all="ignore"):
+    with fp_ignored():
         if inner == 1:
             g2, o2 = g.reshape(outer, size), o.reshape(outer, size)
             if _compiled(o2):  # one C loop (native.py): the same operations

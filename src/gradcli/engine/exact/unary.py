@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import machine
+from ..fpstate import fp_ignored
 from ..machine import SUM_VECTOR_BYTES
 from . import clib, fp, libm, native, sleef, sleef64, vml
 from .fp import F64, fma32, fma64
@@ -427,7 +428,7 @@ def pow_scalar(x: Any, exponent: float) -> Any:
     with SLEEF's double pow in the vector lanes and the C library's ``pow`` in the tail."""
     x = np.asarray(x)
     t = x.dtype.type
-    with np.errstate(all="ignore"):
+    with fp_ignored():
         if exponent == 2:
             return x * x
         if exponent == 3:
