@@ -554,7 +554,7 @@ def test_a_kernel_skips_its_errstate_only_where_reports_go_nowhere():
     and while a script's own NumPy call runs (the log active), NumPy's errstate.  A square
     that overflows is inf and silent everywhere, and the log never hears of it."""
     from gradcli.engine.backend import FloatingPointLog, quiet
-    from gradcli.engine.fpstate import fp_ignored
+    from gradcli.engine.exact.fp import fp_ignored
 
     def square() -> list:
         with use(RunContext(get_backend("numpy", "float32"))), warnings.catch_warnings():

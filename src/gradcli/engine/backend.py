@@ -289,6 +289,14 @@ def index_put(xp: Any, flat: Any, positions: Any, values: Any, accumulate: bool)
     return xp.asarray(host)
 
 
+# NumPy's elementwise ops that write straight into their first operand, by the op table's name
+# (record.py's in-place updates outside autograd: one IEEE operation per element, as the op's
+# forward, without a new array and its copy; NumPy copies an overlapping operand first)
+WRITES_INTO = {"add": numpy.add, "sub": numpy.subtract, "mul": numpy.multiply,
+               "div": numpy.divide}
+NDARRAY = numpy.ndarray
+
+
 @contextlib.contextmanager
 def quiet(log: FloatingPointLog | None = None) -> Iterator[None]:
     """Silence NumPy's floating-point warnings: PyTorch gives inf/nan for 1/0 and log(-1).

@@ -16,13 +16,11 @@ import os
 from time import perf_counter
 from typing import Any
 
-from numpy import add, divide, multiply, ndarray, subtract
-
 from ..errors import ScriptError
 from . import ops as O
 from .aliasing import refresh_views
 from .aliasing import view_node as regenerated_view_node
-from .backend import view_maps
+from .backend import NDARRAY, WRITES_INTO, view_maps
 from .context import current
 from .dtypes import (
     BOOL,
@@ -423,11 +421,9 @@ def _plain_inplace(op: Any, target: Tensor, args: tuple, grad_enabled: bool) -> 
         if b.data.dtype is not dt or b.data.shape != data.shape or grad_enabled and \
                 b.requires_grad:
             return None
-        ufunc = _WRITES.get(op)
-        if ufunc is not None and data.__class__ is ndarray and b.data.__class__ is ndarray:
-            # NumPy's elementwise op straight into the target (what the forward computes, one
-            # IEEE operation per element, without the copy; NumPy copies an overlapping operand)
-            ufunc(data, b.data, data)
+        write = WRITES_INTO.get(op.name)
+        if write is not None and data.__class__ is NDARRAY and b.data.__class__ is NDARRAY:
+            write(data, b.data, data)  # NumPy's op straight into the target (backend.py)
             return _WRITTEN
         return op.forward(backend.xp, data, b.data)
     if (b.__class__ is float or b.__class__ is int and -_BIG < b < _BIG) and op.differentiable[0]:
@@ -436,7 +432,6 @@ def _plain_inplace(op: Any, target: Tensor, args: tuple, grad_enabled: bool) -> 
     return None
 
 
-_WRITES = {O.ADD: add, O.SUB: subtract, O.MUL: multiply, O.DIV: divide}
 _WRITTEN = object()  # _plain_inplace wrote the new values into the target itself
 
 

@@ -22,13 +22,29 @@ below remain their definition and the fallback.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import struct
 from typing import Any
 
 import numpy as np
 
+from ..fpstate import QUIET
 from . import native
+
+_NOTHING = contextlib.nullcontext()
+
+
+def fp_ignored() -> Any:
+    """``np.errstate(all="ignore")`` for a kernel whose floating-point flags mean nothing
+    (x * x overflowing to inf, as PyTorch's); inside ``backend.quiet()``, where NumPy's reports
+    go nowhere while no script's own NumPy call runs (engine/fpstate.py), nothing to enter (an
+    errstate costs a kernel on a small tensor as much as its arithmetic)."""
+    state = QUIET.get()
+    if state is True or state is not None and not state.active:
+        return _NOTHING
+    return np.errstate(all="ignore")
+
 
 F32 = np.float32
 F64 = np.float64

@@ -19,9 +19,8 @@ from typing import Any
 import numpy as np
 
 from .. import machine
-from ..fpstate import fp_ignored
 from . import native
-from .fp import fma_add
+from .fp import fma_add, fp_ignored
 from .iterator import thread_ranges
 from .unary import madd, scalar, vector
 

@@ -30,10 +30,9 @@ from typing import Any
 import numpy as np
 
 from .. import machine
-from ..fpstate import fp_ignored
 from ..machine import SUM_VECTOR_BYTES
 from . import clib, fp, libm, native, sleef, sleef64, vml
-from .fp import F64, fma32, fma64
+from .fp import F64, fma32, fma64, fp_ignored
 from .iterator import batch_place, vector_mask
 
 F32 = np.float32
