@@ -94,8 +94,9 @@ def output(result: Any, of: str | None, need: bool) -> Target | None:
                       call.tensor, call.span)
     best = None
     for _, scope in scopes(result):
-        for name, v in _names(scope):
-            if isinstance(v, Tensor) and v.requires_grad and v.numel() == 1:
+        for name, v in scope.items():  # _names(scope)'s, tested after the tensor's own checks
+            if isinstance(v, Tensor) and v.requires_grad and not name.startswith("__") and \
+                    v.numel() == 1:
                 rank = v.grad_fn.seq if v.grad_fn is not None else -1
                 if best is None or rank > best[0]:
                     best = (rank, name, v)

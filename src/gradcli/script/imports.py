@@ -56,7 +56,7 @@ def check_imports(program: P.Program) -> None:
                 raise ScriptSyntaxError(err.message, kind=err.kind, span=s.span, hint=err.hint)
         elif cls is P.FunctionDef:
             stack.extend(s.body)
-        else:
+        elif cls is not P.Assign and cls is not P.ExprStmt:  # (a scalar script's every line)
             for b in blocks(s):
                 stack.extend(b)
 
