@@ -148,6 +148,24 @@ def test_fma64_matches_the_numpy_emulation(seed: int) -> None:
 
 
 @needs_lib
+def test_fused_kernels_take_the_operands_shapes_as_numpy_broadcasts_them() -> None:
+    """The C loops broadcast one-element operands only: the result has the shape the larger
+    operands share (the longest one-element shape when there are none: a 0-d one for
+    scalars); other shapes, and a one-element operand of more dimensions, are the NumPy
+    path's (None).  Strided and other-dtype operands are copied first."""
+    x = np.arange(6.0).reshape(2, 3)
+    cases = [((x, x, x), (2, 3)), ((x, F64(2.0), 1.0), (2, 3)), ((x, np.ones((1, 1)), x), (2, 3)),
+             ((0.5, F64(2.0), 1.0), ()), ((np.ones(1), 2.0, np.ones((1, 1))), (1, 1)),
+             ((x.T.copy().T, x[:, ::-1], x.astype(F32)), (2, 3)),
+             ((x, np.ones(3), x), None), ((x, np.ones((1, 1, 1)), x), None),
+             ((x, x.T, x), None)]
+    for (a, b, c), shape in cases:
+        got = native.fma64(a, b, c)
+        assert (got is None) if shape is None else (got.shape == shape and same(
+            got, np.asarray(np.asarray(a, F64) * np.asarray(b, F64) + np.asarray(c, F64))))
+
+
+@needs_lib
 @settings(max_examples=300, deadline=None)
 @given(st.floats(width=32), st.floats(width=32), st.floats(width=32))
 def test_fma32_rounds_once(a: float, b: float, c: float) -> None:

@@ -83,31 +83,30 @@ def threshold_backward(grad: Any, x: Any, threshold: float) -> Any:
 
 def _elementwise(fn: Any, xs: tuple, dtypes: tuple, out_dtype: Any) -> Any | None:
     """``fn(*xs, out)`` of the operands as C-contiguous arrays of ``dtypes``, into a new array of
-    their common shape (None where they have none: see ``_shape``)."""
-    shape = _shape(*xs)
+    their common shape: the shape all of them share, one-element operands aside (the C loops
+    broadcast those), or the longest one-element shape; None where two differ otherwise or a
+    one-element operand has more dimensions.  One pass over the operands: SLEEF's polynomials
+    call this once a term (exact/sleef64.py)."""
+    shape = None  # the operands' of more than one element
+    ones = ()  # the longest one-element operand's
+    flats = []
+    for x, dt in zip(xs, dtypes):
+        s = getattr(x, "shape", ())  # (ascontiguousarray makes a 0-d value 1-d)
+        if x.__class__ is not np.ndarray or x.dtype is not dt and x.dtype != dt or \
+                not x.flags.c_contiguous:
+            x = np.ascontiguousarray(x, dt)
+        if x.size != 1:
+            if shape is None:
+                shape = s
+            elif s != shape:
+                return None
+        elif len(s) > len(ones):
+            ones = s
+        flats.append(x)
     if shape is None:
+        shape = ones
+    elif len(ones) > len(shape):
         return None
     out = np.empty(shape, out_dtype)
-    fn(*(_flat(x, dt) for x, dt in zip(xs, dtypes)), out)
+    fn(*flats, out)
     return out
-
-
-def _shape(*xs: Any) -> tuple | None:
-    """The shape all of ``xs`` share, one-element operands aside (the C loops broadcast those),
-    or None where two differ otherwise or a one-element operand has more dimensions."""
-    shapes = [getattr(x, "shape", ()) for x in xs]
-    big = [s for s in shapes if _size(s) != 1]
-    if not big:
-        return max(shapes, key=len)
-    shape = big[0]
-    for s in shapes:
-        if s != shape and (_size(s) != 1 or len(s) > len(shape)):
-            return None
-    return shape
-
-
-def _size(shape: tuple) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
