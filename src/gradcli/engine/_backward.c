@@ -482,70 +482,22 @@ static PyObject *edges_of(PyObject *n) {
     return edges;
 }
 
-/* counts(roots): {node: how many edges of reachable nodes point into it}, the roots (each once,
- * in order) at 0 and first, then the nodes as a depth-first walk meets them */
-static PyObject *counts(PyObject *self, PyObject *roots) {
+/* The depth-first walk from roots (each once, in order, first) along the nodes' edges: with
+ * counting, {node: how many edges of reachable nodes point into it} (the roots at 0); else
+ * {node: None}, in the order the walk meets them. */
+static PyObject *walk(PyObject *roots, int counting) {
     if (!PyList_Check(roots)) {
-        PyErr_SetString(PyExc_TypeError, "counts(roots): a list");
+        PyErr_SetString(PyExc_TypeError, "roots: a list");
         return NULL;
     }
-    PyObject *deps = PyDict_New(), *stack = PyList_New(0), *zero = PyLong_FromLong(0);
-    if (deps == NULL || stack == NULL || zero == NULL) goto fail;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(roots); i++) {
-        PyObject *r = PyList_GET_ITEM(roots, i);
-        int has = PyDict_Contains(deps, r);
-        if (has < 0) goto fail;
-        if (!has && (PyDict_SetItem(deps, r, zero) < 0 || PyList_Append(stack, r) < 0))
-            goto fail;
-    }
-    while (PyList_GET_SIZE(stack)) {
-        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
-        PyObject *n = Py_NewRef(PyList_GET_ITEM(stack, last));
-        if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) { Py_DECREF(n); goto fail; }
-        PyObject *edges = edges_of(n);
-        Py_DECREF(n);
-        if (edges == NULL) goto fail;
-        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(edges); j++) {
-            PyObject *m = PyTuple_GET_ITEM(edges, j);
-            if (m == Py_None) continue;
-            PyObject *c = PyDict_GetItemWithError(deps, m);
-            PyObject *next;
-            if (c != NULL) {
-                next = PyNumber_Add(c, one);
-            } else if (PyErr_Occurred()) {
-                next = NULL;
-            } else {
-                next = Py_NewRef(one);
-                if (PyList_Append(stack, m) < 0) { Py_DECREF(next); next = NULL; }
-            }
-            if (next == NULL || PyDict_SetItem(deps, m, next) < 0) {
-                Py_XDECREF(next); Py_DECREF(edges); goto fail;
-            }
-            Py_DECREF(next);
-        }
-        Py_DECREF(edges);
-    }
-    Py_DECREF(stack); Py_DECREF(zero);
-    return deps;
-fail:
-    Py_XDECREF(deps); Py_XDECREF(stack); Py_XDECREF(zero);
-    return NULL;
-}
-
-/* reach(roots): {node: None} of every node reachable from roots, the roots first (each once),
- * then as a depth-first walk meets them */
-static PyObject *reach(PyObject *self, PyObject *roots) {
-    if (!PyList_Check(roots)) {
-        PyErr_SetString(PyExc_TypeError, "reach(roots): a list");
-        return NULL;
-    }
-    PyObject *seen = PyDict_New(), *stack = PyList_New(0);
-    if (seen == NULL || stack == NULL) goto fail;
+    PyObject *seen = PyDict_New(), *stack = PyList_New(0), *zero = PyLong_FromLong(0);
+    if (seen == NULL || stack == NULL || zero == NULL) goto fail;
+    PyObject *first = counting ? zero : Py_None;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(roots); i++) {
         PyObject *r = PyList_GET_ITEM(roots, i);
         int has = PyDict_Contains(seen, r);
         if (has < 0) goto fail;
-        if (!has && (PyDict_SetItem(seen, r, Py_None) < 0 || PyList_Append(stack, r) < 0))
+        if (!has && (PyDict_SetItem(seen, r, first) < 0 || PyList_Append(stack, r) < 0))
             goto fail;
     }
     while (PyList_GET_SIZE(stack)) {
@@ -558,20 +510,29 @@ static PyObject *reach(PyObject *self, PyObject *roots) {
         for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(edges); j++) {
             PyObject *m = PyTuple_GET_ITEM(edges, j);
             if (m == Py_None) continue;
-            int has = PyDict_Contains(seen, m);
-            if (has < 0 || (!has && (PyDict_SetItem(seen, m, Py_None) < 0 ||
-                                     PyList_Append(stack, m) < 0))) {
-                Py_DECREF(edges); goto fail;
-            }
+            PyObject *c = PyDict_GetItemWithError(seen, m);
+            if (c == NULL && PyErr_Occurred()) { Py_DECREF(edges); goto fail; }
+            if (c != NULL && !counting) continue;
+            PyObject *next = c != NULL ? PyNumber_Add(c, one) : Py_NewRef(counting ? one : Py_None);
+            int bad = next == NULL || PyDict_SetItem(seen, m, next) < 0 ||
+                      (c == NULL && PyList_Append(stack, m) < 0);
+            Py_XDECREF(next);
+            if (bad) { Py_DECREF(edges); goto fail; }
         }
         Py_DECREF(edges);
     }
-    Py_DECREF(stack);
+    Py_DECREF(stack); Py_DECREF(zero);
     return seen;
 fail:
-    Py_XDECREF(seen); Py_XDECREF(stack);
+    Py_XDECREF(seen); Py_XDECREF(stack); Py_XDECREF(zero);
     return NULL;
 }
+
+/* counts(roots): _run's walk without targets, {node: edges into it} */
+static PyObject *counts(PyObject *self, PyObject *roots) { return walk(roots, 1); }
+
+/* reach(roots): _run's walk to targets, {node: None} of every node reachable from roots */
+static PyObject *reach(PyObject *self, PyObject *roots) { return walk(roots, 0); }
 
 /* plan(nodes, needed, roots): autograd._plan's pass over nodes (sorted by seq), with needed
  * the set of targets (it grows to the nodes that lead to one): (deps, masks, run) */
