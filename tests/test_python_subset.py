@@ -14,6 +14,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradcli import pipeline
 
@@ -218,3 +220,25 @@ def test_deeply_nested_values_fail_cleanly_and_still_render() -> None:
     doc = render.run_doc(views.bindings_view(result), result.prints, result.warnings,
                          result.error)
     assert json.loads(render.dumps(doc))["bindings"]["d"]["type"] == "dict"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.integers(-10**6, 10**6), st.integers(), st.floats(),
+                                    st.sampled_from([0, 0.0, -0.0, 1e308, 10**3000])),
+                          st.sampled_from(["+", "-", "*", "/", "//", "%"]),
+                          st.one_of(st.integers(-50, 50), st.integers(), st.floats(),
+                                    st.sampled_from([0, 0.0, -0.0, 1e308, 10**3000]))),
+                min_size=1, max_size=6))
+def test_arithmetic_of_python_numbers_is_pythons(terms: list) -> None:
+    """``a op b`` of two Python numbers (the interpreter's own path for them): Python's value,
+    each printed as CPython prints it, and its ZeroDivisionError or OverflowError the same,
+    an int past the script's size limit refused as ``arith`` refuses it."""
+    lines = [f"print({a!r} {op} {b!r})" for a, op, b in terms]
+    source = "\n".join(line.replace("inf", "float('inf')").replace("nan", "float('nan')")
+                       for line in lines) + "\n"
+    out, err = gradcli(source)
+    expected_out, expected_err = cpython(source)
+    if err is not None and err[1].startswith("integer too large"):
+        assert expected_out.startswith(out)  # the script's own limit, not Python's
+        return
+    assert (out, err) == (expected_out, expected_err)

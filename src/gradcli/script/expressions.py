@@ -30,7 +30,9 @@ from .printing import type_name
 from .pyprotocols import items_of, materialise, truth
 from .values import (
     COMPARE,
+    MAX_INT_BITS,
     MAX_SEQUENCE,
+    NUMBER_OPERATORS,
     NUMBERS,
     NUMPY_OPERANDS,
     PYTHON_COMPARE,
@@ -129,6 +131,15 @@ class Evaluator(Attributes):
             else:
                 right = self.eval(right, scope)
             op, ca, cb = e.op, left.__class__, right.__class__
+            if (ca is int or ca is float) and (cb is int or cb is float) and \
+                    op in NUMBER_OPERATORS:  # two Python numbers: Python's result, checked
+                try:
+                    result = NUMBER_OPERATORS[op](left, right)
+                except ArithmeticError:  # arith() below raises it as the script's error
+                    pass
+                else:
+                    if result.__class__ is not int or result.bit_length() <= MAX_INT_BITS:
+                        return result
             try:
                 if ca is Tensor and (cb is Tensor or cb in NUMBERS) or \
                         (cb is Tensor and ca in NUMBERS):

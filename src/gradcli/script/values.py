@@ -210,6 +210,10 @@ _OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": oper
               "//": operator.floordiv, "%": operator.mod, "@": operator.matmul,
               "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
               ">>": operator.rshift}
+# the operators whose result from two Python numbers (int or float, not bool) is Python's own,
+# checked after (an int past MAX_INT_BITS, an ArithmeticError: arith() says so): a loop's
+# counter, a learning rate's schedule
+NUMBER_OPERATORS = {k: _OPERATORS[k] for k in ("+", "-", "*", "/", "//", "%")}
 
 
 def _arith_unchecked(op: str, a: Any, b: Any, symbol: str) -> Any:
