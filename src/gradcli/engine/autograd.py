@@ -150,9 +150,8 @@ def _run(roots: list[Node], grads: list, retain_graph: bool, create_graph: bool,
     Without ``targets`` every reachable node runs; with them only the nodes that lead to one.
     ``accumulate`` adds into ``.grad`` (``backward``) instead of capturing (``grad``).
     """
-    # Dependencies: how many edges (among executed nodes) point into each node.  Roots start
-    # at 0, so a root also reached from another root is counted, not pushed again.
-    # with targets: a node's mask when it differs from its own (no gradient for an input that
+    # Dependencies: how many edges (among executed nodes) point into each node (_counts).
+    # With targets: a node's mask when it differs from its own (no gradient for an input that
     # leads to no target), None for a node that sends none (a root that leads to no target)
     masks: dict[Node, Any] | None = None
     if targets is None:

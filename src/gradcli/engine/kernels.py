@@ -17,10 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from numpy import ndarray
-
 from . import machine
-from .backend import exact_kernels, index_put, to_host
+from .backend import NDARRAY, exact_kernels, index_put, to_host
 from .context import current
 from .exact.select import mode_of, quick_select_index, sort_order, topk_order
 from .tensor import batched_arrays
@@ -253,7 +251,7 @@ def _axes(axis: Any) -> tuple | None:
 
 def matmul(xp: Any, a: Any, b: Any) -> Any:
     """``torch.matmul`` of vectors and matrices: float32 in MKL's order of additions."""
-    if a.__class__ is ndarray and b.__class__ is ndarray and a.ndim == 2 and 0 < b.ndim <= 2 \
+    if a.__class__ is NDARRAY and b.__class__ is NDARRAY and a.ndim == 2 and 0 < b.ndim <= 2 \
             and a.size and b.size and current().vmap is None:
         # a matrix times a matrix or a vector, outside vmap (every training step's products):
         # straight to blas.py's mm or mv, as ex.matmul would route them
