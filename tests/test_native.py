@@ -147,6 +147,16 @@ def test_fma64_matches_the_numpy_emulation(seed: int) -> None:
                                                      - Fraction(0.02)))
 
 
+def test_fma64_of_zero_dimensional_arrays_rounds_once_on_the_numpy_path() -> None:
+    """0-d float64 arrays (NumPy's arithmetic on them gives scalars): a 0-d result, rounded
+    once, where the rounding to odd has to move the sum (the NumPy path, compiled or not)."""
+    a, b, c = 0.294132496655526, 0.02842224131579679, 0.5467129866124469
+    with pure():
+        got = fp.fma64(np.asarray(a), np.asarray(b), np.asarray(c))
+        assert np.shape(got) == ()
+        assert same(got, F64(float(Fraction(a) * Fraction(b) + Fraction(c))))
+
+
 @needs_lib
 def test_fused_kernels_take_the_operands_shapes_as_numpy_broadcasts_them() -> None:
     """The C loops broadcast one-element operands only: the result has the shape the larger

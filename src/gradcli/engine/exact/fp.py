@@ -315,6 +315,8 @@ def fma64(a: Any, b: Any, c: Any) -> Any:
             return out
     a, b, c = np.broadcast_arrays(np.asarray(a, dtype=F64), np.asarray(b, dtype=F64),
                                   np.asarray(c, dtype=F64))
+    if a.ndim == 0:  # 0-d arrays: their arithmetic gives scalars, which the rounding indexes
+        return fma64(a.reshape(1), b.reshape(1), c.reshape(1)).reshape(())
     with np.errstate(all="ignore"):
         uh, ul = _two_prod(a, b)
         th, tl = _two_sum(c, uh)
