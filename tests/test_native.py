@@ -158,6 +158,31 @@ def test_fma64_of_zero_dimensional_arrays_rounds_once_on_the_numpy_path() -> Non
 
 
 @needs_lib
+@pytest.mark.parametrize("seed", range(3))
+def test_sleef64_polynomials_match_the_term_by_term_path(seed: int) -> None:
+    """sleef64._poly in one C loop (native.poly64) against its Python recursion, one fma64 a
+    term: every polynomial of the module, powers of random and special values (infinities,
+    NaN, huge, tiny), 1 to 4 powers, a one-element power broadcast, a 0-d one."""
+    from gradcli.engine.exact import sleef64
+
+    rng = np.random.default_rng(seed)
+    polys = [v for k, v in vars(sleef64).items() if k.endswith("_POLY")]
+    assert len(polys) >= 6
+    x = np.concatenate([random_floats(rng, 3000).astype(F64),
+                        [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e300, -1e-300]])
+    for coeffs in polys:
+        for powers in ((x, x * x, x ** 4, x ** 8), (x[:5], x[:5] * 2, x[:5] * 4),
+                       (x[:6], np.ones(1), x[:6]), (np.float64(0.3),) * 4,
+                       (np.asarray(0.7),) * 4):
+            if len(powers) < 4 and len(coeffs) > 5:
+                continue  # x**8 needed
+            compiled = sleef64._poly(powers, coeffs)
+            with pure():
+                python = sleef64._poly(powers, coeffs)
+            assert np.shape(compiled) == np.shape(python) and same(compiled, python)
+
+
+@needs_lib
 def test_fused_kernels_take_the_operands_shapes_as_numpy_broadcasts_them() -> None:
     """The C loops broadcast one-element operands only: the result has the shape the larger
     operands share (the longest one-element shape when there are none: a 0-d one for

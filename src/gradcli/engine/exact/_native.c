@@ -576,6 +576,66 @@ static PyObject *fused(PyObject *args, Py_ssize_t size, fused_loop loop) {
     return result;
 }
 
+/* poly64(powers, coeffs, out): sleef64._poly, SLEEF's POLYn, element by element: powers are
+ * x, x**2, x**4, x**8 (as many as the coefficients need; each n items or one), coeffs the
+ * polynomial's, highest first; the high half of the coefficients (all but the largest power of
+ * two below their count) times that power of x, fused with the low half, recursively: the same
+ * fused64 calls in the same order as the Python's fma64 per term */
+static double poly_at(const double *const *pw, const Py_ssize_t *step, Py_ssize_t i,
+                      const double *c, Py_ssize_t n) {
+    if (n == 1) return c[0];
+    Py_ssize_t k = 1;
+    int j = 0;
+    while (2 * k <= n - 1) {
+        k *= 2;
+        j++;
+    }
+    double high = poly_at(pw, step, i, c, n - k), low = poly_at(pw, step, i, c + (n - k), k);
+    return fused64(pw[j][i * step[j]], high, low);
+}
+
+LOOP static void poly64_loop(const double *const *pw, const Py_ssize_t *step, const double *c,
+                             Py_ssize_t nc, double *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = poly_at(pw, step, i, c, nc);
+}
+
+static PyObject *py_poly64(PyObject *self, PyObject *args) {
+    PyObject *powers;
+    Py_buffer coeffs, out, bufs[4];
+    if (!PyArg_ParseTuple(args, "O!y*w*", &PyTuple_Type, &powers, &coeffs, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t got = 0, np_ = PyTuple_GET_SIZE(powers), n = count(&out, 8, -1);
+    Py_ssize_t nc = count(&coeffs, 8, -1), need = 0;
+    for (Py_ssize_t k = 1; 2 * k <= nc - 1; k *= 2) need++;  /* the highest power's index */
+    if (n < 0 || nc < 0) goto done;
+    if (nc < 1 || np_ < 1 || np_ > 4 || (nc > 1 && need >= np_)) {
+        PyErr_SetString(PyExc_ValueError, "poly64: 1 to 4 powers, enough for the coefficients");
+        goto done;
+    }
+    const double *pw[4];
+    Py_ssize_t step[4];
+    for (; got < np_; got++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(powers, got), &bufs[got], PyBUF_SIMPLE) < 0)
+            goto done;
+        Py_ssize_t k = count(&bufs[got], 8, n);
+        if (k < 0) {
+            got++;
+            goto done;
+        }
+        pw[got] = bufs[got].buf;
+        step[got] = k == n;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    poly64_loop(pw, step, coeffs.buf, nc, out.buf, n);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    for (Py_ssize_t i = 0; i < got; i++) PyBuffer_Release(&bufs[i]);
+    PyBuffer_Release(&coeffs);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 /* tanh_backward32(grad, y, out): float32 grad * (1 - y * y), the difference fused */
 static PyObject *py_tanh_backward32(PyObject *self, PyObject *args) {
     Py_buffer g, y, out;
@@ -1163,6 +1223,8 @@ static PyMethodDef methods[] = {
     {"fma_add", py_fma_add, METH_VARARGS,
      "fma_add(p, c, out): float64 p (an exact product) + float32 c, rounded once to float32."},
     {"fma64", py_fma64, METH_VARARGS, "fma64(a, b, c, out): float64 a * b + c rounded once."},
+    {"poly64", py_poly64, METH_VARARGS,
+     "poly64(powers, coeffs, out): SLEEF's POLYn of float64 powers, as sleef64._poly."},
     {"tanh_backward32", py_tanh_backward32, METH_VARARGS,
      "tanh_backward32(grad, y, out): float32 grad * (1 - y * y), the difference fused."},
     {"threshold_backward", py_threshold_backward, METH_VARARGS,

@@ -66,6 +66,20 @@ def fma64(a: Any, b: Any, c: Any) -> Any | None:
     return _elementwise(lib.fma64, (a, b, c), (F64, F64, F64), F64)
 
 
+def poly64(powers: tuple, coeffs: tuple) -> Any | None:
+    """SLEEF's POLYn of float64 ``powers`` (x, x**2, x**4, x**8: as many as ``coeffs`` need)
+    and ``coeffs`` (highest first), each term one fused multiply-add in ``sleef64._poly``'s
+    order, in one C loop; None as fma32."""
+    table = _COEFFS.get(coeffs)
+    if table is None:
+        table = _COEFFS[coeffs] = np.asarray(coeffs, F64)
+    return _elementwise(lambda *xs: lib.poly64(xs[:-1], table, xs[-1]), powers,
+                        (F64,) * len(powers), F64)
+
+
+_COEFFS: dict = {}  # a polynomial's coefficients as one float64 array, by their tuple
+
+
 def tanh_backward32(grad: Any, y: Any) -> Any:
     """float32 ``grad * (1 - y * y)``, the difference fused, for ``grad`` of ``y``'s shape or
     one element."""

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from . import native
 from .fp import fma64
 
 F64 = np.float64
@@ -42,6 +43,10 @@ def _poly(x: tuple, coeffs: tuple) -> Any:
     n = len(coeffs)
     if n == 1:
         return F64(coeffs[0])
+    if native.lib is not None:  # the same terms in one C loop
+        out = native.poly64(x, coeffs)
+        if out is not None:
+            return out
     k = 1 << ((n - 1).bit_length() - 1)
     high, low = _poly(x, coeffs[:n - k]), _poly(x, coeffs[n - k:])
     return fma64(x[k.bit_length() - 1], high, low)
