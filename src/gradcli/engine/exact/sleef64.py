@@ -39,16 +39,22 @@ def _d(x: Any) -> Any:
 def _poly(x: tuple, coeffs: tuple) -> Any:
     """SLEEF's ``POLYn(x, x2, x4, x8, c[n-1] ... c0)``: ``x`` the powers (x, x**2, x**4,
     x**8), ``coeffs`` highest first; the high half (of the largest power of two below n
-    coefficients) times that power of x, fused with the low half."""
-    n = len(coeffs)
-    if n == 1:
-        return F64(coeffs[0])
-    if native.lib is not None:  # the same terms in one C loop
+    coefficients) times that power of x, fused with the low half (``_terms``; the same terms
+    in one C loop where the kernels are built)."""
+    if native.lib is not None and len(coeffs) > 1:
         out = native.poly64(x, coeffs)
         if out is not None:
             return out
+    return _terms(x, coeffs)
+
+
+def _terms(x: tuple, coeffs: tuple) -> Any:
+    """``_poly`` one fused multiply-add a term."""
+    n = len(coeffs)
+    if n == 1:
+        return F64(coeffs[0])
     k = 1 << ((n - 1).bit_length() - 1)
-    high, low = _poly(x, coeffs[:n - k]), _poly(x, coeffs[n - k:])
+    high, low = _terms(x, coeffs[:n - k]), _terms(x, coeffs[n - k:])
     return fma64(x[k.bit_length() - 1], high, low)
 
 
