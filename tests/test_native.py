@@ -12,7 +12,7 @@ import os
 import shutil
 import sysconfig
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from fractions import Fraction
 
 import numpy as np
@@ -145,6 +145,23 @@ def test_fma64_matches_the_numpy_emulation(seed: int) -> None:
         assert same(compiled, numpy_)
     assert fp.fma64(0.1, 0.2, -0.02) == F64(float(Fraction(0.1) * Fraction(0.2)
                                                      - Fraction(0.02)))
+
+
+def test_fma64_gives_an_exact_zero_the_ieee_sign_on_every_path() -> None:
+    """``a * b + c`` whose value is zero: -0 only for a -0 product and a -0 addend (IEEE's sum
+    of zeros), +0 for any other zero sum and for an exact cancellation, as the C library's fma
+    gives it; on the NumPy path (arrays and scalars) and the compiled one.  (The NumPy path gave
+    +0 for ``fma64(-1, 0, -0)``: a float64 log_softmax's gradient of a -0 grad.)"""
+    values = (0.0, -0.0, 1.0, -1.0, 2.0, -0.5)
+    triples = [(a, b, c) for a in values for b in values for c in values]
+    a, b, c = (np.array(v, F64) for v in zip(*triples))
+    expected = a * b + c  # every product exact: the sum rounded once
+    assert np.signbit(expected).any() and (expected == 0).sum() > 20  # (the cases are there)
+    for path in (pure, nullcontext):
+        with path():
+            assert same(fp.fma64(a, b, c), expected), path
+            for i, (x, y, z) in enumerate(triples):
+                assert same(fp.fma64_scalar(x, y, z), expected[i]), (path, x, y, z)
 
 
 def test_fma64_of_zero_dimensional_arrays_rounds_once_on_the_numpy_path() -> None:

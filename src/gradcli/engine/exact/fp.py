@@ -327,6 +327,9 @@ def fma64(a: Any, b: Any, c: Any) -> Any:
             v = v.copy()
             v[even] = np.nextafter(v[even], np.where(err[even] > 0, np.inf, -np.inf))
         out = np.asarray(th + v)
+        # an exact zero takes IEEE's sign of the sum (-0 for a -0 product and a -0 addend),
+        # which the pairs' additions lose
+        out = np.where(out == 0, uh + c, out)
         # non-finite inputs: plain arithmetic; operands too large to split (above 2**996):
         # exactly, one by one (rare)
         bad = ~np.isfinite(out) | ~np.isfinite(ul)
@@ -379,6 +382,8 @@ def _fma64_scalar(a: float, b: float, c: float) -> float:
     if err != 0 and not struct.unpack("<q", struct.pack("<d", v))[0] & 1:
         v = math.nextafter(v, math.inf if err > 0 else -math.inf)
     out = th + v
+    if out == 0:  # IEEE's sign of the sum, as fma64
+        out = uh + c
     if not (math.isfinite(out) and math.isfinite(ul)):
         finite = math.isfinite(a) and math.isfinite(b) and math.isfinite(c)
         return _exact64(a, b, c) if finite else a * b + c
