@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcli.engine import autograd, record
-from gradcli.engine.exact import fp, native, sleef
+from gradcli.engine.exact import fp, native, sleef, sleef64
 from gradcli.language import parser
 
 F32, F64 = np.float32, np.float64
@@ -94,6 +94,32 @@ def test_sleef_functions_match_the_numpy_port(name: str, seed: int) -> None:
             numpy_ = fn(x)
         assert same(compiled, numpy_), name
         assert compiled.dtype == F32 and compiled.shape == np.shape(x)
+
+
+SPECIAL64 = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, -5e-324,
+                      2.2250738585072014e-308, 2.225073858507201e-308, 1.7976931348623157e308,
+                      -1.7976931348623157e308, 1.0, -1.0, 2.0, 0.5, 0.75, 1.5, 4 / 3,
+                      0.7499999999999999, 1.4999999999999998, 709.782711149557429,
+                      709.7827111495575, 709.78271289338397, -745.1332191019412,
+                      -745.1332191019411, -1000.0, -1000.0000000000001, 1e-300, 1e300])
+
+
+@needs_lib
+@pytest.mark.parametrize("name", ["exp", "log"])
+@pytest.mark.parametrize("seed", range(3))
+def test_sleef64_functions_match_the_numpy_port(name: str, seed: int) -> None:
+    """sleef64's exp and log in one C loop against their NumPy port: random bit patterns
+    (NaN payloads, subnormals, infinities), the ranges a log_softmax sees, the thresholds."""
+    rng = np.random.default_rng(seed)
+    fn, port = getattr(sleef64, name), getattr(sleef64, "_" + name)
+    spread = {"exp": (-760, 720), "log": (0, 10)}[name]
+    for x in (rng.integers(0, 2 ** 64, 200_000, dtype=np.uint64).view(F64),
+              rng.uniform(*spread, 200_000), np.exp(rng.uniform(-745, 709, 100_000)),
+              rng.standard_normal((64, 27)), SPECIAL64, F64(0.3), np.array(2.0),
+              rng.standard_normal((16, 12)).T):
+        compiled = fn(x)
+        assert same(compiled, port(x)), name
+        assert compiled.dtype == F64 and compiled.shape == np.shape(x)
 
 
 @needs_lib
@@ -368,10 +394,11 @@ def test_randperm_shuffles_match_the_python_loops() -> None:
 
 @needs_lib
 @pytest.mark.parametrize("capability", ["AVX512", "AVX2"])
-def test_log_softmax_rows_match_the_numpy_kernels(capability: str) -> None:
-    """log_softmax over the last dimension and its backward, float32, in C and in NumPy:
-    rows shorter and longer than a vector, with tails, special values, on both capabilities
-    whose lanes (16 and 8) the loops take."""
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_log_softmax_rows_match_the_numpy_kernels(capability: str, dtype: type) -> None:
+    """log_softmax over the last dimension and its backward, float32 and float64, in C and in
+    NumPy: rows shorter and longer than a vector, with tails, special values, on both
+    capabilities whose lanes (16 and 8 floats, 8 and 4 doubles) the loops take."""
     from gradcli.engine import machine
     from gradcli.engine.exact import softmaxes
     from gradcli.engine.machine import Machine
@@ -380,11 +407,11 @@ def test_log_softmax_rows_match_the_numpy_kernels(capability: str) -> None:
     token = machine.activate(Machine(capability, 1))
     try:
         for rows, n in ((1, 1), (3, 5), (32, 27), (64, 3), (7, 16), (5, 33), (2, 100), (4, 8)):
-            x = (rng.standard_normal((rows, n)) * 4).astype(F32)
+            x = (rng.standard_normal((rows, n)) * 4).astype(dtype)
             if rows > 2:
                 x[1, 0], x[2, -1] = np.inf, -np.inf
                 x[0, :] = np.nan if n > 3 else x[0, :]
-            g = rng.standard_normal((rows, n)).astype(F32)
+            g = rng.standard_normal((rows, n)).astype(dtype)
             g[-1, 0] = -0.0
             with np.errstate(all="ignore"):
                 y = softmaxes.log_softmax(x, -1)

@@ -189,7 +189,7 @@ def log256(x: Any) -> Any:
     """avx_mathfun's log256_ps for x > 0 (float32); looped in C where the compiled kernels
     are built (native.py: the same operations)."""
     if native.lib is not None:
-        return native.unary32(native.lib.log256, numpy.asarray(x, f32))
+        return native.unary(native.lib.log256, numpy.asarray(x, f32))
     x = numpy.maximum(x, f32(1.17549435e-38))  # cut off denormals
     bits = x.view(numpy.int32)
     e = ((bits >> 23) - 127).astype(f32) + f32(1)

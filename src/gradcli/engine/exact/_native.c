@@ -1,9 +1,10 @@
 /* The exact kernels compiled: loops doing, operation for operation, what the NumPy code of
- * engine/exact computes (fp.py's fused multiply-adds, sleef.py's expf/logf, softmaxes.py's
- * last-dimension log_softmax, reduce.py's cascade and nll sums, nll_loss's gradient scatter and
- * an indexing's gradient scatter-add, unary.py's tanh_backward and threshold_backward, distributions.py's avx_mathfun steps,
- * generator.py's randperm shuffles), and the calls blas.py, vml.py and clib.py make through
- * ctypes (MKL's gemm, gemv and VML, the C library's math) made from C.  native.py
+ * engine/exact computes (fp.py's fused multiply-adds, sleef.py's expf/logf, sleef64.py's exp,
+ * log and polynomials, softmaxes.py's last-dimension log_softmax of float32 and float64,
+ * reduce.py's cascade and nll sums, nll_loss's gradient scatter and an indexing's gradient
+ * scatter-add, unary.py's tanh_backward and threshold_backward, distributions.py's avx_mathfun
+ * steps, generator.py's randperm shuffles), and the calls blas.py, vml.py and clib.py make
+ * through ctypes (MKL's gemm, gemv and VML, the C library's math) made from C.  native.py
  * says where each is used; tests/test_native.py holds each to its NumPy twin, bit for bit.
  *
  * Every float operation here is one IEEE operation in the argument's format: the build passes
@@ -258,57 +259,69 @@ static void sincos256_loop(const float *x, float *s, float *c, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) cephes_sincos(x[i], s + i, c + i);
 }
 
-/* ---- log_softmax over the last dimension, float32, AVX2 and AVX512 (softmaxes.py) -------
+/* ---- log_softmax over the last dimension, AVX2 and AVX512 (softmaxes.py) -----------------
  * vec::reduce_all(+) of a row: w-lane vectors summed lane by lane, the partial tail vector
- * into the first lanes, then the lanes folded by a tree of halves; a row shorter than a
- * vector summed in order from 0.  exp and log are SLEEF's (sleef_expf, sleef_logf). */
+ * into the first lanes, then the lanes folded: float32's by a tree of halves, float64's in
+ * order (lane 0 plus each other lane); a row shorter than a vector summed in order from 0.
+ * exp and log are SLEEF's (sleef_expf and sleef_logf, sleef_exp64 and sleef_log64). */
 
-INLINE float lane_sum(const float *x, Py_ssize_t n, int w) {
-    if (n < w) {
-        float acc = x[0] + 0.0f;
-        for (Py_ssize_t i = 1; i < n; i++) acc = acc + x[i];
-        return acc;
-    }
-    float lanes[64];
-    for (int l = 0; l < w; l++) lanes[l] = x[l];
-    Py_ssize_t full = n - n % w;
-    for (Py_ssize_t d = w; d < full; d += w)
-        for (int l = 0; l < w; l++) lanes[l] = lanes[l] + x[d + l];
-    for (Py_ssize_t l = 0; l < n - full; l++) lanes[l] = lanes[l] + x[full + l];
-    for (int half = w / 2; half >= 1; half /= 2)
-        for (int l = 0; l < half; l++) lanes[l] = lanes[l] + lanes[l + half];
-    return lanes[0];
+#define LANE_SUM(T, NAME, TREE)                                                               \
+INLINE T NAME(const T *x, Py_ssize_t n, int w) {                                              \
+    if (n < w || w < 1) {                                                                     \
+        T acc = x[0] + (T)0;                                                                  \
+        for (Py_ssize_t i = 1; i < n; i++) acc = acc + x[i];                                  \
+        return acc;                                                                           \
+    }                                                                                         \
+    T lanes[64];                                                                              \
+    for (int l = 0; l < w; l++) lanes[l] = x[l];                                              \
+    Py_ssize_t full = n - n % w;                                                              \
+    for (Py_ssize_t d = w; d < full; d += w)                                                  \
+        for (int l = 0; l < w; l++) lanes[l] = lanes[l] + x[d + l];                           \
+    for (Py_ssize_t l = 0; l < n - full; l++) lanes[l] = lanes[l] + x[full + l];              \
+    if (TREE) {                                                                               \
+        for (int half = w / 2; half >= 1; half /= 2)                                          \
+            for (int l = 0; l < half; l++) lanes[l] = lanes[l] + lanes[l + half];             \
+        return lanes[0];                                                                      \
+    }                                                                                         \
+    T total = lanes[0];                                                                       \
+    for (int l = 1; l < w; l++) total = total + lanes[l];                                     \
+    return total;                                                                             \
 }
 
-/* out = shifted - log(sum(exp(shifted))) per row, shifted = the row less its maximum (a NaN
- * anywhere makes the maximum NaN, as NumPy's maximum.reduce does; of equal values the first) */
-LOOP static void log_softmax_loop(const float *x, float *out, Py_ssize_t rows, Py_ssize_t n,
-                                  int w) {
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        const float *a = x + r * n;
-        float *o = out + r * n;
-        float m = a[0];
-        for (Py_ssize_t i = 1; i < n && m == m; i++)
-            if (a[i] > m || a[i] != a[i]) m = a[i];
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_expf(a[i] - m);
-        float l = sleef_logf(lane_sum(o, n, w));
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = (a[i] - m) - l;
-    }
+/* log_softmax: out = shifted - log(sum(exp(shifted))) per row, shifted = the row less its
+ * maximum (a NaN anywhere makes the maximum NaN, as NumPy's maximum.reduce does; of equal
+ * values the first).  _log_softmax_backward_data: grad - exp(out) * sum(grad) per row, the
+ * product fused into the subtraction (MSUB: _msub's); `out` is a new array (it holds the
+ * row's exponentials first). */
+#define LOG_SOFTMAX_LOOPS(T, SFX, EXP, LOG, SUM, MSUB)                                        \
+LOOP static void log_softmax##SFX##_loop(const T *x, T *out, Py_ssize_t rows, Py_ssize_t n,   \
+                                         int w) {                                             \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                   \
+        const T *a = x + r * n;                                                               \
+        T *o = out + r * n;                                                                   \
+        T m = a[0];                                                                           \
+        for (Py_ssize_t i = 1; i < n && m == m; i++)                                          \
+            if (a[i] > m || a[i] != a[i]) m = a[i];                                           \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP(a[i] - m);                              \
+        T l = LOG(SUM(o, n, w));                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (a[i] - m) - l;                             \
+    }                                                                                         \
+}                                                                                             \
+LOOP static void log_softmax_backward##SFX##_loop(const T *g, const T *y, T *out,             \
+                                                  Py_ssize_t rows, Py_ssize_t n, int w) {     \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                   \
+        const T *gr = g + r * n, *yr = y + r * n;                                             \
+        T *o = out + r * n;                                                                   \
+        T s = SUM(gr, n, w);                                                                  \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP(yr[i]);                                 \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = MSUB(o[i], s, gr[i]);                       \
+    }                                                                                         \
 }
 
-/* _log_softmax_backward_data: grad - exp(out) * sum(grad) per row, the product fused into the
- * subtraction (add_once of the exact float64 product, as _msub's fma_add); `out` is a new
- * array (it holds the row's exponentials first) */
-LOOP static void log_softmax_backward_loop(const float *g, const float *y, float *out,
-                                           Py_ssize_t rows, Py_ssize_t n, int w) {
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        const float *gr = g + r * n, *yr = y + r * n;
-        float *o = out + r * n;
-        float s = lane_sum(gr, n, w);
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_expf(yr[i]);  /* (vectorised) */
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = add_once((double)(-o[i]) * (double)s, gr[i]);
-    }
-}
+LANE_SUM(float, lane_sum, 1)
+/* float32's g - e * s: add_once of the exact float64 product (_msub's fma_add) */
+INLINE float msub32(float e, float s, float g) { return add_once((double)(-e) * (double)s, g); }
+LOG_SOFTMAX_LOOPS(float, , sleef_expf, sleef_logf, lane_sum, msub32)
 
 /* ---- cascade_sum's 2-D loop (reduce.py _kernel), float32 and float64 ------------------
  * Every step of reduce.py's loops is lane-wise (each output element is summed on its own), so
@@ -535,23 +548,27 @@ LOOP static void threshold_backward64_loop(const double *g, const double *x, dou
         for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] <= t ? 0.0 : g[0];
 }
 
-static PyObject *unary32(PyObject *args, void (*loop)(const float *, float *, Py_ssize_t)) {
-    Py_buffer x, out;
-    if (!PyArg_ParseTuple(args, "y*w*", &x, &out)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = count(&out, 4, -1);
-    if (n >= 0 && count(&x, 4, n) == n) {
-        Py_BEGIN_ALLOW_THREADS
-        loop(x.buf, out.buf, n);
-        Py_END_ALLOW_THREADS
-        result = Py_NewRef(Py_None);
-    } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "operand sizes differ");
-    }
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&out);
-    return result;
+/* unary32(x, out) and unary64: a loop over x of n items into out, of as many */
+#define UNARY(T, NAME)                                                                        \
+static PyObject *NAME(PyObject *args, void (*loop)(const T *, T *, Py_ssize_t)) {             \
+    Py_buffer x, out;                                                                         \
+    if (!PyArg_ParseTuple(args, "y*w*", &x, &out)) return NULL;                               \
+    PyObject *result = NULL;                                                                  \
+    Py_ssize_t n = count(&out, sizeof(T), -1);                                                \
+    if (n >= 0 && count(&x, sizeof(T), n) == n) {                                             \
+        Py_BEGIN_ALLOW_THREADS                                                                \
+        loop(x.buf, out.buf, n);                                                              \
+        Py_END_ALLOW_THREADS                                                                  \
+        result = Py_NewRef(Py_None);                                                          \
+    } else if (!PyErr_Occurred()) {                                                           \
+        PyErr_SetString(PyExc_ValueError, "operand sizes differ");                            \
+    }                                                                                         \
+    PyBuffer_Release(&x);                                                                     \
+    PyBuffer_Release(&out);                                                                   \
+    return result;                                                                            \
 }
+UNARY(float, unary32)
+UNARY(double, unary64)
 
 static PyObject *py_expf(PyObject *self, PyObject *args) { return unary32(args, expf_loop); }
 static PyObject *py_logf(PyObject *self, PyObject *args) { return unary32(args, logf_loop); }
@@ -581,8 +598,7 @@ static PyObject *fused(PyObject *args, Py_ssize_t size, fused_loop loop) {
  * polynomial's, highest first; the high half of the coefficients (all but the largest power of
  * two below their count) times that power of x, fused with the low half, recursively: the same
  * fused64 calls in the same order as the Python's fma64 per term */
-static double poly_at(const double *const *pw, const Py_ssize_t *step, Py_ssize_t i,
-                      const double *c, Py_ssize_t n) {
+static double poly_of(const double *x, const double *c, Py_ssize_t n) {
     if (n == 1) return c[0];
     Py_ssize_t k = 1;
     int j = 0;
@@ -590,14 +606,161 @@ static double poly_at(const double *const *pw, const Py_ssize_t *step, Py_ssize_
         k *= 2;
         j++;
     }
-    double high = poly_at(pw, step, i, c, n - k), low = poly_at(pw, step, i, c + (n - k), k);
-    return fused64(pw[j][i * step[j]], high, low);
+    double high = poly_of(x, c, n - k), low = poly_of(x, c + (n - k), k);
+    return fused64(x[j], high, low);
 }
 
-LOOP static void poly64_loop(const double *const *pw, const Py_ssize_t *step, const double *c,
-                             Py_ssize_t nc, double *y, Py_ssize_t n) {
-    for (Py_ssize_t i = 0; i < n; i++) y[i] = poly_at(pw, step, i, c, nc);
+LOOP static void poly64_loop(const double *const *pw, const Py_ssize_t *step, int np_,
+                             const double *c, Py_ssize_t nc, double *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double x[4];
+        for (int j = 0; j < np_; j++) x[j] = pw[j][i * step[j]];
+        y[i] = poly_of(x, c, nc);
+    }
 }
+
+/* ---- SLEEF's double exp and log (sleef64.py exp and log) ----------------------------------- */
+
+/* poly_of's splits for the counts these two use, written out so that they inline: x the
+ * powers (x, x**2, x**4, x**8), c the coefficients highest first */
+INLINE double poly2(const double *x, const double *c) { return fused64(x[0], c[0], c[1]); }
+INLINE double poly3(const double *x, const double *c) {
+    return fused64(x[1], c[0], poly2(x, c + 1));
+}
+INLINE double poly4(const double *x, const double *c) {
+    return fused64(x[1], poly2(x, c), poly2(x, c + 2));
+}
+INLINE double poly8(const double *x, const double *c) {
+    return fused64(x[2], poly4(x, c), poly4(x, c + 4));
+}
+
+/* vpow2i_vd_vi: 2**q from its exponent bits; vldexp2_vd_vd_vi: two roundings */
+INLINE double pow2i64(int64_t q) {
+    uint64_t u = (uint64_t)(q + 0x3FF) << 52;
+    double f;
+    memcpy(&f, &u, 8);
+    return f;
+}
+
+INLINE double ldexp2_64(double d, int64_t q) {
+    int64_t h = q >> 1;  /* arithmetic shift, as NumPy's right_shift of int64 */
+    return (d * pow2i64(h)) * pow2i64(q - h);
+}
+
+static const double EXP64_POLY[10] = {
+    +0.2081276378237164457e-8, +0.2511210703042288022e-7, +0.2755762628169491192e-6,
+    +0.2755723402025388239e-5, +0.2480158687479686264e-4, +0.1984126989855865850e-3,
+    +0.1388888888914497797e-2, +0.8333333333314938210e-2, +0.4166666666666602598e-1,
+    +0.1666666666666669072e+0};
+
+INLINE double sleef_exp64(double d) {
+    const double r_ln2 = 1.442695040888963407359924681001892137426645954152985934135449406931;
+    const double l2u = .69314718055966295651160180568695068359375;
+    const double l2l = .28235290563031577122588448175013436025525412068e-12;
+    if (isnan(d)) return d;
+    if (d > 709.78271114955742909217217426) return INFINITY;
+    if (d < -1000.0) return 0.0;
+    double u = rint(d * r_ln2);
+    int64_t q = fabs(u) < 2147483648.0 ? (int64_t)u : 0;  /* vrint_vi_vd (sleef64._int) */
+    double s = fused64(u, -l2u, d);
+    s = fused64(u, -l2l, s);
+    double x[4];
+    x[0] = s;
+    x[1] = s * s;
+    x[2] = x[1] * x[1];
+    x[3] = x[2] * x[2];
+    u = fused64(x[3], poly2(x, EXP64_POLY), poly8(x, EXP64_POLY + 2));  /* POLY10 */
+    u = fused64(u, s, 0.5);
+    u = fused64(u, s, 1.0);
+    u = fused64(u, s, 1.0);
+    return ldexp2_64(u, q);
+}
+
+/* vgetexp: floor(log2|x|) as a double (frexp's exponent less one); -inf for 0, |x| for inf
+ * and NaN.  vgetmant (_MM_MANT_NORM_p75_1p5): the significand scaled into [0.75, 1.5) */
+INLINE double getexp64(double x) {
+    if (x == 0.0) return -INFINITY;
+    if (!isfinite(x)) return fabs(x);
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    int e = (int)((b >> 52) & 0x7FF);
+    if (e == 0) {  /* subnormal */
+        frexp(x, &e);
+        return (double)(e - 1);
+    }
+    return (double)(e - 1023);
+}
+
+INLINE double getmant64(double x) {
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    double m;
+    if (((b >> 52) & 0x7FF) - 1u < 0x7FEu) {  /* normal: the significand under a zero exponent */
+        b = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
+        memcpy(&m, &b, 8);
+    } else {
+        int e;
+        m = frexp(fabs(x), &e) * 2.0;
+    }
+    return m >= 1.5 ? m * 0.5 : m;
+}
+
+static const double LOG64_POLY[7] = {
+    0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937785996e+0,
+    0.2222214519839380009e+0, 0.2857142932794299317e+0, 0.3999999999635251990e+0,
+    0.6666666666667333541e+0};
+
+INLINE double sleef_log64(double d) {
+    const double ln2_hi = 0.693147180559945286226764, ln2_lo = 2.319046813846299558417771e-17;
+    if (isnan(d)) return d;
+    if (d == 0.0) return -INFINITY;
+    if (d < 0.0) return NAN;
+    if (d == INFINITY) return INFINITY;
+    double e = getexp64(d * (1.0 / 0.75));
+    if (e == INFINITY) e = 1024.0;
+    double m = getmant64(d);
+    /* x = dddiv(ddadd2(-1, m), ddadd2(1, m)) */
+    double n0 = -1.0 + m, v = n0 - -1.0;
+    double n1 = (-1.0 - (n0 - v)) + (m - v);
+    double d0 = 1.0 + m;
+    v = d0 - 1.0;
+    double d1 = (1.0 - (d0 - v)) + (m - v);
+    double t = 1.0 / d0;
+    double x0 = n0 * t;
+    double u = fused64(t, n0, -x0);
+    double w = fused64(-d1, t, fused64(-d0, t, 1.0));
+    double x1 = fused64(x0, w, fused64(n1, t, u));
+    double p[3];
+    p[0] = x0 * x0;
+    p[1] = p[0] * p[0];
+    p[2] = p[1] * p[1];
+    t = fused64(p[2], poly3(p, LOG64_POLY), poly4(p, LOG64_POLY + 3));  /* POLY7 */
+    /* s = ddmul(LN2, e), then ddadd(s, 2x), then ddadd(s, x2 x t) */
+    double s0 = ln2_hi * e;
+    double s1 = fused64(ln2_lo, e, fused64(ln2_hi, e, -s0));
+    double a0 = s0 + x0 * 2.0;
+    double a1 = (((s0 - a0) + x0 * 2.0) + s1) + x1 * 2.0;
+    double y = (p[0] * x0) * t;
+    double b0 = a0 + y;
+    double b1 = ((a0 - b0) + y) + a1;
+    return b0 + b1;
+}
+
+LOOP static void exp64_loop(const double *x, double *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_exp64(x[i]);
+}
+
+LOOP static void log64_loop(const double *x, double *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_log64(x[i]);
+}
+
+LANE_SUM(double, lane_sum64, 0)
+/* float64's g - e * s: one fused multiply-add (_msub's madd, fma64(-e, s, g)) */
+INLINE double msub64(double e, double s, double g) { return fused64(-e, s, g); }
+LOG_SOFTMAX_LOOPS(double, 64, sleef_exp64, sleef_log64, lane_sum64, msub64)
+
+static PyObject *py_exp64(PyObject *self, PyObject *args) { return unary64(args, exp64_loop); }
+static PyObject *py_log64(PyObject *self, PyObject *args) { return unary64(args, log64_loop); }
 
 static PyObject *py_poly64(PyObject *self, PyObject *args) {
     PyObject *powers;
@@ -626,7 +789,7 @@ static PyObject *py_poly64(PyObject *self, PyObject *args) {
         step[got] = k == n;
     }
     Py_BEGIN_ALLOW_THREADS
-    poly64_loop(pw, step, coeffs.buf, nc, out.buf, n);
+    poly64_loop(pw, step, (int)np_, coeffs.buf, nc, out.buf, n);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -823,42 +986,48 @@ static PyObject *py_permute(PyObject *self, PyObject *args) {
 
 /* log_softmax(rows, out, n, lanes) and log_softmax_backward(grad, out, result, n, lanes):
  * C-contiguous float32 arrays of rows of n elements */
-static PyObject *py_log_softmax(PyObject *self, PyObject *args) {
-    Py_buffer x, out;
-    Py_ssize_t n;
-    int w;
-    if (!PyArg_ParseTuple(args, "y*w*ni", &x, &out, &n, &w)) return NULL;
-    if (n < 1 || w < 1 || w > 64 || x.len != out.len || x.len % (4 * n)) {
-        PyErr_SetString(PyExc_ValueError, "log_softmax: bad sizes");
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        log_softmax_loop(x.buf, out.buf, x.len / (4 * n), n, w);
-        Py_END_ALLOW_THREADS
-    }
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&out);
-    if (PyErr_Occurred()) return NULL;
-    Py_RETURN_NONE;
+/* log_softmax(x, out, n, w) of rows of n items, w lanes; log_softmax_backward(g, out, y, n, w);
+ * the float64 ones (log_softmax64 ...) alike */
+#define PY_LOG_SOFTMAX(T, SFX)                                                                \
+static PyObject *py_log_softmax##SFX(PyObject *self, PyObject *args) {                        \
+    Py_buffer x, out;                                                                         \
+    Py_ssize_t n;                                                                             \
+    int w;                                                                                    \
+    if (!PyArg_ParseTuple(args, "y*w*ni", &x, &out, &n, &w)) return NULL;                     \
+    if (n < 1 || w < 1 || w > 64 || x.len != out.len || x.len % (sizeof(T) * n)) {           \
+        PyErr_SetString(PyExc_ValueError, "log_softmax: bad sizes");                          \
+    } else {                                                                                  \
+        Py_BEGIN_ALLOW_THREADS                                                                \
+        log_softmax##SFX##_loop(x.buf, out.buf, x.len / (sizeof(T) * n), n, w);               \
+        Py_END_ALLOW_THREADS                                                                  \
+    }                                                                                         \
+    PyBuffer_Release(&x);                                                                     \
+    PyBuffer_Release(&out);                                                                   \
+    if (PyErr_Occurred()) return NULL;                                                        \
+    Py_RETURN_NONE;                                                                           \
+}                                                                                             \
+static PyObject *py_log_softmax_backward##SFX(PyObject *self, PyObject *args) {               \
+    Py_buffer g, out, y;                                                                      \
+    Py_ssize_t n;                                                                             \
+    int w;                                                                                    \
+    if (!PyArg_ParseTuple(args, "y*w*y*ni", &g, &out, &y, &n, &w)) return NULL;              \
+    if (n < 1 || w < 1 || w > 64 || g.len != out.len || y.len != out.len                     \
+            || g.len % (sizeof(T) * n)) {                                                     \
+        PyErr_SetString(PyExc_ValueError, "log_softmax_backward: bad sizes");                 \
+    } else {                                                                                  \
+        Py_BEGIN_ALLOW_THREADS                                                                \
+        log_softmax_backward##SFX##_loop(g.buf, y.buf, out.buf, g.len / (sizeof(T) * n), n,  \
+                                         w);                                                  \
+        Py_END_ALLOW_THREADS                                                                  \
+    }                                                                                         \
+    PyBuffer_Release(&g);                                                                     \
+    PyBuffer_Release(&out);                                                                   \
+    PyBuffer_Release(&y);                                                                     \
+    if (PyErr_Occurred()) return NULL;                                                        \
+    Py_RETURN_NONE;                                                                           \
 }
-
-static PyObject *py_log_softmax_backward(PyObject *self, PyObject *args) {
-    Py_buffer g, out, y;
-    Py_ssize_t n;
-    int w;
-    if (!PyArg_ParseTuple(args, "y*w*y*ni", &g, &out, &y, &n, &w)) return NULL;
-    if (n < 1 || w < 1 || w > 64 || g.len != out.len || y.len != out.len || g.len % (4 * n)) {
-        PyErr_SetString(PyExc_ValueError, "log_softmax_backward: bad sizes");
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        log_softmax_backward_loop(g.buf, y.buf, out.buf, g.len / (4 * n), n, w);
-        Py_END_ALLOW_THREADS
-    }
-    PyBuffer_Release(&g);
-    PyBuffer_Release(&out);
-    PyBuffer_Release(&y);
-    if (PyErr_Occurred()) return NULL;
-    Py_RETURN_NONE;
-}
+PY_LOG_SOFTMAX(float, )
+PY_LOG_SOFTMAX(double, 64)
 
 /* sum_kernel(x, out, n0, n1, s0, s1, width): reduce.py's _kernel of a 2-D float32 or float64
  * array (element strides, non-negative) into out (n1 elements of x's type) */
@@ -1219,6 +1388,8 @@ static PyObject *py_map(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"expf", py_expf, METH_VARARGS, "expf(x, out): SLEEF's xexpf of float32 x into out."},
     {"logf", py_logf, METH_VARARGS, "logf(x, out): SLEEF's xlogf_u1 of float32 x into out."},
+    {"exp64", py_exp64, METH_VARARGS, "exp64(x, out): SLEEF's xexp of float64 x into out."},
+    {"log64", py_log64, METH_VARARGS, "log64(x, out): SLEEF's xlog_u1 of float64 x into out."},
     {"fma32", py_fma32, METH_VARARGS, "fma32(a, b, c, out): float32 a * b + c rounded once."},
     {"fma_add", py_fma_add, METH_VARARGS,
      "fma_add(p, c, out): float64 p (an exact product) + float32 c, rounded once to float32."},
@@ -1252,6 +1423,10 @@ static PyMethodDef methods[] = {
      "log_softmax(rows, out, n, lanes): float32 rows' log_softmax (AVX2/AVX512 kernel)."},
     {"log_softmax_backward", py_log_softmax_backward, METH_VARARGS,
      "log_softmax_backward(grad, out, result, n, lanes): its backward, fused."},
+    {"log_softmax64", py_log_softmax64, METH_VARARGS,
+     "log_softmax64(rows, out, n, lanes): float64 rows' log_softmax (AVX2/AVX512 kernel)."},
+    {"log_softmax_backward64", py_log_softmax_backward64, METH_VARARGS,
+     "log_softmax_backward64(grad, out, result, n, lanes): its backward, fused."},
     {"sum_kernel", py_sum_kernel, METH_VARARGS,
      "sum_kernel(x, out, n0, n1, s0, s1, width): cascade_sum's 2-D loop (reduce.py _kernel)."},
     {"scatter_add", py_scatter_add, METH_VARARGS,

@@ -1,9 +1,10 @@
 """The compiled exact kernels (_native.c), where the install could build them.
 
 The C loops compute, operation for operation, what the NumPy code of exact/ computes: fp.py's
-fused multiply-adds, sleef.py's ``expf``/``logf``, softmaxes.py's last-dimension log_softmax
-and its backward, reduce.py's cascade sums, nll_loss's sum and its gradient's scatter, an
-indexing's gradient scatter-add (numpy.add.at's additions), unary.py's ``tanh_backward`` and
+fused multiply-adds, sleef.py's ``expf``/``logf``, sleef64.py's ``exp``/``log`` and
+polynomials, softmaxes.py's last-dimension log_softmax and its backward (float32 and float64),
+reduce.py's cascade sums, nll_loss's sum and its gradient's scatter, an indexing's gradient
+scatter-add (numpy.add.at's additions), unary.py's ``tanh_backward`` and
 ``threshold_backward`` (relu's gradient), distributions.py's avx_mathfun steps of the float32
 normals, generator.py's randperm shuffles; and they make the calls blas.py, vml.py and clib.py
 make through ctypes (MKL's gemm/gemv/VML, the C library's math) from C.  One call over the
@@ -42,10 +43,11 @@ def _flat(x: Any, dtype: Any) -> Any:
     return x
 
 
-def unary32(fn: Any, x: Any) -> Any:
-    """``fn`` (``lib.expf``, ``lib.logf``) over a float32 array of any shape, 0-d included."""
+def unary(fn: Any, x: Any) -> Any:
+    """``fn`` (``lib.expf``, ``lib.logf`` of float32, ``lib.exp64``, ``lib.log64`` of float64)
+    over an array of its dtype and any shape, 0-d included."""
     src = x if x.flags.c_contiguous else x.copy()
-    out = np.empty(src.shape, F32)
+    out = np.empty(src.shape, src.dtype)
     fn(src, out)
     return out
 

@@ -165,7 +165,7 @@ def expf(d: Any) -> Any:
     """Sleef_expf16_u10 (xexpf)."""
     d = _f(d)
     if native.lib is not None:
-        return native.unary32(native.lib.expf, d)
+        return native.unary(native.lib.expf, d)
     with np.errstate(all="ignore"):
         out = _expf_lanes(d.reshape(-1))
         if out is None:  # some FMA may double-round: each one settled (rare)
@@ -322,7 +322,7 @@ def logf(d: Any) -> Any:
     """Sleef_logf16_u10 (xlogf_u1, AVX512 branch)."""
     d = _f(d)
     if native.lib is not None:
-        return native.unary32(native.lib.logf, d)
+        return native.unary(native.lib.logf, d)
     with np.errstate(all="ignore"):
         flat = d.reshape(-1)
         if flat.size and np.minimum.reduce(flat) >= F32(2.0 ** -126) \

@@ -9,6 +9,10 @@ operation here, and every ``vmla``/``vfma`` a correctly rounded ``fma64``, so th
 SLEEF's bit for bit.  SLEEF's polynomials (``POLY*``) are Estrin trees of fused multiply-adds;
 pairs (``hi``, ``lo``) are its double-double ``vdouble2`` (dd.h, FMA variants).
 
+``exp`` and ``log`` (a float64 softmax's and cross-entropy's) also run as one C loop each
+(native.py) where the kernels are built: the same operations element by element, this NumPy
+code their definition and fallback (tests/test_native.py holds the two to the same bits).
+
 Where AVX512F takes a different branch (``vgetexp``/``vgetmant`` for the exponent and
 significand, ``vfixupimm`` for special values) the AVX2 one gives the same values for every
 input those functions see, so one port serves both.
@@ -88,7 +92,15 @@ _EXP_POLY = (+0.2081276378237164457e-8, +0.2511210703042288022e-7, +0.2755762628
 
 
 def exp(d: Any) -> Any:
-    """Sleef_expd8_u10 / Sleef_expd4_u10 (xexp, FMA branch)."""
+    """Sleef_expd8_u10 / Sleef_expd4_u10 (xexp, FMA branch): one C loop where the kernels are
+    built (native.py), else ``_exp``."""
+    if native.lib is not None:
+        return native.unary(native.lib.exp64, _d(d))
+    return _exp(d)
+
+
+def _exp(d: Any) -> Any:
+    """xexp in NumPy, each of its operations over the whole array."""
     d = _d(d)
     with np.errstate(all="ignore"):
         u = _rint(d * R_LN2)
@@ -164,7 +176,15 @@ _LOG_POLY = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937
 
 
 def log(d: Any) -> Any:
-    """Sleef_logd8_u10 / Sleef_logd4_u10 (xlog_u1)."""
+    """Sleef_logd8_u10 / Sleef_logd4_u10 (xlog_u1): one C loop where the kernels are built
+    (native.py), else ``_log``."""
+    if native.lib is not None:
+        return native.unary(native.lib.log64, _d(d))
+    return _log(d)
+
+
+def _log(d: Any) -> Any:
+    """xlog_u1 in NumPy, each of its operations over the whole array."""
     d = _d(d)
     with np.errstate(all="ignore"):
         e = _getexp(d * F64(1.0 / 0.75))

@@ -47,14 +47,21 @@ def _vector(name: str, char: str, capability: str) -> Any:
     return vector(name, np.dtype(char))
 
 
-def _compiled(rows: Any) -> bool:
-    """Whether the compiled loops (native.py) compute the last-dimension kernels of float32
-    ``rows`` (a row at least one element long): on AVX2 and AVX512, where SLEEF computes exp
-    and log, the lanes fold as a tree and the backward's product is fused."""
-    if native.lib is None or rows.dtype != F32 or not rows.shape[-1]:
-        return False
+def _compiled(rows: Any) -> Any:
+    """The compiled loops (native.py) computing the last-dimension kernels of float32 or
+    float64 ``rows`` (a row at least one element long), as (forward, backward), or None: on
+    AVX2 and AVX512, where SLEEF computes exp and log, the lanes fold as a tree (float32) or in
+    order (float64) and the backward's product is fused."""
+    if native.lib is None or not rows.shape[-1]:
+        return None
     m = machine.current()
-    return m.capability != "DEFAULT" and m.fma
+    if m.capability == "DEFAULT" or not m.fma:
+        return None
+    if rows.dtype == F32:
+        return native.lib.log_softmax, native.lib.log_softmax_backward
+    if rows.dtype == F64:
+        return native.lib.log_softmax64, native.lib.log_softmax_backward64
+    return None
 
 
 def _scalar_exp(x: Any) -> Any:
@@ -198,9 +205,10 @@ def log_softmax(x: Any, dim: int) -> Any:
 
 
 def _log_softmax_last(rows: Any) -> Any:
-    if _compiled(rows):  # one C loop (native.py): the same operations, the maximum's too
-        out = np.empty(rows.shape, F32)
-        native.lib.log_softmax(np.ascontiguousarray(rows), out, rows.shape[-1], _lanes(rows))
+    loops = _compiled(rows)
+    if loops is not None:  # one C loop (native.py): the same operations, the maximum's too
+        out = np.empty(rows.shape, rows.dtype)
+        loops[0](np.ascontiguousarray(rows), out, rows.shape[-1], _lanes(rows))
         return out
     with np.errstate(all="ignore"):
         shifted = rows - np.maximum.reduce(rows, axis=-1, keepdims=True)
@@ -303,9 +311,10 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
     with fp_ignored():
         if inner == 1:
             g2, o2 = g.reshape(outer, size), o.reshape(outer, size)
-            if _compiled(o2):  # one C loop (native.py): the same operations
-                result = np.empty(o2.shape, F32)
-                native.lib.log_softmax_backward(g2, result, o2, size, _lanes(o2))
+            loops = _compiled(o2)
+            if loops is not None:  # one C loop (native.py): the same operations
+                result = np.empty(o2.shape, o2.dtype)
+                loops[1](g2, result, o2, size, _lanes(o2))
                 return result.reshape(out.shape)
             s = reduce_all_sum(g2)
             return _msub(g2, _exp(o2), s[:, None]).reshape(out.shape)
