@@ -298,6 +298,35 @@ def test_blas_calls_match_the_ctypes_calls(dtype: type) -> None:
 
 
 @needs_lib
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_addmm_is_gemm_adding_the_product_into_the_bias(dtype: type) -> None:
+    """blas.mm's ``add`` (F.linear's addmm): the result starts as the bias, broadcast, and MKL's
+    gemm adds the product into it (beta = 1), as ATen's addmm_impl_cpu_ calls it (dgemm's sums
+    then differ from the product rounded and the bias added); through the compiled call and
+    ctypes alike, and the bias itself, signed zeros kept, for an empty product."""
+    from gradcli.engine.exact import blas, libmkl
+
+    if libmkl.library() is None:
+        pytest.skip("MKL is not installed here")
+    rng = np.random.default_rng(11)
+    for m, k, n in [(1, 1, 1), (64, 20, 64), (32, 64, 3), (7, 33, 5), (5, 9, 1), (1, 12, 30)]:
+        x = rng.standard_normal((m, k)).astype(dtype)
+        w = rng.standard_normal((n, k)).astype(dtype)
+        for shape in ((n,), (1, n), (m, 1), (m, n)):
+            bias = rng.standard_normal(shape).astype(dtype)
+            got = blas.mm(x, w.T, add=bias)
+            with pure():
+                assert got.tobytes() == blas.mm(x, w.T, add=bias).tobytes()
+            # the row-major result as gemm's column-major C^T = W X^T, C first set to the bias
+            c = np.ascontiguousarray(np.broadcast_to(bias, (m, n)))
+            want = blas.gemm(True, False, n, m, k, w, k, x, k, 1.0, c, n)
+            assert got.tobytes() == want.tobytes(), (m, k, n, shape)
+    empty = blas.mm(np.zeros((2, 0), dtype), np.zeros((0, 3), dtype),
+                    add=np.array([-0.0, 1.5, -2.0], dtype))
+    assert same(empty, np.array([[-0.0, 1.5, -2.0]] * 2, dtype))
+
+
+@needs_lib
 def test_vml_calls_match_the_ctypes_calls() -> None:
     """VML's functions through the compiled call and through ctypes: arrays (contiguous or
     not, empty) and NumPy scalars, float32 and float64, the same bits and types."""

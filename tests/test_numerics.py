@@ -73,9 +73,11 @@ MEASURED = {
     "batch_norm_grad/float32": 0.566, "batch_norm_grad/float64": 0.559,
 }
 # The same for the cases computed with MKL, on the recording machine: every bit MKL's but
-# F.linear in float64 (dgemm adds the bias inside the product in an order not reproduced), and
 # where MKL's vector math stands in for what PyTorch takes elsewhere (gelu's backward, mish's
-# SLEEF tanh).
+# SLEEF tanh).  F.linear in float64 measured 0.387 there while gradcli added the bias to dgemm's
+# product (dgemm with beta = 1 adds it inside its sums); it now calls dgemm with beta = 1 as
+# ATen's addmm does (blas.mm's ``add``), every bit torch.addmm's on an AVX2 machine (2,520
+# shapes, float32 and float64, 1 and 2 threads): the floor stays until re-measured there.
 MKL_MEASURED = {
     "linear/float64": 0.387, "gelu_grad/float32": 0.287, "gelu_grad/float64": 0.863,
     "mish/float32": 0.952, "mish/float64": 0.907,

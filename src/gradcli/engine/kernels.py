@@ -278,6 +278,18 @@ def matmul(xp: Any, a: Any, b: Any) -> Any:
     return xp.matmul(a, b)
 
 
+def addmm(xp: Any, bias: Any, a: Any, b: Any) -> Any:
+    """``torch.addmm(bias, a, b)`` of two matrices (F.linear's): on the NumPy backend MKL's
+    gemm adding the product into the bias (blas.py's mm), as ATen's addmm; else the product
+    plus the bias."""
+    if a.__class__ is NDARRAY and b.__class__ is NDARRAY and bias.__class__ is NDARRAY \
+            and current().vmap is None:
+        ex = exact_kernels(xp)
+        if ex is not None and ex.accepts(a, b, bias):
+            return ex.blas.mm(a, b, add=bias)
+    return matmul(xp, a, b) + bias
+
+
 def var_std(xp: Any, x: Any, dim: Any, correction: float, keepdim: bool, take_sqrt: bool,
             fallback: Any) -> Any:
     """``torch.var`` / ``torch.std``: float32 and float64 as PyTorch's kernels compute them (in

@@ -1680,11 +1680,11 @@ BMM = defop("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, self, mat2: K.bm
             lambda xp, grad, self: xp.bmm(xp.permute_dims(self, (0, 2, 1)), grad),
             dtype="same")
 # addmm(self, mat1, mat2) = self + mat1 @ mat2, as F.linear calls it (bias, input, weight.t()):
-# MKL's sgemm with beta=1 rounds the product before adding self (measured: bit-equal to mm then
-# add). NOTE: mat2's gradient is (grad.t() @ mat1).t(), PyTorch's mm_mat2_backward for a
-# column-major mat2 (the weight's transpose, the one way gradcli calls addmm).
+# gemm adding the product into self (K.addmm). NOTE: mat2's gradient is (grad.t() @ mat1).t(),
+# PyTorch's mm_mat2_backward for a column-major mat2 (the weight's transpose, the one way
+# gradcli calls addmm).
 ADDMM = defop("addmm", "AddmmBackward0", ("self", "mat1", "mat2"),
-              lambda xp, self, mat1, mat2: K.matmul(xp, mat1, mat2) + self,
+              lambda xp, self, mat1, mat2: K.addmm(xp, self, mat1, mat2),
               lambda grad: grad,
               lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
               lambda xp, grad, mat1: xp.permute_dims(

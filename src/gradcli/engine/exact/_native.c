@@ -1209,27 +1209,29 @@ static void release(Py_buffer v[3]) {
     for (int i = 0; i < 3; i++) PyBuffer_Release(&v[i]);
 }
 
-/* gemm(fn, double, order, transa, transb, m, n, k, a, lda, b, ldb, c, ldc): c = op(a) op(b) */
+/* gemm(fn, double, order, transa, transb, m, n, k, a, lda, b, ldb, c, ldc[, beta]):
+ * c = op(a) op(b) + beta c (beta 0 by default: c only written) */
 static PyObject *py_gemm(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 14) {
-        PyErr_SetString(PyExc_TypeError, "gemm takes 14 arguments");
+    if (nargs != 14 && nargs != 15) {
+        PyErr_SetString(PyExc_TypeError, "gemm takes 14 or 15 arguments");
         return NULL;
     }
     void *fn = PyLong_AsVoidPtr(args[0]);
     int dbl = PyObject_IsTrue(args[1]), v[6], lda, ldb, ldc;
+    double beta = nargs == 15 ? PyFloat_AsDouble(args[14]) : 0.0;
     if ((fn == NULL && PyErr_Occurred()) || dbl < 0 || ints(args, 2, 6, v) < 0
             || ints(args, 9, 1, &lda) < 0 || ints(args, 11, 1, &ldb) < 0
-            || ints(args, 13, 1, &ldc) < 0)
+            || ints(args, 13, 1, &ldc) < 0 || (beta == -1.0 && PyErr_Occurred()))
         return NULL;
     Py_buffer m[3];  /* a, b, c */
     if (operands(args[8], args[10], args[12], m) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     if (dbl)
-        ((dgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0, m[0].buf, lda, m[1].buf, ldb, 0.0,
+        ((dgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0, m[0].buf, lda, m[1].buf, ldb, beta,
                       m[2].buf, ldc);
     else
         ((sgemm_t)fn)(v[0], v[1], v[2], v[3], v[4], v[5], 1.0f, m[0].buf, lda, m[1].buf, ldb,
-                      0.0f, m[2].buf, ldc);
+                      (float)beta, m[2].buf, ldc);
     Py_END_ALLOW_THREADS
     release(m);
     Py_RETURN_NONE;
@@ -1403,8 +1405,8 @@ static PyMethodDef methods[] = {
     {"fma64_scalar", (PyCFunction)(void (*)(void))py_fma64_scalar, METH_FASTCALL,
      "fma64_scalar(a, b, c): a * b + c of Python floats, rounded once."},
     {"gemm", (PyCFunction)(void (*)(void))py_gemm, METH_FASTCALL,
-     "gemm(fn, double, order, transa, transb, m, n, k, a, lda, b, ldb, c, ldc): MKL's ?gemm at "
-     "address fn, alpha 1, beta 0."},
+     "gemm(fn, double, order, transa, transb, m, n, k, a, lda, b, ldb, c, ldc[, beta]): MKL's "
+     "?gemm at address fn, alpha 1, beta 0 or the one given."},
     {"gemv", (PyCFunction)(void (*)(void))py_gemv, METH_FASTCALL,
      "gemv(fn, double, order, trans, m, n, a, lda, x, incx, y, incy): MKL's ?gemv at address "
      "fn, alpha 1, beta 0."},

@@ -107,15 +107,24 @@ def mv(a: Any, x: Any) -> Any:
     return out
 
 
-def mm(m1: Any, m2: Any) -> Any:
-    """``torch.mm``: ``m1`` (m, k) @ ``m2`` (k, n) into a new row-major (m, n) array."""
+def mm(m1: Any, m2: Any, add: Any = None) -> Any:
+    """``torch.mm``: ``m1`` (m, k) @ ``m2`` (k, n) into a new row-major (m, n) array; with
+    ``add`` (broadcast to (m, n)), ``torch.addmm(add, m1, m2)``: the result starts as ``add``
+    and gemm adds the product into it (beta = 1), as addmm_impl_cpu_ calls it (dgemm's sums
+    then differ from the product's rounded and added: measured on MKL's AVX2 and AVX512 code;
+    sgemm's do not)."""
     rows, k = m1.shape
     cols = m2.shape[1]
     if libmkl.library() is None:
-        return np.matmul(m1, m2)
-    if k == 0 or rows == 0 or cols == 0:
-        return np.zeros((rows, cols), m1.dtype)
+        return np.matmul(m1, m2) if add is None else np.matmul(m1, m2) + add
+    if k == 0 or rows == 0 or cols == 0:  # (addmm of an empty product: ``add`` as it is)
+        out = np.zeros((rows, cols), m1.dtype)
+        if add is not None:
+            np.copyto(out, add)
+        return out
     out = np.empty((rows, cols), m1.dtype)  # beta = 0: gemm writes C without reading it
+    if add is not None:
+        np.copyto(out, add)
     # the result, row-major: (cols, 1) strides; addmm_impl_cpu_ takes it as column-major (its
     # stride 1 first) only when it is one column wide, else computes it transposed
     transpose_c = cols != 1
@@ -149,10 +158,11 @@ def mm(m1: Any, m2: Any) -> Any:
     fn, one, zero, address = _GEMM[size]
     ta, tb = _TRANS if transpose_a else _NO_TRANS, _TRANS if transpose_b else _NO_TRANS
     if native.lib is not None:  # the same call from C: no ctypes conversions
-        native.lib.gemm(address, size == 8, _COL_MAJOR, ta, tb, m, n, k, a, lda, b, ldb, out, ldc)
+        native.lib.gemm(address, size == 8, _COL_MAJOR, ta, tb, m, n, k, a, lda, b, ldb, out, ldc,
+                        0.0 if add is None else 1.0)
         return out
-    fn(_COL_MAJOR, ta, tb, m, n, k, one, _P(_address(a)), lda, _P(_address(b)), ldb, zero,
-       _P(_addressof(_from_buffer(out))), ldc)
+    fn(_COL_MAJOR, ta, tb, m, n, k, one, _P(_address(a)), lda, _P(_address(b)), ldb,
+       zero if add is None else one, _P(_addressof(_from_buffer(out))), ldc)
     return out
 
 
