@@ -2,7 +2,7 @@
 
     python bench/bench_training.py [--reps N] [--only ma] [--baseline DIR] [--write DIR]
 
-Two programs, each run at a short and a long step count as fresh processes (best of N, the
+Two programs (and a third on request), each run at a short and a long step count as fresh processes (best of N, the
 sides interleaved; both must print the same text):
 
   m  a makemore-style character MLP: an embedding lookup ``C[Xtr[ix]]`` (random indices in place
@@ -10,6 +10,8 @@ sides interleaved; both must print the same text):
      ``p.data += -lr * p.grad``, batch 32; 500 and 3,000 steps
   a  an ``nn.Sequential`` 20-64-64-3 classifier, ``torch.optim.Adam`` and ``F.cross_entropy``,
      batch 64; 200 and 2,000 steps
+  d  the same classifier in float64 (``torch.set_default_dtype(torch.float64)``): MKL's dgemm,
+     SLEEF's double exp and log in the cross-entropy (not run by default)
 
 For each: the end-to-end ratio at the long run (target: at most 0.5 of PyTorch's time) and the
 per-step ratio, the slope between the short and the long run against PyTorch's slope (target:
@@ -94,6 +96,9 @@ print(loss.item())
 PROGRAMS = {
     "m": ("makemore MLP", MLP, 500, 3000),
     "a": ("Sequential + Adam", ADAM, 200, 2000),
+    "d": ("Sequential + Adam, float64", ADAM.replace(
+        "torch.manual_seed(0)\n", "torch.set_default_dtype(torch.float64)\ntorch.manual_seed(0)\n"),
+        200, 2000),
 }
 
 
@@ -101,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     """Time each program and print its ratios."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--only", default="ma", help="programs: m(akemore MLP) a(dam classifier)")
+    ap.add_argument("--only", default="ma",
+                    help="programs: m(akemore MLP) a(dam classifier) d (the classifier in float64)")
     ap.add_argument("--baseline", metavar="DIR", help="another checkout to time alongside")
     ap.add_argument("--write", metavar="DIR", help="write the programs to DIR and stop")
     ap.add_argument("--threads", type=int,
