@@ -1,7 +1,8 @@
 """The float32 fused multiply-add checks of exact/fp.py and unary.tanh_backward against their
 earlier definitions (kept here as the reference) and against rational arithmetic, on the
 inputs that make them work: sums on float32 midpoints, in float32's subnormal range, next to
-2**-126, zeros of both signs, infinities and NaNs with payloads."""
+2**-126, zeros of both signs, infinities and NaNs with payloads; and kernels.py's float64
+fused ops against rational arithmetic at the ties that decide them."""
 
 from __future__ import annotations
 
@@ -314,3 +315,39 @@ def test_tanh_backward_settles_midpoints_beyond_the_bound() -> None:
     assert bits(got) == bits(np.array(want, F32))
     assert bits(got) == bits(old_tanh_backward(np.ones_like(y), y))
     assert machine.current().fma
+
+
+# --- float64: the optimizers' and lerp's fused multiply-adds (kernels.py) ----------------------
+# base + a * b whose float64 sum of the rounded product lies on a midpoint that the product's
+# error term decides (found by search): Dekker's product and Knuth's sum, added once, round the
+# error term away and land on the wrong side; one correctly rounded fma does not
+_TIES64 = [(1.0, 6.78221752667776e-17, 1.6369616873214543),
+           (1.0, 8.743381960063679e-17, 1.2697867137638703),
+           (1.0, 1.0665237867214062e-16, 1.0409735239361946)]
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_float64_fused_ops_round_once_at_ties(pure: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kernels.add_scaled and madd (Adam's lerp and addcmul, SGD's update, in float64) on an
+    FMA machine: each element ``base + a * b`` rounded once, as the CPU's fma gives it, at the
+    ties above and on random operands; with the compiled kernels and without them."""
+    from gradcli.engine import kernels
+    from gradcli.engine.exact import native
+
+    if pure:
+        monkeypatch.setattr(native, "lib", None)
+    rng = np.random.default_rng(5)
+    base = np.array([t[0] for t in _TIES64] + list(rng.standard_normal(200)))
+    a = np.array([t[1] for t in _TIES64] + list(rng.standard_normal(200)))
+    b = np.array([t[2] for t in _TIES64] + list(rng.standard_normal(200) * 1e-3))
+    want = np.array([float(Fraction(x) + Fraction(y) * Fraction(z)) for x, y, z in zip(base, a, b)])
+    token = machine.activate(machine.Machine("AVX2", 1))
+    try:
+        assert np.array_equal(kernels.madd(np, base, a, b), want)
+        for k, alpha in enumerate((a[0], 0.5, -1e-3)):
+            got = kernels.add_scaled(np, base, float(alpha), b)
+            exact = [float(Fraction(x) + Fraction(float(alpha)) * Fraction(z))
+                     for x, z in zip(base, b)]
+            assert np.array_equal(got, exact), k
+    finally:
+        machine.deactivate(token)

@@ -631,8 +631,13 @@ def _split(x: Any) -> tuple[Any, Any]:
 
 
 def _fma64(xp: Any, a: Any, alpha: float, b: Any) -> Any:
-    """float64: the exact product (Dekker) and sum (Knuth), added once; correctly rounded
-    except in rare ties of the final addition."""
+    """float64 ``a + alpha * b`` rounded once: exact/fp.fma64 on NumPy arrays; for other
+    arrays the exact product (Dekker) and sum (Knuth), added once, correctly rounded but in
+    rare ties of the final addition (a sum on a midpoint whose error term the last addition
+    rounds away)."""
+    ex = _exact(xp, a, b)
+    if ex is not None:
+        return ex.fma64(alpha, b, a)
     b = xp.asarray(b)
     ah, al = _split(xp.asarray(alpha, dtype=b.dtype))
     bh, bl = _split(b)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import batchnorm, blas, conv, softmaxes, unary
-from .fp import fused_add
+from .fp import fma64, fused_add
 from .moments import var_std
 from .norms import vector_norm
 from .ranges import linspace
@@ -66,6 +66,7 @@ __all__ = [
     "elu_backward",
     "erf",
     "expm1",
+    "fma64",
     "fused_add",
     "library",
     "linspace",
