@@ -10,10 +10,10 @@ takes the vector or the scalar path PyTorch's loop takes for each element.  Meas
 (a (10, 4, 8) input, hidden size 16; values and every gradient): RNN, GRU (one direction or two,
 two layers), GRUCell and LSTMCell are PyTorch's bit for bit (GRU was 30-60% while the pieces
 were copies); an LSTM with projections is but for its projection weight's gradient (half its
-elements within an ulp: the order its steps' gradients are summed in, not traced).  float64
-inherits F.linear's bound (MKL's
-dgemm adds the bias inside the product in an order not reproduced), which reaches a float64
-RNN's values through every step's ``linear``.  PyTorch computes a float32 LSTM without
+elements within an ulp: the order its steps' gradients are summed in, not traced).  In
+float64 (F.linear's addmm as dgemm adding into the bias, as ATen calls it) a 2-layer RNN, GRU
+and LSTM of a (10, 4, 8) input are PyTorch's bit for bit, outputs and every gradient.  PyTorch
+computes a float32 LSTM without
 projections with oneDNN instead (one ``MkldnnRnnLayerBackward0`` node per layer and
 direction): gradcli composes it as the float64 one, so its graph shows the cell's nodes and its
 values are within the rounding of another order of the same sums (a 2-layer bidirectional
