@@ -477,3 +477,28 @@ def test_mkl_beside_gnu_openmp_computes_each_product_once():
         pytest.skip("MKL's libmkl_rt not found (pip install mkl)")
     assert proc.returncode == 0, proc.stderr
     assert float(proc.stdout) < 1e-4
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=0, max_size=3), st.sampled_from([1, 2]),
+       st.sampled_from(["float32", "float64"]), st.sampled_from(["AVX2", "AVX512", "DEFAULT"]),
+       st.booleans())
+def test_contiguous_kernels_split_their_lanes_as_the_iterator_walks(dims, threads, dtype,
+                                                                    capability, big):
+    """unary._split's path for C-contiguous inputs (slices per thread range, no mask) gives the
+    vector lambda exactly the elements iterator.vector_mask marks: rows shorter and longer than
+    a pair of vectors, 0-d and empty arrays, ranges split between threads past GRAIN_SIZE."""
+    from gradcli.engine.exact.iterator import vector_mask
+
+    # (big: one to four rows of a third of GRAIN_SIZE and more, cut between two threads)
+    shape = (len(dims) + 1, machine.GRAIN_SIZE // 3 + 7) if big else tuple(dims)
+    x = np.zeros(shape, dtype)
+    token = machine.activate(Machine(capability, threads))
+    try:
+        lanes = unary._lanes(x, unary._vector_bytes())
+        got = unary._split(x, unary._vector_bytes(), lambda a: np.ones_like(a),
+                           lambda a: np.full_like(a, 2))
+        want = np.where(vector_mask(shape, [x.strides], x.itemsize, lanes), 1, 2)
+        assert got.shape == shape and np.array_equal(got, want)
+    finally:
+        machine.deactivate(token)

@@ -33,7 +33,7 @@ from .. import machine
 from ..machine import SUM_VECTOR_BYTES
 from . import clib, fp, libm, native, sleef, sleef64, vml
 from .fp import F64, fma32, fma64, fp_ignored
-from .iterator import batch_place, vector_mask
+from .iterator import batch_place, thread_ranges, vector_mask
 
 F32 = np.float32
 ONE = F32(1)
@@ -58,6 +58,8 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
     arrays = np.broadcast_arrays(x, *more) if more else [x]
     mask = _batched_mask(x, more, vector_bytes)
     if mask is None:
+        if all(a.flags.c_contiguous for a in arrays):  # one row, walked in memory order
+            return _split_flat(arrays, x.dtype, _lanes(x, vector_bytes), vec, scalar)
         mask = vector_mask(arrays[0].shape, [a.strides for a in arrays], x.dtype.itemsize,
                            _lanes(x, vector_bytes))
     out = np.empty(arrays[0].shape, x.dtype)
@@ -67,6 +69,23 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
         rest = ~mask
         out[rest] = scalar(*[a[rest] for a in arrays])
     return out
+
+
+def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any) -> Any:
+    """``_split`` of C-contiguous arrays of one shape: TensorIterator walks them as one row, so
+    each thread's range (iterator.thread_ranges) takes the vector lambda for its whole pairs of
+    vectors and the scalar one for the rest: ``vector_mask``'s answer as slices, without the
+    mask."""
+    shape = arrays[0].shape
+    flats = [a.reshape(-1) for a in arrays]
+    out = np.empty(flats[0].shape, dtype)
+    for begin, end in thread_ranges(out.shape[0]):
+        cut = end - (end - begin) % (2 * lanes)
+        if cut > begin:
+            out[begin:cut] = vec(*[a[begin:cut] for a in flats])
+        if end > cut:
+            out[cut:end] = scalar(*[a[cut:end] for a in flats])
+    return out.reshape(shape)
 
 
 def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
