@@ -124,3 +124,24 @@ def test_fused_subtraction_is_fma32():
         c = softmaxes.reduce_all_sum(a)[:, None]
         with np.errstate(all="ignore"):
             assert _bits(softmaxes._msub(a, b, c)) == _bits(fp.fma32(-b, c, a))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_kernels_give_row_major_results(dtype):
+    """Every softmax kernel's result is row-major, as PyTorch's is: a matrix product taking it
+    as an operand passes gemm its layout, so a transposed view there (softmax over a leading
+    dimension once was) changes which sums MKL runs (float64 weight gradients 1 ulp off)."""
+    from gradcli.engine.exact import blas
+
+    rng = np.random.default_rng(3)
+    for shape in ((16, 2), (3, 4, 5), (7,), (2, 1, 9)):
+        x = rng.standard_normal(shape).astype(dtype)
+        g = rng.standard_normal(shape).astype(dtype)
+        for dim in range(len(shape)):
+            y = softmaxes.softmax(x, dim)
+            outs = (y, softmaxes.log_softmax(x, dim), softmaxes.softmax_backward(g, y, dim),
+                    softmaxes.log_softmax_backward(g, np.log(y), dim))
+            assert all(o.flags.c_contiguous for o in outs), (shape, dim)
+    y = softmaxes.softmax(rng.standard_normal((16, 2)), 0)
+    left = rng.standard_normal((1, 16))
+    assert blas.mm(left, y).tobytes() == blas.mm(left, y.copy()).tobytes()

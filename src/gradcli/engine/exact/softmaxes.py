@@ -187,7 +187,9 @@ def _softmax_inner(v: Any, outer: int, size: int, inner: int) -> Any:
         for d in range(size):
             s = s + e[:, d]
         out = e / s[:, None]
-    return np.moveaxis(out.reshape(outer, inner, size), 2, 1)
+    # row-major, as PyTorch's result is (a product reading it takes its layout: gemm's
+    # arguments, and so its sums, follow the operand's strides)
+    return np.ascontiguousarray(np.moveaxis(out.reshape(outer, inner, size), 2, 1))
 
 
 def log_softmax(x: Any, dim: int) -> Any:
