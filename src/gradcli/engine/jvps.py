@@ -56,8 +56,8 @@ ZEROED = {O.CONSTANT_PAD_ND: "value", O.SCATTER_VALUE: "value", O.MASKED_FILL: "
 # reductions: sum over the reduced dims of (the backward formula at grad = 1) * tangent
 REDUCTIONS = frozenset({
     O.AMAX, O.AMIN, O.AMINMAX_MAX, O.AMINMAX_MIN, O.BCE_WITH_LOGITS, O.BINARY_CROSS_ENTROPY,
-    O.DIST, O.HUBER_LOSS, O.LOGSUMEXP, O.MAX, O.MEDIAN, O.MIN, O.MSE_LOSS, O.NANSUM, O.NANSUM_TO,
-    O.NORM_DIM, O.PROD, O.PROD_DIM, O.SMOOTH_L1_LOSS, O.STD, O.VAR, O.VECTOR_NORM,
+    O.DIST, O.LOGSUMEXP, O.MAX, O.MEDIAN, O.MIN, O.MSE_LOSS, O.NANSUM, O.NANSUM_TO,
+    O.NORM_DIM, O.PROD, O.PROD_DIM, O.STD, O.VAR, O.VECTOR_NORM,
 })
 # results without a tangent (``unpack_dual``'s primal)
 NO_TANGENT = frozenset({"fw_primal"})
@@ -517,6 +517,21 @@ def _mse(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
     return fx.mean(both) if reduction == "mean" else fx.sum(both, None, False)
 
 
+def _pointwise_loss(grad: Callable, name: str) -> Callable:
+    """smooth_l1_loss's and huber_loss's: their backward kernel at reduction 'none' with each
+    tangent as the gradient (the inputs swapped for the target's), the sum reduced as the loss
+    (derivatives.yaml)."""
+    def jvp(fx: Any, t: list, p: list, result: Any, params: dict) -> Any:
+        param = params[name]
+        both = grad(fx, t[0], p[0], p[1], "none", param) + \
+            grad(fx, t[1], p[1], p[0], "none", param)
+        reduction = params["reduction"]
+        if reduction == "none":
+            return both
+        return fx.mean(both) if reduction == "mean" else fx.sum(both, None, False)
+    return jvp
+
+
 FORMULAS: dict[Op, Callable] = {
     O.MM: _bilinear(O.MM), O.MV: _bilinear(O.MV), O.DOT: _bilinear(O.DOT),
     O.BMM: _bilinear(O.BMM), O.ADDMM: _addmm, O.SOFTMAX: _softmax, O.LOG_SOFTMAX: _log_softmax,
@@ -528,6 +543,8 @@ FORMULAS: dict[Op, Callable] = {
     O.REMAINDER: _remainder, O.GLU: _glu, O.LAYER_NORM: _layer_norm,
     O.BATCH_NORM: _batch_norm,
     O.VAR: _var_jvp, O.STD: _std_jvp, O.LOGSUMEXP: _logsumexp, O.MSE_LOSS: _mse,
+    O.SMOOTH_L1_LOSS: _pointwise_loss(O.smooth_l1_grad, "beta"),
+    O.HUBER_LOSS: _pointwise_loss(O.huber_grad, "delta"),
     O.VECTOR_NORM: _norm_jvp("ord", O.VECTOR_NORM),
     O.NORM_DIM: _norm_jvp("p", O.NORM_DIM),
     O.LINALG_DET: _det, O.LINALG_INV: _inv, O.LINALG_SOLVE: _solve, O.CUMPROD: _cumprod,

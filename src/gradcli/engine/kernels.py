@@ -399,6 +399,28 @@ def log1p(xp: Any, x: Any) -> Any:
     return ex.log1p(x) if ex is not None else xp.log1p(x)
 
 
+def smooth_l1_backward(xp: Any, grad: Any, x: Any, y: Any, norm: float, beta: float) -> Any:
+    """smooth_l1_loss_backward (beta > 0): ``norm * sign(x - y)`` beyond beta, else ``norm *
+    (x - y) / beta``, times the gradient; the vector lanes and the scalar tail as ATen's."""
+    ex = _exact(xp, x, y)
+    if ex is not None:
+        return ex.smooth_l1_backward(grad, x, y, norm, beta)
+    d = x - y
+    return xp.where(d <= -beta, -norm * grad, xp.where(d >= beta, norm * grad,
+                                                       norm * d * grad / beta))
+
+
+def huber_backward(xp: Any, grad: Any, x: Any, y: Any, norm: float, delta: float) -> Any:
+    """huber_loss_backward: ``norm * sign(x - y) * delta`` beyond delta, else ``norm * (x -
+    y)``, times the gradient; the vector lanes and the scalar tail as ATen's."""
+    ex = _exact(xp, x, y)
+    if ex is not None:
+        return ex.huber_backward(grad, x, y, norm, delta)
+    d = x - y
+    return xp.where(d <= -delta, -norm * grad * delta,
+                    xp.where(d >= delta, norm * grad * delta, norm * d * grad))
+
+
 def sigmoid(xp: Any, x: Any) -> Any:
     """``torch.sigmoid``: SLEEF in the vector lanes, glibc in each row's tail."""
     ex = _exact(xp, x)

@@ -1094,9 +1094,13 @@ def _soft_margin(xp: Any, self: Any, target: Any, reduction: str) -> Any:
 
 
 def _soft_margin_grad(xp: Any, grad: Any, self: Any, target: Any, reduction: str) -> Any:
-    z = xp.exp(-target * self)  # PyTorch's soft_margin_loss_backward
-    g = -target * z / (1.0 + z) * grad
-    return _per_element(g, tuple(self.shape), reduction)
+    # ATen's soft_margin_loss_backward, in place step by step: target * z, times -norm (in
+    # the dtype), divided by z + 1, times the gradient; z its exp kernel's (differentiable ops
+    # under create_graph=True)
+    z = xp.exp(-target * self) if self.__class__ is Tensor else \
+        K.unary(xp.raw, "exp", -target * self)
+    g = (target * z) * -_norm(tuple(self.shape), reduction)  # (a Python float: the dtype's)
+    return (g / (z + 1)) * grad
 
 
 SOFT_MARGIN_LOSS = defop("soft_margin_loss", "SoftMarginLossBackward0", ("self", "target"),
@@ -2017,17 +2021,25 @@ def _smooth_l1(xp: Any, self: Any, target: Any, reduction: str, beta: float) -> 
     return _reduce_loss(xp, xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
 
 
-def _smooth_l1_grad(xp: Any, grad: Any, x: Any, y: Any, reduction: str, beta: float) -> Any:
-    d = _raw(x) - _raw(y)
-    g = xp.where(d < -beta, -1.0, xp.where(d > beta, 1.0, (x - y) / beta)) * grad
-    return _per_element(g, tuple(x.shape), reduction)
+def _norm(shape: tuple, reduction: str) -> float:
+    """ATen's loss backwards' ``norm``: 1 / numel under 'mean', multiplied in (not divided)."""
+    return 1.0 / _count(shape, None) if reduction == "mean" else 1.0
+
+
+def smooth_l1_grad(xp: Any, grad: Any, x: Any, y: Any, reduction: str, beta: float) -> Any:
+    # (beta > 0: smooth_l1_loss takes l1_loss's ops for beta = 0)
+    norm = _norm(tuple(x.shape), reduction)
+    if x.__class__ is not Tensor:  # ATen's kernel
+        return K.smooth_l1_backward(xp.raw, grad, x, y, norm, beta)
+    d = _raw(x) - _raw(y)  # create_graph=True: differentiable in x, y and grad
+    return (norm * xp.where(d <= -beta, -1.0, xp.where(d >= beta, 1.0, (x - y) / beta))) * grad
 
 
 SMOOTH_L1_LOSS = defop(
     "smooth_l1_loss", "SmoothL1LossBackward0", ("self", "target"), _smooth_l1,
-    lambda xp, grad, self, target, reduction, beta: _smooth_l1_grad(xp, grad, self, target,
+    lambda xp, grad, self, target, reduction, beta: smooth_l1_grad(xp, grad, self, target,
                                                                     reduction, beta),
-    lambda xp, grad, self, target, reduction, beta: _smooth_l1_grad(xp, grad, target, self,
+    lambda xp, grad, self, target, reduction, beta: smooth_l1_grad(xp, grad, target, self,
                                                                     reduction, beta),
     dtype="float_kernel", aten="smooth_l1_cpu")
 
@@ -2038,17 +2050,19 @@ def _huber(xp: Any, self: Any, target: Any, reduction: str, delta: float) -> Any
                         reduction)
 
 
-def _huber_grad(xp: Any, grad: Any, x: Any, y: Any, reduction: str, delta: float) -> Any:
-    d = _raw(x) - _raw(y)
-    g = xp.where(d < -delta, -delta, xp.where(d > delta, delta, x - y)) * grad
-    return _per_element(g, tuple(x.shape), reduction)
+def huber_grad(xp: Any, grad: Any, x: Any, y: Any, reduction: str, delta: float) -> Any:
+    norm = _norm(tuple(x.shape), reduction)
+    if x.__class__ is not Tensor:  # ATen's kernel
+        return K.huber_backward(xp.raw, grad, x, y, norm, delta)
+    d = _raw(x) - _raw(y)  # create_graph=True: differentiable in x, y and grad
+    return (norm * xp.where(d <= -delta, -delta, xp.where(d >= delta, delta, x - y))) * grad
 
 
 HUBER_LOSS = defop(
     "huber_loss", "HuberLossBackward0", ("self", "target"), _huber,
-    lambda xp, grad, self, target, reduction, delta: _huber_grad(xp, grad, self, target,
+    lambda xp, grad, self, target, reduction, delta: huber_grad(xp, grad, self, target,
                                                                  reduction, delta),
-    lambda xp, grad, self, target, reduction, delta: _huber_grad(xp, grad, target, self,
+    lambda xp, grad, self, target, reduction, delta: huber_grad(xp, grad, target, self,
                                                                  reduction, delta),
     dtype="float_kernel", aten="huber_cpu")
 

@@ -50,6 +50,7 @@ elu, elu_backward, silu, silu_backward, softshrink = (
                               unary.softshrink))
 mkl, library, c_library = unary.mkl, unary.library, unary.c_library  # keep scalars themselves
 threshold_backward = unary.threshold_backward
+smooth_l1_backward, huber_backward = unary.smooth_l1_backward, unary.huber_backward
 softmax, log_softmax, softmax_backward, log_softmax_backward = (
     _keep_scalar(f) for f in (softmaxes.softmax, softmaxes.log_softmax,
                               softmaxes.softmax_backward, softmaxes.log_softmax_backward))
@@ -68,6 +69,7 @@ __all__ = [
     "expm1",
     "fma64",
     "fused_add",
+    "huber_backward",
     "library",
     "linspace",
     "log1p",
@@ -89,6 +91,7 @@ __all__ = [
     "sigmoid_backward",
     "silu",
     "silu_backward",
+    "smooth_l1_backward",
     "softmax",
     "softmax_backward",
     "softplus",

@@ -433,6 +433,61 @@ def threshold_backward(grad: Any, x: Any, threshold: float) -> Any | None:
 _F32_MAX = float(np.finfo(np.float32).max)
 
 
+def _wide(x: Any, dtype: Any) -> Any:
+    """``x`` as the scalar lambdas' ``double`` operations see it: float32 widened (a Python
+    float against a float32 array compares in float32 under NumPy's rules)."""
+    return x.astype(F64) if dtype == F32 else x
+
+
+def smooth_l1_backward(grad: Any, x: Any, y: Any, norm: float, beta: float) -> Any:
+    """smooth_l1_backward_cpu_kernel (beta > 0), d = x - y: in the vector lanes ``norm *
+    (sign(d) where |d| >= beta, else d / beta) * grad``, beta and norm in the dtype; in the
+    scalar tail ``-norm * grad`` where d <= -beta, ``norm * grad`` where d >= beta, else
+    ``norm * d * grad / beta``, the comparisons and the division by the double beta."""
+    x = np.asarray(x)
+    dt = x.dtype
+    t = dt.type
+    n, b = t(norm), t(beta)
+
+    def vec(a: Any, c: Any, g: Any) -> Any:
+        d = a - c
+        return (n * np.where(np.abs(d) >= b, np.where(d > 0, t(1), t(-1)), d / b)) * g
+
+    def tail(a: Any, c: Any, g: Any) -> Any:
+        d = a - c
+        wide = _wide(d, dt)
+        mid = (_wide((n * d) * g, dt) / beta).astype(dt)
+        return np.where(wide <= -beta, -n * g, np.where(wide >= beta, n * g, mid))
+
+    with np.errstate(all="ignore"):
+        return _split(x, _vector_bytes(), vec, tail, np.asarray(y, dt), np.asarray(grad, dt))
+
+
+def huber_backward(grad: Any, x: Any, y: Any, norm: float, delta: float) -> Any:
+    """huber_backward_cpu_kernel, d = x - y: in the vector lanes ``norm * (sign(d) * delta
+    where |d| >= delta, else d) * grad``, delta in the dtype; in the scalar tail ``-norm *
+    grad * delta`` where d <= -delta, ``norm * grad * delta`` where d >= delta (the last
+    product by the double delta), else ``norm * d * grad``."""
+    x = np.asarray(x)
+    dt = x.dtype
+    t = dt.type
+    n, h = t(norm), t(delta)
+
+    def vec(a: Any, c: Any, g: Any) -> Any:
+        d = a - c
+        return (n * np.where(np.abs(d) >= h, np.where(d > 0, t(1), t(-1)) * h, d)) * g
+
+    def tail(a: Any, c: Any, g: Any) -> Any:
+        d = a - c
+        wide = _wide(d, dt)
+        edge = _wide(n * g, dt) * delta
+        return np.where(wide <= -delta, (-edge).astype(dt),
+                        np.where(wide >= delta, edge.astype(dt), (n * d) * g))
+
+    with np.errstate(all="ignore"):
+        return _split(x, _vector_bytes(), vec, tail, np.asarray(y, dt), np.asarray(grad, dt))
+
+
 def sigmoid_backward(grad: Any, y: Any) -> Any:
     """sigmoid_backward: (a * (1 - b)) * b."""
     one = y.dtype.type(1)
