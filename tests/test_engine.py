@@ -48,6 +48,8 @@ CASES = [
     ("add", lambda a, b: a + b, [A, B]),
     ("add", lambda a, b: a + b, [A, V4]),  # broadcast undone by the engine
     ("sub", lambda a, b: a - b, [A, B]),
+    ("add_alpha", lambda a, b: F.FUNCTIONS["add"](a, b, alpha=0.7), [A, B]),
+    ("sub_alpha", lambda a, b: F.FUNCTIONS["sub"](a, b, alpha=-1.5), [A, V4]),
     ("rsub", lambda a: 1 - a, [A]),
     ("mul", lambda a, b: a * b, [A, B]),
     ("mul", lambda a: a * a, [A]),

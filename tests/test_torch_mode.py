@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -459,3 +460,47 @@ def test_call_sites_are_the_call_expressions() -> None:
     err = pipeline.run(source, filename="prog.py").error
     assert tuple(err.span) == (5, 18, 5, 50)
     assert [tuple(s) for s in err.calls] == [(11, 35, 11, 42), (8, 12, 8, 16)]
+
+
+def test_add_and_sub_take_alpha_as_atens_add_kernel() -> None:
+    """``add``/``sub`` (functions, methods, in place) with ``alpha``: ``a + alpha * b`` rounded
+    once (ATen's add kernel fuses it; a multiply then an add would round twice), AddBackward0
+    and SubBackward0 with other's gradient times alpha, integers in integer arithmetic, and
+    PyTorch's checks of alpha (messages recorded from PyTorch 2.13)."""
+    from fractions import Fraction
+
+    source = (
+        "import torch\n"
+        "a = torch.tensor([1.0, -0.5369532108306885, 3.0], requires_grad=True)\n"
+        "b = torch.tensor([1e-8, 0.581118106842041, -2.0], requires_grad=True)\n"
+        "y = torch.add(a, b, alpha=0.7)\n"
+        "z = a.sub(b, alpha=3)\n"
+        "(y + z).sum().backward()\n"
+        "i = torch.arange(4)\n"
+        "j = i.add(i, alpha=3)\n"
+        "w = torch.zeros(2, 3)\n"
+        "w.add_(torch.ones(3), alpha=-0.5)\n"
+        "w.sub_(1.5, alpha=2)\n"
+        "msgs = []\n"
+        "for f in (lambda: i.add(i, alpha=0.5), lambda: a.add(b, alpha=True)):\n"
+        "    try:\n"
+        "        f()\n"
+        "    except RuntimeError as e:\n"
+        "        msgs.append(str(e))\n")
+    result, _ = run(source)
+    assert result.error is None, result.error
+    get = result.bindings.get
+    y, a, b = get("y").data, get("a").data, get("b").data
+    alpha = np.float32(0.7)
+    for k in range(3):
+        exact = Fraction(float(a[k])) + Fraction(float(alpha)) * Fraction(float(b[k]))
+        assert y[k] == np.float32(float(exact))  # one rounding
+    assert y[1] != a[1] + alpha * b[1]  # (where two roundings differ)
+    assert get("y").grad_fn.name() == "AddBackward0" and get("z").grad_fn.name() == "SubBackward0"
+    assert get("a").grad.data.tolist() == [2.0, 2.0, 2.0]
+    assert get("b").grad.data.tolist() == pytest.approx([0.7 - 3] * 3)
+    assert get("j").data.tolist() == [0, 4, 8, 12] and get("j").data.dtype == np.int64
+    assert get("w").data.tolist() == [[-3.5] * 3] * 2
+    assert get("msgs") == [
+        "For integral input tensors, argument alpha must not be a floating point number.",
+        "Boolean alpha only supported for Boolean results."]

@@ -16,14 +16,14 @@ from .shape import _elementwise, _record
 from .tensor import Tensor
 
 
-def _binary(op: Any, a: Any, b: Any, name: str) -> Tensor:
+def _binary(op: Any, a: Any, b: Any, name: str, params: dict | None = None) -> Tensor:
     if a.__class__ is not Tensor:
         tensor_arg(a, name)
     if b.__class__ is not Tensor and not is_number(b):
         raise ScriptError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                           f"{type_name(b)}", kind="TypeError")
     broadcast_check(a, b)
-    return _record(op, (a, b))
+    return _record(op, (a, b)) if params is None else _record(op, (a, b), params)
 
 
 _SCALAR_OVERLOAD = {O.ADD: O.ADD_SCALAR, O.SUB: O.SUB_SCALAR, O.MUL: O.MUL_SCALAR,
@@ -50,14 +50,36 @@ def _arith(op: Any, a: Any, b: Any, name: str) -> Tensor:
 _NUMBERS = frozenset((int, float, bool))  # args.is_number's
 
 
-def add(input: Any, other: Any) -> Tensor:
-    """``input + other``."""
-    return _arith(O.ADD, input, other, "add")
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other``."""
+    if alpha.__class__ is int and alpha == 1:
+        return _arith(O.ADD, input, other, "add")
+    _alpha_check(input, other, alpha, "add")
+    return _binary(O.ADD_ALPHA, input, other, "add", {"alpha": alpha})
 
 
-def sub(input: Any, other: Any) -> Tensor:
-    """``input - other``."""
-    return _arith(O.SUB, input, other, "sub")
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other``."""
+    if alpha.__class__ is int and alpha == 1:
+        return _arith(O.SUB, input, other, "sub")
+    _alpha_check(input, other, alpha, "sub")
+    return _binary(O.SUB_ALPHA, input, other, "sub", {"alpha": alpha})
+
+
+def _alpha_check(input: Any, other: Any, alpha: Any, name: str) -> None:
+    """ATen's alpha_check on the result's kind (floating when either operand is)."""
+    if not is_number(alpha):
+        raise ScriptError(f"{name}(): argument 'alpha' must be Number, not {type_name(alpha)}",
+                          kind="TypeError")
+    dtypes = [x.dtype for x in (input, other) if x.__class__ is Tensor]
+    floating = other.__class__ is float or any(d.is_floating_point for d in dtypes)
+    boolean = not floating and other.__class__ is not int and \
+        all(d.name == "bool" for d in dtypes)
+    if alpha.__class__ is bool and not boolean:
+        raise ScriptError("Boolean alpha only supported for Boolean results.")
+    if not floating and alpha.__class__ is float:
+        raise ScriptError("For integral input tensors, argument alpha must not be a floating "
+                          "point number.")
 
 
 def mul(input: Any, other: Any) -> Tensor:
@@ -168,15 +190,32 @@ def clamp(input: Any, min: float | None = None, max: float | None = None) -> Ten
 # --- in-place -----------------------------------------------------------------------------------
 def _inplace(op: Any, name: str) -> Any:
     def fn(self: Tensor, other: Any) -> Tensor:
-        if other.__class__ is not Tensor and not is_number(other):
-            raise ScriptError(f"{name}(): argument 'other' must be Tensor or Number, not "
-                              f"{type_name(other)}", kind="TypeError")
-        broadcast_check(self, other)
+        _inplace_other(self, other, name)
         return apply_inplace(op, self, (other,))
 
     fn.__name__ = name
     fn.__doc__ = f"In-place {name} (bumps the version counter)."
     return fn
+
+
+def _inplace_alpha(op: Any, alpha_op: Any, name: str) -> Any:
+    def fn(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+        _inplace_other(self, other, name)
+        if alpha.__class__ is int and alpha == 1:
+            return apply_inplace(op, self, (other,))
+        _alpha_check(self, other, alpha, name)
+        return apply_inplace(alpha_op, self, (other,), {"alpha": alpha})
+
+    fn.__name__ = name
+    fn.__doc__ = f"In-place {name}, ``alpha`` times other (bumps the version counter)."
+    return fn
+
+
+def _inplace_other(self: Tensor, other: Any, name: str) -> None:
+    if other.__class__ is not Tensor and not is_number(other):
+        raise ScriptError(f"{name}(): argument 'other' must be Tensor or Number, not "
+                          f"{type_name(other)}", kind="TypeError")
+    broadcast_check(self, other)
 
 
 def pow_(self: Tensor, exponent: Any) -> Tensor:
@@ -198,8 +237,8 @@ def remainder_(self: Tensor, other: Any) -> Tensor:
     return apply_inplace(O.REMAINDER, self, (other,))
 
 
-add_ = _inplace(O.ADD, "add_")
-sub_ = _inplace(O.SUB, "sub_")
+add_ = _inplace_alpha(O.ADD, O.ADD_ALPHA, "add_")
+sub_ = _inplace_alpha(O.SUB, O.SUB_ALPHA, "sub_")
 mul_ = _inplace(O.MUL, "mul_")
 div_ = _inplace(O.DIV, "div_")
 

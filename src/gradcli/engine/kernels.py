@@ -600,6 +600,20 @@ def log_softmax_backward(xp: Any, grad: Any, y: Any, dim: int) -> Any:
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
 
 
+def add_alpha(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
+    """``torch.add(a, b, alpha=alpha)`` (a in the result's dtype, b an array of it or a
+    number): ATen's add kernel, ``a + alpha * b`` with alpha in that dtype, one fused
+    multiply-add for float32 and float64 (add_scaled), integer arithmetic otherwise."""
+    if not hasattr(b, "dtype"):
+        b = xp.asarray(b, dtype=a.dtype)
+    if a.dtype == xp.float32 or a.dtype == xp.float64:
+        if tuple(b.shape) != tuple(a.shape):
+            shape = tuple(xp.broadcast_arrays(a, b)[0].shape)
+            a, b = xp.broadcast_to(a, shape), xp.broadcast_to(b, shape)
+        return add_scaled(xp, a, float(alpha), b)
+    return a + xp.asarray(alpha, dtype=a.dtype) * b
+
+
 def add_scaled(xp: Any, a: Any, alpha: float, b: Any) -> Any:
     """``a + alpha * b`` rounded once, in ``a``'s dtype (float32 or float64)."""
     if not machine.current().fma:  # DEFAULT: vec::fmadd is a multiply then an add

@@ -285,6 +285,18 @@ ADD = defop("add", "AddBackward0", ("self", "other"), lambda xp, self, other: se
 SUB = defop("sub", "SubBackward0", ("self", "other"), lambda xp, self, other: self - other,
             lambda grad: grad,
             lambda grad: -grad, kind="elementwise", dtype="promote")
+# add and sub with an alpha other than 1: ATen's add kernel, ``self + alpha * other`` with one
+# fused multiply-add (K.add_alpha); other's gradient is maybe_multiply(grad, alpha)
+ADD_ALPHA = defop("add_alpha", "AddBackward0", ("self", "other"),
+                  lambda xp, self, other, alpha: K.add_alpha(xp, self, other, alpha),
+                  lambda grad: grad,
+                  lambda grad, alpha: grad if alpha == 1 else grad * alpha,
+                  kind="elementwise", dtype="promote", aten="add")
+SUB_ALPHA = defop("sub_alpha", "SubBackward0", ("self", "other"),
+                  lambda xp, self, other, alpha: K.add_alpha(xp, self, other, -alpha),
+                  lambda grad: grad,
+                  lambda grad, alpha: -grad if alpha == 1 else -grad * alpha,
+                  kind="elementwise", dtype="promote", aten="sub")
 # C++ `tensor * Scalar` overloads: no wrapped tensor, nothing saved.  They appear in graphs that
 # formulas build under create_graph=True (PyTorch's formulas are C++), see engine.formula_mode.
 MUL_SCALAR = defop("mul_scalar", "MulBackward1", ("self",), lambda xp, self, other: self * other,
