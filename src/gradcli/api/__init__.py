@@ -89,7 +89,9 @@ AUTOGRAD_FUNCTIONAL: dict[str, Callable[..., Any]] = {
 # torch.nn: Parameter and the module classes (TypeObjects); torch.nn.init's functions
 NN: dict[str, Any] = {"Parameter": nn.Parameter, **nn.CLASSES}
 NN_INIT: dict[str, Any] = dict(nn_init.FUNCTIONS)
-OPTIM: dict[str, Any] = {"SGD": optim.SGD, "Adam": optim.Adam, "Optimizer": optim.Optimizer}
+OPTIM: dict[str, Any] = {"SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
+                          "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad,
+                          "Optimizer": optim.Optimizer}
 
 __all__ = ["AUTOGRAD", "AUTOGRAD_FUNCTIONAL", "CREATION", "DEFAULT_DTYPE", "DTYPES", "FUNCTIONS",
            "GRAD_MODE", "LINALG", "NN", "NN_FUNCTIONS", "NN_INIT", "OPTIM", "PRINT_OPTIONS",

@@ -63,6 +63,8 @@ class Optimizer:
     # set by an lr_scheduler made for it: its first step() warns unless this one stepped since
     watched_by_scheduler = False
     stepped_since_watched = False
+    # whether a group's parameters may be updated together over flat states (_update_flat)
+    flat_steps = True
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -150,7 +152,7 @@ class Optimizer:
         params = [p for p in group["params"] if p._grad is not None]
         if not params:
             return
-        flat = self._flat(group, params)
+        flat = self._flat(group, params) if self.flat_steps else None
         if flat is not None and self._update_flat(group, params, flat):
             return
         for p in params:
@@ -207,8 +209,9 @@ def _number(name: str, value: Any, lower: float = 0.0, label: str | None = None)
 
 
 # the states PyTorch updates with two in-place ops (a version each) where gradcli writes once:
-# exp_avg_sq.mul_(beta2).addcmul_(...), buf.mul_(momentum).add_(...)
-_MORE_OPS = {"exp_avg_sq": 1, "momentum_buffer": 1}
+# exp_avg_sq.mul_(beta2).addcmul_(...), buf.mul_(momentum).add_(...) (RMSprop's .addcdiv_(...)),
+# square_avg.mul_(alpha).addcmul_(...)
+_MORE_OPS = {"exp_avg_sq": 1, "momentum_buffer": 1, "square_avg": 1}
 
 
 def _write(p: Tensor, new: Any) -> None:
@@ -561,6 +564,20 @@ class Adam(Optimizer):
         return True
 
 
+class AdamW(Adam):
+    """``torch.optim.AdamW``: PyTorch 2.13's is Adam with ``decoupled_weight_decay=True`` (and
+    a default weight decay of 0.01), so Adam's code runs it."""
+
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+
 def _adam_states(group: dict[str, Any]) -> tuple[str, ...]:
     """The names of Adam's array states, in PyTorch's order."""
     if group["amsgrad"]:
@@ -614,6 +631,150 @@ def _adam(xp: Any, group: dict[str, Any], step: float, param: Any, grad: Any, ex
     np.add(denom, _same(xp, eps, denom), out=denom)
     addend = np.multiply(_same(xp, -step_size, exp_avg), exp_avg, out=flat.values)
     write("param+", np.divide(addend, denom, out=addend))
+
+
+class RMSprop(Optimizer):
+    """``torch.optim.RMSprop``: plain, centered, momentum, weight decay, maximize; PyTorch's
+    ``_single_tensor_rmsprop``, its in-place ops in its order, one parameter at a time."""
+
+    flat_steps = False
+
+    def __init__(self, params: Any, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _number("lr", lr, label="learning rate")
+        _number("eps", eps, label="epsilon value")
+        _number("momentum", momentum, label="momentum value")
+        _number("weight_decay", weight_decay, label="weight_decay value")
+        _number("alpha", alpha, label="alpha value")
+        if differentiable or capturable:
+            raise ScriptError("RMSprop(differentiable=True) and RMSprop(capturable=True) are not "
+                              "supported by gradcli", kind="NotImplementedError")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
+                    "centered": centered, "weight_decay": weight_decay, "capturable": capturable,
+                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def _update_one(self, group: dict[str, Any], p: Tensor) -> None:
+        xp, be = p.backend.xp, p.backend
+        state = self.state.setdefault(p, {})
+        if not state:
+            state["step"] = Tensor(xp.asarray(0.0, dtype=_step_dtype(be)), be)
+            names = ["square_avg"]
+            if group["momentum"] > 0:
+                names.append("momentum_buffer")
+            if group["centered"]:
+                names.append("grad_avg")
+            for name in names:
+                state[name] = Tensor(be.writable(xp.zeros_like(xp.asarray(p.data))), be)
+
+        def write(name: str, new: Any) -> Any:
+            t = p if name == "param" else state[name]
+            _write(t, new)
+            t._vc[0] += _MORE_OPS.get(name, 0)
+            return t.data
+
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        momentum, weight_decay = group["momentum"], group["weight_decay"]
+        param = p.data
+        grad = xp.asarray(p._grad.data)
+        if group["maximize"]:
+            grad = -grad
+        step_t = state["step"]
+        _write(step_t, step_t.data + 1)
+        if weight_decay != 0:
+            grad = kernels.add_scaled(xp, grad, weight_decay, param)
+        square_avg = state["square_avg"].data
+        scaled = square_avg * _same(xp, alpha, square_avg)
+        square_avg = write("square_avg", _addcmul(xp, scaled, grad, grad, 1 - alpha))
+        if group["centered"]:
+            grad_avg = write("grad_avg", _lerp(xp, state["grad_avg"].data, grad, 1 - alpha))
+            avg = unary(xp, "sqrt", _addcmul(xp, square_avg, grad_avg, grad_avg, -1))
+        else:
+            avg = unary(xp, "sqrt", square_avg)
+        avg = avg + _same(xp, eps, avg)
+        if momentum > 0:
+            buf = state["momentum_buffer"].data
+            buf = buf * _same(xp, momentum, buf)
+            buf = write("momentum_buffer", buf + _addcdiv_addend(xp, grad, avg, 1))
+            write("param", kernels.add_scaled(xp, param, -lr, buf))
+        else:
+            write("param", param + _addcdiv_addend(xp, grad, avg, -lr))
+
+
+class Adagrad(Optimizer):
+    """``torch.optim.Adagrad`` (dense gradients): learning-rate decay, weight decay, an initial
+    accumulator, maximize; PyTorch's ``_single_tensor_adagrad``, its in-place ops in its order,
+    one parameter at a time.  As PyTorch's, it makes every parameter's state when it is made."""
+
+    flat_steps = False
+
+    def __init__(self, params: Any, lr: float = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0,
+                 eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        _number("lr", lr, label="learning rate")
+        _number("lr_decay", lr_decay, label="lr_decay value")
+        _number("weight_decay", weight_decay, label="weight_decay value")
+        _number("initial_accumulator_value", initial_accumulator_value,
+                label="initial_accumulator_value value")
+        _number("eps", eps, label="epsilon value")
+        if differentiable or fused:
+            raise ScriptError("Adagrad(differentiable=True) and Adagrad(fused=True) are not "
+                              "supported by gradcli", kind="NotImplementedError")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "fused": fused}
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
+        """The parameter's ``step`` and ``sum``: zero and ``initial_accumulator_value`` (the
+        optimizer's, as PyTorch reads it, not the group's)."""
+        xp, be = p.backend.xp, p.backend
+        state = self.state.setdefault(p, {})
+        state["step"] = Tensor(xp.asarray(0.0, dtype=_step_dtype(be)), be)
+        data = xp.asarray(p.data)
+        state["sum"] = Tensor(be.writable(xp.full(data.shape, self.defaults[
+            "initial_accumulator_value"], dtype=data.dtype)), be)
+        return state
+
+    def _update_one(self, group: dict[str, Any], p: Tensor) -> None:
+        xp = p.backend.xp
+        state = self.state.setdefault(p, {})
+        if not state:
+            state = self._init_state(p)
+
+        def write(name: str, new: Any) -> Any:
+            t = p if name == "param" else state[name]
+            _write(t, new)
+            return t.data
+
+        lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
+        weight_decay = group["weight_decay"]
+        param = p.data
+        step_t = state["step"]
+        _write(step_t, step_t.data + 1)
+        step = float(step_t.data)
+        grad = xp.asarray(p._grad.data)
+        if group["maximize"]:
+            grad = -grad
+        if weight_decay != 0:
+            grad = kernels.add_scaled(xp, grad, weight_decay, param)
+        clr = lr / (1 + (step - 1) * lr_decay)
+        state_sum = write("sum", _addcmul(xp, state["sum"].data, grad, grad, 1))
+        std = unary(xp, "sqrt", state_sum)
+        std = std + _same(xp, eps, std)
+        write("param", param + _addcdiv_addend(xp, grad, std, -clr))
+
+
+def _step_dtype(backend: Any) -> Any:
+    """The dtype of a ``step`` state: PyTorch's ``_get_scalar_dtype()``, float64 when that is
+    the default dtype, else float32."""
+    return backend.xp.float64 if backend.dtype_name == "float64" else backend.xp.float32
 
 
 def _lerp(xp: Any, start: Any, end: Any, weight: float) -> Any:
