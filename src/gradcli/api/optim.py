@@ -497,7 +497,7 @@ class Adam(Optimizer):
         state = self.state.setdefault(p, {})
         if not state:
             zeros = xp.zeros_like(xp.asarray(p.data))
-            state["step"] = Tensor(xp.asarray(0.0, dtype=xp.float32), be)
+            state["step"] = Tensor(xp.asarray(0.0, dtype=_step_dtype(be)), be)
             for name in _adam_states(group):
                 state[name] = Tensor(be.writable(xp.asarray(zeros, copy=True)), be)
         step_t = state["step"]
@@ -523,7 +523,7 @@ class Adam(Optimizer):
             if not all(flat.free(name) for name in ("step", *names)):
                 return False
             be = params[0].backend
-            flat.add("step", np.zeros(len(params), np.float32), be, scalar=True)
+            flat.add("step", np.zeros(len(params), _step_dtype(be)), be, scalar=True)
             # the two moments as the rows of one array: their update writes both at once
             moments = np.zeros((2, flat.values.size), flat.dtype)
             flat.add("exp_avg", moments[0], be)
