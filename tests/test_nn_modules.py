@@ -56,6 +56,11 @@ def run(line: str):
     ("nn.Linear(2, 2)(x.double())", "RuntimeError"),
     ("nn.BCELoss()(torch.tensor([0.5]), torch.tensor([2.0]))", "RuntimeError"),
     ("torch.optim.SGD(m, lr=0.1)", "TypeError"),
+    ("torch.optim.AdamW(m.parameters(), betas=(1.0, 0.9))", "ValueError"),
+    ("torch.optim.RMSprop(m.parameters(), lr=-1.0)", "ValueError"),
+    ("torch.optim.RMSprop(m.parameters(), capturable=True)", "NotImplementedError"),
+    ("torch.optim.Adagrad(m.parameters(), lr_decay=-1)", "ValueError"),
+    ("torch.optim.Adagrad(m.parameters(), fused=True)", "NotImplementedError"),
 ])
 def test_misuse_is_a_script_error(line: str, kind: str) -> None:
     result, _ = run(line)
@@ -69,6 +74,38 @@ def test_unsupported_names_say_so() -> None:
     assert result.error.message == "gradcli does not support Sequential.share_memory yet"
     result, _ = run("nn.Transformer(2, 1)")
     assert result.error.message == "gradcli does not support torch.nn.Transformer yet"
+
+
+@pytest.mark.parametrize(("line", "message"), [  # PyTorch 2.13's messages
+    ("torch.optim.AdamW(m.parameters(), lr=-0.5)", "Invalid learning rate: -0.5"),
+    ("torch.optim.RMSprop(m.parameters(), alpha=-1.0)", "Invalid alpha value: -1.0"),
+    ("torch.optim.RMSprop(m.parameters(), eps=-1.0, momentum=-1.0)", "Invalid epsilon value: -1.0"),
+    ("torch.optim.RMSprop(m.parameters(), momentum=-1.0)", "Invalid momentum value: -1.0"),
+    ("torch.optim.Adagrad(m.parameters(), weight_decay=-1)", "Invalid weight_decay value: -1"),
+    ("torch.optim.Adagrad(m.parameters(), initial_accumulator_value=-1.0)",
+     "Invalid initial_accumulator_value value: -1.0"),
+])
+def test_optimizer_arguments_are_checked_as_pytorch_checks_them(line: str, message: str) -> None:
+    result, _ = run(line)
+    assert result.error.kind == "ValueError"
+    assert result.error.message == message
+
+
+def test_adagrad_makes_its_state_with_the_optimizer_and_adamw_decays() -> None:
+    """What PyTorch 2.13 prints (Adagrad's __init__ fills every parameter's state; AdamW's
+    default weight decay is 0.01; RMSprop's states in its order, square_avg bumped twice)."""
+    result, out = run(
+        "opt = torch.optim.Adagrad(m.parameters(), initial_accumulator_value=0.5)\n"
+        "print(len(opt.state), opt.state[m[0].bias])\n"
+        "opt = torch.optim.RMSprop(m.parameters(), momentum=0.5, centered=True)\n"
+        "m(x).sum().backward()\nopt.step()\n"
+        "print(list(opt.state[m[0].bias]), opt.state[m[0].bias]['square_avg']._version)\n"
+        "print(type(torch.optim.AdamW(m.parameters())).__name__, "
+        "torch.optim.AdamW(m.parameters()).defaults['weight_decay'])")
+    assert result.error is None
+    assert out == ("2 {'step': tensor(0.), 'sum': tensor([0.5000, 0.5000])}\n"
+                   "['step', 'square_avg', 'momentum_buffer', 'grad_avg'] 2\n"
+                   "AdamW 0.01\n")
 
 
 def test_a_misspelt_attribute_suggests_the_real_one() -> None:
