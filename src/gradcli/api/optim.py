@@ -1,9 +1,11 @@
-"""``torch.optim``: SGD and Adam, step for step as PyTorch 2.13's single-tensor code.
+"""``torch.optim``: SGD, Adam, AdamW, RMSprop and Adagrad, step for step as PyTorch 2.13's
+single-tensor code.
 
 Each update is PyTorch's sequence of CPU kernels on the parameter's own dtype, with the fused
-``a + alpha * b`` where PyTorch fuses it (``engine.kernels``), and Adam's square root is
-PyTorch's (MKL's VML ``sqrt``, ``engine.kernels.unary``), so SGD's and Adam's float32 parameters
-match PyTorch bit for bit (tools/engine_cases.py: ``nn_sgd_steps``, ``nn_adam_steps``).  (On a
+``a + alpha * b`` where PyTorch fuses it (``engine.kernels``), and the square roots are
+PyTorch's (MKL's VML ``sqrt``, ``engine.kernels.unary``), so the parameters match PyTorch bit
+for bit (tools/engine_cases.py: ``nn_sgd_steps``, ``nn_adam_steps``; corpus programs
+``train_optim_*``).  AdamW is PyTorch 2.13's: Adam with ``decoupled_weight_decay=True``.  (On a
 CPU PyTorch picks the single-tensor code; its ``foreach`` code runs the same kernels in the same
 order, so ``foreach=True`` gives the same numbers.)  Updates run
 outside autograd and bump each parameter's version, as PyTorch's in-place ops do.
@@ -16,7 +18,8 @@ gradients and parameters end to end, runs each kernel once over all of them and 
 parameters back: each element gets what PyTorch's loop over the parameters gives it.  Where
 that cannot hold (parameters of several dtypes or strided ones, a state made or replaced
 elsewhere, steps that differ, a parameter without a gradient this step) the group is
-updated one parameter at a time, and stays so.
+updated one parameter at a time, and stays so.  RMSprop and Adagrad always go one parameter
+at a time (``flat_steps``).
 """
 
 from __future__ import annotations
