@@ -116,9 +116,11 @@ def gradcli_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "gradcli"]
 
 
-def run_gradcli(path: Path, command: list[str] | None = None) -> dict[str, Any]:
-    """`gradcli run NAME.py --format plain` from the program's folder, in the fixture's shape."""
-    env = dict(machines.environment(machines.PINNED), NO_COLOR="1", PYTHONIOENCODING="utf-8")
+def run_gradcli(path: Path, command: list[str] | None = None,
+                setting: dict[str, str] = machines.PINNED) -> dict[str, Any]:
+    """`gradcli run NAME.py --format plain` from the program's folder, in the fixture's shape,
+    under a setting of tools/machines.py (the fixture's)."""
+    env = dict(machines.environment(setting), NO_COLOR="1", PYTHONIOENCODING="utf-8")
     try:
         proc = subprocess.run([*(command or gradcli_command()), "run", path.name, "--format",
                                "plain"], cwd=path.parent, capture_output=True, text=True,
@@ -467,11 +469,13 @@ def report(names: list[str] | None, jobs: int) -> dict[str, Any]:
     paths = sorted(CORPUS.glob("*.py")) if not names else [CORPUS / f"{Path(n).stem}.py"
                                                           for n in names]
     command = gradcli_command()
+    fixtures = [json.loads((FIXTURES / f"{p.stem}.json").read_text(encoding="utf-8"))
+                for p in paths]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        runs = list(pool.map(lambda p: run_gradcli(p, command), paths))
+        runs = list(pool.map(lambda pf: run_gradcli(pf[0], command, pf[1]["settings"]),
+                             zip(paths, fixtures)))
     programs, torch_version = [], None
-    for path, got in zip(paths, runs, strict=True):
-        expected = json.loads((FIXTURES / f"{path.stem}.json").read_text(encoding="utf-8"))
+    for path, got, expected in zip(paths, runs, fixtures, strict=True):
         torch_version = expected["torch"]
         diff = differences(expected, got)
         programs.append({"name": path.stem, "pass": not diff, "differences": diff,

@@ -10,6 +10,11 @@ run without PyTorch. Usage:
     python tools/record_corpus.py                 # every program
     python tools/record_corpus.py NAME [NAME...]  # some programs (a name or a path)
     python tools/record_corpus.py --check         # exit 1 if a fixture is missing or out of date
+    python tools/record_corpus.py --setting avx2 NAME  # under one of tools/machines.py's VARIANTS
+
+A program is recorded under the pinned setting unless ``--setting`` names a variant (a machine
+without AVX-512 cannot run PyTorch under the pinned AVX512 one); a fixture keeps its setting,
+which a re-recording without ``--setting`` reuses and the test runs gradcli under.
 
 The parsing half of this module (`parse_stderr`, `parse_warnings`, `parse_traceback`,
 `normalise`) imports neither torch nor gradcli, so the tests can exercise it on stored samples.
@@ -162,21 +167,21 @@ def corpus_programs(names: list[str] | None = None) -> list[Path]:
     return out
 
 
-def child_env() -> dict[str, str]:
+def child_env(setting: dict[str, str] = machines.PINNED) -> dict[str, str]:
     """The environment of `python prog.py` as a user has it (default warning filters, UTF-8)
-    under the setting the fixtures are recorded with (tools/machines.py)."""
-    env = {k: v for k, v in machines.environment(machines.PINNED).items()
+    under a setting of tools/machines.py (the pinned one by default)."""
+    env = {k: v for k, v in machines.environment(setting).items()
            if not k.startswith("PYTHON") and k != "TORCH_LOGS"}
     env["PYTHONIOENCODING"] = "utf-8"
     env["PYTHONHASHSEED"] = "0"
     return env
 
 
-def record(path: Path, python: str) -> dict[str, Any]:
+def record(path: Path, python: str, setting: dict[str, str] = machines.PINNED) -> dict[str, Any]:
     """Run one program under PyTorch and return its fixture."""
     proc = subprocess.run(
         [python, path.name], cwd=path.parent, capture_output=True, text=True,
-        encoding="utf-8", env=child_env(), timeout=TIMEOUT, check=False,
+        encoding="utf-8", env=child_env(setting), timeout=TIMEOUT, check=False,
     )
     warnings, error = parse_stderr(proc.stderr, str(path))
     if proc.returncode != 0 and error is None:
@@ -184,8 +189,8 @@ def record(path: Path, python: str) -> dict[str, Any]:
                            f"{proc.stderr}")
     return {
         "torch": torch_version(python),
-        "machine": machine(),
-        "settings": machines.PINNED,
+        "machine": machine(setting),
+        "settings": setting,
         "source_sha256": source_hash(path),
         "stdout": normalise(proc.stdout),
         "stderr_warnings": warnings,
@@ -200,14 +205,26 @@ def source_hash(path: Path) -> str:
 
 
 _VERSIONS: dict[str, str] = {}
-_MACHINE: list[dict[str, Any]] = []
+_MACHINE: dict[str, dict[str, Any]] = {}
 
 
-def machine() -> dict[str, Any]:
-    """The machine the programs run on under the pinned setting (asked once)."""
-    if not _MACHINE:
-        _MACHINE.append(machines.describe(machines.PINNED))
-    return _MACHINE[0]
+def machine(setting: dict[str, str] = machines.PINNED) -> dict[str, Any]:
+    """The machine the programs run on under a setting (asked once for each)."""
+    key = json.dumps(setting, sort_keys=True)
+    if key not in _MACHINE:
+        _MACHINE[key] = machines.describe(setting)
+    return _MACHINE[key]
+
+
+def setting_of(path: Path, name: str | None) -> dict[str, str]:
+    """The setting to record ``path`` under: the variant named, else its fixture's, else the
+    pinned one."""
+    if name is not None:
+        return machines.VARIANTS[name]
+    target = FIXTURES / f"{path.stem}.json"
+    if target.exists():
+        return json.loads(target.read_text(encoding="utf-8"))["settings"]
+    return machines.PINNED
 
 
 def torch_version(python: str) -> str:
@@ -231,11 +248,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare, write nothing")
     parser.add_argument("--python", default=sys.executable,
                         help="interpreter with torch 2.13 (default: this one)")
+    parser.add_argument("--setting", choices=sorted(machines.VARIANTS),
+                        help="record under this variant of the pinned setting")
     args = parser.parse_args(argv)
     paths = corpus_programs(args.names)
     torch_version(args.python)
+    settings = [setting_of(p, args.setting) for p in paths]
+    for setting in {json.dumps(s, sort_keys=True): s for s in settings}.values():
+        why = machines.torch_cannot_run(setting)
+        if why:
+            raise SystemExit(f"record_corpus: {why}")
     with ThreadPoolExecutor(max_workers=2) as pool:  # two cores: more would only queue
-        texts = list(pool.map(lambda p: dump(record(p, args.python)), paths))
+        texts = list(pool.map(lambda ps: dump(record(ps[0], args.python, ps[1])),
+                              zip(paths, settings)))
     stale = 0
     for path, text in zip(paths, texts, strict=True):
         target = FIXTURES / f"{path.stem}.json"
