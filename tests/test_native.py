@@ -33,7 +33,9 @@ needs_lib = pytest.mark.skipif(LIB is None, reason="gradcli's C kernels are not 
 SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 1.1754942e-38,
                     1.1754944e-38, 3.4028235e38, -3.4028235e38, 1.0, -1.0, 2.0, 0.75, 1.5,
                     0.7499999, 1.4999999, -104.0, -103.99999, 100.0, 100.00001, 88.72284,
-                    -87.33655, 0.5, 1e-20, 2.0 ** 126, 2.0 ** 127, 2.5e38], F32)
+                    -87.33655, 0.5, 1e-20, 2.0 ** 126, 2.0 ** 127, 2.5e38, -1.0000001,
+                    -0.99999994, 1e38, 1.0000001e38, 88.72283, -16.635532, -16.63553],
+                   F32)
 
 
 @contextmanager
@@ -81,12 +83,12 @@ def test_built_where_a_compiler_is() -> None:
 
 
 @needs_lib
-@pytest.mark.parametrize("name", ["expf", "logf"])
+@pytest.mark.parametrize("name", ["expf", "logf", "log1pf", "expm1f"])
 @pytest.mark.parametrize("seed", range(3))
 def test_sleef_functions_match_the_numpy_port(name: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     fn = getattr(sleef, name)
-    spread = {"expf": (-110, 110), "logf": (0, 10)}[name]
+    spread = {"expf": (-110, 110), "logf": (0, 10), "log1pf": (-1, 10), "expm1f": (-20, 90)}[name]
     for x in (random_floats(rng, 200_000), rng.uniform(*spread, 200_000).astype(F32),
               rng.standard_normal((64, 27)).astype(F32), SPECIAL, F32(0.3), np.array(2.0, F32)):
         compiled = fn(x)

@@ -168,6 +168,122 @@ INLINE float fused32(float a, float b, float c) {
     return fmaf(a, b, c);
 }
 
+/* ---- SLEEF's xlog1pf (AVX512 branch) and xexpm1f (sleef.py log1pf, expm1f) ----------------
+ * Double-float pairs (SLEEF's df.h, FMA variants) as two floats; every FMA fused32, as the
+ * NumPy port's fma32.  Special values selected at the end, as the port selects them. */
+
+typedef struct { float x, y; } df;
+
+INLINE df df_add_f2_f(df a, float b) {  /* dfadd_vf2_vf2_vf */
+    float s = a.x + b;
+    return (df){s, ((a.x - s) + b) + a.y};
+}
+INLINE df df_add_f2_f2(df a, df b) {  /* dfadd_vf2_vf2_vf2 */
+    float s = a.x + b.x;
+    return (df){s, (((a.x - s) + b.x) + a.y) + b.y};
+}
+INLINE df df_add2_f2_f(df a, float b) {  /* dfadd2_vf2_vf2_vf */
+    float s = a.x + b, v = s - a.x;
+    return (df){s, ((a.x - (s - v)) + (b - v)) + a.y};
+}
+INLINE df df_add2_f2_f2(df a, df b) {  /* dfadd2_vf2_vf2_vf2 */
+    float s = a.x + b.x, v = s - a.x;
+    return (df){s, ((a.x - (s - v)) + (b.x - v)) + (a.y + b.y)};
+}
+INLINE df df_add_f_f2(float a, df b) {  /* dfadd_vf2_vf_vf2 */
+    float s = a + b.x;
+    return (df){s, ((a - s) + b.x) + b.y};
+}
+INLINE df df_mul_f2_f(df a, float b) {  /* dfmul_vf2_vf2_vf */
+    float s = a.x * b;
+    return (df){s, fused32(a.y, b, fused32(a.x, b, -s))};
+}
+INLINE df df_mul_f2_f2(df a, df b) {  /* dfmul_vf2_vf2_vf2 */
+    float s = a.x * b.x;
+    return (df){s, fused32(a.x, b.y, fused32(a.y, b.x, fused32(a.x, b.x, -s)))};
+}
+INLINE df df_squ(df a) {  /* dfsqu_vf2_vf2 */
+    float s = a.x * a.x;
+    return (df){s, fused32(a.x + a.x, a.y, fused32(a.x, a.x, -s))};
+}
+INLINE df df_div(df n, df d) {  /* dfdiv_vf2_vf2_vf2 */
+    float t = 1.0f / d.x, s = n.x * t;
+    float u = fused32(t, n.x, -s);
+    float v = fused32(-d.y, t, fused32(-d.x, t, 1.0f));
+    return (df){s, fused32(s, v, fused32(n.y, t, u))};
+}
+
+/* vrint_vi2_vf as sleef._rint: round half to even; NaN and infinities 0; beyond int32's range
+ * clipped to +-2**31 in float, 2**31 converting to INT32_MIN as cvttps2dq does */
+INLINE int32_t rint32(float x) {
+    if (!isfinite(x)) return 0;
+    float r = rintf(x);
+    if (r >= 2147483648.0f) return INT32_MIN;
+    if (r < -2147483648.0f) return INT32_MIN;
+    return (int32_t)r;
+}
+
+INLINE float sleef_log1pf(float d) {
+    const float ln2_hi = (float)0.69314718246459960938, ln2_lo = (float)-1.904654323148236017e-09;
+    float dp1 = d + 1.0f;
+    float e = getexp(dp1 * (float)(1.0 / 0.75));
+    if (e == INFINITY) e = 128.0f;
+    float t = from_bits(to_bits(1.0f) + ((uint32_t)(-(uint32_t)rint32(e)) << 23));
+    float m = fused32(d, t, t - 1.0f);
+    df s = df_mul_f2_f((df){ln2_hi, ln2_lo}, e);
+    float two_m = 2.0f + m;
+    df x = df_div((df){m, 0.0f}, (df){two_m, (2.0f - two_m) + m});
+    float x2 = x.x * x.x;
+    float p = fused32((float)0.3027294874, x2, (float)0.3996108174);
+    p = fused32(p, x2, (float)0.6666694880);
+    s = df_add_f2_f2(s, (df){x.x * 2.0f, x.y * 2.0f});
+    s = df_add_f2_f(s, (x2 * x.x) * p);
+    float r = s.x + s.y;
+    if (d > 1e38f) r = INFINITY;
+    if (-1.0f > d) r = NAN;
+    if (d == -1.0f) r = -INFINITY;
+    if (d == 0.0f && signbit(d)) r = -0.0f;
+    return isnan(d) ? d : r;
+}
+
+/* SLEEF's expk2f: exp of a double-float, as a double-float */
+INLINE df sleef_expk2f(df d) {
+    const float r_ln2 = (float)1.442695040888963407359924681001892137426645954152985934135449406931;
+    const float l2u = (float)0.693145751953125, l2l = (float)1.428606765330187045e-06;
+    float u = (d.x + d.y) * r_ln2;
+    int32_t q = rint32(u);
+    float qf = (float)q;
+    df s = df_add2_f2_f(d, qf * -l2u);
+    s = df_add2_f2_f(s, qf * -l2l);
+    u = (float)+0.1980960224e-3;
+    u = fused32(u, s.x, (float)+0.1394256484e-2);
+    u = fused32(u, s.x, (float)+0.8333456703e-2);
+    u = fused32(u, s.x, (float)+0.4166637361e-1);
+    df t = df_add2_f2_f(df_mul_f2_f(s, u), (float)+0.166666659414234244790680580464e+0);
+    t = df_add2_f2_f(df_mul_f2_f2(s, t), 0.5f);
+    t = df_add2_f2_f2(s, df_mul_f2_f2(df_squ(s), t));
+    t = df_add_f_f2(1.0f, t);
+    if (d.x < -104.0f) return (df){0.0f, 0.0f};
+    return (df){ldexp2(t.x, q), ldexp2(t.y, q)};
+}
+
+INLINE float sleef_expm1f(float a) {
+    df d = df_add2_f2_f(sleef_expk2f((df){a, 0.0f}), -1.0f);
+    float x = d.x + d.y;
+    if (a > 88.72283172607421875f) x = INFINITY;
+    if (a < -16.635532333438687426013570f) x = -1.0f;
+    if (a == 0.0f && signbit(a)) x = -0.0f;
+    return isnan(a) ? a : x;
+}
+
+LOOP static void log1pf_loop(const float *x, float *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_log1pf(x[i]);
+}
+
+LOOP static void expm1f_loop(const float *x, float *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_expm1f(x[i]);
+}
+
 /* fma_add: p + c rounded once to float32, for an exact float64 product p: the float64 sum
  * rounded to odd (its last bit set where the sum was inexact and that bit is clear), then to
  * float32, which is the exact sum's rounding (Boldo and Melquiond: 53 >= 24 + 2 bits) */
@@ -572,6 +688,8 @@ UNARY(double, unary64)
 
 static PyObject *py_expf(PyObject *self, PyObject *args) { return unary32(args, expf_loop); }
 static PyObject *py_logf(PyObject *self, PyObject *args) { return unary32(args, logf_loop); }
+static PyObject *py_log1pf(PyObject *self, PyObject *args) { return unary32(args, log1pf_loop); }
+static PyObject *py_expm1f(PyObject *self, PyObject *args) { return unary32(args, expm1f_loop); }
 
 /* fma32(a, b, c, out) and fma64: a * b + c of arrays of items of `size` bytes */
 static PyObject *fused(PyObject *args, Py_ssize_t size, fused_loop loop) {
@@ -1390,6 +1508,8 @@ static PyObject *py_map(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"expf", py_expf, METH_VARARGS, "expf(x, out): SLEEF's xexpf of float32 x into out."},
     {"logf", py_logf, METH_VARARGS, "logf(x, out): SLEEF's xlogf_u1 of float32 x into out."},
+    {"log1pf", py_log1pf, METH_VARARGS, "log1pf(x, out): SLEEF's xlog1pf of float32 x."},
+    {"expm1f", py_expm1f, METH_VARARGS, "expm1f(x, out): SLEEF's xexpm1f of float32 x."},
     {"exp64", py_exp64, METH_VARARGS, "exp64(x, out): SLEEF's xexp of float64 x into out."},
     {"log64", py_log64, METH_VARARGS, "log64(x, out): SLEEF's xlog_u1 of float64 x into out."},
     {"fma32", py_fma32, METH_VARARGS, "fma32(a, b, c, out): float32 a * b + c rounded once."},

@@ -446,7 +446,16 @@ def _logf(d: Any, fma: Any, fma_v: Any) -> Any:
 
 
 def log1pf(d: Any) -> Any:
-    """Sleef_log1pf16_u10 (xlog1pf, AVX512 branch)."""
+    """Sleef_log1pf16_u10 (xlog1pf, AVX512 branch): one C loop where the kernels are built
+    (native.py), else ``_log1pf``."""
+    d = _f(d)
+    if native.lib is not None:
+        return native.unary(native.lib.log1pf, d)
+    return _log1pf(d)
+
+
+def _log1pf(d: Any) -> Any:
+    """xlog1pf in NumPy, each of its operations over the whole array."""
     d = _f(d)
     with np.errstate(all="ignore"):
         dp1 = d + ONE
@@ -489,7 +498,16 @@ def _expk2(d: tuple) -> tuple:
 
 
 def expm1f(a: Any) -> Any:
-    """Sleef_expm1f16_u10 (xexpm1f)."""
+    """Sleef_expm1f16_u10 (xexpm1f): one C loop where the kernels are built (native.py), else
+    ``_expm1f``."""
+    a = _f(a)
+    if native.lib is not None:
+        return native.unary(native.lib.expm1f, a)
+    return _expm1f(a)
+
+
+def _expm1f(a: Any) -> Any:
+    """xexpm1f in NumPy, each of its operations over the whole array."""
     a = _f(a)
     with np.errstate(all="ignore"):
         d = _add2_f2_f(_expk2((a, np.zeros_like(a))), F32(-1.0))
