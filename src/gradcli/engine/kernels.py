@@ -140,6 +140,30 @@ def batch_norm(xp: Any, x: Any, mean: Any, invstd: Any, weight: Any, bias: Any) 
     return x * xp.reshape(alpha, shape) + xp.reshape(beta, shape)
 
 
+def layer_norm_stats(xp: Any, x: Any, k: int, eps: float) -> tuple[Any, Any]:
+    """native_layer_norm's row statistics over the last ``k`` dims (mean and rstd, shaped
+    (*lead, 1, ...)): PyTorch's RowwiseMoments on the NumPy backend."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.layernorm.stats(x, k, eps)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mu = mean(xp, x, axes, True)
+    centred = x - mu
+    return mu, 1.0 / xp.sqrt(mean(xp, centred * centred, axes, True) + eps)
+
+
+def layer_norm(xp: Any, x: Any, k: int, weight: Any, bias: Any, mean: Any, rstd: Any) -> Any:
+    """``((x - mean) * rstd) * weight + bias`` (PyTorch's fused multiply-adds on the NumPy
+    backend)."""
+    ex = _exact(xp, x, mean, rstd, *(t for t in (weight, bias) if t is not None))
+    if ex is not None:
+        return ex.layernorm.forward(x, k, weight, bias, mean, rstd)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * weight
+    return out if bias is None else out + bias
+
+
 def batch_norm_eval_invstd(xp: Any, running_var: Any, eps: float) -> Any:
     """The forward's ``1 / sqrt(running_var + eps)`` in the running variance's dtype."""
     return 1.0 / xp.sqrt(running_var + xp.asarray(eps, dtype=running_var.dtype))

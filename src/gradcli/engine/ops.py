@@ -1000,12 +1000,9 @@ def _norm_axes(input: Any, normalized_shape: tuple) -> tuple[int, ...]:
 
 def _layer_norm(xp: Any, input: Any, weight: Any, bias: Any, result1: Any, result2: Any,
                 normalized_shape: tuple, eps: float) -> Any:
-    """PyTorch's LayerNormKernel: x * rstd + (-rstd * mean), then * weight + bias; the row's
-    mean and rstd (``result1``, ``result2``) come from the dispatch."""
-    out = input * result2 + (-result2 * result1)
-    if weight is not None:
-        out = out * weight
-    return out if bias is None else out + bias
+    """PyTorch's LayerNormKernel: ((x - mean) * rstd) * weight + bias; the row's mean and rstd
+    (``result1``, ``result2``) come from the dispatch."""
+    return K.layer_norm(xp, input, len(normalized_shape), weight, bias, result1, result2)
 
 
 def _layer_norm_xhat(xp: Any, input: Any, normalized_shape: tuple, eps: float) -> Any:
