@@ -164,6 +164,21 @@ def layer_norm(xp: Any, x: Any, k: int, weight: Any, bias: Any, mean: Any, rstd:
     return out if bias is None else out + bias
 
 
+def layer_norm_backward(xp: Any, which: int, grad: Any, x: Any, weight: Any, mean: Any,
+                        rstd: Any, k: int) -> Any:
+    """PyTorch's layer_norm backward kernel's gradient of input (0), weight (1) or bias (2)
+    over the last ``k`` dims, or None where the exact kernel does not apply (the caller's
+    formulas then)."""
+    ex = _exact(xp, grad, x, mean, rstd, *(() if weight is None else (weight,)))
+    if ex is None or not x.size:
+        return None
+    if which == 0:
+        return ex.layernorm.input_grad(grad, x, k, weight, mean, rstd)
+    if which == 1:
+        return ex.layernorm.weight_grad(grad, x, k, mean, rstd)
+    return ex.layernorm.bias_grad(grad, k)
+
+
 def batch_norm_eval_invstd(xp: Any, running_var: Any, eps: float) -> Any:
     """The forward's ``1 / sqrt(running_var + eps)`` in the running variance's dtype."""
     return 1.0 / xp.sqrt(running_var + xp.asarray(eps, dtype=running_var.dtype))

@@ -29,8 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import machine
 from ..machine import SUM_VECTOR_BYTES
 from .fp import fp_ignored
+from .iterator import thread_ranges
+from .softmaxes import _fold_lanes
 from .unary import madd
 
 CHUNK = 16  # kChunkSize: vectors per Welford chunk
@@ -155,3 +158,95 @@ def forward(x: Any, k: int, weight: Any, bias: Any, mean: Any, rstd: Any) -> Any
         if weight is None:
             return madd(centred, np.broadcast_to(rstd, x.shape), b)
         return madd(centred * rstd, np.broadcast_to(weight.astype(dt, copy=False), x.shape), b)
+
+
+def _lanes_sum(left: Any, right: Any | None) -> Any:
+    """vec::map2_reduce_all / map3_reduce_all (``acc + left * right``) or, with no ``right``,
+    vec::reduce_all (``acc + left``) along the last axis of (M, N) arrays: each row's first
+    vector, then each full vector added (a multiply, then an add: not fused), the partial last
+    vector's lanes by a fused multiply-add (measured), the lanes folded; a row shorter than a
+    vector is added in order in lane 0."""
+    terms = left if right is None else left * right
+    count, size = terms.shape
+    width = SUM_VECTOR_BYTES // terms.itemsize
+    if size < width:
+        acc = terms[:, 0]
+        for i in range(1, size):
+            acc = acc + terms[:, i]
+        return acc
+    full = size - size % width
+    vecs = np.ascontiguousarray(np.moveaxis(terms[:, :full].reshape(count, -1, width), 1, 0))
+    acc = vecs[0].copy()
+    for v in vecs[1:]:
+        np.add(acc, v, out=acc)
+    if full < size:
+        if right is None:
+            acc[:, :size - full] += terms[:, full:]
+        else:
+            acc[:, :size - full] = madd(left[:, full:], right[:, full:], acc[:, :size - full])
+    return _fold_lanes(acc)
+
+
+def input_grad(grad: Any, x: Any, k: int, weight: Any, mean: Any, rstd: Any) -> Any:
+    """LayerNormBackwardKernel's dX: ``ds`` and ``db`` reduced per row as ``vec::*_reduce_all``
+    reduce them, ``b = (db * mean - ds) * rstd**3 / N`` (the difference fused), ``c = -b * mean -
+    db * rstd / N`` (``-b * mean`` fused), then ``(rstd * dy [* gamma] + b * x) + c`` with ``b * x``
+    fused."""
+    rows, _ = _split(x, k)
+    dy = np.ascontiguousarray(grad, rows.dtype).reshape(rows.shape)
+    dt = rows.dtype.type
+    count, size = rows.shape
+    m = mean.reshape(count, 1)
+    a = rstd.reshape(count, 1)
+    with fp_ignored():
+        if weight is None:
+            ds = _lanes_sum(dy, rows)
+            db = _lanes_sum(dy, None)
+            ady = a * dy
+        else:
+            g = np.broadcast_to(weight.astype(rows.dtype, copy=False).reshape(1, size), rows.shape)
+            ds = _lanes_sum(dy * rows, g)
+            db = _lanes_sum(dy, g)
+            ady = a * dy * g
+        ds, db = ds.reshape(count, 1), db.reshape(count, 1)
+        scale = dt(1) / dt(size)
+        b = madd(db, m, -ds) * a * a * a * scale
+        c = madd(-b, m, -(db * a * scale))
+        dx = madd(np.broadcast_to(b, rows.shape), rows, ady) + c
+    return dx.reshape(x.shape)
+
+
+def _thread_rows(step: Any, count: int, size: int, dt: Any) -> Any:
+    """The kernel's two-pass reduction over rows: a zeroed buffer per thread (of
+    ``at::get_num_threads()``) updated by ``step(buffer, i)`` for each row of the thread's
+    range of at::parallel_for(0, M, 1), then the buffers added in order from zero."""
+    threads = machine.current().threads
+    total = np.zeros(size, dt)
+    with fp_ignored():
+        for begin, end in thread_ranges(count, threads, grain=1):
+            buf = np.zeros(size, dt)
+            for i in range(begin, end):
+                buf = step(buf, i)
+            total = total + buf  # the idle threads' zero buffers change nothing
+    return total
+
+
+def weight_grad(grad: Any, x: Any, k: int, mean: Any, rstd: Any) -> Any:
+    """dgamma: each thread's ``buf += dy * (rstd * x + (-rstd * mean))`` (both fused)."""
+    rows, _ = _split(x, k)
+    dy = np.ascontiguousarray(grad, rows.dtype).reshape(rows.shape)
+    count, size = rows.shape
+    a = rstd.reshape(count, 1)
+    with fp_ignored():
+        xhat = madd(np.broadcast_to(a, rows.shape), rows,
+                    np.broadcast_to(-a * mean.reshape(count, 1), rows.shape))
+    out = _thread_rows(lambda buf, i: madd(dy[i], xhat[i], buf), count, size, rows.dtype)
+    return out.reshape(x.shape[x.ndim - k:])
+
+
+def bias_grad(grad: Any, k: int) -> Any:
+    """dbeta: each thread's ``buf += dy``, the buffers added."""
+    shape = grad.shape[grad.ndim - k:]
+    dy = np.ascontiguousarray(grad).reshape(-1, int(np.prod(shape, dtype=np.int64)))
+    return _thread_rows(lambda buf, i: buf + dy[i], dy.shape[0], dy.shape[1],
+                        dy.dtype).reshape(shape)
