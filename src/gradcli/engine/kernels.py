@@ -140,6 +140,45 @@ def batch_norm(xp: Any, x: Any, mean: Any, invstd: Any, weight: Any, bias: Any) 
     return x * xp.reshape(alpha, shape) + xp.reshape(beta, shape)
 
 
+def layer_norm_stats(xp: Any, x: Any, k: int, eps: float) -> tuple[Any, Any]:
+    """native_layer_norm's row statistics over the last ``k`` dims (mean and rstd, shaped
+    (*lead, 1, ...)): PyTorch's RowwiseMoments on the NumPy backend."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.layernorm.stats(x, k, eps)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mu = mean(xp, x, axes, True)
+    centred = x - mu
+    return mu, 1.0 / xp.sqrt(mean(xp, centred * centred, axes, True) + eps)
+
+
+def layer_norm(xp: Any, x: Any, k: int, weight: Any, bias: Any, mean: Any, rstd: Any) -> Any:
+    """``((x - mean) * rstd) * weight + bias`` (PyTorch's fused multiply-adds on the NumPy
+    backend)."""
+    ex = _exact(xp, x, mean, rstd, *(t for t in (weight, bias) if t is not None))
+    if ex is not None:
+        return ex.layernorm.forward(x, k, weight, bias, mean, rstd)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * weight
+    return out if bias is None else out + bias
+
+
+def layer_norm_backward(xp: Any, which: int, grad: Any, x: Any, weight: Any, mean: Any,
+                        rstd: Any, k: int) -> Any:
+    """PyTorch's layer_norm backward kernel's gradient of input (0), weight (1) or bias (2)
+    over the last ``k`` dims, or None where the exact kernel does not apply (the caller's
+    formulas then)."""
+    ex = _exact(xp, grad, x, mean, rstd, *(() if weight is None else (weight,)))
+    if ex is None or not x.size:
+        return None
+    if which == 0:
+        return ex.layernorm.input_grad(grad, x, k, weight, mean, rstd)
+    if which == 1:
+        return ex.layernorm.weight_grad(grad, x, k, mean, rstd)
+    return ex.layernorm.bias_grad(grad, k)
+
+
 def batch_norm_eval_invstd(xp: Any, running_var: Any, eps: float) -> Any:
     """The forward's ``1 / sqrt(running_var + eps)`` in the running variance's dtype."""
     return 1.0 / xp.sqrt(running_var + xp.asarray(eps, dtype=running_var.dtype))

@@ -99,11 +99,7 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
         raise D.kernel_error("LayerNormKernelImpl", x.dtype)
     be = x.backend
     xp = be.xp
-    axes = tuple(range(x.ndim - k, x.ndim))
-    mean = K.mean(xp, x.data, axes, True)
-    centred = x.data - mean
-    var = K.mean(xp, centred * centred, axes, True)
-    rstd = 1.0 / xp.sqrt(var + eps)
+    mean, rstd = K.layer_norm_stats(xp, x.data, k, eps)
     return apply(O.LAYER_NORM, (x, weight, bias, Tensor(mean, be), Tensor(rstd, be)),
                  {"normalized_shape": shape, "eps": eps})
 

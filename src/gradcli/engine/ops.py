@@ -1012,12 +1012,9 @@ def _norm_axes(input: Any, normalized_shape: tuple) -> tuple[int, ...]:
 
 def _layer_norm(xp: Any, input: Any, weight: Any, bias: Any, result1: Any, result2: Any,
                 normalized_shape: tuple, eps: float) -> Any:
-    """PyTorch's LayerNormKernel: x * rstd + (-rstd * mean), then * weight + bias; the row's
-    mean and rstd (``result1``, ``result2``) come from the dispatch."""
-    out = input * result2 + (-result2 * result1)
-    if weight is not None:
-        out = out * weight
-    return out if bias is None else out + bias
+    """PyTorch's LayerNormKernel: ((x - mean) * rstd) * weight + bias; the row's mean and rstd
+    (``result1``, ``result2``) come from the dispatch."""
+    return K.layer_norm(xp, input, len(normalized_shape), weight, bias, result1, result2)
 
 
 def _layer_norm_xhat(xp: Any, input: Any, normalized_shape: tuple, eps: float) -> Any:
@@ -1039,6 +1036,10 @@ def _layer_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: An
     n = _count(tuple(input.shape), axes)
     g = grad if weight is None else grad * weight
     if input.__class__ is not Tensor:  # PyTorch's LayerNormBackwardKernel, from mean and rstd
+        exact = K.layer_norm_backward(xp.raw, 0, grad, input, weight, result1, result2,
+                                      len(normalized_shape))
+        if exact is not None:
+            return exact
         ds = xp.sum(g * input, axis=axes, keepdims=True)
         db = xp.sum(g, axis=axes, keepdims=True)
         b = (db * result1 - ds) * result2 * result2 * result2 * (1.0 / n)
@@ -1053,13 +1054,29 @@ def _layer_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: An
 def _layer_norm_weight_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: Any,
                             result1: Any, result2: Any, normalized_shape: tuple,
                             eps: float) -> Any:
+    if input.__class__ is not Tensor:
+        exact = K.layer_norm_backward(xp.raw, 1, grad, input, weight, result1, result2,
+                                      len(normalized_shape))
+        if exact is not None:
+            return exact
     return grad * _layer_norm_xhat(xp, input, normalized_shape, eps)[0]  # summed to weight
+
+
+def _layer_norm_bias_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: Any,
+                          result1: Any, result2: Any, normalized_shape: tuple,
+                          eps: float) -> Any:
+    if grad.__class__ is not Tensor:
+        exact = K.layer_norm_backward(xp.raw, 2, grad, input, weight, result1, result2,
+                                      len(normalized_shape))
+        if exact is not None:
+            return exact
+    return grad  # summed to bias
 
 
 LAYER_NORM = defop("native_layer_norm", "NativeLayerNormBackward0",
                    ("input", "weight", "bias", "result1", "result2"), _layer_norm,
-                   _layer_norm_input_grad, _layer_norm_weight_grad,
-                   lambda grad, input, weight, bias, result1, result2: grad, None, None,
+                   _layer_norm_input_grad, _layer_norm_weight_grad, _layer_norm_bias_grad,
+                   None, None,
                    dtype="float_kernel", aten="LayerNormKernelImpl")
 
 

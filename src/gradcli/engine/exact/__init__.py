@@ -7,7 +7,8 @@ reproduces, and how exactly, is said in its module: reduce.py (sum, mean), range
 unary.py (elementwise math and backward kernels), sleef.py and libm.py (the vector and scalar
 math libraries PyTorch calls), vml.py and blas.py (MKL's vector math and matrix products,
 called through libmkl.py as ATen calls them), iterator.py (TensorIterator's walk),
-moments.py (var and std), norms.py (vector norms), batchnorm.py (batch_norm's statistics, output and backward), conv.py
+moments.py (var and std), norms.py (vector norms), batchnorm.py (batch_norm's statistics, output and backward),
+layernorm.py (layer_norm's row statistics, output and backward), conv.py
 (convolutions by im2col and gemm), select.py (the sorting kernels' order of equal values: libstdc++'s std::sort, partial_sort
 and nth_element, ATen's quick-select; pure Python) and machine.py (the CPU whose results these
 are).
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import batchnorm, blas, conv, softmaxes, unary
+from . import batchnorm, blas, conv, layernorm, softmaxes, unary
 from .fp import fma64, fused_add
 from .moments import var_std
 from .norms import vector_norm
@@ -70,6 +71,7 @@ __all__ = [
     "fma64",
     "fused_add",
     "huber_backward",
+    "layernorm",
     "library",
     "linspace",
     "log1p",
