@@ -1,6 +1,7 @@
-# A LayerNorm classifier trained by hand with add_(..., alpha=...), then with AdamW; float32
-# and float64: layer_norm's moments and fused multiply-adds, add's fused alpha, softplus and
-# BCE with logits (SLEEF's log1p and expm1), softmax over a leading dimension into a product.
+# Written for gradcli after PyTorch's nn.LayerNorm and optim docs and the forum idiom
+# p.add_(p.grad, alpha=-lr): a LayerNorm classifier trained by hand, then with AdamW; float32
+# and float64 (layer_norm's moments and fused multiply-adds, add's fused alpha, softplus and
+# BCE with logits, softmax over a leading dimension into a product).
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
