@@ -199,7 +199,13 @@ def _inplace(op: Any, name: str) -> Any:
 
 
 def _inplace_alpha(op: Any, alpha_op: Any, name: str) -> Any:
-    def fn(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    def fn(self: Tensor, other: Any, *more: Any, alpha: Any = 1) -> Tensor:
+        if more:  # the deprecated add_(Number alpha, Tensor other) of old tutorials
+            if len(more) > 1 or more[0].__class__ is not Tensor or not is_number(other):
+                raise ScriptError(f"{name}() takes 2 positional arguments but "
+                                  f"{2 + len(more)} were given", kind="TypeError")
+            _deprecated_overload(name)
+            other, alpha = more[0], other
         _inplace_other(self, other, name)
         if alpha.__class__ is int and alpha == 1:
             return apply_inplace(op, self, (other,))
@@ -209,6 +215,20 @@ def _inplace_alpha(op: Any, alpha_op: Any, name: str) -> Any:
     fn.__name__ = name
     fn.__doc__ = f"In-place {name}, ``alpha`` times other (bumps the version counter)."
     return fn
+
+
+def _deprecated_overload(name: str) -> None:
+    """python_arg_parser's warning for a deprecated signature: once a process, whichever
+    deprecated signature is called first (one flag for all of them)."""
+    ctx = current()
+    if _DEPRECATED not in ctx.warned_once:
+        ctx.warned_once.add(_DEPRECATED)
+        ctx.warn(f"This overload of {name} is deprecated:\n\t{name}(Number alpha, Tensor other)\n"
+                 f"Consider using one of the following signatures instead:\n\t{name}(Tensor "
+                 "other, *, Number alpha = 1)")
+
+
+_DEPRECATED = "python_arg_parser: a deprecated signature"  # (warned_once's key for all)
 
 
 def _inplace_other(self: Tensor, other: Any, name: str) -> None:
