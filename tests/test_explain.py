@@ -42,6 +42,7 @@ def _inputs(name: str, x: Tensor) -> tuple[tuple, dict]:
     special = {
         "mul_scalar": ((x,), {"other": 3.0}), "div_scalar": ((x,), {"other": 4.0}),
         "add_scalar": ((x,), {"other": 2.0}), "sub_scalar": ((x,), {"other": 2.0}),
+        "add_alpha": ((x, e), {"alpha": 0.7}), "sub_alpha": ((x, e), {"alpha": -1.5}),
         "rsub": ((x,), {"other": 2.0}), "pow": ((x,), {"exponent": 3.0}),
         "pow_tensor": ((x, e * 0.5), {}), "pow_scalar_base": ((x,), {"base": 2.0}),
         "remainder_scalar": ((x,), {"other": 0.5}), "floor_divide_scalar": ((x,), {"other": 0.5}),
