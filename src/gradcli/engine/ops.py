@@ -1029,17 +1029,26 @@ def _layer_norm_xhat(xp: Any, input: Any, normalized_shape: tuple, eps: float) -
 # NOTE: the formulas read every saved name so that the node saves what PyTorch's does (input,
 # weight, bias, mean as result1, rstd as result2), and recompute the row statistics from input
 # so that they stay differentiable under create_graph=True.
+def _layer_norm_kernel(which: int, xp: Any, grad: Any, input: Any, weight: Any, result1: Any,
+                       result2: Any, normalized_shape: tuple) -> Any:
+    """PyTorch's LayerNormBackwardKernel's gradient of input (0), weight (1) or bias (2), from
+    the saved mean and rstd; None under create_graph=True (tensors) or for other arrays."""
+    if input.__class__ is Tensor or grad.__class__ is Tensor:
+        return None
+    return K.layer_norm_backward(xp.raw, which, grad, input, weight, result1, result2,
+                                 len(normalized_shape))
+
+
 def _layer_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: Any,
                            result1: Any, result2: Any, normalized_shape: tuple,
                            eps: float) -> Any:
+    exact = _layer_norm_kernel(0, xp, grad, input, weight, result1, result2, normalized_shape)
+    if exact is not None:
+        return exact
     axes = _norm_axes(input, normalized_shape)
     n = _count(tuple(input.shape), axes)
     g = grad if weight is None else grad * weight
-    if input.__class__ is not Tensor:  # PyTorch's LayerNormBackwardKernel, from mean and rstd
-        exact = K.layer_norm_backward(xp.raw, 0, grad, input, weight, result1, result2,
-                                      len(normalized_shape))
-        if exact is not None:
-            return exact
+    if input.__class__ is not Tensor:  # other arrays: from mean and rstd
         ds = xp.sum(g * input, axis=axes, keepdims=True)
         db = xp.sum(g, axis=axes, keepdims=True)
         b = (db * result1 - ds) * result2 * result2 * result2 * (1.0 / n)
@@ -1054,23 +1063,17 @@ def _layer_norm_input_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: An
 def _layer_norm_weight_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: Any,
                             result1: Any, result2: Any, normalized_shape: tuple,
                             eps: float) -> Any:
-    if input.__class__ is not Tensor:
-        exact = K.layer_norm_backward(xp.raw, 1, grad, input, weight, result1, result2,
-                                      len(normalized_shape))
-        if exact is not None:
-            return exact
+    exact = _layer_norm_kernel(1, xp, grad, input, weight, result1, result2, normalized_shape)
+    if exact is not None:
+        return exact
     return grad * _layer_norm_xhat(xp, input, normalized_shape, eps)[0]  # summed to weight
 
 
 def _layer_norm_bias_grad(xp: Any, grad: Any, input: Any, weight: Any, bias: Any,
                           result1: Any, result2: Any, normalized_shape: tuple,
                           eps: float) -> Any:
-    if grad.__class__ is not Tensor:
-        exact = K.layer_norm_backward(xp.raw, 2, grad, input, weight, result1, result2,
-                                      len(normalized_shape))
-        if exact is not None:
-            return exact
-    return grad  # summed to bias
+    exact = _layer_norm_kernel(2, xp, grad, input, weight, result1, result2, normalized_shape)
+    return grad if exact is None else exact  # (summed to bias)
 
 
 LAYER_NORM = defop("native_layer_norm", "NativeLayerNormBackward0",
