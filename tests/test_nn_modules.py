@@ -108,6 +108,19 @@ def test_adagrad_makes_its_state_with_the_optimizer_and_adamw_decays() -> None:
                    "AdamW 0.01\n")
 
 
+def test_isinstance_takes_the_optimizer_classes() -> None:
+    """``isinstance(opt, torch.optim.Optimizer)`` (and a tuple with one) as Python answers it
+    for PyTorch's classes; what is not a class still raises Python's TypeError."""
+    result, out = run(
+        "opt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+        "print(isinstance(opt, torch.optim.Optimizer), isinstance(opt, torch.optim.SGD), "
+        "isinstance(opt, (torch.optim.Adam, int)), isinstance(3, torch.optim.Optimizer))")
+    assert result.error is None
+    assert out == "True True False False\n"
+    result, _ = run("isinstance(m, torch.optim)")
+    assert result.error.kind == "TypeError"
+
+
 def test_a_misspelt_attribute_suggests_the_real_one() -> None:
     result, _ = run("m[0].wieght")
     assert result.error.hint == "did you mean 'weight'?"

@@ -385,15 +385,24 @@ def isinstance_(obj: Any, classinfo: Any) -> bool:
             stack.extend(k)
         else:
             kinds.append(k)
-    if not all(isinstance(k, TypeObject) for k in kinds):
+    if not all(isinstance(k, TypeObject) or _api_class(k) for k in kinds):
         raise fail("isinstance() arg 2 must be a type, a tuple of types, or a union")
     for k in kinds:
-        if isinstance(obj, ExcValue):
+        if not isinstance(k, TypeObject):  # an api class a script names (torch.optim.SGD)
+            if isinstance(obj, k):
+                return True
+        elif isinstance(obj, ExcValue):
             if obj.type.is_subclass(k):
                 return True
         elif k.instance(obj):
             return True
     return False
+
+
+def _api_class(k: Any) -> bool:
+    """Whether ``k`` is a Python class of the api a script can name (the optimizers:
+    ``torch.optim.Optimizer``, ``torch.optim.SGD``), which isinstance takes as Python does."""
+    return isinstance(k, type) and k.__module__.startswith("gradcli.api.")
 
 
 @_named("callable")
