@@ -491,6 +491,30 @@ def test_cascade_sums_match_the_numpy_loops(threads: int) -> None:
         machine.deactivate(token)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_row_sums_of_dense_matrices_take_the_iterators_route(compiled: bool) -> None:
+    """sum_'s shortcut for the last axis of a dense matrix equals the general route's loop
+    (iteration_dims, _loop, the output's strides) it stands in for, both dims written."""
+    from gradcli.engine.exact import reduce
+
+    if compiled and LIB is None:
+        pytest.skip("gradcli's C kernels are not built here")
+    rng = np.random.default_rng(29)
+    with nullcontext() if compiled else pure():
+        for dtype in (F32, F64):
+            for m, n in [(2, 2), (3, 7), (5, 8), (17, 9), (64, 64), (100, 127), (2, 1000),
+                         (31, 257), (64, 511)]:
+                x = (rng.standard_normal((m, n)) * 10.0 ** rng.integers(-4, 5, (m, n)))
+                x = x.astype(dtype)
+                x[0, 0], x[-1, -1] = -0.0, np.inf
+                dims = reduce.iteration_dims(x.shape, x.strides, {1}, x.itemsize)
+                expected = np.zeros(m, dtype)
+                expected[...] = reduce._loop(x, dims, x.itemsize)
+                for axes in ((1,), (-1,)):
+                    assert same(reduce.sum_(x, axes), expected), (dtype, m, n)
+                    assert same(reduce.sum_(x, axes, keepdims=True), expected.reshape(m, 1))
+
+
 @needs_lib
 def test_nll_cascade_matches_the_python_loop() -> None:
     """nll_loss's eight-level sum in C and in reduce.py (the loop, and its whole-array form

@@ -249,6 +249,12 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
         # dimensions as they are, the reduced one outer, and one thread runs one kernel call
         total = np.zeros(x.shape[1], x.dtype) + _kernel(x, x.strides, x.dtype.itemsize)
         return total.reshape(1, -1) if keepdims else total
+    if nd == 2 and axes in _LAST and size < GRAIN_SIZE and x.shape[0] > 1 and x.shape[1] > 1 \
+            and x.flags.c_contiguous:
+        # the rows of a dense matrix (a mean over features): the reduced dimension inner, the
+        # rows outer, one kernel call by one thread, as _loop makes it
+        total = np.zeros(x.shape[0], x.dtype) + _kernel(x.T, x.T.strides, x.dtype.itemsize)
+        return total.reshape(-1, 1) if keepdims else total
     if axes is None or len(axes) == nd and nd == 1:  # everything (of a vector: dim 0 or -1)
         if 0 < size and x.flags.c_contiguous and size * x.itemsize < _SMALL_BYTES and nd:
             # the most common case, without the general bookkeeping below
@@ -296,6 +302,7 @@ def sum_(x: Any, axes: tuple | None = None, keepdims: bool = False,
 
 
 _FIRST = ((0,), (-2,))  # a matrix's first dimension, as sum_ takes it
+_LAST = ((1,), (-1,))  # and its last
 
 # A contiguous row of fewer bytes has fewer than 16 vectors per accumulator (4 x 16 vectors:
 # 512 float32, 256 float64), so the cascade never completes a chunk: one level of in-order sums.
