@@ -516,6 +516,29 @@ def test_row_sums_of_dense_matrices_take_the_iterators_route(compiled: bool) -> 
 
 
 @needs_lib
+def test_welford_rows_match_the_numpy_loop() -> None:
+    """var/std along dims through C's WelfordOps loop and through moments.py's NumPy loop:
+    rows of other lengths and strides (transposed, every other element), kept dims on either
+    side, corrections past the count, float32 and float64, special values."""
+    from gradcli.engine.exact import moments
+
+    rng = np.random.default_rng(31)
+    cases = [((64, 64), (1,)), ((64, 64), (0,)), ((32, 200), (0,)), ((5, 7, 9), (1,)),
+             ((5, 7, 9), (0, 2)), ((3, 1000), (1,)), ((4, 1), (1,)), ((6, 5), (1,))]
+    for dtype in (F32, F64):
+        for shape, axes in cases:
+            x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-4, 5, shape)).astype(dtype)
+            x.reshape(-1)[:3] = [-0.0, np.nan, np.inf][:x.size]
+            for y in (x, np.asfortranarray(x), x[..., ::2]):
+                for correction in (0, 1, 2, 70):
+                    for take_sqrt in (False, True):
+                        got = moments.var_std(y, axes, correction, False, take_sqrt)
+                        with pure():
+                            expected = moments.var_std(y, axes, correction, False, take_sqrt)
+                        assert same(got, expected), (dtype, shape, axes, correction)
+
+
+@needs_lib
 def test_nll_cascade_matches_the_python_loop() -> None:
     """nll_loss's eight-level sum in C and in reduce.py (the loop, and its whole-array form
     for up to 256 kept rows): lengths across the level boundaries, ignored rows, special

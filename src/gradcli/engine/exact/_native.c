@@ -1177,6 +1177,49 @@ static PyObject *py_sum_kernel(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* welford(x, out, n0, n1, s0, s1): moments.py's _welford: for each of the n0 rows of the
+ * 2-D float32 or float64 x (element strides s0, s1, non-negative) WelfordOps' running mean and
+ * sum of squared distances over its n1 elements in float64, each step rounded on its own; the
+ * sums into out (n0 doubles) */
+#define WELFORD_LOOP(T)                                                                       \
+    for (Py_ssize_t r = 0; r < n0; r++) {                                                     \
+        const T *row = (const T *)x.buf + r * s0;                                             \
+        double avg = 0.0, m2 = 0.0;                                                           \
+        for (Py_ssize_t i = 0; i < n1; i++) {                                                 \
+            double value = (double)row[i * s1];                                               \
+            double delta = value - avg;                                                       \
+            avg = avg + delta / (double)(i + 1);                                              \
+            m2 = m2 + delta * (value - avg);                                                  \
+        }                                                                                     \
+        ((double *)out.buf)[r] = m2;                                                          \
+    }
+static PyObject *py_welford(PyObject *self, PyObject *args) {
+    PyObject *xo;
+    Py_buffer x, out;
+    Py_ssize_t n0, n1, s0, s1;
+    if (!PyArg_ParseTuple(args, "Ow*nnnn", &xo, &out, &n0, &n1, &s0, &s1)) return NULL;
+    if (PyObject_GetBuffer(xo, &x, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    if ((x.itemsize != 4 && x.itemsize != 8) || out.len != n0 * 8 || n0 < 0 || n1 < 0
+            || s0 < 0 || s1 < 0) {
+        PyErr_SetString(PyExc_ValueError, "welford: bad arguments");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        if (x.itemsize == 8) {
+            WELFORD_LOOP(double)
+        } else {
+            WELFORD_LOOP(float)
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* nll_cascade(terms, kept, out): the cascade of float32 or float64 terms (kept: one byte a row)
  * into the one-element out */
 static PyObject *py_nll_cascade(PyObject *self, PyObject *args) {
@@ -1549,6 +1592,8 @@ static PyMethodDef methods[] = {
      "log_softmax64(rows, out, n, lanes): float64 rows' log_softmax (AVX2/AVX512 kernel)."},
     {"log_softmax_backward64", py_log_softmax_backward64, METH_VARARGS,
      "log_softmax_backward64(grad, out, result, n, lanes): its backward, fused."},
+    {"welford", py_welford, METH_VARARGS,
+     "welford(x, out, n0, n1, s0, s1): WelfordOps' sums of squared distances (moments.py)."},
     {"sum_kernel", py_sum_kernel, METH_VARARGS,
      "sum_kernel(x, out, n0, n1, s0, s1, width): cascade_sum's 2-D loop (reduce.py _kernel)."},
     {"scatter_add", py_scatter_add, METH_VARARGS,

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from . import native
 from .iterator import thread_ranges
 from .reduce import mean
 
@@ -63,6 +64,15 @@ def _welford(x: Any, axes: tuple, kept: list, correction: float) -> Any:
     """WelfordOps over ``axes`` for every kept index at once: float64 variances."""
     order = sorted(axes, key=lambda a: -x.strides[a])  # the smallest stride last (innermost)
     rows = x.transpose(kept + order).reshape(tuple(x.shape[i] for i in kept) + (-1,))
+    n = rows.shape[-1]
+    divisor = F64(n - correction if n > correction else 0)
+    flat = rows.reshape(-1, n)  # (a view wherever ``rows`` is one: its rows are evenly spaced)
+    if native.lib is not None and flat.strides[0] >= 0 and flat.strides[1] >= 0:
+        m2 = np.empty(flat.shape[0], F64)  # the loop below, row by row in C
+        size = flat.itemsize
+        native.lib.welford(flat, m2, flat.shape[0], n, flat.strides[0] // size,
+                           flat.strides[1] // size)
+        return m2.reshape(rows.shape[:-1]) / divisor
     avg = np.zeros(rows.shape[:-1], F64)
     m2 = np.zeros(rows.shape[:-1], F64)
     for i in range(rows.shape[-1]):
@@ -70,5 +80,4 @@ def _welford(x: Any, axes: tuple, kept: list, correction: float) -> Any:
         delta = value - avg
         avg = avg + delta / F64(i + 1)
         m2 = m2 + delta * (value - avg)
-    n = rows.shape[-1]
-    return m2 / F64(n - correction if n > correction else 0)
+    return m2 / divisor
