@@ -539,6 +539,26 @@ def test_welford_rows_match_the_numpy_loop() -> None:
 
 
 @needs_lib
+def test_order_two_norm_rows_match_the_numpy_steps() -> None:
+    """The order-2 norm's row kernel in C and in norms.py: rows shorter than a vector, tails
+    of fewer and more than four, with and without fused tails, float32 and float64, values
+    whose squares overflow and underflow, special values."""
+    from gradcli.engine.exact import norms
+
+    rng = np.random.default_rng(37)
+    for dtype in (F32, F64):
+        for size in (1, 3, 4, 5, 7, 8, 9, 12, 13, 15, 16, 17, 31, 100, 4099):
+            rows = rng.standard_normal((3, size)) * 10.0 ** rng.integers(-25, 25, (3, size))
+            rows = rows.astype(dtype)
+            rows[0, 0], rows[-1, -1] = -0.0, (np.nan if size % 2 else np.inf)
+            for fused in (False, True):
+                got = norms._lastdim_rows(rows, fused)
+                with pure():
+                    expected = norms._lastdim_rows(rows, fused)
+                assert same(got, expected), (dtype, size, fused)
+
+
+@needs_lib
 def test_nll_cascade_matches_the_python_loop() -> None:
     """nll_loss's eight-level sum in C and in reduce.py (the loop, and its whole-array form
     for up to 256 kept rows): lengths across the level boundaries, ignored rows, special

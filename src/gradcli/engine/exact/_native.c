@@ -1177,6 +1177,57 @@ static PyObject *py_sum_kernel(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* norm2_rows(rows, out, size, width, fused, dbl): norms.py's _lastdim_rows: for each C-contiguous
+ * row of size float32 or float64 elements, the order-2 kernel's squared norm: width lanes of
+ * acc + x * x (a multiply, then an add), the lanes added in order into the first, then the
+ * scalar tail's squares added, by fused multiply-adds where ``fused`` (on float32 but for the
+ * first four, which the compiler vectorised: products then in-order adds) */
+#define NORM2_ROWS(T, FMA, SKIP)                                                              \
+    for (Py_ssize_t r = 0; r < count; r++) {                                                  \
+        const T *row = (const T *)rows.buf + r * size;                                        \
+        T lanes[64] = {0};                                                                    \
+        Py_ssize_t nvec = size / width, i = 0;                                                \
+        for (Py_ssize_t v = 0; v < nvec; v++)                                                 \
+            for (int l = 0; l < width; l++, i++) {                                            \
+                T sq = row[i] * row[i];                                                       \
+                lanes[l] = lanes[l] + sq;                                                     \
+            }                                                                                 \
+        T acc = lanes[0];                                                                     \
+        for (int l = 1; l < width; l++) acc = acc + lanes[l];                                 \
+        Py_ssize_t plain = fused ? (size - i >= 4 ? SKIP : 0) : size - i;                     \
+        for (Py_ssize_t k = 0; k < plain; k++, i++) {                                         \
+            T sq = row[i] * row[i];                                                           \
+            acc = acc + sq;                                                                   \
+        }                                                                                     \
+        for (; i < size; i++) acc = FMA(row[i], row[i], acc);                                 \
+        ((T *)out.buf)[r] = acc;                                                              \
+    }
+static PyObject *py_norm2_rows(PyObject *self, PyObject *args) {
+    Py_buffer rows, out;
+    Py_ssize_t size;
+    int width, fused, dbl;
+    if (!PyArg_ParseTuple(args, "y*w*nipp", &rows, &out, &size, &width, &fused, &dbl))
+        return NULL;
+    Py_ssize_t item = dbl ? 8 : 4;
+    if (size < 1 || width < 1
+            || width > 64 || rows.len % (item * size) || out.len != rows.len / size) {
+        PyErr_SetString(PyExc_ValueError, "norm2_rows: bad arguments");
+    } else {
+        Py_ssize_t count = rows.len / (item * size);
+        Py_BEGIN_ALLOW_THREADS
+        if (item == 8) {
+            NORM2_ROWS(double, fma, 0)
+        } else {
+            NORM2_ROWS(float, fmaf, 4)
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&out);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* welford(x, out, n0, n1, s0, s1): moments.py's _welford: for each of the n0 rows of the
  * 2-D float32 or float64 x (element strides s0, s1, non-negative) WelfordOps' running mean and
  * sum of squared distances over its n1 elements in float64, each step rounded on its own; the
@@ -1592,6 +1643,8 @@ static PyMethodDef methods[] = {
      "log_softmax64(rows, out, n, lanes): float64 rows' log_softmax (AVX2/AVX512 kernel)."},
     {"log_softmax_backward64", py_log_softmax_backward64, METH_VARARGS,
      "log_softmax_backward64(grad, out, result, n, lanes): its backward, fused."},
+    {"norm2_rows", py_norm2_rows, METH_VARARGS,
+     "norm2_rows(rows, out, size, width, fused, dbl): the order-2 norm's squared rows (norms.py)."},
     {"welford", py_welford, METH_VARARGS,
      "welford(x, out, n0, n1, s0, s1): WelfordOps' sums of squared distances (moments.py)."},
     {"sum_kernel", py_sum_kernel, METH_VARARGS,

@@ -32,7 +32,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import machine
 from ..machine import GRAIN_SIZE, SUM_VECTOR_BYTES
-from . import clib
+from . import clib, native
 from .fp import F32, Fused, fma32, fma64
 from .iterator import thread_ranges
 from .reduce import iteration_dims
@@ -102,6 +102,10 @@ def _lastdim_rows(rows: Any, fused: bool) -> Any:
     """The order-2 fast path on contiguous rows (rows, size): the squared norms."""
     n, size = rows.shape
     width = SUM_VECTOR_BYTES // rows.dtype.itemsize
+    if native.lib is not None and size:  # the steps below, row by row in C
+        out = np.empty(n, rows.dtype)
+        native.lib.norm2_rows(rows, out, size, width, fused, rows.dtype == np.float64)
+        return out
     nvec = size // width
     zero = np.zeros((n, width), rows.dtype)
     # the vector loop: a multiply then an add (norm_two_reduce_step is not contracted)
@@ -140,6 +144,12 @@ def vector_norm(x: Any, ord: float, axes: tuple | None = None, keepdims: bool = 
                 out = (np.max if ord > 0 else np.min)(a, axis=axes, keepdims=keepdims)
         return np.asarray(out, x.dtype).reshape(out_shape)[()]
     fused = machine.current().fma
+    if ord == 2 and x.flags.c_contiguous and axes == tuple(range(axes[0], nd)):
+        # the trailing dims of a dense array (all of it: a gradient clipped by its norm): the
+        # iterator coalesces them into one contiguous reduced dim, is_reduce_lastdim's rows
+        rows = x.reshape(-1, math.prod(x.shape[axes[0]:]))
+        with np.errstate(all="ignore"):
+            return np.sqrt(_lastdim_rows(rows, fused)).reshape(out_shape)[()]
     itemsize = x.dtype.itemsize
     dims = iteration_dims(x.shape, x.strides, set(axes), itemsize)
     reduced = [d for d in dims if d[2] == 0]
