@@ -169,8 +169,12 @@ INLINE float fused32(float a, float b, float c) {
 }
 
 /* ---- SLEEF's xlog1pf (AVX512 branch) and xexpm1f (sleef.py log1pf, expm1f) ----------------
- * Double-float pairs (SLEEF's df.h, FMA variants) as two floats; every FMA fused32, as the
- * NumPy port's fma32.  Special values selected at the end, as the port selects them. */
+ * Double-float pairs (SLEEF's df.h, FMA variants) as two floats.  Branch-free, so that their
+ * loops vectorise, as sleef_expf: every input runs the same steps (xexpm1f's clamped into the
+ * range where its result is not selected, the same value there), the special values are
+ * selected at the end, as the port selects them.  Wherever a result is not selected every
+ * operand is finite, so each FMA is fmaf, the port's fma32 rounding once (fused32's NaN
+ * payloads cannot reach a result). */
 
 typedef struct { float x, y; } df;
 
@@ -196,54 +200,46 @@ INLINE df df_add_f_f2(float a, df b) {  /* dfadd_vf2_vf_vf2 */
 }
 INLINE df df_mul_f2_f(df a, float b) {  /* dfmul_vf2_vf2_vf */
     float s = a.x * b;
-    return (df){s, fused32(a.y, b, fused32(a.x, b, -s))};
+    return (df){s, fmaf(a.y, b, fmaf(a.x, b, -s))};
 }
 INLINE df df_mul_f2_f2(df a, df b) {  /* dfmul_vf2_vf2_vf2 */
     float s = a.x * b.x;
-    return (df){s, fused32(a.x, b.y, fused32(a.y, b.x, fused32(a.x, b.x, -s)))};
+    return (df){s, fmaf(a.x, b.y, fmaf(a.y, b.x, fmaf(a.x, b.x, -s)))};
 }
 INLINE df df_squ(df a) {  /* dfsqu_vf2_vf2 */
     float s = a.x * a.x;
-    return (df){s, fused32(a.x + a.x, a.y, fused32(a.x, a.x, -s))};
+    return (df){s, fmaf(a.x + a.x, a.y, fmaf(a.x, a.x, -s))};
 }
 INLINE df df_div(df n, df d) {  /* dfdiv_vf2_vf2_vf2 */
     float t = 1.0f / d.x, s = n.x * t;
-    float u = fused32(t, n.x, -s);
-    float v = fused32(-d.y, t, fused32(-d.x, t, 1.0f));
-    return (df){s, fused32(s, v, fused32(n.y, t, u))};
-}
-
-/* vrint_vi2_vf as sleef._rint: round half to even; NaN and infinities 0; beyond int32's range
- * clipped to +-2**31 in float, 2**31 converting to INT32_MIN as cvttps2dq does */
-INLINE int32_t rint32(float x) {
-    if (!isfinite(x)) return 0;
-    float r = rintf(x);
-    if (r >= 2147483648.0f) return INT32_MIN;
-    if (r < -2147483648.0f) return INT32_MIN;
-    return (int32_t)r;
+    float u = fmaf(t, n.x, -s);
+    float v = fmaf(-d.y, t, fmaf(-d.x, t, 1.0f));
+    return (df){s, fmaf(s, v, fmaf(n.y, t, u))};
 }
 
 INLINE float sleef_log1pf(float d) {
     const float ln2_hi = (float)0.69314718246459960938, ln2_lo = (float)-1.904654323148236017e-09;
     float dp1 = d + 1.0f;
-    float e = getexp(dp1 * (float)(1.0 / 0.75));
-    if (e == INFINITY) e = 128.0f;
-    float t = from_bits(to_bits(1.0f) + ((uint32_t)(-(uint32_t)rint32(e)) << 23));
-    float m = fused32(d, t, t - 1.0f);
+    /* getexp's exponent, read off the bits: dp1 >= 2**-24 wherever the result is not selected,
+     * so the scaled value is normal (or infinite: 128, as the port takes getexp's infinity) */
+    int32_t ei = (int32_t)((to_bits(dp1 * (float)(1.0 / 0.75)) >> 23) & 0xFF) - 127;
+    float e = (float)ei;
+    float t = from_bits(to_bits(1.0f) + ((uint32_t)(-(uint32_t)ei) << 23));
+    float m = fmaf(d, t, t - 1.0f);
     df s = df_mul_f2_f((df){ln2_hi, ln2_lo}, e);
     float two_m = 2.0f + m;
     df x = df_div((df){m, 0.0f}, (df){two_m, (2.0f - two_m) + m});
     float x2 = x.x * x.x;
-    float p = fused32((float)0.3027294874, x2, (float)0.3996108174);
-    p = fused32(p, x2, (float)0.6666694880);
+    float p = fmaf((float)0.3027294874, x2, (float)0.3996108174);
+    p = fmaf(p, x2, (float)0.6666694880);
     s = df_add_f2_f2(s, (df){x.x * 2.0f, x.y * 2.0f});
     s = df_add_f2_f(s, (x2 * x.x) * p);
     float r = s.x + s.y;
-    if (d > 1e38f) r = INFINITY;
-    if (-1.0f > d) r = NAN;
-    if (d == -1.0f) r = -INFINITY;
-    if (d == 0.0f && signbit(d)) r = -0.0f;
-    return isnan(d) ? d : r;
+    uint32_t nan = -(uint32_t)isnan(d), big = -(uint32_t)isgreater(d, 1e38f),
+             below = -(uint32_t)isless(d, -1.0f), minus_one = -(uint32_t)(d == -1.0f),
+             minus_zero = -(uint32_t)(to_bits(d) == 0x80000000u);
+    r = pick(big, INFINITY, pick(below, NAN, pick(minus_one, -INFINITY, r)));
+    return pick(nan, d, pick(minus_zero, -0.0f, r));
 }
 
 /* SLEEF's expk2f: exp of a double-float, as a double-float */
@@ -251,29 +247,30 @@ INLINE df sleef_expk2f(df d) {
     const float r_ln2 = (float)1.442695040888963407359924681001892137426645954152985934135449406931;
     const float l2u = (float)0.693145751953125, l2l = (float)1.428606765330187045e-06;
     float u = (d.x + d.y) * r_ln2;
-    int32_t q = rint32(u);
-    float qf = (float)q;
+    float qf = rintf(u);  /* |u| < 2**31: the caller's clamp */
+    int32_t q = (int32_t)qf;
     df s = df_add2_f2_f(d, qf * -l2u);
     s = df_add2_f2_f(s, qf * -l2l);
     u = (float)+0.1980960224e-3;
-    u = fused32(u, s.x, (float)+0.1394256484e-2);
-    u = fused32(u, s.x, (float)+0.8333456703e-2);
-    u = fused32(u, s.x, (float)+0.4166637361e-1);
+    u = fmaf(u, s.x, (float)+0.1394256484e-2);
+    u = fmaf(u, s.x, (float)+0.8333456703e-2);
+    u = fmaf(u, s.x, (float)+0.4166637361e-1);
     df t = df_add2_f2_f(df_mul_f2_f(s, u), (float)+0.166666659414234244790680580464e+0);
     t = df_add2_f2_f(df_mul_f2_f2(s, t), 0.5f);
     t = df_add2_f2_f2(s, df_mul_f2_f2(df_squ(s), t));
     t = df_add_f_f2(1.0f, t);
-    if (d.x < -104.0f) return (df){0.0f, 0.0f};
-    return (df){ldexp2(t.x, q), ldexp2(t.y, q)};
+    uint32_t low = -(uint32_t)isless(d.x, -104.0f);
+    return (df){pick(low, 0.0f, ldexp2(t.x, q)), pick(low, 0.0f, ldexp2(t.y, q))};
 }
 
 INLINE float sleef_expm1f(float a) {
-    df d = df_add2_f2_f(sleef_expk2f((df){a, 0.0f}), -1.0f);
-    float x = d.x + d.y;
-    if (a > 88.72283172607421875f) x = INFINITY;
-    if (a < -16.635532333438687426013570f) x = -1.0f;
-    if (a == 0.0f && signbit(a)) x = -0.0f;
-    return isnan(a) ? a : x;
+    uint32_t nan = -(uint32_t)isnan(a), high = -(uint32_t)isgreater(a, 88.72283172607421875f),
+             low = -(uint32_t)isless(a, -16.635532333438687426013570f),
+             minus_zero = -(uint32_t)(to_bits(a) == 0x80000000u);
+    float c = pick(nan | high, 88.0f, pick(low, -17.0f, a));
+    df d = df_add2_f2_f(sleef_expk2f((df){c, 0.0f}), -1.0f);
+    float x = pick(high, INFINITY, pick(low, -1.0f, d.x + d.y));
+    return pick(nan, a, pick(minus_zero, -0.0f, x));
 }
 
 LOOP static void log1pf_loop(const float *x, float *y, Py_ssize_t n) {
