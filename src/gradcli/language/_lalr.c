@@ -1,15 +1,15 @@
 /* The parser's driver loop compiled: parser.py's _Parser.run, step for step, in C.
  *
  * The tables, the lexer (the grammar's master regex, searched from where each token ends;
- * names, plain numbers and operators scanned here where the regex is sure to agree), the layout's
- * rare cases (_newline, _long_string), the bracket errors and the compiler stay the Python
- * objects parser.py builds; this file only walks them without the interpreter's per-token
- * overhead: the match's group and end read, the token tuple made, the action looked up in a
- * dense table instead of a dict, the reductions and gotos done on a C stack of states.  The
- * three hottest reductions (exprs.py's name, number and binary: most nodes of a script) make
- * their node here, slot by slot as exprs.py does, without a call into the interpreter; so
- * does compiler.py's assign for the common `name = value` (a value that needs none of its
- * checks).
+ * names, plain numbers, operators and newlines scanned here where the regex is sure to agree),
+ * the layout's rare cases (_newline, _long_string), the bracket errors and the compiler stay the
+ * Python objects parser.py builds; this file only walks them without the interpreter's
+ * per-token overhead: the match's group and end read, the token tuple made, the action looked
+ * up in a dense table instead of a dict, the reductions and gotos done on a C stack of states.
+ * The three hottest reductions (exprs.py's name, number and binary: most nodes of a script)
+ * make their node here, slot by slot as exprs.py does, without a call into the interpreter (a
+ * plain number's value too); so does compiler.py's assign for the common `name = value` (a
+ * value that needs none of its checks).
  * parser.py says what each step means; tests/test_parser_driver.py holds the two drivers to
  * the same programs and the same syntax errors.
  *
@@ -59,7 +59,8 @@ typedef struct {
     Py_ssize_t name_slots[2], number_slots[2], binary_slots[4], assign_slots[4];
     PyObject *number_value;
     PyObject *plain_values;  /* a tuple of the value classes R_ASSIGN makes a node for */
-    int name_group, op_group, number_group;  /* the master regex's groups the scan() makes */
+    int name_group, op_group, number_group, newline_group;  /* the master regex's groups the
+                                                            * scan() makes */
 } Tables;
 
 typedef struct {
@@ -222,6 +223,7 @@ static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
     OBJ(number_value, "number_value");
     OBJ(plain_values, "plain_values");
     INT(name_group, "name_group"); INT(op_group, "op_group"); INT(number_group, "number_group");
+    INT(newline_group, "newline_group");
     if (!PyTuple_Check(t->plain_values)) {
         PyErr_SetString(PyExc_TypeError, "plain_values: a tuple of classes");
         return -1;
@@ -362,6 +364,23 @@ static PyObject *span_of(PyObject *node) {
 /* The reduction's result for its children c: the compiler's method called, or the node of
  * exprs.py's name (c: [token]), number ([token]) or binary ([left, operator token, right]), or
  * of compiler.py's assign ([Name, '=' token, a plain value]) */
+/* checks.number_value of a NUMBER token's text without the call, for the plain ones: digits
+ * with at most one point (float()'s value), or up to 18 digits without a leading zero
+ * (int()'s); NULL without an exception for any other (the Python function then decides) */
+static PyObject *plain_number(PyObject *v) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(v), points = 0;
+    if (!PyUnicode_IS_ASCII(v) || n < 1 || n > 18) return NULL;
+    const char *s = (const char *)PyUnicode_DATA(v);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] == '.') points++;
+        else if (s[i] < '0' || s[i] > '9') return NULL;
+    }
+    if (points > 1) return NULL;
+    if (points) return PyFloat_FromString(v);
+    if (s[0] == '0' && n > 1) return NULL;  /* 0 itself, or an error the function words */
+    return PyLong_FromString(s, NULL, 10);
+}
+
 static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
     PyObject *items[4], *s, *tok;
     switch (r->kind) {
@@ -380,7 +399,9 @@ static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
             Py_DECREF(s);
             return o;
         }
-        items[0] = PyObject_CallOneArg(t->number_value, tok);
+        items[0] = plain_number(PyTuple_GET_ITEM(tok, 1));
+        if (items[0] == NULL && !PyErr_Occurred())
+            items[0] = PyObject_CallOneArg(t->number_value, tok);
         if (items[0] == NULL) {
             Py_DECREF(s);
             return NULL;
@@ -596,8 +617,9 @@ static int prefix(Py_UCS4 c) { return c != 0 && c < 128 && strchr("rRuUfFbB", (i
 static int quote(Py_UCS4 c) { return c == '\'' || c == '"'; }
 
 /* The master regex's match at pos for the commonest tokens, without the regex: spaces and tabs,
- * then an ASCII name, an operator or a plain decimal number, where the regex's first matching
- * branch is sure to be that group and to end where this scan ends.  1 with *end, *group and
+ * then an ASCII name, an operator, a plain decimal number or a newline (with the blank and
+ * comment lines after it), where the regex's first matching branch is sure to be that group and
+ * to end where this scan ends.  1 with *end, *group and
  * *value (a new reference) set; 0 for anything else (the regex then runs from pos, as
  * before); -1 with an exception set. */
 static int scan(Tables *t, PyObject *text, Py_ssize_t pos, Py_ssize_t *end, int *group,
@@ -625,6 +647,20 @@ static int scan(Tables *t, PyObject *text, Py_ssize_t pos, Py_ssize_t *end, int 
         Py_UCS4 after = AT(j);
         if (ascii_name_char(after) || after == '.' || after >= 128) return 0;
         *group = t->number_group;
+    } else if (c == '\n') {  /* _NEWLINE: newlines, each with the spaces, tabs and form
+                                 * feeds after it, and comments, greedily, as the regex */
+        for (;;) {
+            Py_UCS4 d = AT(j);
+            if (d == '\n') {
+                j++;
+                while (AT(j) == ' ' || AT(j) == '\t' || AT(j) == '\f') j++;
+            } else if (d == '#') {
+                while (j < n && AT(j) != '\n') j++;
+            } else {
+                break;
+            }
+        }
+        *group = t->newline_group;
     } else if (c != 0 && c < 128 && strchr("()[]{},:;=+-*/%@<>!&|^~.", (int)c) != NULL) {
         if (c == '.' && is_digit(AT(i + 1))) return 0;  /* a number */
         for (Py_ssize_t w = 3; w >= 1; w--) {  /* the longest operator there */

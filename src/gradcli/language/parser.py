@@ -175,6 +175,7 @@ class _Parser:
             # the groups _lalr.c's scan() makes tokens of without the regex
             "name_group": t.master.groupindex["NAME"], "op_group": t.master.groupindex["OP"],
             "number_group": t.master.groupindex["NUMBER"],
+            "newline_group": t.master.groupindex["_NEWLINE"],
         }
 
     def parse_expression(self, text: str, line: int, column: int) -> Any:
