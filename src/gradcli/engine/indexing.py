@@ -128,14 +128,27 @@ def _dims_of(k: Any) -> int:
 
 
 def _slice_bounds(k: slice, size: int) -> tuple[int, int, int]:
-    for part in (k.start, k.stop, k.step):
-        if part is not None and part.__class__ is not int:
-            raise ScriptError("slice indices must be integers or None or have an __index__ "
-                              "method", kind="TypeError")
+    a, b, c = k.start, k.stop, k.step
+    if (a is not None and a.__class__ is not int) or (b is not None and b.__class__ is not int) \
+            or (c is not None and c.__class__ is not int):
+        k = slice(_slice_index(a), _slice_index(b), _slice_index(c))
     if k.step is not None and k.step <= 0:
         raise ScriptError("step must be greater than zero", kind="ValueError")
     start, stop, step = k.indices(size)
     return start, max(stop, start), step
+
+
+def _slice_index(part: Any) -> int | None:
+    """A slice bound as Python reads it (``operator.index``): an int, a bool, a NumPy integer,
+    a one-element integer tensor (``data[i:i + block]`` with ``i`` from a tensor of indices)."""
+    if part is None or part.__class__ is int:
+        return part
+    if part.__class__ is Tensor:
+        return part.__index__()
+    if part.__class__ is bool or isinstance(part, numpy.integer):
+        return int(part)
+    raise ScriptError("slice indices must be integers or None or have an __index__ method",
+                      kind="TypeError")
 
 
 # --- the advanced part --------------------------------------------------------------------------

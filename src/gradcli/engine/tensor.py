@@ -319,7 +319,7 @@ class Tensor:
         return int(self.item())  # NOTE: PyTorch warns for float(), not for int()
 
     def __index__(self) -> int:
-        if self.dtype.kind != 1 or self.numel() != 1:  # integer one-element tensors only
+        if self.dtype.kind > 1 or self.numel() != 1:  # integer (or bool) one-element tensors
             raise ScriptError("only integer tensors of a single element can be converted to an "
                               "index", kind="TypeError")
         return int(self.item())
