@@ -306,10 +306,9 @@ def bmm(b1: Any, b2: Any) -> Any:
     # cpublas::gemm_batched_with_stride: normalize_last_dims, then MKL's batched gemm
     lda, ldb, ldc = _normalize_last_dims(ta, tb, m, n, k, lda, ldb, ldc)
     size = b1.itemsize
-    ptrs = _P * bs
-    a_ptrs = ptrs(*(b2.ctypes.data + i * s2[0] * size for i in range(bs)))
-    b_ptrs = ptrs(*(b1.ctypes.data + i * s1[0] * size for i in range(bs)))
-    c_ptrs = ptrs(*(out.ctypes.data + i * rows * cols * size for i in range(bs)))
+    a_ptrs = _batch_pointers(_address(b2), s2[0] * size, bs)
+    b_ptrs = _batch_pointers(_address(b1), s1[0] * size, bs)
+    c_ptrs = _batch_pointers(_address(out), rows * cols * size, bs)
     scalar = _F if out.dtype == np.float32 else _D
     fn = _fn("cblas_sgemm_batch" if out.dtype == np.float32 else "cblas_dgemm_batch")
 
@@ -320,6 +319,13 @@ def bmm(b1: Any, b2: Any) -> Any:
        one(m), one(n), one(k), one(1.0, scalar), a_ptrs, one(lda), b_ptrs, one(ldb),
        one(0.0, scalar), c_ptrs, one(ldc), _I(1), one(bs))
     return out
+
+
+def _batch_pointers(base: int, step: int, count: int) -> Any:
+    """The ``count`` matrices' addresses ``base + i * step`` (a step of 0: an expanded batch)
+    as a C array of pointers."""
+    return (_P * count)(*([base] * count if step == 0 else range(base, base + count * step,
+                                                                 step)))
 
 
 def _batch_items_ok(t: Any) -> bool:
