@@ -275,9 +275,9 @@ def test_gradcli_pure_turns_the_kernels_off() -> None:
 @needs_lib
 @pytest.mark.parametrize("dtype", [F32, F64])
 def test_blas_calls_match_the_ctypes_calls(dtype: type) -> None:
-    """mm and mv through the compiled call and through ctypes: the same MKL routine with the
-    same arguments, so the same bits, for every layout blas.py passes (row- and column-major
-    operands, single rows and columns, strided vectors)."""
+    """mm, mv and bmm through the compiled call and through ctypes: the same MKL routine with
+    the same arguments, so the same bits, for every layout blas.py passes (row- and
+    column-major operands, single rows and columns, strided vectors, expanded batches)."""
     from gradcli.engine.exact import blas, libmkl
 
     if libmkl.library() is None:
@@ -297,6 +297,16 @@ def test_blas_calls_match_the_ctypes_calls(dtype: type) -> None:
             compiled = blas.mv(x, v)
             with pure():
                 assert compiled.tobytes() == blas.mv(x, v).tobytes()
+    for bs, rows, k, cols in [(64, 8, 8, 8), (2, 30, 40, 50), (3, 1, 20, 30), (3, 20, 30, 1),
+                              (5, 9, 1, 9), (1, 10, 10, 10)]:
+        a = rng.standard_normal((bs, rows, k)).astype(dtype)
+        b = rng.standard_normal((bs, k, cols)).astype(dtype)
+        for x in (a, np.swapaxes(np.swapaxes(a, 1, 2).copy(), 1, 2)):
+            for y in (b, np.swapaxes(np.swapaxes(b, 1, 2).copy(), 1, 2),
+                      np.broadcast_to(b[:1], b.shape)):  # an expanded batch: stride 0
+                compiled = blas.bmm(x, y)
+                with pure():
+                    assert compiled.tobytes() == blas.bmm(x, y).tobytes(), (bs, rows, k, cols)
 
 
 @needs_lib

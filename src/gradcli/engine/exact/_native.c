@@ -1446,6 +1446,66 @@ static PyObject *py_gemm(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
+/* gemm_batch(fn, double, transa, transb, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc,
+ * stride_c, count): MKL's cblas_?gemm_batch at address fn, column-major (102), alpha 1, beta 0,
+ * one group of count products, matrix i of each operand at its first element plus i times its
+ * batch stride (in elements; 0 for an expanded batch) */
+typedef void (*sgemm_batch_t)(int, const int *, const int *, const int *, const int *,
+                              const int *, const float *, const void **, const int *,
+                              const void **, const int *, const float *, void **, const int *,
+                              int, const int *);
+typedef void (*dgemm_batch_t)(int, const int *, const int *, const int *, const int *,
+                              const int *, const double *, const void **, const int *,
+                              const void **, const int *, const double *, void **, const int *,
+                              int, const int *);
+static PyObject *py_gemm_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 17) {
+        PyErr_SetString(PyExc_TypeError, "gemm_batch takes 17 arguments");
+        return NULL;
+    }
+    void *fn = PyLong_AsVoidPtr(args[0]);
+    int dbl = PyObject_IsTrue(args[1]), v[5], lda, ldb, ldc, count;
+    Py_ssize_t sa = PyLong_AsSsize_t(args[9]), sb = PyLong_AsSsize_t(args[12]),
+               sc = PyLong_AsSsize_t(args[15]);
+    if ((fn == NULL && PyErr_Occurred()) || dbl < 0 || ints(args, 2, 5, v) < 0
+            || ints(args, 8, 1, &lda) < 0 || ints(args, 11, 1, &ldb) < 0
+            || ints(args, 14, 1, &ldc) < 0 || ints(args, 16, 1, &count) < 0 || PyErr_Occurred())
+        return NULL;
+    if (count < 1) {
+        PyErr_SetString(PyExc_ValueError, "gemm_batch: no products");
+        return NULL;
+    }
+    Py_buffer m[3];  /* a, b, c */
+    if (operands(args[7], args[10], args[13], m) < 0) return NULL;
+    void **ptrs = PyMem_Malloc(3 * (size_t)count * sizeof(void *));
+    if (ptrs == NULL) {
+        release(m);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t item = dbl ? 8 : 4;
+    for (int i = 0; i < count; i++) {
+        ptrs[i] = (char *)m[0].buf + i * sa * item;
+        ptrs[count + i] = (char *)m[1].buf + i * sb * item;
+        ptrs[2 * count + i] = (char *)m[2].buf + i * sc * item;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (dbl) {
+        const double one = 1.0, zero = 0.0;
+        ((dgemm_batch_t)fn)(102, &v[0], &v[1], &v[2], &v[3], &v[4],
+                            &one, (const void **)ptrs, &lda, (const void **)ptrs + count, &ldb,
+                            &zero, ptrs + 2 * count, &ldc, 1, &count);
+    } else {
+        const float one = 1.0f, zero = 0.0f;
+        ((sgemm_batch_t)fn)(102, &v[0], &v[1], &v[2], &v[3], &v[4],
+                            &one, (const void **)ptrs, &lda, (const void **)ptrs + count, &ldb,
+                            &zero, ptrs + 2 * count, &ldc, 1, &count);
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_Free(ptrs);
+    release(m);
+    Py_RETURN_NONE;
+}
+
 /* gemv(fn, double, order, trans, m, n, a, lda, x, incx, y, incy): y = op(a) x */
 static PyObject *py_gemv(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 12) {
@@ -1615,6 +1675,9 @@ static PyMethodDef methods[] = {
      "threshold_backward(grad, x, threshold, out): 0 where x <= threshold, else grad."},
     {"fma64_scalar", (PyCFunction)(void (*)(void))py_fma64_scalar, METH_FASTCALL,
      "fma64_scalar(a, b, c): a * b + c of Python floats, rounded once."},
+    {"gemm_batch", (PyCFunction)(void (*)(void))py_gemm_batch, METH_FASTCALL,
+     "gemm_batch(fn, double, transa, transb, m, n, k, a, lda, sa, b, ldb, sb, c, ldc, sc, "
+     "count): MKL's batched gemm over strided matrices."},
     {"gemm", (PyCFunction)(void (*)(void))py_gemm, METH_FASTCALL,
      "gemm(fn, double, order, transa, transb, m, n, k, a, lda, b, ldb, c, ldc[, beta]): MKL's "
      "?gemm at address fn, alpha 1, beta 0 or the one given."},

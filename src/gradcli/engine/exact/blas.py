@@ -201,7 +201,7 @@ class _Untyped(dict):
         return entry
 
 
-_GEMM, _GEMV = _Untyped("gemm"), _Untyped("gemv")
+_GEMM, _GEMV, _GEMM_BATCH = _Untyped("gemm"), _Untyped("gemv"), _Untyped("gemm_batch")
 
 
 def _operand(x: Any, lead: int, other: int, transpose_c: bool, size: int) -> tuple[Any, bool]:
@@ -306,6 +306,11 @@ def bmm(b1: Any, b2: Any) -> Any:
     # cpublas::gemm_batched_with_stride: normalize_last_dims, then MKL's batched gemm
     lda, ldb, ldc = _normalize_last_dims(ta, tb, m, n, k, lda, ldb, ldc)
     size = b1.itemsize
+    if native.lib is not None:  # the same call from C, the matrices' addresses made there
+        native.lib.gemm_batch(_GEMM_BATCH[size][3], size == 8, _TRANS if ta else _NO_TRANS,
+                              _TRANS if tb else _NO_TRANS, m, n, k, b2, lda, s2[0], b1, ldb,
+                              s1[0], out, ldc, rows * cols, bs)
+        return out
     a_ptrs = _batch_pointers(_address(b2), s2[0] * size, bs)
     b_ptrs = _batch_pointers(_address(b1), s1[0] * size, bs)
     c_ptrs = _batch_pointers(_address(out), rows * cols * size, bs)
