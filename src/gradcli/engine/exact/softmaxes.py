@@ -68,6 +68,18 @@ def _scalar_exp(x: Any) -> Any:
     return scalar("exp", x.dtype)(x)
 
 
+def _mixed_exp(x: Any, vec: Any) -> Any:
+    """The vector loop's exp where ``vec`` (broadcast to ``x``'s shape) holds, the C library's
+    at the other positions (the scalar lambda's leftovers, usually few: computed only there)."""
+    e = _exp(x)
+    scalar_at = ~np.broadcast_to(vec, x.shape)
+    if scalar_at.any():
+        if not e.flags.writeable:
+            e = e.copy()
+        e[scalar_at] = _scalar_exp(x[scalar_at])
+    return e
+
+
 def reduce_all_sum(rows: Any) -> Any:
     """vec::reduce_all(+) over the last axis of ``rows`` (all rows at once)."""
     n = rows.shape[-1]
@@ -182,7 +194,7 @@ def _softmax_inner(v: Any, outer: int, size: int, inner: int) -> Any:
     vec = _vector_positions(outer * inner, inner, lanes)
     with np.errstate(all="ignore"):
         m = np.max(cols, axis=1, keepdims=True)
-        e = np.where(vec[:, None], _exp(cols - m), _scalar_exp(cols - m))
+        e = _mixed_exp(cols - m, vec[:, None])
         s = np.zeros(outer * inner, v.dtype)
         for d in range(size):
             s = s + e[:, d]
@@ -239,7 +251,7 @@ def _log_softmax_inner(v: Any, outer: int, size: int, inner: int) -> Any:
     with np.errstate(all="ignore"):
         m = np.max(v, axis=1, keepdims=True)
         shifted = v - m
-        e = np.where(vec[None, None, :], _exp(shifted), _scalar_exp(shifted))
+        e = _mixed_exp(shifted, vec[None, None, :])
         s = np.zeros((outer, inner), v.dtype)
         for d in range(size):
             s = s + e[:, d]
@@ -324,7 +336,7 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
         for d in range(size):
             s = s + g[:, d]
         vec = _inner_vector_mask(inner, size, out.dtype.itemsize, _lanes(out))
-        e = np.where(vec[None, None, :], _exp(o), _scalar_exp(o))
+        e = _mixed_exp(o, vec[None, None, :])
         return _msub(g, e, s[:, None, :]).reshape(out.shape)
 
 
