@@ -145,3 +145,36 @@ def test_softmax_kernels_give_row_major_results(dtype):
     y = softmaxes.softmax(rng.standard_normal((16, 2)), 0)
     left = rng.standard_normal((1, 16))
     assert blas.mm(left, y).tobytes() == blas.mm(left, y.copy()).tobytes()
+
+
+def _walk(total, inner, lanes):
+    """_vec_softmax's loop as ATen writes it: each thread's range walked a vector at a time
+    where one fits in the inner row and the range, else to the row's or the range's end."""
+    from gradcli.engine.exact.iterator import thread_ranges
+
+    out = np.zeros(total, bool)
+    for begin, end in thread_ranges(total, None, 0):
+        idx = begin
+        while idx < end:
+            inner_idx = idx % inner
+            if inner_idx + lanes <= inner and idx + lanes <= end:
+                out[idx:idx + lanes] = True
+                idx += lanes
+            else:
+                idx += (end - idx) if idx + lanes > end else (inner - inner_idx)
+    return out
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_softmax_vector_positions_are_atens_walk(threads):
+    from gradcli.engine import machine
+
+    token = machine.activate(machine.Machine("AVX2", threads))
+    try:
+        for outer in (1, 2, 3, 17, 64):
+            for inner in (1, 2, 7, 8, 9, 16, 17, 64, 100, 1000):
+                for lanes in (4, 8, 16):
+                    assert np.array_equal(softmaxes._vector_positions(outer * inner, inner, lanes),
+                                          _walk(outer * inner, inner, lanes)), (outer, inner, lanes)
+    finally:
+        machine.deactivate(token)

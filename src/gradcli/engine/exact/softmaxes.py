@@ -173,17 +173,18 @@ def _softmax_last(rows: Any) -> Any:
 
 
 def _vector_positions(total: int, inner: int, lanes: int) -> Any:
-    """_vec_softmax's walk over outer * inner positions: True where a whole vector is used."""
+    """_vec_softmax's walk over outer * inner positions: True where a whole vector is used.
+
+    Each thread's range walks each of its pieces of an inner row (the row cut at the range's
+    ends) from the piece's start, a vector at a time while one fits, the rest one by one: a
+    position is in a vector when it lies before the piece's last ``len % lanes`` positions."""
     out = np.zeros(total, bool)
     for begin, end in thread_ranges(total, None, 0):
-        idx = begin
-        while idx < end:
-            inner_idx = idx % inner
-            if inner_idx + lanes <= inner and idx + lanes <= end:
-                out[idx:idx + lanes] = True
-                idx += lanes
-            else:
-                idx += (end - idx) if idx + lanes > end else (inner - inner_idx)
+        pos = np.arange(begin, end)
+        row = pos // inner * inner
+        start = np.maximum(row, begin)
+        length = np.minimum(row + inner, end) - start
+        out[begin:end] = pos - start < length - length % lanes
     return out
 
 
