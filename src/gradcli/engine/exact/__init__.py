@@ -4,7 +4,8 @@ The engine reaches these through ``engine.kernels`` (which falls back to plain A
 for other backends); only this package and ``backend.py`` import NumPy.  What each kernel
 reproduces, and how exactly, is said in its module: reduce.py (sum, mean), ranges.py
 (linspace), softmaxes.py,
-unary.py (elementwise math and backward kernels), sleef.py and libm.py (the vector and scalar
+unary.py (elementwise math and backward kernels), onednn.py (oneDNN's float32 GELU kernels),
+sleef.py and libm.py (the vector and scalar
 math libraries PyTorch calls), vml.py and blas.py (MKL's vector math and matrix products,
 called through libmkl.py as ATen calls them), iterator.py (TensorIterator's walk),
 moments.py (var and std), norms.py (vector norms), batchnorm.py (batch_norm's statistics, output and backward),
@@ -121,7 +122,11 @@ def _onednn_takes(x: Any) -> bool:
 def gelu(x: Any) -> Any:
     """``F.gelu(x)`` (approximate='none'): oneDNN's kernel where PyTorch calls it (onednn.py; the
     AVX-512 one on an AVX512 machine), else ATen's float32 kernel (unary.py); None for float64,
-    whose vector lanes call SLEEF's erf (not ported: the caller's stand-in)."""
+    whose vector lanes call SLEEF's erf (not ported: the caller's stand-in).
+
+    NOTE: oneDNN picks its ISA from the CPU, not from ``ATEN_CPU_CAPABILITY``: on a CPU with
+    AVX-512 run under ``avx2`` (or ``default``) PyTorch still takes the AVX-512 kernel, which
+    the machine's capability alone cannot tell; gradcli takes the capability's."""
     if x.dtype != _F32:
         return None
     if x.__class__ is np.ndarray and _onednn_takes(x):
