@@ -1501,7 +1501,8 @@ def _gelu_double_backward(xp: Any, grad: Any, grad_output: Any, self: Any,
         g = 1 - t * t
         h = _GELU_BETA * (1 + 3 * _GELU_KAPPA * (self * self))
         g_prime = -2 * t * g * h  # d/dx (1 - tanh(u)^2) = -2 tanh(u) sech(u)^2 u'
-        second = 0.5 * g * h + f * h * g_prime + f * g * (6 * _GELU_KAPPA * _GELU_BETA * self)
+        # d/dx of 0.5 (1 + tanh(u)) + f g h, f = x / 2: g h / 2 + (g h / 2 + f g' h + f g h')
+        second = g * h + f * h * g_prime + f * g * (6 * _GELU_KAPPA * _GELU_BETA * self)
         return grad * grad_output * second
     sq = self * self
     pdf = _GELU_PDF * xp.exp(-0.5 * sq)
