@@ -121,16 +121,16 @@ def _onednn_takes(x: Any) -> bool:
 
 def gelu(x: Any) -> Any:
     """``F.gelu(x)`` (approximate='none'): oneDNN's kernel where PyTorch calls it (onednn.py; the
-    AVX-512 one on an AVX512 machine), else ATen's float32 kernel (unary.py); None for float64,
+    AVX-512 one where the machine's CPU has AVX-512), else ATen's float32 kernel (unary.py); None for float64,
     whose vector lanes call SLEEF's erf (not ported: the caller's stand-in).
 
     NOTE: oneDNN picks its ISA from the CPU, not from ``ATEN_CPU_CAPABILITY``: on a CPU with
-    AVX-512 run under ``avx2`` (or ``default``) PyTorch still takes the AVX-512 kernel, which
-    the machine's capability alone cannot tell; gradcli takes the capability's."""
+    AVX-512 run under ``avx2`` (or ``default``) PyTorch still takes the AVX-512 kernel
+    (``Machine.onednn_avx512``)."""
     if x.dtype != _F32:
         return None
     if x.__class__ is np.ndarray and _onednn_takes(x):
-        if machine.current().capability == "AVX512":
+        if machine.current().onednn_avx512:
             return onednn.gelu_avx512(x)
         return onednn.gelu_avx2(x)
     out = unary.gelu32(x)
