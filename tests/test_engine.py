@@ -266,6 +266,12 @@ CASES = [
     ("softplus_backward", lambda g, x: apply(O.SOFTPLUS_BACKWARD, (g, x), {
         "beta": 2.0, "threshold": 3.0}), [A, DISTINCT]),
     ("logsigmoid_backward", lambda g, x: apply(O.LOGSIGMOID_BACKWARD, (g, x)), [A, DISTINCT]),
+    ("gelu_backward", lambda g, x: apply(O.GELU_BACKWARD, (g, x), {"approximate": "none"}),
+     [A, DISTINCT]),
+    ("gelu_backward", lambda x, g: apply(O.GELU_BACKWARD, (g, x), {"approximate": "none"}),
+     [DISTINCT, A]),
+    ("gelu_backward", lambda x, g: apply(O.GELU_BACKWARD, (g, x), {"approximate": "tanh"}),
+     [DISTINCT, A]),
     # embeddings, convolutions, poolings (and the backward ops their formulas record)
     ("embedding", lambda w: F.NN_FUNCTIONS["embedding"](_labels([[0, 2], [2, 1]]), w), [A]),
     ("embedding_dense_backward", lambda g: apply(

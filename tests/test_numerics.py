@@ -110,9 +110,13 @@ def floor(name: str, fam: str, mkl: bool) -> float:
     return value
 
 
-def machine_of(setting: dict) -> Machine:
-    """The machine a setting of tools/machines.py makes PyTorch run as, explicitly."""
-    return Machine(_CAPABILITY[setting["ATEN_CPU_CAPABILITY"]], int(setting["OMP_NUM_THREADS"]))
+def machine_of(setting: dict, recorded: dict | None = None) -> Machine:
+    """The machine a setting of tools/machines.py makes PyTorch run as, explicitly (oneDNN's
+    ISA that of the ``recorded`` machine's CPU, where given)."""
+    avx512 = None if recorded is None else machine.cpu_has_avx512(
+        frozenset(recorded["cpu"]["flags"]))
+    return Machine(_CAPABILITY[setting["ATEN_CPU_CAPABILITY"]], int(setting["OMP_NUM_THREADS"]),
+                   avx512)
 
 
 def expected(name: str, case_id: str) -> dict:
@@ -142,7 +146,7 @@ def runs() -> dict:
     """Per setting: {case id: (gradcli's outputs, whether they came from MKL)}."""
     out = {}
     for name, data in SETTINGS.items():
-        m = machine_of(data["settings"])
+        m = machine_of(data["settings"], data["machine"])
         results = {}
         for case in CASES:
             before = libmkl.calls

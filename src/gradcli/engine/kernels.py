@@ -567,6 +567,34 @@ def softshrink(xp: Any, x: Any, lambd: float) -> Any:
     return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0.0))
 
 
+_SQRT1_2 = math.sqrt(0.5)
+_GELU_PDF = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def gelu(xp: Any, x: Any) -> Any:
+    """``F.gelu`` (approximate='none'): PyTorch's kernel for float32 (oneDNN's, or ATen's for
+    one element or a non-contiguous input: exact/__init__.py), x / 2 * (1 + erf(x / sqrt(2)))
+    with the series erf elsewhere (float64: SLEEF's erf is not ported)."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        out = ex.gelu(x)
+        if out is not None:
+            return out
+    return x * 0.5 * (1 + erf_series(xp, x * _SQRT1_2))
+
+
+def gelu_backward(xp: Any, grad: Any, x: Any) -> Any:
+    """``gelu_backward`` (approximate='none'): grad * (cdf + x * pdf), PyTorch's kernel for
+    float32 as ``gelu``."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        out = ex.gelu_backward(grad, x)
+        if out is not None:
+            return out
+    cdf = 0.5 * (1 + erf(xp, x * _SQRT1_2))
+    return grad * (cdf + x * (unary(xp, "exp", -0.5 * (x * x)) * _GELU_PDF))
+
+
 def erf(xp: Any, x: Any) -> Any:
     """``torch.erf`` (MKL): the C library's erf where NumPy runs, a series elsewhere."""
     ex = _exact(xp, x)

@@ -39,9 +39,11 @@ class Machine:
     """A capability and a thread count (``None``: PyTorch's default, asked of MKL when first
     needed, since loading MKL costs a few tens of milliseconds)."""
 
-    __slots__ = ("_threads", "capability", "explicit_threads", "fma", "vector_bytes")
+    __slots__ = ("_threads", "capability", "explicit_threads", "fma", "onednn_avx512",
+                 "vector_bytes")
 
-    def __init__(self, capability: str, threads: int | None = None) -> None:
+    def __init__(self, capability: str, threads: int | None = None,
+                 onednn_avx512: bool | None = None) -> None:
         if capability not in CAPABILITIES:
             raise ValueError(f"unknown CPU capability {capability!r}")
         self.capability = capability
@@ -53,6 +55,10 @@ class Machine:
         # Vectorized is 32 bytes too.
         self.vector_bytes = 64 if capability == "AVX512" else 32
         self.fma = capability != "DEFAULT"
+        # oneDNN (F.gelu's float32 kernel) picks its ISA from the CPU itself, whatever
+        # ATEN_CPU_CAPABILITY says: its AVX-512 kernels on a CPU with AVX-512 under every
+        # capability.  By default the capability's; the process's machine says the CPU's.
+        self.onednn_avx512 = capability == "AVX512" if onednn_avx512 is None else onednn_avx512
 
     @property
     def threads(self) -> int:
@@ -63,7 +69,7 @@ class Machine:
 
     def with_threads(self, threads: int) -> Machine:
         """This machine after ``torch.set_num_threads(threads)``."""
-        return Machine(self.capability, threads)
+        return Machine(self.capability, threads, self.onednn_avx512)
 
     def __repr__(self) -> str:
         threads = self._threads if self.explicit_threads else "default"
@@ -94,6 +100,12 @@ def cpu_info() -> dict[str, str]:
     except OSError:
         pass
     return info
+
+
+def cpu_has_avx512(flags: frozenset[str] | None = None) -> bool:
+    """Whether the CPU has the AVX-512 subsets oneDNN's ``avx512_core`` needs (F, BW, DQ, VL)."""
+    flags = cpu_flags() if flags is None else flags
+    return all(f in flags for f in ("avx512f", "avx512bw", "avx512dq", "avx512vl"))
 
 
 def detected_capability(flags: frozenset[str] | None = None) -> str:
@@ -158,7 +170,9 @@ def physical_cores() -> int:
 @functools.cache
 def process() -> Machine:
     """The machine of this process, as PyTorch would decide it here."""
-    return Machine(capability_setting()[0])
+    capability = capability_setting()[0]
+    # (an AVX512 capability says the CPU has AVX-512: PyTorch would fault without it)
+    return Machine(capability, onednn_avx512=capability == "AVX512" or cpu_has_avx512())
 
 
 _ACTIVE: ContextVar[Machine] = ContextVar("gradcli_machine")

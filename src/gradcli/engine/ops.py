@@ -1466,7 +1466,6 @@ LEAKY_RELU_ = defop(
     lambda xp, grad, result, negative_slope: xp.leaky_relu_backward(
         grad, result, negative_slope=negative_slope, self_is_result=True),
     kind="elementwise", dtype="float_kernel", aten="leaky_relu_cpu")
-_SQRT1_2 = math.sqrt(0.5)
 _GELU_PDF = 1.0 / math.sqrt(2.0 * math.pi)
 _GELU_BETA = math.sqrt(2.0 / math.pi)
 _GELU_KAPPA = 0.044715
@@ -1478,22 +1477,50 @@ def _gelu(xp: Any, self: Any, approximate: str = "none") -> Any:
         return 0.5 * self * (1 + xp.tanh(inner))
     if approximate != "none":
         raise ScriptError("approximate argument must be either none or tanh.")
-    return self * 0.5 * (1 + K.erf_series(xp, self * _SQRT1_2))
+    return K.gelu(xp, self)
 
 
-def _gelu_grad(xp: Any, grad: Any, self: Any, approximate: str) -> Any:
-    # PyTorch's GeluBackward kernels, both forms
+def _gelu_backward(xp: Any, grad_output: Any, self: Any, approximate: str = "none") -> Any:
+    """PyTorch's GeluBackward kernels, both forms (the exact one: oneDNN's or ATen's, as
+    kernels.gelu_backward picks)."""
     if approximate == "tanh":
         sq = self * self
         t = xp.tanh(_GELU_BETA * (self + _GELU_KAPPA * (sq * self)))
         right = (0.5 * self) * (1 - t * t) * (_GELU_BETA * (1 + 3 * _GELU_KAPPA * sq))
-        return grad * (0.5 * (1 + t) + right)
-    cdf = 0.5 * (1 + xp.erf(self * _SQRT1_2))
-    return grad * (cdf + self * (xp.exp(-0.5 * (self * self)) * _GELU_PDF))
+        return grad_output * (0.5 * (1 + t) + right)
+    return K.gelu_backward(xp, grad_output, self)
 
 
-GELU = defop("gelu", "GeluBackward0", ("self",), _gelu, _gelu_grad, kind="elementwise",
-             surface=NN, domain=(-3, 3), dtype="float_kernel", aten="GeluKernelImpl")
+def _gelu_double_backward(xp: Any, grad: Any, grad_output: Any, self: Any,
+                          approximate: str) -> Any:
+    """FunctionsManual's gelu_double_backward: grad * grad_output * gelu''(self)."""
+    if approximate == "tanh":
+        inner = _GELU_BETA * (self + _GELU_KAPPA * (self * self * self))
+        t = xp.tanh(inner)
+        f = 0.5 * self
+        g = 1 - t * t
+        h = _GELU_BETA * (1 + 3 * _GELU_KAPPA * (self * self))
+        g_prime = -2 * t * g * h  # d/dx (1 - tanh(u)^2) = -2 tanh(u) sech(u)^2 u'
+        # d/dx of 0.5 (1 + tanh(u)) + f g h, f = x / 2: g h / 2 + (g h / 2 + f g' h + f g h')
+        second = g * h + f * h * g_prime + f * g * (6 * _GELU_KAPPA * _GELU_BETA * self)
+        return grad * grad_output * second
+    sq = self * self
+    pdf = _GELU_PDF * xp.exp(-0.5 * sq)
+    return grad * grad_output * (2 * pdf - sq * pdf)
+
+
+# F.gelu's gradient is PyTorch's gelu_backward kernel, an op of its own under create_graph=True
+# (GeluBackwardBackward0), as tanh_backward below
+GELU = defop("gelu", "GeluBackward0", ("self",), _gelu,
+             lambda xp, grad, self, approximate: xp.gelu_backward(grad, self,
+                                                                  approximate=approximate),
+             kind="elementwise", surface=NN, domain=(-3, 3), dtype="float_kernel",
+             aten="GeluKernelImpl")
+GELU_BACKWARD = defop(
+    "gelu_backward", "GeluBackwardBackward0", ("grad_output", "self"), _gelu_backward,
+    lambda xp, grad, self, approximate: xp.gelu_backward(grad, self, approximate=approximate),
+    lambda xp, grad, grad_output, self, approximate: _gelu_double_backward(
+        xp, grad, grad_output, self, approximate), kind="elementwise")
 SILU = defop("silu", "SiluBackward0", ("self",), K.silu,
              lambda xp, grad, self: xp.silu_backward(grad, self),
              kind="elementwise", surface=NN, domain=(-3, 3), dtype="float_kernel", aten="silu_cpu")

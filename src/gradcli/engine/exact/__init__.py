@@ -4,7 +4,8 @@ The engine reaches these through ``engine.kernels`` (which falls back to plain A
 for other backends); only this package and ``backend.py`` import NumPy.  What each kernel
 reproduces, and how exactly, is said in its module: reduce.py (sum, mean), ranges.py
 (linspace), softmaxes.py,
-unary.py (elementwise math and backward kernels), sleef.py and libm.py (the vector and scalar
+unary.py (elementwise math and backward kernels), onednn.py (oneDNN's float32 GELU kernels),
+sleef.py and libm.py (the vector and scalar
 math libraries PyTorch calls), vml.py and blas.py (MKL's vector math and matrix products,
 called through libmkl.py as ATen calls them), iterator.py (TensorIterator's walk),
 moments.py (var and std), norms.py (vector norms), batchnorm.py (batch_norm's statistics, output and backward),
@@ -22,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from . import batchnorm, blas, conv, layernorm, softmaxes, unary
+from .. import machine
+from . import batchnorm, blas, conv, layernorm, onednn, softmaxes, unary
 from .fp import fma64, fused_add
 from .moments import var_std
 from .norms import vector_norm
@@ -70,6 +72,8 @@ __all__ = [
     "expm1",
     "fma64",
     "fused_add",
+    "gelu",
+    "gelu_backward",
     "huber_backward",
     "layernorm",
     "library",
@@ -107,6 +111,41 @@ __all__ = [
 ]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _onednn_takes(x: Any) -> bool:
+    """Whether PyTorch hands ``x`` to oneDNN for GELU (Activation.cpp's ``use_mkldnn``): float32,
+    contiguous, more than one element."""
+    return x.dtype == _F32 and x.size > 1 and x.flags.c_contiguous
+
+
+def gelu(x: Any) -> Any:
+    """``F.gelu(x)`` (approximate='none'): oneDNN's kernel where PyTorch calls it (onednn.py; the
+    AVX-512 one where the machine's CPU has AVX-512), else ATen's float32 kernel (unary.py); None for float64,
+    whose vector lanes call SLEEF's erf (not ported: the caller's stand-in).
+
+    NOTE: oneDNN picks its ISA from the CPU, not from ``ATEN_CPU_CAPABILITY``: on a CPU with
+    AVX-512 run under ``avx2`` (or ``default``) PyTorch still takes the AVX-512 kernel
+    (``Machine.onednn_avx512``)."""
+    if x.dtype != _F32:
+        return None
+    if x.__class__ is np.ndarray and _onednn_takes(x):
+        if machine.current().onednn_avx512:
+            return onednn.gelu_avx512(x)
+        return onednn.gelu_avx2(x)
+    out = unary.gelu32(x)
+    return out[()] if isinstance(x, np.generic) else out
+
+
+def gelu_backward(grad: Any, x: Any) -> Any:
+    """``gelu_backward(grad, x)`` (approximate='none'), chosen by ``x`` as PyTorch chooses; None
+    for float64 (see ``gelu``)."""
+    if x.dtype != _F32:
+        return None
+    if x.__class__ is np.ndarray and _onednn_takes(x):
+        return onednn.gelu_backward(grad, x)
+    out = unary.gelu_backward32(grad, x)
+    return out[()] if isinstance(x, np.generic) and isinstance(grad, np.generic) else out
 
 
 def matmul(a: Any, b: Any) -> Any:
