@@ -2,8 +2,8 @@
 
     python bench/bench_training.py [--reps N] [--only ma] [--baseline DIR] [--write DIR]
 
-Two programs (and a third on request), each run at a short and a long step count as fresh processes (best of N, the
-sides interleaved; both must print the same text):
+Two programs (and two more on request), each run at a short and a long step count as fresh
+processes (best of N, the sides interleaved; both must print the same text):
 
   m  a makemore-style character MLP: an embedding lookup ``C[Xtr[ix]]`` (random indices in place
      of names.txt), ``tanh(emb.view(-1, 30) @ W1 + b1)``, 200 hidden units, ``F.cross_entropy``,
@@ -12,6 +12,10 @@ sides interleaved; both must print the same text):
      batch 64; 200 and 2,000 steps
   d  the same classifier in float64 (``torch.set_default_dtype(torch.float64)``): MKL's dgemm,
      SLEEF's double exp and log in the cross-entropy (not run by default)
+  g  a small GPT as in the "Let's build GPT" lecture and nanoGPT: token and position
+     embeddings, two blocks of four causal attention heads (``masked_fill``, softmax, bmm),
+     LayerNorm, a GELU feed-forward, ``AdamW``, ``clip_grad_norm_``, batches sliced from the
+     data at random tensor positions; 20 and 100 steps (not run by default)
 
 For each: the end-to-end ratio at the long run (target: at most 0.5 of PyTorch's time) and the
 per-step ratio, the slope between the short and the long run against PyTorch's slope (target:
@@ -92,6 +96,79 @@ for step in range({steps}):
 print(loss.item())
 """
 
+GPT = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(1337)
+vocab, block, embd, heads = 27, 8, 32, 4
+
+
+class Head(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.key = nn.Linear(embd, size, bias=False)
+        self.query = nn.Linear(embd, size, bias=False)
+        self.value = nn.Linear(embd, size, bias=False)
+        self.register_buffer("tril", torch.tril(torch.ones(block, block)))
+
+    def forward(self, x):
+        B, T, C = x.shape
+        k = self.key(x)
+        q = self.query(x)
+        wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))
+        return F.softmax(wei, dim=-1) @ self.value(x)
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList([Head(embd // heads) for _ in range(heads)])
+        self.proj = nn.Linear(embd, embd)
+        self.ffwd = nn.Sequential(nn.Linear(embd, 4 * embd), nn.GELU(), nn.Linear(4 * embd, embd))
+        self.ln1 = nn.LayerNorm(embd)
+        self.ln2 = nn.LayerNorm(embd)
+
+    def forward(self, x):
+        x = x + self.proj(torch.cat([h(self.ln1(x)) for h in self.heads], dim=-1))
+        return x + self.ffwd(self.ln2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, embd)
+        self.pos = nn.Embedding(block, embd)
+        self.blocks = nn.Sequential(Block(), Block())
+        self.ln_f = nn.LayerNorm(embd)
+        self.head = nn.Linear(embd, vocab)
+
+    def forward(self, idx, targets):
+        B, T = idx.shape
+        x = self.ln_f(self.blocks(self.tok(idx) + self.pos(torch.arange(T))))
+        logits = self.head(x)
+        return F.cross_entropy(logits.view(B * T, vocab), targets.view(B * T))
+
+
+data = torch.randint(0, vocab, (2000,))
+model = GPT()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+for step in range({steps}):
+    ix = torch.randint(len(data) - block, (16,))
+    xb = torch.stack([data[i:i + block] for i in ix])
+    yb = torch.stack([data[i + 1:i + block + 1] for i in ix])
+    loss = model(xb, yb)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    if step % 50 == 0:
+        print(step, loss.item())
+print(loss.item())
+"""
+
 # name: (title, text, short steps, long steps)
 PROGRAMS = {
     "m": ("makemore MLP", MLP, 500, 3000),
@@ -99,6 +176,7 @@ PROGRAMS = {
     "d": ("Sequential + Adam, float64", ADAM.replace(
         "torch.manual_seed(0)\n", "torch.set_default_dtype(torch.float64)\ntorch.manual_seed(0)\n"),
         200, 2000),
+    "g": ("nanoGPT-style transformer", GPT, 20, 100),
 }
 
 
