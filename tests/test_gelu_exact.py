@@ -102,3 +102,31 @@ def test_machine_picks_the_onednn_isa() -> None:
             assert K.gelu(np, x).tobytes() == fwd(x).tobytes()
             assert K.gelu_backward(np, np.ones_like(x), x).tobytes() == \
                 onednn.gelu_backward(np.ones_like(x), x).tobytes()
+
+
+@pytest.mark.skipif(onednn.native.lib is None,
+                    reason="gradcli's C kernels are not built here (no C compiler at install "
+                           "time, or GRADCLI_PURE is set)")
+def test_compiled_kernels_match_the_numpy_port():
+    """The oneDNN kernels' C loops and onednn.py's NumPy steps: random bit patterns (NaN and
+    infinities included), the range where exp underflows, a transposed input, a 0-d one, a
+    gradient of one element broadcast."""
+    rng = np.random.default_rng(43)
+    inputs = [rng.integers(0, 2 ** 32, 200_000, dtype=np.uint64).astype(np.uint32).view(np.float32),
+              rng.uniform(-16, 16, 200_000).astype(np.float32),
+              (rng.standard_normal((37, 53)) * 3).astype(np.float32).T, np.float32(0.7),
+              np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 3.4e38, -3.4e38], np.float32)]
+    lib = onednn.native.lib
+    for x in inputs:
+        grad = rng.standard_normal(np.shape(x)).astype(np.float32)
+        for fn, args in ((onednn.gelu_avx2, (x,)), (onednn.gelu_avx512, (x,)),
+                         (onednn.gelu_backward, (grad, x)),
+                         (onednn.gelu_backward, (np.float32(1.5), x))):
+            compiled = fn(*args)
+            onednn.native.lib = None
+            try:
+                port = fn(*args)
+            finally:
+                onednn.native.lib = lib
+            assert np.shape(compiled) == np.shape(port)
+            assert _same_bits(compiled, port).all()

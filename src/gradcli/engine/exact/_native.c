@@ -661,6 +661,83 @@ LOOP static void threshold_backward64_loop(const double *g, const double *x, dou
         for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] <= t ? 0.0 : g[0];
 }
 
+/* ---- oneDNN's float32 gelu_erf (onednn.py), as its JIT kernels compute it ------------------
+ * Every vfmadd one fmaf, every vmulps/vaddps/vdivps one float operation, vminps/vmaxps as
+ * a where a < b (a > b) else b (the second operand where either is NaN), the sign flips on the
+ * bits. */
+
+INLINE float xor_sign(float x, uint32_t sign) { return from_bits(to_bits(x) ^ sign); }
+
+/* exp_compute_vector_fwd: 2 * 2**(n - 1) * P(r); NaN clamps to ln FLT_MAX, as vminps does */
+INLINE float onednn_exp(float x) {
+    const float ln_flt_max = from_bits(0x42B17218u), ln_flt_min = from_bits(0xC2AEAC50u);
+    uint32_t below = -(uint32_t)isless(x, ln_flt_min);
+    x = pick(-(uint32_t)isless(x, ln_flt_max), x, ln_flt_max);  /* (quiet comparisons and */
+    x = pick(-(uint32_t)isgreater(x, ln_flt_min), x, ln_flt_min);  /* selects: vectorised) */
+    float v = x * from_bits(0x3FB8AA3Bu) + 0.5f;  /* in [-125.5, 128.5]: floor as rint, */
+    float fx = rintf(v);                             /* less one where that rounded up */
+    fx = fx - pick(-(uint32_t)isgreater(fx, v), 1.0f, 0.0f);
+    float r = fmaf(-fx, from_bits(0x3F317218u), x);
+    int32_t n1 = (int32_t)(fx - 1.0f);
+    float scale = pick(below, 0.0f, from_bits((uint32_t)(n1 + 127) << 23));
+    float p = from_bits(0x3C07CFCEu);
+    p = fmaf(p, r, from_bits(0x3D2B9D0Du));
+    p = fmaf(p, r, from_bits(0x3E2AAD40u));
+    p = fmaf(p, r, from_bits(0x3EFFFEE3u));
+    p = fmaf(p, r, from_bits(0x3F7FFFFBu));
+    p = fmaf(p, r, 1.0f);
+    return (p * scale) * 2.0f;
+}
+
+/* 1 - t * P(t) * e for |x| = a, e = exp(-x * x), t = 1 / (p a + 1) */
+INLINE float onednn_erf_as(float a, float e) {
+    float t = 1.0f / fmaf(from_bits(0x3EA7BA05u), a, 1.0f);
+    float q = xor_sign(e, 0x80000000u) * t;
+    float p = from_bits(0x3F87DC22u);
+    p = fmaf(p, t, from_bits(0xBFBA00E3u));
+    p = fmaf(p, t, from_bits(0x3FB5F0E3u));
+    p = fmaf(p, t, from_bits(0xBE91A98Eu));
+    p = fmaf(p, t, from_bits(0x3E827906u));
+    return fmaf(q, p, 1.0f);
+}
+
+INLINE float onednn_gelu_avx2(float s) {
+    float x = s * from_bits(0x3F3504F3u);
+    float e = onednn_exp(xor_sign(x * x, 0x80000000u));
+    float erf = xor_sign(onednn_erf_as(fabsf(x), e), to_bits(s) & 0x80000000u);
+    float half = s * 0.5f;
+    return fmaf(erf, half, half);
+}
+
+/* gelu_erf_minimax_approx_compute_vector_fwd; pol[deg * 25 + idx], the table of onednn.py */
+INLINE float onednn_gelu_avx512(float s, const float *pol) {
+    float pos = from_bits(to_bits(s) & 0x7FFFFFFFu);
+    int32_t idx = (int32_t)(to_bits(pos) + 0xC21FFFFFu) >> 21;
+    idx = idx < 1 ? 1 : idx > 24 ? 24 : idx;
+    if (from_bits(0x40B15CEEu) < pos) idx = 23;
+    float p = pol[5 * 25 + idx];
+    for (int deg = 4; deg >= 0; deg--) p = fmaf(p, pos, pol[deg * 25 + idx]);
+    p = xor_sign(p, to_bits(s) & 0x80000000u);
+    return (s * (p + 1.0f)) * 0.5f;
+}
+
+/* gelu_erf_compute_vector_bwd, times the gradient */
+INLINE float onednn_gelu_backward(float g, float s) {
+    float r = s * from_bits(0x3F3504F3u);
+    float e = onednn_exp(xor_sign(r * r, 0x80000000u));
+    float t = (r * from_bits(0x3F106EBAu)) * e;
+    float erf = xor_sign(onednn_erf_as(fabsf(r), e), to_bits(r) & 0x80000000u);
+    return fmaf(erf, 0.5f, t + 0.5f) * g;
+}
+
+LOOP static void gelu_avx2_loop(const float *x, float *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = onednn_gelu_avx2(x[i]);
+}
+
+LOOP static void gelu_backward_loop(const float *g, const float *x, float *out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = onednn_gelu_backward(g[i], x[i]);
+}
+
 /* unary32(x, out) and unary64: a loop over x of n items into out, of as many */
 #define UNARY(T, NAME)                                                                        \
 static PyObject *NAME(PyObject *args, void (*loop)(const T *, T *, Py_ssize_t)) {             \
@@ -683,6 +760,51 @@ static PyObject *NAME(PyObject *args, void (*loop)(const T *, T *, Py_ssize_t)) 
 UNARY(float, unary32)
 UNARY(double, unary64)
 
+static PyObject *py_gelu_avx2(PyObject *self, PyObject *args) {
+    return unary32(args, gelu_avx2_loop);
+}
+
+/* gelu_avx512(x, out, pol): the minimax forward; pol the 6 x 25 float32 coefficients */
+static PyObject *py_gelu_avx512(PyObject *self, PyObject *args) {
+    Py_buffer x, out, pol;
+    if (!PyArg_ParseTuple(args, "y*w*y*", &x, &out, &pol)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = count(&out, 4, -1);
+    if (n >= 0 && count(&x, 4, n) == n && pol.len == 6 * 25 * 4) {
+        const float *a = x.buf, *c = pol.buf;
+        float *y = out.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) y[i] = onednn_gelu_avx512(a[i], c);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "gelu_avx512: bad sizes");
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&pol);
+    return result;
+}
+
+/* gelu_backward(grad, x, out): oneDNN's derivative times grad, all of n float32 items */
+static PyObject *py_gelu_backward(PyObject *self, PyObject *args) {
+    Py_buffer g, x, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &g, &x, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = count(&out, 4, -1);
+    if (n >= 0 && count(&g, 4, n) == n && count(&x, 4, n) == n) {
+        Py_BEGIN_ALLOW_THREADS
+        gelu_backward_loop(g.buf, x.buf, out.buf, n);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "operand sizes differ");
+    }
+    PyBuffer_Release(&g);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    return result;
+}
 static PyObject *py_expf(PyObject *self, PyObject *args) { return unary32(args, expf_loop); }
 static PyObject *py_logf(PyObject *self, PyObject *args) { return unary32(args, logf_loop); }
 static PyObject *py_log1pf(PyObject *self, PyObject *args) { return unary32(args, log1pf_loop); }
@@ -1659,6 +1781,12 @@ static PyObject *py_map(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"expf", py_expf, METH_VARARGS, "expf(x, out): SLEEF's xexpf of float32 x into out."},
     {"logf", py_logf, METH_VARARGS, "logf(x, out): SLEEF's xlogf_u1 of float32 x into out."},
+    {"gelu_avx2", py_gelu_avx2, METH_VARARGS,
+     "gelu_avx2(x, out): oneDNN's float32 gelu_erf forward below AVX-512 (onednn.py)."},
+    {"gelu_avx512", py_gelu_avx512, METH_VARARGS,
+     "gelu_avx512(x, out, pol): oneDNN's float32 minimax gelu_erf forward (onednn.py)."},
+    {"gelu_backward", py_gelu_backward, METH_VARARGS,
+     "gelu_backward(grad, x, out): oneDNN's float32 gelu_erf derivative times grad."},
     {"log1pf", py_log1pf, METH_VARARGS, "log1pf(x, out): SLEEF's xlog1pf of float32 x."},
     {"expm1f", py_expm1f, METH_VARARGS, "expm1f(x, out): SLEEF's xexpm1f of float32 x."},
     {"exp64", py_exp64, METH_VARARGS, "exp64(x, out): SLEEF's xexp of float64 x into out."},

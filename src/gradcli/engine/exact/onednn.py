@@ -20,7 +20,8 @@ the CPU's, picked by oneDNN itself:
 
 Each ``vfmadd``/``vfnmadd`` is one ``fma32`` (rounded once), each ``vmulps``/``vaddps``/
 ``vdivps`` one float32 NumPy operation; ``vminps``/``vmaxps`` keep the instruction's rule (the
-second operand where either is NaN), so NaN and infinities come out as the kernel's.
+second operand where either is NaN), so NaN and infinities come out as the kernel's.  Where
+gradcli's C kernels are built the same steps run as C loops (_native.c's ``onednn_*``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from . import native
 from .fp import fma32
 
 F32 = np.float32
@@ -77,6 +79,7 @@ MINIMAX_POL = np.array([
      0xBC492C9E, 0xBC2A7AA6, 0xBBD55D04, 0xBA823A76, 0x3B102AA8, 0x3AE25A7E, 0x3A31F792,
      0x38B84375, 0x3689BB5A, 0x00000000, 0x00000000],
 ], U32).view(F32)
+_MINIMAX_FLAT = np.ascontiguousarray(MINIMAX_POL)  # (the C loop's pol[deg * 25 + idx])
 SIGN = U32(0x80000000)
 ABS = U32(0x7FFFFFFF)
 
@@ -126,6 +129,8 @@ def _erf_as(a: Any, e: Any) -> Any:
 def gelu_avx2(s: Any) -> Any:
     """``gelu_erf_compute_vector_fwd`` below AVX-512: S + S * erf(s / sqrt(2)) fused, S = s / 2."""
     s = np.asarray(s, F32)
+    if native.lib is not None:  # the steps below as a C loop (_native.c), the same bits
+        return native.unary(native.lib.gelu_avx2, s)
     with np.errstate(all="ignore"):
         x = s * AS_ONE_OVER_SQRT_TWO
         a = np.abs(x)
@@ -140,6 +145,11 @@ def gelu_avx512(s: Any) -> Any:
     the degree-5 polynomial in |s| of the interval the bits of |s| pick (index clamped to
     [1, 24], 23 beyond the right bound: erf = 1), sign restored, then s * (1 + erf) * 0.5."""
     s = np.asarray(s, F32)
+    if native.lib is not None:
+        src = native._flat(s, F32)
+        out = np.empty(src.shape, F32)
+        native.lib.gelu_avx512(src, out, _MINIMAX_FLAT)
+        return out
     with np.errstate(all="ignore"):
         pos = (s.view(U32) & ABS).view(F32)
         idx = (pos.view(I32) + MINIMAX_IDX_BIAS) >> I32(21)  # int32 wraparound, arithmetic shift
@@ -156,6 +166,11 @@ def gelu_backward(grad: Any, s: Any) -> Any:
     """``gelu_erf_compute_vector_bwd`` (every ISA) times ``grad``: P + 0.5 * erf fused, P =
     R / sqrt(pi) * exp(-R * R) + 0.5, R = s / sqrt(2)."""
     s = np.asarray(s, F32)
+    if native.lib is not None:
+        src = native._flat(s, F32)
+        out = np.empty(src.shape, F32)
+        native.lib.gelu_backward(native._flat(np.broadcast_to(grad, src.shape), F32), src, out)
+        return out
     with np.errstate(all="ignore"):
         r = s * AS_ONE_OVER_SQRT_TWO
         e = exp(_xor_sign(r * r, SIGN))
