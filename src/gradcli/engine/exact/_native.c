@@ -983,6 +983,111 @@ INLINE double sleef_log64(double d) {
     return b0 + b1;
 }
 
+/* vrint_vi_vd of an integral double (sleef64._int: NaN and |u| >= 2**31 give 0) */
+INLINE int64_t int64_of(double u) { return fabs(u) < 2147483648.0 ? (int64_t)u : 0; }
+
+/* xlog1p (sleef64.log1p): the scaling by 2**-e exact, no clamp above 1e307 */
+INLINE double sleef_log1p64(double d) {
+    const double ln2_hi = 0.693147180559945286226764, ln2_lo = 2.319046813846299558417771e-17;
+    double dp1 = d + 1.0;
+    double e = getexp64(dp1 * (1.0 / 0.75));
+    if (e == INFINITY) e = 1024.0;
+    double t = ldexp(1.0, (int)-int64_of(e));
+    double m = fused64(d, t, t - 1.0);
+    double s0 = ln2_hi * e;
+    double s1 = fused64(ln2_lo, e, fused64(ln2_hi, e, -s0));
+    /* x = dddiv((m, 0), (2 + m, (2 - (2 + m)) + m)) */
+    double d0 = 2.0 + m, d1 = (2.0 - d0) + m;
+    double r = 1.0 / d0;
+    double x0 = m * r;
+    double u = fused64(r, m, -x0);
+    double w = fused64(-d1, r, fused64(-d0, r, 1.0));
+    double x1 = fused64(x0, w, fused64(0.0, r, u));
+    double p[3];
+    p[0] = x0 * x0;
+    p[1] = p[0] * p[0];
+    p[2] = p[1] * p[1];
+    t = fused64(p[2], poly3(p, LOG64_POLY), poly4(p, LOG64_POLY + 3));  /* POLY7 */
+    double a0 = s0 + x0 * 2.0;
+    double a1 = (((s0 - a0) + x0 * 2.0) + s1) + x1 * 2.0;
+    double y = (p[0] * x0) * t;
+    double b0 = a0 + y;
+    double b1 = ((a0 - b0) + y) + a1;
+    double res = b0 + b1;
+    if (d == INFINITY) res = INFINITY;
+    if (d < -1.0) res = NAN;
+    if (d == -1.0) res = -INFINITY;
+    if (d == 0.0 && signbit(d)) res = -0.0;
+    return isnan(d) ? d : res;
+}
+
+static const double EXPK2_64_POLY[10] = {
+    +0.1602472219709932072e-9, +0.2092255183563157007e-8, +0.2505230023782644465e-7,
+    +0.2755724800902135303e-6, +0.2755731892386044373e-5, +0.2480158735605815065e-4,
+    +0.1984126984148071858e-3, +0.1388888888886763255e-2, +0.8333333333333347095e-2,
+    +0.4166666666666669905e-1};
+
+/* xexpm1 (sleef64.expm1): expk2 of (a, 0), less 1 as a double-double */
+INLINE double sleef_expm1_64(double a) {
+    const double r_ln2 = 1.442695040888963407359924681001892137426645954152985934135449406931;
+    const double l2u = .69314718055966295651160180568695068359375;
+    const double l2l = .28235290563031577122588448175013436025525412068e-12;
+    double h = a, l = 0.0;
+    double dq = rint((h + l) * r_ln2);
+    int64_t q = int64_of(dq);
+    double y = dq * -l2u, s0 = h + y, v = s0 - h;  /* ddadd2(d, dq * -L2U) */
+    double s1 = ((h - (s0 - v)) + (y - v)) + l;
+    y = dq * -l2l;
+    h = s0 + y;
+    v = h - s0;
+    s1 = ((s0 - (h - v)) + (y - v)) + s1;
+    s0 = h;
+    double q0 = s0 * s0;  /* s2 = ddsqu(s), s4 = ddsqu(s2) */
+    double q1 = fused64(s0 + s0, s1, fused64(s0, s0, -q0));
+    double f0 = q0 * q0;
+    double f1 = fused64(q0 + q0, q1, fused64(q0, q0, -f0));
+    double x[4] = {s0, q0, f0, f0 * f0};
+    double u = fused64(x[3], poly2(x, EXPK2_64_POLY), poly8(x, EXPK2_64_POLY + 2));  /* POLY10 */
+    /* t = 0.5 + s * (1/6), then 1 + t * s twice, then t + s4 * u */
+    const double sixth = +0.1666666666666666574e+0;
+    double m0 = s0 * sixth, m1 = fused64(s1, sixth, fused64(s0, sixth, -m0));
+    double t0 = 0.5 + m0, t1 = ((0.5 - t0) + m0) + m1;
+    for (int k = 0; k < 2; k++) {
+        m0 = t0 * s0;
+        m1 = fused64(t0, s1, fused64(t1, s0, fused64(t0, s0, -m0)));
+        double n0 = 1.0 + m0;
+        t1 = ((1.0 - n0) + m0) + m1;
+        t0 = n0;
+    }
+    m0 = f0 * u;
+    m1 = fused64(f1, u, fused64(f0, u, -m0));
+    double n0 = t0 + m0;
+    t1 = (((t0 - n0) + m0) + t1) + m1;
+    t0 = n0;
+    if (a < -1000.0) {
+        t0 = 0.0;
+        t1 = 0.0;
+    } else {
+        t0 = ldexp2_64(t0, q);
+        t1 = ldexp2_64(t1, q);
+    }
+    double e0 = t0 + -1.0, w = e0 - t0;  /* ddadd2(expk2, -1) */
+    double e1 = ((t0 - (e0 - w)) + (-1.0 - w)) + t1;
+    double res = e0 + e1;
+    if (a > 709.782712893383996732223) res = INFINITY;
+    if (a < -36.736800569677101399113302437) res = -1.0;
+    if (a == 0.0 && signbit(a)) res = -0.0;
+    return isnan(a) ? a : res;
+}
+
+LOOP static void log1p64_loop(const double *x, double *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_log1p64(x[i]);
+}
+
+LOOP static void expm1_64_loop(const double *x, double *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_expm1_64(x[i]);
+}
+
 LOOP static void exp64_loop(const double *x, double *y, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_exp64(x[i]);
 }
@@ -998,6 +1103,12 @@ LOG_SOFTMAX_LOOPS(double, 64, sleef_exp64, sleef_log64, lane_sum64, msub64)
 
 static PyObject *py_exp64(PyObject *self, PyObject *args) { return unary64(args, exp64_loop); }
 static PyObject *py_log64(PyObject *self, PyObject *args) { return unary64(args, log64_loop); }
+static PyObject *py_log1p64(PyObject *self, PyObject *args) {
+    return unary64(args, log1p64_loop);
+}
+static PyObject *py_expm1_64(PyObject *self, PyObject *args) {
+    return unary64(args, expm1_64_loop);
+}
 
 static PyObject *py_poly64(PyObject *self, PyObject *args) {
     PyObject *powers;
@@ -1791,6 +1902,8 @@ static PyMethodDef methods[] = {
     {"expm1f", py_expm1f, METH_VARARGS, "expm1f(x, out): SLEEF's xexpm1f of float32 x."},
     {"exp64", py_exp64, METH_VARARGS, "exp64(x, out): SLEEF's xexp of float64 x into out."},
     {"log64", py_log64, METH_VARARGS, "log64(x, out): SLEEF's xlog_u1 of float64 x into out."},
+    {"log1p64", py_log1p64, METH_VARARGS, "log1p64(x, out): SLEEF's xlog1p of float64 x."},
+    {"expm1_64", py_expm1_64, METH_VARARGS, "expm1_64(x, out): SLEEF's xexpm1 of float64 x."},
     {"fma32", py_fma32, METH_VARARGS, "fma32(a, b, c, out): float32 a * b + c rounded once."},
     {"fma_add", py_fma_add, METH_VARARGS,
      "fma_add(p, c, out): float64 p (an exact product) + float32 c, rounded once to float32."},

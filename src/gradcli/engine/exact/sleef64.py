@@ -9,9 +9,10 @@ operation here, and every ``vmla``/``vfma`` a correctly rounded ``fma64``, so th
 SLEEF's bit for bit.  SLEEF's polynomials (``POLY*``) are Estrin trees of fused multiply-adds;
 pairs (``hi``, ``lo``) are its double-double ``vdouble2`` (dd.h, FMA variants).
 
-``exp`` and ``log`` (a float64 softmax's and cross-entropy's) also run as one C loop each
-(native.py) where the kernels are built: the same operations element by element, this NumPy
-code their definition and fallback (tests/test_native.py holds the two to the same bits).
+``exp`` and ``log`` (a float64 softmax's and cross-entropy's), ``log1p`` and ``expm1``
+(softplus, ELU, BCE with logits) also run as one C loop each (native.py) where the kernels are
+built: the same operations element by element, this NumPy code their definition and fallback
+(tests/test_native.py holds the two to the same bits).
 
 Where AVX512F takes a different branch (``vgetexp``/``vgetmant`` for the exponent and
 significand, ``vfixupimm`` for special values) the AVX2 one gives the same values for every
@@ -331,7 +332,15 @@ def power(x: Any, y: Any) -> Any:
 def log1p(d: Any) -> Any:
     """Sleef_log1pd8_u10 / Sleef_log1pd4_u10 (xlog1p).  As PyTorch's build computes it: the
     scaling by 2**-e exact (2**-1023 subnormal for the largest arguments) and no clamp of
-    arguments above 1e307 to inf (measured against the library itself)."""
+    arguments above 1e307 to inf (measured against the library itself).  One C loop where
+    the kernels are built, else ``_log1p``."""
+    if native.lib is not None:
+        return native.unary(native.lib.log1p64, _d(d))
+    return _log1p(d)
+
+
+def _log1p(d: Any) -> Any:
+    """xlog1p in NumPy, each of its operations over the whole array."""
     d = _d(d)
     with np.errstate(all="ignore"):
         dp1 = d + 1.0
@@ -416,7 +425,15 @@ def cosh(x: Any) -> Any:
 
 
 def expm1(a: Any) -> Any:
-    """Sleef_expm1d8_u10 / Sleef_expm1d4_u10 (xexpm1)."""
+    """Sleef_expm1d8_u10 / Sleef_expm1d4_u10 (xexpm1): one C loop where the kernels are
+    built, else ``_expm1``."""
+    if native.lib is not None:
+        return native.unary(native.lib.expm1_64, _d(a))
+    return _expm1(a)
+
+
+def _expm1(a: Any) -> Any:
+    """xexpm1 in NumPy, each of its operations over the whole array."""
     a = _d(a)
     with np.errstate(all="ignore"):
         d = _add2_d2_d(_expk2((a, np.zeros_like(a))), F64(-1.0))
