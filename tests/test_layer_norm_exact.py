@@ -253,3 +253,20 @@ def test_other_backends_keep_the_plain_formulas() -> None:
     plain = _run("array_api_strict", "float64", x, w, b)
     for e, p in zip(exact, plain):
         np.testing.assert_allclose(p, e, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(0, 5), (3, 0), (0, 0), (2, 0, 3)])
+def test_empty_inputs(dt: type, shape: tuple) -> None:
+    """No rows, or rows of no elements (PyTorch: empty outputs, a NaN rstd for an empty row,
+    zero gradients of weight and bias where there are no rows)."""
+    x = np.ones(shape, dt)
+    size = shape[-1]
+    mean, rstd = layernorm.stats(x, 1, 1e-5)
+    assert mean.shape == rstd.shape == shape[:-1] + (1,)
+    if size == 0:
+        assert np.isnan(rstd).all()
+    y = layernorm.forward(x, 1, np.ones(size, dt), np.ones(size, dt), mean, rstd)
+    assert y.shape == shape and y.dtype == dt
+    db = layernorm.bias_grad(x, 1)
+    assert db.shape == (size,) and not db.any()

@@ -25,6 +25,7 @@ Which operations are fused was measured against PyTorch 2.13's wheel on an AVX2 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -130,7 +131,7 @@ def row_moments(rows: Any) -> tuple[Any, Any]:
 def _split(x: Any, k: int) -> tuple[Any, tuple]:
     """``x`` as (M, N) rows over its last ``k`` dims, and the statistics' shape."""
     lead = x.shape[:x.ndim - k]
-    return np.ascontiguousarray(x).reshape(int(np.prod(lead, dtype=np.int64)), -1), \
+    return np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(x.shape[x.ndim - k:])), \
         lead + (1,) * k
 
 
@@ -247,6 +248,7 @@ def weight_grad(grad: Any, x: Any, k: int, mean: Any, rstd: Any) -> Any:
 def bias_grad(grad: Any, k: int) -> Any:
     """dbeta: each thread's ``buf += dy``, the buffers added."""
     shape = grad.shape[grad.ndim - k:]
-    dy = np.ascontiguousarray(grad).reshape(-1, int(np.prod(shape, dtype=np.int64)))
+    dy = np.ascontiguousarray(grad).reshape(math.prod(grad.shape[:grad.ndim - k]),
+                                            math.prod(shape))
     return _thread_rows(lambda buf, i: buf + dy[i], dy.shape[0], dy.shape[1],
                         dy.dtype).reshape(shape)
