@@ -61,7 +61,9 @@ def _flags(dtype: Any) -> int | None:
 
 def _lead(x: Any, k: int) -> tuple[int, int]:
     """The row count and row length of ``x`` over its last ``k`` dims."""
-    return math.prod(x.shape[:x.ndim - k]), math.prod(x.shape[x.ndim - k:])
+    shape = x.shape
+    size = shape[-1] if k == 1 else math.prod(shape[len(shape) - k:])
+    return (x.size // size if size else math.prod(shape[:len(shape) - k])), size
 
 
 def _per_row(a: Any, dtype: Any, count: int) -> Any | None:
@@ -309,7 +311,10 @@ def _thread_rows(step: Any, count: int, size: int, dt: Any) -> Any:
 
 def _chunk(count: int) -> int:
     """The rows of each of _thread_rows' buffers but the last (thread_ranges' split)."""
-    begin, end = thread_ranges(count, machine.current().threads, grain=1)[0]
+    threads = machine.current().threads
+    if threads == 1 or count <= 1:
+        return max(count, 1)
+    begin, end = thread_ranges(count, threads, grain=1)[0]
     return max(end - begin, 1)
 
 
