@@ -705,52 +705,70 @@ INLINE void ln_forward##SFX##_row(const T *xr, const T *g, const T *b, T m, T a,
         for (Py_ssize_t i = 0; i < size; i++)                                                 \
             o[i] = ln_madd##SFX(fused, (xr[i] - m) * a, g[i], b[i]);                          \
 }                                                                                             \
-/* vec::map2_reduce_all (acc + left * right) or vec::reduce_all (acc + left): `terms` 2 for   \
- * left = a * b, right = c; 1 for left = a, right = b; 0 for a alone.  Lane sums, the partial \
- * last vector fused (madd), the lanes folded */                                              \
-INLINE T ln_term##SFX(int terms, const T *a, const T *b, const T *c, Py_ssize_t i) {          \
-    return terms == 0 ? a[i] : terms == 1 ? a[i] * b[i] : a[i] * b[i] * c[i];                 \
-}                                                                                             \
-INLINE T ln_reduce##SFX(int terms, const T *a, const T *b, const T *c, Py_ssize_t size,       \
-                        int fused, int tree) {                                                \
-    if (size < W) {                                                                           \
-        T acc = ln_term##SFX(terms, a, b, c, 0);                                              \
-        for (Py_ssize_t i = 1; i < size; i++) acc = acc + ln_term##SFX(terms, a, b, c, i);    \
-        return acc;                                                                           \
-    }                                                                                         \
-    T lanes[W];                                                                               \
-    for (int l = 0; l < W; l++) lanes[l] = ln_term##SFX(terms, a, b, c, l);                   \
-    Py_ssize_t full = size - size % W;                                                        \
-    for (Py_ssize_t d = W; d < full; d += W)                                                  \
-        for (int l = 0; l < W; l++)                                                           \
-            lanes[l] = lanes[l] + ln_term##SFX(terms, a, b, c, d + l);                        \
-    for (Py_ssize_t l = 0; l < size - full; l++) {                                            \
-        Py_ssize_t i = full + l;                                                              \
-        lanes[l] = terms == 0 ? lanes[l] + a[i]                                               \
-            : terms == 1 ? ln_madd##SFX(fused, a[i], b[i], lanes[l])                          \
-            : ln_madd##SFX(fused, a[i] * b[i], c[i], lanes[l]);                               \
-    }                                                                                         \
+/* dX's two sums over a row of dy (d), x and gamma (g, where `gamma`): ds of                  \
+ * vec::map2_reduce_all (acc + left * right: left dy * x and right gamma, or left dy and      \
+ * right x) and db (acc + dy * gamma with gamma, else vec::reduce_all's acc + dy), side by    \
+ * side in one pass, each in its own lanes: the row's first vector, each full vector added (a \
+ * multiply, then an add), the partial last vector's lanes by madd (vec::reduce_all's by an   \
+ * add), the lanes folded (`tree`: halves; else lane 0 plus each other in order); a row       \
+ * shorter than a vector summed in order from its first term */                               \
+INLINE void ln_fold##SFX(T *lanes, int tree) {                                                \
     if (tree) {                                                                               \
         for (int half = W / 2; half >= 1; half /= 2)                                          \
             for (int l = 0; l < half; l++) lanes[l] = lanes[l] + lanes[l + half];             \
-        return lanes[0];                                                                      \
+        return;                                                                               \
     }                                                                                         \
     T total = lanes[0];                                                                       \
     for (int l = 1; l < W; l++) total = total + lanes[l];                                     \
-    return total;                                                                             \
+    lanes[0] = total;                                                                         \
+}                                                                                             \
+INLINE T ln_ds##SFX(int gamma, const T *d, const T *x, const T *g, Py_ssize_t i) {            \
+    return gamma ? d[i] * x[i] * g[i] : d[i] * x[i];                                          \
+}                                                                                             \
+INLINE T ln_db##SFX(int gamma, const T *d, const T *g, Py_ssize_t i) {                        \
+    return gamma ? d[i] * g[i] : d[i];                                                        \
+}                                                                                             \
+INLINE void ln_sums##SFX(const T *d, const T *x, const T *g, int gamma, Py_ssize_t size,      \
+                         int fused, int tree, T *ds, T *db) {                                 \
+    if (size < W) {                                                                           \
+        T s = ln_ds##SFX(gamma, d, x, g, 0), t = ln_db##SFX(gamma, d, g, 0);                  \
+        for (Py_ssize_t i = 1; i < size; i++) {                                               \
+            s = s + ln_ds##SFX(gamma, d, x, g, i);                                            \
+            t = t + ln_db##SFX(gamma, d, g, i);                                               \
+        }                                                                                     \
+        *ds = s;                                                                              \
+        *db = t;                                                                              \
+        return;                                                                               \
+    }                                                                                         \
+    T ls[W], lb[W];                                                                           \
+    for (int l = 0; l < W; l++) {                                                             \
+        ls[l] = ln_ds##SFX(gamma, d, x, g, l);                                                \
+        lb[l] = ln_db##SFX(gamma, d, g, l);                                                   \
+    }                                                                                         \
+    Py_ssize_t full = size - size % W;                                                        \
+    for (Py_ssize_t k = W; k < full; k += W)                                                  \
+        for (int l = 0; l < W; l++) {                                                         \
+            ls[l] = ls[l] + ln_ds##SFX(gamma, d, x, g, k + l);                                \
+            lb[l] = lb[l] + ln_db##SFX(gamma, d, g, k + l);                                   \
+        }                                                                                     \
+    for (Py_ssize_t l = 0; l < size - full; l++) {                                            \
+        Py_ssize_t i = full + l;                                                              \
+        ls[l] = gamma ? ln_madd##SFX(fused, d[i] * x[i], g[i], ls[l])                         \
+            : ln_madd##SFX(fused, d[i], x[i], ls[l]);                                         \
+        lb[l] = gamma ? ln_madd##SFX(fused, d[i], g[i], lb[l]) : lb[l] + d[i];                \
+    }                                                                                         \
+    ln_fold##SFX(ls, tree);                                                                   \
+    ln_fold##SFX(lb, tree);                                                                   \
+    *ds = ls[0];                                                                              \
+    *db = lb[0];                                                                              \
 }                                                                                             \
 /* dX: b = (db * mean - ds) * rstd**3 / N, c = -b * mean - db * rstd / N, then                \
  * (rstd * dy [* gamma] + b * x) + c, the differences and b * x fused (madd) */               \
 INLINE void ln_input_grad##SFX##_row(const T *d, const T *xr, const T *g, T m, T a, T *o,     \
                                      Py_ssize_t size, int fused, int tree) {                  \
     T scale = (T)1 / (T)size, ds, db;                                                         \
-    if (g) {                                                                                  \
-        ds = ln_reduce##SFX(2, d, xr, g, size, fused, tree);                                  \
-        db = ln_reduce##SFX(1, d, g, NULL, size, fused, tree);                                \
-    } else {                                                                                  \
-        ds = ln_reduce##SFX(1, d, xr, NULL, size, fused, tree);                               \
-        db = ln_reduce##SFX(0, d, NULL, NULL, size, fused, tree);                             \
-    }                                                                                         \
+    if (g) ln_sums##SFX(d, xr, g, 1, size, fused, tree, &ds, &db);                            \
+    else ln_sums##SFX(d, xr, NULL, 0, size, fused, tree, &ds, &db);                           \
     T bb = ln_madd##SFX(fused, db, m, -ds) * a * a * a * scale;                               \
     T cc = ln_madd##SFX(fused, -bb, m, -(db * a * scale));                                    \
     if (g)                                                                                    \
