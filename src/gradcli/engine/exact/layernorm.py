@@ -67,9 +67,10 @@ def _lead(x: Any, k: int) -> tuple[int, int]:
 
 
 def _per_row(a: Any, dtype: Any, count: int) -> Any | None:
-    """A row statistic (``count`` values, any shape) as a flat C-contiguous array of ``dtype``,
-    or None where it does not hold one value per row."""
-    if a is None or a.size != count:
+    """A row statistic (``count`` values of ``dtype``, any shape) as a C-contiguous array, or
+    None where it does not hold one value per row in the input's dtype (the NumPy code then:
+    another dtype would promote the arithmetic)."""
+    if a is None or a.size != count or a.dtype != dtype:
         return None
     return native._flat(a, dtype)
 
