@@ -7,6 +7,9 @@ tools/compare_layer_norm.py holds the kernels to PyTorch itself (needs PyTorch).
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 
 import numpy as np
@@ -14,7 +17,7 @@ import pytest
 
 from gradcli.engine import RunContext, machine, use
 from gradcli.engine.backend import get_backend, quiet, to_host
-from gradcli.engine.exact import layernorm
+from gradcli.engine.exact import layernorm, native
 from gradcli.engine.machine import Machine
 from gradcli.engine.nn_layers import layer_norm
 from gradcli.engine.tensor import Tensor
@@ -253,3 +256,166 @@ def test_other_backends_keep_the_plain_formulas() -> None:
     plain = _run("array_api_strict", "float64", x, w, b)
     for e, p in zip(exact, plain):
         np.testing.assert_allclose(p, e, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(0, 5), (3, 0), (0, 0), (2, 0, 3)])
+def test_empty_inputs(dt: type, shape: tuple) -> None:
+    """No rows, or rows of no elements (PyTorch: empty outputs, a NaN rstd for an empty row,
+    zero gradients of weight and bias where there are no rows)."""
+    x = np.ones(shape, dt)
+    size = shape[-1]
+    mean, rstd = layernorm.stats(x, 1, 1e-5)
+    assert mean.shape == rstd.shape == shape[:-1] + (1,)
+    if size == 0:
+        assert np.isnan(rstd).all()
+    y = layernorm.forward(x, 1, np.ones(size, dt), np.ones(size, dt), mean, rstd)
+    assert y.shape == shape and y.dtype == dt
+    db = layernorm.bias_grad(x, 1)
+    assert db.shape == (size,) and not db.any()
+
+
+# ---- the compiled loops (_native.c's layer_norm_*) against the NumPy code ----------------------
+
+needs_lib = pytest.mark.skipif(native.lib is None, reason="gradcli's C kernels are not built "
+                               "here (no C compiler at install time, or GRADCLI_PURE is set)")
+MACHINES = (Machine("AVX2", 1), Machine("DEFAULT", 1))
+
+
+@contextmanager
+def _pure() -> Iterator[None]:
+    """The NumPy code for the duration."""
+    saved = native.lib
+    native.lib = None
+    try:
+        yield
+    finally:
+        native.lib = saved
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Bit for bit, but for which NaN (a NaN's payload is the compiler's choice of operand
+    order, as in tests/test_native.py)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    nan = np.isnan(a)
+    view = np.uint32 if a.dtype == np.float32 else np.uint64
+    return bool(np.array_equal(nan, np.isnan(b))
+                and np.array_equal(a.view(view)[~nan], b.view(view)[~nan]))
+
+
+def _kernels(x: np.ndarray, k: int, w: object, b: object, dy: np.ndarray,
+             eps: float = 1e-5) -> list:
+    """Every public function's result, on the current machine."""
+    mean, var = layernorm.row_moments(np.ascontiguousarray(x).reshape(
+        math.prod(x.shape[:x.ndim - k]), math.prod(x.shape[x.ndim - k:])))
+    m, r = layernorm.stats(x, k, eps)
+    out = [mean, var, m, r, layernorm.forward(x, k, w, b, m, r)]
+    if x.size:
+        out += [layernorm.input_grad(dy, x, k, w, m, r), layernorm.weight_grad(dy, x, k, m, r),
+                layernorm.bias_grad(dy, k)]
+    return out
+
+
+def _assert_same(x: np.ndarray, k: int, w: object, b: object, dy: np.ndarray,
+                 machines: tuple = MACHINES, threads: tuple = (1,)) -> None:
+    for base in machines:
+        for t in threads:
+            token = machine.activate(base.with_threads(t))
+            try:
+                got = _kernels(x, k, w, b, dy)
+                with _pure():
+                    want = _kernels(x, k, w, b, dy)
+            finally:
+                machine.deactivate(token)
+            for i, (g, e) in enumerate(zip(got, want)):
+                assert _same(g, e), (base, t, i, x.shape)
+
+
+ROW_LENGTHS = tuple(range(1, 71)) + (127, 128, 129, 257, 768, 1000)
+
+
+@needs_lib
+@pytest.mark.parametrize("size", ROW_LENGTHS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_compiled_loops_follow_the_numpy_code(dt: type, size: int) -> None:
+    """Every row length up to 70 (shorter than a vector, a vector and a tail, chunks of 16
+    vectors) and longer rows (the cascade's levels), 0, 1, 3 and 64 rows, with and without
+    weight and bias, fused and not, one to three threads' buffers."""
+    rng = np.random.default_rng([size, np.dtype(dt).itemsize])
+    for rows in (0, 1, 3, 64):
+        x = (rng.standard_normal((rows, size)) * 3 + rng.uniform(-40, 40)).astype(dt)
+        dy = rng.standard_normal((rows, size)).astype(dt)
+        w, b = rng.standard_normal(size).astype(dt), rng.standard_normal(size).astype(dt)
+        for affine in ("", "w", "b", "wb"):
+            _assert_same(x, 1, w if "w" in affine else None, b if "b" in affine else None, dy,
+                         threads=(1, 2, 3) if rows > 1 and affine in ("", "wb") else (1,))
+
+
+@needs_lib
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_compiled_loops_take_any_layout(dt: type) -> None:
+    """Transposed and sliced inputs and gradients, a strided weight and a broadcast bias,
+    statistics over two dims, a dy of another dtype."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((9, 4, 21)).astype(dt).transpose(1, 0, 2)[:, :, 1:]
+    dy = rng.standard_normal((4, 9, 40)).astype(dt)[:, :, ::2]
+    w = rng.standard_normal(40).astype(dt)[::2]
+    b = np.broadcast_to(dt(0.25), (20,))
+    _assert_same(x, 1, w, b, dy, threads=(1, 2))
+    _assert_same(x, 2, w.reshape(1, 20) * np.ones((9, 1), dt), None, dy, threads=(1, 3))
+    _assert_same(x, 1, w, b, dy.astype(np.float32 if dt is np.float64 else np.float64))
+
+
+@needs_lib
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("size", [3, 8, 13, 40, 300])
+def test_compiled_loops_on_special_values(dt: type, size: int) -> None:
+    """inf, NaN, signed zeros, the largest and the subnormal values in the input, the gradient
+    and the weight and bias: the same values (NaNs as NaNs), and no warning."""
+    rng = np.random.default_rng(size)
+    info = np.finfo(dt)
+    special = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, info.max, -info.max, info.tiny / 4,
+                        info.max / 3], dt)
+    rows = 12
+    x = (rng.standard_normal((rows, size)) * 10).astype(dt)
+    dy = rng.standard_normal((rows, size)).astype(dt)
+    w, b = rng.standard_normal(size).astype(dt), rng.standard_normal(size).astype(dt)
+    for r in range(rows - 3):  # a row each with a special value here and there, the last clean
+        x[r, rng.integers(0, size, 2)] = special[r % len(special)]
+        dy[r, rng.integers(0, size)] = special[(r + 3) % len(special)]
+    x[rows - 3] = 0.0  # an all-zero row: rstd 1 / sqrt(eps)
+    x[rows - 2] = -0.0
+    w[0], b[-1] = -0.0, np.nan if size > 3 else 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for affine in ("", "w", "b", "wb"):
+            _assert_same(x, 1, w if "w" in affine else None, b if "b" in affine else None, dy,
+                         threads=(1, 2))
+            big = np.full((2, size), info.max, dt)  # the variance overflows
+            big[1, ::2] = -info.max
+            _assert_same(big, 1, w if "w" in affine else None, b if "b" in affine else None,
+                         np.full((2, size), info.max, dt))
+
+
+@needs_lib
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_compiled_loops_on_overflowing_products(dt: type) -> None:
+    """A product overflowing against an infinite addend of the other sign: NaN in fp.py's fused
+    multiply-add of float64 (its plain arithmetic for non-finite operands), and in the loops."""
+    rng = np.random.default_rng(11)
+    info = np.finfo(dt)
+    x = rng.standard_normal((4, 37)).astype(dt)
+    w = np.full(37, info.max, dt)
+    b = np.where(np.arange(37) % 2, dt(-np.inf), dt(np.inf)).astype(dt)
+    dy = np.full((4, 37), info.max / 2, dt)
+    dy[1, ::3] = -np.inf
+    huge = x * (info.max / 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _assert_same(x, 1, w, b, dy, threads=(1, 2))
+        _assert_same(huge, 1, w, None, dy)
+    if dt is np.float64:
+        m, r = layernorm.stats(x, 1, 1e-5)
+        assert np.isnan(layernorm.forward(x, 1, w, b, m, r)).any()

@@ -2,10 +2,12 @@
  * engine/exact computes (fp.py's fused multiply-adds, sleef.py's expf/logf, sleef64.py's exp,
  * log and polynomials, softmaxes.py's last-dimension log_softmax of float32 and float64,
  * reduce.py's cascade and nll sums, nll_loss's gradient scatter and an indexing's gradient
- * scatter-add, unary.py's tanh_backward and threshold_backward, distributions.py's avx_mathfun
- * steps, generator.py's randperm shuffles), and the calls blas.py, vml.py and clib.py make
- * through ctypes (MKL's gemm, gemv and VML, the C library's math) made from C.  native.py
- * says where each is used; tests/test_native.py holds each to its NumPy twin, bit for bit.
+ * scatter-add, unary.py's tanh_backward and threshold_backward, layernorm.py's row moments,
+ * output and gradients, distributions.py's avx_mathfun steps, generator.py's randperm
+ * shuffles), and the calls blas.py, vml.py and clib.py make through ctypes (MKL's gemm, gemv
+ * and VML, the C library's math) made from C.  native.py says where each is used;
+ * tests/test_native.py holds each to its NumPy twin, bit for bit (layer_norm's:
+ * tests/test_layer_norm_exact.py).
  *
  * Every float operation here is one IEEE operation in the argument's format: the build passes
  * -ffp-contract=off (no a * b + c silently fused) and no fast-math, and x86-64's SSE evaluates
@@ -577,6 +579,278 @@ NLL_CASCADE(double, f64)
 
 CASCADE_SUMS(float, f32)
 CASCADE_SUMS(double, f64)
+
+/* ---- layer_norm (layernorm.py), float32 and float64 ----------------------------------------
+ * Row by row, in layernorm.py's order: RowwiseMoments (W lanes of Welford in chunks of 16
+ * vectors, the chunks' cascade stack, the scalar tail, the lanes merged into it), rstd, the
+ * output; the backward's vec::*_reduce_all sums, the input's gradient, and the weight's and
+ * bias's gradients summed over rows into one buffer per at::parallel_for range (`chunk` rows
+ * each), the buffers added in order from zero.  `fused` is madd's choice (a fused multiply-add
+ * on AVX2 and AVX512, a multiply then an add on DEFAULT), `tree` _fold_lanes' (float32 off
+ * DEFAULT).  The fused multiply-adds are the C library's, rounded once (`fused` 1): fmaf is
+ * fused32 but for a NaN's payload (an infinite or NaN operand gives the same infinity or a NaN
+ * either way).  fma is fused64 but where a finite product overflows against an infinite addend
+ * of the other sign (NaN in fused64's plain arithmetic, the addend in fma's): only ever with a
+ * non-finite operand, which leaves every later value it reaches non-finite, so the float64
+ * loops run fma and do again with fused64 (`fused` 2) a row whose statistics or outputs came
+ * out non-finite (CHECK), and the weight's gradient where one of its values did. */
+
+#define LN_CHUNK 16
+INLINE int ln_finite32(const float *x, Py_ssize_t n) {
+    int bad = 0;
+    for (Py_ssize_t i = 0; i < n; i++) bad |= x[i] * 0.0f != 0.0f;  /* NaN for inf and NaN */
+    return !bad;
+}
+INLINE int ln_finite64(const double *x, Py_ssize_t n) {
+    int bad = 0;
+    for (Py_ssize_t i = 0; i < n; i++) bad |= x[i] * 0.0 != 0.0;
+    return !bad;
+}
+
+#define LAYER_NORM_LOOPS(T, SFX, W, FMA, EXACT, SQRT, CHECK)                                  \
+INLINE T ln_madd##SFX(int fused, T a, T b, T c) {                                             \
+    return fused == 2 ? EXACT(a, b, c) : fused ? FMA(a, b, c) : a * b + c;                    \
+}                                                                                             \
+/* AddMomentsVec: (m0_add, m1_add, m2_add) merged into (*m0, m1, m2) */                       \
+INLINE void ln_add_vec##SFX(Py_ssize_t m0_add, const T *m1_add, const T *m2_add,              \
+                            Py_ssize_t *m0, T *m1, T *m2, int fused) {                        \
+    Py_ssize_t n = *m0 + m0_add;                                                              \
+    T c = n == 0 ? (T)0 : (T)m0_add / (T)n, w0 = (T)*m0;                                      \
+    for (int l = 0; l < W; l++) {                                                             \
+        T delta = m1_add[l] - m1[l];                                                          \
+        T p = c * delta;                                                                      \
+        m1[l] = m1[l] + p;                                                                    \
+        m2[l] = ln_madd##SFX(fused, delta, p * w0, m2[l] + m2_add[l]);                        \
+    }                                                                                         \
+    *m0 = n;                                                                                  \
+}                                                                                             \
+/* RowwiseMoments of one row of `size` items: its mean and biased variance */                 \
+INLINE void ln_moments##SFX(const T *x, Py_ssize_t size, T *mean, T *var, int fused) {        \
+    Py_ssize_t n = size / W, chunks = (n + LN_CHUNK - 1) / LN_CHUNK;                          \
+    int depth = ceil_log2(chunks);                                                            \
+    Py_ssize_t s0[64];                                                                        \
+    T s1[64][W], s2[64][W], inv[LN_CHUNK];                                                    \
+    for (int j = 0; j < LN_CHUNK; j++) inv[j] = (T)1 / (T)(j + 1);                            \
+    for (int d = 0; d < depth; d++) {                                                         \
+        s0[d] = 0;                                                                            \
+        for (int l = 0; l < W; l++) s1[d][l] = s2[d][l] = 0;                                  \
+    }                                                                                         \
+    for (Py_ssize_t i = 0; i < chunks; i++) {                                                 \
+        T c1[W], c2[W];                                                                       \
+        for (int l = 0; l < W; l++) c1[l] = c2[l] = 0;                                        \
+        Py_ssize_t cnt = n - i * LN_CHUNK < LN_CHUNK ? n - i * LN_CHUNK : LN_CHUNK;           \
+        const T *p = x + i * LN_CHUNK * W;                                                    \
+        for (Py_ssize_t j = 0; j < cnt; j++) {                                                \
+            T r = inv[j];                                                                     \
+            for (int l = 0; l < W; l++) {                                                     \
+                T v = p[j * W + l], d = v - c1[l];                                            \
+                c1[l] = ln_madd##SFX(fused, d, r, c1[l]);                                     \
+                c2[l] = ln_madd##SFX(fused, d, v - c1[l], c2[l]);                             \
+            }                                                                                 \
+        }                                                                                     \
+        ln_add_vec##SFX(cnt, c1, c2, &s0[0], s1[0], s2[0], fused);                            \
+        Py_ssize_t mask = i + 1;                                                              \
+        for (int j = 1; j < depth && !(mask & 1); j++, mask >>= 1) {                          \
+            ln_add_vec##SFX(s0[j - 1], s1[j - 1], s2[j - 1], &s0[j], s1[j], s2[j], fused);    \
+            s0[j - 1] = 0;                                                                    \
+            for (int l = 0; l < W; l++) s1[j - 1][l] = s2[j - 1][l] = 0;                      \
+        }                                                                                     \
+    }                                                                                         \
+    for (int d = 1; d < depth; d++)                                                           \
+        ln_add_vec##SFX(s0[d], s1[d], s2[d], &s0[0], s1[0], s2[0], fused);                    \
+    Py_ssize_t m0 = 0;                                                                        \
+    T m1 = 0, m2 = 0;                                                                         \
+    for (Py_ssize_t i = n * W; i < size; i++) { /* the scalar tail, never fused */            \
+        T v = x[i], d = v - m1;                                                               \
+        m0++;                                                                                 \
+        m1 = m1 + d / (T)m0;                                                                  \
+        m2 = m2 + d * (v - m1);                                                               \
+    }                                                                                         \
+    for (int l = 0; l < W; l++) { /* AddMoments of each lane, n items each */                 \
+        Py_ssize_t total = m0 + n;                                                            \
+        T c = total == 0 ? (T)0 : (T)n / (T)total;                                            \
+        T delta = s1[0][l] - m1;                                                              \
+        m1 = ln_madd##SFX(fused, c, delta, m1);                                               \
+        m2 = m2 + ln_madd##SFX(fused, delta * delta * c, (T)m0, s2[0][l]);                    \
+        m0 = total;                                                                           \
+    }                                                                                         \
+    *mean = m1;                                                                               \
+    *var = m2 / (T)size;                                                                      \
+}                                                                                             \
+/* each row's mean and rstd = 1 / sqrt(var + eps), or its variance where `variance` */        \
+INLINE void ln_stats##SFX##_body(const T *x, T *mean, T *out2, Py_ssize_t rows,               \
+                                 Py_ssize_t size, T eps, int fused, int variance) {           \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                   \
+        T var;                                                                                \
+        ln_moments##SFX(x + r * size, size, &mean[r], &var, fused);                           \
+        if (CHECK && fused == 1 && !(isfinite(mean[r]) && isfinite(var)))                     \
+            ln_moments##SFX(x + r * size, size, &mean[r], &var, 2);                           \
+        out2[r] = variance ? var : (T)1 / SQRT(var + eps);                                    \
+    }                                                                                         \
+}                                                                                             \
+/* the output: ((x - mean) * rstd) * gamma + beta, fused with both, unfused with gamma alone  \
+ * (+ 0), fma(x - mean, rstd, beta) with beta alone */                                        \
+INLINE void ln_forward##SFX##_row(const T *xr, const T *g, const T *b, T m, T a, T *o,        \
+                                   Py_ssize_t size, int fused) {                              \
+    if (!b && !g)                                                                             \
+        for (Py_ssize_t i = 0; i < size; i++) o[i] = (xr[i] - m) * a + (T)0;                  \
+    else if (!b)                                                                              \
+        for (Py_ssize_t i = 0; i < size; i++) o[i] = (xr[i] - m) * a * g[i] + (T)0;           \
+    else if (!g)                                                                              \
+        for (Py_ssize_t i = 0; i < size; i++) o[i] = ln_madd##SFX(fused, xr[i] - m, a, b[i]); \
+    else                                                                                      \
+        for (Py_ssize_t i = 0; i < size; i++)                                                 \
+            o[i] = ln_madd##SFX(fused, (xr[i] - m) * a, g[i], b[i]);                          \
+}                                                                                             \
+/* dX's two sums over a row of dy (d), x and gamma (g, where `gamma`): ds of                  \
+ * vec::map2_reduce_all (acc + left * right: left dy * x and right gamma, or left dy and      \
+ * right x) and db (acc + dy * gamma with gamma, else vec::reduce_all's acc + dy), side by    \
+ * side in one pass, each in its own lanes: the row's first vector, each full vector added (a \
+ * multiply, then an add), the partial last vector's lanes by madd (vec::reduce_all's by an   \
+ * add), the lanes folded (`tree`: halves; else lane 0 plus each other in order); a row       \
+ * shorter than a vector summed in order from its first term */                               \
+INLINE void ln_fold##SFX(T *lanes, int tree) {                                                \
+    if (tree) {                                                                               \
+        for (int half = W / 2; half >= 1; half /= 2)                                          \
+            for (int l = 0; l < half; l++) lanes[l] = lanes[l] + lanes[l + half];             \
+        return;                                                                               \
+    }                                                                                         \
+    T total = lanes[0];                                                                       \
+    for (int l = 1; l < W; l++) total = total + lanes[l];                                     \
+    lanes[0] = total;                                                                         \
+}                                                                                             \
+INLINE T ln_ds##SFX(int gamma, const T *d, const T *x, const T *g, Py_ssize_t i) {            \
+    return gamma ? d[i] * x[i] * g[i] : d[i] * x[i];                                          \
+}                                                                                             \
+INLINE T ln_db##SFX(int gamma, const T *d, const T *g, Py_ssize_t i) {                        \
+    return gamma ? d[i] * g[i] : d[i];                                                        \
+}                                                                                             \
+INLINE void ln_sums##SFX(const T *d, const T *x, const T *g, int gamma, Py_ssize_t size,      \
+                         int fused, int tree, T *ds, T *db) {                                 \
+    if (size < W) {                                                                           \
+        T s = ln_ds##SFX(gamma, d, x, g, 0), t = ln_db##SFX(gamma, d, g, 0);                  \
+        for (Py_ssize_t i = 1; i < size; i++) {                                               \
+            s = s + ln_ds##SFX(gamma, d, x, g, i);                                            \
+            t = t + ln_db##SFX(gamma, d, g, i);                                               \
+        }                                                                                     \
+        *ds = s;                                                                              \
+        *db = t;                                                                              \
+        return;                                                                               \
+    }                                                                                         \
+    T ls[W], lb[W];                                                                           \
+    for (int l = 0; l < W; l++) {                                                             \
+        ls[l] = ln_ds##SFX(gamma, d, x, g, l);                                                \
+        lb[l] = ln_db##SFX(gamma, d, g, l);                                                   \
+    }                                                                                         \
+    Py_ssize_t full = size - size % W;                                                        \
+    for (Py_ssize_t k = W; k < full; k += W)                                                  \
+        for (int l = 0; l < W; l++) {                                                         \
+            ls[l] = ls[l] + ln_ds##SFX(gamma, d, x, g, k + l);                                \
+            lb[l] = lb[l] + ln_db##SFX(gamma, d, g, k + l);                                   \
+        }                                                                                     \
+    for (Py_ssize_t l = 0; l < size - full; l++) {                                            \
+        Py_ssize_t i = full + l;                                                              \
+        ls[l] = gamma ? ln_madd##SFX(fused, d[i] * x[i], g[i], ls[l])                         \
+            : ln_madd##SFX(fused, d[i], x[i], ls[l]);                                         \
+        lb[l] = gamma ? ln_madd##SFX(fused, d[i], g[i], lb[l]) : lb[l] + d[i];                \
+    }                                                                                         \
+    ln_fold##SFX(ls, tree);                                                                   \
+    ln_fold##SFX(lb, tree);                                                                   \
+    *ds = ls[0];                                                                              \
+    *db = lb[0];                                                                              \
+}                                                                                             \
+/* dX: b = (db * mean - ds) * rstd**3 / N, c = -b * mean - db * rstd / N, then                \
+ * (rstd * dy [* gamma] + b * x) + c, the differences and b * x fused (madd) */               \
+INLINE void ln_input_grad##SFX##_row(const T *d, const T *xr, const T *g, T m, T a, T *o,     \
+                                     Py_ssize_t size, int fused, int tree) {                  \
+    T scale = (T)1 / (T)size, ds, db;                                                         \
+    if (g) ln_sums##SFX(d, xr, g, 1, size, fused, tree, &ds, &db);                            \
+    else ln_sums##SFX(d, xr, NULL, 0, size, fused, tree, &ds, &db);                           \
+    T bb = ln_madd##SFX(fused, db, m, -ds) * a * a * a * scale;                               \
+    T cc = ln_madd##SFX(fused, -bb, m, -(db * a * scale));                                    \
+    if (g)                                                                                    \
+        for (Py_ssize_t i = 0; i < size; i++)                                                 \
+            o[i] = ln_madd##SFX(fused, bb, xr[i], a * d[i] * g[i]) + cc;                      \
+    else                                                                                      \
+        for (Py_ssize_t i = 0; i < size; i++)                                                 \
+            o[i] = ln_madd##SFX(fused, bb, xr[i], a * d[i]) + cc;                             \
+}                                                                                             \
+/* dgamma (x given: buf += dy * (rstd * x + (-rstd * mean)), both madd) or dbeta (x NULL:     \
+ * buf += dy): a zeroed buffer per range of `chunk` rows, added in order into out from 0 */   \
+INLINE void ln_param_grad##SFX##_body(const T *dy, const T *x, const T *mean,                 \
+                                           const T *rstd, T *out, T *buf, Py_ssize_t rows,    \
+                                           Py_ssize_t size, Py_ssize_t chunk, int fused) {    \
+    for (Py_ssize_t i = 0; i < size; i++) out[i] = 0;                                         \
+    for (Py_ssize_t begin = 0; begin < rows || begin == 0; begin += chunk) {                  \
+        Py_ssize_t end = begin + chunk < rows ? begin + chunk : rows;                         \
+        for (Py_ssize_t i = 0; i < size; i++) buf[i] = 0;                                     \
+        for (Py_ssize_t r = begin; r < end; r++) {                                            \
+            const T *d = dy + r * size;                                                       \
+            if (x) {                                                                          \
+                const T *xr = x + r * size;                                                   \
+                T a = rstd[r], am = -a * mean[r];                                             \
+                for (Py_ssize_t i = 0; i < size; i++)                                         \
+                    buf[i] = ln_madd##SFX(fused, d[i], ln_madd##SFX(fused, a, xr[i], am),     \
+                                          buf[i]);                                            \
+            } else {                                                                          \
+                for (Py_ssize_t i = 0; i < size; i++) buf[i] = buf[i] + d[i];                 \
+            }                                                                                 \
+        }                                                                                     \
+        for (Py_ssize_t i = 0; i < size; i++) out[i] = out[i] + buf[i];                       \
+    }                                                                                         \
+}                                                                                             \
+/* the loops, each compiled for madd fused and not (`fused` a constant in each: the compiler  \
+ * vectorises the lanes' loops) */                                                            \
+LOOP static void ln_stats##SFX##_loop(const T *x, T *mean, T *out2, Py_ssize_t rows,          \
+                                      Py_ssize_t size, T eps, int fused, int variance) {      \
+    if (fused) ln_stats##SFX##_body(x, mean, out2, rows, size, eps, 1, variance);             \
+    else ln_stats##SFX##_body(x, mean, out2, rows, size, eps, 0, variance);                   \
+}                                                                                             \
+LOOP static void ln_forward##SFX##_loop(const T *x, const T *g, const T *b, const T *mean,    \
+                                        const T *rstd, T *out, Py_ssize_t rows,               \
+                                        Py_ssize_t size, int fused) {                         \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                   \
+        const T *xr = x + r * size;                                                           \
+        T *o = out + r * size;                                                                \
+        if (!fused) {                                                                         \
+            ln_forward##SFX##_row(xr, g, b, mean[r], rstd[r], o, size, 0);                    \
+            continue;                                                                         \
+        }                                                                                     \
+        ln_forward##SFX##_row(xr, g, b, mean[r], rstd[r], o, size, 1);                        \
+        if (CHECK && !ln_finite##SFX(o, size))                                                \
+            ln_forward##SFX##_row(xr, g, b, mean[r], rstd[r], o, size, 2);                    \
+    }                                                                                         \
+}                                                                                             \
+LOOP static void ln_input_grad##SFX##_loop(const T *dy, const T *x, const T *g,               \
+                                           const T *mean, const T *rstd, T *out,              \
+                                           Py_ssize_t rows, Py_ssize_t size, int fused,       \
+                                           int tree) {                                        \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                   \
+        const T *d = dy + r * size, *xr = x + r * size;                                       \
+        T *o = out + r * size;                                                                \
+        if (!fused) {                                                                         \
+            ln_input_grad##SFX##_row(d, xr, g, mean[r], rstd[r], o, size, 0, tree);           \
+            continue;                                                                         \
+        }                                                                                     \
+        ln_input_grad##SFX##_row(d, xr, g, mean[r], rstd[r], o, size, 1, tree);               \
+        if (CHECK && !ln_finite##SFX(o, size))                                                \
+            ln_input_grad##SFX##_row(d, xr, g, mean[r], rstd[r], o, size, 2, tree);           \
+    }                                                                                         \
+}                                                                                             \
+LOOP static void ln_param_grad##SFX##_loop(const T *dy, const T *x, const T *mean,            \
+                                           const T *rstd, T *out, T *buf, Py_ssize_t rows,    \
+                                           Py_ssize_t size, Py_ssize_t chunk, int fused) {    \
+    if (!fused) {                                                                             \
+        ln_param_grad##SFX##_body(dy, x, mean, rstd, out, buf, rows, size, chunk, 0);         \
+        return;                                                                               \
+    }                                                                                         \
+    ln_param_grad##SFX##_body(dy, x, mean, rstd, out, buf, rows, size, chunk, 1);             \
+    if (CHECK && x && !ln_finite##SFX(out, size))                                             \
+        ln_param_grad##SFX##_body(dy, x, mean, rstd, out, buf, rows, size, chunk, 2);         \
+}
+
+LAYER_NORM_LOOPS(float, 32, 8, fmaf, fmaf, sqrtf, 0)
+LAYER_NORM_LOOPS(double, 64, 4, fma, fused64, sqrt, 1)
 
 /* ---- the module's functions ---------------------------------------------------------------- */
 
@@ -1889,6 +2163,176 @@ static PyObject *py_map(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ---- layer_norm's loops (layernorm.py) ----------------------------------------------------
+ * Arrays are C-contiguous buffers of float32 or float64 items (flags & 8: float64); None for a
+ * missing weight, bias or (dbeta) input.  flags: 1 fused (madd), 2 lanes folded as a tree, 4 the
+ * variance instead of rstd (row_moments).  Each buffer's length is checked. */
+
+/* buffer i of objs: `items` items (rows or rows * size), writable for the output; None allowed
+ * where optional (b->obj NULL) */
+static int ln_buffer(PyObject *o, Py_buffer *b, Py_ssize_t items, Py_ssize_t item, int writable,
+                     int optional) {
+    b->obj = NULL;
+    b->buf = NULL;
+    if (o == Py_None && optional) return 0;
+    if (PyObject_GetBuffer(o, b, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) < 0) {
+        b->obj = NULL;
+        return -1;
+    }
+    if (b->len != items * item) {
+        PyBuffer_Release(b);
+        b->obj = NULL;
+        PyErr_SetString(PyExc_ValueError, "layer_norm: a buffer's length differs from its shape");
+        return -1;
+    }
+    return 0;
+}
+
+static void ln_release(Py_buffer *b, int n) {
+    for (int i = 0; i < n; i++)
+        if (b[i].obj) PyBuffer_Release(&b[i]);
+}
+
+/* the trailing integer arguments (rows, size[, chunk], flags) */
+static int ln_ints(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t first, int count,
+                   Py_ssize_t *out) {
+    if (nargs != first + count) {
+        PyErr_SetString(PyExc_TypeError, "layer_norm: wrong number of arguments");
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        out[i] = PyLong_AsSsize_t(args[first + i]);
+        if (out[i] == -1 && PyErr_Occurred()) return -1;
+        if (out[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "layer_norm: negative size");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* layer_norm_stats(x, mean, out, eps, rows, size, flags) */
+static PyObject *py_layer_norm_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Py_ssize_t v[3];
+    if (ln_ints(args, nargs, 4, 3, v) < 0) return NULL;
+    double eps = PyFloat_AsDouble(args[3]);
+    if (eps == -1.0 && PyErr_Occurred()) return NULL;
+    Py_ssize_t rows = v[0], size = v[1], item = v[2] & 8 ? 8 : 4;
+    int fused = v[2] & 1, variance = (v[2] & 4) != 0;
+    Py_buffer b[3];
+    memset(b, 0, sizeof b);
+    if (ln_buffer(args[0], &b[0], rows * size, item, 0, 0) < 0
+            || ln_buffer(args[1], &b[1], rows, item, 1, 0) < 0
+            || ln_buffer(args[2], &b[2], rows, item, 1, 0) < 0) {
+        ln_release(b, 3);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (item == 8)
+        ln_stats64_loop(b[0].buf, b[1].buf, b[2].buf, rows, size, eps, fused, variance);
+    else
+        ln_stats32_loop(b[0].buf, b[1].buf, b[2].buf, rows, size, (float)eps, fused, variance);
+    Py_END_ALLOW_THREADS
+    ln_release(b, 3);
+    Py_RETURN_NONE;
+}
+
+/* layer_norm_forward(x, weight, bias, mean, rstd, out, rows, size, flags) */
+static PyObject *py_layer_norm_forward(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Py_ssize_t v[3];
+    if (ln_ints(args, nargs, 6, 3, v) < 0) return NULL;
+    Py_ssize_t rows = v[0], size = v[1], item = v[2] & 8 ? 8 : 4;
+    Py_buffer b[6];
+    memset(b, 0, sizeof b);
+    if (ln_buffer(args[0], &b[0], rows * size, item, 0, 0) < 0
+            || ln_buffer(args[1], &b[1], size, item, 0, 1) < 0
+            || ln_buffer(args[2], &b[2], size, item, 0, 1) < 0
+            || ln_buffer(args[3], &b[3], rows, item, 0, 0) < 0
+            || ln_buffer(args[4], &b[4], rows, item, 0, 0) < 0
+            || ln_buffer(args[5], &b[5], rows * size, item, 1, 0) < 0) {
+        ln_release(b, 6);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (item == 8)
+        ln_forward64_loop(b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, rows, size,
+                          v[2] & 1);
+    else
+        ln_forward32_loop(b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, rows, size,
+                          v[2] & 1);
+    Py_END_ALLOW_THREADS
+    ln_release(b, 6);
+    Py_RETURN_NONE;
+}
+
+/* layer_norm_input_grad(dy, x, weight, mean, rstd, out, rows, size, flags) */
+static PyObject *py_layer_norm_input_grad(PyObject *self, PyObject *const *args,
+                                          Py_ssize_t nargs) {
+    Py_ssize_t v[3];
+    if (ln_ints(args, nargs, 6, 3, v) < 0) return NULL;
+    Py_ssize_t rows = v[0], size = v[1], item = v[2] & 8 ? 8 : 4;
+    int fused = v[2] & 1, tree = (v[2] & 2) != 0;
+    Py_buffer b[6];
+    memset(b, 0, sizeof b);
+    if (ln_buffer(args[0], &b[0], rows * size, item, 0, 0) < 0
+            || ln_buffer(args[1], &b[1], rows * size, item, 0, 0) < 0
+            || ln_buffer(args[2], &b[2], size, item, 0, 1) < 0
+            || ln_buffer(args[3], &b[3], rows, item, 0, 0) < 0
+            || ln_buffer(args[4], &b[4], rows, item, 0, 0) < 0
+            || ln_buffer(args[5], &b[5], rows * size, item, 1, 0) < 0) {
+        ln_release(b, 6);
+        return NULL;
+    }
+    if (size > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        if (item == 8)
+            ln_input_grad64_loop(b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, rows,
+                                 size, fused, tree);
+        else
+            ln_input_grad32_loop(b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, rows,
+                                 size, fused, tree);
+        Py_END_ALLOW_THREADS
+    }
+    ln_release(b, 6);
+    Py_RETURN_NONE;
+}
+
+/* layer_norm_param_grad(dy, x, mean, rstd, out, rows, size, chunk, flags): dgamma, or dbeta
+ * where x (and mean, rstd) are None */
+static PyObject *py_layer_norm_param_grad(PyObject *self, PyObject *const *args,
+                                          Py_ssize_t nargs) {
+    Py_ssize_t v[4];
+    if (ln_ints(args, nargs, 5, 4, v) < 0) return NULL;
+    Py_ssize_t rows = v[0], size = v[1], chunk = v[2] > 0 ? v[2] : 1, item = v[3] & 8 ? 8 : 4;
+    int gamma = args[1] != Py_None;
+    Py_buffer b[5];
+    memset(b, 0, sizeof b);
+    if (ln_buffer(args[0], &b[0], rows * size, item, 0, 0) < 0
+            || ln_buffer(args[1], &b[1], rows * size, item, 0, 1) < 0
+            || ln_buffer(args[2], &b[2], rows, item, 0, !gamma) < 0
+            || ln_buffer(args[3], &b[3], rows, item, 0, !gamma) < 0
+            || ln_buffer(args[4], &b[4], size, item, 1, 0) < 0) {
+        ln_release(b, 5);
+        return NULL;
+    }
+    void *buf = PyMem_RawMalloc(size ? size * item : 1);
+    if (!buf) {
+        ln_release(b, 5);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (item == 8)
+        ln_param_grad64_loop(b[0].buf, gamma ? b[1].buf : NULL, b[2].buf, b[3].buf, b[4].buf, buf,
+                             rows, size, chunk, v[3] & 1);
+    else
+        ln_param_grad32_loop(b[0].buf, gamma ? b[1].buf : NULL, b[2].buf, b[3].buf, b[4].buf, buf,
+                             rows, size, chunk, v[3] & 1);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(buf);
+    ln_release(b, 5);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"expf", py_expf, METH_VARARGS, "expf(x, out): SLEEF's xexpf of float32 x into out."},
     {"logf", py_logf, METH_VARARGS, "logf(x, out): SLEEF's xlogf_u1 of float32 x into out."},
@@ -1960,6 +2404,18 @@ static PyMethodDef methods[] = {
      "nll_targets(target, ignore_index, classes): (kept count, first bad row or -1)."},
     {"nll_cascade", py_nll_cascade, METH_VARARGS,
      "nll_cascade(terms, kept, out): nll_loss's eight-level sum of the kept terms."},
+    {"layer_norm_stats", (PyCFunction)(void (*)(void))py_layer_norm_stats, METH_FASTCALL,
+     "layer_norm_stats(x, mean, out, eps, rows, size, flags): RowwiseMoments' mean and rstd (or "
+     "variance)."},
+    {"layer_norm_forward", (PyCFunction)(void (*)(void))py_layer_norm_forward, METH_FASTCALL,
+     "layer_norm_forward(x, weight, bias, mean, rstd, out, rows, size, flags): the output."},
+    {"layer_norm_input_grad", (PyCFunction)(void (*)(void))py_layer_norm_input_grad,
+     METH_FASTCALL,
+     "layer_norm_input_grad(dy, x, weight, mean, rstd, out, rows, size, flags): dX."},
+    {"layer_norm_param_grad", (PyCFunction)(void (*)(void))py_layer_norm_param_grad,
+     METH_FASTCALL,
+     "layer_norm_param_grad(dy, x, mean, rstd, out, rows, size, chunk, flags): dgamma (dbeta "
+     "where x is None), one buffer per chunk of rows."},
     {NULL, NULL, 0, NULL},
 };
 

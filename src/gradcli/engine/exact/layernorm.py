@@ -21,22 +21,66 @@ Each row of N elements (the normalised dims, flattened) by itself, whatever the 
 
 Which operations are fused was measured against PyTorch 2.13's wheel on an AVX2 machine
 (tools/compare_layer_norm.py); DEFAULT's build fuses nothing (``madd``).
+
+The NumPy code here is the definition; where the compiled loops are built (native.py) the
+public functions run _native.c's ``layer_norm_*`` loops instead, which compute the same
+operations in the same order, row by row (tests/test_layer_norm_exact.py holds the two to the
+same bits, the NaNs' payloads aside).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from .. import machine
 from ..machine import SUM_VECTOR_BYTES
+from . import native
 from .fp import fp_ignored
 from .iterator import thread_ranges
 from .softmaxes import _fold_lanes
-from .unary import madd
+from .unary import F32, madd
 
 CHUNK = 16  # kChunkSize: vectors per Welford chunk
+
+
+def _flags(dtype: Any) -> int | None:
+    """The compiled loops' flags for arrays of ``dtype`` on the current machine (1: madd
+    fuses, 2: _fold_lanes folds as a tree, 8: float64), or None where they do not apply (not
+    built, or not float32/float64)."""
+    if native.lib is None or dtype not in native.FLOATS:
+        return None
+    m = machine.current()
+    flags = 1 if m.fma else 0
+    if dtype == F32:
+        return flags | 2 if m.capability != "DEFAULT" else flags
+    return flags | 8
+
+
+def _lead(x: Any, k: int) -> tuple[int, int]:
+    """The row count and row length of ``x`` over its last ``k`` dims."""
+    shape = x.shape
+    size = shape[-1] if k == 1 else math.prod(shape[len(shape) - k:])
+    return (x.size // size if size else math.prod(shape[:len(shape) - k])), size
+
+
+def _per_row(a: Any, dtype: Any, count: int) -> Any | None:
+    """A row statistic (``count`` values of ``dtype``, any shape) as a C-contiguous array, or
+    None where it does not hold one value per row in the input's dtype (the NumPy code then:
+    another dtype would promote the arithmetic)."""
+    if a is None or a.size != count or a.dtype != dtype:
+        return None
+    return native._flat(a, dtype)
+
+
+def _per_column(a: Any, dtype: Any, shape: tuple) -> Any:
+    """A weight or bias (None, or an array broadcasting to the normalised ``shape``) as the
+    loops take it: one value per element of a row."""
+    if a is None:
+        return None
+    return native._flat(a if a.shape == shape else np.broadcast_to(a, shape), dtype)
 
 
 def _ceil_log2(x: int) -> int:
@@ -69,6 +113,13 @@ def _add_moments(m0_add: int, m1_add: Any, m2_add: Any, m0: int, m1: Any,
 def row_moments(rows: Any) -> tuple[Any, Any]:
     """RowwiseMoments of each row of the C-contiguous (M, N) array ``rows``: (mean, biased
     variance), two (M,) arrays of its dtype."""
+    flags = _flags(rows.dtype)
+    if flags is not None:
+        count, size = rows.shape
+        mean, var = np.empty(count, rows.dtype), np.empty(count, rows.dtype)
+        native.lib.layer_norm_stats(native._flat(rows, rows.dtype), mean, var, 0.0, count, size,
+                                    flags | 4)
+        return mean, var
     dt = rows.dtype.type
     count, size = rows.shape
     width = SUM_VECTOR_BYTES // rows.itemsize
@@ -130,12 +181,20 @@ def row_moments(rows: Any) -> tuple[Any, Any]:
 def _split(x: Any, k: int) -> tuple[Any, tuple]:
     """``x`` as (M, N) rows over its last ``k`` dims, and the statistics' shape."""
     lead = x.shape[:x.ndim - k]
-    return np.ascontiguousarray(x).reshape(int(np.prod(lead, dtype=np.int64)), -1), \
+    return np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(x.shape[x.ndim - k:])), \
         lead + (1,) * k
 
 
 def stats(x: Any, k: int, eps: float) -> tuple[Any, Any]:
     """The mean and rstd of each row over ``x``'s last ``k`` dims, shaped (*lead, 1, ...)."""
+    flags = _flags(x.dtype)
+    if flags is not None:
+        count, size = _lead(x, k)
+        shape = x.shape[:x.ndim - k] + (1,) * k
+        mean, rstd = np.empty(shape, x.dtype), np.empty(shape, x.dtype)
+        native.lib.layer_norm_stats(native._flat(x, x.dtype), mean, rstd, float(eps), count,
+                                    size, flags)
+        return mean, rstd
     rows, shape = _split(x, k)
     dt = rows.dtype.type
     mean, var = row_moments(rows)
@@ -147,6 +206,16 @@ def stats(x: Any, k: int, eps: float) -> tuple[Any, Any]:
 def forward(x: Any, k: int, weight: Any, bias: Any, mean: Any, rstd: Any) -> Any:
     """The kernel's output from the row statistics ``mean`` and ``rstd`` (as ``stats``)."""
     dt = x.dtype
+    flags = _flags(dt)
+    if flags is not None:
+        count, size = _lead(x, k)
+        m, r = _per_row(mean, dt, count), _per_row(rstd, dt, count)
+        if m is not None and r is not None:
+            out = np.empty(x.shape, dt)
+            native.lib.layer_norm_forward(native._flat(x, dt), _per_column(weight, dt, x.shape[x.ndim - k:]),
+                                          _per_column(bias, dt, x.shape[x.ndim - k:]), m, r, out, count, size,
+                                          flags)
+            return out
     with fp_ignored():
         centred = x - mean
         if bias is None:
@@ -192,6 +261,16 @@ def input_grad(grad: Any, x: Any, k: int, weight: Any, mean: Any, rstd: Any) -> 
     reduce them, ``b = (db * mean - ds) * rstd**3 / N`` (the difference fused), ``c = -b * mean -
     db * rstd / N`` (``-b * mean`` fused), then ``(rstd * dy [* gamma] + b * x) + c`` with ``b * x``
     fused."""
+    flags = _flags(x.dtype)
+    if flags is not None:
+        count, size = _lead(x, k)
+        m, r = _per_row(mean, x.dtype, count), _per_row(rstd, x.dtype, count)
+        if m is not None and r is not None:
+            out = np.empty(x.shape, x.dtype)
+            native.lib.layer_norm_input_grad(
+                native._flat(grad, x.dtype), native._flat(x, x.dtype),
+                _per_column(weight, x.dtype, x.shape[x.ndim - k:]), m, r, out, count, size, flags)
+            return out
     rows, _ = _split(x, k)
     dy = np.ascontiguousarray(grad, rows.dtype).reshape(rows.shape)
     dt = rows.dtype.type
@@ -231,8 +310,27 @@ def _thread_rows(step: Any, count: int, size: int, dt: Any) -> Any:
     return total
 
 
+def _chunk(count: int) -> int:
+    """The rows of each of _thread_rows' buffers but the last (thread_ranges' split)."""
+    threads = machine.current().threads
+    if threads == 1 or count <= 1:
+        return max(count, 1)
+    begin, end = thread_ranges(count, threads, grain=1)[0]
+    return max(end - begin, 1)
+
+
 def weight_grad(grad: Any, x: Any, k: int, mean: Any, rstd: Any) -> Any:
     """dgamma: each thread's ``buf += dy * (rstd * x + (-rstd * mean))`` (both fused)."""
+    flags = _flags(x.dtype)
+    if flags is not None:
+        count, size = _lead(x, k)
+        m, r = _per_row(mean, x.dtype, count), _per_row(rstd, x.dtype, count)
+        if m is not None and r is not None:
+            out = np.empty(x.shape[x.ndim - k:], x.dtype)
+            native.lib.layer_norm_param_grad(native._flat(grad, x.dtype),
+                                             native._flat(x, x.dtype), m, r, out, count, size,
+                                             _chunk(count), flags)
+            return out
     rows, _ = _split(x, k)
     dy = np.ascontiguousarray(grad, rows.dtype).reshape(rows.shape)
     count, size = rows.shape
@@ -247,6 +345,14 @@ def weight_grad(grad: Any, x: Any, k: int, mean: Any, rstd: Any) -> Any:
 def bias_grad(grad: Any, k: int) -> Any:
     """dbeta: each thread's ``buf += dy``, the buffers added."""
     shape = grad.shape[grad.ndim - k:]
-    dy = np.ascontiguousarray(grad).reshape(-1, int(np.prod(shape, dtype=np.int64)))
+    flags = _flags(grad.dtype)
+    if flags is not None:
+        count, size = _lead(grad, k)
+        out = np.empty(shape, grad.dtype)
+        native.lib.layer_norm_param_grad(native._flat(grad, grad.dtype), None, None, None, out,
+                                         count, size, _chunk(count), flags)
+        return out
+    dy = np.ascontiguousarray(grad).reshape(math.prod(grad.shape[:grad.ndim - k]),
+                                            math.prod(shape))
     return _thread_rows(lambda buf, i: buf + dy[i], dy.shape[0], dy.shape[1],
                         dy.dtype).reshape(shape)

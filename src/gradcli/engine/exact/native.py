@@ -5,9 +5,11 @@ fused multiply-adds, sleef.py's ``expf``/``logf``, sleef64.py's ``exp``/``log`` 
 polynomials, softmaxes.py's last-dimension log_softmax and its backward (float32 and float64),
 reduce.py's cascade sums, nll_loss's sum and its gradient's scatter, an indexing's gradient
 scatter-add (numpy.add.at's additions), unary.py's ``tanh_backward`` and
-``threshold_backward`` (relu's gradient), distributions.py's avx_mathfun steps of the float32
-normals, generator.py's randperm shuffles; and they make the calls blas.py, vml.py and clib.py
-make through ctypes (MKL's gemm/gemv/VML, the C library's math) from C.  One call over the
+``threshold_backward`` (relu's gradient), layernorm.py's row moments, output and gradients
+(``layer_norm_*``: tests/test_layer_norm_exact.py holds those to the NumPy code),
+distributions.py's avx_mathfun steps of the float32 normals, generator.py's randperm
+shuffles; and they make the calls blas.py, vml.py and clib.py make through ctypes (MKL's
+gemm/gemv/VML, the C library's math) from C.  One call over the
 array instead of tens of whole-array NumPy passes (expf of 32 x 27 floats: ~45 NumPy calls,
 ~50 us, against ~3 us).  The NumPy code stays the definition, the fallback where no C compiler
 was found at install time and the path for other array libraries; tests/test_native.py holds
