@@ -370,7 +370,9 @@ LOOP static void log256_loop(const float *x, float *y, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) y[i] = cephes_log(x[i]);
 }
 
-static void sincos256_loop(const float *x, float *s, float *c, Py_ssize_t n) {
+static void sincos256_loop(void *xv, void *sv, void *cv, Py_ssize_t n) {
+    const float *x = xv;
+    float *s = sv, *c = cv;
     for (Py_ssize_t i = 0; i < n; i++) cephes_sincos(x[i], s + i, c + i);
 }
 
@@ -1008,7 +1010,9 @@ LOOP static void gelu_avx2_loop(const float *x, float *y, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) y[i] = onednn_gelu_avx2(x[i]);
 }
 
-LOOP static void gelu_backward_loop(const float *g, const float *x, float *out, Py_ssize_t n) {
+LOOP static void gelu_backward_loop(void *gv, void *xv, void *outv, Py_ssize_t n) {
+    const float *restrict g = gv, *restrict x = xv;
+    float *restrict out = outv;
     for (Py_ssize_t i = 0; i < n; i++) out[i] = onednn_gelu_backward(g[i], x[i]);
 }
 
@@ -1060,24 +1064,29 @@ static PyObject *py_gelu_avx512(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* gelu_backward(grad, x, out): oneDNN's derivative times grad, all of n float32 items */
-static PyObject *py_gelu_backward(PyObject *self, PyObject *args) {
-    Py_buffer g, x, out;
-    if (!PyArg_ParseTuple(args, "y*y*w*", &g, &x, &out)) return NULL;
+/* loop(a, b, c, n) over three buffers of n float32 items each, parsed by format ("y*y*w*":
+ * two read and one written, "y*w*w*": one read and two written) */
+static PyObject *float32x3(PyObject *args, const char *format,
+                           void (*loop)(void *, void *, void *, Py_ssize_t)) {
+    Py_buffer b[3];
+    if (!PyArg_ParseTuple(args, format, &b[0], &b[1], &b[2])) return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = count(&out, 4, -1);
-    if (n >= 0 && count(&g, 4, n) == n && count(&x, 4, n) == n) {
+    Py_ssize_t n = count(&b[0], 4, -1);
+    if (n >= 0 && count(&b[1], 4, n) == n && count(&b[2], 4, n) == n) {
         Py_BEGIN_ALLOW_THREADS
-        gelu_backward_loop(g.buf, x.buf, out.buf, n);
+        loop(b[0].buf, b[1].buf, b[2].buf, n);
         Py_END_ALLOW_THREADS
         result = Py_NewRef(Py_None);
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_ValueError, "operand sizes differ");
     }
-    PyBuffer_Release(&g);
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&out);
+    for (int i = 0; i < 3; i++) PyBuffer_Release(&b[i]);
     return result;
+}
+
+/* gelu_backward(grad, x, out): oneDNN's derivative times grad, all of n float32 items */
+static PyObject *py_gelu_backward(PyObject *self, PyObject *args) {
+    return float32x3(args, "y*y*w*", gelu_backward_loop);
 }
 static PyObject *py_expf(PyObject *self, PyObject *args) { return unary32(args, expf_loop); }
 static PyObject *py_logf(PyObject *self, PyObject *args) { return unary32(args, logf_loop); }
@@ -1555,22 +1564,7 @@ static PyObject *py_fma_add(PyObject *self, PyObject *args) {
 static PyObject *py_log256(PyObject *self, PyObject *args) { return unary32(args, log256_loop); }
 
 static PyObject *py_sincos256(PyObject *self, PyObject *args) {
-    Py_buffer x, s, c;
-    if (!PyArg_ParseTuple(args, "y*w*w*", &x, &s, &c)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = count(&x, 4, -1);
-    if (n >= 0 && count(&s, 4, n) == n && count(&c, 4, n) == n) {
-        Py_BEGIN_ALLOW_THREADS
-        sincos256_loop(x.buf, s.buf, c.buf, n);
-        Py_END_ALLOW_THREADS
-        result = Py_NewRef(Py_None);
-    } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "operand sizes differ");
-    }
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&s);
-    PyBuffer_Release(&c);
-    return result;
+    return float32x3(args, "y*w*w*", sincos256_loop);
 }
 
 /* permute(out, picks, inside_out): randperm_cpu's two shuffles over int64 arrays of n
