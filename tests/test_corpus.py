@@ -47,6 +47,17 @@ def fixture(name: str) -> dict:
 # ---------------------------------------------------------------- gradcli against PyTorch
 
 
+def test_a_recording_machine_without_avx512_caps_onednn_for_gradcli():
+    """oneDNN (F.gelu's float32 kernels) picks its ISA from the CPU whatever the setting: a
+    program recorded on a CPU without AVX-512 runs gradcli with ONEDNN_MAX_CPU_ISA=AVX2, so a
+    machine with AVX-512 reproduces it too; one recorded with AVX-512 leaves oneDNN alone."""
+    cap = record.machines.onednn_cap
+    assert cap({"cpu": {"flags": ["avx", "avx2", "fma"]}}) == {"ONEDNN_MAX_CPU_ISA": "AVX2"}
+    assert cap({"cpu": {"flags": ["avx2", "fma", "avx512f", "avx512bw", "avx512dq",
+                                  "avx512vl"]}}) == {}
+    assert cap(None) == {}
+
+
 @pytest.fixture(scope="module")
 def here() -> dict:
     """This machine under the pinned setting, as the fixtures describe theirs."""
@@ -68,7 +79,7 @@ def test_passing_program_prints_what_pytorch_prints(name, here):
         pytest.skip(f"recorded with NumPy {expected['machine']['numpy']}, which prints its own "
                     f"way; NumPy {np.__version__} here")
     got = report.run_gradcli(CORPUS / f"{name}.py", [sys.executable, "-m", "gradcli"],
-                             expected["settings"])
+                             expected["settings"], expected.get("machine"))
     assert got["error"] == expected["error"]
     assert got["stderr_warnings"] == expected["stderr_warnings"]
     assert got["exit"] == expected["exit"]

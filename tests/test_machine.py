@@ -179,3 +179,18 @@ def test_a_run_notes_an_ignored_capability_setting():
                     env={"ATEN_CPU_CAPABILITY": "fast"})
     assert proc.stdout == "dL/dw = 4.0\n"
     assert "gradcli: note: ignoring invalid value for ATEN_CPU_CAPABILITY: fast" in proc.stderr
+
+
+@pytest.mark.parametrize("capability, environ, flags, want", [
+    ("AVX2", {}, frozenset({"avx2", "fma"}), False),
+    ("AVX2", {}, AVX512, True),  # oneDNN's ISA is the CPU's, not ATen's capability
+    ("DEFAULT", {}, AVX512, True),
+    ("AVX512", {}, frozenset({"avx2", "fma"}), True),  # (an AVX512 capability implies the CPU)
+    ("AVX512", {"ONEDNN_MAX_CPU_ISA": "AVX2"}, AVX512, False),
+    ("AVX2", {"ONEDNN_MAX_CPU_ISA": "avx2_vnni"}, AVX512, False),
+    ("AVX2", {"DNNL_MAX_CPU_ISA": "SSE41"}, AVX512, False),
+    ("AVX2", {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE"}, AVX512, True),
+    ("AVX2", {"ONEDNN_MAX_CPU_ISA": "ALL"}, frozenset({"avx2", "fma"}), False),
+])
+def test_onednn_isa_is_the_cpus_unless_capped(capability, environ, flags, want):
+    assert machine.onednn_avx512(capability, environ, flags) is want

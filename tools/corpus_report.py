@@ -117,10 +117,13 @@ def gradcli_command() -> list[str]:
 
 
 def run_gradcli(path: Path, command: list[str] | None = None,
-                setting: dict[str, str] = machines.PINNED) -> dict[str, Any]:
+                setting: dict[str, str] = machines.PINNED,
+                recorded: dict[str, Any] | None = None) -> dict[str, Any]:
     """`gradcli run NAME.py --format plain` from the program's folder, in the fixture's shape,
-    under a setting of tools/machines.py (the fixture's)."""
-    env = dict(machines.environment(setting), NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    under a setting of tools/machines.py (the fixture's) and, given the ``recorded`` machine,
+    its oneDNN ISA (machines.onednn_cap)."""
+    env = dict(machines.environment(setting), NO_COLOR="1", PYTHONIOENCODING="utf-8",
+               **machines.onednn_cap(recorded))
     try:
         proc = subprocess.run([*(command or gradcli_command()), "run", path.name, "--format",
                                "plain"], cwd=path.parent, capture_output=True, text=True,
@@ -472,7 +475,8 @@ def report(names: list[str] | None, jobs: int) -> dict[str, Any]:
     fixtures = [json.loads((FIXTURES / f"{p.stem}.json").read_text(encoding="utf-8"))
                 for p in paths]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        runs = list(pool.map(lambda pf: run_gradcli(pf[0], command, pf[1]["settings"]),
+        runs = list(pool.map(lambda pf: run_gradcli(pf[0], command, pf[1]["settings"],
+                                                    pf[1].get("machine")),
                              zip(paths, fixtures)))
     programs, torch_version = [], None
     for path, got, expected in zip(paths, runs, fixtures, strict=True):

@@ -37,7 +37,17 @@ VARIANTS = {
 }
 # what a setting may set (the rest are cleared: they would change MKL's results)
 KEYS = ("ATEN_CPU_CAPABILITY", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "MKL_DYNAMIC", "MKL_CBWR",
-        "MKL_ENABLE_INSTRUCTIONS")
+        "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")
+
+
+def onednn_cap(recorded: dict | None) -> dict[str, str]:
+    """The environment that gives gradcli the oneDNN ISA of a recording machine without
+    AVX-512 (oneDNN picks its ISA from the CPU, whatever the setting: F.gelu's kernels) where
+    it runs on one with: ``ONEDNN_MAX_CPU_ISA=AVX2``, as oneDNN itself reads it."""
+    flags = set((recorded or {}).get("cpu", {}).get("flags", ()))
+    if recorded is None or {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        return {}
+    return {"ONEDNN_MAX_CPU_ISA": "AVX2"}
 
 
 def environment(setting: dict[str, str]) -> dict[str, str]:

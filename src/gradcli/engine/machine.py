@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -167,12 +168,26 @@ def physical_cores() -> int:
     return max(1, len(cores))
 
 
+# oneDNN's ISAs below AVX-512, as ONEDNN_MAX_CPU_ISA (DNNL_MAX_CPU_ISA before v3) names them
+_BELOW_AVX512 = frozenset({"SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2"})
+
+
+def onednn_avx512(capability: str, environ: Mapping[str, str] | None = None,
+                  flags: frozenset[str] | None = None) -> bool:
+    """Whether oneDNN runs its AVX-512 kernels: on a CPU with AVX-512 (an AVX512 capability
+    says it has: PyTorch would fault without), unless ``ONEDNN_MAX_CPU_ISA`` caps it below."""
+    environ = os.environ if environ is None else environ
+    cap = environ.get("ONEDNN_MAX_CPU_ISA", environ.get("DNNL_MAX_CPU_ISA", "")).upper()
+    if cap in _BELOW_AVX512:
+        return False
+    return capability == "AVX512" or cpu_has_avx512(flags)
+
+
 @functools.cache
 def process() -> Machine:
     """The machine of this process, as PyTorch would decide it here."""
     capability = capability_setting()[0]
-    # (an AVX512 capability says the CPU has AVX-512: PyTorch would fault without it)
-    return Machine(capability, onednn_avx512=capability == "AVX512" or cpu_has_avx512())
+    return Machine(capability, onednn_avx512=onednn_avx512(capability))
 
 
 _ACTIVE: ContextVar[Machine] = ContextVar("gradcli_machine")
