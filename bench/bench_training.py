@@ -15,7 +15,7 @@ processes (best of N, the sides interleaved; both must print the same text):
   g  a small GPT as in the "Let's build GPT" lecture and nanoGPT: token and position
      embeddings, two blocks of four causal attention heads (``masked_fill``, softmax, bmm),
      LayerNorm, a GELU feed-forward, ``AdamW``, ``clip_grad_norm_``, batches sliced from the
-     data at random tensor positions; 20 and 100 steps (not run by default)
+     data at random tensor positions; 50 and 200 steps (not run by default)
 
 For each: the end-to-end ratio at the long run (target: at most 0.5 of PyTorch's time) and the
 per-step ratio, the slope between the short and the long run against PyTorch's slope (target:
@@ -176,7 +176,7 @@ PROGRAMS = {
     "d": ("Sequential + Adam, float64", ADAM.replace(
         "torch.manual_seed(0)\n", "torch.set_default_dtype(torch.float64)\ntorch.manual_seed(0)\n"),
         200, 2000),
-    "g": ("nanoGPT-style transformer", GPT, 20, 100),
+    "g": ("nanoGPT-style transformer", GPT, 50, 200),
 }
 
 
