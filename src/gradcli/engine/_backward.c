@@ -158,10 +158,16 @@ static PyObject *node_apply(PyObject *n, PyObject *grad, PyObject *needed, PyObj
                     else if (kind == 2) argv[j] = saved_value(n, nm);
                     else if (kind == 1) argv[j] = Py_NewRef(xp);
                     else if (kind == 3) argv[j] = PySequence_GetItem(shapes, 0);
-                    else if (kind == 4) {
+                    else if (kind == 4) {  /* a param, else its default (Op.defaults) */
                         params = nget(n, N_PARAMS, "params");
-                        argv[j] = params ? PyObject_GetItem(params, nm) : NULL;
+                        argv[j] = params ? PyDict_GetItemWithError(params, nm) : NULL;
+                        Py_XINCREF(argv[j]);
                         Py_XDECREF(params);
+                        if (argv[j] == NULL && !PyErr_Occurred()) {
+                            PyObject *defaults = PyObject_GetAttrString(op, "defaults");
+                            argv[j] = defaults ? PyObject_GetItem(defaults, nm) : NULL;
+                            Py_XDECREF(defaults);
+                        }
                     } else argv[j] = PyLong_FromSsize_t(i);
                     if (argv[j] == NULL) break;
                 }

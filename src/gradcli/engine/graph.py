@@ -49,13 +49,17 @@ def _sizes(i: int) -> Any:
     return lambda n: tuple(n.shapes[i])
 
 
-def _strides(i: int) -> Any:
+def _matrix_strides(i: int, which: int) -> Any:
+    """An mm or addmm operand's strides as its node saved them (only for an operand that
+    needs its gradient, () else): column-major where the call recorded it so
+    (``layouts[which]``), else row-major."""
     def strides(n: Node) -> tuple:
-        out, step = [], 1
-        for d in reversed(n.shapes[i]):  # NOTE: contiguous strides; a transposed input differs
-            out.append(step)
-            step *= d
-        return tuple(reversed(out))
+        if n.edges[i] is None:
+            return ()
+        rows, cols = n.shapes[i]
+        if n.params.get("layouts", n.op.defaults.get("layouts"))[which]:
+            return (1, rows)
+        return (cols, 1)
 
     return strides
 
@@ -101,8 +105,11 @@ SAVED_FIELDS: dict[str, dict[str, Any]] = {
     "MeanBackward0": {"self_sym_numel": _numel, "self_sym_sizes": _sizes(0)},
     "MeanBackward1": {"dim": _param("dim", _dims), "keepdim": _param("keepdim"),
                       "self_sym_numel": _numel, "self_sym_sizes": _sizes(0)},
-    "MmBackward0": {"mat2_sym_sizes": _sizes(1), "mat2_sym_strides": _strides(1),
-                    "self_sym_sizes": _sizes(0), "self_sym_strides": _strides(0)},
+    "MmBackward0": {"mat2_sym_sizes": _sizes(1), "mat2_sym_strides": _matrix_strides(1, 1),
+                    "self_sym_sizes": _sizes(0), "self_sym_strides": _matrix_strides(0, 0)},
+    "AddmmBackward0": {"alpha": _one, "beta": _one, "mat1": None, "mat2": None,
+                       "mat1_sym_sizes": _sizes(1), "mat1_sym_strides": _matrix_strides(1, 0),
+                       "mat2_sym_sizes": _sizes(2), "mat2_sym_strides": _matrix_strides(2, 1)},
     "TBackward0": {}, "CloneBackward0": {}, "NegBackward0": {},
     "PermuteBackward0": {"dims": _param("dims")},
     "SelectBackward0": {"dim": _param("dim"), "index": _param("index"),
@@ -376,8 +383,9 @@ class Node:
                         args.append(xp)
                     elif kind == 3:
                         args.append(shapes[0])
-                    elif kind == 4:
-                        args.append(self.params[nm])
+                    elif kind == 4:  # a param, else its default (a call that did not pass it)
+                        params = self.params
+                        args.append(params[nm] if nm in params else self.op.defaults[nm])
                     else:  # a variadic op's formula: which of its inputs this gradient is for
                         args.append(i)
                 g = formula(*args)

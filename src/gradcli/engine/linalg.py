@@ -37,7 +37,7 @@ def matmul(input: Any, other: Any) -> Tensor:
             if len(sb) == 1:
                 return apply(O.MV, (input, other))
             if len(sb) == 2 and sa[0] * sb[1] <= current().max_elements:
-                return apply(O.MM, (input, other))
+                return _mm(input, other)
     a, b = tensor_arg(input, "matmul"), tensor_arg(other, "matmul", "other", 2)
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
@@ -173,7 +173,12 @@ def mm(input: Any, mat2: Any) -> Tensor:
         raise ScriptError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
                           f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
     check_numel((a.shape[0], b.shape[1]))
-    return apply(O.MM, (a, b))
+    return _mm(a, b)
+
+
+def _mm(a: Tensor, b: Tensor) -> Tensor:
+    """MmBackward0's node, with the operands' layouts (its gradients' products follow them)."""
+    return apply(O.MM, (a, b), {"layouts": (O.column_major(a.data), O.column_major(b.data))})
 
 
 def bmm(input: Any, mat2: Any) -> Tensor:
@@ -245,7 +250,8 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
         raise ScriptError(f"expand(torch.{bias.dtype.legacy}{{{list(have)}}}, size="
                           f"{list(shape)}): the number of sizes provided (2) must be greater or "
                           f"equal to the number of dimensions in the tensor ({len(have)})")
-    return apply(O.ADDMM, (bias, mat1, mat2))
+    return apply(O.ADDMM, (bias, mat1, mat2),
+                 {"layouts": (O.column_major(mat1.data), O.column_major(mat2.data))})
 
 
 # --- products built of others (ATen's composites) -----------------------------------------------

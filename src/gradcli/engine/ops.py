@@ -74,10 +74,10 @@ OPS: dict[str, Op] = {}
 class Op:
     """One entry of the table (see the module docstring)."""
 
-    __slots__ = ("_reads", "aten", "differentiable", "domain", "dtype_rule", "formulas",
-                 "forward", "grad_fn", "inputs", "kind", "name", "params", "params_saved",
-                 "plans", "readable", "reads_special", "result", "saves", "surface", "variadic",
-                 "wrapped")
+    __slots__ = ("_reads", "aten", "defaults", "differentiable", "domain", "dtype_rule",
+                 "formulas", "forward", "grad_fn", "inputs", "kind", "name", "params",
+                 "params_saved", "plans", "readable", "reads_special", "result", "saves",
+                 "surface", "variadic", "wrapped")
 
     def __init__(self, name: str, grad_fn: str, inputs: tuple[str, ...], forward: Callable | None,
                  formulas: tuple[Callable | None, ...], kind: str | None,
@@ -95,6 +95,7 @@ class Op:
         self.domain = domain
         self.variadic = variadic
         self.params = _keyword_params(forward, 0 if variadic else len(inputs))
+        self.defaults = dict(self.params)  # what a formula reads of a param a call left out
         self.grad_fn = grad_fn
         self.inputs = inputs
         self.forward = forward
@@ -1725,9 +1726,39 @@ PROD_DIM = defop("prod_dim", "ProdBackward1", ("self",),
                  dtype="sum")
 
 # --- linear algebra -----------------------------------------------------------------------------
-MM = defop("mm", "MmBackward0", ("self", "mat2"), lambda xp, self, mat2: K.matmul(xp, self, mat2),
-           lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
-           lambda xp, grad, self: xp.matmul(xp.permute_dims(self, (1, 0)), grad),
+def column_major(x: Any) -> bool:
+    """Whether a matrix's strides are column-major as FunctionsManual's mm backward tests them
+    (``strides[0] == 1 && strides[1] == sizes[0]``, in elements): mm and addmm record it of
+    their operands (``layouts``), as PyTorch's nodes save their sizes and strides."""
+    a = _raw(x)
+    strides = getattr(a, "strides", None)
+    return strides is not None and a.ndim == 2 and strides[0] == a.itemsize and \
+        strides[1] == a.shape[0] * a.itemsize
+
+
+def _mm_mat1_grad(xp: Any, grad: Any, mat2: Any, layouts: tuple[bool, bool]) -> Any:
+    """mm_mat1_backward: for a column-major mat1 the product taken transposed,
+    (mat2 @ grad.t()).t(), else grad @ mat2.t() (MKL's sums follow the operands' layout)."""
+    t = (1, 0)
+    if layouts[0]:
+        return xp.permute_dims(xp.matmul(mat2, xp.permute_dims(grad, t)), t)
+    return xp.matmul(grad, xp.permute_dims(mat2, t))
+
+
+def _mm_mat2_grad(xp: Any, grad: Any, mat1: Any, layouts: tuple[bool, bool]) -> Any:
+    """mm_mat2_backward: for a column-major mat2 (a weight's transpose, as F.linear passes it)
+    (grad.t() @ mat1).t(), else mat1.t() @ grad."""
+    t = (1, 0)
+    if layouts[1]:
+        return xp.permute_dims(xp.matmul(xp.permute_dims(grad, t), mat1), t)
+    return xp.matmul(xp.permute_dims(mat1, t), grad)
+
+
+# ``layouts``: whether (mat1, mat2) were column-major (column_major), as the forward saw them
+MM = defop("mm", "MmBackward0", ("self", "mat2"),
+           lambda xp, self, mat2, layouts=(False, False): K.matmul(xp, self, mat2),
+           lambda xp, grad, mat2, layouts: _mm_mat1_grad(xp, grad, mat2, layouts),
+           lambda xp, grad, self, layouts: _mm_mat2_grad(xp, grad, self, layouts),
            dtype="same")
 MV = defop("mv", "MvBackward0", ("self", "vec"), lambda xp, self, vec: K.matmul(xp, self, vec),
            lambda xp, grad, vec: xp.reshape(grad, (-1, 1)) * xp.reshape(vec, (1, -1)),
@@ -1743,15 +1774,12 @@ BMM = defop("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, self, mat2: K.bm
             lambda xp, grad, self: xp.bmm(xp.permute_dims(self, (0, 2, 1)), grad),
             dtype="same")
 # addmm(self, mat1, mat2) = self + mat1 @ mat2, as F.linear calls it (bias, input, weight.t()):
-# gemm adding the product into self (K.addmm). NOTE: mat2's gradient is (grad.t() @ mat1).t(),
-# PyTorch's mm_mat2_backward for a column-major mat2 (the weight's transpose, the one way
-# gradcli calls addmm).
+# gemm adding the product into self (K.addmm); mat1's and mat2's gradients as mm's
 ADDMM = defop("addmm", "AddmmBackward0", ("self", "mat1", "mat2"),
-              lambda xp, self, mat1, mat2: K.addmm(xp, self, mat1, mat2),
+              lambda xp, self, mat1, mat2, layouts=(False, True): K.addmm(xp, self, mat1, mat2),
               lambda grad: grad,
-              lambda xp, grad, mat2: xp.matmul(grad, xp.permute_dims(mat2, (1, 0))),
-              lambda xp, grad, mat1: xp.permute_dims(
-                  xp.matmul(xp.permute_dims(grad, (1, 0)), mat1), (1, 0)),
+              lambda xp, grad, mat2, layouts: _mm_mat1_grad(xp, grad, mat2, layouts),
+              lambda xp, grad, mat1, layouts: _mm_mat2_grad(xp, grad, mat1, layouts),
               dtype="same")
 
 # --- joins (several tensors into one) -----------------------------------------------------------
