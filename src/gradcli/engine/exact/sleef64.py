@@ -2,8 +2,8 @@
 
 ``Vectorized<double>::exp()`` is ``Sleef_expd8_u10`` on AVX512 (``Sleef_expd4_u10`` on AVX2),
 ``log()`` ``Sleef_logd8_u10`` (SLEEF's ``xlog_u1``), ``log1p()``, ``expm1()``, ``exp2()``,
-``pow()``, the two-argument arctangent, the inverse hyperbolic tangent, ``sinh()`` and
-``cosh()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
+``pow()``, the two-argument arctangent, the inverse hyperbolic tangent, ``sinh()``,
+``cosh()`` and ``tanh()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
 (both helpers build it with FMA): every float64 operation of the C code is one NumPy float64
 operation here, and every ``vmla``/``vfma`` a correctly rounded ``fma64``, so the results are
 SLEEF's bit for bit.  SLEEF's polynomials (``POLY*``) are Estrin trees of fused multiply-adds;
@@ -413,6 +413,27 @@ def cosh(x: Any) -> Any:
         y = (d[0] + d[1]) * 0.5
         y = np.where((np.abs(x) > 710) | np.isnan(y), INF, y)
         return np.where(np.isnan(x), F64(np.nan), y)
+
+
+def tanh(x: Any) -> Any:
+    """Sleef_tanhd8_u10 / Sleef_tanhd4_u10 (xtanh): (e - 1/e) / (e + 1/e) in double-double,
+    e = exp(|x|); 1 beyond 18.714973875, x's sign, NaN kept."""
+    x = _d(x)
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        d = _expk2((y, np.zeros_like(y)))
+        e = _rec2(d)
+        d = _div(_add2_d2_d2(d, (-e[0], -e[1])), _add2_d2_d2(d, e))
+        y = d[0] + d[1]
+        y = np.where((np.abs(x) > F64(18.714973875)) | np.isnan(y), F64(1), y)
+        return np.where(np.isnan(x), x, _mulsign(y, x))
+
+
+def _add2_d2_d2(x: tuple, y: tuple) -> tuple:
+    """ddadd2_vd2_vd2_vd2: the sum of the high parts exactly, then the low parts."""
+    s = x[0] + y[0]
+    v = s - x[0]
+    return s, ((x[0] - (s - v)) + (y[0] - v)) + (x[1] + y[1])
 
 
 def expm1(a: Any) -> Any:
