@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import machine
-from ..machine import SUM_VECTOR_BYTES
+from ..machine import GRAIN_SIZE, SUM_VECTOR_BYTES
 from . import clib, fp, libm, native, sleef, sleef64, vml
 from .fp import F64, fma32, fma64, fp_ignored
 from .iterator import batch_place, thread_ranges, vector_mask
@@ -51,17 +51,19 @@ def _lanes(x: Any, vector_bytes: int) -> int:
     return vector_bytes // np.asarray(x).dtype.itemsize
 
 
-def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
+def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any,
+           grain: int = GRAIN_SIZE) -> Any:
     """Apply ``vec`` to the elements cpu_kernel_vec's vector loop computes, ``scalar`` to the
-    rest (the arrays in ``more`` are further inputs of the same shape)."""
+    rest (the arrays in ``more`` are further inputs of the same shape); ``grain`` the
+    kernel's grain size (iterator.thread_ranges)."""
     x = np.asarray(x)
     arrays = np.broadcast_arrays(x, *more) if more else [x]
-    mask = _batched_mask(x, more, vector_bytes)
+    mask = _batched_mask(x, more, vector_bytes, grain)
     if mask is None:
         if all(a.flags.c_contiguous for a in arrays):  # one row, walked in memory order
-            return _split_flat(arrays, x.dtype, _lanes(x, vector_bytes), vec, scalar)
+            return _split_flat(arrays, x.dtype, _lanes(x, vector_bytes), vec, scalar, grain)
         mask = vector_mask(arrays[0].shape, [a.strides for a in arrays], x.dtype.itemsize,
-                           _lanes(x, vector_bytes))
+                           _lanes(x, vector_bytes), grain)
     out = np.empty(arrays[0].shape, x.dtype)
     if mask.any():
         out[mask] = vec(*[a[mask] for a in arrays])
@@ -71,7 +73,8 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
     return out
 
 
-def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any) -> Any:
+def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any,
+                grain: int = GRAIN_SIZE) -> Any:
     """``_split`` of C-contiguous arrays of one shape: TensorIterator walks them as one row, so
     each thread's range (iterator.thread_ranges) takes the vector lambda for its whole pairs of
     vectors and the scalar one for the rest: ``vector_mask``'s answer as slices, without the
@@ -79,7 +82,7 @@ def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any) -> 
     shape = arrays[0].shape
     flats = [a.reshape(-1) for a in arrays]
     out = np.empty(flats[0].shape, dtype)
-    for begin, end in thread_ranges(out.shape[0]):
+    for begin, end in thread_ranges(out.shape[0], grain=grain):
         cut = end - (end - begin) % (2 * lanes)
         if cut > begin:
             out[begin:cut] = vec(*[a[begin:cut] for a in flats])
@@ -88,7 +91,7 @@ def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any) -> 
     return out.reshape(shape)
 
 
-def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
+def _batched_mask(x: Any, more: tuple, vector_bytes: int, grain: int = GRAIN_SIZE) -> Any:
     """Inside vmap, for one sample's contiguous arrays that are all batched: PyTorch's kernel
     runs once over the whole chunk, so an element's lane (vector or scalar) follows its place
     in the chunk's array, row ``row`` of ``chunk``; else None."""
@@ -102,7 +105,8 @@ def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
     row, chunk = place
     itemsize = x.dtype.itemsize
     strides = [(x.size * itemsize, *a.strides) for a in arrays]
-    return vector_mask((chunk, *x.shape), strides, itemsize, _lanes(x, vector_bytes))[row]
+    return vector_mask((chunk, *x.shape), strides, itemsize, _lanes(x, vector_bytes),
+                       grain)[row]
 
 
 def vector(name: str, dtype: Any) -> Any:
@@ -571,7 +575,7 @@ def gelu32(x: Any) -> Any:
         return a * half * (ONE + clib.call("erf", a * _ALPHA32))
 
     with np.errstate(all="ignore"):
-        return _split(x, _vector_bytes(), vec, tail)
+        return _split(x, _vector_bytes(), vec, tail, grain=_gelu_grain(x.size))
 
 
 def gelu_backward32(grad: Any, x: Any) -> Any:
@@ -595,3 +599,9 @@ def gelu_backward32(grad: Any, x: Any) -> Any:
                    lambda a, b, c: c + a * b)
     with np.errstate(all="ignore"):
         return _split(x, _vector_bytes(), vec, tail, np.asarray(grad, F32))
+
+
+def _gelu_grain(n: int) -> int:
+    """GeluKernelImpl's grain size: ``numel / threads`` above 16384 elements, else
+    GRAIN_SIZE (the backward kernel keeps GRAIN_SIZE)."""
+    return n // machine.current().threads if n > 16384 else GRAIN_SIZE
