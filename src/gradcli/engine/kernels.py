@@ -595,6 +595,33 @@ def gelu_backward(xp: Any, grad: Any, x: Any) -> Any:
     return grad * (cdf + x * (unary(xp, "exp", -0.5 * (x * x)) * _GELU_PDF))
 
 
+_TANH_BETA = math.sqrt(2.0 / math.pi)
+_TANH_KAPPA = 0.044715
+
+
+def gelu_tanh(xp: Any, x: Any) -> Any:
+    """``F.gelu(x, approximate='tanh')``: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 *
+    x^3))), PyTorch's kernel on the NumPy backend (exact/unary.py)."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.gelu_tanh(x)
+    inner = _TANH_BETA * (x + _TANH_KAPPA * (x * x * x))
+    return 0.5 * x * (1 + xp.tanh(inner))
+
+
+def gelu_tanh_backward(xp: Any, grad: Any, x: Any) -> Any:
+    """``gelu_backward(grad, x, approximate='tanh')``: grad * (0.5 * (1 + t) + 0.5 * x * (1 -
+    t^2) * sqrt(2 / pi) * (1 + 3 * 0.044715 * x^2)), t the forward's tanh; PyTorch's kernel as
+    ``gelu_tanh``."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        return ex.gelu_tanh_backward(grad, x)
+    sq = x * x
+    t = xp.tanh(_TANH_BETA * (x + _TANH_KAPPA * (sq * x)))
+    right = (0.5 * x) * (1 - t * t) * (_TANH_BETA * (1 + 3 * _TANH_KAPPA * sq))
+    return grad * (0.5 * (1 + t) + right)
+
+
 def erf(xp: Any, x: Any) -> Any:
     """``torch.erf`` (MKL): the C library's erf where NumPy runs, a series elsewhere."""
     ex = _exact(xp, x)

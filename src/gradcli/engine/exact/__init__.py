@@ -48,6 +48,8 @@ erf, expm1, log1p, logsigmoid, sigmoid, softplus, pow_scalar, logaddexp = (
 logsigmoid_backward, sigmoid_backward, softplus_backward, tanh_backward = (
     _keep_scalar(f) for f in (unary.logsigmoid_backward, unary.sigmoid_backward,
                               unary.softplus_backward, unary.tanh_backward))
+gelu_tanh, gelu_tanh_backward = (_keep_scalar(f) for f in (unary.gelu_tanh,
+                                                           unary.gelu_tanh_backward))
 elu, elu_backward, silu, silu_backward, softshrink = (
     _keep_scalar(f) for f in (unary.elu, unary.elu_backward, unary.silu, unary.silu_backward,
                               unary.softshrink))
@@ -74,6 +76,8 @@ __all__ = [
     "fused_add",
     "gelu",
     "gelu_backward",
+    "gelu_tanh",
+    "gelu_tanh_backward",
     "huber_backward",
     "layernorm",
     "library",
