@@ -572,9 +572,9 @@ _GELU_PDF = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def gelu(xp: Any, x: Any) -> Any:
-    """``F.gelu`` (approximate='none'): PyTorch's kernel for float32 (oneDNN's, or ATen's for
-    one element or a non-contiguous input: exact/__init__.py), x / 2 * (1 + erf(x / sqrt(2)))
-    with the series erf elsewhere (float64: SLEEF's erf is not ported)."""
+    """``F.gelu`` (approximate='none'): PyTorch's kernel on the NumPy backend (oneDNN's for a
+    contiguous float32 input of more than one element, else ATen's: exact/__init__.py), x / 2
+    * (1 + erf(x / sqrt(2))) with the series erf elsewhere."""
     ex = _exact(xp, x)
     if ex is not None:
         out = ex.gelu(x)
@@ -584,8 +584,8 @@ def gelu(xp: Any, x: Any) -> Any:
 
 
 def gelu_backward(xp: Any, grad: Any, x: Any) -> Any:
-    """``gelu_backward`` (approximate='none'): grad * (cdf + x * pdf), PyTorch's kernel for
-    float32 as ``gelu``."""
+    """``gelu_backward`` (approximate='none'): grad * (cdf + x * pdf), PyTorch's kernel on the
+    NumPy backend as ``gelu``."""
     ex = _exact(xp, grad, x)
     if ex is not None:
         out = ex.gelu_backward(grad, x)
