@@ -2,11 +2,15 @@
 tools/record_gelu.py under the ``avx2`` setting): oneDNN's AVX2 gelu_erf kernel for contiguous
 float32 inputs of more than one element, ATen's GeluKernel for one element and a transposed
 input; the old series stand-in fails them; the AVX-512 minimax forward (ported from oneDNN's
-source, not compared with PyTorch) stays within a few ulp of GELU."""
+source, not compared with PyTorch) stays within a few ulp of GELU.  The forms ATen computes
+alone (tests/fixtures/torch/gelu_variants.json, tools/record_gelu_variants.py):
+``approximate='tanh'`` in float32 and float64, float64 ``approximate='none'`` (SLEEF's erf),
+and the forward's grain size under two threads."""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
 from pathlib import Path
@@ -27,27 +31,34 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "torch" / "gelu.json")
                      .read_text(encoding="utf-8"))
 CASES = FIXTURE["cases"]
+VARIANTS = json.loads((ROOT / "tests" / "fixtures" / "torch" / "gelu_variants.json")
+                      .read_text(encoding="utf-8"))
+VARIANT_CASES = VARIANTS["cases"]
+GRAIN_CASES = VARIANTS["grain"]
 
 
-def _array(text: str, shape: list) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(text), dtype=np.float32).copy().reshape(shape)
+def _array(text: str, shape: list, dtype: str = "float32") -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype=dtype).copy().reshape(shape)
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a, b = np.asarray(a, np.float32).reshape(-1), np.asarray(b, np.float32).reshape(-1)
-    return (a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))
+    dtype = np.asarray(b).dtype
+    a, b = np.asarray(a, dtype).reshape(-1), np.asarray(b, dtype).reshape(-1)
+    word = np.uint64 if dtype == np.float64 else np.uint32
+    return (a.view(word) == b.view(word)) | (np.isnan(a) & np.isnan(b))
 
 
 def _run(case: dict) -> tuple[np.ndarray, np.ndarray]:
-    ctx = RunContext(get_backend("numpy", "float32"))
+    dtype = case.get("dtype", "float32")
+    ctx = RunContext(get_backend("numpy", dtype))
     ctx.machine = Machine("AVX2", case["threads"])
-    x = _array(case["x"], case["shape"])
+    x = _array(case["x"], case["shape"], dtype)
     g_shape = case["shape"][::-1] if case["transpose"] else case["shape"]
     with use(ctx):
         leaf = Tensor(x, ctx.backend, requires_grad=True)
         src = S.transpose(leaf, 0, 1) if case["transpose"] else leaf
-        y = SURFACED["gelu"](src)
-        y.backward(Tensor(_array(case["grad"], g_shape), ctx.backend))
+        y = SURFACED["gelu"](src, approximate=case.get("approximate", "none"))
+        y.backward(Tensor(_array(case["grad"], g_shape, dtype), ctx.backend))
     return np.asarray(y.data), np.asarray(leaf.grad.data)
 
 
@@ -62,6 +73,76 @@ def test_gelu_and_gradient_are_pytorchs(case: dict) -> None:
     g_shape = case["shape"][::-1] if case["transpose"] else case["shape"]
     assert _same_bits(y, _array(case["y"], g_shape)).all()
     assert _same_bits(x_grad, _array(case["x_grad"], case["shape"])).all()
+
+
+def _variant_id(case: dict) -> str:
+    return f"{case['dtype']}-{case['approximate']}-{_id(case)}"
+
+
+@pytest.mark.parametrize("case", VARIANT_CASES, ids=_variant_id)
+def test_gelu_variants_and_gradients_are_pytorchs(case: dict) -> None:
+    y, x_grad = _run(case)
+    g_shape = case["shape"][::-1] if case["transpose"] else case["shape"]
+    assert _same_bits(y, _array(case["y"], g_shape, case["dtype"])).all()
+    assert _same_bits(x_grad, _array(case["x_grad"], case["shape"], case["dtype"])).all()
+
+
+def _spread(n: int, dtype: str) -> np.ndarray:
+    """tools/record_gelu_variants.py's ``spread``."""
+    k = (np.arange(n, dtype=np.int64) * 7919) % 20011
+    return ((k / 20011.0 - 0.5) * 20.0).astype(dtype)
+
+
+@pytest.mark.parametrize("case", GRAIN_CASES, ids=lambda c: f"{c['dtype']}-{c['approximate']}")
+def test_gelu_forward_grain_is_pytorchs(case: dict) -> None:
+    """Above 16384 elements GeluKernelImpl's grain is numel / threads, which with two threads
+    cuts 16400 elements at 8200, mid vector pair: the elements about that cut and the whole
+    output's hash are PyTorch's."""
+    dtype = case["dtype"]
+    x = _spread(case["n"], dtype)
+    ctx = RunContext(get_backend("numpy", dtype))
+    ctx.machine = Machine("AVX2", case["threads"])
+    with use(ctx):
+        if case["transpose"]:  # (2, n / 2) with strides (1, 2): walked in memory order
+            src = S.transpose(Tensor(x.reshape(-1, 2), ctx.backend), 0, 1)
+            y = np.asarray(SURFACED["gelu"](src, approximate=case["approximate"]).data).T
+        else:
+            y = np.asarray(SURFACED["gelu"](Tensor(x, ctx.backend),
+                                            approximate=case["approximate"]).data)
+    y = np.ascontiguousarray(y).reshape(-1)
+    lo, hi = case["window"]
+    assert _same_bits(y[lo:hi], _array(case["y_window"], [hi - lo], dtype)).all()
+    assert hashlib.sha256(y.tobytes()).hexdigest() == case["y_sha256"]
+
+
+def test_the_composite_tanh_formula_is_not_pytorchs() -> None:
+    """The formula F.gelu(approximate='tanh') had before (NumPy's tanh, every multiply and add
+    rounded apart) misses PyTorch's bits in both dtypes, forward and gradient."""
+    for dtype in ("float32", "float64"):
+        case = next(c for c in VARIANTS["cases"] if c["dtype"] == dtype and
+                    c["approximate"] == "tanh" and c["shape"] == [1000])
+        x = _array(case["x"], [1000], dtype)
+        g = _array(case["grad"], [1000], dtype)
+        t = x.dtype.type
+        beta, kappa = t(math.sqrt(2 / math.pi)), t(0.044715)
+        th = np.tanh(beta * (x + kappa * (x * x * x)))
+        old = t(0.5) * x * (1 + th)
+        right = (t(0.5) * x) * (1 - th * th) * (beta * (1 + t(3) * kappa * (x * x)))
+        old_grad = g * (t(0.5) * (1 + th) + right)
+        assert (~_same_bits(old, _array(case["y"], [1000], dtype))).sum() > 50
+        assert (~_same_bits(old_grad, _array(case["x_grad"], [1000], dtype))).sum() > 200
+
+
+def test_the_float64_series_stand_in_is_not_pytorchs() -> None:
+    """float64 F.gelu had the series erf (K.erf_series) in x / 2 * (1 + erf(x / sqrt(2))):
+    it misses PyTorch's bits (SLEEF's erf in the lanes, glibc's in the tail) on many of the
+    fixture's values."""
+    case = next(c for c in VARIANTS["cases"] if c["dtype"] == "float64" and
+                c["approximate"] == "none" and c["shape"] == [1000])
+    x = _array(case["x"], [1000], "float64")
+    with np.errstate(all="ignore"):
+        old = x * 0.5 * (1 + K.erf_series(np, x * math.sqrt(0.5)))
+    assert (~_same_bits(old, _array(case["y"], [1000], "float64"))).sum() > 100
 
 
 def test_the_series_stand_in_is_not_pytorchs() -> None:

@@ -572,9 +572,9 @@ _GELU_PDF = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def gelu(xp: Any, x: Any) -> Any:
-    """``F.gelu`` (approximate='none'): PyTorch's kernel for float32 (oneDNN's, or ATen's for
-    one element or a non-contiguous input: exact/__init__.py), x / 2 * (1 + erf(x / sqrt(2)))
-    with the series erf elsewhere (float64: SLEEF's erf is not ported)."""
+    """``F.gelu`` (approximate='none'): PyTorch's kernel on the NumPy backend (oneDNN's for a
+    contiguous float32 input of more than one element, else ATen's: exact/__init__.py), x / 2
+    * (1 + erf(x / sqrt(2))) with the series erf elsewhere."""
     ex = _exact(xp, x)
     if ex is not None:
         out = ex.gelu(x)
@@ -584,8 +584,8 @@ def gelu(xp: Any, x: Any) -> Any:
 
 
 def gelu_backward(xp: Any, grad: Any, x: Any) -> Any:
-    """``gelu_backward`` (approximate='none'): grad * (cdf + x * pdf), PyTorch's kernel for
-    float32 as ``gelu``."""
+    """``gelu_backward`` (approximate='none'): grad * (cdf + x * pdf), PyTorch's kernel on the
+    NumPy backend as ``gelu``."""
     ex = _exact(xp, grad, x)
     if ex is not None:
         out = ex.gelu_backward(grad, x)
@@ -593,6 +593,33 @@ def gelu_backward(xp: Any, grad: Any, x: Any) -> Any:
             return out
     cdf = 0.5 * (1 + erf(xp, x * _SQRT1_2))
     return grad * (cdf + x * (unary(xp, "exp", -0.5 * (x * x)) * _GELU_PDF))
+
+
+_TANH_BETA = math.sqrt(2.0 / math.pi)
+_TANH_KAPPA = 0.044715
+
+
+def gelu_tanh(xp: Any, x: Any) -> Any:
+    """``F.gelu(x, approximate='tanh')``: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 *
+    x^3))), PyTorch's kernel on the NumPy backend (exact/unary.py)."""
+    ex = _exact(xp, x)
+    if ex is not None:
+        return ex.gelu_tanh(x)
+    inner = _TANH_BETA * (x + _TANH_KAPPA * (x * x * x))
+    return 0.5 * x * (1 + xp.tanh(inner))
+
+
+def gelu_tanh_backward(xp: Any, grad: Any, x: Any) -> Any:
+    """``gelu_backward(grad, x, approximate='tanh')``: grad * (0.5 * (1 + t) + 0.5 * x * (1 -
+    t^2) * sqrt(2 / pi) * (1 + 3 * 0.044715 * x^2)), t the forward's tanh; PyTorch's kernel as
+    ``gelu_tanh``."""
+    ex = _exact(xp, grad, x)
+    if ex is not None:
+        return ex.gelu_tanh_backward(grad, x)
+    sq = x * x
+    t = xp.tanh(_TANH_BETA * (x + _TANH_KAPPA * (sq * x)))
+    right = (0.5 * x) * (1 - t * t) * (_TANH_BETA * (1 + 3 * _TANH_KAPPA * sq))
+    return grad * (0.5 * (1 + t) + right)
 
 
 def erf(xp: Any, x: Any) -> Any:

@@ -1474,8 +1474,7 @@ _GELU_KAPPA = 0.044715
 
 def _gelu(xp: Any, self: Any, approximate: str = "none") -> Any:
     if approximate == "tanh":
-        inner = _GELU_BETA * (self + _GELU_KAPPA * (self * self * self))
-        return 0.5 * self * (1 + xp.tanh(inner))
+        return K.gelu_tanh(xp, self)
     if approximate != "none":
         raise ScriptError("approximate argument must be either none or tanh.")
     return K.gelu(xp, self)
@@ -1485,10 +1484,7 @@ def _gelu_backward(xp: Any, grad_output: Any, self: Any, approximate: str = "non
     """PyTorch's GeluBackward kernels, both forms (the exact one: oneDNN's or ATen's, as
     kernels.gelu_backward picks)."""
     if approximate == "tanh":
-        sq = self * self
-        t = xp.tanh(_GELU_BETA * (self + _GELU_KAPPA * (sq * self)))
-        right = (0.5 * self) * (1 - t * t) * (_GELU_BETA * (1 + 3 * _GELU_KAPPA * sq))
-        return grad_output * (0.5 * (1 + t) + right)
+        return K.gelu_tanh_backward(xp, grad_output, self)
     return K.gelu_backward(xp, grad_output, self)
 
 

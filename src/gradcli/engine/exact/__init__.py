@@ -48,6 +48,8 @@ erf, expm1, log1p, logsigmoid, sigmoid, softplus, pow_scalar, logaddexp = (
 logsigmoid_backward, sigmoid_backward, softplus_backward, tanh_backward = (
     _keep_scalar(f) for f in (unary.logsigmoid_backward, unary.sigmoid_backward,
                               unary.softplus_backward, unary.tanh_backward))
+gelu_tanh, gelu_tanh_backward = (_keep_scalar(f) for f in (unary.gelu_tanh,
+                                                           unary.gelu_tanh_backward))
 elu, elu_backward, silu, silu_backward, softshrink = (
     _keep_scalar(f) for f in (unary.elu, unary.elu_backward, unary.silu, unary.silu_backward,
                               unary.softshrink))
@@ -74,6 +76,8 @@ __all__ = [
     "fused_add",
     "gelu",
     "gelu_backward",
+    "gelu_tanh",
+    "gelu_tanh_backward",
     "huber_backward",
     "layernorm",
     "library",
@@ -121,30 +125,25 @@ def _onednn_takes(x: Any) -> bool:
 
 def gelu(x: Any) -> Any:
     """``F.gelu(x)`` (approximate='none'): oneDNN's kernel where PyTorch calls it (onednn.py; the
-    AVX-512 one where the machine's CPU has AVX-512), else ATen's float32 kernel (unary.py); None for float64,
-    whose vector lanes call SLEEF's erf (not ported: the caller's stand-in).
+    AVX-512 one where the machine's CPU has AVX-512), else ATen's kernel (unary.py: float64,
+    and float32 of one element or not contiguous).
 
     NOTE: oneDNN picks its ISA from the CPU, not from ``ATEN_CPU_CAPABILITY``: on a CPU with
     AVX-512 run under ``avx2`` (or ``default``) PyTorch still takes the AVX-512 kernel
     (``Machine.onednn_avx512``)."""
-    if x.dtype != _F32:
-        return None
     if x.__class__ is np.ndarray and _onednn_takes(x):
         if machine.current().onednn_avx512:
             return onednn.gelu_avx512(x)
         return onednn.gelu_avx2(x)
-    out = unary.gelu32(x)
+    out = unary.gelu_aten(x)
     return out[()] if isinstance(x, np.generic) else out
 
 
 def gelu_backward(grad: Any, x: Any) -> Any:
-    """``gelu_backward(grad, x)`` (approximate='none'), chosen by ``x`` as PyTorch chooses; None
-    for float64 (see ``gelu``)."""
-    if x.dtype != _F32:
-        return None
+    """``gelu_backward(grad, x)`` (approximate='none'), chosen by ``x`` as PyTorch chooses."""
     if x.__class__ is np.ndarray and _onednn_takes(x):
         return onednn.gelu_backward(grad, x)
-    out = unary.gelu_backward32(grad, x)
+    out = unary.gelu_backward_aten(grad, x)
     return out[()] if isinstance(x, np.generic) and isinstance(grad, np.generic) else out
 
 

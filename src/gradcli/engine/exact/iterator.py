@@ -98,9 +98,11 @@ def thread_ranges(n: int, threads: int | None = None, grain: int = GRAIN_SIZE) -
     return [(t * chunk, min(n, (t + 1) * chunk)) for t in range(nt) if t * chunk < n]
 
 
-def vector_mask(shape: tuple, strides: list, itemsize: int, lanes: int) -> Any:
+def vector_mask(shape: tuple, strides: list, itemsize: int, lanes: int,
+                grain: int = GRAIN_SIZE) -> Any:
     """Where ``cpu_kernel_vec`` uses the vector lambda, for inputs of ``shape`` with these
-    byte ``strides`` (0 for a broadcast dimension); False elements take the scalar lambda."""
+    byte ``strides`` (0 for a broadcast dimension); False elements take the scalar lambda.
+    ``grain``: the kernel's grain size (``thread_ranges``)."""
     shape = tuple(shape)
     n = math.prod(shape)
     if n == 0:
@@ -115,7 +117,7 @@ def vector_mask(shape: tuple, strides: list, itemsize: int, lanes: int) -> Any:
     if contiguous or one_scalar:
         pos = np.arange(n, dtype=np.int64)
         row_start = pos - pos % row
-        for begin, end in thread_ranges(n):
+        for begin, end in thread_ranges(n, grain=grain):
             sel = slice(begin, end)
             start = np.maximum(row_start[sel], begin)
             stop = np.minimum(row_start[sel] + row, end)

@@ -2,8 +2,9 @@
 
 ``Vectorized<float>::exp()`` is ``Sleef_expf16_u10``, ``log()`` ``Sleef_logf16_u10`` (SLEEF's
 ``xlogf_u1``), ``log1p()`` ``Sleef_log1pf16_u10``, ``expm1()`` ``Sleef_expm1f16_u10``,
-``exp2()`` ``Sleef_exp2f16_u10``, ``pow()`` ``Sleef_powf16_u10`` and the two-argument arctangent
-its 1-ulp one.  These are
+``exp2()`` ``Sleef_exp2f16_u10``, ``pow()`` ``Sleef_powf16_u10``, ``tanh()``
+``Sleef_tanhf16_u10`` (``Sleef_tanhf8_u10`` on AVX2, whose bits ``tanhf`` matches: measured
+through GELU's tanh form) and the two-argument arctangent its 1-ulp one.  These are
 ports of SLEEF 3.x's sleefsimdsp.c for the AVX512F helper (FMA enabled, ``vgetexp``/``vgetmant``
 for the exponent, ``vfixupimm`` for special values): every float32 operation of the C code is
 one NumPy float32 operation here, and every ``vfma`` a correctly rounded ``fma32``, so the
@@ -516,6 +517,27 @@ def _expm1f(a: Any) -> Any:
         x = np.where(a < F32(-16.635532333438687426013570), F32(-1), x)
         x = np.where((a == 0) & np.signbit(a), F32(-0.0), x)
         return np.where(np.isnan(a), a, x).astype(F32)
+
+
+def tanhf(x: Any) -> Any:
+    """Sleef_tanhf8_u10 / Sleef_tanhf16_u10 (xtanhf): (e - 1/e) / (e + 1/e) in double-float,
+    e = exp(|x|); 1 beyond 8.664339742, x's sign, NaN kept."""
+    x = _f(x)
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        d = _expk2((y, np.zeros_like(y)))
+        e = _rec(d)
+        d = _div(_add_f2_f2(d, (-e[0], -e[1])), _add_f2_f2(d, e))
+        y = d[0] + d[1]
+        y = np.where((np.abs(x) > F32(8.664339742)) | np.isnan(y), ONE, y)
+        y = _mulsign(y, x)
+        return np.where(np.isnan(x), x, y).astype(F32)
+
+
+def _rec(d: tuple) -> tuple:
+    """dfrec_vf2_vf2: 1 / d as a double-float."""
+    s = ONE / d[0]
+    return s, s * fma32(-d[1], s, fma32(-d[0], s, ONE))
 
 
 def _ldexp(x: Any, q: Any) -> Any:

@@ -2,12 +2,13 @@
 
 ``Vectorized<double>::exp()`` is ``Sleef_expd8_u10`` on AVX512 (``Sleef_expd4_u10`` on AVX2),
 ``log()`` ``Sleef_logd8_u10`` (SLEEF's ``xlog_u1``), ``log1p()``, ``expm1()``, ``exp2()``,
-``pow()``, the two-argument arctangent, the inverse hyperbolic tangent, ``sinh()`` and
-``cosh()`` their u10 ones.  These are ports of SLEEF 3.8's sleefsimddp.c with ``ENABLE_FMA_DP``
-(both helpers build it with FMA): every float64 operation of the C code is one NumPy float64
-operation here, and every ``vmla``/``vfma`` a correctly rounded ``fma64``, so the results are
-SLEEF's bit for bit.  SLEEF's polynomials (``POLY*``) are Estrin trees of fused multiply-adds;
-pairs (``hi``, ``lo``) are its double-double ``vdouble2`` (dd.h, FMA variants).
+``pow()``, the two-argument arctangent, the inverse hyperbolic tangent, ``sinh()``,
+``cosh()``, ``tanh()`` and ``erf()`` (``xerf_u1``) their u10 ones.  These are ports of SLEEF
+3.8's sleefsimddp.c with ``ENABLE_FMA_DP`` (both helpers build it with FMA): every float64
+operation of the C code is one NumPy float64 operation here, and every ``vmla``/``vfma`` a
+correctly rounded ``fma64``, so the results are SLEEF's bit for bit.  SLEEF's polynomials
+(``POLY*``) are Estrin trees of fused multiply-adds; pairs (``hi``, ``lo``) are its
+double-double ``vdouble2`` (dd.h, FMA variants).
 
 ``exp`` and ``log`` (a float64 softmax's and cross-entropy's), ``log1p`` and ``expm1``
 (softplus, ELU, BCE with logits) also run as one C loop each (native.py) where the kernels are
@@ -309,6 +310,73 @@ def _expk(d: tuple) -> Any:
     return np.where(d[0] < -1000, F64(0), u)
 
 
+# xerf_u1's polynomials: highest coefficient first, for |x| <= 2.5 and above; then the
+# double-double coefficients of its poly4dd
+_ERF_POLY21 = ((-0.2083271002525222097e-14, +0.7151909970790897009e-13, -0.1162238220110999364e-11,
+              +0.1186474230821585259e-10, -0.8499973178354613440e-10, +0.4507647462598841629e-9,
+              -0.1808044474288848915e-8, +0.5435081826716212389e-8, -0.1143939895758628484e-7,
+              +0.1215442362680889243e-7, +0.1669878756181250355e-7, -0.9808074602255194288e-7,
+              +0.1389000557865837204e-6, +0.2945514529987331866e-6, -0.1842918273003998283e-5,
+              +0.3417987836115362136e-5, +0.3860236356493129101e-5, -0.3309403072749947546e-4,
+              +0.1060862922597579532e-3, +0.2323253155213076174e-3, +0.1490149719145544729e-3),
+             (-0.4024015130752621932e-18, +0.3847193332817048172e-16, -0.1749316241455644088e-14,
+              +0.5029618322872872715e-13, -0.1025221466851463164e-11, +0.1573695559331945583e-10,
+              -0.1884658558040203709e-9, +0.1798167853032159309e-8, -0.1380745342355033142e-7,
+              +0.8525705726469103499e-7, -0.4160448058101303405e-6, +0.1517272660008588485e-5,
+              -0.3341634127317201697e-5, -0.2515023395879724513e-5, +0.6539731269664907554e-4,
+              -0.3551065097428388658e-3, +0.1210736097958368864e-2, -0.2605566912579998680e-2,
+              +0.1252823202436093193e-2, +0.1820191395263313222e-1, -0.1021557155453465954e+0))
+_ERF_DD = (((0.0092877958392275604405, 7.9287559463961107493e-19),
+            (0.042275531758784692937, 1.3785226620501016138e-19),
+            (0.07052369794346953491, 9.5846628070792092842e-19)),
+           ((-0.63691044383641748361, -2.4249477526539431839e-17),
+            (-1.1282926061803961737, -6.2970338860410996505e-17),
+            (-1.2261313785184804967e-05, -5.5329707514490107044e-22)))
+
+
+def erf(a: Any) -> Any:
+    """Sleef_erfd8_u10 / Sleef_erfd4_u10 (xerf_u1): for |a| <= 2.5 Abramowitz and Stegun's
+    1 - 1 / (1 + x p(x))**16 in double-double, above 1 - exp(x p(x)); x itself times 2/sqrt(pi)
+    below 1e-8, 1 from 6 on.  Each lane's value is the same whichever of the C code's two
+    branches (every lane <= 2.5, or selects) its vector takes."""
+    a = _d(a)
+    with np.errstate(all="ignore"):
+        x = np.abs(a)
+        low = x <= 2.5
+        z = np.empty_like(x)
+        for part, branch in ((low, 0), (~low, 1)):
+            if part.any():
+                z[part] = _erf_part(x[part], branch)
+        z = np.where(x < 1e-8, x * F64(1.12837916709551262756245475959), z)
+        z = np.where((x >= 6) | np.isinf(a), F64(1), z)
+        z = np.where(a == 0, F64(0), z)
+        return _mulsign(z, a)
+
+
+def _erf_part(x: Any, branch: int) -> Any:
+    """xerf_u1's -(t2 - 1) for |a| = x on one side of 2.5 (``branch`` 0 at or below)."""
+    x2 = x * x
+    x4 = x2 * x2
+    x8 = x4 * x4
+    x16 = x8 * x8
+    c = _ERF_POLY21[branch]
+    t = fma64(x16, _poly((x, x2, x4), c[:5]), _poly((x, x2, x4, x8), c[5:]))  # POLY21
+    c2, c1, c0 = _ERF_DD[branch]
+    # poly4dd(x, t, c2, c1, c0): ddmla(x * x, poly2dd(x, t, c2), poly2dd_b(x, c1, c0)), each
+    # ddmla(x, y, z) being ddadd(z, ddmul(y, x))
+    high = _add_d2_d2(c2, _mul_d2_d((t, np.zeros_like(t)), x))
+    t2 = _add_d2_d2(_add_d2_d2(c0, _mul_d2_d(c1, x)), _mul_d2_d(high, x * x))
+    if branch == 0:
+        t2 = _add_d_d2(F64(1), _mul_d2_d(t2, x))
+        for _ in range(4):
+            t2 = _squ(t2)
+        t2 = _rec2(t2)
+    else:
+        t2 = (_expk(t2), np.zeros_like(x))
+    t2 = _add2_d2_d(t2, F64(-1))
+    return -(t2[0] + t2[1])
+
+
 def power(x: Any, y: Any) -> Any:
     """Sleef_powd8_u10 / Sleef_powd4_u10 (xpow), special values included."""
     x, y = np.broadcast_arrays(_d(x), _d(y))
@@ -422,6 +490,27 @@ def cosh(x: Any) -> Any:
         y = (d[0] + d[1]) * 0.5
         y = np.where((np.abs(x) > 710) | np.isnan(y), INF, y)
         return np.where(np.isnan(x), F64(np.nan), y)
+
+
+def tanh(x: Any) -> Any:
+    """Sleef_tanhd8_u10 / Sleef_tanhd4_u10 (xtanh): (e - 1/e) / (e + 1/e) in double-double,
+    e = exp(|x|); 1 beyond 18.714973875, x's sign, NaN kept."""
+    x = _d(x)
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        d = _expk2((y, np.zeros_like(y)))
+        e = _rec2(d)
+        d = _div(_add2_d2_d2(d, (-e[0], -e[1])), _add2_d2_d2(d, e))
+        y = d[0] + d[1]
+        y = np.where((np.abs(x) > F64(18.714973875)) | np.isnan(y), F64(1), y)
+        return np.where(np.isnan(x), x, _mulsign(y, x))
+
+
+def _add2_d2_d2(x: tuple, y: tuple) -> tuple:
+    """ddadd2_vd2_vd2_vd2: the sum of the high parts exactly, then the low parts."""
+    s = x[0] + y[0]
+    v = s - x[0]
+    return s, ((x[0] - (s - v)) + (y[0] - v)) + (x[1] + y[1])
 
 
 def expm1(a: Any) -> Any:

@@ -18,7 +18,7 @@ Three families, by where PyTorch's bits come from:
 Backward kernels keep PyTorch's association and the compiler's fused multiply-adds
 (``tanh_backward`` is ``a * (1 - b * b)`` with ``1 - b * b`` contracted to one FMA).
 float64 inputs take the same formulas in float64, with SLEEF's double functions (sleef64.py:
-exp, log, log1p, expm1, exp2, pow, arctan2, arctanh, sinh, cosh; the correctly rounded
+exp, log, log1p, expm1, exp2, pow, arctan2, arctanh, sinh, cosh, tanh, erf; the correctly rounded
 stand-in for the others).  asinh and acosh are the C library's in every lane, float32 and float64 alike.
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import machine
-from ..machine import SUM_VECTOR_BYTES
+from ..machine import GRAIN_SIZE, SUM_VECTOR_BYTES
 from . import clib, fp, libm, native, sleef, sleef64, vml
 from .fp import F64, fma32, fma64, fp_ignored
 from .iterator import batch_place, thread_ranges, vector_mask
@@ -51,17 +51,19 @@ def _lanes(x: Any, vector_bytes: int) -> int:
     return vector_bytes // np.asarray(x).dtype.itemsize
 
 
-def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
+def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any,
+           grain: int = GRAIN_SIZE) -> Any:
     """Apply ``vec`` to the elements cpu_kernel_vec's vector loop computes, ``scalar`` to the
-    rest (the arrays in ``more`` are further inputs of the same shape)."""
+    rest (the arrays in ``more`` are further inputs of the same shape); ``grain`` the
+    kernel's grain size (iterator.thread_ranges)."""
     x = np.asarray(x)
     arrays = np.broadcast_arrays(x, *more) if more else [x]
-    mask = _batched_mask(x, more, vector_bytes)
+    mask = _batched_mask(x, more, vector_bytes, grain)
     if mask is None:
         if all(a.flags.c_contiguous for a in arrays):  # one row, walked in memory order
-            return _split_flat(arrays, x.dtype, _lanes(x, vector_bytes), vec, scalar)
+            return _split_flat(arrays, x.dtype, _lanes(x, vector_bytes), vec, scalar, grain)
         mask = vector_mask(arrays[0].shape, [a.strides for a in arrays], x.dtype.itemsize,
-                           _lanes(x, vector_bytes))
+                           _lanes(x, vector_bytes), grain)
     out = np.empty(arrays[0].shape, x.dtype)
     if mask.any():
         out[mask] = vec(*[a[mask] for a in arrays])
@@ -71,7 +73,8 @@ def _split(x: Any, vector_bytes: int, vec: Any, scalar: Any, *more: Any) -> Any:
     return out
 
 
-def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any) -> Any:
+def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any,
+                grain: int = GRAIN_SIZE) -> Any:
     """``_split`` of C-contiguous arrays of one shape: TensorIterator walks them as one row, so
     each thread's range (iterator.thread_ranges) takes the vector lambda for its whole pairs of
     vectors and the scalar one for the rest: ``vector_mask``'s answer as slices, without the
@@ -79,7 +82,7 @@ def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any) -> 
     shape = arrays[0].shape
     flats = [a.reshape(-1) for a in arrays]
     out = np.empty(flats[0].shape, dtype)
-    for begin, end in thread_ranges(out.shape[0]):
+    for begin, end in thread_ranges(out.shape[0], grain=grain):
         cut = end - (end - begin) % (2 * lanes)
         if cut > begin:
             out[begin:cut] = vec(*[a[begin:cut] for a in flats])
@@ -88,7 +91,7 @@ def _split_flat(arrays: list, dtype: Any, lanes: int, vec: Any, scalar: Any) -> 
     return out.reshape(shape)
 
 
-def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
+def _batched_mask(x: Any, more: tuple, vector_bytes: int, grain: int = GRAIN_SIZE) -> Any:
     """Inside vmap, for one sample's contiguous arrays that are all batched: PyTorch's kernel
     runs once over the whole chunk, so an element's lane (vector or scalar) follows its place
     in the chunk's array, row ``row`` of ``chunk``; else None."""
@@ -102,7 +105,8 @@ def _batched_mask(x: Any, more: tuple, vector_bytes: int) -> Any:
     row, chunk = place
     itemsize = x.dtype.itemsize
     strides = [(x.size * itemsize, *a.strides) for a in arrays]
-    return vector_mask((chunk, *x.shape), strides, itemsize, _lanes(x, vector_bytes))[row]
+    return vector_mask((chunk, *x.shape), strides, itemsize, _lanes(x, vector_bytes),
+                       grain)[row]
 
 
 def vector(name: str, dtype: Any) -> Any:
@@ -136,11 +140,12 @@ def madd(a: Any, b: Any, c: Any) -> Any:
 
 # SLEEF's float32 functions ported (sleef.py), by NumPy's name of the C function
 _SLEEF32 = {"exp": sleef.expf, "log": sleef.logf, "log1p": sleef.log1pf, "expm1": sleef.expm1f,
-            "exp2": sleef.exp2f, "arctan2": sleef.arctan2f}
+            "exp2": sleef.exp2f, "arctan2": sleef.arctan2f, "tanh": sleef.tanhf}
 # and the float64 ones (sleef64.py)
 _SLEEF64 = {"exp": sleef64.exp, "log": sleef64.log, "exp2": sleef64.exp2,
             "log1p": sleef64.log1p, "expm1": sleef64.expm1, "arctan2": sleef64.arctan2,
-            "arctanh": sleef64.arctanh, "sinh": sleef64.sinh, "cosh": sleef64.cosh}
+            "arctanh": sleef64.arctanh, "sinh": sleef64.sinh, "cosh": sleef64.cosh,
+            "tanh": sleef64.tanh, "erf": sleef64.erf}
 # Functions ``Vectorized`` maps the C library's over its lanes on every capability (no SLEEF
 # call): asinh and acosh, float32 and float64 (measured: every bit glibc's on AVX2 and AVX512)
 _MAPPED = frozenset(("arcsinh", "arccosh"))
@@ -539,8 +544,8 @@ _ERF_P = F32(0.3275911)
 _ERF_POL = tuple(F32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736,
                                   0.254829592))
 _SIGN32 = np.uint32(0x80000000)
-_ALPHA32 = F32(0.70710678118654752440)  # scalar_t(M_SQRT1_2)
-_BETA32 = F32(1.12837916709551257390 * 0.70710678118654752440 * 0.5)  # M_2_SQRTPI * M_SQRT1_2 / 2
+_SQRT1_2 = 0.70710678118654752440  # M_SQRT1_2
+_GELU_BETA = 1.12837916709551257390 * 0.70710678118654752440 * 0.5  # M_2_SQRTPI * M_SQRT1_2 / 2
 
 
 def _erf_lanes(x: Any) -> Any:
@@ -557,41 +562,107 @@ def _erf_lanes(x: Any) -> Any:
     return (fma32(-e * t, r, ONE).view(np.uint32) ^ sign).view(F32)
 
 
-def gelu32(x: Any) -> Any:
-    """GeluKernelImpl (approximate='none') for float32, ATen's path (the input oneDNN does not
-    take: one element, or not contiguous): x * 0.5 * (1 + erf(x * M_SQRT1_2)), the lanes'
-    ``Vectorized<float>::erf``, the C library's ``erff`` in each row's tail."""
-    x = np.asarray(x, F32)
-    half = F32(0.5)
+def _erf_vector(dtype: Any) -> Any:
+    """``Vectorized<float>::erf()`` (``_erf_lanes``) or ``Vectorized<double>::erf()``: SLEEF's
+    erf (sleef64.py) on AVX2 and AVX512, the C library's on DEFAULT (``vector``)."""
+    return _erf_lanes if np.dtype(dtype) == F32 else vector("erf", dtype)
 
-    def vec(a: Any) -> Any:
-        return a * half * (ONE + _erf_lanes(a * _ALPHA32))
 
-    def tail(a: Any) -> Any:
-        return a * half * (ONE + clib.call("erf", a * _ALPHA32))
+def gelu_aten(x: Any) -> Any:
+    """GeluKernelImpl (approximate='none'), ATen's path: every float64 input, and the float32
+    ones oneDNN does not take (one element, or not contiguous): x * 0.5 * (1 + erf(x *
+    M_SQRT1_2)), the lanes' erf (``_erf_vector``), the C library's in each row's tail."""
+    x = np.asarray(x)
+    t = x.dtype.type
+    half, one, alpha = t(0.5), t(1), t(_SQRT1_2)
+
+    def formula(erf: Any) -> Any:
+        return lambda a: a * half * (one + erf(a * alpha))
 
     with np.errstate(all="ignore"):
-        return _split(x, _vector_bytes(), vec, tail)
+        return _split(x, _vector_bytes(), formula(_erf_vector(x.dtype)),
+                      formula(functools.partial(clib.call, "erf")), grain=_gelu_grain(x.size))
 
 
-def gelu_backward32(grad: Any, x: Any) -> Any:
-    """GeluBackwardKernelImpl (approximate='none') for float32, ATen's path: dy * (cdf + x * pdf),
-    cdf = 0.5 * (1 + erf(x * M_SQRT1_2)), pdf = beta * exp(x * x * -0.5); in the vector lanes
-    the lanes' erf and SLEEF's expf, ``cdf + x * pdf`` one FMA (AVX2, AVX512); in each row's
-    tail the C library's erff and expf, the multiply and the add rounded apart (measured: the
-    scalar lambda's are not contracted)."""
-    x = np.asarray(x, F32)
-    half, mhalf = F32(0.5), F32(-0.5)
+def gelu_backward_aten(grad: Any, x: Any) -> Any:
+    """GeluBackwardKernelImpl (approximate='none'), ATen's path (as ``gelu_aten``): dy * (cdf +
+    x * pdf), cdf = 0.5 * (1 + erf(x * M_SQRT1_2)), pdf = beta * exp(x * x * -0.5); in the
+    vector lanes the lanes' erf and SLEEF's exp, ``cdf + x * pdf`` one FMA (AVX2, AVX512); in
+    each row's tail the C library's erf and exp, the multiply and the add rounded apart
+    (measured on AVX2, float32 and float64: the scalar lambda's are not contracted; float64
+    fused misses 414 of 4096 tail values, unfused 396 of 4096 lane values)."""
+    x = np.asarray(x)
+    t = x.dtype.type
+    half, mhalf, one, alpha = t(0.5), t(-0.5), t(1), t(_SQRT1_2)
+    beta = t(_GELU_BETA)
 
     def formula(erf: Any, exp: Any, muladd: Any) -> Any:
         def fn(a: Any, g: Any) -> Any:
-            cdf = half * (ONE + erf(a * _ALPHA32))
-            pdf = _BETA32 * exp(a * a * mhalf)
+            cdf = half * (one + erf(a * alpha))
+            pdf = beta * exp(a * a * mhalf)
             return g * muladd(a, pdf, cdf)
         return fn
 
-    vec = formula(_erf_lanes, vector("exp", F32), madd)
-    tail = formula(functools.partial(clib.call, "erf"), scalar("exp", F32),
+    vec = formula(_erf_vector(x.dtype), vector("exp", x.dtype), madd)
+    tail = formula(functools.partial(clib.call, "erf"), scalar("exp", x.dtype),
                    lambda a, b, c: c + a * b)
     with np.errstate(all="ignore"):
-        return _split(x, _vector_bytes(), vec, tail, np.asarray(grad, F32))
+        return _split(x, _vector_bytes(), vec, tail, np.asarray(grad, x.dtype))
+
+
+# GeluKernelImpl's constants: kBeta = M_SQRT2 * M_2_SQRTPI * 0.5 (a double, then the dtype's),
+# kKappa = 0.044715
+_TANH_BETA = 1.41421356237309504880 * 1.12837916709551257390 * 0.5
+_TANH_KAPPA = 0.044715
+
+
+def _gelu_grain(n: int) -> int:
+    """GeluKernelImpl's grain size: ``numel / threads`` above 16384 elements, else
+    GRAIN_SIZE (the backward kernel keeps GRAIN_SIZE)."""
+    return n // machine.current().threads if n > 16384 else GRAIN_SIZE
+
+
+def gelu_tanh(x: Any) -> Any:
+    """GeluKernelImpl (approximate='tanh'), float32 and float64: 0.5 * x * (1 + tanh(kBeta * (x
+    + kKappa * x_cube))), x_cube = x * x * x; SLEEF's tanh in the vector lanes (the lanes'
+    function), the C library's in each row's tail.  ``x + kKappa * x_cube`` is one FMA in both
+    where the build has FMA (``madd``; measured on AVX2, float32 and float64; DEFAULT's
+    multiply and add measured too)."""
+    x = np.asarray(x)
+    t = x.dtype.type
+    beta, kappa, half, one = t(_TANH_BETA), t(_TANH_KAPPA), t(0.5), t(1)
+
+    def formula(f: Any) -> Any:
+        tanh = f("tanh")
+        return lambda a: half * a * (one + tanh(beta * madd(kappa, a * a * a, a)))
+
+    with np.errstate(all="ignore"):
+        return _split(x, _vector_bytes(), *_lambdas(x.dtype, formula), grain=_gelu_grain(x.size))
+
+
+def gelu_tanh_backward(grad: Any, x: Any) -> Any:
+    """GeluBackwardKernelImpl (approximate='tanh'), float32 and float64: dy * (0.5 * (1 + th) +
+    (0.5 * x) * (1 - th * th) * (kBeta * (1 + 3 * kKappa * x_sq))), th = tanh of the forward's
+    inner value (the lanes' tanh, the C library's in each row's tail).  Three multiply-adds are
+    fused where the build has FMA (``madd``; measured on AVX2 in the vector lanes and the
+    scalar tail, float32 and float64, against every other choice): ``x + kKappa * x_cube``,
+    ``1 - th * th`` and ``1 + (3 * kKappa) * x_sq``.  The last sum is the add of ``0.5 * (1 +
+    th)``, exact, so whether the compiler fuses that product in makes no difference (fusing
+    the other one, ``left * tanh_derivative * inner_derivative``, does not match)."""
+    x = np.asarray(x)
+    t = x.dtype.type
+    beta, kappa, half, one = t(_TANH_BETA), t(_TANH_KAPPA), t(0.5), t(1)
+    kappa3 = t(3) * kappa
+
+    def formula(f: Any) -> Any:
+        tanh = f("tanh")
+
+        def fn(a: Any, g: Any) -> Any:
+            sq = a * a
+            th = tanh(beta * madd(kappa, sq * a, a))
+            right = (half * a) * madd(-th, th, one) * (beta * madd(kappa3, sq, one))
+            return g * (half * (one + th) + right)
+        return fn
+
+    with np.errstate(all="ignore"):
+        return _split(x, _vector_bytes(), *_lambdas(x.dtype, formula), np.asarray(grad, x.dtype))
