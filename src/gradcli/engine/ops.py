@@ -21,7 +21,7 @@ Format, after PyTorch's ``tools/autograd/derivatives.yaml``::
   gradient), ``xp`` (the formula namespace, below), an input name or ``result`` (a saved tensor;
   ``result="inverse"`` names it as PyTorch's node does),
   ``self_shape`` (the first input's shape), ``position`` (which input the gradient is for,
-  in a variadic op) or a param name.  What a node saves is derived from these names
+  in a variadic op) or a param name (the forward's default where a call left it out).  What a node saves is derived from these names
   with PyTorch's rule: ``result`` always; an input read by one formula only is saved only when
   that formula's input needs grad; an input read by several formulas always.
 * A formula's ``xp`` offers ``FORMULA_NAMES`` (below), every op of the table by its name (its
