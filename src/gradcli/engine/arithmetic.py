@@ -50,20 +50,49 @@ def _arith(op: Any, a: Any, b: Any, name: str) -> Tensor:
 _NUMBERS = frozenset((int, float, bool))  # args.is_number's
 
 
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input + alpha * other``."""
-    if alpha.__class__ is int and alpha == 1:
-        return _arith(O.ADD, input, other, "add")
-    _alpha_check(input, other, alpha, "add")
-    return _binary(O.ADD_ALPHA, input, other, "add", {"alpha": alpha})
+def _with_alpha(op: Any, alpha_op: Any, name: str, method: bool) -> Any:
+    """``torch.add``/``torch.sub`` (``method``: ``Tensor.add``/``Tensor.sub``): ``input + alpha *
+    other``, and the deprecated ``(Number alpha, other)`` order of older code (deprecated)."""
+    def fn(input: Any, other: Any, *more: Any, alpha: Any = _UNSET) -> Tensor:
+        if more:
+            other, alpha = _deprecated(name, other, more, alpha, method)
+        elif alpha is _UNSET:
+            alpha = 1
+        if alpha.__class__ is int and alpha == 1:
+            return _arith(op, input, other, name)
+        _alpha_check(input, other, alpha, name)
+        return _binary(alpha_op, input, other, name, {"alpha": alpha})
+
+    fn.__name__ = name
+    fn.__doc__ = f"``input {'+' if op is O.ADD else '-'} alpha * other``."
+    return fn
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input - alpha * other``."""
-    if alpha.__class__ is int and alpha == 1:
-        return _arith(O.SUB, input, other, "sub")
-    _alpha_check(input, other, alpha, "sub")
-    return _binary(O.SUB_ALPHA, input, other, "sub", {"alpha": alpha})
+_UNSET = object()  # no alpha given (the deprecated order takes none)
+
+
+def _deprecated(name: str, alpha: Any, more: tuple, given: Any, method: bool) -> tuple:
+    """(other, alpha) of a call in the deprecated order ``(Number alpha, other)`` (other a
+    tensor or a number), warned as python_arg_parser warns; PyTorch's TypeError for another
+    third positional argument, or an alpha given as well."""
+    if len(more) == 1 and is_number(alpha) and (more[0].__class__ is Tensor or
+                                                 is_number(more[0])):
+        if given is not _UNSET:
+            if method:
+                raise ScriptError(f"{name}() received an invalid combination of arguments - got "
+                                  "unrecognized keyword arguments: alpha", kind="TypeError")
+        else:
+            _deprecated_overload(name, method)
+            return more[0], alpha
+    taken = 1 if method else 2
+    raise ScriptError(f"{name}() takes {taken} positional argument{'s' if taken > 1 else ''} "
+                      f"but {taken + len(more)} were given", kind="TypeError")
+
+
+add = _with_alpha(O.ADD, O.ADD_ALPHA, "add", False)
+sub = _with_alpha(O.SUB, O.SUB_ALPHA, "sub", False)
+add_method = _with_alpha(O.ADD, O.ADD_ALPHA, "add", True)
+sub_method = _with_alpha(O.SUB, O.SUB_ALPHA, "sub", True)
 
 
 def _alpha_check(input: Any, other: Any, alpha: Any, name: str) -> None:
@@ -199,13 +228,11 @@ def _inplace(op: Any, name: str) -> Any:
 
 
 def _inplace_alpha(op: Any, alpha_op: Any, name: str) -> Any:
-    def fn(self: Tensor, other: Any, *more: Any, alpha: Any = 1) -> Tensor:
+    def fn(self: Tensor, other: Any, *more: Any, alpha: Any = _UNSET) -> Tensor:
         if more:  # the deprecated add_(Number alpha, Tensor other) of old tutorials
-            if len(more) > 1 or more[0].__class__ is not Tensor or not is_number(other):
-                raise ScriptError(f"{name}() takes 2 positional arguments but "
-                                  f"{2 + len(more)} were given", kind="TypeError")
-            _deprecated_overload(name)
-            other, alpha = more[0], other
+            other, alpha = _deprecated(name, other, more, alpha, True)
+        elif alpha is _UNSET:
+            alpha = 1
         _inplace_other(self, other, name)
         if alpha.__class__ is int and alpha == 1:
             return apply_inplace(op, self, (other,))
@@ -217,15 +244,20 @@ def _inplace_alpha(op: Any, alpha_op: Any, name: str) -> Any:
     return fn
 
 
-def _deprecated_overload(name: str) -> None:
+def _deprecated_overload(name: str, method: bool = True) -> None:
     """python_arg_parser's warning for a deprecated signature: once a process, whichever
-    deprecated signature is called first (one flag for all of them)."""
+    deprecated signature is called first (one flag for all of them); a method's signature
+    without self, a function's with input and out."""
     ctx = current()
     if _DEPRECATED not in ctx.warned_once:
         ctx.warned_once.add(_DEPRECATED)
-        ctx.warn(f"This overload of {name} is deprecated:\n\t{name}(Number alpha, Tensor other)\n"
-                 f"Consider using one of the following signatures instead:\n\t{name}(Tensor "
-                 "other, *, Number alpha = 1)")
+        if method:
+            old, new = "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"
+        else:
+            old = "Tensor input, Number alpha, Tensor other, *, Tensor out = None"
+            new = "Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None"
+        ctx.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one "
+                 f"of the following signatures instead:\n\t{name}({new})")
 
 
 _DEPRECATED = "python_arg_parser: a deprecated signature"  # (warned_once's key for all)

@@ -28,6 +28,7 @@ from .arithmetic import (
     _rtruediv,
     add,
     add_,
+    add_method,
     clamp,
     div,
     div_,
@@ -44,6 +45,7 @@ from .arithmetic import (
     remainder_,
     sub,
     sub_,
+    sub_method,
 )
 from .attributes import detach_
 from .conversions import CONVERSIONS, _convert
@@ -534,6 +536,7 @@ LINALG: dict[str, Callable[..., Any]] = {"vector_norm": vector_norm, "norm": lin
 METHODS: dict[str, Callable[..., Any]] = {
     n: f for n, f in FUNCTIONS.items() if (n not in SURFACED or "Tensor" in O.OPS[n].surface)
     and n not in ("cat", "stack", "numel", "where", "einsum", "cdist")}
+METHODS.update({"add": add_method, "sub": sub_method})  # (the deprecated order's own warning)
 METHODS.update({fn.__name__: fn for fn in (
     add_, sub_, mul_, div_, pow_, remainder_, floor_divide_, zero_, fill_, copy_, masked_fill_,
     expand, expand_as, repeat, contiguous, is_contiguous, stride, _where_method, scatter_,
