@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from test_native import needs_lib, pure  # the C kernels' skip marker, the NumPy path
 
 from gradcli.engine import RunContext, machine, use
 from gradcli.engine.backend import get_backend, quiet, to_host
-from gradcli.engine.exact import layernorm, native
+from gradcli.engine.exact import layernorm
 from gradcli.engine.machine import Machine
 from gradcli.engine.nn_layers import layer_norm
 from gradcli.engine.tensor import Tensor
@@ -277,20 +276,7 @@ def test_empty_inputs(dt: type, shape: tuple) -> None:
 
 # ---- the compiled loops (_native.c's layer_norm_*) against the NumPy code ----------------------
 
-needs_lib = pytest.mark.skipif(native.lib is None, reason="gradcli's C kernels are not built "
-                               "here (no C compiler at install time, or GRADCLI_PURE is set)")
 MACHINES = (Machine("AVX2", 1), Machine("DEFAULT", 1))
-
-
-@contextmanager
-def _pure() -> Iterator[None]:
-    """The NumPy code for the duration."""
-    saved = native.lib
-    native.lib = None
-    try:
-        yield
-    finally:
-        native.lib = saved
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -325,7 +311,7 @@ def _assert_same(x: np.ndarray, k: int, w: object, b: object, dy: np.ndarray,
             token = machine.activate(base.with_threads(t))
             try:
                 got = _kernels(x, k, w, b, dy)
-                with _pure():
+                with pure():
                     want = _kernels(x, k, w, b, dy)
             finally:
                 machine.deactivate(token)
