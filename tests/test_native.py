@@ -105,19 +105,21 @@ SPECIAL64 = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, -5e-3
                       709.7827111495575, 709.78271289338397, -745.1332191019412,
                       -745.1332191019411, -1000.0, -1000.0000000000001, 1e-300, 1e300,
                       -1.0000000000000002, -0.9999999999999999, 709.782712893384, -36.7,
-                      -36.736800569677101, -36.74, 1e307, 1e308])
+                      -36.736800569677101, -36.74, 1e307, 1e308, 1e-8, -9.999999999999999e-09,
+                      2.5, 2.5000000000000004, -2.4999999999999996, 6.0, 5.999999999999999])
 
 
 @needs_lib
-@pytest.mark.parametrize("name", ["exp", "log", "log1p", "expm1"])
+@pytest.mark.parametrize("name", ["exp", "log", "log1p", "expm1", "erf"])
 @pytest.mark.parametrize("seed", range(3))
 def test_sleef64_functions_match_the_numpy_port(name: str, seed: int) -> None:
-    """sleef64's exp, log, log1p and expm1 in one C loop against their NumPy port: random bit
-    patterns (NaN payloads, subnormals, infinities), the ranges a log_softmax or a softplus
-    sees, the thresholds."""
+    """sleef64's exp, log, log1p, expm1 and erf in one C loop against their NumPy port: random
+    bit patterns (NaN payloads, subnormals, infinities), the ranges a log_softmax, a softplus
+    or a GELU sees, the thresholds."""
     rng = np.random.default_rng(seed)
     fn, port = getattr(sleef64, name), getattr(sleef64, "_" + name)
-    spread = {"exp": (-760, 720), "log": (0, 10), "log1p": (-1, 10), "expm1": (-40, 712)}[name]
+    spread = {"exp": (-760, 720), "log": (0, 10), "log1p": (-1, 10), "expm1": (-40, 712),
+              "erf": (-7, 7)}[name]
     for x in (rng.integers(0, 2 ** 64, 200_000, dtype=np.uint64).view(F64),
               rng.uniform(*spread, 200_000), np.exp(rng.uniform(-745, 709, 100_000)),
               rng.standard_normal((64, 27)), SPECIAL64, F64(0.3), np.array(2.0),

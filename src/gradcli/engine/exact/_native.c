@@ -1371,6 +1371,130 @@ LOOP static void expm1_64_loop(const double *x, double *y, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_expm1_64(x[i]);
 }
 
+/* ---- SLEEF's xerf_u1, double (sleef64.erf): a float64 GELU's vector lanes ----------------- */
+
+static const double EXPK64_POLY[10] = {
+    2.51069683420950419527139e-08, 2.76286166770270649116855e-07, 2.75572496725023574143864e-06,
+    2.48014973989819794114153e-05, 0.000198412698809069797676111, 0.0013888888939977128960529,
+    0.00833333333332371417601081, 0.0416666666665409524128449, 0.166666666666666740681535,
+    0.500000000000000999200722};
+
+/* double-double helpers of sleef64.py (dd.h, FMA variants), as pairs h, l */
+typedef struct { double h, l; } dd;
+INLINE dd dd_add(dd x, dd y) {  /* _add_d2_d2 */
+    double s = x.h + y.h;
+    return (dd){s, (((x.h - s) + y.h) + x.l) + y.l};
+}
+INLINE dd dd_add2_d(dd x, double y) {  /* _add2_d2_d */
+    double s = x.h + y, v = s - x.h;
+    return (dd){s, ((x.h - (s - v)) + (y - v)) + x.l};
+}
+INLINE dd d_add_dd(double x, dd y) {  /* _add_d_d2 */
+    double s = x + y.h;
+    return (dd){s, ((x - s) + y.h) + y.l};
+}
+INLINE dd dd_mul_d(dd x, double y) {  /* _mul_d2_d */
+    double s = x.h * y;
+    return (dd){s, fused64(x.l, y, fused64(x.h, y, -s))};
+}
+INLINE dd dd_squ(dd x) {  /* _squ */
+    double s = x.h * x.h;
+    return (dd){s, fused64(x.h + x.h, x.l, fused64(x.h, x.h, -s))};
+}
+INLINE dd dd_rec(dd d) {  /* _rec2 */
+    double t = 1.0 / d.h;
+    return (dd){t, t * fused64(-d.l, t, fused64(-d.h, t, 1.0))};
+}
+
+/* SLEEF's expk: exp of a double-double, as a double (sleef64._expk) */
+INLINE double sleef_expk64(dd d) {
+    const double r_ln2 = 1.442695040888963407359924681001892137426645954152985934135449406931;
+    const double l2u = .69314718055966295651160180568695068359375;
+    const double l2l = .28235290563031577122588448175013436025525412068e-12;
+    double dq = rint((d.h + d.l) * r_ln2);
+    int64_t q = int64_of(dq);
+    dd s = dd_add2_d(d, dq * -l2u);
+    s = dd_add2_d(s, dq * -l2l);
+    double n = s.h + s.l;  /* _normalize */
+    s = (dd){n, (s.h - n) + s.l};
+    double x[4];
+    x[0] = s.h;
+    x[1] = s.h * s.h;
+    x[2] = x[1] * x[1];
+    x[3] = x[2] * x[2];
+    double u = fused64(x[3], poly2(x, EXPK64_POLY), poly8(x, EXPK64_POLY + 2));  /* POLY10 */
+    dd t = d_add_dd(1.0, s);
+    t = dd_add(t, dd_mul_d(dd_squ(s), u));
+    return d.h < -1000.0 ? 0.0 : ldexp2_64(t.h + t.l, q);
+}
+
+static const double ERF64_POLY21[2][21] = {
+{
+    -0.2083271002525222097e-14, +0.7151909970790897009e-13, -0.1162238220110999364e-11,
+    +0.1186474230821585259e-10, -0.8499973178354613440e-10, +0.4507647462598841629e-9,
+    -0.1808044474288848915e-8, +0.5435081826716212389e-8, -0.1143939895758628484e-7,
+    +0.1215442362680889243e-7, +0.1669878756181250355e-7, -0.9808074602255194288e-7,
+    +0.1389000557865837204e-6, +0.2945514529987331866e-6, -0.1842918273003998283e-5,
+    +0.3417987836115362136e-5, +0.3860236356493129101e-5, -0.3309403072749947546e-4,
+    +0.1060862922597579532e-3, +0.2323253155213076174e-3, +0.1490149719145544729e-3},
+{
+    -0.4024015130752621932e-18, +0.3847193332817048172e-16, -0.1749316241455644088e-14,
+    +0.5029618322872872715e-13, -0.1025221466851463164e-11, +0.1573695559331945583e-10,
+    -0.1884658558040203709e-9, +0.1798167853032159309e-8, -0.1380745342355033142e-7,
+    +0.8525705726469103499e-7, -0.4160448058101303405e-6, +0.1517272660008588485e-5,
+    -0.3341634127317201697e-5, -0.2515023395879724513e-5, +0.6539731269664907554e-4,
+    -0.3551065097428388658e-3, +0.1210736097958368864e-2, -0.2605566912579998680e-2,
+    +0.1252823202436093193e-2, +0.1820191395263313222e-1, -0.1021557155453465954e+0}};
+static const double ERF64_DD[2][3][2] = {
+    {{0.0092877958392275604405, 7.9287559463961107493e-19}, {0.042275531758784692937, 1.3785226620501016138e-19}, {0.07052369794346953491, 9.5846628070792092842e-19}},
+    {{-0.63691044383641748361, -2.4249477526539431839e-17}, {-1.1282926061803961737, -6.2970338860410996505e-17}, {-1.2261313785184804967e-05, -5.5329707514490107044e-22}}};
+
+/* xerf_u1's -(t2 - 1) for |a| = x on one side of 2.5 (branch 0 at or below: sleef64._erf_part) */
+INLINE double sleef_erf_part64(double x, int branch) {
+    const double *c = ERF64_POLY21[branch];
+    double p[4];
+    p[0] = x;
+    p[1] = x * x;
+    p[2] = p[1] * p[1];
+    p[3] = p[2] * p[2];
+    double x16 = p[3] * p[3];
+    /* POLY21: x16 * POLY5(c[0..4]) + POLY16(c[5..20]) */
+    double high5 = fused64(p[2], c[0], poly4(p, c + 1));
+    double low16 = fused64(p[3], poly8(p, c + 5), poly8(p, c + 13));
+    double t = fused64(x16, high5, low16);
+    const double (*k)[2] = ERF64_DD[branch];
+    dd c2 = {k[0][0], k[0][1]}, c1 = {k[1][0], k[1][1]}, c0 = {k[2][0], k[2][1]};
+    dd high = dd_add(c2, dd_mul_d((dd){t, 0.0}, x));
+    dd t2 = dd_add(dd_add(c0, dd_mul_d(c1, x)), dd_mul_d(high, x * x));
+    if (branch == 0) {
+        t2 = d_add_dd(1.0, dd_mul_d(t2, x));
+        for (int i = 0; i < 4; i++) t2 = dd_squ(t2);
+        t2 = dd_rec(t2);
+    } else {
+        t2 = (dd){sleef_expk64(t2), 0.0};
+    }
+    t2 = dd_add2_d(t2, -1.0);
+    return -(t2.h + t2.l);
+}
+
+INLINE double sleef_erf64(double a) {
+    double x = fabs(a);
+    double z = sleef_erf_part64(x, x <= 2.5 ? 0 : 1);
+    if (x < 1e-8) z = x * 1.12837916709551262756245475959;
+    if (x >= 6.0 || isinf(a)) z = 1.0;
+    if (a == 0.0) z = 0.0;
+    uint64_t za, aa;  /* vmulsign: z's sign flipped where a's is set */
+    memcpy(&za, &z, 8);
+    memcpy(&aa, &a, 8);
+    za ^= aa & 0x8000000000000000ull;
+    memcpy(&z, &za, 8);
+    return z;
+}
+
+LOOP static void erf64_loop(const double *x, double *y, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_erf64(x[i]);
+}
+
 LOOP static void exp64_loop(const double *x, double *y, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) y[i] = sleef_exp64(x[i]);
 }
@@ -1392,6 +1516,7 @@ static PyObject *py_log1p64(PyObject *self, PyObject *args) {
 static PyObject *py_expm1_64(PyObject *self, PyObject *args) {
     return unary64(args, expm1_64_loop);
 }
+static PyObject *py_erf64(PyObject *self, PyObject *args) { return unary64(args, erf64_loop); }
 
 static PyObject *py_poly64(PyObject *self, PyObject *args) {
     PyObject *powers;
@@ -2342,6 +2467,7 @@ static PyMethodDef methods[] = {
     {"log64", py_log64, METH_VARARGS, "log64(x, out): SLEEF's xlog_u1 of float64 x into out."},
     {"log1p64", py_log1p64, METH_VARARGS, "log1p64(x, out): SLEEF's xlog1p of float64 x."},
     {"expm1_64", py_expm1_64, METH_VARARGS, "expm1_64(x, out): SLEEF's xexpm1 of float64 x."},
+    {"erf64", py_erf64, METH_VARARGS, "erf64(x, out): SLEEF's xerf_u1 of float64 x."},
     {"fma32", py_fma32, METH_VARARGS, "fma32(a, b, c, out): float32 a * b + c rounded once."},
     {"fma_add", py_fma_add, METH_VARARGS,
      "fma_add(p, c, out): float64 p (an exact product) + float32 c, rounded once to float32."},

@@ -11,7 +11,7 @@ correctly rounded ``fma64``, so the results are SLEEF's bit for bit.  SLEEF's po
 double-double ``vdouble2`` (dd.h, FMA variants).
 
 ``exp`` and ``log`` (a float64 softmax's and cross-entropy's), ``log1p`` and ``expm1``
-(softplus, ELU, BCE with logits) also run as one C loop each (native.py) where the kernels are
+(softplus, ELU, BCE with logits) and ``erf`` (a float64 GELU's) also run as one C loop each (native.py) where the kernels are
 built: the same operations element by element, this NumPy code their definition and fallback
 (tests/test_native.py holds the two to the same bits).
 
@@ -338,7 +338,15 @@ def erf(a: Any) -> Any:
     """Sleef_erfd8_u10 / Sleef_erfd4_u10 (xerf_u1): for |a| <= 2.5 Abramowitz and Stegun's
     1 - 1 / (1 + x p(x))**16 in double-double, above 1 - exp(x p(x)); x itself times 2/sqrt(pi)
     below 1e-8, 1 from 6 on.  Each lane's value is the same whichever of the C code's two
-    branches (every lane <= 2.5, or selects) its vector takes."""
+    branches (every lane <= 2.5, or selects) its vector takes.  One C loop where the kernels
+    are built, else ``_erf``."""
+    if native.lib is not None:
+        return native.unary(native.lib.erf64, _d(a))
+    return _erf(a)
+
+
+def _erf(a: Any) -> Any:
+    """xerf_u1 in NumPy, each of its operations over the whole array (each side of 2.5)."""
     a = _d(a)
     with np.errstate(all="ignore"):
         x = np.abs(a)
