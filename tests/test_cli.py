@@ -916,3 +916,28 @@ def test_json_documents_put_rows_of_plain_values_on_one_line():
     assert '      [1.0, "nan", -2.5],' in lines and '    "shape": [2, 3],' in lines
     assert '    {"n": 1},' in lines and '"text": "héllo \\"quoted\\""' in text
     assert text.endswith("}\n") and text.startswith("{\n  \"gradcli\": \"1\",\n")
+
+
+_NO_MODULE_INIT = """import torch
+
+
+class Poly(torch.nn.Module):
+    def __init__(self):
+        super()._init__()
+        self.a = torch.nn.Parameter(torch.randn(()))
+
+
+model = Poly()
+"""
+
+
+@pytest.mark.parametrize("args", [("graph", "-"), ("dot", "-"), ("graph", "-", "--format", "json"),
+                                  ("grad", "-", "--wrt", "self")])
+def test_a_module_whose_init_failed_is_no_module_to_name_parameters_in(args):
+    """The script's error, exit 1: the views and --wrt skip a module whose Module.__init__
+    never ran (its __init__ misspelt super().__init__; a fuzzed sample found the internal
+    error the parameter names' walk raised)."""
+    r = invoke(*args, input=_NO_MODULE_INIT)
+    assert r.exit_code == 1, r.output
+    assert "internal error" not in r.output
+    assert "'super' object has no attribute '_init__'" in r.output

@@ -326,11 +326,18 @@ def _members(value: Any) -> str | None:
     return None
 
 
+def _module(v: Any) -> bool:
+    """Whether ``v`` is a module whose ``Module.__init__`` ran (a script's ``__init__`` that
+    failed, or never called it, leaves one without parameters or submodules to walk)."""
+    return isinstance(v, Module) and "_parameters" in v.__dict__
+
+
 def _expand(value: Any, name: str, flag: str, span: Span | None) -> list[Target]:
     if isinstance(value, Tensor):
         return [Target(name, value, span)]
     if isinstance(value, Module):
-        params = [Target(f"{name}.{p}", t) for p, t in value.named_parameters()]
+        params = [Target(f"{name}.{p}", t) for p, t in value.named_parameters()] \
+            if _module(value) else []
         if not params:
             raise UsageError(f"{flag} {name}: the {tname(value)} has no parameters")
         return params
@@ -350,7 +357,7 @@ def _parameter_named(result: Any, text: str) -> list[Target] | None:
     found: list[list[Target]] = []
     for _, scope in scopes(result):
         for name, v in _names(scope):
-            if not isinstance(v, Module):
+            if not _module(v):
                 continue
             params = dict(v.named_parameters())
             if text in params:
@@ -369,7 +376,7 @@ def parameter_names(result: Any) -> dict[int, str]:
     optimizers = []
     for fn, scope in scopes(result):
         for name, v in _names(scope):
-            if isinstance(v, Module):
+            if _module(v):
                 for p, t in [*v.named_parameters(), *v.named_buffers()]:
                     out.setdefault(id(t), f"{name}.{p}")
             elif isinstance(getattr(v, "param_groups", None), list):
