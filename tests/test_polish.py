@@ -148,7 +148,9 @@ def _err(src: str):
 
 @pytest.mark.parametrize(("src", "message"), [
     ("x = max(ones(2), foo=1)", "max() got an unexpected keyword argument 'foo'"),
-    ("z = ones(2).add_(1, 2, 3)", "add_() takes 2 positional arguments but 4 were given"),
+    ("z = ones(2).add_(1, 2, 3)", ("add_() received an invalid combination of arguments - got "
+                                   "(!int!, !int!, !int!), but expected (Tensor other, *, "
+                                   "Number alpha = 1)")),  # PyTorch's
     ("seed(1, 2)", "seed() takes 1 positional argument but 2 were given"),
     ("print(foo=1)", "print() got an unexpected keyword argument 'foo'"),
     ("def f():\n    pass\nx = f + 1", "unsupported operand type(s) for +: 'function' and 'int'"),

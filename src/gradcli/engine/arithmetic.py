@@ -84,6 +84,11 @@ def _deprecated(name: str, alpha: Any, more: tuple, given: Any, method: bool) ->
         else:
             _deprecated_overload(name, method)
             return more[0], alpha
+    if method and len(more) > 1:  # python_arg_parser: no signature takes three
+        got = ", ".join(f"!{'Tensor' if v.__class__ is Tensor else type_name(v)}!"
+                        for v in (alpha, *more))
+        raise ScriptError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                          "but expected (Tensor other, *, Number alpha = 1)", kind="TypeError")
     taken = 1 if method else 2
     raise ScriptError(f"{name}() takes {taken} positional argument{'s' if taken > 1 else ''} "
                       f"but {taken + len(more)} were given", kind="TypeError")
