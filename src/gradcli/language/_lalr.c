@@ -22,6 +22,7 @@
 #include <string.h>
 
 #define NO_ACTION INT32_MIN
+#define MAX_OPS 64
 
 /* what a group of the master regex is (parser.py's branches, in its order) */
 enum { G_NONE, G_NAME, G_OP, G_NEWLINE, G_TOKEN, G_LONGSTRING, G_BAD, G_CONTINUATION };
@@ -50,6 +51,10 @@ typedef struct {
     PyObject *kind_index;  /* dict: terminal name -> kind */
     PyObject *words;       /* dict: a NAME's text -> kind (keywords, reserved and refused) */
     PyObject *operators;   /* dict: operator text -> kind */
+    int nops;              /* the operators again, for scan(): their text (ASCII, 1-3 chars) */
+    struct { char text[4]; int len; PyObject *str; } ops[MAX_OPS];  /* and the dict's key */
+    signed char by_first[128][4];  /* the operators starting with a character, longest first:
+                                    * indexes into ops, -1 after the last */
     PyObject *master, *goto_fn, *splice_fn, *stuck, *newline_fn, *long_string_fn;
     PyObject *bracket_fn, *bad_character_fn, *never_closed_fn;
     int start, end, max_depth, name_kind, newline_kind, dedent_kind, end_kind;
@@ -131,6 +136,40 @@ static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
     if (!PyTuple_Check(t->kind_names)) {
         PyErr_SetString(PyExc_TypeError, "kind_names: a tuple");
         return -1;
+    }
+    if (!PyDict_Check(t->operators)) {
+        PyErr_SetString(PyExc_TypeError, "operators: a dict");
+        return -1;
+    }
+    {
+        PyObject *op, *kind;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(t->operators, &pos, &op, &kind)) {
+            Py_ssize_t len = PyUnicode_Check(op) ? PyUnicode_GET_LENGTH(op) : 0;
+            if (len < 1 || len > 3 || !PyUnicode_IS_ASCII(op)) continue;  /* scan() skips it */
+            if (t->nops == MAX_OPS) {
+                PyErr_SetString(PyExc_ValueError, "more operators than scan() holds");
+                return -1;
+            }
+            memcpy(t->ops[t->nops].text, PyUnicode_DATA(op), (size_t)len);
+            t->ops[t->nops].len = (int)len;
+            t->ops[t->nops].str = Py_NewRef(op);
+            t->nops++;
+        }
+        memset(t->by_first, -1, sizeof t->by_first);
+        for (int w = 3; w >= 1; w--)
+            for (int e = 0; e < t->nops; e++) {
+                if (t->ops[e].len != w) continue;
+                signed char *row = t->by_first[(unsigned char)t->ops[e].text[0] & 127];
+                int k = 0;
+                while (k < 4 && row[k] >= 0) k++;
+                if (k == 4) {
+                    PyErr_SetString(PyExc_ValueError, "more operators on one character than "
+                                    "scan() holds");
+                    return -1;
+                }
+                row[k] = (signed char)e;
+            }
     }
     t->nkinds = (int)PyTuple_GET_SIZE(t->kind_names);
 
@@ -242,6 +281,7 @@ static int Tables_init(Tables *t, PyObject *args, PyObject *kwds) {
 static void Tables_dealloc(Tables *t) {
     Py_XDECREF(t->kind_names); Py_XDECREF(t->kind_index); Py_XDECREF(t->words);
     Py_XDECREF(t->operators); Py_XDECREF(t->master); Py_XDECREF(t->goto_fn);
+    for (int e = 0; e < t->nops; e++) Py_XDECREF(t->ops[e].str);
     Py_XDECREF(t->splice_fn); Py_XDECREF(t->stuck); Py_XDECREF(t->newline_fn);
     Py_XDECREF(t->long_string_fn); Py_XDECREF(t->bracket_fn);
     Py_XDECREF(t->bad_character_fn); Py_XDECREF(t->never_closed_fn);
@@ -663,19 +703,18 @@ static int scan(Tables *t, PyObject *text, Py_ssize_t pos, Py_ssize_t *end, int 
         *group = t->newline_group;
     } else if (c != 0 && c < 128 && strchr("()[]{},:;=+-*/%@<>!&|^~.", (int)c) != NULL) {
         if (c == '.' && is_digit(AT(i + 1))) return 0;  /* a number */
-        for (Py_ssize_t w = 3; w >= 1; w--) {  /* the longest operator there */
-            if (i + w > n) continue;
-            PyObject *op = PyUnicode_Substring(text, i, i + w);
-            if (op == NULL) return -1;
-            PyObject *k = PyDict_GetItemWithError(t->operators, op);
-            if (k != NULL) {
+        /* the longest operator there (its text: the operators dict's own key) */
+        Py_UCS4 next[2] = {AT(i + 1), AT(i + 2)};
+        const signed char *row = t->by_first[c];
+        for (int k = 0; k < 4 && row[k] >= 0; k++) {
+            int e = row[k], w = t->ops[e].len;
+            if ((w < 2 || next[0] == (unsigned char)t->ops[e].text[1]) &&
+                (w < 3 || next[1] == (unsigned char)t->ops[e].text[2])) {
                 *end = i + w;
                 *group = t->op_group;
-                *value = op;
+                *value = Py_NewRef(t->ops[e].str);
                 return 1;
             }
-            Py_DECREF(op);
-            if (PyErr_Occurred()) return -1;
         }
         return 0;
     } else {
