@@ -29,8 +29,8 @@ enum { G_NONE, G_NAME, G_OP, G_NEWLINE, G_TOKEN, G_LONGSTRING, G_BAD, G_CONTINUA
 /* what a reduction does with its children: nothing (a unit rule's), a helper list, a call of
  * the compiler's method, or (the hottest four) its node made here, as exprs.py's name, number
  * and binary and compiler.py's assign make it: a frozen node's slots written, its span a named
- * tuple */
-enum { R_UNIT, R_HELPER, R_CALL, R_NAME, R_NUMBER, R_BINARY, R_ASSIGN };
+ * tuple; and compiler.py's simple_stmts for a line of one statement (its list) */
+enum { R_UNIT, R_HELPER, R_CALL, R_NAME, R_NUMBER, R_BINARY, R_ASSIGN, R_SIMPLE };
 
 typedef struct {
     int size, nt, kind, append;  /* append: a helper list grows by one item, in place */
@@ -497,6 +497,14 @@ static PyObject *reduce(Tables *t, Rule *r, PyObject *c) {
                  PyTuple_GET_ITEM(vs, 3));
         Py_DECREF(vs);
         return node4(t->assign_cls, t->assign_slots, id, value, Py_False, s);
+    }
+    case R_SIMPLE: {  /* [statement(s), NEWLINE]: simple_stmts's first branch */
+        if (!PyList_CheckExact(c) || PyList_GET_SIZE(c) != 2) break;
+        PyObject *first = PyList_GET_ITEM(c, 0);
+        if (PyList_CheckExact(first)) return Py_NewRef(first);
+        PyObject *one = PyList_New(1);
+        if (one != NULL) PyList_SET_ITEM(one, 0, Py_NewRef(first));
+        return one;
     }
     default:
         return PyObject_CallOneArg(r->fn, c);

@@ -140,6 +140,7 @@ class Compiler(ExpressionReductions):
         return body
 
     def simple_stmts(self, c: list[Any]) -> list[Stmt]:
+        # NOTE: _lalr.c's reduce() does the first branch itself (R_SIMPLE)
         if len(c) == 2:
             return c[0] if type(c[0]) is list else [c[0]]  # an annotated assignment: two
         return _flatten(c)

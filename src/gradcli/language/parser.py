@@ -138,10 +138,11 @@ class _Parser:
             group_role.append(role)
             group_kind.append(index.get(kind, -1) if kind is not None else -1)
         # R_UNIT (None), R_HELPER 1, R_CALL 2, or the node made in C: R_NAME 3, R_NUMBER 4,
-        # R_BINARY 5, R_ASSIGN 6 (exprs.py's name, number and binary, compiler.py's assign for
-        # `name = value` of a plain value, written again in _lalr.c)
+        # R_BINARY 5, R_ASSIGN 6, R_SIMPLE 7 (exprs.py's name, number and binary, compiler.py's
+        # assign for `name = value` of a plain value and simple_stmts for a line of one
+        # statement, written again in _lalr.c)
         made = {ExpressionReductions.name: 3, ExpressionReductions.number: 4,
-                ExpressionReductions.binary: 5, Compiler.assign: 6}
+                ExpressionReductions.binary: 5, Compiler.assign: 6, Compiler.simple_stmts: 7}
         rules: list[tuple | None] = []
         for rule in self.rules:
             if rule is None or rule[2] is None:
