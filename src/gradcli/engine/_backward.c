@@ -30,15 +30,28 @@ static PyObject *s_plans, *s_shape, *s_dtype, *s_data, *s_astype, *s_unpack, *s_
     *s_free_tag;
 /* graph.Node (the class exactly: a subclass may have its own apply and free), the offsets of
  * the slots its apply and free read, ops.GRAD_ONLY, graph.sum_to and Tensor */
-enum { N_OP, N_SAVED, N_SHAPES, N_FREED, N_FREED_BY, N_DTYPES, N_PARAMS, N_FIELDS };
+enum { N_OP, N_SAVED, N_SHAPES, N_FREED, N_FREED_BY, N_DTYPES, N_PARAMS, N_BACKEND, N_EDGES,
+       N_HOOKS, N_MASK, N_RETAINED, N_SEQ, N_FIELDS };
 static PyTypeObject *node_cls;
 static Py_ssize_t n_off[N_FIELDS];
 static PyObject *grad_only, *sum_to_fn, *tensor_cls, *node_apply_fn, *node_free_fn;
 #define SLOT(o, f) SLOT_AT(o, n_off[f])
 
-/* 1 when attribute name of o is not None, 0 when it is, -1 with an exception set */
-static int attr_set(PyObject *o, PyObject *name) {
-    PyObject *v = PyObject_GetAttr(o, name);
+/* n.<name>, a new reference: slot f read directly for a Node or an AccumulateGrad (the classes
+ * exactly: a subclass may define the name otherwise), else the attribute */
+static PyObject *field(PyObject *n, int f, PyObject *name) {
+    PyTypeObject *type = Py_TYPE(n);
+    if (type == node_cls || (PyObject *)type == accumulate_grad) {
+        PyObject *v = SLOT(n, f);
+        if (v != NULL) return Py_NewRef(v);
+    }
+    return PyObject_GetAttr(n, name);
+}
+
+/* 1 when n.<name> (slot f, as field() reads it) is not None, 0 when it is, -1 with an
+ * exception set */
+static int field_set(PyObject *n, int f, PyObject *name) {
+    PyObject *v = field(n, f, name);
     if (v == NULL) return -1;
     int r = v != Py_None;
     Py_DECREF(v);
@@ -290,7 +303,7 @@ static PyObject *count_of(PyObject *adds, PyObject *n) {
  * pushed on the ready heap at 0.  0, or -1 with an exception set. */
 static int send(PyObject *n, PyObject *grads_in, PyObject *mask, PyObject *buffers,
                 PyObject *adds, PyObject *deps, PyObject *ready) {
-    PyObject *edges = PyObject_GetAttr(n, s_edges), *e = NULL, *gs = NULL, *ms = NULL;
+    PyObject *edges = field(n, N_EDGES, s_edges), *e = NULL, *gs = NULL, *ms = NULL;
     int status = -1;
     if (edges == NULL) return -1;
     e = PySequence_Fast(edges, "a node's edges");
@@ -339,7 +352,7 @@ static int send(PyObject *n, PyObject *grads_in, PyObject *mask, PyObject *buffe
             Py_DECREF(l);
             if (failed) goto done;
             if (left == 0) {
-                PyObject *seq = PyObject_GetAttr(m, s_seq);
+                PyObject *seq = field(m, N_SEQ, s_seq);
                 if (seq == NULL) goto done;
                 PyObject *item = PyTuple_Pack(2, seq, m);
                 Py_DECREF(seq);
@@ -405,8 +418,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
         Py_INCREF(g);
         if (PyDict_DelItem(buffers, n) < 0) goto fail;
         int odd = g == Py_None;
-        if (!odd && (odd = attr_set(n, s_hooks)) < 0) goto fail;
-        if (!odd && (odd = attr_set(n, s_retained)) < 0) goto fail;
+        if (!odd && (odd = field_set(n, N_HOOKS, s_hooks)) < 0) goto fail;
+        if (!odd && (odd = field_set(n, N_RETAINED, s_retained)) < 0) goto fail;
         if (!odd && PySet_GET_SIZE(marked) && (odd = PySet_Contains(marked, n)) < 0) goto fail;
         if (odd) {
             r = PyObject_CallFunctionObjArgs(special, n, g, NULL);
@@ -433,7 +446,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
             }
             continue;
         } else {
-            PyObject *backend = PyObject_GetAttr(n, s_backend);
+            PyObject *backend = field(n, N_BACKEND, s_backend);
             if (backend == NULL) goto fail;
             if (backend != fx_backend) {
                 PyObject *made = PyObject_CallOneArg(formulas_fn, backend);
@@ -445,7 +458,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
                 Py_XSETREF(fx_backend, Py_NewRef(backend));
             }
             Py_DECREF(backend);
-            if ((mask = PyObject_GetAttr(n, s_mask)) == NULL) goto fail;
+            if ((mask = field(n, N_MASK, s_mask)) == NULL) goto fail;
             grads_in = own(n, s_apply, node_apply_fn) ? node_apply(n, g, mask, fx)
                 : PyObject_CallMethodObjArgs(n, s_apply, g, mask, fx, Py_False, NULL);
             if (grads_in == NULL) goto fail;
@@ -481,7 +494,7 @@ fail:
 
 /* the tuple of n.edges (a new reference), or NULL with an exception set */
 static PyObject *edges_of(PyObject *n) {
-    PyObject *edges = PyObject_GetAttr(n, s_edges);
+    PyObject *edges = field(n, N_EDGES, s_edges);
     if (edges != NULL && !PyTuple_Check(edges)) {
         Py_SETREF(edges, PySequence_Tuple(edges));
     }

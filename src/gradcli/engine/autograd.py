@@ -569,8 +569,10 @@ def _accumulate(t: Tensor, g: Any, create_graph: bool, adds: int = 0) -> None:
 
 
 if _loop is not None:  # what the compiled loop calls: the same as _plain's
-    # (and for a Node of the class exactly, its apply and free in C: the slots they read)
-    _node_slots = ("op", "saved", "shapes", "freed", "freed_by", "dtypes", "params")
+    # (and for a Node of the class exactly, its apply and free in C: the slots they read; the
+    # loop and the walks read a Node's or an AccumulateGrad's fields from their slots too)
+    _node_slots = ("op", "saved", "shapes", "freed", "freed_by", "dtypes", "params", "backend",
+                   "edges", "hooks", "mask", "retained", "seq")
     _loop.setup(AccumulateGrad, _accumulate, _array_formulas, _check_nan, heapq.heappush,
                 heapq.heappop, (Node, tuple(getattr(Node, n) for n in _node_slots), O.GRAD_ONLY,
                                 sum_to, Tensor))
