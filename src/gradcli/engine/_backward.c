@@ -553,21 +553,50 @@ static PyObject *counts(PyObject *self, PyObject *roots) { return walk(roots, 1)
 /* reach(roots): _run's walk to targets, {node: None} of every node reachable from roots */
 static PyObject *reach(PyObject *self, PyObject *roots) { return walk(roots, 0); }
 
-/* plan(nodes, needed, roots): autograd._plan's pass over nodes (sorted by seq), with needed
- * the set of targets (it grows to the nodes that lead to one): (deps, masks, run) */
+typedef struct { long long seq; Py_ssize_t at; PyObject *n; } Ranked;
+
+static int by_seq(const void *a, const void *b) {  /* sorted(..., key=seq): stable */
+    const Ranked *x = a, *y = b;
+    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* plan(nodes, needed, roots): autograd._plan's pass over nodes (an iterable, taken in
+ * increasing seq as sorted() orders them), with needed the set of targets (it grows to the
+ * nodes that lead to one): (deps, masks, run) */
 static PyObject *plan(PyObject *self, PyObject *args) {
-    PyObject *nodes, *needed, *roots;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &nodes, &PySet_Type, &needed,
-                          &PySet_Type, &roots)) return NULL;
+    PyObject *given, *needed, *roots;
+    if (!PyArg_ParseTuple(args, "OO!O!", &given, &PySet_Type, &needed, &PySet_Type, &roots))
+        return NULL;
     if (accumulate_grad == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_backward.setup() first");
         return NULL;
     }
+    PyObject *nodes = PySequence_Fast(given, "plan(): nodes");  /* holds the nodes */
+    if (nodes == NULL) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(nodes);
+    Ranked *ranked = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Ranked));
+    if (ranked == NULL) {
+        Py_DECREF(nodes);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *n = PySequence_Fast_GET_ITEM(nodes, i), *seq = field(n, N_SEQ, s_seq);
+        long long v = seq == NULL ? -1 : PyLong_AsLongLong(seq);
+        Py_XDECREF(seq);
+        if (v == -1 && PyErr_Occurred()) {
+            PyMem_Free(ranked);
+            Py_DECREF(nodes);
+            return NULL;
+        }
+        ranked[i] = (Ranked){v, i, n};
+    }
+    qsort(ranked, (size_t)count, sizeof(Ranked), by_seq);
     PyObject *deps = PyDict_New(), *masks = PyDict_New(), *run = PyList_New(0);
     PyObject *edges = NULL, *mask = NULL, *own = NULL;
     if (deps == NULL || masks == NULL || run == NULL) goto fail;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nodes); i++) {
-        PyObject *n = PyList_GET_ITEM(nodes, i);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *n = ranked[i].n;
         int accumulates = (PyObject *)Py_TYPE(n) == accumulate_grad;
         int found = PySet_Contains(needed, n);
         if (found < 0 || (edges = edges_of(n)) == NULL) goto fail;
@@ -589,7 +618,7 @@ static PyObject *plan(PyObject *self, PyObject *args) {
                 }
             } else {
                 if (mask == NULL) {
-                    PyObject *m0 = PyObject_GetAttr(n, s_mask);
+                    PyObject *m0 = field(n, N_MASK, s_mask);
                     if (m0 == NULL) goto fail;
                     mask = PySequence_List(m0);
                     Py_DECREF(m0);
@@ -604,7 +633,7 @@ static PyObject *plan(PyObject *self, PyObject *args) {
             if (!accumulates && PyList_Append(run, n) < 0) goto fail;
             int sends;
             if (mask == NULL) {
-                if ((own = PyObject_GetAttr(n, s_mask)) == NULL) goto fail;
+                if ((own = field(n, N_MASK, s_mask)) == NULL) goto fail;
                 sends = PySequence_Contains(own, Py_True);
                 Py_CLEAR(own);
                 if (sends < 0) goto fail;
@@ -627,8 +656,12 @@ static PyObject *plan(PyObject *self, PyObject *args) {
         if (PyDict_SetItem(masks, n, Py_None) < 0) goto fail;
     }
     if (PyList_Reverse(run) < 0) goto fail;
+    PyMem_Free(ranked);
+    Py_DECREF(nodes);
     return Py_BuildValue("(NNN)", deps, masks, run);
 fail:
+    PyMem_Free(ranked);
+    Py_DECREF(nodes);
     Py_XDECREF(deps); Py_XDECREF(masks); Py_XDECREF(run);
     Py_XDECREF(edges); Py_XDECREF(mask); Py_XDECREF(own);
     return NULL;
@@ -643,7 +676,8 @@ static PyMethodDef methods[] = {
      "at): autograd._plain's loop, for a backward without create_graph or a trace"},
     {"counts", counts, METH_O, "counts(roots): _run's walk without targets, its deps"},
     {"reach", reach, METH_O, "reach(roots): _run's walk to targets, the nodes it meets"},
-    {"plan", plan, METH_VARARGS, "plan(nodes, needed, roots): _plan's pass, (deps, masks, run)"},
+    {"plan", plan, METH_VARARGS,
+     "plan(nodes, needed, roots): _plan's pass over the nodes by seq, (deps, masks, run)"},
     {NULL},
 };
 

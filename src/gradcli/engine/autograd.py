@@ -480,7 +480,7 @@ def _plan(nodes: Any, targets: set, roots: set) -> tuple[set, dict, dict, list]:
     """
     needed = set(targets)
     if _loop is not None:  # the same pass compiled (engine/_backward.c)
-        return (needed, *_loop.plan(sorted(nodes, key=_SEQ), needed, roots))
+        return (needed, *_loop.plan(nodes, needed, roots))  # (sorted there by seq)
     deps: dict[Node, int] = {}
     masks: dict[Node, Any] = {}
     run = []
