@@ -92,14 +92,18 @@ def output(result: Any, of: str | None, need: bool) -> Target | None:
     if call is not None:
         return Target(_name_of(result, call.tensor) or _receiver(result, call.span),
                       call.tensor, call.span)
-    best = None
+    best = None  # the newest scalar that requires grad: the first scope's, on a tie
     for _, scope in scopes(result):
-        for name, v in scope.items():  # _names(scope)'s, tested after the tensor's own checks
-            if isinstance(v, Tensor) and v.requires_grad and not name.startswith("__") and \
-                    v.numel() == 1:
+        found = None
+        for name, v in reversed(scope.items()):  # newest first: most are ranked out at once
+            if isinstance(v, Tensor) and v.requires_grad:
                 rank = v.grad_fn.seq if v.grad_fn is not None else -1
-                if best is None or rank > best[0]:
-                    best = (rank, name, v)
+                # >=: on a tie the name bound first wins (_names(scope)'s, checked last)
+                if (found is None or rank >= found[0]) and not name.startswith("__") and \
+                        v.numel() == 1:
+                    found = (rank, name, v)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
     if best is not None:
         return Target(best[1], best[2], _bound_at(result, best[1]))
     if not need:  # a listing without an output to mark: the last tensor bound, as before
