@@ -87,6 +87,16 @@ def test_grad_works_after_the_scripts_own_backward(sample, wrt, expected):
     assert r.stdout == expected + "\n"
 
 
+@pytest.mark.parametrize(("script", "expected"), [
+    ("w = param(1.0)\na = w * 2\nb = a\n", "a"),  # one tensor, two names: the first bound
+    ("w = param(1.0)\na = w * 2\nb = w * 3\na = b * 1\n", "a"),  # rebound: the newest node
+    ("w = param(1.0)\nv = w * 2\nu = v.sum()\nm = w * 3\nq = m * (v * 1)\n", "q"),
+    ("w = param(1.0)\nb = w\n", "w"),  # only leaves: the first of them
+])
+def test_the_default_output_is_the_newest_scalar_that_requires_grad(script, expected):
+    assert _out(pipeline.run(script), None).name == expected
+
+
 def test_every_sample_that_runs_to_its_end_has_a_gradient_and_checks():
     wrt = {"accumulation": "Wh", "backprop_demystified": "a", "chain_rule": "w1", "detach": "x",
            "exercise": "x", "gradient_descent": "b", "growing_graph": "A", "loop_graph": "a",
