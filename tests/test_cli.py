@@ -726,7 +726,16 @@ names = [(n, e) for n in os.listdir(libs) for p, e in launch._OPENBLAS.items() i
 lib = ctypes.CDLL(os.path.join(libs, names[0][0]))
 procs, _ = names[0][1]
 threads = getattr(lib, procs.replace("get_num_procs", "get_num_threads"))()
-print(threads, getattr(lib, procs)(), "OPENBLAS_NUM_THREADS" in os.environ)
+import time
+time.sleep(0.3)  # (a pool thread with OpenBLAS's default wait spins about 0.1 s of CPU here)
+ticks = 0
+for task in os.listdir("/proc/self/task"):
+    if int(task) != os.getpid():
+        with open(f"/proc/self/task/{task}/stat") as f:
+            ticks += sum(int(v) for v in f.read().rsplit(")", 1)[1].split()[11:13])
+spent = ticks / os.sysconf("SC_CLK_TCK")
+print(threads, getattr(lib, procs)(),
+      any(v in os.environ for v in ("OPENBLAS_NUM_THREADS", "OPENBLAS_THREAD_TIMEOUT")), spent)
 """
 _NUMPY_PRODUCT = """
 import numpy as np
@@ -750,14 +759,17 @@ def _openblas_wheel() -> bool:
 def test_numpy_starts_its_blas_on_one_thread_then_has_its_usual_threads(tmp_path):
     """The entry point loads NumPy's OpenBLAS with one thread (its pool's start is a third of
     NumPy's import) and then gives it the threads it would have had, so a script's NumPy
-    products print what ``python`` prints (their bits depend on the thread count)."""
+    products print what ``python`` prints (their bits depend on the thread count); the pool's
+    threads sleep until a product needs them instead of spinning (the shortest wait)."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
+           if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
+                        "OPENBLAS_THREAD_TIMEOUT")}
     env["PYTHONPATH"] = SRC
     r = subprocess.run([sys.executable, "-c", _BLAS_CHECK], capture_output=True, text=True,
                        env=env, check=True, timeout=120)
-    threads, procs, left = r.stdout.split()
+    threads, procs, left, spent = r.stdout.split()
     assert threads == procs and left == "False"
+    assert float(spent) < 0.03  # the other threads' CPU seconds: ~0.1 spinning
     script = tmp_path / "product.py"
     script.write_text(_NUMPY_PRODUCT)
     ours = subprocess.run([sys.executable, "-m", "gradcli", "run", str(script)],

@@ -97,16 +97,19 @@ _OPENBLAS = {"libscipy_openblas64_": ("scipy_openblas_get_num_procs64_",
 
 def _import_numpy() -> None:
     """Import NumPy with its OpenBLAS started on one thread, then given the threads it would
-    have started with.
+    have started with, which sleep until a product needs them.
 
-    OpenBLAS starts its thread pool when NumPy loads it, and the new threads spin: on 2 cores
-    about 80 ms of CPU time (a third of a small command's), and as much wall time when the
-    other core is busy, paid by every command, while gradcli's own products go through MKL and
-    NumPy's BLAS serves only fallbacks and a script's NumPy calls.  Setting the threads once it
-    is loaded costs a fraction of a millisecond, and a product's bits depend on the thread
-    count, not on when the pool was made (tests/test_cli.py holds a script's NumPy product to
-    ``python``'s).  Only for the library NumPy's Linux wheels bundle, found by name before it
-    is loaded, and where no thread variable says otherwise.
+    OpenBLAS starts its thread pool when NumPy loads it, and each new thread spins while it
+    waits for work (2^28 cycles by default: on 2 cores about 0.1 s of CPU time, a third of a
+    small command's, and as much wall time when the other core is busy), paid by every
+    command, while gradcli's own products go through MKL and NumPy's BLAS serves only
+    fallbacks and a script's NumPy calls.  Loaded with one thread and the shortest wait
+    (OPENBLAS_THREAD_TIMEOUT=4: 2^4 cycles), then given its threads, the pool costs a fraction
+    of a millisecond and its threads sleep until a product wakes them.  A product's bits depend
+    on the thread count, not on when the pool was made or how long its threads wait
+    (tests/test_cli.py holds a script's NumPy product to ``python``'s).  Only for the library
+    NumPy's Linux wheels bundle, found by name before it is loaded, and where no thread
+    variable says otherwise (a wait the user set is kept).
     """
     if "numpy" in sys.modules or any(
             v in os.environ for v in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
@@ -129,14 +132,18 @@ def _import_numpy() -> None:
     import ctypes
 
     name, (procs, set_threads) = found[0]
-    os.environ["OPENBLAS_NUM_THREADS"] = "1"  # read once, when the library loads
+    # read once, when the library loads
+    setting = {"OPENBLAS_NUM_THREADS": "1", "OPENBLAS_THREAD_TIMEOUT": "4"}
+    setting = {k: v for k, v in setting.items() if k not in os.environ}
+    os.environ.update(setting)
     try:
         lib = ctypes.CDLL(os.path.join(libs, name))  # the one NumPy then loads
         import numpy  # noqa: F401
     except OSError:  # not loadable here: NumPy's own import says why, as without this
         return
     finally:
-        del os.environ["OPENBLAS_NUM_THREADS"]
+        for k in setting:
+            del os.environ[k]
     if hasattr(lib, set_threads) and hasattr(lib, procs):
         getattr(lib, set_threads)(getattr(lib, procs)())  # its default: one per processor
 
