@@ -17,7 +17,7 @@
 #include "../_capi.h"  /* Python.h, and the slot and name helpers the extensions share */
 
 enum { T_DATA, T_BACKEND, T_REQUIRES_GRAD, T_GRAD_FN, T_GRAD, T_VC, T_RETAINS_GRAD, T_STRIDES,
-       T_BASE, T_CREATION, T_VIEW_FN, T_ACCUMULATOR, T_FIELDS };
+       T_BASE, T_CREATION, T_VIEW_FN, T_ACCUMULATOR, T_VIEWS, T_FIELDS };
 enum { N_OP, N_EDGES, N_SAVED, N_PARAMS, N_SHAPES, N_BACKEND, N_RETAINED, N_DTYPES, N_HOOKS,
        N_FREED, N_FREED_BY, N_UNFREED, N_SEQ, N_PRIO, N_MASK, N_FIELDS };
 
@@ -97,7 +97,7 @@ static PyObject *new_tensor(PyObject *data, PyObject *backend) {
     Py_INCREF(s_zero);
     PyList_SET_ITEM(vc, 0, s_zero);
     PyObject *items[T_FIELDS] = {data, backend, Py_False, Py_None, Py_None, vc, Py_False,
-                                 Py_None, Py_None, Py_None, Py_None, Py_None};
+                                 Py_None, Py_None, Py_None, Py_None, Py_None, Py_None};
     PyObject *t = make(tensor_cls, t_off, items, T_FIELDS);
     Py_DECREF(vc);
     return t;

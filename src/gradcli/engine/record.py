@@ -542,7 +542,8 @@ def _compiled_spec() -> dict:
     from .context import _CURRENT
 
     tensor_slots = ("data", "backend", "requires_grad", "grad_fn", "_grad", "_vc",
-                    "_retains_grad", "_strides", "_base", "_creation", "_view_fn", "_accumulator")
+                    "_retains_grad", "_strides", "_base", "_creation", "_view_fn", "_accumulator",
+                    "_views")
     node_slots = ("op", "edges", "saved", "params", "shapes", "backend", "retained", "dtypes",
                   "hooks", "freed", "freed_by", "unfreed", "seq", "prio", "mask")
     return {

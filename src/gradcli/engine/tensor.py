@@ -157,6 +157,7 @@ class Tensor:
         self._creation: tuple | None = None
         self._view_fn: Callable | None = None  # replays this view from its base's array
         self._accumulator: Any = None  # the leaf's AccumulateGrad: graph.accumulator reads it
+        self._views: dict | None = None  # the views made of it (aliasing.py), once there is one
 
     # -- attributes -------------------------------------------------------------------------
     @property
