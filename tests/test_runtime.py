@@ -181,3 +181,28 @@ def test_a_run_hands_what_it_made_to_the_collectors_oldest_generation():
             gc.disable()
     assert r.error is None and len(r.bindings) == 3000
     assert young < 3000, young  # the program alone is ~30,000 objects
+
+
+_FAILING = {  # an expression of each kind script/closures.py compiles, failing
+    "operator": "x + 'a'",
+    "attribute": "x.nope",
+    "method": "x.sum(9, 9, 9)",
+    "call": "undefined_name(x)",
+    "subscript": "x[5]",
+    "compare": "x < 'a'",
+    "nested": "(x * 2).exp()[1] + x.nope",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_FAILING))
+def test_a_functions_compiled_calls_fail_as_its_walked_first_call_does(kind):
+    """A function's body is walked at its first call and compiled from its second
+    (script/closures.py): the same error, at the same place, with the same hint."""
+    define = ("def f(x, fail):\n    y = x * 2\n    if fail:\n"
+              f"        z = {_FAILING[kind]}\n    return y\nx = param([1.0, 2.0])\n")
+    first = run(define + "f(x, True)\n").error
+    later = run(define + "f(x, False)\nf(x, False)\nf(x, True)\n").error
+    assert first is not None and later is not None
+    assert (later.kind, later.message, later.span, later.hint) == \
+        (first.kind, first.message, first.span, first.hint)
+    assert first.span.line == 4 and [c.line for c in later.calls] == [9]

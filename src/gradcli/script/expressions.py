@@ -51,7 +51,7 @@ _UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 _UNSET = object()
 
 
-def _compared(op: str, left: Any, right: Any) -> Any:
+def compared(op: str, left: Any, right: Any) -> Any:
     """``left op right`` with Python's semantics (NumPy's where an operand is NumPy's) and
     script-level errors."""
     try:
@@ -131,19 +131,12 @@ class Evaluator(Attributes):
             else:
                 right = self.eval(right, scope)
             op, ca, cb = e.op, left.__class__, right.__class__
-            if (ca is int or ca is float) and (cb is int or cb is float) and \
-                    op in NUMBER_OPERATORS:  # two Python numbers: Python's result, checked
-                try:
-                    result = NUMBER_OPERATORS[op](left, right)
-                except ArithmeticError:  # arith() below raises it as the script's error
-                    pass
-                else:
-                    if result.__class__ is not int or result.bit_length() <= MAX_INT_BITS:
-                        return result
             try:
+                # a tensor's operator method at once (binary's fast path, inline: a grad
+                # script's lines are mostly these, each run once by this walker)
                 if ca is Tensor and (cb is Tensor or cb in NUMBERS) or \
                         (cb is Tensor and ca in NUMBERS):
-                    method = TENSOR_OPERATORS[op][ca is not Tensor]  # the tensor's at once
+                    method = TENSOR_OPERATORS[op][ca is not Tensor]
                     if method is not None:
                         try:
                             result = method(left, right) if ca is Tensor else \
@@ -152,9 +145,8 @@ class Evaluator(Attributes):
                             raise operator_error(exc, op, left, right, op) from None
                         if result is not NotImplemented:
                             return result
-                elif op == "%" and ca is str:
-                    return self.printer.percent(left, right)
-                return arith(op, left, right)
+                    return arith(op, left, right)
+                return self.binary(op, left, right)
             except GradcliError as err:  # the caret under the innermost call or operator
                 if err.span is None:
                     err.span = e.span
@@ -176,21 +168,52 @@ class Evaluator(Attributes):
             values = [self.eval(a, scope) for a in args] if len(args) > 1 else \
                 [self.eval(args[0], scope)] if args else []
             kwargs = {k: self.eval(v, scope) for k, v in e.kwargs} if e.kwargs else {}
-            self.call_at = e.span  # a script function called here is called from this call
-            try:
-                return self.call_value(fn, values, kwargs, e.func)
-            except GradcliError as err:  # the caret under the innermost call or operator
-                if err.span is None:
-                    err.span = e.span
-                raise
-            finally:
-                self.call_at = None
+            return self.call_site(fn, values, kwargs, e)
         if cls is P.Attribute:  # a name in scope read here, without a call
             obj = e.value
             if obj.__class__ is P.Name and obj.id in scope:
                 return self.attribute(scope[obj.id], e.attr, e.span)
             return self.attribute(self.eval(obj, scope), e.attr, e.span)
         return self._EVAL[cls](self, e, scope)
+
+    def binary(self, op: str, left: Any, right: Any) -> Any:
+        """``left op right`` of two values (a binary operator's, evaluated): two Python
+        numbers at once, a tensor's operator method at once, else ``values.arith``."""
+        ca, cb = left.__class__, right.__class__
+        if (ca is int or ca is float) and (cb is int or cb is float) and \
+                op in NUMBER_OPERATORS:  # two Python numbers: Python's result, checked
+            try:
+                result = NUMBER_OPERATORS[op](left, right)
+            except ArithmeticError:  # arith() below raises it as the script's error
+                pass
+            else:
+                if result.__class__ is not int or result.bit_length() <= MAX_INT_BITS:
+                    return result
+        if ca is Tensor and (cb is Tensor or cb in NUMBERS) or (cb is Tensor and ca in NUMBERS):
+            method = TENSOR_OPERATORS[op][ca is not Tensor]  # the tensor's at once
+            if method is not None:
+                try:
+                    result = method(left, right) if ca is Tensor else method(right, left)
+                except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
+                    raise operator_error(exc, op, left, right, op) from None
+                if result is not NotImplemented:
+                    return result
+        elif op == "%" and ca is str:
+            return self.printer.percent(left, right)
+        return arith(op, left, right)
+
+    def call_site(self, fn: Any, args: list, kwargs: dict, e: P.Call) -> Any:
+        """Call ``fn`` (evaluated) from the call expression ``e``: a script function called
+        here is called from ``e``, and an error without a place is placed at it."""
+        self.call_at = e.span
+        try:
+            return self.call_value(fn, args, kwargs, e.func)
+        except GradcliError as err:  # the caret under the innermost call or operator
+            if err.span is None:
+                err.span = e.span
+            raise
+        finally:
+            self.call_at = None
 
     def _unary(self, e: P.Unary, scope: dict) -> Any:
         v = self.eval(e.operand, scope)
@@ -270,12 +293,12 @@ class Evaluator(Attributes):
         ops, operands = e.ops, e.operands
         left = self.eval(operands[0], scope)
         if len(ops) == 1:  # the common comparison, without the chain's loop
-            return _compared(ops[0], left, self.eval(operands[1], scope))
+            return compared(ops[0], left, self.eval(operands[1], scope))
         result: Any = True
         last = len(ops) - 1
         for i, op in enumerate(ops):
             right = self.eval(operands[i + 1], scope)
-            result = _compared(op, left, right)
+            result = compared(op, left, right)
             if i < last and not truth(result):  # a < b < c is (a < b) and (b < c)
                 return result
             left = right

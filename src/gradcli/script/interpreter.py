@@ -33,6 +33,7 @@ from ..limits import MAX_ELEMENTS, MAX_STEPS
 from .builtins import GRAD_BUILTINS, TORCH_BUILTINS
 from .calls import call_builtin, iterable, like_literal, module_named, too_many_dims
 from .classes import BoundMethod, ScriptClass
+from .closures import Break, Continue, Return, block, statement
 from .definitions import Definitions
 from .exceptions import EXCEPTIONS, ExcValue, catches, raise_value, value_of
 from .expressions import Evaluator
@@ -49,19 +50,6 @@ _BUILTIN_FUNCTION = types.FunctionType
 _BUILTIN_METHOD = types.MethodType
 MAX_CALL_DEPTH = 200
 PROGRESS_EVERY = 8192
-
-
-class _Break(Exception):
-    """``break``: leaves the innermost loop."""
-
-
-class _Continue(Exception):
-    """``continue``: goes on with the innermost loop's next iteration."""
-
-
-class _Return(Exception):
-    def __init__(self, value: Any) -> None:
-        self.value = value
 
 
 class Interpreter(Definitions, Evaluator):
@@ -107,6 +95,8 @@ class Interpreter(Definitions, Evaluator):
         self.call_at: Span | None = None
         self.fns: list[str] = []  # and the names of those functions (anomaly mode's frames)
         self._frame_texts: dict[tuple, tuple[str, ...]] = {}  # _frames' texts by call stack
+        self._called: set[int] = set()  # the function bodies called once (by id)
+        self._bodies: dict[int, Any] = {}  # and those called again, compiled (closures.block)
         self.handling: list[GradcliError] = []  # errors being handled (for a bare `raise`)
         self.printer = Printer()
         self.recorder = Recorder(self) if record else None
@@ -139,7 +129,7 @@ class Interpreter(Definitions, Evaluator):
         with use(self.ctx), process_guard(), quiet(self.ctx.fp_log):
             try:
                 self.exec_block(self.program.body, self.globals, top=True)
-            except _Return:
+            except Return:
                 pass
             except GradcliError as err:
                 self.result.error = err.at(self.span)
@@ -152,7 +142,7 @@ class Interpreter(Definitions, Evaluator):
                 if "maximum supported dimension" not in str(exc):
                     raise
                 self.result.error = too_many_dims(exc).at(self.span)
-            self._drain()
+            self.drain()
         # the context's hooks back into the interpreter: no cycle outlives the run (its
         # program and objects go by reference counting, with the collector paused)
         self.ctx.on_backward = self.ctx.anomaly_frames = None
@@ -182,7 +172,7 @@ class Interpreter(Definitions, Evaluator):
         got = self._frame_texts[key] = tuple(out)
         return got
 
-    def _drain(self) -> None:
+    def drain(self) -> None:
         reads = self.nonleaf_reads
         for msg, kind in self.ctx.warnings:
             # PyTorch's non-leaf .grad warning: its hint says which read, in the reads' order,
@@ -199,7 +189,7 @@ class Interpreter(Definitions, Evaluator):
         self.ctx.warnings.clear()
         reads.clear()
 
-    def _step_limit(self, span: Span | None) -> ScriptError:
+    def step_limit(self, span: Span | None) -> ScriptError:
         err = ScriptError(f"the script ran more than {self.max_steps:,} statements (step limit)",
                           span=span, hint="raise the limit with --max-steps if the loop is "
                           "meant to run this long")
@@ -210,7 +200,7 @@ class Interpreter(Definitions, Evaluator):
         """One step of the run (an item of a loop that runs no statement of its own)."""
         self.steps += 1
         if self.steps > self.max_steps:
-            raise self._step_limit(self.span)
+            raise self.step_limit(self.span)
 
     def emit(self, text: str, end: str) -> None:
         """What ``print`` writes: streamed as is, kept as lines for the JSON document."""
@@ -224,20 +214,43 @@ class Interpreter(Definitions, Evaluator):
         for stmt in body:
             steps = self.steps = self.steps + 1
             if steps > self.max_steps:
-                raise self._step_limit(stmt.span)
+                raise self.step_limit(stmt.span)
             if not steps % PROGRESS_EVERY and self.on_progress is not None:
                 self.on_progress(steps)
             self.span = ctx.free_tag = stmt.span
             try:
                 self.exec_stmt(stmt, scope, top)
             except GradcliError as err:
-                if err.span is None:  # the innermost statement that raised it
-                    err.span = stmt.span
-                if getattr(err, "calls", None) is None:
-                    err.calls = tuple(self.calls)  # type: ignore[attr-defined]
+                self._placed(err, stmt.span)
                 raise
             if ctx.warnings:
-                self._drain()
+                self.drain()
+
+    def run_compiled(self, code: tuple, scope: dict) -> None:
+        """``exec_block`` of a compiled block (closures.block): (statement, closure) pairs."""
+        ctx = self.ctx
+        for stmt, run in code:
+            steps = self.steps = self.steps + 1
+            if steps > self.max_steps:
+                raise self.step_limit(stmt.span)
+            if not steps % PROGRESS_EVERY and self.on_progress is not None:
+                self.on_progress(steps)
+            self.span = ctx.free_tag = stmt.span
+            try:
+                run(scope)
+            except GradcliError as err:
+                self._placed(err, stmt.span)
+                raise
+            if ctx.warnings:
+                self.drain()
+
+    def _placed(self, err: GradcliError, span: Span) -> None:
+        """An error leaving a statement: at it unless an inner one placed it, with the calls
+        that led there."""
+        if err.span is None:  # the innermost statement that raised it
+            err.span = span
+        if getattr(err, "calls", None) is None:
+            err.calls = tuple(self.calls)  # type: ignore[attr-defined]
 
     def exec_stmt(self, s: Any, scope: dict, top: bool) -> None:
         """Run one statement."""
@@ -360,17 +373,6 @@ class Interpreter(Definitions, Evaluator):
         for target in s.targets:
             self.assign(target, value, scope, top)
 
-    def _aug_assign_to(self, s: P.AugAssignTo, scope: dict, top: bool) -> None:
-        t = s.target
-        obj = self.eval(t.value, scope)
-        if t.__class__ is P.Attribute:
-            current = self.attribute(obj, t.attr, t.span)
-            self.set_attribute(obj, t.attr, self.inplace(s.op, current, self.eval(s.value, scope)))
-        else:
-            key = self.index(t.index, scope)
-            current = self.item_of(obj, key)
-            self.set_item(obj, key, self.inplace(s.op, current, self.eval(s.value, scope)))
-
     def _delete(self, s: P.Delete, scope: dict, top: bool) -> None:
         for t in s.targets:
             self._delete_target(t, scope, top)
@@ -398,66 +400,22 @@ class Interpreter(Definitions, Evaluator):
             self.del_attribute(self.eval(t.value, scope), t.attr)
 
     # -- control flow ---------------------------------------------------------------------------
-    def _for(self, s: P.For, scope: dict, top: bool) -> None:
-        target = s.target
-        name = target.id if target.__class__ is P.Name else None
-        for item in items_of(self.eval(s.iter, scope)):
-            if name is not None:
-                self.bind(name, item, scope, top)
-            else:
-                self.assign(target, item, scope, top)
-            if not self._iteration(s.body, scope, top):
-                return
-        self.exec_block(s.orelse, scope, top)
-
-    def _while(self, s: P.While, scope: dict, top: bool) -> None:
-        # each test counts as a step, so `while True: pass` meets the step limit too
-        while truth(self.eval(s.test, scope)):
-            self.steps += 1
-            if self.steps > self.max_steps:
-                raise self._step_limit(s.span)
-            if not self._iteration(s.body, scope, top):
-                return
-        self.exec_block(s.orelse, scope, top)
-
-    def _iteration(self, body: tuple, scope: dict, top: bool) -> bool:
-        """Run one pass of a loop body; False when it ends with ``break``."""
-        try:
-            self.exec_block(body, scope, top)
-        except _Break:
-            return False
-        except _Continue:
-            pass
-        return True
+    def _compiled(self, s: Any, scope: dict, top: bool) -> None:
+        """A statement that exists only compiled (closures.py: loops, ``with``,
+        ``x.attr op= value``), compiled where the walker meets it."""
+        statement(self, s, top)(scope)
 
     def _break(self, s: P.Break, scope: dict, top: bool) -> None:
-        raise _Break
+        raise Break
 
     def _continue(self, s: P.Continue, scope: dict, top: bool) -> None:
-        raise _Continue
+        raise Continue
 
     def _return(self, s: P.Return, scope: dict, top: bool) -> None:
-        raise _Return(None if s.value is None else self.eval(s.value, scope))
+        raise Return(None if s.value is None else self.eval(s.value, scope))
 
     def _pass(self, s: Any, scope: dict, top: bool) -> None:
         return None
-
-    def _with(self, s: P.With, scope: dict, top: bool) -> None:
-        ctx = self.eval(s.context, scope)
-        enter = getattr(type(ctx), "__enter__", None)
-        exit_ = getattr(type(ctx), "__exit__", None)
-        if enter is None or exit_ is None or isinstance(ctx, (Tensor, type)):
-            raise ScriptError(f"'{type_name(ctx)}' object does not support the context "
-                              "manager protocol", kind="TypeError")
-        value = ctx.__enter__()
-        if self.ctx.warnings:  # the header's (detect_anomaly()), not its first statement's
-            self._drain()
-        try:
-            if s.target is not None:
-                self.assign(s.target, value, scope, top)
-            self.exec_block(s.body, scope, top)
-        finally:
-            ctx.__exit__(None, None, None)
 
     def _try(self, s: P.Try, scope: dict, top: bool) -> None:
         try:
@@ -568,7 +526,7 @@ class Interpreter(Definitions, Evaluator):
         # A warning is reported where it was raised, as Python's warnings module does: the
         # caller's so far at its line, the function's last statement's (a return) at its own.
         if self.ctx.warnings:
-            self._drain()
+            self.drain()
         self.calls.append(site)
         self.fns.append(fn.name)
         if not self.depth:  # called by the top level (main()): its names outlive the call
@@ -578,12 +536,21 @@ class Interpreter(Definitions, Evaluator):
         try:
             if fn.node.__class__ is P.Lambda:
                 return self._lambda_body(fn.node.body, scope)
-            self.exec_block(fn.node.body, scope)
-        except _Return as r:
+            body = fn.node.body
+            code = self._bodies.get(id(body))
+            if code is not None:
+                code(scope)
+            elif id(body) in self._called:  # its second call: compiled (closures.py)
+                code = self._bodies[id(body)] = block(self, body, False)
+                code(scope)
+            else:
+                self._called.add(id(body))
+                self.exec_block(body, scope)
+        except Return as r:
             return r.value
         finally:
             if self.ctx.warnings:
-                self._drain()
+                self.drain()
             self.depth -= 1
             self.frame = frame
             self.calls.pop()
@@ -641,10 +608,10 @@ class Interpreter(Definitions, Evaluator):
 
 
 Interpreter._STATEMENTS = {  # type: ignore[attr-defined]
-    P.AssignTo: Interpreter._assign_to, P.AugAssignTo: Interpreter._aug_assign_to,
-    P.For: Interpreter._for, P.While: Interpreter._while, P.Break: Interpreter._break,
+    P.AssignTo: Interpreter._assign_to, P.AugAssignTo: Interpreter._compiled,
+    P.For: Interpreter._compiled, P.While: Interpreter._compiled, P.Break: Interpreter._break,
     P.Continue: Interpreter._continue, P.Return: Interpreter._return, P.Pass: Interpreter._pass,
-    P.With: Interpreter._with, P.Try: Interpreter._try, P.Raise: Interpreter._raise,
+    P.With: Interpreter._compiled, P.Try: Interpreter._try, P.Raise: Interpreter._raise,
     P.Assert: Interpreter._assert, P.Delete: Interpreter._delete, P.Global: Interpreter._global,
     P.Import: Interpreter._import, P.ImportFrom: Interpreter._import_from,
     P.FunctionDef: Interpreter._def, P.ClassDef: Interpreter._class,
