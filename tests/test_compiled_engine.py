@@ -190,6 +190,81 @@ def test_random_chains_record_the_same_graph(steps: list, dtype: Any) -> None:
         y = record._python_apply(op, args)
 
 
+def _inplace_both(op: Any, make: Any, args: Any, params: dict | None = None) -> tuple:
+    """(the compiled apply_inplace's outcome, the Python one's), each on fresh tensors from
+    ``make()`` (the target) and ``args(target)``: the result (the target itself or an error),
+    every slot of the target, and what the run's context remembers of its version."""
+    results = []
+    for fn in (record.apply_inplace, record._python_apply_inplace):
+        with use(RunContext(get_backend("numpy", "float32"))) as ctx:
+            ctx.free_tag = ("the statement", 3)
+            target = make()
+            given = args(target)
+            try:
+                out = fn(op, target, given) if params is None else \
+                    fn(op, target, given, params)
+            except Exception as err:  # noqa: BLE001 (an update PyTorch refuses fails alike)
+                outcome: Any = ("error", type(err).__name__, str(err))
+            else:
+                outcome = "target" if out is target else _tensor_state(out, given)
+            remembered = {k - id(target._vc): (v[0] is target._vc, v[1])
+                          for k, v in ctx.inplace_at.items()}
+            results.append((outcome, _fresh(_tensor_state(target, given)), remembered))
+    return results[0], results[1]
+
+
+def _fresh(state: Any) -> Any:
+    """A state of objects each call made afresh (backends, other tensors and nodes): equal,
+    not identical, between the two calls."""
+    if isinstance(state, dict):
+        return {k: _fresh(v) for k, v in state.items()}
+    if isinstance(state, tuple):
+        return "object" if state[:1] == ("object",) else tuple(_fresh(v) for v in state)
+    if state.__class__.__name__ == "Backend":
+        return state.name
+    return "function" if callable(state) else state
+
+
+@needs_record
+def test_inplace_updates_leave_the_same_state() -> None:
+    """apply_inplace's plain path compiled (an update that records nothing) against the
+    Python one, and every update it hands on: the same values, version, remembered statement
+    and errors."""
+    def leaf(dtype: Any = np.float32, requires_grad: bool = False, values: Any = None) -> Any:
+        return lambda: _tensor([0.5, -1.25, 2.0] if values is None else values, dtype,
+                               requires_grad)
+
+    same = lambda t: (_tensor([0.25, 2.0, -3.0], t.data.dtype, False),)
+    cases = [(op, make, args) for op in (O.ADD, O.SUB, O.MUL, O.DIV) for make in (
+        leaf(), leaf(np.float64), leaf(np.int64, values=[1, 2, 3]),
+        leaf(requires_grad=True)) for args in (
+        same, lambda t: (0.5,), lambda t: (3,), lambda t: (2 ** 53,), lambda t: (True,),
+        lambda t: (_tensor([1.0, 2.0, 3.0], np.float64, False),),  # another dtype
+        lambda t: (_tensor([2.0], t.data.dtype, False),),  # a broadcast
+        lambda t: (_tensor([1.0, 2.0, 3.0], t.data.dtype, True),),  # an input that needs grad
+        lambda t: (np.float32(2.0),), lambda t: ("text",))]
+    cases += [(O.ZERO, leaf(), lambda t: ()), (O.ZERO, leaf(np.int64, values=[1, 2]),
+                                                lambda t: ()),
+              (O.MUL, leaf(), lambda t: same(t) * 2)]
+    for op, make, args in cases:
+        got, want = _inplace_both(op, make, args)
+        assert got == want, (op.name, make().data.dtype, args(make()))
+        with no_grad():
+            got, want = _inplace_both(op, make, args)
+        assert got == want, ("no_grad", op.name, make().data.dtype, args(make()))
+    # params (the general path), a read-only broadcast array, a view of another tensor
+    assert _inplace_both(O.ADD_ALPHA, leaf(), same, {"alpha": 2.0})[0] == \
+        _inplace_both(O.ADD_ALPHA, leaf(), same, {"alpha": 2.0})[1]
+    read_only = lambda: Tensor(np.broadcast_to(np.float32(1.0), (3,)),
+                               get_backend("numpy", "float32"))
+    got, want = _inplace_both(O.ADD, read_only, same)
+    assert got == want and got[0][0] == "error"
+    with no_grad():
+        got, want = _inplace_both(O.MUL, lambda: _tensor([1.0, 2.0, 3.0], np.float32, False)[1:],
+                                  lambda t: (2.0,))
+    assert got == want and got[1]["_base"] == "object"
+
+
 @contextlib.contextmanager
 def _python_loop() -> Iterator[None]:
     """autograd.py's own loop (with Node.apply and Node.free) for the duration."""

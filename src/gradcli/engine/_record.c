@@ -11,8 +11,15 @@
  * without a formula, anomaly mode's traces) goes to record.py's apply, which says what each
  * step means; the engine's tests run both, and GRADCLI_PURE=1 runs record.py alone.
  *
+ * apply_inplace's plain path too: an update that records nothing (no grad needed, no recorder,
+ * history, tracer, vmap or saved-tensor mutation, no view or base), of a floating Tensor's own
+ * NumPy array by no argument, a tensor of its dtype and shape, or a Python number, as
+ * _plain_inplace computes it; then the version bumped and the statement remembered (_bumped).
+ * Anything else, errors included, goes to record.py's apply_inplace.
+ *
  * setup(spec): once, when record.py is imported (spec: record._compiled_spec()).
  * apply(op, args, params=_EMPTY, record=True): record.apply.
+ * apply_inplace(op, target, args, params=_EMPTY): record.apply_inplace.
  */
 #include "../_capi.h"  /* Python.h, and the slot and name helpers the extensions share */
 
@@ -26,11 +33,16 @@ static Py_ssize_t t_off[T_FIELDS], n_off[N_FIELDS];
 /* record.py's apply (every call the fast paths do not take), graph.edge (a leaf's first
  * AccumulateGrad), _EMPTY, _SHAPES, context._CURRENT and context.current */
 static PyObject *py_apply, *py_edge, *empty, *shapes_cache, *context_var, *py_current;
+/* record.py's apply_inplace, numpy.ndarray and backend.WRITES_INTO (op name -> NumPy's ufunc
+ * that writes into its out=) */
+static PyObject *py_apply_inplace, *ndarray_cls, *writes_into;
 static PyObject *key_tt, *key_tf, *key_ft, *key_one, *scalar_first, *scalar_second;
 static Py_ssize_t shapes_limit;
 static PyObject *s_data, *s_backend, *s_requires_grad, *s_grad_fn, *s_accumulator, *s_dtype,
     *s_float_natives, *s_xp, *s_forward, *s_differentiable, *s_plans, *s_saves, *s_saved_names,
-    *s_vc, *s_shape, *s_recorder, *s_grad_enabled, *s_seq, *s_anomaly, *s_astype, *s_zero;
+    *s_vc, *s_shape, *s_recorder, *s_grad_enabled, *s_seq, *s_anomaly, *s_astype, *s_zero,
+    *s_base, *s_views, *s_flags, *s_writeable, *s_history, *s_tracer, *s_vmap,
+    *s_allow_mutation, *s_inplace_at, *s_free_tag, *s_name, *s_one;
 
 static int item(PyObject *spec, const char *key, PyObject **slot) {
     PyObject *v = PyDict_GetItemString(spec, key);
@@ -51,10 +63,12 @@ static PyObject *setup(PyObject *self, PyObject *spec) {
     if (class_slots(spec, "tensor_class", &tensor_cls, t_off, T_FIELDS) < 0 ||
         class_slots(spec, "node_class", &node_cls, n_off, N_FIELDS) < 0) return NULL;
     const char *keys[] = {"apply", "edge", "empty", "shapes", "context", "current", "tt", "tf",
-                          "ft", "t", "scalar_first", "scalar_second"};
+                          "ft", "t", "scalar_first", "scalar_second", "apply_inplace", "ndarray",
+                          "writes_into"};
     PyObject **slots[] = {&py_apply, &py_edge, &empty, &shapes_cache, &context_var, &py_current,
-                          &key_tt, &key_tf, &key_ft, &key_one, &scalar_first, &scalar_second};
-    for (int i = 0; i < 12; i++) {
+                          &key_tt, &key_tf, &key_ft, &key_one, &scalar_first, &scalar_second,
+                          &py_apply_inplace, &ndarray_cls, &writes_into};
+    for (int i = 0; i < 15; i++) {
         if (item(spec, keys[i], slots[i]) < 0) return NULL;
     }
     PyObject *limit = PyDict_GetItemString(spec, "shapes_limit");
@@ -62,8 +76,10 @@ static PyObject *setup(PyObject *self, PyObject *spec) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "shapes_limit");
         return NULL;
     }
-    if (!PyDict_CheckExact(shapes_cache) || !PyDict_CheckExact(empty)) {
-        PyErr_SetString(PyExc_TypeError, "setup(spec): shapes and empty are dicts");
+    if (!PyDict_CheckExact(shapes_cache) || !PyDict_CheckExact(empty) ||
+        !PyDict_CheckExact(writes_into) || !PyType_Check(ndarray_cls)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "setup(spec): shapes, empty and writes_into are dicts, ndarray a type");
         return NULL;
     }
     Py_RETURN_NONE;
@@ -491,15 +507,175 @@ done:
     return result;
 }
 
+/* o.name is None: 1, 0, -1 */
+static int attr_none(PyObject *o, PyObject *name) {
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL) return -1;
+    Py_DECREF(v);
+    return v == Py_None;
+}
+
+enum { PLAIN_FAILED = -1, PLAIN_NO = 0, PLAIN_DONE = 1 };
+
+/* _plain_inplace and the write after it, for a Tensor target (its class exactly) whose array
+ * data is a writeable ndarray: PLAIN_DONE (the values written), PLAIN_NO (the general path
+ * decides: nothing was changed) or PLAIN_FAILED (an exception set) */
+static int plain(PyObject *op, PyObject *target, PyObject *args, PyObject *data, int grad_enabled) {
+    PyObject *dt = NULL, *backend = NULL, *natives = NULL, *xp = NULL, *out = NULL;
+    PyObject *bd = NULL, *bdt = NULL, *write = NULL, *name = NULL;
+    int status = PLAIN_FAILED, in;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n > 1) return PLAIN_NO;
+    if ((dt = PyObject_GetAttr(data, s_dtype)) == NULL ||
+        (backend = tget(target, T_BACKEND, s_backend)) == NULL ||
+        (natives = PyObject_GetAttr(backend, s_float_natives)) == NULL ||
+        (in = PySequence_Contains(natives, dt)) < 0) goto done;
+    if (!in) { status = PLAIN_NO; goto done; }
+    if (grad_enabled) {
+        if ((in = truth(tget(target, T_REQUIRES_GRAD, s_requires_grad))) < 0) goto done;
+        if (in) { status = PLAIN_NO; goto done; }
+    }
+    if ((xp = PyObject_GetAttr(backend, s_xp)) == NULL) goto done;
+    if (n == 0) {
+        out = forward(op, xp, data, NULL);
+    } else {
+        PyObject *b = PyTuple_GET_ITEM(args, 0);
+        if (Py_TYPE(b) == tensor_cls) {
+            if ((bd = tget(b, T_DATA, s_data)) == NULL ||
+                (bdt = PyObject_GetAttr(bd, s_dtype)) == NULL) goto done;
+            if (bdt != dt) { status = PLAIN_NO; goto done; }
+            PyObject *sa = PyObject_GetAttr(data, s_shape), *sb = PyObject_GetAttr(bd, s_shape);
+            in = sa && sb ? PyObject_RichCompareBool(sa, sb, Py_EQ) : -1;
+            Py_XDECREF(sa); Py_XDECREF(sb);
+            if (in <= 0) { status = in < 0 ? PLAIN_FAILED : PLAIN_NO; goto done; }
+            if (grad_enabled) {
+                if ((in = truth(tget(b, T_REQUIRES_GRAD, s_requires_grad))) < 0) goto done;
+                if (in) { status = PLAIN_NO; goto done; }
+            }
+            if ((name = PyObject_GetAttr(op, s_name)) == NULL) goto done;
+            write = PyDict_GetItemWithError(writes_into, name);  /* borrowed */
+            if (write == NULL && PyErr_Occurred()) goto done;
+            if (write != NULL && Py_TYPE(bd) == (PyTypeObject *)ndarray_cls) {
+                /* NumPy's op straight into the target: write(data, b.data, data) */
+                PyObject *r = PyObject_CallFunctionObjArgs(write, data, bd, data, NULL);
+                if (r == NULL) goto done;
+                Py_DECREF(r);
+                status = PLAIN_DONE;
+                goto done;
+            }
+            out = forward(op, xp, data, bd);
+        } else if (plain_number(b)) {
+            if ((in = differentiable(op, 0)) < 0) goto done;
+            if (!in) { status = PLAIN_NO; goto done; }
+            if ((out = forward(op, xp, data, b)) == NULL) goto done;
+            PyObject *odt = PyObject_GetAttr(out, s_dtype);
+            if (odt == NULL) goto done;
+            Py_DECREF(odt);  /* compared by identity only: out keeps it alive */
+            if (odt != dt) {
+                PyObject *dtype = PyObject_GetAttr(target, s_dtype);
+                if (dtype == NULL) goto done;
+                Py_SETREF(out, PyObject_CallMethodObjArgs(backend, s_astype, out, dtype, NULL));
+                Py_DECREF(dtype);
+            }
+        } else {
+            status = PLAIN_NO;
+            goto done;
+        }
+    }
+    if (out == NULL || PyObject_SetItem(data, Py_Ellipsis, out) < 0) goto done;
+    status = PLAIN_DONE;
+done:
+    Py_XDECREF(dt); Py_XDECREF(backend); Py_XDECREF(natives); Py_XDECREF(xp); Py_XDECREF(out);
+    Py_XDECREF(bd); Py_XDECREF(bdt); Py_XDECREF(name);
+    return status;
+}
+
+/* target._vc[0] += 1, and _bumped: ctx.inplace_at[id(target._vc)] = (target._vc,
+ * ctx.free_tag) (no tracer: the caller checked); 0, or -1 with an exception set */
+static int bump(PyObject *ctx, PyObject *target) {
+    PyObject *vc = tget(target, T_VC, s_vc), *v = NULL, *at = NULL, *key = NULL, *tag = NULL;
+    PyObject *entry = NULL;
+    int status = -1;
+    if (vc == NULL) return -1;
+    if ((v = PySequence_GetItem(vc, 0)) == NULL) goto done;
+    Py_SETREF(v, PyNumber_Add(v, s_one));
+    if (v == NULL || PySequence_SetItem(vc, 0, v) < 0) goto done;
+    if ((at = PyObject_GetAttr(ctx, s_inplace_at)) == NULL ||
+        (key = PyLong_FromVoidPtr(vc)) == NULL ||
+        (tag = PyObject_GetAttr(ctx, s_free_tag)) == NULL ||
+        (entry = PyTuple_Pack(2, vc, tag)) == NULL) goto done;
+    status = PyObject_SetItem(at, key, entry);
+done:
+    Py_DECREF(vc); Py_XDECREF(v); Py_XDECREF(at); Py_XDECREF(key); Py_XDECREF(tag);
+    Py_XDECREF(entry);
+    return status;
+}
+
+static PyObject *apply_inplace(PyObject *self, PyObject *const *argv, Py_ssize_t nargsf,
+                               PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (py_apply_inplace == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_record.setup() not run");
+        return NULL;
+    }
+    if (kwnames != NULL || nargs < 3 || nargs > 4 ||
+        (nargs == 4 && !(PyDict_CheckExact(argv[3]) && PyDict_GET_SIZE(argv[3]) == 0)))
+        return PyObject_Vectorcall(py_apply_inplace, argv, nargsf, kwnames);
+    PyObject *op = argv[0], *target = argv[1], *args = argv[2];
+    if (Py_TYPE(target) != tensor_cls || !PyTuple_CheckExact(args))
+        return PyObject_Vectorcall(py_apply_inplace, argv, nargsf, NULL);
+    PyObject *ctx = current(), *data = NULL, *flags = NULL, *result = NULL;
+    int grad_enabled, in;
+    if (ctx == NULL) return NULL;
+    if ((grad_enabled = attr_true(ctx, s_grad_enabled)) < 0) goto done;
+    if (grad_enabled) {  /* a leaf that requires grad: record.py's error */
+        if ((in = truth(tget(target, T_REQUIRES_GRAD, s_requires_grad))) < 0) goto done;
+        if (in) goto slow;
+    }
+    if ((data = tget(target, T_DATA, s_data)) == NULL) goto done;
+    if (Py_TYPE(data) != (PyTypeObject *)ndarray_cls) goto slow;
+    if ((flags = PyObject_GetAttr(data, s_flags)) == NULL ||
+        (in = attr_true(flags, s_writeable)) < 0) goto done;
+    if (!in) goto slow;
+    /* nothing to record, keep, trace, batch or clone, and no view of it or base */
+    PyObject *names[] = {s_recorder, s_history, s_tracer, s_vmap, s_allow_mutation};
+    for (int i = 0; i < 5; i++) {
+        if ((in = attr_none(ctx, names[i])) < 0) goto done;
+        if (!in) goto slow;
+    }
+    PyObject *base = tget(target, T_BASE, s_base);
+    if (base == NULL) goto done;
+    Py_DECREF(base);  /* compared with None only */
+    if (base != Py_None) goto slow;
+    if ((in = truth(tget(target, T_VIEWS, s_views))) < 0) goto done;
+    if (in) goto slow;
+    switch (plain(op, target, args, data, grad_enabled)) {
+    case PLAIN_FAILED: goto done;
+    case PLAIN_NO: goto slow;
+    }
+    if (bump(ctx, target) < 0) goto done;
+    result = Py_NewRef(target);
+    goto done;
+slow:
+    result = PyObject_Vectorcall(py_apply_inplace, argv, nargsf, NULL);
+done:
+    Py_DECREF(ctx); Py_XDECREF(data); Py_XDECREF(flags);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_O, "setup(spec): record._compiled_spec()'s classes and helpers"},
     {"apply", (PyCFunction)(void (*)(void))apply, METH_FASTCALL | METH_KEYWORDS,
      "apply(op, args, params=_EMPTY, record=True): record.apply, its common calls compiled"},
+    {"apply_inplace", (PyCFunction)(void (*)(void))apply_inplace, METH_FASTCALL | METH_KEYWORDS,
+     "apply_inplace(op, target, args, params=_EMPTY): record.apply_inplace, its plain path "
+     "compiled"},
     {NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_record", "Recording's common calls in C (record.py's apply).", -1,
+    PyModuleDef_HEAD_INIT, "_record",
+    "Recording's common calls in C (record.py's apply and apply_inplace).", -1,
     methods,
 };
 
@@ -507,12 +683,17 @@ PyMODINIT_FUNC PyInit__record(void) {
     PyObject **names[] = {&s_data, &s_backend, &s_requires_grad, &s_grad_fn, &s_accumulator,
                           &s_dtype, &s_float_natives, &s_xp, &s_forward, &s_differentiable,
                           &s_plans, &s_saves, &s_saved_names, &s_vc, &s_shape, &s_recorder,
-                          &s_grad_enabled, &s_seq, &s_anomaly, &s_astype};
+                          &s_grad_enabled, &s_seq, &s_anomaly, &s_astype, &s_base, &s_views,
+                          &s_flags, &s_writeable, &s_history, &s_tracer, &s_vmap,
+                          &s_allow_mutation, &s_inplace_at, &s_free_tag, &s_name};
     const char *texts[] = {"data", "backend", "requires_grad", "grad_fn", "_accumulator",
                            "dtype", "float_natives", "xp", "forward", "differentiable", "plans",
                            "saves", "saved_names", "_vc", "shape", "recorder", "grad_enabled",
-                           "seq", "anomaly", "astype"};
-    if (intern_all(names, texts, 20) < 0) return NULL;
-    if ((s_zero = PyLong_FromLong(0)) == NULL) return NULL;
+                           "seq", "anomaly", "astype", "_base", "_views", "flags", "writeable",
+                           "history", "tracer", "vmap", "allow_mutation", "inplace_at",
+                           "free_tag", "name"};
+    if (intern_all(names, texts, 31) < 0) return NULL;
+    if ((s_zero = PyLong_FromLong(0)) == NULL || (s_one = PyLong_FromLong(1)) == NULL)
+        return NULL;
     return PyModule_Create(&module);
 }

@@ -533,6 +533,7 @@ def _inplace_on_view(op: Any, target: Tensor, base: Tensor, args: tuple,
 
 # ---- the common calls compiled ------------------------------------------------------------------
 _python_apply = apply  # the compiled apply hands every call but its common ones to this one
+_python_apply_inplace = apply_inplace  # and the compiled apply_inplace all but its plain path
 
 
 def _compiled_spec() -> dict:
@@ -553,6 +554,7 @@ def _compiled_spec() -> dict:
         "shapes_limit": _SHAPES_LIMIT, "context": _CURRENT, "current": current,
         "tt": _TT, "tf": _TF, "ft": _FT, "t": _T,
         "scalar_first": _SCALAR_FIRST, "scalar_second": _SCALAR_SECOND,
+        "apply_inplace": _python_apply_inplace, "ndarray": NDARRAY, "writes_into": WRITES_INTO,
     }
 
 
@@ -565,3 +567,4 @@ except ImportError:
 if _compiled is not None:
     _compiled.setup(_compiled_spec())
     apply = _compiled.apply  # the same calls; every other goes to the Python apply above
+    apply_inplace = _compiled.apply_inplace  # its plain path; the rest to the Python one
