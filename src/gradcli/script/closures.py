@@ -4,8 +4,8 @@ A loop's body, and a function's from its second call, run as one closure per sta
 expression, made here from the program's nodes, instead of the tree walk of
 ``Interpreter.exec_stmt`` and ``Evaluator.eval``: each node's kind is decided once, its fields
 read once, its operator's tables looked up once.  A compiled block runs through
-``Interpreter.run_compiled``, which counts steps, marks each statement's span and places errors
-as ``exec_block`` does.  What a closure does is the interpreter's own: names bound by
+``Interpreter.exec_block`` with its statements' closures: steps counted, each statement's span
+marked and errors placed as for the walker's.  What a closure does is the interpreter's own: names bound by
 ``bind``, attributes read by ``attribute``, calls made by ``call_site``, operators by
 ``binary``; a node of any kind not compiled here runs through the tree walker from its
 closure.  Loops (``for``, ``while``), ``with`` and ``x.attr op= value`` exist only here: the tree
@@ -43,22 +43,20 @@ class Return(Exception):
 
 
 def block(it: Any, body: tuple, top: bool) -> Any:
-    """``body`` compiled: a function of the scope that runs it (``Interpreter.run_compiled``).
+    """``body`` compiled: a function of the scope that runs it (``Interpreter.exec_block``
+    with a closure per statement).
 
     Closures all the way down (never ``functools.partial``): a call from one Python function
     to another takes no C stack, so a deep recursion of the script's functions meets
     Python's recursion limit as the walker's does, not the C stack's end."""
     if not body:
         return _nothing
-    exec_stmt = it.__dict__.get("exec_stmt")  # a profiler's: each statement through it
-    if exec_stmt is not None:
-        code = tuple((s, _walked(exec_stmt, s, top)) for s in body)
-    else:
-        code = tuple((s, statement(it, s, top)) for s in body)
-    run_compiled = it.run_compiled
+    # while a profiler times statements (an exec_stmt of the instance's own), the walker's
+    runs = None if "exec_stmt" in it.__dict__ else tuple(statement(it, s, top) for s in body)
+    exec_block = it.exec_block
 
     def run(scope: dict) -> None:
-        run_compiled(code, scope)
+        exec_block(body, scope, top, runs)
     return run
 
 
@@ -139,12 +137,8 @@ def _for(it: Any, target: Any, iterable: Any, body: Any, orelse: Any, top: bool)
                 bind(name, item, scope, top)
             else:
                 it.assign(target, item, scope, top)
-            try:
-                body(scope)
-            except Break:
+            if not _iteration(body, scope):
                 return
-            except Continue:
-                pass
         orelse(scope)
     return for_
 
@@ -156,14 +150,21 @@ def _while(it: Any, test: Any, body: Any, orelse: Any, span: Any) -> Any:
             it.steps += 1
             if it.steps > it.max_steps:
                 raise it.step_limit(span)
-            try:
-                body(scope)
-            except Break:
+            if not _iteration(body, scope):
                 return
-            except Continue:
-                pass
         orelse(scope)
     return while_
+
+
+def _iteration(body: Any, scope: dict) -> bool:
+    """One pass of a loop's body; False when it ends with ``break``."""
+    try:
+        body(scope)
+    except Break:
+        return False
+    except Continue:
+        pass
+    return True
 
 
 def _with(it: Any, context: Any, target: Any, body: Any, top: bool) -> Any:

@@ -208,10 +208,12 @@ class Interpreter(Definitions, Evaluator):
             self.on_print(text + end)
         self.result.prints.append(text if end == "\n" else text + end)
 
-    def exec_block(self, body: tuple, scope: dict, top: bool = False) -> None:
-        """Run statements in order, counting steps."""
+    def exec_block(self, body: tuple, scope: dict, top: bool = False,
+                   runs: tuple | None = None) -> None:
+        """Run statements in order, counting steps: each by ``exec_stmt``, or by its closure
+        when the block is compiled (``runs``: closures.block's, one per statement)."""
         ctx = self.ctx
-        for stmt in body:
+        for i, stmt in enumerate(body):
             steps = self.steps = self.steps + 1
             if steps > self.max_steps:
                 raise self.step_limit(stmt.span)
@@ -219,25 +221,10 @@ class Interpreter(Definitions, Evaluator):
                 self.on_progress(steps)
             self.span = ctx.free_tag = stmt.span
             try:
-                self.exec_stmt(stmt, scope, top)
-            except GradcliError as err:
-                self._placed(err, stmt.span)
-                raise
-            if ctx.warnings:
-                self.drain()
-
-    def run_compiled(self, code: tuple, scope: dict) -> None:
-        """``exec_block`` of a compiled block (closures.block): (statement, closure) pairs."""
-        ctx = self.ctx
-        for stmt, run in code:
-            steps = self.steps = self.steps + 1
-            if steps > self.max_steps:
-                raise self.step_limit(stmt.span)
-            if not steps % PROGRESS_EVERY and self.on_progress is not None:
-                self.on_progress(steps)
-            self.span = ctx.free_tag = stmt.span
-            try:
-                run(scope)
+                if runs is None:
+                    self.exec_stmt(stmt, scope, top)
+                else:
+                    runs[i](scope)
             except GradcliError as err:
                 self._placed(err, stmt.span)
                 raise
