@@ -144,6 +144,45 @@ def test_generated_programs_run_or_fail_cleanly(data):
         check_result(text, result)
 
 
+def _outcome(result: Any, line_shift: int) -> tuple:
+    """What a run shows, lines counted from the program's own first line: its bindings but
+    the loop's counter, prints, warnings and error (without columns, which indenting moves)."""
+    err = result.error
+    doc = json.loads(jsonr.dumps(jsonr.run_doc(views.bindings_view(result), result.prints,
+                                               [], None)))
+    doc["bindings"].pop("_once", None)
+    warned = [(w.message, w.span.line - line_shift if w.span else None)
+              for w in result.warnings]
+    failed = None if err is None else (err.kind, err.message, err.hint,
+                                       err.span.line - line_shift if err.span else None)
+    return doc, warned, failed
+
+
+@fuzz_settings(200)
+@given(st.data())
+def test_loop_bodies_run_compiled_as_the_walker_runs_them(data):
+    """A generated program at the top level (walked, statement by statement) and as the body
+    of a loop that runs once (compiled into closures, script/closures.py): the same bindings,
+    prints, warnings and error, on the same line of the program."""
+    generator = fc.ProgramGenerator(HypothesisSource(data))
+    if data.draw(st.booleans()):
+        generator.wild = 0  # no odd choices: programs that run further before any error
+    text = generator.program()
+    wrapped = "for _once in range(1):\n" + "\n".join(
+        "    " + line if line.strip() else line for line in text.split("\n"))
+    outcomes = []
+    for source, shift in ((text, 0), (wrapped, 1)):
+        with time_limit(TIMEOUT):
+            try:
+                result = pipeline.run(source, max_steps=MAX_STEPS, max_elements=MAX_ELEMENTS)
+            except ScriptSyntaxError:  # e.g. a `break` outside a loop, legal once wrapped
+                return
+        if result.error is not None and getattr(result.error, "limit", False):
+            return  # the loop's own statement is a step more
+        outcomes.append(_outcome(result, shift))
+    assert outcomes[0] == outcomes[1], text
+
+
 # ---- (b) the command line, on mutated samples and generated programs -----------------------------
 def _cli(data: Any, script: bytes) -> Any:
     command = data.draw(st.sampled_from(["run", "graph", "grad", "dot", "tree"]))
